@@ -1,0 +1,227 @@
+# Argument checks. Every check runs before any C++ code and fails with an
+# error that names the argument, says what was expected and what was given.
+
+stop_arg <- function(...) stop(..., call. = FALSE)
+
+# A short description of a value for error messages.
+describe <- function(x) {
+  if (is.null(x)) return("NULL")
+  if (is.function(x)) return("a function")
+  if (is.data.frame(x)) return(sprintf("a data frame with %d columns", ncol(x)))
+  if (is.list(x)) return(sprintf("a list of length %d", length(x)))
+  if (is.factor(x)) return(sprintf("a factor of length %d", length(x)))
+  if (is.matrix(x)) return(sprintf("a %s matrix of %d x %d", typeof(x), nrow(x), ncol(x)))
+  if (isS4(x)) return(sprintf("an object of class %s", class(x)[1L]))
+  if (length(x) == 0L) return(sprintf("an empty %s vector", typeof(x)))
+  if (length(x) > 1L) return(sprintf("a %s vector of length %d", typeof(x), length(x)))
+  if (is.character(x)) return(sprintf("\"%s\"", x))
+  format(x, digits = 15)
+}
+
+is_whole <- function(x) {
+  is.numeric(x) && length(x) == 1L && !is.na(x) && is.finite(x) && x == round(x)
+}
+
+# A single whole number in [lower, upper]; returned as integer when it fits.
+check_whole <- function(x, arg, lower = 1, upper = .Machine$integer.max) {
+  if (!is_whole(x) || x < lower || x > upper) {
+    range <- if (is.finite(upper)) sprintf("in [%s, %s]", format(lower), format(upper))
+             else sprintf(">= %s", format(lower))
+    stop_arg(sprintf("`%s` must be a whole number %s, not %s.", arg, range, describe(x)))
+  }
+  if (abs(x) <= .Machine$integer.max) as.integer(x) else x
+}
+
+# Largest magnitude whose square, summed over a row, stays a finite double.
+max_abs_value <- function() sqrt(.Machine$double.xmax) / 1e4
+
+check_finite_values <- function(v, arg, where) {
+  r <- suppressWarnings(range(v))
+  if (all(is.finite(r))) {
+    if (max(abs(r)) > max_abs_value()) {
+      stop_arg(sprintf(paste0("`%s` has values as large as %s in absolute value; ",
+                              "squared distances would overflow. Rescale the data ",
+                              "(values up to %s are supported)."),
+                       arg, format(max(abs(r)), digits = 3), format(max_abs_value(), digits = 3)))
+    }
+    return(invisible(TRUE))
+  }
+  bad <- which(!is.finite(v))
+  kinds <- c(if (anyNA(v[bad])) "NA/NaN", if (any(is.infinite(v[bad]))) "Inf")
+  stop_arg(sprintf("`%s` must contain only finite numbers; found %d %s value%s (first %s).",
+                   arg, length(bad), paste(kinds, collapse = " and "),
+                   if (length(bad) > 1L) "s" else "", where(bad[1L])))
+}
+
+# Data for the algorithms: a double matrix or a dgCMatrix, checked.
+check_data <- function(x, arg = "x") {
+  if (is.data.frame(x)) {
+    ok <- vapply(x, function(col) is.numeric(col) && !is.factor(col), logical(1))
+    if (!all(ok)) {
+      bad <- names(x)[!ok]
+      kinds <- vapply(x[!ok], function(col) class(col)[1L], character(1))
+      stop_arg(sprintf("`%s` must have numeric columns only; %s.", arg,
+                       paste(sprintf("column '%s' is %s", bad, kinds), collapse = ", ")))
+    }
+    x <- as.matrix(x)
+  }
+  if (inherits(x, "Matrix")) {
+    if (!methods::is(x, "dMatrix") && !methods::is(x, "lMatrix") && !methods::is(x, "nMatrix")) {
+      stop_arg(sprintf("`%s` must be a numeric Matrix, not %s.", arg, describe(x)))
+    }
+    if (methods::is(x, "sparseMatrix")) {
+      if (!methods::is(x, "dgCMatrix")) {
+        x <- methods::as(methods::as(methods::as(x, "CsparseMatrix"), "generalMatrix"), "dMatrix")
+      }
+    } else {
+      x <- as.matrix(x)
+    }
+  }
+  if (methods::is(x, "dgCMatrix")) {
+    if (nrow(x) == 0L || ncol(x) == 0L) {
+      stop_arg(sprintf("`%s` must have at least one row and one column, not %d x %d.",
+                       arg, nrow(x), ncol(x)))
+    }
+    check_finite_values(x@x, arg, function(t) {
+      col <- findInterval(t - 1L, x@p, left.open = FALSE, rightmost.closed = FALSE)
+      sprintf("at row %d, column %d", x@i[t] + 1L, col)
+    })
+    return(x)
+  }
+  if (!is.matrix(x) || !(is.numeric(x))) {
+    stop_arg(sprintf("`%s` must be a numeric matrix, data frame or dgCMatrix, not %s.",
+                     arg, describe(x)))
+  }
+  if (nrow(x) == 0L || ncol(x) == 0L) {
+    stop_arg(sprintf("`%s` must have at least one row and one column, not %d x %d.",
+                     arg, nrow(x), ncol(x)))
+  }
+  if (!is.double(x)) storage.mode(x) <- "double"
+  n <- nrow(x)
+  check_finite_values(x, arg, function(t) {
+    sprintf("at row %d, column %d", (t - 1L) %% n + 1L, (t - 1L) %/% n + 1L)
+  })
+  x
+}
+
+check_k <- function(k, x) {
+  n_max <- nrow(x)
+  if (!is_whole(k) || k < 1 || k > n_max) {
+    stop_arg(sprintf("`k` must be a whole number in [1, %d] (the number of rows of `x`), not %s.",
+                     n_max, describe(k)))
+  }
+  if (k > 1) {
+    distinct <- distinct_rows_cpp(x)
+    if (k > distinct) {
+      stop_arg(sprintf("`k` must be a whole number in [1, %d] (the number of distinct rows of `x`), not %s.",
+                       as.integer(distinct), describe(k)))
+    }
+  }
+  as.integer(k)
+}
+
+# Initial centres given as `k`: a numeric matrix with the columns of `x`.
+check_centers <- function(centers, x) {
+  centers <- check_data(centers, "k")
+  if (methods::is(centers, "dgCMatrix")) centers <- as.matrix(centers)
+  if (ncol(centers) != ncol(x)) {
+    stop_arg(sprintf("`k` given as a matrix of initial centres must have %d columns (as `x`), not %d.",
+                     ncol(x), ncol(centers)))
+  }
+  if (nrow(centers) > nrow(x)) {
+    stop_arg(sprintf("`k` given as a matrix of initial centres must have at most %d rows (the rows of `x`), not %d.",
+                     nrow(x), nrow(centers)))
+  }
+  centers
+}
+
+reduction_methods <- function() c("auto", "none", "sign", "leverage", "svd")
+
+check_method <- function(method) {
+  ok <- reduction_methods()
+  if (!is.character(method) || length(method) != 1L || is.na(method) || !(method %in% ok)) {
+    stop_arg(sprintf("`method` must be one of %s, not %s.",
+                     paste0("\"", ok, "\"", collapse = ", "), describe(method)))
+  }
+  method
+}
+
+check_dims <- function(dims, method, k, x) {
+  d <- ncol(x)
+  if (method == "none") return(as.integer(d))
+  if (method == "svd") {
+    upper <- min(nrow(x), d)
+    if (is.null(dims)) return(as.integer(min(k, upper)))
+    return(check_whole(dims, "dims", 1, upper))
+  }
+  if (is.null(dims)) return(as.integer(min(d, 10L * k)))
+  check_whole(dims, "dims", 1, .Machine$integer.max)
+}
+
+check_seed <- function(seed) {
+  if (is.null(seed)) return(NULL)
+  if (!is_whole(seed) || abs(seed) > 2^53) {
+    stop_arg(sprintf("`seed` must be NULL or a single whole number, not %s.", describe(seed)))
+  }
+  as.numeric(seed)
+}
+
+# The seed used: the one given, or one integer drawn from R's RNG (so that
+# set.seed() makes a NULL seed reproducible). A given seed never touches R's RNG.
+resolve_seed <- function(seed) {
+  seed <- check_seed(seed)
+  if (is.null(seed)) seed <- as.numeric(sample.int(.Machine$integer.max, 1L))
+  seed
+}
+
+check_n_threads <- function(n_threads) check_whole(n_threads, "n_threads", 1, 1024)
+
+# Merges `control` over `defaults`; unknown names and bad values are errors.
+check_control <- function(control, defaults) {
+  if (is.null(control)) control <- list()
+  if (!is.list(control) || (length(control) > 0L && is.null(names(control))) ||
+      any(names(control) == "")) {
+    stop_arg(sprintf("`control` must be a named list, not %s.", describe(control)))
+  }
+  unknown <- setdiff(names(control), names(defaults))
+  if (length(unknown) > 0L) {
+    stop_arg(sprintf("`control` has unknown name%s %s; known names: %s.",
+                     if (length(unknown) > 1L) "s" else "",
+                     paste0("'", unknown, "'", collapse = ", "),
+                     paste0("'", names(defaults), "'", collapse = ", ")))
+  }
+  out <- utils::modifyList(defaults, control)
+  if (!is.numeric(out$tol) || length(out$tol) != 1L || is.na(out$tol) ||
+      out$tol < 0 || out$tol >= 1) {
+    stop_arg(sprintf("`control$tol` must be a number in [0, 1), not %s.", describe(out$tol)))
+  }
+  if (!is.logical(out$keep_reduced) || length(out$keep_reduced) != 1L ||
+      is.na(out$keep_reduced)) {
+    stop_arg(sprintf("`control$keep_reduced` must be TRUE or FALSE, not %s.",
+                     describe(out$keep_reduced)))
+  }
+  out
+}
+
+# New data for predict()/plot(): checked like `x`, with the columns of the
+# data the model was fitted to (matched by name when both have names).
+check_newdata <- function(newdata, reducer, arg = "newdata") {
+  newdata <- check_data(newdata, arg)
+  names_fit <- reducer$feature_names
+  d <- reducer$n_features
+  names_new <- colnames(newdata)
+  if (!is.null(names_fit) && !is.null(names_new)) {
+    missing <- setdiff(names_fit, names_new)
+    if (length(missing) > 0L) {
+      shown <- utils::head(missing, 5L)
+      stop_arg(sprintf("`%s` must have the columns of the data the model was fitted to; missing: %s%s.",
+                       arg, paste0("'", shown, "'", collapse = ", "),
+                       if (length(missing) > 5L) sprintf(" and %d more", length(missing) - 5L) else ""))
+    }
+    if (!identical(names_new, names_fit)) newdata <- newdata[, names_fit, drop = FALSE]
+  } else if (ncol(newdata) != d) {
+    stop_arg(sprintf("`%s` must have %d columns (as the data the model was fitted to), not %d.",
+                     arg, d, ncol(newdata)))
+  }
+  newdata
+}

@@ -1,0 +1,131 @@
+// kmreduce: the statistics stats::kmeans reports, computed on the ORIGINAL
+// data for a given partition: centres (means), within-cluster sums of squares,
+// sizes, total sum of squares about the grand mean, and ||A||_F^2.
+// Squared differences are summed directly (no ||x||^2 - ||mu||^2 cancellation);
+// for sparse data the zeros of a column are accounted for in closed form.
+#ifndef KMREDUCE_CLUSTER_STATS_HPP
+#define KMREDUCE_CLUSTER_STATS_HPP
+
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
+#include "matrix.hpp"
+
+namespace kmreduce {
+
+struct ClusterStats {
+  std::vector<double> centres;   // k x d, column-major
+  std::vector<double> withinss;  // k
+  std::vector<index_t> size;     // k
+  double totss = 0.0;
+  double sumsq = 0.0;            // ||A||_F^2
+};
+
+namespace detail {
+inline void check_labels(const int* label, index_t n, index_t k,
+                         std::vector<index_t>& size) {
+  size.assign(k, 0);
+  for (index_t r = 0; r < n; ++r) {
+    if (label[r] < 0 || label[r] >= k)
+      throw std::invalid_argument("cluster labels must be in [0, k)");
+    ++size[label[r]];
+  }
+}
+
+// Per-column parts (k x d and d) summed serially over columns: deterministic.
+inline void finish(ClusterStats& s, const std::vector<double>& wpart,
+                   const std::vector<double>& tpart,
+                   const std::vector<double>& spart, index_t k, index_t d) {
+  s.withinss.assign(k, 0.0);
+  for (index_t j = 0; j < d; ++j) {
+    for (index_t q = 0; q < k; ++q) s.withinss[q] += wpart[q + k * j];
+    s.totss += tpart[j];
+    s.sumsq += spart[j];
+  }
+  // Sparse sums are corrections that may round slightly below zero.
+  for (double& w : s.withinss) w = std::max(0.0, w);
+  s.totss = std::max(0.0, s.totss);
+}
+}  // namespace detail
+
+inline ClusterStats cluster_stats(const DenseMatrix& a, const int* label,
+                                  index_t k, int n_threads) {
+  ClusterStats s;
+  const index_t n = a.n, d = a.d;
+  detail::check_labels(label, n, k, s.size);
+  s.centres.assign(k * d, 0.0);
+  cluster_sums(a, label, k, s.centres.data(), n_threads);
+  std::vector<double> wpart(k * d, 0.0), tpart(d, 0.0), spart(d, 0.0);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(n_threads)
+#endif
+  for (index_t j = 0; j < d; ++j) {
+    double* c = s.centres.data() + k * j;
+    for (index_t q = 0; q < k; ++q)
+      c[q] = s.size[q] > 0 ? c[q] / static_cast<double>(s.size[q]) : 0.0;
+    const double* col = a.x + n * j;
+    double mean = 0.0, ss = 0.0;
+    for (index_t r = 0; r < n; ++r) {
+      mean += col[r];
+      ss += col[r] * col[r];
+    }
+    mean /= static_cast<double>(n);
+    double tot = 0.0;
+    double* w = wpart.data() + k * j;
+    for (index_t r = 0; r < n; ++r) {
+      const double e = col[r] - c[label[r]];
+      w[label[r]] += e * e;
+      const double f = col[r] - mean;
+      tot += f * f;
+    }
+    tpart[j] = tot;
+    spart[j] = ss;
+  }
+  (void)n_threads;
+  detail::finish(s, wpart, tpart, spart, k, d);
+  return s;
+}
+
+inline ClusterStats cluster_stats(const SparseMatrix& a, const int* label,
+                                  index_t k, int n_threads) {
+  ClusterStats s;
+  const index_t n = a.n, d = a.d;
+  detail::check_labels(label, n, k, s.size);
+  s.centres.assign(k * d, 0.0);
+  cluster_sums(a, label, k, s.centres.data(), n_threads);
+  std::vector<double> wpart(k * d, 0.0), tpart(d, 0.0), spart(d, 0.0);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(n_threads)
+#endif
+  for (index_t j = 0; j < d; ++j) {
+    double* c = s.centres.data() + k * j;
+    double* w = wpart.data() + k * j;
+    for (index_t q = 0; q < k; ++q) {
+      c[q] = s.size[q] > 0 ? c[q] / static_cast<double>(s.size[q]) : 0.0;
+      w[q] = static_cast<double>(s.size[q]) * c[q] * c[q];  // all zeros
+    }
+    double mean = 0.0, ss = 0.0;
+    for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) {
+      mean += a.x[t];
+      ss += a.x[t] * a.x[t];
+    }
+    mean /= static_cast<double>(n);
+    double tot = static_cast<double>(n) * mean * mean;
+    for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) {
+      const double v = a.x[t];
+      const double cq = c[label[a.i[t]]];
+      w[label[a.i[t]]] += (v - cq) * (v - cq) - cq * cq;
+      tot += (v - mean) * (v - mean) - mean * mean;
+    }
+    tpart[j] = tot;
+    spart[j] = ss;
+  }
+  (void)n_threads;
+  detail::finish(s, wpart, tpart, spart, k, d);
+  return s;
+}
+
+}  // namespace kmreduce
+
+#endif  // KMREDUCE_CLUSTER_STATS_HPP

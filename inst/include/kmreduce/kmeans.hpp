@@ -1,0 +1,84 @@
+// kmreduce: k-means with n_init replicates of k-means++ seeding followed by
+// Lloyd, keeping the replicate with the lowest objective (first one on ties).
+// Replicate t draws its seeding from the stream (seed, kStreamKmeansInit, t).
+#ifndef KMREDUCE_KMEANS_HPP
+#define KMREDUCE_KMEANS_HPP
+
+#include <stdexcept>
+#include <vector>
+
+#include "kmeanspp.hpp"
+#include "lloyd.hpp"
+#include "rng.hpp"
+
+namespace kmreduce {
+
+struct KmeansOptions {
+  index_t k = 2;
+  int n_init = 10;
+  int iter_max = 100;
+  double tol = 0.0;
+  std::uint64_t seed = 0;
+  int n_threads = 1;
+};
+
+struct KmeansResult {
+  LloydResult best;
+  int best_replicate = 0;
+  std::vector<double> objectives;  // one per replicate
+};
+
+template <class Data>
+KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
+                    const InterruptCheck& interrupt = InterruptCheck()) {
+  if (opt.k < 1 || opt.k > a.n)
+    throw std::invalid_argument("k must be in [1, number of rows]");
+  if (opt.n_init < 1 || opt.iter_max < 1)
+    throw std::invalid_argument("n_init and iter_max must be positive");
+  std::vector<double> row_norms(a.n);
+  row_sqnorms(a, row_norms.data(), opt.n_threads);
+  KmeansResult out;
+  for (int t = 0; t < opt.n_init; ++t) {
+    Rng rng(stream_key(opt.seed, kStreamKmeansInit, static_cast<std::uint64_t>(t)));
+    std::vector<double> centres(opt.k * a.d);
+    kmeanspp(a, row_norms.data(), opt.k, rng, centres.data(), opt.n_threads,
+             interrupt);
+    LloydResult res = lloyd(a, row_norms.data(), std::move(centres), opt.k,
+                            opt.iter_max, opt.tol, opt.n_threads, interrupt);
+    out.objectives.push_back(res.objective);
+    if (t == 0 || res.objective < out.best.objective) {
+      out.best = std::move(res);
+      out.best_replicate = t;
+    }
+  }
+  return out;
+}
+
+// Lloyd from given centres (k x d, column-major): no seeding, one run.
+template <class Data>
+LloydResult kmeans_from(const Data& a, std::vector<double> centres,
+                        const KmeansOptions& opt,
+                        const InterruptCheck& interrupt = InterruptCheck()) {
+  if (static_cast<index_t>(centres.size()) != opt.k * a.d)
+    throw std::invalid_argument("centres must be k x d");
+  std::vector<double> row_norms(a.n);
+  row_sqnorms(a, row_norms.data(), opt.n_threads);
+  return lloyd(a, row_norms.data(), std::move(centres), opt.k, opt.iter_max,
+               opt.tol, opt.n_threads, interrupt);
+}
+
+// Nearest-centre labels (0-based) of the rows of `a`.
+template <class Data>
+std::vector<int> predict_nearest(const Data& a, const double* centres,
+                                 index_t k, int n_threads) {
+  std::vector<double> row_norms(a.n), min_dist(a.n);
+  row_sqnorms(a, row_norms.data(), n_threads);
+  std::vector<int> label(a.n, -1);
+  assign_nearest(a, row_norms.data(), centres, k, label.data(),
+                 min_dist.data(), n_threads);
+  return label;
+}
+
+}  // namespace kmreduce
+
+#endif  // KMREDUCE_KMEANS_HPP

@@ -1,0 +1,171 @@
+// kmreduce: Lloyd's algorithm (Lloyd 1982) with distances computed as
+// ||c||^2 - 2 x.c by row blocks (a GEMM per block), OpenMP over blocks,
+// and empty clusters re-seeded from the point farthest from its centre.
+// Every result is independent of the thread count (see parallel.hpp).
+#ifndef KMREDUCE_LLOYD_HPP
+#define KMREDUCE_LLOYD_HPP
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "matrix.hpp"
+#include "parallel.hpp"
+
+namespace kmreduce {
+
+struct LloydResult {
+  std::vector<int> label;       // 0-based cluster of each row
+  std::vector<double> centres;  // k x d, column-major: the centres the
+                                // labels are nearest to
+  double objective = 0.0;       // sum of squared distances to those centres
+  int iter = 0;                 // assignment steps taken
+  bool converged = false;
+};
+
+// Assigns each row to its nearest centre (first one on ties). Writes the
+// squared distance to it in min_dist and returns how many labels changed.
+template <class Data>
+index_t assign_nearest(const Data& a, const double* row_norms,
+                       const double* centres, index_t k, int* label,
+                       double* min_dist, int n_threads) {
+  std::vector<double> cnorm(k, 0.0);
+  for (index_t j = 0; j < a.d; ++j)
+    for (index_t q = 0; q < k; ++q)
+      cnorm[q] += centres[q + k * j] * centres[q + k * j];
+  const index_t nb = n_blocks(a.n, kRowBlock);
+  index_t changes = 0;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(n_threads) reduction(+ : changes)
+#endif
+  {
+    std::vector<double> buf(kRowBlock * k);
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+    for (index_t b = 0; b < nb; ++b) {
+      const index_t r0 = b * kRowBlock, r1 = std::min(a.n, r0 + kRowBlock);
+      const index_t m = r1 - r0;
+      cross_block(a, r0, r1, centres, k, buf.data());
+      for (index_t r = r0; r < r1; ++r) {
+        const double* br = buf.data() + (r - r0);
+        double best = cnorm[0] - 2.0 * br[0];
+        int bq = 0;
+        for (index_t q = 1; q < k; ++q) {
+          const double v = cnorm[q] - 2.0 * br[m * q];
+          if (v < best) {
+            best = v;
+            bq = static_cast<int>(q);
+          }
+        }
+        min_dist[r] = std::max(0.0, row_norms[r] + best);
+        if (label[r] != bq) {
+          ++changes;
+          label[r] = bq;
+        }
+      }
+    }
+  }
+  (void)n_threads;
+  return changes;
+}
+
+// Centres = means of their rows. An empty cluster takes the row farthest from
+// its centre among clusters with more than one row (so none stays empty).
+template <class Data>
+void update_centres(const Data& a, index_t k, int* label, double* min_dist,
+                    double* centres, int n_threads) {
+  const index_t d = a.d;
+  std::vector<double> sums(k * d, 0.0);
+  std::vector<index_t> count(k, 0);
+  cluster_sums(a, label, k, sums.data(), n_threads);
+  for (index_t r = 0; r < a.n; ++r) ++count[label[r]];
+  std::vector<double> row(d);
+  for (index_t q = 0; q < k; ++q) {
+    if (count[q] > 0) continue;
+    index_t far = -1;
+    double far_d = -1.0;
+    for (index_t r = 0; r < a.n; ++r) {
+      if (count[label[r]] > 1 && min_dist[r] > far_d) {
+        far_d = min_dist[r];
+        far = r;
+      }
+    }
+    if (far < 0) break;  // cannot happen when n >= k
+    get_row(a, far, row.data());
+    const int old = label[far];
+    for (index_t j = 0; j < d; ++j) {
+      sums[old + k * j] -= row[j];
+      sums[q + k * j] = row[j];
+    }
+    --count[old];
+    count[q] = 1;
+    label[far] = static_cast<int>(q);
+    min_dist[far] = 0.0;
+  }
+  for (index_t j = 0; j < d; ++j)
+    for (index_t q = 0; q < k; ++q)
+      if (count[q] > 0) centres[q + k * j] = sums[q + k * j] / count[q];
+}
+
+inline double serial_sum(const std::vector<double>& v) {
+  double s = 0.0;
+  for (double x : v) s += x;
+  return s;
+}
+
+// Lloyd iterations from the given centres. Stops when no label changes, when
+// the objective decreases by less than tol (relative; tol = 0 disables) or
+// after iter_max assignment steps. On return the labels are always the
+// nearest-centre assignment for the returned centres.
+template <class Data>
+LloydResult lloyd(const Data& a, const double* row_norms,
+                  std::vector<double> centres, index_t k, int iter_max,
+                  double tol, int n_threads,
+                  const InterruptCheck& interrupt = InterruptCheck()) {
+  LloydResult res;
+  res.label.assign(a.n, -1);
+  std::vector<double> min_dist(a.n);
+  double prev = std::numeric_limits<double>::infinity();
+  bool stale = false;  // labels computed before the last centre update
+  for (int it = 1; it <= iter_max; ++it) {
+    const index_t changes = assign_nearest(a, row_norms, centres.data(), k,
+                                           res.label.data(), min_dist.data(),
+                                           n_threads);
+    res.iter = it;
+    stale = false;
+    const double obj = serial_sum(min_dist);
+    if (it > 1 && changes == 0) {
+      res.converged = true;
+      break;
+    }
+    update_centres(a, k, res.label.data(), min_dist.data(), centres.data(),
+                   n_threads);
+    stale = true;
+    check_interrupt(interrupt);
+    if (tol > 0.0 && it > 1 && prev - obj <= tol * prev) {
+      res.converged = true;
+      break;
+    }
+    prev = obj;
+  }
+  if (stale) {
+    assign_nearest(a, row_norms, centres.data(), k, res.label.data(),
+                   min_dist.data(), n_threads);
+    // Stopped before convergence and a cluster emptied in this last step:
+    // re-seed it so that every cluster keeps at least one row.
+    std::vector<index_t> count(k, 0);
+    for (index_t r = 0; r < a.n; ++r) ++count[res.label[r]];
+    if (std::find(count.begin(), count.end(), 0) != count.end())
+      update_centres(a, k, res.label.data(), min_dist.data(), centres.data(),
+                     n_threads);
+  }
+  res.objective = serial_sum(min_dist);
+  res.centres = std::move(centres);
+  return res;
+}
+
+}  // namespace kmreduce
+
+#endif  // KMREDUCE_LLOYD_HPP

@@ -1,0 +1,211 @@
+// kmreduce: non-owning views of the data and the few kernels every algorithm
+// needs, written once for dense (column-major, as R stores it) and once for
+// sparse (compressed sparse column, as Matrix's dgCMatrix stores it).
+//
+// The algorithms (Lloyd, k-means++, projections, statistics) are templates
+// over these two types, so each algorithm is written once.
+#ifndef KMREDUCE_MATRIX_HPP
+#define KMREDUCE_MATRIX_HPP
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+#include "parallel.hpp"
+
+namespace kmreduce {
+
+// Dense n x d matrix, column-major with leading dimension n.
+struct DenseMatrix {
+  const double* x;
+  index_t n, d;
+  DenseMatrix(const double* x_, index_t n_, index_t d_) : x(x_), n(n_), d(d_) {}
+  double operator()(index_t i, index_t j) const { return x[i + n * j]; }
+};
+
+// Sparse n x d matrix in CSC form (0-based), e.g. a dgCMatrix's slots p, i, x.
+// A row-major copy of the index structure (CSR) is built on demand by the
+// algorithms that walk rows (see SparseRows below).
+struct SparseMatrix {
+  const int* p;  // d + 1 column pointers
+  const int* i;  // row indices
+  const double* x;
+  index_t n, d;
+  SparseMatrix(const int* p_, const int* i_, const double* x_, index_t n_,
+               index_t d_)
+      : p(p_), i(i_), x(x_), n(n_), d(d_) {}
+  index_t nnz() const { return static_cast<index_t>(p[d]); }
+};
+
+// CSR copy of a SparseMatrix (O(nnz) memory), for row-wise kernels.
+struct SparseRows {
+  const SparseMatrix& csc;
+  index_t n, d;
+  std::vector<index_t> rp;  // n + 1
+  std::vector<int> cj;      // column of each entry
+  std::vector<double> v;
+  explicit SparseRows(const SparseMatrix& a) : csc(a), n(a.n), d(a.d) {
+    const index_t nnz = a.nnz();
+    rp.assign(n + 1, 0);
+    for (index_t t = 0; t < nnz; ++t) ++rp[a.i[t] + 1];
+    for (index_t r = 0; r < n; ++r) rp[r + 1] += rp[r];
+    cj.resize(nnz);
+    v.resize(nnz);
+    std::vector<index_t> pos(rp.begin(), rp.end() - 1);
+    for (index_t j = 0; j < d; ++j) {
+      for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) {
+        const index_t dst = pos[a.i[t]]++;
+        cj[dst] = static_cast<int>(j);
+        v[dst] = a.x[t];
+      }
+    }
+  }
+};
+
+// The form of a matrix that row-wise algorithms (Lloyd, k-means++) take:
+// dense data as it is, sparse data as a CSR copy of its structure.
+inline const DenseMatrix& row_access(const DenseMatrix& a) { return a; }
+inline SparseRows row_access(const SparseMatrix& a) { return SparseRows(a); }
+
+// ---------------------------------------------------------------------------
+// Squared Euclidean norm of every row.
+inline void row_sqnorms(const DenseMatrix& a, double* out, int n_threads) {
+  const index_t nb = n_blocks(a.n, kRowBlock);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(n_threads)
+#endif
+  for (index_t b = 0; b < nb; ++b) {
+    const index_t r0 = b * kRowBlock, r1 = std::min(a.n, r0 + kRowBlock);
+    for (index_t r = r0; r < r1; ++r) out[r] = 0.0;
+    for (index_t j = 0; j < a.d; ++j) {
+      const double* col = a.x + a.n * j;
+      for (index_t r = r0; r < r1; ++r) out[r] += col[r] * col[r];
+    }
+  }
+  (void)n_threads;
+}
+
+inline void row_sqnorms(const SparseRows& a, double* out, int n_threads) {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(n_threads)
+#endif
+  for (index_t r = 0; r < a.n; ++r) {
+    double s = 0.0;
+    for (index_t t = a.rp[r]; t < a.rp[r + 1]; ++t) s += a.v[t] * a.v[t];
+    out[r] = s;
+  }
+  (void)n_threads;
+}
+
+// out (nb x k, column-major) = rows [r0, r1) of A times C^T, where C is the
+// k x d centre matrix stored column-major (R's layout). Single-threaded: the
+// callers parallelise over blocks.
+inline void cross_block(const DenseMatrix& a, index_t r0, index_t r1,
+                        const double* c, index_t k, double* out) {
+  const index_t nb = r1 - r0;
+  Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>> xb(
+      a.x + r0, nb, a.d, Eigen::OuterStride<>(a.n));
+  Eigen::Map<const Eigen::MatrixXd> cm(c, k, a.d);
+  Eigen::Map<Eigen::MatrixXd> o(out, nb, k);
+  o.noalias() = xb * cm.transpose();
+}
+
+inline void cross_block(const SparseRows& a, index_t r0, index_t r1,
+                        const double* c, index_t k, double* out) {
+  const index_t nb = r1 - r0;
+  std::fill(out, out + nb * k, 0.0);
+  for (index_t r = r0; r < r1; ++r) {
+    double* o = out + (r - r0);
+    for (index_t t = a.rp[r]; t < a.rp[r + 1]; ++t) {
+      const double v = a.v[t];
+      const double* cc = c + k * static_cast<index_t>(a.cj[t]);
+      for (index_t q = 0; q < k; ++q) o[nb * q] += v * cc[q];
+    }
+  }
+}
+
+// sums (k x d, column-major) += per-cluster sums of the rows of A. Parallel
+// over columns, each column summed in row order: deterministic.
+inline void cluster_sums(const DenseMatrix& a, const int* label, index_t k,
+                         double* sums, int n_threads) {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(n_threads)
+#endif
+  for (index_t j = 0; j < a.d; ++j) {
+    const double* col = a.x + a.n * j;
+    double* s = sums + k * j;
+    for (index_t r = 0; r < a.n; ++r) s[label[r]] += col[r];
+  }
+  (void)n_threads;
+}
+
+inline void cluster_sums(const SparseMatrix& a, const int* label, index_t k,
+                         double* sums, int n_threads) {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(n_threads)
+#endif
+  for (index_t j = 0; j < a.d; ++j) {
+    double* s = sums + k * j;
+    for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) s[label[a.i[t]]] += a.x[t];
+  }
+  (void)n_threads;
+}
+inline void cluster_sums(const SparseRows& a, const int* label, index_t k,
+                         double* sums, int n_threads) {
+  cluster_sums(a.csc, label, k, sums, n_threads);
+}
+
+// Row r of A, written densely into out (length d).
+inline void get_row(const DenseMatrix& a, index_t r, double* out) {
+  for (index_t j = 0; j < a.d; ++j) out[j] = a.x[r + a.n * j];
+}
+inline void get_row(const SparseRows& a, index_t r, double* out) {
+  std::fill(out, out + a.d, 0.0);
+  for (index_t t = a.rp[r]; t < a.rp[r + 1]; ++t) out[a.cj[t]] = a.v[t];
+}
+
+// out[r] = ||A_r - y||^2 for every row (y dense, length d). For sparse rows it
+// uses ||a||^2 - 2 a.y + ||y||^2 with the precomputed row norms, clamped at 0.
+inline void dist2_to_point(const DenseMatrix& a, const double* y,
+                           const double* /*row_norms*/, double* out,
+                           int n_threads) {
+  const index_t nb = n_blocks(a.n, kRowBlock);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(n_threads)
+#endif
+  for (index_t b = 0; b < nb; ++b) {
+    const index_t r0 = b * kRowBlock, r1 = std::min(a.n, r0 + kRowBlock);
+    for (index_t r = r0; r < r1; ++r) out[r] = 0.0;
+    for (index_t j = 0; j < a.d; ++j) {
+      const double* col = a.x + a.n * j;
+      const double yj = y[j];
+      for (index_t r = r0; r < r1; ++r) {
+        const double diff = col[r] - yj;
+        out[r] += diff * diff;
+      }
+    }
+  }
+  (void)n_threads;
+}
+
+inline void dist2_to_point(const SparseRows& a, const double* y,
+                           const double* row_norms, double* out,
+                           int n_threads) {
+  double yy = 0.0;
+  for (index_t j = 0; j < a.d; ++j) yy += y[j] * y[j];
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(n_threads)
+#endif
+  for (index_t r = 0; r < a.n; ++r) {
+    double dot = 0.0;
+    for (index_t t = a.rp[r]; t < a.rp[r + 1]; ++t) dot += a.v[t] * y[a.cj[t]];
+    out[r] = std::max(0.0, row_norms[r] - 2.0 * dot + yy);
+  }
+  (void)n_threads;
+}
+
+}  // namespace kmreduce
+
+#endif  // KMREDUCE_MATRIX_HPP

@@ -1,0 +1,55 @@
+// kmreduce: exact top-k right singular vectors through LAPACK (Armadillo's
+// svd_econ, divide and conquer). A sparse matrix is densified for this step
+// only: the exact SVD needs the dense matrix anyway.
+#ifndef KMREDUCE_SVD_HPP
+#define KMREDUCE_SVD_HPP
+
+#include <armadillo>
+#include <stdexcept>
+#include <vector>
+
+#include "matrix.hpp"
+
+namespace kmreduce {
+
+struct TopSvd {
+  std::vector<double> d;  // k singular values, decreasing
+  std::vector<double> v;  // n_features x k, column-major
+};
+
+namespace detail {
+inline TopSvd top_svd_dense(const arma::mat& x, index_t k) {
+  arma::mat u, v;
+  arma::vec s;
+  if (!arma::svd_econ(u, s, v, x, "right", "dc") &&
+      !arma::svd_econ(u, s, v, x, "right", "std"))
+    throw std::runtime_error("the SVD (LAPACK) did not converge");
+  const index_t r = static_cast<index_t>(v.n_cols);
+  TopSvd out;
+  out.d.assign(k, 0.0);
+  out.v.assign(x.n_cols * k, 0.0);
+  // With fewer than k singular vectors (k > min(n, d)) the rest stay zero.
+  for (index_t q = 0; q < std::min(k, r); ++q) {
+    out.d[q] = s[q];
+    for (index_t i = 0; i < static_cast<index_t>(x.n_cols); ++i)
+      out.v[i + x.n_cols * q] = v(i, q);
+  }
+  return out;
+}
+}  // namespace detail
+
+inline TopSvd top_svd(const DenseMatrix& a, index_t k) {
+  const arma::mat x(const_cast<double*>(a.x), a.n, a.d, false, true);
+  return detail::top_svd_dense(x, k);
+}
+
+inline TopSvd top_svd(const SparseMatrix& a, index_t k) {
+  arma::mat x(a.n, a.d, arma::fill::zeros);
+  for (index_t j = 0; j < a.d; ++j)
+    for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) x(a.i[t], j) = a.x[t];
+  return detail::top_svd_dense(x, k);
+}
+
+}  // namespace kmreduce
+
+#endif  // KMREDUCE_SVD_HPP

@@ -1,0 +1,110 @@
+// Glue for k-means and the original-space statistics.
+#include "glue.h"
+
+#include <kmreduce/cluster_stats.hpp>
+#include <kmreduce/distinct_rows.hpp>
+#include <kmreduce/kmeans.hpp>
+
+namespace {
+
+Rcpp::NumericMatrix centres_matrix(const std::vector<double>& c, int k, int d) {
+  Rcpp::NumericMatrix out(k, d);
+  std::copy(c.begin(), c.end(), out.begin());
+  return out;
+}
+
+Rcpp::IntegerVector one_based(const std::vector<int>& label) {
+  Rcpp::IntegerVector out(label.size());
+  for (std::size_t r = 0; r < label.size(); ++r) out[r] = label[r] + 1;
+  return out;
+}
+
+std::vector<int> zero_based(const Rcpp::IntegerVector& cluster) {
+  std::vector<int> out(cluster.size());
+  for (R_xlen_t r = 0; r < cluster.size(); ++r) out[r] = cluster[r] - 1;
+  return out;
+}
+
+Rcpp::List lloyd_list(const kmreduce::LloydResult& res, int k, int d) {
+  return Rcpp::List::create(
+      Rcpp::Named("cluster") = one_based(res.label),
+      Rcpp::Named("centers") = centres_matrix(res.centres, k, d),
+      Rcpp::Named("objective") = res.objective,
+      Rcpp::Named("iter") = res.iter,
+      Rcpp::Named("converged") = res.converged);
+}
+
+}  // namespace
+
+// [[Rcpp::export]]
+Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
+                      double seed, int n_threads) {
+  kmreduce::KmeansOptions opt;
+  opt.k = k;
+  opt.n_init = n_init;
+  opt.iter_max = iter_max;
+  opt.tol = tol;
+  opt.seed = glue::as_seed(seed);
+  opt.n_threads = n_threads;
+  int d = 0;
+  const kmreduce::KmeansResult res = glue::with_matrix(x, [&](const auto& a) {
+    d = static_cast<int>(a.d);
+    const auto& rows = kmreduce::row_access(a);
+    return kmreduce::kmeans(rows, opt, glue::r_interrupt());
+  });
+  Rcpp::List out = lloyd_list(res.best, k, d);
+  out["best_replicate"] = res.best_replicate + 1;
+  out["objectives"] = Rcpp::wrap(res.objectives);
+  return out;
+}
+
+// [[Rcpp::export]]
+Rcpp::List lloyd_from_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max,
+                          double tol, int n_threads) {
+  kmreduce::KmeansOptions opt;
+  opt.k = centers.nrow();
+  opt.iter_max = iter_max;
+  opt.tol = tol;
+  opt.n_threads = n_threads;
+  const std::vector<double> c0(centers.begin(), centers.end());
+  const kmreduce::LloydResult res = glue::with_matrix(x, [&](const auto& a) {
+    const auto& rows = kmreduce::row_access(a);
+    return kmreduce::kmeans_from(rows, c0, opt, glue::r_interrupt());
+  });
+  return lloyd_list(res, centers.nrow(), centers.ncol());
+}
+
+// [[Rcpp::export]]
+Rcpp::IntegerVector predict_nearest_cpp(SEXP x, Rcpp::NumericMatrix centers,
+                                        int n_threads) {
+  const std::vector<int> label = glue::with_matrix(x, [&](const auto& a) {
+    const auto& rows = kmreduce::row_access(a);
+    return kmreduce::predict_nearest(rows, &centers[0], centers.nrow(),
+                                     n_threads);
+  });
+  return one_based(label);
+}
+
+// [[Rcpp::export]]
+Rcpp::List cluster_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k,
+                             int n_threads) {
+  const std::vector<int> label = zero_based(cluster);
+  int d = 0;
+  const kmreduce::ClusterStats s = glue::with_matrix(x, [&](const auto& a) {
+    d = static_cast<int>(a.d);
+    return kmreduce::cluster_stats(a, label.data(), k, n_threads);
+  });
+  Rcpp::IntegerVector size(s.size.begin(), s.size.end());
+  return Rcpp::List::create(
+      Rcpp::Named("centers") = centres_matrix(s.centres, k, d),
+      Rcpp::Named("withinss") = Rcpp::wrap(s.withinss),
+      Rcpp::Named("size") = size,
+      Rcpp::Named("totss") = s.totss,
+      Rcpp::Named("sumsq") = s.sumsq);
+}
+
+// [[Rcpp::export]]
+double distinct_rows_cpp(SEXP x) {
+  return static_cast<double>(glue::with_matrix(
+      x, [](const auto& a) { return kmreduce::distinct_rows(a); }));
+}

@@ -1,0 +1,4 @@
+library(testthat)
+library(kmreduce)
+
+test_check("kmreduce")

@@ -1,0 +1,149 @@
+test_that("Lloyd from given centres matches stats::kmeans(algorithm = 'Lloyd')", {
+  for (s in 1:3) {
+    m <- make_mixture(n = 400, d = 15, k = 4, sd = 3, sep = 3, seed = s)
+    c0 <- m$x[c(1, 2, 3, 4) + 10 * s, ]
+    ref <- stats::kmeans(m$x, centers = c0, algorithm = "Lloyd", iter.max = 200)
+    fit <- kmeans_reduced(m$x, c0, method = "none", iter_max = 200,
+                          control = list(tol = 0), seed = 1)
+    expect_identical(unname(fit$cluster), unname(ref$cluster))
+    expect_equal(fit$tot.withinss, ref$tot.withinss, tolerance = 1e-10)
+    expect_equal(unname(fit$centers), unname(ref$centers), tolerance = 1e-10)
+    expect_equal(fit$size, ref$size)
+    expect_equal(fit$totss, ref$totss, tolerance = 1e-10)
+  }
+})
+
+test_that("method = 'none' is no worse than stats::kmeans with nstart = 10", {
+  for (s in 1:3) {
+    m <- make_mixture(n = 500, d = 10, k = 6, sd = 4, sep = 4, seed = 10 + s)
+    ref <- withr::with_seed(s, stats::kmeans(m$x, 6, nstart = 10, iter.max = 100))
+    fit <- kmeans_reduced(m$x, 6, method = "none", n_init = 10, seed = s)
+    expect_lte(fit$tot.withinss, ref$tot.withinss * 1.001)
+  }
+})
+
+test_that("all fields of stats::kmeans are present and computed on the original data", {
+  m <- make_mixture()
+  for (method in c("none", "sign", "leverage", "svd")) {
+    fit <- kmeans_reduced(m$x, 3, method = method, seed = 3)
+    expect_s3_class(fit, c("kmeans_reduced", "kmeans"), exact = TRUE)
+    expect_true(all(names(stats::kmeans(m$x, 3)) %in% names(fit)))
+    expect_equal(fit$tot.withinss, objective_r(m$x, fit$cluster), tolerance = 1e-10)
+    expect_equal(fit$totss, sum(sweep(m$x, 2, colMeans(m$x))^2), tolerance = 1e-10)
+    expect_equal(fit$betweenss, fit$totss - fit$tot.withinss)
+    expect_equal(fit$size, as.vector(table(factor(fit$cluster, levels = 1:3))))
+    means <- rowsum(m$x, fit$cluster) / fit$size
+    expect_equal(unname(fit$centers), unname(means), tolerance = 1e-12)
+    expect_identical(colnames(fit$centers), colnames(m$x))
+    expect_equal(fit$sumsq, sum(m$x^2))
+    expect_true(same_partition(fit$cluster, m$truth))
+    expect_identical(fit$method, method)
+    expect_named(fit$timing, c("reduce", "cluster", "total"))
+  }
+})
+
+test_that("default dims follow the documentation", {
+  m <- make_mixture(d = 50)
+  expect_identical(kmeans_reduced(m$x, 3, method = "sign", seed = 1)$dims, 30L)
+  expect_identical(kmeans_reduced(m$x, 3, method = "leverage", seed = 1)$dims, 30L)
+  expect_identical(kmeans_reduced(m$x, 3, method = "svd", seed = 1)$dims, 3L)
+  expect_identical(kmeans_reduced(m$x, 3, method = "none", seed = 1)$dims, 50L)
+  expect_identical(kmeans_reduced(m$x[, 1:12], 3, method = "sign", seed = 1)$dims, 12L)
+  expect_identical(kmeans_reduced(m$x, 3, seed = 1)$method, "sign")
+})
+
+test_that("same seed gives identical results; threads do not change them", {
+  m <- make_mixture(n = 1000, d = 40, k = 5, sd = 6, sep = 3)
+  for (method in c("none", "sign", "leverage", "svd")) {
+    a <- kmeans_reduced(m$x, 5, method = method, seed = 7, n_init = 3)
+    b <- kmeans_reduced(m$x, 5, method = method, seed = 7, n_init = 3)
+    c2 <- kmeans_reduced(m$x, 5, method = method, seed = 7, n_init = 3, n_threads = 2)
+    for (f in c("cluster", "centers", "withinss", "reduced_centers", "reduced", "iter")) {
+      expect_identical(a[[f]], b[[f]])
+      expect_identical(a[[f]], c2[[f]])
+    }
+  }
+  s <- make_sparse_mixture()
+  a <- kmeans_reduced(s$x, 3, method = "none", seed = 1, n_init = 2)
+  b <- kmeans_reduced(s$x, 3, method = "none", seed = 1, n_init = 2, n_threads = 2)
+  expect_identical(a$cluster, b$cluster)
+  expect_identical(a$centers, b$centers)
+})
+
+test_that("a given seed leaves R's RNG untouched; NULL draws from it", {
+  m <- make_mixture()
+  set.seed(99)
+  before <- .Random.seed
+  kmeans_reduced(m$x, 3, method = "leverage", seed = 5)
+  expect_identical(.Random.seed, before)
+  set.seed(1)
+  a <- kmeans_reduced(m$x, 3, method = "sign")
+  set.seed(1)
+  b <- kmeans_reduced(m$x, 3, method = "sign")
+  expect_identical(a$cluster, b$cluster)
+  expect_identical(a$seed, b$seed)
+  expect_false(identical(.Random.seed, before))
+})
+
+test_that("sparse and dense input give the same result", {
+  s <- make_sparse_mixture()
+  for (method in c("none", "sign", "leverage", "svd")) {
+    a <- kmeans_reduced(s$x, 3, method = method, seed = 4, n_init = 2)
+    b <- kmeans_reduced(s$dense, 3, method = method, seed = 4, n_init = 2)
+    expect_identical(a$cluster, b$cluster)
+    expect_equal(a$centers, b$centers, tolerance = 1e-12)
+    expect_equal(a$tot.withinss, b$tot.withinss, tolerance = 1e-10)
+    expect_equal(a$tot.withinss, objective_r(s$dense, a$cluster), tolerance = 1e-10)
+  }
+  # other sparse classes are converted
+  tx <- methods::as(s$x, "TsparseMatrix")
+  expect_identical(kmeans_reduced(tx, 3, method = "none", seed = 4, n_init = 2)$cluster,
+                   kmeans_reduced(s$x, 3, method = "none", seed = 4, n_init = 2)$cluster)
+})
+
+test_that("data frames and integer matrices are accepted; names flow through", {
+  df <- iris[, 1:4]
+  rownames(df) <- paste0("r", seq_len(nrow(df)))
+  fit <- kmeans_reduced(df, 3, method = "none", seed = 1)
+  expect_identical(colnames(fit$centers), names(df))
+  expect_identical(names(fit$cluster), rownames(df))
+  ref <- withr::with_seed(1, stats::kmeans(df, 3, nstart = 10))
+  expect_lte(fit$tot.withinss, ref$tot.withinss * 1.001)
+  xi <- matrix(as.integer(round(as.matrix(df) * 10)), nrow(df))
+  expect_silent(kmeans_reduced(xi, 3, method = "none", seed = 1))
+})
+
+test_that("the papers' reductions keep the objective close to full k-means", {
+  m <- make_mixture(n = 600, d = 200, k = 5, sd = 5, sep = 2, seed = 5)
+  full <- kmeans_reduced(m$x, 5, method = "none", seed = 1)
+  for (method in c("sign", "leverage", "svd")) {
+    fit <- kmeans_reduced(m$x, 5, method = method, seed = 1, dims = if (method == "svd") 5 else 50)
+    expect_lte(fit$tot.withinss, full$tot.withinss * 1.05)
+  }
+})
+
+test_that("edge cases: k = 1, k = n distinct rows, duplicated rows, constant data", {
+  m <- make_mixture(n = 30, d = 5)
+  fit1 <- kmeans_reduced(m$x, 1, method = "none", seed = 1)
+  expect_true(all(fit1$cluster == 1L))
+  expect_equal(fit1$tot.withinss, fit1$totss)
+  fitn <- kmeans_reduced(m$x, 30, method = "none", seed = 1)
+  expect_equal(sort(fitn$size), rep(1L, 30))
+  expect_equal(fitn$tot.withinss, 0)
+  dup <- rbind(m$x[1:3, ], m$x[1:3, ], m$x[1:3, ])
+  fitd <- kmeans_reduced(dup, 3, method = "none", seed = 1)
+  expect_equal(fitd$tot.withinss, 0)
+  expect_equal(sort(fitd$size), c(3L, 3L, 3L))
+  # leverage with few distinct projected rows still gives k non-empty clusters
+  z <- cbind(rep(0:1, 10), 0, 0)
+  expect_equal(sort(kmeans_reduced(z, 2, method = "leverage", seed = 1)$size), c(10L, 10L))
+})
+
+test_that("non-convergence warns and sets ifault = 2", {
+  m <- make_mixture(n = 500, d = 10, k = 8, sd = 5, sep = 2)
+  expect_warning(fit <- kmeans_reduced(m$x, 8, method = "none", iter_max = 1, seed = 1,
+                                       control = list(tol = 0)),
+                 "did not converge in 1 iteration")
+  expect_identical(fit$ifault, 2L)
+  expect_true(all(fit$size > 0))
+})

@@ -1,0 +1,12 @@
+# Runs the testthat suite against the installed package and prints the
+# closing line "N passed, N failed"; exits non-zero on any failure.
+suppressPackageStartupMessages(library(testthat))
+res <- testthat::test_dir("tests/testthat", package = "kmreduce",
+                          load_package = "installed", stop_on_failure = FALSE,
+                          reporter = testthat::ProgressReporter$new(show_praise = FALSE))
+df <- as.data.frame(res)
+passed <- sum(df$passed)
+failed <- sum(df$failed) + sum(df$error)
+skipped <- sum(df$skipped)
+cat(sprintf("\n%d passed, %d failed, %d skipped\n", passed, failed, skipped))
+quit(status = if (failed > 0L) 1L else 0L)
