@@ -21,5 +21,6 @@
 #' @useDynLib kmreduce, .registration = TRUE
 #' @importFrom Rcpp sourceCpp
 #' @importFrom methods as is
+#' @importFrom Matrix Matrix
 #' @importFrom stats prcomp predict
 "_PACKAGE"

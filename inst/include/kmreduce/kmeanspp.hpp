@@ -31,37 +31,76 @@ inline index_t draw_weighted(const std::vector<double>& weight, double total,
   return last_positive;  // rounding: u landed beyond the accumulated sum
 }
 
-// Writes k centres (k x d, column-major) chosen among the rows of `a`.
+// Squared distances of every row to the m points P (m x d, column-major):
+// out (n x m) = ||a||^2 - 2 a.p + ||p||^2 clamped at 0, by row-blocked GEMMs.
+template <class Data>
+void dist2_to_points(const Data& a, const double* row_norms, const double* p,
+                     index_t m, double* out, int n_threads) {
+  std::vector<double> pnorm(m, 0.0);
+  for (index_t j = 0; j < a.d; ++j)
+    for (index_t t = 0; t < m; ++t) pnorm[t] += p[t + m * j] * p[t + m * j];
+  const index_t nb = n_blocks(a.n, kRowBlock);
+#ifdef _OPENMP
+#pragma omp parallel num_threads(n_threads)
+#endif
+  {
+    std::vector<double> buf(kRowBlock * m);
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+    for (index_t b = 0; b < nb; ++b) {
+      const index_t r0 = b * kRowBlock, r1 = std::min(a.n, r0 + kRowBlock);
+      const index_t len = r1 - r0;
+      cross_block(a, r0, r1, p, m, buf.data());
+      for (index_t t = 0; t < m; ++t)
+        for (index_t r = r0; r < r1; ++r)
+          out[r + a.n * t] = std::max(
+              0.0, row_norms[r] - 2.0 * buf[(r - r0) + len * t] + pnorm[t]);
+    }
+  }
+  (void)n_threads;
+}
+
+// Writes k centres (k x d, column-major) chosen among the rows of `a`: the
+// first uniformly, each next one the best (lowest potential) of `trials`
+// candidates drawn with probability proportional to D(x)^2.
 template <class Data>
 void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
               double* centres, int n_threads,
               const InterruptCheck& interrupt = InterruptCheck()) {
   const index_t n = a.n, d = a.d;
   const index_t trials = 2 + static_cast<index_t>(std::log(static_cast<double>(k)));
-  std::vector<double> point(d), dist(n), cand(trials * n);
+  std::vector<double> row(d), dist(n), cand(trials * n), cand_pts(trials * d);
   std::vector<index_t> cand_row(trials);
 
-  auto set_centre = [&](index_t q, const double* p) {
-    for (index_t j = 0; j < d; ++j) centres[q + k * j] = p[j];
+  auto set_centre = [&](index_t q, index_t r) {
+    get_row(a, r, row.data());
+    for (index_t j = 0; j < d; ++j) centres[q + k * j] = row[j];
   };
 
   const index_t first = static_cast<index_t>(rng.below(n));
-  get_row(a, first, point.data());
-  set_centre(0, point.data());
-  dist2_to_point(a, point.data(), row_norms, dist.data(), n_threads);
+  set_centre(0, first);
+  get_row(a, first, row.data());
+  dist2_to_points(a, row_norms, row.data(), 1, dist.data(), n_threads);
+  dist[first] = 0.0;
 
   for (index_t q = 1; q < k; ++q) {
     double total = 0.0;
     for (index_t r = 0; r < n; ++r) total += dist[r];
+    for (index_t t = 0; t < trials; ++t) {
+      cand_row[t] = draw_weighted(dist, total, rng);
+      get_row(a, cand_row[t], row.data());
+      for (index_t j = 0; j < d; ++j) cand_pts[t + trials * j] = row[j];
+    }
+    dist2_to_points(a, row_norms, cand_pts.data(), trials, cand.data(),
+                    n_threads);
     index_t best = 0;
     double best_pot = 0.0;
     for (index_t t = 0; t < trials; ++t) {
-      cand_row[t] = draw_weighted(dist, total, rng);
-      get_row(a, cand_row[t], point.data());
-      double* ct = cand.data() + n * t;
-      dist2_to_point(a, point.data(), row_norms, ct, n_threads);
+      const double* ct = cand.data() + n * t;
       double pot = 0.0;
-      for (index_t r = 0; r < n; ++r) pot += std::min(dist[r], ct[r]);
+      for (index_t r = 0; r < n; ++r)
+        pot += (r == cand_row[t]) ? 0.0 : std::min(dist[r], ct[r]);
       if (t == 0 || pot < best_pot) {
         best_pot = pot;
         best = t;
@@ -69,8 +108,8 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
     }
     const double* cb = cand.data() + n * best;
     for (index_t r = 0; r < n; ++r) dist[r] = std::min(dist[r], cb[r]);
-    get_row(a, cand_row[best], point.data());
-    set_centre(q, point.data());
+    dist[cand_row[best]] = 0.0;
+    set_centre(q, cand_row[best]);
     check_interrupt(interrupt);
   }
 }

@@ -166,46 +166,6 @@ inline void get_row(const SparseRows& a, index_t r, double* out) {
   for (index_t t = a.rp[r]; t < a.rp[r + 1]; ++t) out[a.cj[t]] = a.v[t];
 }
 
-// out[r] = ||A_r - y||^2 for every row (y dense, length d). For sparse rows it
-// uses ||a||^2 - 2 a.y + ||y||^2 with the precomputed row norms, clamped at 0.
-inline void dist2_to_point(const DenseMatrix& a, const double* y,
-                           const double* /*row_norms*/, double* out,
-                           int n_threads) {
-  const index_t nb = n_blocks(a.n, kRowBlock);
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(n_threads)
-#endif
-  for (index_t b = 0; b < nb; ++b) {
-    const index_t r0 = b * kRowBlock, r1 = std::min(a.n, r0 + kRowBlock);
-    for (index_t r = r0; r < r1; ++r) out[r] = 0.0;
-    for (index_t j = 0; j < a.d; ++j) {
-      const double* col = a.x + a.n * j;
-      const double yj = y[j];
-      for (index_t r = r0; r < r1; ++r) {
-        const double diff = col[r] - yj;
-        out[r] += diff * diff;
-      }
-    }
-  }
-  (void)n_threads;
-}
-
-inline void dist2_to_point(const SparseRows& a, const double* y,
-                           const double* row_norms, double* out,
-                           int n_threads) {
-  double yy = 0.0;
-  for (index_t j = 0; j < a.d; ++j) yy += y[j] * y[j];
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(n_threads)
-#endif
-  for (index_t r = 0; r < a.n; ++r) {
-    double dot = 0.0;
-    for (index_t t = a.rp[r]; t < a.rp[r + 1]; ++t) dot += a.v[t] * y[a.cj[t]];
-    out[r] = std::max(0.0, row_norms[r] - 2.0 * dot + yy);
-  }
-  (void)n_threads;
-}
-
 }  // namespace kmreduce
 
 #endif  // KMREDUCE_MATRIX_HPP
