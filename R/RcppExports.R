@@ -25,8 +25,16 @@ sign_matrix_cpp <- function(d, dims, seed) {
     .Call(`_kmreduce_sign_matrix_cpp`, d, dims, seed)
 }
 
+project_cpp <- function(x, method, dims, seed, n_threads) {
+    .Call(`_kmreduce_project_cpp`, x, method, dims, seed, n_threads)
+}
+
 sign_project_cpp <- function(x, dims, seed, n_threads) {
     .Call(`_kmreduce_sign_project_cpp`, x, dims, seed, n_threads)
+}
+
+derive_seed_cpp <- function(seed, r) {
+    .Call(`_kmreduce_derive_seed_cpp`, seed, r)
 }
 
 multiply_cpp <- function(x, b, n_threads) {
@@ -43,5 +51,13 @@ leverage_sample_cpp <- function(scores, dims, seed) {
 
 top_svd_cpp <- function(x, k) {
     .Call(`_kmreduce_top_svd_cpp`, x, k)
+}
+
+randomized_svd_cpp <- function(x, k, oversample, power_iters, seed, n_threads) {
+    .Call(`_kmreduce_randomized_svd_cpp`, x, k, oversample, power_iters, seed, n_threads)
+}
+
+cssp_cpp <- function(x, v, c, repeats, seed, n_threads) {
+    .Call(`_kmreduce_cssp_cpp`, x, v, c, repeats, seed, n_threads)
 }
 

@@ -135,7 +135,9 @@ check_centers <- function(centers, x) {
   centers
 }
 
-reduction_methods <- function() c("auto", "none", "sign", "leverage", "svd")
+reduction_methods <- function() {
+  c("auto", "none", projection_methods(), selection_methods(), extraction_methods())
+}
 
 check_method <- function(method) {
   ok <- reduction_methods()
@@ -146,16 +148,32 @@ check_method <- function(method) {
   method
 }
 
+# "auto": the sparse embedding (O(nnz)) for sparse data, signs for dense.
+resolve_method <- function(method, x) {
+  if (method != "auto") return(method)
+  if (methods::is(x, "dgCMatrix")) "sparse_embedding" else "sign"
+}
+
+# Largest number of doubles a reduced matrix may have (32 GB).
+max_reduced_size <- function() 4e9
+
 check_dims <- function(dims, method, k, x) {
+  n <- nrow(x)
   d <- ncol(x)
   if (method == "none") return(as.integer(d))
-  if (method == "svd") {
-    upper <- min(nrow(x), d)
-    if (is.null(dims)) return(as.integer(min(k, upper)))
-    return(check_whole(dims, "dims", 1, upper))
+  upper <- switch(method,
+    svd = , rsvd = , cssp = min(n, d),
+    srht = 2^ceiling(log2(d)),
+    min(.Machine$integer.max, floor(max_reduced_size() / n)))
+  if (is.null(dims)) {
+    if (is.null(k)) {
+      stop_arg(sprintf("`dims` must be given (a whole number in [1, %s]) when `k` is not.",
+                       format(upper)))
+    }
+    dims <- if (method %in% extraction_methods()) k else min(d, 10 * k)
+    return(as.integer(min(dims, upper)))
   }
-  if (is.null(dims)) return(as.integer(min(d, 10L * k)))
-  check_whole(dims, "dims", 1, .Machine$integer.max)
+  check_whole(dims, "dims", 1, upper)
 }
 
 check_seed <- function(seed) {
@@ -176,8 +194,22 @@ resolve_seed <- function(seed) {
 
 check_n_threads <- function(n_threads) check_whole(n_threads, "n_threads", 1, 1024)
 
-# Merges `control` over `defaults`; unknown names and bad values are errors.
-check_control <- function(control, defaults) {
+control_defaults <- function() {
+  list(tol = 1e-6, keep_reduced = TRUE, svd = "randomized", eps = 1 / 3,
+       power_iters = 0L, scores = "squared", sampling = "random", c = NULL,
+       repeats = 40L)
+}
+
+check_choice <- function(value, arg, choices) {
+  if (!is.character(value) || length(value) != 1L || is.na(value) || !(value %in% choices)) {
+    stop_arg(sprintf("`%s` must be one of %s, not %s.", arg,
+                     paste0("\"", choices, "\"", collapse = ", "), describe(value)))
+  }
+  value
+}
+
+# Merges `control` over the defaults; unknown names and bad values are errors.
+check_control <- function(control, defaults = control_defaults()) {
   if (is.null(control)) control <- list()
   if (!is.list(control) || (length(control) > 0L && is.null(names(control))) ||
       any(names(control) == "")) {
@@ -190,16 +222,29 @@ check_control <- function(control, defaults) {
                      paste0("'", unknown, "'", collapse = ", "),
                      paste0("'", names(defaults), "'", collapse = ", ")))
   }
-  out <- utils::modifyList(defaults, control)
-  if (!is.numeric(out$tol) || length(out$tol) != 1L || is.na(out$tol) ||
-      out$tol < 0 || out$tol >= 1) {
-    stop_arg(sprintf("`control$tol` must be a number in [0, 1), not %s.", describe(out$tol)))
+  out <- defaults
+  out[names(control)] <- control
+  number_in <- function(v, arg, lower, upper, open_lower = FALSE) {
+    ok <- is.numeric(v) && length(v) == 1L && !is.na(v) &&
+      (if (open_lower) v > lower else v >= lower) && v < upper
+    if (!ok) {
+      stop_arg(sprintf("`control$%s` must be a number in %s%s, %s), not %s.", arg,
+                       if (open_lower) "(" else "[", format(lower), format(upper), describe(v)))
+    }
   }
+  number_in(out$tol, "tol", 0, 1)
+  number_in(out$eps, "eps", 0, 1, open_lower = TRUE)
   if (!is.logical(out$keep_reduced) || length(out$keep_reduced) != 1L ||
       is.na(out$keep_reduced)) {
     stop_arg(sprintf("`control$keep_reduced` must be TRUE or FALSE, not %s.",
                      describe(out$keep_reduced)))
   }
+  check_choice(out$svd, "control$svd", c("randomized", "exact"))
+  check_choice(out$scores, "control$scores", c("squared", "sqrt"))
+  check_choice(out$sampling, "control$sampling", c("random", "top"))
+  out$power_iters <- check_whole(out$power_iters, "control$power_iters", 0, 100)
+  out$repeats <- check_whole(out$repeats, "control$repeats", 1, 10000)
+  if (!is.null(out$c)) number_in(out$c, "c", 0, Inf, open_lower = TRUE)
   out
 }
 

@@ -8,24 +8,56 @@
 #' original feature space.
 #'
 #' @section Methods:
-#' * `"none"`: no reduction, k-means on `x` itself.
-#' * `"sign"`: random projection `C = A R` with `R` a `d x dims` matrix of
-#'   independent \eqn{\pm 1/\sqrt{dims}}{+-1/sqrt(dims)} entries (Algorithm 2 of
-#'   Boutsidis et al. 2015); with `dims` of order `k / eps^2` the optimal
-#'   partition of `C` is a `(2 + eps)`-approximation on `A`. `R` is generated
-#'   from `seed`, never stored.
-#' * `"leverage"`: feature selection (Algorithm 1 of Boutsidis et al. 2015,
-#'   Boutsidis, Mahoney and Drineas 2009): leverage scores
-#'   \eqn{p_i = \|(V_k)_{(i)}\|^2 / k}{p_i = ||V_k[i, ]||^2 / k} from the exact
-#'   top-`k` right singular vectors, `dims` columns drawn with replacement with
-#'   probabilities `p`, column `i` rescaled by `1 / sqrt(dims * p_i)`;
-#'   a `(3 + eps)`-approximation with `dims` of order `k log(k) / eps^2`.
+#' Data-oblivious projections `C = A R` (`R` is `d x dims`, generated from
+#' `seed` in panels, never stored whole):
+#' * `"sign"`: entries \eqn{\pm 1/\sqrt{dims}}{+-1/sqrt(dims)} (Algorithm 2 of
+#'   Boutsidis et al. 2015): with `dims = O(k / eps^2)` the optimal partition of
+#'   `C` is a `(2 + eps)`-approximation on `A`.
+#' * `"gaussian"`: entries N(0, 1/dims). `"achlioptas"`: \eqn{\pm\sqrt{3/dims}}{+-sqrt(3/dims)}
+#'   with probability 1/6 each, 0 with 2/3 (Achlioptas 2003).
+#' * `"srht"`: subsampled randomized Hadamard transform (random signs, fast
+#'   Walsh-Hadamard transform with zero padding to `D = 2^ceiling(log2(d))`,
+#'   `dims <= D` coordinates sampled without replacement, scaled by
+#'   `sqrt(D / dims)`); `O(n D log D)` time.
+#' * `"sparse_embedding"`: CountSketch, `C = A Q Phi` (Algorithm 1 of Liu, Shen
+#'   and Tsang 2017): each column of `A`, with a random sign, is added to one
+#'   random column of `C`; `O(nnz(A))` time.
+#'
+#' Feature selection (the reduced data are columns of `A`; see
+#' `fit$reducer$features`):
+#' * `"leverage"`: Algorithm 1 of Boutsidis et al. (2015) (Boutsidis, Mahoney
+#'   and Drineas 2009): scores \eqn{p_i = \|(V_k)_{(i)}\|^2 / k}{p_i = ||V_k[i, ]||^2 / k}
+#'   from the top-`k` right singular vectors (randomized FastFrobeniusSVD of
+#'   their Lemma 4, or exact with `control$svd = "exact"`), `dims` columns
+#'   drawn with replacement with probabilities `p`, column `i` rescaled by
+#'   `1 / sqrt(dims * p_i)`: a `(3 + eps)`-approximation with
+#'   `dims = O(k log(k) / eps^2)`. `control$scores = "sqrt"` uses
+#'   \eqn{\|(V_k)_{(i)}\|}{||V_k[i, ]||} instead (Li and Fan 2020), which tames very
+#'   uneven scores; `control$sampling = "top"` takes the `dims` highest
+#'   scores instead of sampling.
+#' * `"cssp"`: two-stage column subset selection (Boutsidis, Mahoney and
+#'   Drineas 2008, Algorithm 1) with rank parameter `dims`: probabilities of
+#'   their eqn (5) from the top-`dims` right singular vectors, a randomized
+#'   phase keeping column `j` with probability `min(1, c p_j)` (default
+#'   `c = 2 dims max(1, log(dims))`, `control$c`), a deterministic phase
+#'   choosing exactly `dims` columns by column-pivoted QR, repeated
+#'   `control$repeats` (40) times keeping the columns with the smallest
+#'   residual \eqn{\|A - P_C A\|_F}{||A - P_C A||_F}. Columns are returned unscaled.
+#'
+#' Feature extraction:
 #' * `"svd"`: `C = A V_dims` with the exact top right singular vectors
 #'   (`dims = k` by default: a 2-approximation, Drineas et al. 1999).
-#' * `"auto"`: `"sign"` (the fastest method with a guarantee).
+#' * `"rsvd"`: Algorithm 3 of Boutsidis et al. (2015), `C = A Z` with `Z` from
+#'   the randomized SVD with `k + ceiling(k / eps + 1)` Gaussian test vectors
+#'   (`control$eps`, default 1/3) and `control$power_iters` power iterations
+#'   (default 0, as in the paper): a `(2 + eps)`-approximation.
 #'
-#' The exact SVD of `"leverage"` and `"svd"` is computed by LAPACK on a dense
-#' copy of `x` (a sparse `x` is densified for that step only).
+#' `"auto"` is `"sparse_embedding"` for sparse `x` (one pass over the
+#' nonzeros) and `"sign"` for dense `x`. `"none"` clusters `x` itself.
+#'
+#' The exact SVD (`"svd"`, `control$svd = "exact"`) is computed by LAPACK on a
+#' dense copy of `x` (a sparse `x` is densified for that step only); all other
+#' methods keep a sparse `x` sparse.
 #'
 #' @param x Data: a numeric matrix, a data frame of numeric columns, or a
 #'   sparse `Matrix` (kept as a `dgCMatrix`; other sparse classes are
@@ -35,9 +67,12 @@
 #'   initial centres (one row per cluster, the columns of `x`): they are mapped
 #'   by the reduction and Lloyd starts from them (`n_init` is then ignored).
 #' @param method Reduction method: `"auto"`, `"none"`, `"sign"`,
-#'   `"leverage"` or `"svd"` (see Methods).
+#'   `"gaussian"`, `"achlioptas"`, `"srht"`, `"sparse_embedding"`,
+#'   `"leverage"`, `"cssp"`, `"svd"` or `"rsvd"` (see Methods).
 #' @param dims Number of dimensions of the reduced data. Default
-#'   `min(ncol(x), 10 * k)`, and `k` for `"svd"`. Ignored for `"none"`.
+#'   `min(ncol(x), 10 * k)`, and `k` for `"svd"` and `"rsvd"`; at most
+#'   `min(nrow(x), ncol(x))` for `"svd"`, `"rsvd"` and `"cssp"`, and
+#'   `2^ceiling(log2(ncol(x)))` for `"srht"`. Ignored for `"none"`.
 #' @param n_init Number of k-means++ replicates; the one with the lowest
 #'   objective on the reduced data is kept.
 #' @param iter_max Maximum number of Lloyd iterations per replicate.
@@ -47,12 +82,25 @@
 #'   makes the call reproducible). The seed used is returned.
 #' @param n_threads Number of threads (OpenMP). Results are identical for
 #'   every number of threads.
+#' @param n_reductions Number of independent reductions (each with its own
+#'   seed derived from `seed`), each followed by k-means; the partition with
+#'   the lowest objective on the original data is kept. The papers repeat
+#'   randomized reductions this way to boost the probability of success.
 #' @param control A named list of tuning parameters:
 #'   * `tol` (default `1e-6`): Lloyd also stops when the objective decreases
 #'     by less than this fraction in one iteration (`0`: only when no label
 #'     changes).
 #'   * `keep_reduced` (default `TRUE`): keep the reduced data in the result
 #'     (used by [plot()]; not kept for `"none"`).
+#'   * `svd` (`"randomized"` or `"exact"`): how `"leverage"` and `"cssp"`
+#'     compute the top right singular vectors.
+#'   * `eps` (default 1/3) and `power_iters` (default 0): the randomized SVD
+#'     uses `k + ceiling(k / eps + 1)` test vectors and that many power
+#'     iterations (`"leverage"`, `"cssp"`, `"rsvd"`).
+#'   * `scores` (`"squared"` or `"sqrt"`) and `sampling` (`"random"` or
+#'     `"top"`): variants of `"leverage"`.
+#'   * `c` (default `2 dims max(1, log(dims))`) and `repeats` (default 40):
+#'     the randomized phase and the repetitions of `"cssp"`.
 #' @return An object of class `c("kmeans_reduced", "kmeans")`: a list with
 #'   the components of [stats::kmeans()], all in the original feature space,
 #'   \item{cluster}{integer vector of the cluster (1 to `k`) of each row.}
@@ -76,6 +124,8 @@
 #'   \item{reduced}{the reduced data (`nrow(x) x dims`), or `NULL`.}
 #'   \item{sumsq}{\eqn{\|A\|_F^2}{||A||_F^2}, the sum of squares of `x`
 #'     (the papers report the objective divided by it).}
+#'   \item{n_reductions, objectives}{the number of reductions and the
+#'     objective (on the original data) of each.}
 #'   \item{timing}{elapsed seconds: `reduce`, `cluster`, `total`.}
 #' @references
 #' Boutsidis, C., Zouzias, A., Mahoney, M. W. and Drineas, P. (2015).
@@ -89,9 +139,25 @@
 #' Drineas, P., Frieze, A., Kannan, R., Vempala, S. and Vinay, V. (1999).
 #' Clustering in large graphs and matrices. *SODA*, 291--299.
 #'
+#' Boutsidis, C., Mahoney, M. W. and Drineas, P. (2008). Unsupervised feature
+#' selection for principal components analysis. *KDD*, 61--69.
+#'
+#' Liu, W., Shen, X. and Tsang, I. (2017). Sparse embedded k-means
+#' clustering. *NIPS 30*, 3319--3327.
+#'
+#' Achlioptas, D. (2003). Database-friendly random projections:
+#' Johnson-Lindenstrauss with binary coins. *JCSS* 66(4), 671--687.
+#'
+#' Tropp, J. A. (2011). Improved analysis of the subsampled randomized Hadamard
+#' transform. *Advances in Adaptive Data Analysis* 3, 115--126.
+#'
+#' Li, Y. and Fan, Z. (2020). Dimensionality reduction for k-means
+#' (report, in Chinese).
+#'
 #' Arthur, D. and Vassilvitskii, S. (2007). k-means++: the advantages of
 #' careful seeding. *SODA*, 1027--1035.
-#' @seealso [stats::kmeans()], [predict.kmeans_reduced()],
+#' @seealso [reduce_dims()] for the reduction alone, [stats::kmeans()],
+#'   [predict.kmeans_reduced()],
 #'   [summary.kmeans_reduced()], [plot.kmeans_reduced()].
 #' @examples
 #' x <- fashion_mnist$x / 255
@@ -103,7 +169,7 @@
 #' @export
 kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
                            iter_max = 100L, seed = NULL, n_threads = 1L,
-                           control = list()) {
+                           n_reductions = 1L, control = list()) {
   call <- match.call()
   t_start <- elapsed()
   x <- check_data(x, "x")
@@ -115,61 +181,74 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
   } else {
     k <- check_k(k, x)
   }
-  if (method == "auto") method <- "sign"
+  method <- resolve_method(method, x)
   dims <- check_dims(dims, method, k, x)
   n_init <- check_whole(n_init, "n_init", 1, 1e6)
   iter_max <- check_whole(iter_max, "iter_max", 1, 1e8)
   n_threads <- check_n_threads(n_threads)
-  control <- check_control(control, list(tol = 1e-6, keep_reduced = TRUE))
+  n_reductions <- check_whole(n_reductions, "n_reductions", 1, 1e4)
+  control <- check_control(control)
   seed <- resolve_seed(seed)
 
-  t_reduce <- elapsed()
-  reducer <- fit_reducer(x, method, dims, k, seed, n_threads)
-  reduced <- apply_reducer(reducer, x, n_threads)
-  t_cluster <- elapsed()
-  km <- if (is.null(centers0)) {
-    kmeans_cpp(reduced, k, n_init, iter_max, control$tol, seed, n_threads)
-  } else {
-    start <- as.matrix(apply_reducer(reducer, centers0, n_threads))
-    lloyd_from_cpp(reduced, start, iter_max, control$tol, n_threads)
+  best <- NULL
+  objectives <- numeric(n_reductions)
+  t_reduce <- t_cluster <- 0
+  for (r in seq_len(n_reductions)) {
+    # Repetition r uses its own seed (the given one for a single reduction).
+    seed_r <- if (n_reductions == 1L) seed else derive_seed_cpp(seed, r)
+    t0 <- elapsed()
+    reducer <- fit_reducer(x, method, dims, k, seed_r, n_threads, control)
+    reduced <- apply_reducer(reducer, x, n_threads)
+    t1 <- elapsed()
+    km <- if (is.null(centers0)) {
+      kmeans_cpp(reduced, k, n_init, iter_max, control$tol, seed_r, n_threads)
+    } else {
+      start <- as.matrix(apply_reducer(reducer, centers0, n_threads))
+      lloyd_from_cpp(reduced, start, iter_max, control$tol, n_threads)
+    }
+    st <- cluster_stats_cpp(x, km$cluster, k, n_threads)
+    t2 <- elapsed()
+    t_reduce <- t_reduce + (t1 - t0)
+    t_cluster <- t_cluster + (t2 - t1)
+    objectives[r] <- sum(st$withinss)
+    if (is.null(best) || objectives[r] < best$objective) {
+      best <- list(objective = objectives[r], reducer = reducer, reduced = reduced,
+                   km = km, st = st, seed = seed_r)
+    }
   }
-  t_eval <- elapsed()
-  st <- cluster_stats_cpp(x, km$cluster, k, n_threads)
-  t_end <- elapsed()
-
+  km <- best$km
+  st <- best$st
   cluster <- km$cluster
   names(cluster) <- rownames(x)
   centers <- st$centers
   dimnames(centers) <- list(seq_len(k), colnames(x))
   reduced_centers <- km$centers
-  dimnames(reduced_centers) <- list(seq_len(k), colnames(reduced))
-  ifault <- if (km$converged) 0L else 2L
+  dimnames(reduced_centers) <- list(seq_len(k), colnames(best$reduced))
   if (!km$converged) {
     warning(sprintf("Lloyd did not converge in %d iterations; increase `iter_max`.",
                     iter_max), call. = FALSE)
   }
-  tot_within <- sum(st$withinss)
   structure(list(
     cluster = cluster,
     centers = centers,
     totss = st$totss,
     withinss = st$withinss,
-    tot.withinss = tot_within,
-    betweenss = st$totss - tot_within,
+    tot.withinss = best$objective,
+    betweenss = st$totss - best$objective,
     size = st$size,
     iter = km$iter,
-    ifault = ifault,
+    ifault = if (km$converged) 0L else 2L,
     method = method,
-    dims = dims,
+    dims = best$reducer$dims,
     seed = seed,
     call = call,
-    reducer = reducer,
+    reducer = best$reducer,
     reduced_centers = reduced_centers,
-    reduced = if (control$keep_reduced && method != "none") reduced else NULL,
+    reduced = if (control$keep_reduced && method != "none") best$reduced else NULL,
     sumsq = st$sumsq,
-    timing = c(reduce = t_cluster - t_reduce,
-               cluster = t_eval - t_cluster,
-               total = t_end - t_start)
+    n_reductions = n_reductions,
+    objectives = objectives,
+    timing = c(reduce = t_reduce, cluster = t_cluster, total = elapsed() - t_start)
   ), class = c("kmeans_reduced", "kmeans"))
 }
 

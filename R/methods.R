@@ -4,8 +4,14 @@ method_label <- function(method) {
   switch(method,
     none = "none (original features)",
     sign = "random sign projection",
+    gaussian = "Gaussian random projection",
+    achlioptas = "Achlioptas sparse random projection",
+    srht = "subsampled randomized Hadamard transform",
+    sparse_embedding = "sparse embedding (CountSketch)",
     leverage = "leverage-score feature selection",
+    cssp = "two-stage column subset selection",
     svd = "SVD extraction (exact)",
+    rsvd = "SVD extraction (randomized)",
     method)
 }
 
@@ -205,5 +211,41 @@ plot.kmeans_reduced <- function(x, data = NULL, col = NULL, pch = 20, cex = 0.6,
                    col = "black", cex = 2.2, lwd = 2)
   graphics::text(cscores[, 1L], cscores[, 2L], labels = seq_len(k), cex = 0.7,
                  col = "white", font = 2)
+  invisible(x)
+}
+
+#' Map new rows with a fitted reduction
+#'
+#' Applies the reduction fitted by [reduce_dims()] (the same random matrix,
+#' selected columns and scale factors, or rotation) to new rows:
+#' `predict(reducer, x)` equals `reducer$reduced`.
+#'
+#' @param object A `kmreduce_reducer` from [reduce_dims()].
+#' @param newdata Rows with the columns of the data the reducer was fitted to
+#'   (matched by name when both have column names).
+#' @param n_threads Number of threads.
+#' @param ... Ignored.
+#' @return The reduced rows, a `nrow(newdata) x dims` matrix.
+#' @export
+predict.kmreduce_reducer <- function(object, newdata, n_threads = 1L, ...) {
+  if (missing(newdata)) return(object$reduced)
+  newdata <- check_newdata(newdata, object, "newdata")
+  apply_reducer(object, newdata, check_n_threads(n_threads))
+}
+
+#' @rdname predict.kmreduce_reducer
+#' @param x A `kmreduce_reducer`.
+#' @export
+print.kmreduce_reducer <- function(x, ...) {
+  cat(sprintf("kmreduce reducer: %s, %d features -> %d dimensions (seed %s)\n",
+              method_label(x$method), x$n_features, x$dims,
+              format(x$seed, scientific = FALSE)))
+  if (!is.null(x$features)) {
+    top <- utils::head(sort(table(x$features$name), decreasing = TRUE), 10L)
+    cat("Most often selected features:", paste0(names(top), " (", top, ")", collapse = ", "), "\n")
+  }
+  if (!is.null(x$relative_residual)) {
+    cat(sprintf("Residual ||A - P_C A||_F^2 / ||A||_F^2 = %.4f\n", x$relative_residual))
+  }
   invisible(x)
 }

@@ -1,7 +1,16 @@
 # Reducers: what a method learns from the data (fit_reducer) and how it maps
 # any rows with the same columns to the reduced space (apply_reducer). The
-# reducer is stored in the fit, so predict() maps new rows exactly as the
+# reducer is stored in fits, so predict() maps new rows exactly as the
 # training rows were mapped.
+
+projection_methods <- function() c("sign", "gaussian", "achlioptas", "srht", "sparse_embedding")
+selection_methods <- function() c("leverage", "cssp")
+extraction_methods <- function() c("svd", "rsvd")
+
+column_prefix <- function(method) {
+  switch(method, sign = "S", gaussian = "G", achlioptas = "A", srht = "H",
+         sparse_embedding = "E", svd = "SV", rsvd = "RSV", "D")
+}
 
 new_reducer <- function(method, dims, seed, x, ...) {
   structure(list(method = method, dims = as.integer(dims), seed = seed,
@@ -9,66 +18,98 @@ new_reducer <- function(method, dims, seed, x, ...) {
             class = "kmreduce_reducer")
 }
 
-fit_reducer <- function(x, method, dims, k, seed, n_threads) {
+# Top right singular vectors, exact (LAPACK) or randomized: FastFrobeniusSVD
+# of Lemma 4 of Boutsidis et al. (2015), k + ceil(k / eps + 1) Gaussian
+# columns, `power_iters` power iterations.
+top_right_vectors <- function(x, k, how, eps, power_iters, seed, n_threads) {
+  if (how == "exact") {
+    sv <- top_svd_cpp(x, k)
+  } else {
+    sv <- randomized_svd_cpp(x, k, as.integer(ceiling(k / eps + 1)), power_iters,
+                             seed, n_threads)
+  }
+  list(d = sv$d, v = sv$v)
+}
+
+selected_features <- function(x, index, scale) {
+  data.frame(
+    index = index,
+    name = if (is.null(colnames(x))) paste0("V", index) else colnames(x)[index],
+    scale = scale,
+    stringsAsFactors = FALSE
+  )
+}
+
+fit_reducer <- function(x, method, dims, k, seed, n_threads, control) {
+  if (method == "none") return(new_reducer("none", ncol(x), seed, x))
+  if (method %in% projection_methods()) return(new_reducer(method, dims, seed, x))
   switch(method,
-    none = new_reducer("none", ncol(x), seed, x),
-    sign = new_reducer("sign", dims, seed, x),
     leverage = {
-      # Algorithm 1 of Boutsidis et al. (2014) with the exact top-k right
-      # singular vectors (Boutsidis, Mahoney and Drineas 2009).
+      # Algorithm 1 of Boutsidis et al. (2015); Boutsidis, Mahoney and
+      # Drineas (2009). Scores from the top-k right singular vectors.
       k_svd <- min(k, nrow(x), ncol(x))
-      sv <- top_svd_cpp(x, k_svd)
+      sv <- top_right_vectors(x, k_svd, control$svd, control$eps, control$power_iters,
+                              seed, n_threads)
       scores <- rowSums(sv$v^2) / k_svd
       if (!(sum(scores) > 0)) {
         stop_arg("`x` has no nonzero singular value: leverage scores are undefined (all data are zero).")
       }
-      index <- leverage_sample_cpp(scores, dims, seed)
-      p <- scores[index] / sum(scores)
-      features <- data.frame(
-        index = index,
-        name = if (is.null(colnames(x))) paste0("V", index) else colnames(x)[index],
-        scale = 1 / sqrt(dims * p),
-        stringsAsFactors = FALSE
-      )
+      # "sqrt": the variant of the 2020 report, p_i = ||(V_k)_(i)|| / k.
+      p <- if (control$scores == "sqrt") sqrt(rowSums(sv$v^2)) / k_svd else scores
+      p <- p / sum(p)
+      index <- if (control$sampling == "top") {
+        order(-p, seq_along(p))[seq_len(min(dims, sum(p > 0)))]
+      } else {
+        leverage_sample_cpp(p, dims, seed)
+      }
       names(scores) <- colnames(x)
-      new_reducer("leverage", dims, seed, x, features = features, scores = scores,
-                  singular_values = sv$d)
+      new_reducer("leverage", length(index), seed, x,
+                  features = selected_features(x, index, 1 / sqrt(length(index) * p[index])),
+                  scores = scores, singular_values = sv$d)
     },
-    svd = {
-      # C = A V_k, the exact SVD extraction (Drineas et al. 1999; Algorithm 3
-      # of Boutsidis et al. 2014 with Z = V_k).
-      sv <- top_svd_cpp(x, dims)
-      rownames(sv$v) <- colnames(x)
-      colnames(sv$v) <- paste0("SV", seq_len(dims))
-      new_reducer("svd", dims, seed, x, rotation = sv$v, singular_values = sv$d)
+    cssp = {
+      # Two-stage column subset selection (Boutsidis, Mahoney and Drineas
+      # 2008) with its rank parameter equal to dims.
+      sv <- top_right_vectors(x, dims, control$svd, control$eps, control$power_iters,
+                              seed, n_threads)
+      c_keep <- if (is.null(control$c)) 2 * dims * max(1, log(dims)) else control$c
+      res <- cssp_cpp(x, sv$v, c_keep, control$repeats, seed, n_threads)
+      scores <- res$prob
+      names(scores) <- colnames(x)
+      new_reducer("cssp", dims, seed, x,
+                  features = selected_features(x, res$index, rep(1, dims)),
+                  scores = scores, singular_values = sv$d,
+                  residual = res$residual, relative_residual = res$residual / res$frob2)
+    },
+    svd = ,
+    rsvd = {
+      # C = A V_dims: exact SVD (Drineas et al. 1999), or Algorithm 3 of
+      # Boutsidis et al. (2015) with the randomized FastFrobeniusSVD.
+      sv <- top_right_vectors(x, dims, if (method == "svd") "exact" else "randomized",
+                              control$eps, control$power_iters, seed, n_threads)
+      rotation <- sv$v
+      dimnames(rotation) <- list(colnames(x), paste0(column_prefix(method), seq_len(dims)))
+      new_reducer(method, dims, seed, x, rotation = rotation, singular_values = sv$d)
     },
     stop_arg(sprintf("unknown method \"%s\".", method))
   )
 }
 
 apply_reducer <- function(reducer, x, n_threads = 1L) {
-  out <- switch(reducer$method,
-    none = return(x),
-    sign = sign_project_cpp(x, reducer$dims, reducer$seed, n_threads),
-    leverage = gather_columns_cpp(x, reducer$features$index, reducer$features$scale, n_threads),
-    svd = multiply_cpp(x, reducer$rotation, n_threads)
-  )
-  colnames(out) <- switch(reducer$method,
-    sign = paste0("S", seq_len(reducer$dims)),
-    leverage = make.unique(reducer$features$name),
-    svd = colnames(reducer$rotation)
-  )
+  method <- reducer$method
+  if (method == "none") return(x)
+  out <- if (method %in% projection_methods()) {
+    project_cpp(x, method, reducer$dims, reducer$seed, n_threads)
+  } else if (method %in% selection_methods()) {
+    gather_columns_cpp(x, reducer$features$index, reducer$features$scale, n_threads)
+  } else {
+    multiply_cpp(x, reducer$rotation, n_threads)
+  }
+  colnames(out) <- if (method %in% selection_methods()) {
+    make.unique(reducer$features$name)
+  } else {
+    paste0(column_prefix(method), seq_len(reducer$dims))
+  }
   rownames(out) <- rownames(x)
   out
-}
-
-#' @export
-print.kmreduce_reducer <- function(x, ...) {
-  cat(sprintf("kmreduce reducer: method \"%s\", %d features -> %d dimensions (seed %s)\n",
-              x$method, x$n_features, x$dims, format(x$seed, scientific = FALSE)))
-  if (!is.null(x$features)) {
-    top <- utils::head(sort(table(x$features$name), decreasing = TRUE), 10L)
-    cat("Most often selected features:", paste0(names(top), " (", top, ")", collapse = ", "), "\n")
-  }
-  invisible(x)
 }

@@ -95,6 +95,21 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// project_cpp
+Rcpp::NumericMatrix project_cpp(SEXP x, std::string method, double dims, double seed, int n_threads);
+RcppExport SEXP _kmreduce_project_cpp(SEXP xSEXP, SEXP methodSEXP, SEXP dimsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< std::string >::type method(methodSEXP);
+    Rcpp::traits::input_parameter< double >::type dims(dimsSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(project_cpp(x, method, dims, seed, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // sign_project_cpp
 Rcpp::NumericMatrix sign_project_cpp(SEXP x, double dims, double seed, int n_threads);
 RcppExport SEXP _kmreduce_sign_project_cpp(SEXP xSEXP, SEXP dimsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP) {
@@ -106,6 +121,18 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     rcpp_result_gen = Rcpp::wrap(sign_project_cpp(x, dims, seed, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// derive_seed_cpp
+double derive_seed_cpp(double seed, int r);
+RcppExport SEXP _kmreduce_derive_seed_cpp(SEXP seedSEXP, SEXP rSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< int >::type r(rSEXP);
+    rcpp_result_gen = Rcpp::wrap(derive_seed_cpp(seed, r));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -161,6 +188,38 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// randomized_svd_cpp
+Rcpp::List randomized_svd_cpp(SEXP x, int k, int oversample, int power_iters, double seed, int n_threads);
+RcppExport SEXP _kmreduce_randomized_svd_cpp(SEXP xSEXP, SEXP kSEXP, SEXP oversampleSEXP, SEXP power_itersSEXP, SEXP seedSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type oversample(oversampleSEXP);
+    Rcpp::traits::input_parameter< int >::type power_iters(power_itersSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(randomized_svd_cpp(x, k, oversample, power_iters, seed, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cssp_cpp
+Rcpp::List cssp_cpp(SEXP x, Rcpp::NumericMatrix v, double c, int repeats, double seed, int n_threads);
+RcppExport SEXP _kmreduce_cssp_cpp(SEXP xSEXP, SEXP vSEXP, SEXP cSEXP, SEXP repeatsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type v(vSEXP);
+    Rcpp::traits::input_parameter< double >::type c(cSEXP);
+    Rcpp::traits::input_parameter< int >::type repeats(repeatsSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cssp_cpp(x, v, c, repeats, seed, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_kmeans_cpp", (DL_FUNC) &_kmreduce_kmeans_cpp, 7},
@@ -169,11 +228,15 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_cluster_stats_cpp", (DL_FUNC) &_kmreduce_cluster_stats_cpp, 4},
     {"_kmreduce_distinct_rows_cpp", (DL_FUNC) &_kmreduce_distinct_rows_cpp, 1},
     {"_kmreduce_sign_matrix_cpp", (DL_FUNC) &_kmreduce_sign_matrix_cpp, 3},
+    {"_kmreduce_project_cpp", (DL_FUNC) &_kmreduce_project_cpp, 5},
     {"_kmreduce_sign_project_cpp", (DL_FUNC) &_kmreduce_sign_project_cpp, 4},
+    {"_kmreduce_derive_seed_cpp", (DL_FUNC) &_kmreduce_derive_seed_cpp, 2},
     {"_kmreduce_multiply_cpp", (DL_FUNC) &_kmreduce_multiply_cpp, 3},
     {"_kmreduce_gather_columns_cpp", (DL_FUNC) &_kmreduce_gather_columns_cpp, 4},
     {"_kmreduce_leverage_sample_cpp", (DL_FUNC) &_kmreduce_leverage_sample_cpp, 3},
     {"_kmreduce_top_svd_cpp", (DL_FUNC) &_kmreduce_top_svd_cpp, 2},
+    {"_kmreduce_randomized_svd_cpp", (DL_FUNC) &_kmreduce_randomized_svd_cpp, 6},
+    {"_kmreduce_cssp_cpp", (DL_FUNC) &_kmreduce_cssp_cpp, 6},
     {NULL, NULL, 0}
 };
 

@@ -1,9 +1,14 @@
 // Glue for the reducers: sign projection, products, leverage sampling, SVD.
 #include "glue.h"
 
+#include <string>
+
 #include <kmreduce/leverage.hpp>
 #include <kmreduce/products.hpp>
+#include <kmreduce/random_projection.hpp>
 #include <kmreduce/sign_projection.hpp>
+#include <kmreduce/sparse_embedding.hpp>
+#include <kmreduce/srht.hpp>
 
 // [[Rcpp::export]]
 Rcpp::NumericMatrix sign_matrix_cpp(double d, double dims, double seed) {
@@ -15,17 +20,49 @@ Rcpp::NumericMatrix sign_matrix_cpp(double d, double dims, double seed) {
   return out;
 }
 
+// C = A R for the data-oblivious maps: "sign", "gaussian", "achlioptas",
+// "srht", "sparse_embedding"; R is defined by (seed, ncol(x), dims).
 // [[Rcpp::export]]
-Rcpp::NumericMatrix sign_project_cpp(SEXP x, double dims, double seed,
-                                     int n_threads) {
+Rcpp::NumericMatrix project_cpp(SEXP x, std::string method, double dims,
+                                double seed, int n_threads) {
   const kmreduce::index_t m = static_cast<kmreduce::index_t>(dims);
+  const std::uint64_t s = glue::as_seed(seed);
   Rcpp::NumericMatrix out;
   glue::with_matrix(x, [&](const auto& a) {
     out = Rcpp::NumericMatrix(static_cast<int>(a.n), static_cast<int>(m));
-    kmreduce::sign_project_gemm(a, m, glue::as_seed(seed), &out[0], n_threads);
+    double* o = &out[0];
+    if (method == "sign") {
+      kmreduce::sign_project_gemm(a, m, s, o, n_threads);
+    } else if (method == "gaussian") {
+      kmreduce::random_project(a, kmreduce::ProjectionKind::Gaussian, m, s, o, n_threads);
+    } else if (method == "achlioptas") {
+      kmreduce::random_project(a, kmreduce::ProjectionKind::Achlioptas, m, s, o, n_threads);
+    } else if (method == "srht") {
+      const kmreduce::SrhtMap map(s, a.d, m);
+      const auto& rows = kmreduce::row_access(a);
+      kmreduce::srht_project(rows, map, o, n_threads);
+    } else if (method == "sparse_embedding") {
+      kmreduce::sparse_embed(a, kmreduce::CountSketch(s, a.d, m), o, n_threads);
+    } else {
+      throw std::invalid_argument("unknown projection: " + method);
+    }
     return 0;
   });
   return out;
+}
+
+// [[Rcpp::export]]
+Rcpp::NumericMatrix sign_project_cpp(SEXP x, double dims, double seed,
+                                     int n_threads) {
+  return project_cpp(x, "sign", dims, seed, n_threads);
+}
+
+// An independent seed for repetition r of a seeded computation (< 2^53).
+// [[Rcpp::export]]
+double derive_seed_cpp(double seed, int r) {
+  const std::uint64_t k = kmreduce::stream_key(
+      glue::as_seed(seed), kmreduce::kStreamRepeat, static_cast<std::uint64_t>(r));
+  return static_cast<double>(k >> 11);
 }
 
 // [[Rcpp::export]]

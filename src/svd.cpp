@@ -3,6 +3,8 @@
 
 #include "glue.h"
 
+#include <kmreduce/cssp.hpp>
+#include <kmreduce/rsvd.hpp>
 #include <kmreduce/svd.hpp>
 
 // [[Rcpp::export]]
@@ -16,4 +18,40 @@ Rcpp::List top_svd_cpp(SEXP x, int k) {
   std::copy(s.v.begin(), s.v.end(), v.begin());
   return Rcpp::List::create(Rcpp::Named("d") = Rcpp::wrap(s.d),
                             Rcpp::Named("v") = v);
+}
+
+// [[Rcpp::export]]
+Rcpp::List randomized_svd_cpp(SEXP x, int k, int oversample, int power_iters,
+                              double seed, int n_threads) {
+  kmreduce::index_t n = 0, d = 0;
+  const kmreduce::Svd s = glue::with_matrix(x, [&](const auto& a) {
+    n = a.n;
+    d = a.d;
+    return kmreduce::randomized_svd(a, k, oversample, power_iters,
+                                    glue::as_seed(seed), n_threads,
+                                    glue::r_interrupt());
+  });
+  Rcpp::NumericMatrix u(static_cast<int>(n), k), v(static_cast<int>(d), k);
+  std::copy(s.u.begin(), s.u.end(), u.begin());
+  std::copy(s.v.begin(), s.v.end(), v.begin());
+  return Rcpp::List::create(Rcpp::Named("d") = Rcpp::wrap(s.d),
+                            Rcpp::Named("u") = u, Rcpp::Named("v") = v);
+}
+
+// [[Rcpp::export]]
+Rcpp::List cssp_cpp(SEXP x, Rcpp::NumericMatrix v, double c, int repeats,
+                    double seed, int n_threads) {
+  const kmreduce::CsspResult r = glue::with_matrix(x, [&](const auto& a) {
+    if (v.nrow() != a.d) throw std::invalid_argument("cssp: V must have d rows");
+    return kmreduce::cssp(a, &v[0], v.ncol(), c, repeats, glue::as_seed(seed),
+                          n_threads, glue::r_interrupt());
+  });
+  Rcpp::IntegerVector index(r.index.size());
+  for (std::size_t t = 0; t < r.index.size(); ++t)
+    index[t] = static_cast<int>(r.index[t]) + 1;
+  return Rcpp::List::create(Rcpp::Named("index") = index,
+                            Rcpp::Named("prob") = Rcpp::wrap(r.prob),
+                            Rcpp::Named("residual") = r.residual,
+                            Rcpp::Named("frob2") = r.frob2,
+                            Rcpp::Named("best_repeat") = r.best_repeat + 1);
 }

@@ -45,7 +45,7 @@ test_that("print() and summary() report the fit", {
   expect_true(all(s$features$name %in% colnames(m$x)))
   expect_output(print(s), "selected features: [0-9]+ distinct of 20 draws")
   expect_output(print(s), "normalized:")
-  expect_output(print(fit$reducer), "method \"leverage\", 30 features -> 20 dimensions")
+  expect_output(print(fit$reducer), "leverage-score feature selection, 30 features -> 20 dimensions")
 })
 
 test_that("plot() draws without error and needs data for method none", {

@@ -1,6 +1,7 @@
 test_that("leverage scores equal rowSums(svd(x)$v[, 1:k]^2) / k", {
   m <- make_mixture(n = 100, d = 25, k = 3)
-  fit <- kmeans_reduced(m$x, 3, method = "leverage", dims = 40, seed = 1)
+  fit <- kmeans_reduced(m$x, 3, method = "leverage", dims = 40, seed = 1,
+                        control = list(svd = "exact"))
   ref <- rowSums(svd(m$x)$v[, 1:3]^2) / 3
   expect_equal(unname(fit$reducer$scores), ref, tolerance = 1e-8)
   expect_equal(sum(fit$reducer$scores), 1, tolerance = 1e-12)

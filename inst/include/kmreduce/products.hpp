@@ -52,6 +52,62 @@ inline void multiply(const SparseMatrix& a, const double* b, index_t m,
   (void)n_threads;
 }
 
+// out (d x m, column-major) = A^T M, M is n x m column-major. Dense: blocks
+// of columns of A, an Eigen GEMM each; sparse: one dot product per column.
+constexpr index_t kColBlock = 64;
+
+inline void crossprod(const DenseMatrix& a, const double* mm, index_t m,
+                      double* out, int n_threads) {
+  const index_t nb = n_blocks(a.d, kColBlock);
+  Eigen::Map<const Eigen::MatrixXd> mmap(mm, a.n, m);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(n_threads)
+#endif
+  for (index_t blk = 0; blk < nb; ++blk) {
+    const index_t j0 = blk * kColBlock, j1 = std::min(a.d, j0 + kColBlock);
+    Eigen::Map<const Eigen::MatrixXd> ab(a.x + a.n * j0, a.n, j1 - j0);
+    Eigen::Map<Eigen::MatrixXd, 0, Eigen::OuterStride<>> ob(
+        out + j0, j1 - j0, m, Eigen::OuterStride<>(a.d));
+    ob.noalias() = ab.transpose() * mmap;
+  }
+  (void)n_threads;
+}
+
+inline void crossprod(const SparseMatrix& a, const double* mm, index_t m,
+                      double* out, int n_threads) {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(n_threads)
+#endif
+  for (index_t j = 0; j < a.d; ++j) {
+    for (index_t c = 0; c < m; ++c) {
+      const double* mc = mm + a.n * c;
+      double s = 0.0;
+      for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) s += a.x[t] * mc[a.i[t]];
+      out[j + a.d * c] = s;
+    }
+  }
+  (void)n_threads;
+}
+
+// Squared norm of every column.
+inline std::vector<double> column_sqnorms(const DenseMatrix& a) {
+  std::vector<double> out(a.d, 0.0);
+  for (index_t j = 0; j < a.d; ++j) {
+    const double* col = a.x + a.n * j;
+    double s = 0.0;
+    for (index_t r = 0; r < a.n; ++r) s += col[r] * col[r];
+    out[j] = s;
+  }
+  return out;
+}
+
+inline std::vector<double> column_sqnorms(const SparseMatrix& a) {
+  std::vector<double> out(a.d, 0.0);
+  for (index_t j = 0; j < a.d; ++j)
+    for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) out[j] += a.x[t] * a.x[t];
+  return out;
+}
+
 // out (n x m) = columns idx (0-based) of A, column t scaled by scale[t].
 inline void gather_columns(const DenseMatrix& a, const std::vector<index_t>& idx,
                            const std::vector<double>& scale, double* out,
@@ -83,6 +139,28 @@ inline void gather_columns(const SparseMatrix& a,
     for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) o[a.i[t]] = scale[c] * a.x[t];
   }
   (void)n_threads;
+}
+
+// Columns per panel when a d x m random matrix is generated panel by panel:
+// at most ~32 MB of it exist at once.
+inline index_t panel_width(index_t d, index_t m) {
+  const index_t budget = (index_t(32) << 20) / (8 * std::max<index_t>(d, 1));
+  return std::max<index_t>(1, std::min(m, std::max<index_t>(budget, 16)));
+}
+
+// out (n x m) = A R for a random matrix R (d x m) that a Generator writes
+// panel by panel: r.cols(), r.panel(c0, c1, buffer d x (c1 - c0)).
+template <class Matrix, class Generator>
+void project_by_panels(const Matrix& a, const Generator& r, double* out,
+                       int n_threads) {
+  const index_t m = r.cols();
+  const index_t w = panel_width(a.d, m);
+  std::vector<double> panel(a.d * w);
+  for (index_t c0 = 0; c0 < m; c0 += w) {
+    const index_t c1 = std::min(m, c0 + w);
+    r.panel(c0, c1, panel.data());
+    multiply(a, panel.data(), c1 - c0, out + a.n * c0, n_threads);
+  }
 }
 
 }  // namespace kmreduce

@@ -46,7 +46,13 @@ enum StreamPurpose : std::uint64_t {
   kStreamKmeansInit = 1,
   kStreamSignMatrix = 2,
   kStreamLeverageSampling = 3,
-  kStreamGaussian = 4
+  kStreamGaussian = 4,
+  kStreamAchlioptas = 5,
+  kStreamSrht = 6,
+  kStreamSparseEmbedding = 7,
+  kStreamRsvd = 8,
+  kStreamCssp = 9,
+  kStreamRepeat = 10
 };
 
 class Rng {

@@ -52,24 +52,11 @@ class SignMatrix {
   double scale_;
 };
 
-// Columns of R generated per panel so that at most ~32 MB of it exist at once.
-inline index_t sign_panel_width(index_t d, index_t dims) {
-  const index_t budget = (index_t(32) << 20) / (8 * std::max<index_t>(d, 1));
-  return std::max<index_t>(1, std::min(dims, std::max<index_t>(budget, 16)));
-}
-
 // out (n x dims) = A R, by panels of R and a GEMM (Eigen) per panel.
 template <class Matrix>
 void sign_project_gemm(const Matrix& a, index_t dims, std::uint64_t seed,
                        double* out, int n_threads) {
-  SignMatrix r(seed, a.d, dims);
-  const index_t w = sign_panel_width(a.d, dims);
-  std::vector<double> panel(a.d * w);
-  for (index_t c0 = 0; c0 < dims; c0 += w) {
-    const index_t c1 = std::min(dims, c0 + w);
-    r.panel(c0, c1, panel.data());
-    multiply(a, panel.data(), c1 - c0, out + a.n * c0, n_threads);
-  }
+  project_by_panels(a, SignMatrix(seed, a.d, dims), out, n_threads);
 }
 
 }  // namespace kmreduce

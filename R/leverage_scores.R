@@ -1,0 +1,37 @@
+#' Leverage scores of the features
+#'
+#' The rank-`k` leverage scores of the columns of `x`,
+#' \eqn{p_i = \|(V_k)_{(i)}\|^2 / k}{p_i = ||V_k[i, ]||^2 / k} with `V_k` the top
+#' `k` right singular vectors: they sum to 1, and are the sampling
+#' probabilities of feature selection for k-means (Boutsidis, Mahoney and
+#' Drineas 2009; Algorithm 1 of Boutsidis et al. 2015).
+#'
+#' @param x A numeric matrix, data frame or sparse `Matrix`.
+#' @param k Rank, in `[1, min(dim(x))]`.
+#' @param method `"randomized"` ([randomized_svd()] with `3k + 1` extra test
+#'   vectors, the FastFrobeniusSVD of the 2015 paper with `eps = 1/3`, and
+#'   `power_iters` power iterations) or `"exact"` (LAPACK SVD of a dense copy).
+#' @param power_iters Power iterations of the randomized SVD.
+#' @inheritParams kmeans_reduced
+#' @return A numeric vector of length `ncol(x)`, named by the columns of `x`.
+#' @examples
+#' x <- fashion_mnist$x[1:500, ] / 255
+#' s <- leverage_scores(x, 10, seed = 1)
+#' head(sort(s, decreasing = TRUE))
+#' @export
+leverage_scores <- function(x, k, method = c("randomized", "exact"), seed = NULL,
+                            power_iters = 2L, n_threads = 1L) {
+  x <- check_data(x, "x")
+  k <- check_whole(k, "k", 1, min(dim(x)))
+  if (!is.character(method) || length(method) < 1L) {
+    stop_arg(sprintf("`method` must be \"randomized\" or \"exact\", not %s.", describe(method)))
+  }
+  method <- check_choice(method[1L], "method", c("randomized", "exact"))
+  power_iters <- check_whole(power_iters, "power_iters", 0, 100)
+  n_threads <- check_n_threads(n_threads)
+  seed <- resolve_seed(seed)
+  sv <- top_right_vectors(x, k, method, 1 / 3, power_iters, seed, n_threads)
+  scores <- rowSums(sv$v^2) / k
+  names(scores) <- colnames(x)
+  scores
+}

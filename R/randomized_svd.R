@@ -1,0 +1,36 @@
+#' Randomized singular value decomposition
+#'
+#' The top `k` singular values and vectors of `x` by the randomized range
+#' finder of Halko, Martinsson and Tropp (2011): a Gaussian test matrix with
+#' `k + oversample` columns (generated from `seed`), `power_iters` power
+#' iterations with QR re-orthonormalisation, then the SVD of the small
+#' projected matrix (LAPACK). Dense and sparse (`dgCMatrix`) `x`; the sparse
+#' matrix is never densified.
+#'
+#' @param x A numeric matrix, data frame or sparse `Matrix`.
+#' @param k Number of singular triplets, in `[1, min(dim(x))]`.
+#' @param oversample Extra test vectors (accuracy grows with it).
+#' @param power_iters Power iterations (accuracy grows with them when the
+#'   singular values decay slowly).
+#' @inheritParams kmeans_reduced
+#' @return A list like [svd()]: `d` (the `k` singular values, decreasing),
+#'   `u` (`nrow(x) x k`), `v` (`ncol(x) x k`). Signs of singular vectors are
+#'   arbitrary, as with [svd()].
+#' @references Halko, N., Martinsson, P.-G. and Tropp, J. A. (2011). Finding
+#'   structure with randomness: probabilistic algorithms for constructing
+#'   approximate matrix decompositions. *SIAM Review* 53(2), 217--288.
+#' @examples
+#' x <- fashion_mnist$x[1:500, ] / 255
+#' s <- randomized_svd(x, 5, seed = 1)
+#' rbind(randomized = s$d, exact = svd(x, 0, 0)$d[1:5])
+#' @export
+randomized_svd <- function(x, k, oversample = 10L, power_iters = 2L, seed = NULL,
+                           n_threads = 1L) {
+  x <- check_data(x, "x")
+  k <- check_whole(k, "k", 1, min(dim(x)))
+  oversample <- check_whole(oversample, "oversample", 0, 1e6)
+  power_iters <- check_whole(power_iters, "power_iters", 0, 100)
+  n_threads <- check_n_threads(n_threads)
+  seed <- resolve_seed(seed)
+  randomized_svd_cpp(x, k, oversample, power_iters, seed, n_threads)
+}

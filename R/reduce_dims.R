@@ -1,0 +1,49 @@
+#' Reduce the number of features with a method of the papers
+#'
+#' The reduction step of [kmeans_reduced()] on its own: a randomized
+#' projection, a feature selection or an SVD extraction (see the Methods
+#' section of [kmeans_reduced()]). The fitted map is kept, so
+#' `predict(reducer, newdata)` maps new rows in exactly the same way.
+#'
+#' @inheritParams kmeans_reduced
+#' @param method Reduction method (see [kmeans_reduced()]); `"auto"` is
+#'   `"sparse_embedding"` for sparse `x` and `"sign"` for dense `x`.
+#' @param dims Number of dimensions of the reduced data; when `NULL`,
+#'   `min(ncol(x), 10 * k)` (`k` for `"svd"` and `"rsvd"`).
+#' @param k Number of clusters: the rank of the singular subspace used by
+#'   `"leverage"` (required there) and the default of `dims`. Not needed when
+#'   `dims` is given for the other methods.
+#' @param control Named list of tuning parameters (see [kmeans_reduced()]).
+#' @return An object of class `"kmreduce_reducer"`: a list with `reduced`
+#'   (the `nrow(x) x dims` reduced data), `method`, `dims`, `seed` (the seed
+#'   used), `n_features`, `feature_names` and, depending on the method,
+#'   `features` (selected columns: `index`, `name`, `scale`), `scores`
+#'   (leverage scores, or the probabilities of eqn (5) for `"cssp"`),
+#'   `singular_values`, `rotation` (`ncol(x) x dims`, for `"svd"` and
+#'   `"rsvd"`) and `residual` (`"cssp"`).
+#' @seealso [predict.kmreduce_reducer()], [kmeans_reduced()].
+#' @examples
+#' x <- fashion_mnist$x[1:500, ] / 255
+#' r <- reduce_dims(x, "sparse_embedding", dims = 40, seed = 1)
+#' dim(r$reduced)
+#' lev <- reduce_dims(x, "leverage", dims = 30, k = 10, seed = 1)
+#' head(lev$features)
+#' all.equal(predict(lev, x), lev$reduced)
+#' @export
+reduce_dims <- function(x, method = "auto", dims = NULL, k = NULL, seed = NULL,
+                        n_threads = 1L, control = list()) {
+  x <- check_data(x, "x")
+  method <- resolve_method(check_method(method), x)
+  if (!is.null(k)) {
+    k <- check_whole(k, "k", 1, nrow(x))
+  } else if (method == "leverage") {
+    stop_arg("`k` (the number of clusters) is needed for method \"leverage\", not NULL.")
+  }
+  dims <- check_dims(dims, method, k, x)
+  n_threads <- check_n_threads(n_threads)
+  control <- check_control(control)
+  seed <- resolve_seed(seed)
+  reducer <- fit_reducer(x, method, dims, k, seed, n_threads, control)
+  reducer$reduced <- apply_reducer(reducer, x, n_threads)
+  reducer
+}

@@ -1,0 +1,158 @@
+// kmreduce: the two-stage column subset selection algorithm of Boutsidis,
+// Mahoney & Drineas (2008), Algorithm 1, with its rank parameter equal to the
+// number of columns wanted (dims):
+//   p_j = ||(V_k)_(j)||^2 / (2k)
+//       + (||A^(j)||^2 - ||(A V_k V_k^T)^(j)||^2) / (2 (||A||_F^2 - ||A V_k V_k^T||_F^2))   (eqn 5)
+//   randomized phase: keep column j with probability min(1, c p_j), scaled by
+//     1 / sqrt(min(1, c p_j));
+//   deterministic phase: the first k pivots of a column-pivoted QR (LAPACK
+//     dgeqp3) of V_k^T S1 D1 (the paper's experiments also use pivoted QR);
+//   repeated `repeats` times, keeping the columns with the smallest residual
+//     ||A - P_C A||_F.
+// V (d x k, orthonormal columns) is given: exact or randomized.
+#ifndef KMREDUCE_CSSP_HPP
+#define KMREDUCE_CSSP_HPP
+
+#include <armadillo>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <vector>
+
+#include "matrix.hpp"
+#include "products.hpp"
+#include "rng.hpp"
+
+namespace kmreduce {
+
+struct CsspResult {
+  std::vector<index_t> index;  // 0-based, in pivot order
+  std::vector<double> prob;    // p_j of eqn (5)
+  double residual = 0.0;       // ||A - P_C A||_F^2 of the chosen columns
+  double frob2 = 0.0;          // ||A||_F^2
+  int best_repeat = 0;
+};
+
+namespace detail {
+// ||A - P_C A||_F^2 for C = the given columns of A.
+template <class Matrix>
+double column_residual(const Matrix& a, const std::vector<index_t>& idx,
+                       double frob2, int n_threads) {
+  const index_t m = static_cast<index_t>(idx.size());
+  arma::mat c(a.n, m);
+  gather_columns(a, idx, std::vector<double>(m, 1.0), c.memptr(), n_threads);
+  arma::mat u, v;
+  arma::vec s;
+  if (!arma::svd_econ(u, s, v, c, "left", "dc") &&
+      !arma::svd_econ(u, s, v, c, "left", "std"))
+    throw std::runtime_error("the SVD (LAPACK) did not converge");
+  const double tol = (s.n_elem > 0 ? s[0] : 0.0) *
+                     static_cast<double>(std::max(a.n, m)) *
+                     std::numeric_limits<double>::epsilon();
+  index_t r = 0;
+  while (r < static_cast<index_t>(s.n_elem) && s[r] > tol) ++r;
+  if (r == 0) return frob2;
+  std::vector<double> z(a.d * r);
+  crossprod(a, u.memptr(), r, z.data(), n_threads);
+  double proj = 0.0;
+  for (double x : z) proj += x * x;
+  return std::max(0.0, frob2 - proj);
+}
+}  // namespace detail
+
+template <class Matrix>
+CsspResult cssp(const Matrix& a, const double* v, index_t k, double c,
+                int repeats, std::uint64_t seed, int n_threads,
+                const InterruptCheck& interrupt = InterruptCheck()) {
+  const index_t d = a.d;
+  if (k < 1 || k > std::min(a.n, d))
+    throw std::invalid_argument("cssp: k must be in [1, min(n, d)]");
+  const std::vector<double> cn = column_sqnorms(a);
+  CsspResult res;
+  res.frob2 = std::accumulate(cn.begin(), cn.end(), 0.0);
+  // ||(A V V^T)^(j)||^2 = v_j^T G v_j with G = (A V)^T (A V).
+  std::vector<double> y(a.n * k);
+  multiply(a, v, k, y.data(), n_threads);
+  arma::mat ym(y.data(), a.n, k, false, true);
+  const arma::mat g = ym.t() * ym;
+  const double proj_total = arma::trace(g);
+  const double resid_total = res.frob2 - proj_total;
+  res.prob.assign(d, 0.0);
+  for (index_t j = 0; j < d; ++j) {
+    double lev = 0.0, quad = 0.0;
+    for (index_t q = 0; q < k; ++q) {
+      const double vq = v[j + d * q];
+      lev += vq * vq;
+      for (index_t r = 0; r < k; ++r) quad += vq * g(q, r) * v[j + d * r];
+    }
+    const double part = resid_total > 1e-12 * res.frob2
+                            ? std::max(0.0, cn[j] - quad) / (2.0 * resid_total)
+                            : lev / (2.0 * static_cast<double>(k));
+    res.prob[j] = lev / (2.0 * static_cast<double>(k)) + part;
+  }
+  // Columns ranked by p (for topping up a randomized phase that kept < k).
+  std::vector<index_t> by_prob(d);
+  std::iota(by_prob.begin(), by_prob.end(), index_t(0));
+  std::stable_sort(by_prob.begin(), by_prob.end(),
+                   [&](index_t x, index_t z) { return res.prob[x] > res.prob[z]; });
+
+  std::vector<std::vector<index_t>> seen;
+  std::vector<double> seen_resid;
+  res.residual = std::numeric_limits<double>::infinity();
+  for (int rep = 0; rep < repeats; ++rep) {
+    check_interrupt(interrupt);
+    Rng rng(stream_key(seed, kStreamCssp, static_cast<std::uint64_t>(rep)));
+    std::vector<index_t> kept;
+    std::vector<double> scale;
+    std::vector<char> in(d, 0);
+    for (index_t j = 0; j < d; ++j) {
+      const double keep = std::min(1.0, c * res.prob[j]);
+      if (rng.uniform() < keep) {
+        kept.push_back(j);
+        scale.push_back(1.0 / std::sqrt(keep));
+        in[j] = 1;
+      }
+    }
+    for (index_t t = 0; static_cast<index_t>(kept.size()) < k && t < d; ++t) {
+      const index_t j = by_prob[t];
+      if (in[j]) continue;
+      const double keep = std::max(std::min(1.0, c * res.prob[j]), 1e-300);
+      kept.push_back(j);
+      scale.push_back(1.0 / std::sqrt(keep));
+      in[j] = 1;
+    }
+    const index_t ct = static_cast<index_t>(kept.size());
+    arma::mat m(k, ct);
+    for (index_t t = 0; t < ct; ++t)
+      for (index_t q = 0; q < k; ++q) m(q, t) = v[kept[t] + d * q] * scale[t];
+    arma::mat qq, rr;
+    arma::uvec piv;
+    if (!arma::qr(qq, rr, piv, m, "vector"))
+      throw std::runtime_error("pivoted QR (LAPACK) failed");
+    std::vector<index_t> chosen(k);
+    for (index_t q = 0; q < k; ++q) chosen[q] = kept[piv[q]];
+    std::vector<index_t> key = chosen;
+    std::sort(key.begin(), key.end());
+    double resid;
+    const auto it = std::find(seen.begin(), seen.end(), key);
+    if (it != seen.end()) {
+      resid = seen_resid[it - seen.begin()];
+    } else {
+      resid = detail::column_residual(a, chosen, res.frob2, n_threads);
+      seen.push_back(key);
+      seen_resid.push_back(resid);
+    }
+    if (resid < res.residual) {
+      res.residual = resid;
+      res.index = chosen;
+      res.best_repeat = rep;
+    }
+  }
+  return res;
+}
+
+}  // namespace kmreduce
+
+#endif  // KMREDUCE_CSSP_HPP

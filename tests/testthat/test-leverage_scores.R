@@ -1,0 +1,15 @@
+test_that("leverage scores sum to 1 and match svd()", {
+  m <- make_mixture(n = 200, d = 40, k = 4, sd = 0.5, sep = 5)
+  ref <- rowSums(svd(m$x)$v[, 1:4]^2) / 4
+  ex <- leverage_scores(m$x, 4, "exact")
+  expect_equal(unname(ex), ref, tolerance = 1e-10)
+  expect_identical(names(ex), colnames(m$x))
+  expect_equal(sum(ex), 1, tolerance = 1e-12)
+  rn <- leverage_scores(m$x, 4, seed = 1)
+  expect_equal(unname(rn), ref, tolerance = 1e-6)
+  s <- make_sparse_mixture()
+  expect_equal(leverage_scores(s$x, 3, "exact"), leverage_scores(s$dense, 3, "exact"),
+               tolerance = 1e-10)
+  expect_error(leverage_scores(m$x, 4, "fast"), "`method` must be one of \"randomized\", \"exact\", not \"fast\"")
+  expect_error(leverage_scores(m$x, 0), "`k` must be a whole number")
+})

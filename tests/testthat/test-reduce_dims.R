@@ -1,0 +1,166 @@
+all_methods <- c("sign", "gaussian", "achlioptas", "srht", "sparse_embedding",
+                 "leverage", "cssp", "svd", "rsvd")
+
+# The explicit d x dims matrix of a data-oblivious map: the map of the identity.
+explicit_map <- function(method, d, dims, seed) {
+  reduce_dims(diag(d), method, dims = dims, seed = seed)$reduced
+}
+
+test_that("each projection equals the product with its explicit matrix", {
+  m <- make_mixture(n = 40, d = 37, k = 2)
+  s <- make_sparse_mixture(n = 40, d = 37)
+  for (method in c("sign", "gaussian", "achlioptas", "srht", "sparse_embedding")) {
+    r <- explicit_map(method, 37, 20, seed = 3)
+    expect_equal(unname(reduce_dims(m$x, method, dims = 20, seed = 3)$reduced),
+                 unname(m$x %*% r), tolerance = 1e-12)
+    expect_equal(unname(reduce_dims(s$x, method, dims = 20, seed = 3)$reduced),
+                 unname(s$dense %*% r), tolerance = 1e-12)
+  }
+})
+
+test_that("projection matrices have the distributions of the papers", {
+  g <- explicit_map("gaussian", 400, 100, 1)
+  expect_equal(mean(g), 0, tolerance = 0.01)
+  expect_equal(var(as.vector(g)) * 100, 1, tolerance = 0.02)
+  a <- explicit_map("achlioptas", 400, 100, 1)
+  expect_equal(mean(a == 0), 2 / 3, tolerance = 0.01)
+  expect_true(all(abs(a[a != 0]) == sqrt(3 / 100)))
+  e <- explicit_map("sparse_embedding", 400, 100, 1)
+  expect_true(all(rowSums(e != 0) == 1L))
+  expect_true(all(abs(e[e != 0]) == 1))
+  h <- explicit_map("srht", 400, 100, 1)  # padded to 512
+  expect_true(all(abs(abs(h) - 1 / sqrt(100)) < 1e-12))
+  # columns of the scaled SRHT of a 512-vector basis are orthogonal
+  h512 <- explicit_map("srht", 512, 100, 1)
+  expect_equal(unname(crossprod(h512)), diag(512 / 100, 100), tolerance = 1e-12)
+})
+
+test_that("random projections preserve squared norms in expectation (JL)", {
+  x <- matrix(rnorm(10 * 300), 10, 300)
+  for (method in c("sign", "gaussian", "achlioptas", "srht", "sparse_embedding")) {
+    ratios <- vapply(1:40, function(s) {
+      sum(reduce_dims(x, method, dims = 60, seed = s)$reduced^2) / sum(x^2)
+    }, numeric(1))
+    expect_equal(mean(ratios), 1, tolerance = 0.05, label = method)
+  }
+})
+
+test_that("predict(reduce_dims(x, ...), x) equals $reduced for every method", {
+  m <- make_mixture(n = 120, d = 40, k = 3)
+  s <- make_sparse_mixture()
+  for (method in all_methods) {
+    r <- reduce_dims(m$x, method, dims = 6, k = 3, seed = 2)
+    expect_identical(predict(r, m$x), r$reduced, label = method)
+    expect_identical(predict(r), r$reduced)
+    rs <- reduce_dims(s$x, method, dims = 6, k = 3, seed = 2)
+    expect_identical(predict(rs, s$x), rs$reduced, label = method)
+  }
+})
+
+test_that("sparse and dense inputs with the same values give the same result", {
+  s <- make_sparse_mixture()
+  for (method in all_methods) {
+    a <- reduce_dims(s$x, method, dims = 6, k = 3, seed = 5)
+    b <- reduce_dims(s$dense, method, dims = 6, k = 3, seed = 5)
+    expect_equal(a$reduced, b$reduced, tolerance = 1e-10, label = method)
+    a <- kmeans_reduced(s$x, 3, method = method, dims = 6, seed = 5, n_init = 2)
+    b <- kmeans_reduced(s$dense, 3, method = method, dims = 6, seed = 5, n_init = 2)
+    expect_identical(a$cluster, b$cluster, label = method)
+  }
+})
+
+test_that("every method is deterministic across runs and thread counts", {
+  m <- make_mixture(n = 700, d = 80, k = 4, sd = 4, sep = 2)
+  for (method in all_methods) {
+    a <- kmeans_reduced(m$x, 4, method = method, dims = 8, seed = 11, n_init = 2)
+    b <- kmeans_reduced(m$x, 4, method = method, dims = 8, seed = 11, n_init = 2, n_threads = 2)
+    expect_identical(a$reduced, b$reduced, label = method)
+    expect_identical(a$cluster, b$cluster, label = method)
+    expect_identical(a$centers, b$centers, label = method)
+  }
+})
+
+test_that("leverage: scores, sampling variants and rescaling", {
+  m <- make_mixture(n = 150, d = 30, k = 3)
+  ref <- rowSums(svd(m$x)$v[, 1:3]^2) / 3
+  r <- reduce_dims(m$x, "leverage", dims = 25, k = 3, seed = 1, control = list(svd = "exact"))
+  expect_equal(unname(r$scores), ref, tolerance = 1e-8)
+  expect_equal(r$features$scale, 1 / sqrt(25 * ref[r$features$index]), tolerance = 1e-8)
+  top <- reduce_dims(m$x, "leverage", dims = 5, k = 3, seed = 1,
+                     control = list(svd = "exact", sampling = "top"))
+  expect_identical(top$features$index, order(-ref)[1:5])
+  sq <- reduce_dims(m$x, "leverage", dims = 5, k = 3, seed = 1,
+                    control = list(svd = "exact", scores = "sqrt", sampling = "top"))
+  p <- sqrt(rowSums(svd(m$x)$v[, 1:3]^2))
+  p <- p / sum(p)
+  expect_equal(sq$features$scale, 1 / sqrt(5 * p[sq$features$index]), tolerance = 1e-8)
+  # randomized scores are close to the exact ones on low-rank-plus-noise data
+  rr <- reduce_dims(m$x, "leverage", dims = 25, k = 3, seed = 1, control = list(power_iters = 2))
+  expect_equal(unname(rr$scores), ref, tolerance = 1e-3)
+})
+
+test_that("cssp returns exactly dims distinct columns beating random columns", {
+  withr::with_seed(3, {
+    # low rank plus noise with uneven column norms
+    x <- matrix(rnorm(200 * 5), 200, 5) %*% matrix(rnorm(5 * 60), 5, 60) +
+      matrix(rnorm(200 * 60, sd = 0.1), 200, 60)
+    x <- sweep(x, 2, runif(60, 0.2, 3), `*`)
+  })
+  resid <- function(cols) {
+    q <- qr.Q(qr(x[, cols]))
+    sum((x - q %*% crossprod(q, x))^2)
+  }
+  r <- reduce_dims(x, "cssp", dims = 5, seed = 1)
+  idx <- r$features$index
+  expect_length(idx, 5L)
+  expect_length(unique(idx), 5L)
+  expect_equal(r$residual, resid(idx), tolerance = 1e-8)
+  expect_identical(unname(r$reduced), unname(x[, idx]))
+  random <- withr::with_seed(1, vapply(1:50, function(i) resid(sample(60, 5)), numeric(1)))
+  expect_lt(r$residual, min(random))
+  expect_equal(sum(r$scores), 1, tolerance = 1e-12)
+  exact <- reduce_dims(x, "cssp", dims = 5, seed = 1, control = list(svd = "exact", repeats = 5))
+  expect_length(unique(exact$features$index), 5L)
+})
+
+test_that("rsvd gives A Z with Z close to the top right singular vectors", {
+  m <- make_mixture(n = 200, d = 50, k = 4, sd = 0.5, sep = 5)
+  r <- reduce_dims(m$x, "rsvd", k = 4, seed = 1, control = list(power_iters = 2))
+  v <- svd(m$x)$v[, 1:4]
+  expect_equal(unname(abs(crossprod(v, r$rotation))), diag(4), tolerance = 1e-6)
+  expect_equal(unname(r$reduced), unname(m$x %*% r$rotation), tolerance = 1e-12)
+  expect_identical(r$dims, 4L)
+})
+
+test_that("n_reductions keeps the best of several reductions", {
+  m <- make_mixture(n = 300, d = 60, k = 4, sd = 5, sep = 2, seed = 9)
+  one <- kmeans_reduced(m$x, 4, method = "sign", dims = 5, seed = 1)
+  five <- kmeans_reduced(m$x, 4, method = "sign", dims = 5, seed = 1, n_reductions = 5)
+  expect_length(five$objectives, 5L)
+  expect_equal(five$tot.withinss, min(five$objectives))
+  expect_equal(five$tot.withinss, objective_r(m$x, five$cluster), tolerance = 1e-10)
+  expect_identical(five$seed, 1)
+  expect_identical(predict(five, m$x), five$cluster)
+})
+
+test_that("auto is sparse_embedding for sparse and sign for dense input", {
+  s <- make_sparse_mixture()
+  expect_identical(reduce_dims(s$x, dims = 5, seed = 1)$method, "sparse_embedding")
+  expect_identical(reduce_dims(s$dense, dims = 5, seed = 1)$method, "sign")
+  expect_identical(kmeans_reduced(s$x, 3, seed = 1)$method, "sparse_embedding")
+})
+
+test_that("reduce_dims checks its arguments", {
+  m <- make_mixture(n = 20, d = 10)
+  expect_error(reduce_dims(m$x, "leverage", dims = 3), "`k` \\(the number of clusters\\) is needed for method \"leverage\"")
+  expect_error(reduce_dims(m$x, "sign"), "`dims` must be given")
+  expect_error(reduce_dims(m$x, "srht", dims = 17), "`dims` must be a whole number in \\[1, 16\\], not 17")
+  expect_error(reduce_dims(m$x, "cssp", dims = 11), "`dims` must be a whole number in \\[1, 10\\], not 11")
+  expect_error(reduce_dims(m$x, "sign", dims = 3, control = list(svd = "fast")), "`control\\$svd` must be one of \"randomized\", \"exact\", not \"fast\"")
+  expect_error(reduce_dims(m$x, "sign", dims = 3, control = list(eps = 0)), "`control\\$eps` must be a number in \\(0, 1\\), not 0")
+  expect_error(reduce_dims(m$x, "sign", dims = 3, control = list(repeats = 0)), "`control\\$repeats` must be a whole number")
+  expect_error(reduce_dims(m$x, "sign", dims = 1e10), "`dims` must be a whole number in \\[1, ")
+  r <- reduce_dims(m$x, "sign", dims = 3, seed = 1)
+  expect_error(predict(r, m$x[, 1:9]), "`newdata` must have the columns")
+  expect_output(print(r), "random sign projection, 10 features -> 3 dimensions \\(seed 1\\)")
+})
