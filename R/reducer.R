@@ -23,6 +23,12 @@ new_reducer <- function(method, dims, seed, x, ...) {
 # columns, `power_iters` power iterations.
 top_right_vectors <- function(x, k, how, eps, power_iters, seed, n_threads) {
   if (how == "exact") {
+    if (methods::is(x, "dgCMatrix") && 8 * as.numeric(nrow(x)) * ncol(x) > max_dense_bytes()) {
+      stop_arg(sprintf(paste0("`x` is sparse and large (%d x %d): the exact SVD would densify it ",
+                              "(%.1f GB). Use the randomized SVD instead (method = \"rsvd\" or ",
+                              "control = list(svd = \"randomized\"))."),
+                       nrow(x), ncol(x), 8 * as.numeric(nrow(x)) * ncol(x) / 2^30))
+    }
     sv <- top_svd_cpp(x, k)
   } else {
     sv <- randomized_svd_cpp(x, k, as.integer(ceiling(k / eps + 1)), power_iters,
@@ -30,6 +36,9 @@ top_right_vectors <- function(x, k, how, eps, power_iters, seed, n_threads) {
   }
   list(d = sv$d, v = sv$v)
 }
+
+# Largest dense copy an exact SVD of sparse data may make (4 GB).
+max_dense_bytes <- function() 4 * 2^30
 
 selected_features <- function(x, index, scale) {
   data.frame(

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "parallel.hpp"
+#include "simd.hpp"
 
 namespace kmreduce {
 
@@ -104,12 +105,7 @@ inline void row_sqnorms(const SparseRows& a, double* out, int n_threads) {
 // callers parallelise over blocks.
 inline void cross_block(const DenseMatrix& a, index_t r0, index_t r1,
                         const double* c, index_t k, double* out) {
-  const index_t nb = r1 - r0;
-  Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>> xb(
-      a.x + r0, nb, a.d, Eigen::OuterStride<>(a.n));
-  Eigen::Map<const Eigen::MatrixXd> cm(c, k, a.d);
-  Eigen::Map<Eigen::MatrixXd> o(out, nb, k);
-  o.noalias() = xb * cm.transpose();
+  cross_product_block(a.x, a.n, a.d, r0, r1, c, k, out);
 }
 
 inline void cross_block(const SparseRows& a, index_t r0, index_t r1,

@@ -15,21 +15,20 @@
 
 namespace kmreduce {
 
-// out (n x m, column-major) = A B, B is d x m column-major.
+// out (n x m, column-major) = A B, B is d x m column-major: row blocks of A
+// times B by the SIMD cross-product kernel (simd.hpp) on B^T.
 inline void multiply(const DenseMatrix& a, const double* b, index_t m,
                      double* out, int n_threads) {
+  std::vector<double> bt(m * a.d);
+  for (index_t c = 0; c < m; ++c)
+    for (index_t j = 0; j < a.d; ++j) bt[c + m * j] = b[j + a.d * c];
   const index_t nb = n_blocks(a.n, kRowBlock);
-  Eigen::Map<const Eigen::MatrixXd> bm(b, a.d, m);
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) num_threads(n_threads)
 #endif
   for (index_t blk = 0; blk < nb; ++blk) {
     const index_t r0 = blk * kRowBlock, r1 = std::min(a.n, r0 + kRowBlock);
-    Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>> xb(
-        a.x + r0, r1 - r0, a.d, Eigen::OuterStride<>(a.n));
-    Eigen::Map<Eigen::MatrixXd, 0, Eigen::OuterStride<>> ob(
-        out + r0, r1 - r0, m, Eigen::OuterStride<>(a.n));
-    ob.noalias() = xb * bm;
+    cross_product_block(a.x, a.n, a.d, r0, r1, bt.data(), m, out + r0, a.n);
   }
   (void)n_threads;
 }

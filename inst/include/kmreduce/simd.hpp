@@ -1,0 +1,219 @@
+// kmreduce: run-time selection of SIMD kernels and the dense cross-product
+// kernel of Lloyd, k-means++ and the projections:
+//   out (m x k) = X[r0:r1, ] C^T,  X column-major n x p, C column-major k x p.
+// AVX-512 and AVX2+FMA versions are compiled with GCC `target` attributes and
+// chosen at run time with __builtin_cpu_supports; everywhere else the Eigen
+// GEMM is used. No -march flag is needed. Each output entry is one fused
+// multiply-add chain over j = 0..p-1 in order, so results do not depend on
+// the number of threads (they may differ in the last bits between kernels).
+#ifndef KMREDUCE_SIMD_HPP
+#define KMREDUCE_SIMD_HPP
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <vector>
+
+#include "parallel.hpp"
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#define KMREDUCE_X86_SIMD 1
+#include <immintrin.h>
+#endif
+
+#if defined(__GNUC__) && !defined(__clang__)
+#define KMREDUCE_UNROLL _Pragma("GCC unroll 16")
+#else
+#define KMREDUCE_UNROLL
+#endif
+
+namespace kmreduce {
+
+enum class SimdLevel { Portable = 0, Avx2 = 1, Avx512 = 2 };
+
+inline SimdLevel simd_level() {
+#ifdef KMREDUCE_X86_SIMD
+  static const SimdLevel level = []() {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return SimdLevel::Avx512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+      return SimdLevel::Avx2;
+    return SimdLevel::Portable;
+  }();
+  return level;
+#else
+  return SimdLevel::Portable;
+#endif
+}
+
+inline const char* simd_level_name() {
+  switch (simd_level()) {
+    case SimdLevel::Avx512: return "avx512";
+    case SimdLevel::Avx2: return "avx2";
+    default: return "portable";
+  }
+}
+
+namespace detail {
+
+#ifdef KMREDUCE_X86_SIMD
+constexpr index_t kPrefetchCols = 16;
+
+// 16 rows x NC centres.
+template <int NC>
+__attribute__((target("avx512f"))) void cross_tile_avx512(
+    const double* x, index_t ldx, index_t p, const double* c, index_t k,
+    double* out, index_t ldo, bool acc) {
+  __m512d a0[NC], a1[NC];
+  KMREDUCE_UNROLL
+  for (int q = 0; q < NC; ++q) {
+    a0[q] = acc ? _mm512_loadu_pd(out + ldo * q) : _mm512_setzero_pd();
+    a1[q] = acc ? _mm512_loadu_pd(out + ldo * q + 8) : _mm512_setzero_pd();
+  }
+  for (index_t j = 0; j < p; ++j) {
+    const double* xj = x + ldx * j;
+    // X is read with a stride of ldx: prefetch a few columns ahead.
+    _mm_prefetch(reinterpret_cast<const char*>(xj + kPrefetchCols * ldx), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(xj + kPrefetchCols * ldx + 8), _MM_HINT_T0);
+    const __m512d x0 = _mm512_loadu_pd(xj);
+    const __m512d x1 = _mm512_loadu_pd(xj + 8);
+    const double* cj = c + k * j;
+    KMREDUCE_UNROLL
+    for (int q = 0; q < NC; ++q) {
+      const __m512d b = _mm512_set1_pd(cj[q]);
+      a0[q] = _mm512_fmadd_pd(x0, b, a0[q]);
+      a1[q] = _mm512_fmadd_pd(x1, b, a1[q]);
+    }
+  }
+  KMREDUCE_UNROLL
+  for (int q = 0; q < NC; ++q) {
+    _mm512_storeu_pd(out + ldo * q, a0[q]);
+    _mm512_storeu_pd(out + ldo * q + 8, a1[q]);
+  }
+}
+
+// 8 rows x NC centres.
+template <int NC>
+__attribute__((target("avx2,fma"))) void cross_tile_avx2(
+    const double* x, index_t ldx, index_t p, const double* c, index_t k,
+    double* out, index_t ldo, bool acc) {
+  __m256d a0[NC], a1[NC];
+  KMREDUCE_UNROLL
+  for (int q = 0; q < NC; ++q) {
+    a0[q] = acc ? _mm256_loadu_pd(out + ldo * q) : _mm256_setzero_pd();
+    a1[q] = acc ? _mm256_loadu_pd(out + ldo * q + 4) : _mm256_setzero_pd();
+  }
+  for (index_t j = 0; j < p; ++j) {
+    const double* xj = x + ldx * j;
+    _mm_prefetch(reinterpret_cast<const char*>(xj + kPrefetchCols * ldx), _MM_HINT_T0);
+    const __m256d x0 = _mm256_loadu_pd(xj);
+    const __m256d x1 = _mm256_loadu_pd(xj + 4);
+    const double* cj = c + k * j;
+    KMREDUCE_UNROLL
+    for (int q = 0; q < NC; ++q) {
+      const __m256d b = _mm256_broadcast_sd(cj + q);
+      a0[q] = _mm256_fmadd_pd(x0, b, a0[q]);
+      a1[q] = _mm256_fmadd_pd(x1, b, a1[q]);
+    }
+  }
+  KMREDUCE_UNROLL
+  for (int q = 0; q < NC; ++q) {
+    _mm256_storeu_pd(out + ldo * q, a0[q]);
+    _mm256_storeu_pd(out + ldo * q + 4, a1[q]);
+  }
+}
+
+#define KMREDUCE_TILE_CASES(F)                                              \
+  switch (nc) {                                                             \
+    case 1: F<1>(x, ldx, p, c, k, out, ldo, acc); break;                         \
+    case 2: F<2>(x, ldx, p, c, k, out, ldo, acc); break;                         \
+    case 3: F<3>(x, ldx, p, c, k, out, ldo, acc); break;                         \
+    case 4: F<4>(x, ldx, p, c, k, out, ldo, acc); break;                         \
+    case 5: F<5>(x, ldx, p, c, k, out, ldo, acc); break;                         \
+    case 6: F<6>(x, ldx, p, c, k, out, ldo, acc); break;                         \
+    case 7: F<7>(x, ldx, p, c, k, out, ldo, acc); break;                         \
+    default: F<8>(x, ldx, p, c, k, out, ldo, acc); break;                        \
+  }
+
+inline void cross_tile_512(int nc, const double* x, index_t ldx, index_t p,
+                           const double* c, index_t k, double* out,
+                           index_t ldo, bool acc) {
+  KMREDUCE_TILE_CASES(cross_tile_avx512)
+}
+inline void cross_tile_256(int nc, const double* x, index_t ldx, index_t p,
+                           const double* c, index_t k, double* out,
+                           index_t ldo, bool acc) {
+  switch (nc) {
+    case 1: cross_tile_avx2<1>(x, ldx, p, c, k, out, ldo, acc); break;
+    case 2: cross_tile_avx2<2>(x, ldx, p, c, k, out, ldo, acc); break;
+    case 3: cross_tile_avx2<3>(x, ldx, p, c, k, out, ldo, acc); break;
+    case 4: cross_tile_avx2<4>(x, ldx, p, c, k, out, ldo, acc); break;
+    case 5: cross_tile_avx2<5>(x, ldx, p, c, k, out, ldo, acc); break;
+    default: cross_tile_avx2<6>(x, ldx, p, c, k, out, ldo, acc); break;
+  }
+}
+#undef KMREDUCE_TILE_CASES
+#endif  // KMREDUCE_X86_SIMD
+
+// Rows [r0, r1) one at a time (tails of blocks): a plain FMA-free loop.
+inline void cross_rows_scalar(const double* x, index_t n, index_t p,
+                              index_t r0, index_t r1, const double* c,
+                              index_t k, double* out, index_t ldo,
+                              index_t out_r0) {
+  for (index_t r = r0; r < r1; ++r)
+    for (index_t q = 0; q < k; ++q) {
+      double s = 0.0;
+      for (index_t j = 0; j < p; ++j) s += x[r + n * j] * c[q + k * j];
+      out[(r - out_r0) + ldo * q] = s;
+    }
+}
+
+}  // namespace detail
+
+// out (m x k, column-major with leading dimension ldo >= m, m = r1 - r0)
+// = X[r0:r1, ] C^T. ldo = 0 means m.
+inline void cross_product_block(const double* x, index_t n, index_t p,
+                                index_t r0, index_t r1, const double* c,
+                                index_t k, double* out, index_t ldo = 0) {
+  const index_t m = r1 - r0;
+  if (ldo == 0) ldo = m;
+#ifdef KMREDUCE_X86_SIMD
+  const SimdLevel level = simd_level();
+  if (level != SimdLevel::Portable) {
+    // Rows in tiles of `rows` (two SIMD vectors), centres in groups of `cols`
+    // (2 * cols accumulators in registers), columns of X in chunks of kColChunk
+    // so that all tiles of the block reuse the same few pages of X (TLB and
+    // prefetcher friendly); partial sums are carried in `out` across chunks.
+    const index_t rows = level == SimdLevel::Avx512 ? 16 : 8;
+    const index_t cols = level == SimdLevel::Avx512 ? 8 : 6;
+    constexpr index_t kColChunk = 48;
+    const index_t full = r0 + (m / rows) * rows;
+    for (index_t j0 = 0; j0 < p; j0 += kColChunk) {
+      const index_t pc = std::min(kColChunk, p - j0);
+      for (index_t r = r0; r < full; r += rows) {
+        for (index_t q0 = 0; q0 < k; q0 += cols) {
+          const int nc = static_cast<int>(std::min(cols, k - q0));
+          double* o = out + (r - r0) + ldo * q0;
+          const double* xs = x + r + n * j0;
+          const double* cs = c + q0 + k * j0;
+          if (level == SimdLevel::Avx512)
+            detail::cross_tile_512(nc, xs, n, pc, cs, k, o, ldo, j0 > 0);
+          else
+            detail::cross_tile_256(nc, xs, n, pc, cs, k, o, ldo, j0 > 0);
+        }
+      }
+    }
+    detail::cross_rows_scalar(x, n, p, full, r1, c, k, out, ldo, r0);
+    return;
+  }
+#endif
+  Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>> xb(
+      x + r0, m, p, Eigen::OuterStride<>(n));
+  Eigen::Map<const Eigen::MatrixXd> cm(c, k, p);
+  Eigen::Map<Eigen::MatrixXd, 0, Eigen::OuterStride<>> o(out, m, k,
+                                                        Eigen::OuterStride<>(ldo));
+  o.noalias() = xb * cm.transpose();
+}
+
+}  // namespace kmreduce
+
+#endif  // KMREDUCE_SIMD_HPP
