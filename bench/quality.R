@@ -3,7 +3,7 @@
 # accuracy against the labels and its time; the shape of Figures 1-3 of
 # Boutsidis et al. (2015) and Table 2 of Li and Fan (2020).
 # Run: R_LIBS=.Rlib Rscript bench/quality.R  (needs RnavGraphImageData, clue)
-# Writes bench/quality.md (included in bench/RESULTS.md by hand).
+# Writes bench/quality.md (its tables are copied into bench/RESULTS.md).
 source("bench/common.R")
 
 methods <- c("sign", "gaussian", "achlioptas", "srht", "sparse_embedding",
