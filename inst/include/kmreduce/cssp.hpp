@@ -98,6 +98,15 @@ CsspResult cssp(const Matrix& a, const double* v, index_t k, double c,
   std::stable_sort(by_prob.begin(), by_prob.end(),
                    [&](index_t x, index_t z) { return res.prob[x] > res.prob[z]; });
 
+  // When every column is kept with probability 0 or 1 the randomized phase
+  // is deterministic and all repeats would be the same: do one.
+  bool random_phase = false;
+  for (index_t j = 0; j < d && !random_phase; ++j) {
+    const double keep = std::min(1.0, c * res.prob[j]);
+    random_phase = keep > 0.0 && keep < 1.0;
+  }
+  if (!random_phase) repeats = std::min(repeats, 1);
+
   std::vector<std::vector<index_t>> seen;
   std::vector<double> seen_resid;
   res.residual = std::numeric_limits<double>::infinity();
