@@ -4,6 +4,7 @@
 #include <kmreduce/cluster_stats.hpp>
 #include <kmreduce/distinct_rows.hpp>
 #include <kmreduce/kmeans.hpp>
+#include <kmreduce/packed.hpp>
 
 namespace {
 
@@ -49,8 +50,9 @@ Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
   int d = 0;
   const kmreduce::KmeansResult res = glue::with_matrix(x, [&](const auto& a) {
     d = static_cast<int>(a.d);
-    const auto& rows = kmreduce::row_access(a);
-    return kmreduce::kmeans(rows, opt, glue::r_interrupt());
+    return kmreduce::with_row_access(a, n_threads, [&](const auto& rows) {
+      return kmreduce::kmeans(rows, opt, glue::r_interrupt());
+    });
   });
   Rcpp::List out = lloyd_list(res.best, k, d);
   out["best_replicate"] = res.best_replicate + 1;
@@ -68,8 +70,9 @@ Rcpp::List lloyd_from_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max,
   opt.n_threads = n_threads;
   const std::vector<double> c0(centers.begin(), centers.end());
   const kmreduce::LloydResult res = glue::with_matrix(x, [&](const auto& a) {
-    const auto& rows = kmreduce::row_access(a);
-    return kmreduce::kmeans_from(rows, c0, opt, glue::r_interrupt());
+    return kmreduce::with_row_access(a, n_threads, [&](const auto& rows) {
+      return kmreduce::kmeans_from(rows, c0, opt, glue::r_interrupt());
+    });
   });
   return lloyd_list(res, centers.nrow(), centers.ncol());
 }
@@ -78,9 +81,10 @@ Rcpp::List lloyd_from_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max,
 Rcpp::IntegerVector predict_nearest_cpp(SEXP x, Rcpp::NumericMatrix centers,
                                         int n_threads) {
   const std::vector<int> label = glue::with_matrix(x, [&](const auto& a) {
-    const auto& rows = kmreduce::row_access(a);
-    return kmreduce::predict_nearest(rows, &centers[0], centers.nrow(),
-                                     n_threads);
+    return kmreduce::with_row_access(a, n_threads, [&](const auto& rows) {
+      return kmreduce::predict_nearest(rows, &centers[0], centers.nrow(),
+                                       n_threads);
+    });
   });
   return one_based(label);
 }

@@ -123,16 +123,37 @@ inline void cross_block(const SparseRows& a, index_t r0, index_t r1,
 }
 
 // sums (k x d, column-major) += per-cluster sums of the rows of A. Parallel
-// over columns, each column summed in row order: deterministic.
+// over columns; within a column, row r adds into accumulator copy r % 4 (no
+// long chains of dependent adds to one cluster), and the copies are summed in
+// a fixed order: deterministic.
 inline void cluster_sums(const DenseMatrix& a, const int* label, index_t k,
                          double* sums, int n_threads) {
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(n_threads)
+#pragma omp parallel num_threads(n_threads)
 #endif
-  for (index_t j = 0; j < a.d; ++j) {
-    const double* col = a.x + a.n * j;
-    double* s = sums + k * j;
-    for (index_t r = 0; r < a.n; ++r) s[label[r]] += col[r];
+  {
+    std::vector<double> acc(4 * k);
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+    for (index_t j = 0; j < a.d; ++j) {
+      const double* col = a.x + a.n * j;
+      std::fill(acc.begin(), acc.end(), 0.0);
+      double* a0 = acc.data();
+      double* a1 = a0 + k;
+      double* a2 = a1 + k;
+      double* a3 = a2 + k;
+      index_t r = 0;
+      for (; r + 4 <= a.n; r += 4) {
+        a0[label[r]] += col[r];
+        a1[label[r + 1]] += col[r + 1];
+        a2[label[r + 2]] += col[r + 2];
+        a3[label[r + 3]] += col[r + 3];
+      }
+      for (; r < a.n; ++r) a0[label[r]] += col[r];
+      double* s = sums + k * j;
+      for (index_t q = 0; q < k; ++q) s[q] += ((a0[q] + a1[q]) + a2[q]) + a3[q];
+    }
   }
   (void)n_threads;
 }

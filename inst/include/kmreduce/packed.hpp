@@ -1,0 +1,117 @@
+// kmreduce: dense rows packed in tiles of 16 (tile t holds rows 16t..16t+15,
+// column by column: v[(t * d + j) * 16 + lane]) so that the SIMD kernel of
+// simd.hpp streams them contiguously. Lloyd and k-means++ pass over the data
+// many times; packing once costs one copy of the data and turns every later
+// pass into sequential reads. Padding rows of the last tile are zero and are
+// never reported.
+#ifndef KMREDUCE_PACKED_HPP
+#define KMREDUCE_PACKED_HPP
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "matrix.hpp"
+#include "parallel.hpp"
+#include "simd.hpp"
+
+namespace kmreduce {
+
+struct PackedRows {
+  static constexpr index_t T = 16;
+  const DenseMatrix& src;  // the column-major original (for column passes)
+  index_t n, d, tiles;
+  std::unique_ptr<double[]> v;  // tiles * d * T, written once below
+  PackedRows(const DenseMatrix& a, int n_threads)
+      : src(a), n(a.n), d(a.d), tiles((a.n + T - 1) / T),
+        v(new double[static_cast<std::size_t>(tiles * a.d * T)]) {
+    // 16 tiles (one row block) at a time: columns are read in runs of 256.
+    const index_t per_block = kRowBlock / T;
+    const index_t nb = n_blocks(tiles, per_block);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(n_threads)
+#endif
+    for (index_t b = 0; b < nb; ++b) {
+      const index_t t0 = b * per_block, t1 = std::min(tiles, t0 + per_block);
+      for (index_t j = 0; j < d; ++j) {
+        const double* col = a.x + a.n * j;
+        for (index_t t = t0; t < t1; ++t) {
+          double* dst = v.get() + (t * d + j) * T;
+          const index_t r0 = t * T, len = std::min(T, n - r0);
+          for (index_t l = 0; l < len; ++l) dst[l] = col[r0 + l];
+          for (index_t l = len; l < T; ++l) dst[l] = 0.0;
+        }
+      }
+    }
+    (void)n_threads;
+  }
+  const double* tile(index_t t) const { return v.get() + t * d * T; }
+};
+
+inline void row_sqnorms(const PackedRows& a, double* out, int n_threads) {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(n_threads)
+#endif
+  for (index_t t = 0; t < a.tiles; ++t) {
+    double acc[PackedRows::T] = {0.0};
+    const double* x = a.tile(t);
+    for (index_t j = 0; j < a.d; ++j)
+      for (index_t l = 0; l < PackedRows::T; ++l)
+        acc[l] += x[j * PackedRows::T + l] * x[j * PackedRows::T + l];
+    const index_t r0 = t * PackedRows::T;
+    for (index_t l = 0; l < PackedRows::T && r0 + l < a.n; ++l) out[r0 + l] = acc[l];
+  }
+  (void)n_threads;
+}
+
+// out (m x k) = rows [r0, r1) times C^T; r0 is a multiple of 16.
+inline void cross_block(const PackedRows& a, index_t r0, index_t r1,
+                        const double* c, index_t k, double* out) {
+  const index_t m = r1 - r0;
+  const index_t tiles = (m + PackedRows::T - 1) / PackedRows::T;
+  const index_t ld = tiles * PackedRows::T;
+  thread_local std::vector<double> buf;
+  buf.resize(static_cast<std::size_t>(ld * k));
+  for (index_t t = 0; t < tiles; ++t) {
+    const double* xt = a.tile(r0 / PackedRows::T + t);
+    // A tile of 16 contiguous rows per column: leading dimension 16.
+    cross_product_block(xt, PackedRows::T, a.d, 0, PackedRows::T, c, k,
+                        buf.data() + t * PackedRows::T, ld);
+  }
+  for (index_t q = 0; q < k; ++q)
+    std::copy(buf.data() + ld * q, buf.data() + ld * q + m, out + m * q);
+}
+
+// Column passes read the column-major original, which suits them better.
+inline void cluster_sums(const PackedRows& a, const int* label, index_t k,
+                         double* sums, int n_threads) {
+  cluster_sums(a.src, label, k, sums, n_threads);
+}
+
+inline void get_row(const PackedRows& a, index_t r, double* out) {
+  get_row(a.src, r, out);
+}
+
+// Calls f with the row-access form the row-wise algorithms should use:
+// packed tiles for dense data when a SIMD kernel is available, the dense
+// matrix itself otherwise, and a CSR copy for sparse data.
+template <class F>
+auto with_row_access(const DenseMatrix& a, int n_threads, F f)
+    -> decltype(f(a)) {
+  if (simd_level() != SimdLevel::Portable) {
+    const PackedRows p(a, n_threads);
+    return f(p);
+  }
+  return f(a);
+}
+
+template <class F>
+auto with_row_access(const SparseMatrix& a, int /*n_threads*/, F f)
+    -> decltype(f(std::declval<const SparseRows&>())) {
+  const SparseRows s(a);
+  return f(s);
+}
+
+}  // namespace kmreduce
+
+#endif  // KMREDUCE_PACKED_HPP
