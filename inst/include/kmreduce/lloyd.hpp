@@ -71,6 +71,69 @@ index_t assign_nearest(const Data& a, const double* row_norms,
   return changes;
 }
 
+// Bounds of Hamerly (2010) kept per row: upper[r] >= distance to its
+// centre, lower[r] <= distance to every other centre (plain distances).
+// Rows are visited in tiles of 16; a tile whose rows all have
+// upper <= lower cannot change label and is skipped, the others get all
+// their distances from the blocked kernel (so pruning keeps the GEMM speed).
+constexpr index_t kSkipTile = 16;
+
+template <class Data>
+index_t assign_bounded(const Data& a, const double* row_norms,
+                       const double* centres, index_t k, int* label,
+                       double* upper, double* lower, int n_threads) {
+  std::vector<double> cnorm(k, 0.0);
+  for (index_t j = 0; j < a.d; ++j)
+    for (index_t q = 0; q < k; ++q)
+      cnorm[q] += centres[q + k * j] * centres[q + k * j];
+  const index_t nb = n_blocks(a.n, kRowBlock);
+  index_t changes = 0;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(n_threads) reduction(+ : changes)
+#endif
+  {
+    std::vector<double> buf(kSkipTile * k);
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+    for (index_t b = 0; b < nb; ++b) {
+      const index_t b1 = std::min(a.n, (b + 1) * kRowBlock);
+      for (index_t r0 = b * kRowBlock; r0 < b1; r0 += kSkipTile) {
+        const index_t r1 = std::min(b1, r0 + kSkipTile);
+        bool safe = true;
+        for (index_t r = r0; r < r1 && safe; ++r) safe = upper[r] <= lower[r];
+        if (safe) continue;
+        const index_t m = r1 - r0;
+        cross_block(a, r0, r1, centres, k, buf.data());
+        for (index_t r = r0; r < r1; ++r) {
+          const double* br = buf.data() + (r - r0);
+          double best = cnorm[0] - 2.0 * br[0];
+          double second = std::numeric_limits<double>::infinity();
+          int bq = 0;
+          for (index_t q = 1; q < k; ++q) {
+            const double v = cnorm[q] - 2.0 * br[m * q];
+            if (v < best) {
+              second = best;
+              best = v;
+              bq = static_cast<int>(q);
+            } else if (v < second) {
+              second = v;
+            }
+          }
+          upper[r] = std::sqrt(std::max(0.0, row_norms[r] + best));
+          lower[r] = std::sqrt(std::max(0.0, row_norms[r] + second));
+          if (label[r] != bq) {
+            ++changes;
+            label[r] = bq;
+          }
+        }
+      }
+    }
+  }
+  (void)n_threads;
+  return changes;
+}
+
 // Centres = means of their rows. An empty cluster takes the row farthest from
 // its centre among clusters with more than one row (so none stays empty).
 template <class Data>
@@ -115,51 +178,107 @@ inline double serial_sum(const std::vector<double>& v) {
   return s;
 }
 
-// Lloyd iterations from the given centres. Stops when no label changes, when
-// the objective decreases by less than tol (relative; tol = 0 disables) or
-// after iter_max assignment steps. On return the labels are always the
-// nearest-centre assignment for the returned centres.
+// Lloyd iterations from the given centres, with Hamerly's bounds to skip the
+// tiles of rows that cannot change cluster (the partition is the one of plain
+// Lloyd up to ties). Stops when no label changes, when the objective
+// decreases by less than tol (relative; tol = 0 disables) or after iter_max
+// assignment steps. On return the labels are the nearest-centre assignment
+// for the returned centres (one final exact pass), and `objective` is exact.
 template <class Data>
 LloydResult lloyd(const Data& a, const double* row_norms,
                   std::vector<double> centres, index_t k, int iter_max,
                   double tol, int n_threads,
                   const InterruptCheck& interrupt = InterruptCheck()) {
+  const index_t n = a.n, d = a.d;
   LloydResult res;
-  res.label.assign(a.n, -1);
-  std::vector<double> min_dist(a.n);
+  res.label.assign(n, -1);
+  std::vector<double> upper(n, std::numeric_limits<double>::infinity());
+  std::vector<double> lower(n, 0.0), min_dist(n, 0.0), old(k * d);
+  std::vector<int> before(n);
+  // Objective of a partition from its means, about the grand mean (closed
+  // form; used only for the tol criterion).
+  double total = 0.0;
+  {
+    std::vector<double> mean(d, 0.0);
+    std::vector<int> zero(n, 0);
+    cluster_sums(a, zero.data(), 1, mean.data(), n_threads);
+    double mm = 0.0;
+    for (index_t j = 0; j < d; ++j) mm += mean[j] * mean[j];
+    for (index_t r = 0; r < n; ++r) total += row_norms[r];
+    total -= mm / static_cast<double>(n);  // sum ||x - m||^2
+  }
+  std::vector<index_t> count(k);
+  auto means_objective = [&]() {
+    std::fill(count.begin(), count.end(), 0);
+    for (index_t r = 0; r < n; ++r) ++count[res.label[r]];
+    double between = 0.0, grand = 0.0;
+    std::vector<double> gm(d, 0.0);
+    for (index_t j = 0; j < d; ++j)
+      for (index_t q = 0; q < k; ++q) gm[j] += count[q] * centres[q + k * j];
+    for (index_t j = 0; j < d; ++j) grand += gm[j] * gm[j];
+    for (index_t q = 0; q < k; ++q) {
+      double cc = 0.0;
+      for (index_t j = 0; j < d; ++j) cc += centres[q + k * j] * centres[q + k * j];
+      between += count[q] * cc;
+    }
+    return std::max(0.0, total - (between - grand / static_cast<double>(n)));
+  };
   double prev = std::numeric_limits<double>::infinity();
-  bool stale = false;  // labels computed before the last centre update
   for (int it = 1; it <= iter_max; ++it) {
-    const index_t changes = assign_nearest(a, row_norms, centres.data(), k,
-                                           res.label.data(), min_dist.data(),
-                                           n_threads);
+    const index_t changes = assign_bounded(a, row_norms, centres.data(), k,
+                                           res.label.data(), upper.data(),
+                                           lower.data(), n_threads);
     res.iter = it;
-    stale = false;
-    const double obj = serial_sum(min_dist);
     if (it > 1 && changes == 0) {
       res.converged = true;
       break;
     }
+    old = centres;
+    before = res.label;
+    for (index_t r = 0; r < n; ++r) min_dist[r] = upper[r] * upper[r];
     update_centres(a, k, res.label.data(), min_dist.data(), centres.data(),
                    n_threads);
-    stale = true;
-    check_interrupt(interrupt);
-    if (tol > 0.0 && it > 1 && prev - obj <= tol * prev) {
-      res.converged = true;
-      break;
+    // Centre shifts move the bounds (triangle inequality).
+    std::vector<double> shift(k, 0.0);
+    double max_shift = 0.0;
+    for (index_t q = 0; q < k; ++q) {
+      double s2 = 0.0;
+      for (index_t j = 0; j < d; ++j) {
+        const double e = centres[q + k * j] - old[q + k * j];
+        s2 += e * e;
+      }
+      shift[q] = std::sqrt(s2);
+      max_shift = std::max(max_shift, shift[q]);
     }
-    prev = obj;
+    for (index_t r = 0; r < n; ++r) {
+      if (res.label[r] != before[r]) {  // moved to re-seed an empty cluster
+        upper[r] = std::numeric_limits<double>::infinity();
+        lower[r] = 0.0;
+        continue;
+      }
+      // Slightly loosened against rounding in the distances.
+      upper[r] = (upper[r] + shift[res.label[r]]) * (1.0 + 1e-12);
+      lower[r] = std::max(0.0, (lower[r] - max_shift) * (1.0 - 1e-12));
+    }
+    check_interrupt(interrupt);
+    if (tol > 0.0) {
+      const double obj = means_objective();
+      if (it > 1 && prev - obj <= tol * prev) {
+        res.converged = true;
+        break;
+      }
+      prev = obj;
+    }
   }
-  if (stale) {
-    assign_nearest(a, row_norms, centres.data(), k, res.label.data(),
-                   min_dist.data(), n_threads);
-    // Stopped before convergence and a cluster emptied in this last step:
-    // re-seed it so that every cluster keeps at least one row.
-    std::vector<index_t> count(k, 0);
-    for (index_t r = 0; r < a.n; ++r) ++count[res.label[r]];
-    if (std::find(count.begin(), count.end(), 0) != count.end())
-      update_centres(a, k, res.label.data(), min_dist.data(), centres.data(),
-                     n_threads);
+  // Final exact pass: labels nearest to the returned centres, exact objective.
+  assign_nearest(a, row_norms, centres.data(), k, res.label.data(),
+                 min_dist.data(), n_threads);
+  std::fill(count.begin(), count.end(), 0);
+  for (index_t r = 0; r < n; ++r) ++count[res.label[r]];
+  if (std::find(count.begin(), count.end(), 0) != count.end()) {
+    // Stopped before convergence and a cluster emptied: re-seed it.
+    update_centres(a, k, res.label.data(), min_dist.data(), centres.data(),
+                   n_threads);
   }
   res.objective = serial_sum(min_dist);
   res.centres = std::move(centres);
