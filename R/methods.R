@@ -35,8 +35,11 @@ print.kmeans_reduced <- function(x, max_cols = 6L, ...) {
               d, x$dims))
   cat(sprintf("Within cluster sum of squares by cluster:\n"))
   print(x$withinss)
-  cat(sprintf(" (between_SS / total_SS = %5.1f %%)\n\n",
-              100 * x$betweenss / x$totss))
+  if (x$totss > 0) {
+    cat(sprintf(" (between_SS / total_SS = %5.1f %%)\n\n", 100 * x$betweenss / x$totss))
+  } else {
+    cat(" (total_SS = 0: all rows are equal)\n\n")
+  }
   shown <- min(d, max_cols)
   cat(sprintf("Cluster means (original space%s):\n",
               if (shown < d) sprintf(", first %d of %d columns", shown, d) else ""))

@@ -164,3 +164,13 @@ test_that("reduce_dims checks its arguments", {
   expect_error(predict(r, m$x[, 1:9]), "`newdata` must have the columns")
   expect_output(print(r), "random sign projection, 10 features -> 3 dimensions \\(seed 1\\)")
 })
+
+test_that("srht: direct sums and the fast transform give the same map", {
+  m <- make_mixture(n = 30, d = 100, k = 2)
+  # dims = 2: the direct O(n d dims) sum is cheaper; dims = 100: the transform
+  for (dims in c(2, 100)) {
+    r <- reduce_dims(diag(100), "srht", dims = dims, seed = 4)$reduced
+    expect_equal(unname(reduce_dims(m$x, "srht", dims = dims, seed = 4)$reduced),
+                 unname(m$x %*% r), tolerance = 1e-12)
+  }
+})

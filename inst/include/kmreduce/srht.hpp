@@ -95,9 +95,71 @@ inline index_t srht_lanes(index_t padded) {
   return std::max<index_t>(1, std::min<index_t>(64, (index_t(1) << 19) / padded));
 }
 
+// Entry (i, j) of the unnormalised Walsh-Hadamard matrix: (-1)^popcount(i & j).
+inline double hadamard_sign(index_t i, index_t j) {
+  return (__builtin_popcountll(static_cast<unsigned long long>(i & j)) & 1) ? -1.0 : 1.0;
+}
+
+namespace detail {
+// Direct evaluation, O(nnz * dims): C[r, t] = sum_j H[P_t, j] s_j A[r, j] / sqrt(dims).
+// Cheaper than the transform when few coordinates are kept or A is sparse.
+inline void srht_direct(const DenseMatrix& a, const SrhtMap& m, double* out,
+                        int n_threads) {
+  const double scale = 1.0 / std::sqrt(static_cast<double>(m.dims));
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(n_threads)
+#endif
+  for (index_t t = 0; t < m.dims; ++t) {
+    double* o = out + a.n * t;
+    std::fill(o, o + a.n, 0.0);
+    for (index_t j = 0; j < a.d; ++j) {
+      const double w = scale * m.sign[j] * hadamard_sign(m.sample[t], j);
+      const double* col = a.x + a.n * j;
+      for (index_t r = 0; r < a.n; ++r) o[r] += w * col[r];
+    }
+  }
+  (void)n_threads;
+}
+
+inline void srht_direct(const SparseRows& a, const SrhtMap& m, double* out,
+                        int n_threads) {
+  const double scale = 1.0 / std::sqrt(static_cast<double>(m.dims));
+  const SparseMatrix& c = a.csc;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(n_threads)
+#endif
+  for (index_t t = 0; t < m.dims; ++t) {
+    double* o = out + c.n * t;
+    std::fill(o, o + c.n, 0.0);
+    for (index_t j = 0; j < c.d; ++j) {
+      const double w = scale * m.sign[j] * hadamard_sign(m.sample[t], j);
+      for (index_t q = c.p[j]; q < c.p[j + 1]; ++q) o[c.i[q]] += w * c.x[q];
+    }
+  }
+  (void)n_threads;
+}
+
+inline double stored_values(const DenseMatrix& a) {
+  return static_cast<double>(a.n) * static_cast<double>(a.d);
+}
+inline double stored_values(const SparseRows& a) {
+  return static_cast<double>(a.csc.nnz());
+}
+}  // namespace detail
+
 template <class Rows>
 void srht_project(const Rows& a, const SrhtMap& m, double* out, int n_threads) {
   if (a.d != m.d) throw std::invalid_argument("srht: wrong number of columns");
+  // Cost of the direct sum vs the fast transform (n D log2 D butterflies).
+  double log2d = 0.0;
+  for (index_t p = 1; p < m.padded; p <<= 1) log2d += 1.0;
+  const double direct = detail::stored_values(a) * static_cast<double>(m.dims);
+  const double fast = static_cast<double>(a.n) * static_cast<double>(m.padded) *
+                      std::max(1.0, log2d);
+  if (direct <= fast) {
+    detail::srht_direct(a, m, out, n_threads);
+    return;
+  }
   const index_t lanes = srht_lanes(m.padded);
   const index_t nb = n_blocks(a.n, lanes);
   const double scale = 1.0 / std::sqrt(static_cast<double>(m.dims));
