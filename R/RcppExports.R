@@ -17,8 +17,16 @@ cluster_stats_cpp <- function(x, cluster, k, n_threads) {
     .Call(`_kmreduce_cluster_stats_cpp`, x, cluster, k, n_threads)
 }
 
+has_distinct_rows_cpp <- function(x, k) {
+    .Call(`_kmreduce_has_distinct_rows_cpp`, x, k)
+}
+
 distinct_rows_cpp <- function(x) {
     .Call(`_kmreduce_distinct_rows_cpp`, x)
+}
+
+scan_values_cpp <- function(v) {
+    .Call(`_kmreduce_scan_values_cpp`, v)
 }
 
 sign_matrix_cpp <- function(d, dims, seed) {

@@ -36,21 +36,23 @@ check_whole <- function(x, arg, lower = 1, upper = .Machine$integer.max) {
 max_abs_value <- function() sqrt(.Machine$double.xmax) / 1e4
 
 check_finite_values <- function(v, arg, where) {
-  r <- suppressWarnings(range(v))
-  if (all(is.finite(r))) {
-    if (max(abs(r)) > max_abs_value()) {
-      stop_arg(sprintf(paste0("`%s` has values as large as %s in absolute value; ",
-                              "squared distances would overflow. Rescale the data ",
-                              "(values up to %s are supported)."),
-                       arg, format(max(abs(r)), digits = 3), format(max_abs_value(), digits = 3)))
-    }
-    return(invisible(TRUE))
+  if (!is.double(v)) storage.mode(v) <- "double"
+  s <- scan_values_cpp(v)
+  if (s$nonfinite > 0) {
+    first <- s$first
+    bad <- v[first]
+    kinds <- if (is.na(bad)) "NA/NaN" else "Inf"
+    stop_arg(sprintf("`%s` must contain only finite numbers; found %d non-finite value%s (%s%s %s).",
+                     arg, as.integer(s$nonfinite), if (s$nonfinite > 1) "s" else "",
+                     if (s$nonfinite > 1) "the first: " else "", kinds, where(first)))
   }
-  bad <- which(!is.finite(v))
-  kinds <- c(if (anyNA(v[bad])) "NA/NaN", if (any(is.infinite(v[bad]))) "Inf")
-  stop_arg(sprintf("`%s` must contain only finite numbers; found %d %s value%s (first %s).",
-                   arg, length(bad), paste(kinds, collapse = " and "),
-                   if (length(bad) > 1L) "s" else "", where(bad[1L])))
+  if (s$maxabs > max_abs_value()) {
+    stop_arg(sprintf(paste0("`%s` has values as large as %s in absolute value; ",
+                            "squared distances would overflow. Rescale the data ",
+                            "(values up to %s are supported)."),
+                     arg, format(s$maxabs, digits = 3), format(max_abs_value(), digits = 3)))
+  }
+  invisible(TRUE)
 }
 
 # Data for the algorithms: a double matrix or a dgCMatrix, checked.
@@ -110,7 +112,7 @@ check_k <- function(k, x) {
     stop_arg(sprintf("`k` must be a whole number in [1, %d] (the number of rows of `x`), not %s.",
                      n_max, describe(k)))
   }
-  if (k > 1) {
+  if (k > 1 && !has_distinct_rows_cpp(x, k)) {
     distinct <- distinct_rows_cpp(x)
     if (k > distinct) {
       stop_arg(sprintf("`k` must be a whole number in [1, %d] (the number of distinct rows of `x`), not %s.",

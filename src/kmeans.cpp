@@ -1,6 +1,8 @@
 // Glue for k-means and the original-space statistics.
 #include "glue.h"
 
+#include <cmath>
+
 #include <kmreduce/cluster_stats.hpp>
 #include <kmreduce/distinct_rows.hpp>
 #include <kmreduce/kmeans.hpp>
@@ -108,7 +110,36 @@ Rcpp::List cluster_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k,
 }
 
 // [[Rcpp::export]]
+bool has_distinct_rows_cpp(SEXP x, double k) {
+  return glue::with_matrix(x, [&](const auto& a) {
+    return kmreduce::has_distinct_rows(a, static_cast<kmreduce::index_t>(k));
+  });
+}
+
+// [[Rcpp::export]]
 double distinct_rows_cpp(SEXP x) {
   return static_cast<double>(glue::with_matrix(
       x, [](const auto& a) { return kmreduce::distinct_rows(a); }));
+}
+
+// One pass over the values: number of non-finite ones, the first (1-based),
+// and the largest finite magnitude. R's range() would copy the data.
+// [[Rcpp::export]]
+Rcpp::List scan_values_cpp(SEXP v) {
+  const double* x = REAL(v);
+  const R_xlen_t n = XLENGTH(v);
+  double nonfinite = 0.0, first = 0.0, maxabs = 0.0;
+  for (R_xlen_t t = 0; t < n; ++t) {
+    const double a = std::fabs(x[t]);
+    if (a <= maxabs) continue;  // false for NaN
+    if (std::isfinite(a)) {
+      maxabs = a;
+    } else {
+      if (nonfinite == 0.0) first = static_cast<double>(t) + 1.0;
+      nonfinite += 1.0;
+    }
+  }
+  return Rcpp::List::create(Rcpp::Named("nonfinite") = nonfinite,
+                            Rcpp::Named("first") = first,
+                            Rcpp::Named("maxabs") = maxabs);
 }

@@ -2,13 +2,15 @@ m <- make_mixture(n = 50, d = 6)
 
 test_that("bad data is refused with a message naming `x`", {
   bad <- m$x; bad[2, 3] <- NA
-  expect_error(kmeans_reduced(bad, 2), "`x` must contain only finite numbers; found 1 NA/NaN value \\(first at row 2, column 3\\)")
+  expect_error(kmeans_reduced(bad, 2), "`x` must contain only finite numbers; found 1 non-finite value \\(NA/NaN at row 2, column 3\\)")
   bad[2, 3] <- Inf
   expect_error(kmeans_reduced(bad, 2), "`x`.*Inf")
   bad[2, 3] <- NaN
   expect_error(kmeans_reduced(bad, 2), "`x`.*NA/NaN")
   sp <- Matrix::Matrix(m$x, sparse = TRUE); sp@x[5] <- NaN
   expect_error(kmeans_reduced(sp, 2), "`x` must contain only finite numbers.*row 5, column 1")
+  bad2 <- m$x; bad2[c(3, 7), 2] <- c(Inf, NA)
+  expect_error(kmeans_reduced(bad2, 2), "found 2 non-finite values \\(the first: Inf at row 3, column 2\\)")
   expect_error(kmeans_reduced(iris, 2), "`x` must have numeric columns only; column 'Species' is factor")
   expect_error(kmeans_reduced(data.frame(a = 1:3, b = letters[1:3]), 2), "column 'b' is character")
   expect_error(kmeans_reduced(matrix(letters[1:6], 3), 2), "`x` must be a numeric matrix, data frame or dgCMatrix, not a character matrix")
