@@ -32,10 +32,11 @@ check_whole <- function(x, arg, lower = 1, upper = .Machine$integer.max) {
   if (abs(x) <= .Machine$integer.max) as.integer(x) else x
 }
 
-# Largest magnitude whose square, summed over a row, stays a finite double.
-max_abs_value <- function() sqrt(.Machine$double.xmax) / 1e4
+# Largest magnitude for which squared distances between rows of d values,
+# sum_j (x_j - c_j)^2 <= 4 d max^2, stay finite doubles.
+max_abs_value <- function(d = 1) sqrt(.Machine$double.xmax / (4 * d))
 
-check_finite_values <- function(v, arg, where) {
+check_finite_values <- function(v, arg, where, d = 1) {
   if (!is.double(v)) storage.mode(v) <- "double"
   s <- scan_values_cpp(v)
   if (s$nonfinite > 0) {
@@ -46,11 +47,11 @@ check_finite_values <- function(v, arg, where) {
                      arg, as.integer(s$nonfinite), if (s$nonfinite > 1) "s" else "",
                      if (s$nonfinite > 1) "the first: " else "", kinds, where(first)))
   }
-  if (s$maxabs > max_abs_value()) {
+  if (s$maxabs > max_abs_value(d)) {
     stop_arg(sprintf(paste0("`%s` has values as large as %s in absolute value; ",
                             "squared distances would overflow. Rescale the data ",
                             "(values up to %s are supported)."),
-                     arg, format(s$maxabs, digits = 3), format(max_abs_value(), digits = 3)))
+                     arg, format(s$maxabs, digits = 3), format(max_abs_value(d), digits = 3)))
   }
   invisible(TRUE)
 }
@@ -87,7 +88,7 @@ check_data <- function(x, arg = "x") {
     check_finite_values(x@x, arg, function(t) {
       col <- findInterval(t - 1L, x@p, left.open = FALSE, rightmost.closed = FALSE)
       sprintf("at row %d, column %d", x@i[t] + 1L, col)
-    })
+    }, ncol(x))
     return(x)
   }
   if (!is.matrix(x) || !(is.numeric(x))) {
@@ -102,7 +103,7 @@ check_data <- function(x, arg = "x") {
   n <- nrow(x)
   check_finite_values(x, arg, function(t) {
     sprintf("at row %d, column %d", (t - 1L) %% n + 1L, (t - 1L) %/% n + 1L)
-  })
+  }, ncol(x))
   x
 }
 

@@ -1,6 +1,8 @@
 # Runs the testthat suite against the installed package and prints the
 # closing line "N passed, N failed"; exits non-zero on any failure.
 suppressPackageStartupMessages(library(testthat))
+# Run the long cases too (skip_on_cran() skips them only on CRAN).
+Sys.setenv(NOT_CRAN = "true")
 res <- testthat::test_dir("tests/testthat", package = "kmreduce",
                           load_package = "installed", stop_on_failure = FALSE,
                           reporter = testthat::ProgressReporter$new(show_praise = FALSE))

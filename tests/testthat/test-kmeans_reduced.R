@@ -147,3 +147,38 @@ test_that("non-convergence warns and sets ifault = 2", {
   expect_identical(fit$ifault, 2L)
   expect_true(all(fit$size > 0))
 })
+
+test_that("tiny and huge scales, d = 1, n = k and rank-deficient data give correct partitions", {
+  m <- make_mixture(n = 90, d = 6, k = 3, sd = 0.5, sep = 6)
+  ref <- kmeans_reduced(m$x, 3, method = "none", seed = 1)$cluster
+  for (s in c(1e-150, 1e150)) {
+    for (method in c("none", "sign", "srht", "sparse_embedding", "leverage", "rsvd")) {
+      fit <- kmeans_reduced(m$x * s, 3, method = method, dims = 3, seed = 1)
+      expect_true(same_partition(fit$cluster, m$truth), label = paste(method, s))
+      expect_true(is.finite(fit$tot.withinss))
+    }
+  }
+  x1 <- matrix(c(rnorm(20), rnorm(20, 50)), ncol = 1)
+  expect_true(same_partition(kmeans_reduced(x1, 2, method = "none", seed = 1)$cluster, rep(1:2, each = 20)))
+  expect_true(same_partition(kmeans_reduced(x1, 2, method = "sign", dims = 1, seed = 1)$cluster, rep(1:2, each = 20)))
+  fit <- kmeans_reduced(m$x[1:3, ], 3, method = "none", seed = 1)
+  expect_equal(sort(fit$size), c(1L, 1L, 1L))
+  # rank 2 in 6 columns
+  rd <- cbind(m$x[, 1:2], m$x[, 1:2] %*% matrix(rnorm(8), 2, 4))
+  for (method in c("leverage", "cssp", "svd", "rsvd")) {
+    expect_silent(kmeans_reduced(rd, 3, method = method, dims = 2, seed = 1))
+  }
+})
+
+test_that("sparse matrices with more than 2^31 cells work with every sparse method", {
+  skip_on_cran()
+  big <- withr::with_seed(1, Matrix::sparseMatrix(
+    i = sample(100000, 100000, TRUE), j = sample(50000, 100000, TRUE), x = 1,
+    dims = c(100000, 50000)))
+  for (method in c("sign", "gaussian", "achlioptas", "srht", "sparse_embedding", "leverage", "rsvd")) {
+    fit <- kmeans_reduced(big, 3, method = method, dims = 6, seed = 1, n_init = 1)
+    expect_identical(length(fit$cluster), 100000L, label = method)
+    expect_equal(sum(fit$size), 100000L)
+  }
+  expect_error(kmeans_reduced(big, 3, method = "svd", seed = 1), "exact SVD would densify it")
+})
