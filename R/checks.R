@@ -138,6 +138,30 @@ check_centers <- function(centers, x) {
   centers
 }
 
+# Labels of a partition of n rows, as a factor without unused levels.
+check_cluster <- function(cluster, n, arg = "cluster") {
+  if (!(is.numeric(cluster) || is.character(cluster) || is.factor(cluster)) ||
+      length(cluster) != n || anyNA(cluster)) {
+    stop_arg(sprintf("`%s` must be a vector of %d labels without NA (one per row), not %s.",
+                     arg, n, describe(cluster)))
+  }
+  factor(cluster, levels = unique(cluster))
+}
+
+# Two partitions of the same observations.
+check_label_pair <- function(a, b) {
+  if (!(is.numeric(a) || is.character(a) || is.factor(a)) || length(a) == 0L || anyNA(a)) {
+    stop_arg(sprintf("`cluster` must be a non-empty vector of labels without NA, not %s.", describe(a)))
+  }
+  if (length(b) != length(a)) {
+    stop_arg(sprintf("`truth` must have the length of `cluster` (%d), not %d.", length(a), length(b)))
+  }
+  if (!(is.numeric(b) || is.character(b) || is.factor(b)) || anyNA(b)) {
+    stop_arg(sprintf("`truth` must be a vector of labels without NA, not %s.", describe(b)))
+  }
+  list(a = factor(a, levels = unique(a)), b = factor(b, levels = unique(b)))
+}
+
 reduction_methods <- function() {
   c("auto", "none", projection_methods(), selection_methods(), extraction_methods())
 }

@@ -86,6 +86,11 @@
 #'   seed derived from `seed`), each followed by k-means; the partition with
 #'   the lowest objective on the original data is kept. The papers repeat
 #'   randomized reductions this way to boost the probability of success.
+#' @param refine Number of Lloyd iterations on the ORIGINAL data started from
+#'   the centres (original-space means) of the reduced solution; `0` (the
+#'   default) keeps the papers' algorithms. Each iteration is one pass over
+#'   `x`; the objective never increases. With `refine > 0`, rows (and
+#'   `predict()`) are assigned to the nearest centre in the original space.
 #' @param control A named list of tuning parameters:
 #'   * `tol` (default `1e-6`): Lloyd also stops when the objective decreases
 #'     by less than this fraction in one iteration (`0`: only when no label
@@ -126,6 +131,9 @@
 #'     (the papers report the objective divided by it).}
 #'   \item{n_reductions, objectives}{the number of reductions and the
 #'     objective (on the original data) of each.}
+#'   \item{refine, objective_before_refine, assignment_centers}{the refining
+#'     iterations, the objective before them and, when `refine > 0`, the
+#'     original-space centres rows are assigned to.}
 #'   \item{timing}{elapsed seconds: `reduce`, `cluster`, `total`.}
 #' @references
 #' Boutsidis, C., Zouzias, A., Mahoney, M. W. and Drineas, P. (2015).
@@ -169,7 +177,7 @@
 #' @export
 kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
                            iter_max = 100L, seed = NULL, n_threads = 1L,
-                           n_reductions = 1L, control = list()) {
+                           n_reductions = 1L, refine = 0L, control = list()) {
   call <- match.call()
   t_start <- elapsed()
   x <- check_data(x, "x")
@@ -187,6 +195,7 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
   iter_max <- check_whole(iter_max, "iter_max", 1, 1e8)
   n_threads <- check_n_threads(n_threads)
   n_reductions <- check_whole(n_reductions, "n_reductions", 1, 1e4)
+  refine <- check_whole(refine, "refine", 0, 1e6)
   control <- check_control(control)
   seed <- resolve_seed(seed)
 
@@ -218,6 +227,19 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
   }
   km <- best$km
   st <- best$st
+  objective <- best$objective
+  assignment_centers <- NULL
+  if (refine > 0L) {
+    # Lloyd on the original data from the reduced solution's centres.
+    t0 <- elapsed()
+    rk <- lloyd_from_cpp(x, st$centers, refine, 0, n_threads)
+    st <- cluster_stats_cpp(x, rk$cluster, k, n_threads)
+    km$cluster <- rk$cluster
+    objective <- sum(st$withinss)
+    assignment_centers <- rk$centers
+    dimnames(assignment_centers) <- list(seq_len(k), colnames(x))
+    t_cluster <- t_cluster + (elapsed() - t0)
+  }
   cluster <- km$cluster
   names(cluster) <- rownames(x)
   centers <- st$centers
@@ -233,8 +255,8 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
     centers = centers,
     totss = st$totss,
     withinss = st$withinss,
-    tot.withinss = best$objective,
-    betweenss = st$totss - best$objective,
+    tot.withinss = objective,
+    betweenss = st$totss - objective,
     size = st$size,
     iter = km$iter,
     ifault = if (km$converged) 0L else 2L,
@@ -248,6 +270,9 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
     sumsq = st$sumsq,
     n_reductions = n_reductions,
     objectives = objectives,
+    refine = refine,
+    objective_before_refine = best$objective,
+    assignment_centers = assignment_centers,
     timing = c(reduce = t_reduce, cluster = t_cluster, total = elapsed() - t_start)
   ), class = c("kmeans_reduced", "kmeans"))
 }

@@ -122,7 +122,8 @@ print.summary.kmeans_reduced <- function(x, ...) {
 #' Maps `newdata` with the fitted reduction (the same projection, selected
 #' columns or rotation) and assigns each row to the nearest reduced centre,
 #' exactly as the rows of the training data were assigned:
-#' `predict(fit, x)` equals `fit$cluster`.
+#' `predict(fit, x)` equals `fit$cluster`. For a fit with `refine > 0` rows
+#' are assigned to the nearest original-space centre, as in the refinement.
 #'
 #' @param object A `kmeans_reduced` object.
 #' @param newdata Rows to assign: a numeric matrix, data frame or sparse
@@ -140,8 +141,12 @@ predict.kmeans_reduced <- function(object, newdata, n_threads = 1L, ...) {
   if (missing(newdata)) return(object$cluster)
   newdata <- check_newdata(newdata, object$reducer, "newdata")
   n_threads <- check_n_threads(n_threads)
-  reduced <- apply_reducer(object$reducer, newdata, n_threads)
-  cl <- predict_nearest_cpp(reduced, unname(object$reduced_centers), n_threads)
+  cl <- if (is.null(object$assignment_centers)) {
+    reduced <- apply_reducer(object$reducer, newdata, n_threads)
+    predict_nearest_cpp(reduced, unname(object$reduced_centers), n_threads)
+  } else {
+    predict_nearest_cpp(newdata, unname(object$assignment_centers), n_threads)
+  }
   names(cl) <- rownames(newdata)
   cl
 }

@@ -1,0 +1,26 @@
+#' k-means objective of a partition
+#'
+#' The sum of squared distances of the rows of `x` to the means of their
+#' clusters (`tot.withinss` of [stats::kmeans()]), computed on the data given,
+#' dense or sparse (a sparse `x` is never densified).
+#'
+#' @param x A numeric matrix, data frame or sparse `Matrix`.
+#' @param cluster Cluster of each row: integer, character or factor, one per
+#'   row of `x`.
+#' @param normalize If `TRUE`, divide by \eqn{\|A\|_F^2}{||A||_F^2}, the sum of
+#'   squares of `x`, as the papers report it.
+#' @return A number.
+#' @examples
+#' x <- fashion_mnist$x[1:500, ] / 255
+#' kmeans_objective(x, fashion_mnist$label[1:500], normalize = TRUE)
+#' @export
+kmeans_objective <- function(x, cluster, normalize = FALSE) {
+  x <- check_data(x, "x")
+  cluster <- check_cluster(cluster, nrow(x), "cluster")
+  if (!is.logical(normalize) || length(normalize) != 1L || is.na(normalize)) {
+    stop_arg(sprintf("`normalize` must be TRUE or FALSE, not %s.", describe(normalize)))
+  }
+  st <- cluster_stats_cpp(x, as.integer(cluster), nlevels(cluster), 1L)
+  obj <- sum(st$withinss)
+  if (normalize) obj / st$sumsq else obj
+}

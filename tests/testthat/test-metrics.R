@@ -1,0 +1,60 @@
+# Tests of kmeans_objective(), cluster_accuracy(), adjusted_rand_index() and
+# normalized_mutual_info() against independent formulas and known values.
+
+test_that("kmeans_objective matches the objective recomputed in R, dense and sparse", {
+  m <- make_mixture()
+  expect_equal(kmeans_objective(m$x, m$truth), objective_r(m$x, m$truth), tolerance = 1e-12)
+  expect_equal(kmeans_objective(m$x, letters[m$truth], normalize = TRUE),
+               objective_r(m$x, m$truth) / sum(m$x^2), tolerance = 1e-12)
+  s <- make_sparse_mixture()
+  expect_equal(kmeans_objective(s$x, s$truth), objective_r(s$dense, s$truth), tolerance = 1e-10)
+  fit <- kmeans_reduced(m$x, 3, seed = 1)
+  expect_equal(kmeans_objective(m$x, fit$cluster), fit$tot.withinss, tolerance = 1e-12)
+  expect_error(kmeans_objective(m$x, 1:3), "`cluster` must be a vector of 300 labels")
+  expect_error(kmeans_objective(m$x, m$truth, normalize = NA), "`normalize` must be TRUE or FALSE")
+})
+
+test_that("cluster_accuracy uses the best one-to-one matching", {
+  expect_equal(cluster_accuracy(c(1, 1, 2, 2, 3), c("a", "a", "b", "b", "b")), 0.8)
+  expect_equal(cluster_accuracy(c(2, 2, 1, 1), c(1, 1, 2, 2)), 1)
+  # brute force over all matchings of 3 clusters to 3 classes
+  withr::with_seed(1, {
+    a <- sample(3, 60, TRUE)
+    b <- sample(3, 60, TRUE)
+  })
+  perms <- list(1:3, c(1, 3, 2), c(2, 1, 3), c(2, 3, 1), c(3, 1, 2), c(3, 2, 1))
+  brute <- max(vapply(perms, function(p) mean(p[a] == b), 0))
+  expect_equal(cluster_accuracy(a, b), brute)
+  expect_error(cluster_accuracy(1:3, 1:2), "`truth` must have the length of `cluster` \\(3\\), not 2")
+})
+
+test_that("adjusted_rand_index has its known values", {
+  expect_equal(adjusted_rand_index(c(1, 1, 2, 2), c(2, 2, 1, 1)), 1)
+  # example of Hubert and Arabie's formula computed by hand:
+  # table [[2,1],[0,2]]: index = 1 + 1 = 2, rows = 3 + 1 = 4, cols = 1 + 3 = 4,
+  # expected = 16 / 10, max = 4: ARI = (2 - 1.6) / (4 - 1.6) = 1/6
+  expect_equal(adjusted_rand_index(c(1, 1, 1, 2, 2), c(1, 1, 2, 2, 2)), 1 / 6)
+  withr::with_seed(2, expect_lt(abs(adjusted_rand_index(sample(4, 2000, TRUE), sample(4, 2000, TRUE))), 0.01))
+})
+
+test_that("normalized_mutual_info has its known values", {
+  expect_equal(normalized_mutual_info(c(1, 1, 2, 2), c(2, 2, 1, 1)), 1)
+  expect_equal(normalized_mutual_info(c(1, 1, 2, 2), c(1, 2, 1, 2)), 0)
+  # by hand: p = [[1/2, 0], [1/4, 1/4]]
+  a <- c(1, 1, 2, 2); b <- c(1, 1, 1, 2)
+  pa <- c(.5, .5); pb <- c(.75, .25)
+  mi <- .5 * log(.5 / (.5 * .75)) + .25 * log(.25 / (.5 * .75)) + .25 * log(.25 / (.5 * .25))
+  h <- (-sum(pa * log(pa)) - sum(pb * log(pb))) / 2
+  expect_equal(normalized_mutual_info(a, b), mi / h)
+})
+
+test_that("refine never increases the objective and predict follows it", {
+  m <- make_mixture(n = 600, d = 100, k = 5, sd = 5, sep = 1.5, seed = 3)
+  for (method in c("sign", "leverage", "sparse_embedding")) {
+    fit <- kmeans_reduced(m$x, 5, method = method, dims = 4, seed = 2, refine = 5)
+    expect_lte(fit$tot.withinss, fit$objective_before_refine * (1 + 1e-12))
+    expect_equal(fit$tot.withinss, objective_r(m$x, fit$cluster), tolerance = 1e-10)
+    expect_identical(predict(fit, m$x), fit$cluster)
+  }
+  expect_error(kmeans_reduced(m$x, 5, refine = -1), "`refine` must be a whole number")
+})
