@@ -3,14 +3,7 @@
 # its time against stats::kmeans(), and draw the clusters to a PNG.
 suppressPackageStartupMessages(library(kmreduce))
 
-accuracy <- function(cluster, truth) {
-  # best one-to-one matching of clusters to classes (Hungarian method, clue)
-  tab <- table(cluster, truth)
-  m <- matrix(0, max(dim(tab)), max(dim(tab)))
-  m[seq_len(nrow(tab)), seq_len(ncol(tab))] <- tab
-  match <- clue::solve_LSAP(m, maximum = TRUE)
-  sum(m[cbind(seq_len(nrow(m)), as.integer(match))]) / length(cluster)
-}
+accuracy <- cluster_accuracy  # best one-to-one matching (Hungarian method)
 
 x <- fashion_mnist$x / 255
 truth <- fashion_mnist$label

@@ -18,7 +18,7 @@
 namespace kmreduce {
 
 struct PackedRows {
-  static constexpr index_t T = 16;
+  static constexpr index_t T = 16;  // rows per tile (defined below for odr-use)
   const DenseMatrix& src;  // the column-major original (for column passes)
   index_t n, d, tiles;
   std::unique_ptr<double[]> v;  // tiles * d * T, written once below
@@ -47,6 +47,8 @@ struct PackedRows {
   }
   const double* tile(index_t t) const { return v.get() + t * d * T; }
 };
+
+constexpr index_t PackedRows::T;
 
 inline void row_sqnorms(const PackedRows& a, double* out, int n_threads) {
 #ifdef _OPENMP
