@@ -37,8 +37,12 @@ project_cpp <- function(x, method, dims, seed, n_threads) {
     .Call(`_kmreduce_project_cpp`, x, method, dims, seed, n_threads)
 }
 
-sign_project_cpp <- function(x, dims, seed, n_threads) {
-    .Call(`_kmreduce_sign_project_cpp`, x, dims, seed, n_threads)
+sign_project_cpp <- function(x, dims, seed, algorithm, n_threads) {
+    .Call(`_kmreduce_sign_project_cpp`, x, dims, seed, algorithm, n_threads)
+}
+
+simd_level_cpp <- function() {
+    .Call(`_kmreduce_simd_level_cpp`)
 }
 
 derive_seed_cpp <- function(seed, r) {

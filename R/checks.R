@@ -184,6 +184,9 @@ resolve_method <- function(method, x) {
 # Largest number of doubles a reduced matrix may have (32 GB).
 max_reduced_size <- function() 4e9
 
+# Most columns a reduced matrix of nrow(x) rows may have.
+max_dims <- function(x) min(.Machine$integer.max, floor(max_reduced_size() / nrow(x)))
+
 check_dims <- function(dims, method, k, x) {
   n <- nrow(x)
   d <- ncol(x)
@@ -191,7 +194,7 @@ check_dims <- function(dims, method, k, x) {
   upper <- switch(method,
     svd = , rsvd = , cssp = min(n, d),
     srht = 2^ceiling(log2(d)),
-    min(.Machine$integer.max, floor(max_reduced_size() / n)))
+    max_dims(x))
   if (is.null(dims)) {
     if (is.null(k)) {
       stop_arg(sprintf("`dims` must be given (a whole number in [1, %s]) when `k` is not.",

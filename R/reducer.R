@@ -107,7 +107,9 @@ fit_reducer <- function(x, method, dims, k, seed, n_threads, control) {
 apply_reducer <- function(reducer, x, n_threads = 1L) {
   method <- reducer$method
   if (method == "none") return(x)
-  out <- if (method %in% projection_methods()) {
+  out <- if (method == "sign") {
+    sign_project_cpp(x, reducer$dims, reducer$seed, sign_algorithm("auto", x), n_threads)
+  } else if (method %in% projection_methods()) {
     project_cpp(x, method, reducer$dims, reducer$seed, n_threads)
   } else if (method %in% selection_methods()) {
     gather_columns_cpp(x, reducer$features$index, reducer$features$scale, n_threads)

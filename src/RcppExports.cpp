@@ -134,16 +134,27 @@ BEGIN_RCPP
 END_RCPP
 }
 // sign_project_cpp
-Rcpp::NumericMatrix sign_project_cpp(SEXP x, double dims, double seed, int n_threads);
-RcppExport SEXP _kmreduce_sign_project_cpp(SEXP xSEXP, SEXP dimsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP) {
+Rcpp::NumericMatrix sign_project_cpp(SEXP x, double dims, double seed, std::string algorithm, int n_threads);
+RcppExport SEXP _kmreduce_sign_project_cpp(SEXP xSEXP, SEXP dimsSEXP, SEXP seedSEXP, SEXP algorithmSEXP, SEXP n_threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
     Rcpp::traits::input_parameter< double >::type dims(dimsSEXP);
     Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< std::string >::type algorithm(algorithmSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(sign_project_cpp(x, dims, seed, n_threads));
+    rcpp_result_gen = Rcpp::wrap(sign_project_cpp(x, dims, seed, algorithm, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// simd_level_cpp
+std::string simd_level_cpp();
+RcppExport SEXP _kmreduce_simd_level_cpp() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    rcpp_result_gen = Rcpp::wrap(simd_level_cpp());
     return rcpp_result_gen;
 END_RCPP
 }
@@ -254,7 +265,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_scan_values_cpp", (DL_FUNC) &_kmreduce_scan_values_cpp, 1},
     {"_kmreduce_sign_matrix_cpp", (DL_FUNC) &_kmreduce_sign_matrix_cpp, 3},
     {"_kmreduce_project_cpp", (DL_FUNC) &_kmreduce_project_cpp, 5},
-    {"_kmreduce_sign_project_cpp", (DL_FUNC) &_kmreduce_sign_project_cpp, 4},
+    {"_kmreduce_sign_project_cpp", (DL_FUNC) &_kmreduce_sign_project_cpp, 5},
+    {"_kmreduce_simd_level_cpp", (DL_FUNC) &_kmreduce_simd_level_cpp, 0},
     {"_kmreduce_derive_seed_cpp", (DL_FUNC) &_kmreduce_derive_seed_cpp, 2},
     {"_kmreduce_multiply_cpp", (DL_FUNC) &_kmreduce_multiply_cpp, 3},
     {"_kmreduce_gather_columns_cpp", (DL_FUNC) &_kmreduce_gather_columns_cpp, 4},

@@ -4,6 +4,7 @@
 #include <string>
 
 #include <kmreduce/leverage.hpp>
+#include <kmreduce/mailman.hpp>
 #include <kmreduce/products.hpp>
 #include <kmreduce/random_projection.hpp>
 #include <kmreduce/sign_projection.hpp>
@@ -51,11 +52,26 @@ Rcpp::NumericMatrix project_cpp(SEXP x, std::string method, double dims,
   return out;
 }
 
+// The sign projection by the mailman kernel or by GEMM on generated panels.
 // [[Rcpp::export]]
 Rcpp::NumericMatrix sign_project_cpp(SEXP x, double dims, double seed,
-                                     int n_threads) {
-  return project_cpp(x, "sign", dims, seed, n_threads);
+                                     std::string algorithm, int n_threads) {
+  const kmreduce::index_t m = static_cast<kmreduce::index_t>(dims);
+  Rcpp::NumericMatrix out;
+  glue::with_matrix(x, [&](const auto& a) {
+    out = Rcpp::NumericMatrix(static_cast<int>(a.n), static_cast<int>(m));
+    if (algorithm == "mailman") {
+      kmreduce::sign_project_mailman(a, m, glue::as_seed(seed), &out[0], n_threads);
+    } else {
+      kmreduce::sign_project_gemm(a, m, glue::as_seed(seed), &out[0], n_threads);
+    }
+    return 0;
+  });
+  return out;
 }
+
+// [[Rcpp::export]]
+std::string simd_level_cpp() { return kmreduce::simd_level_name(); }
 
 // An independent seed for repetition r of a seeded computation (< 2^53).
 // [[Rcpp::export]]
