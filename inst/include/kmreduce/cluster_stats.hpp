@@ -49,38 +49,96 @@ inline void finish(ClusterStats& s, const std::vector<double>& wpart,
 }
 }  // namespace detail
 
+// Dense: column by column (parallel over columns), each column read twice
+// while it is in cache: cluster sums (four interleaved accumulators, as
+// cluster_sums), sum and sum of squares; then the squared deviations from the
+// centres and from the column mean.
 inline ClusterStats cluster_stats(const DenseMatrix& a, const int* label,
                                   index_t k, int n_threads) {
   ClusterStats s;
   const index_t n = a.n, d = a.d;
   detail::check_labels(label, n, k, s.size);
   s.centres.assign(k * d, 0.0);
-  cluster_sums(a, label, k, s.centres.data(), n_threads);
   std::vector<double> wpart(k * d, 0.0), tpart(d, 0.0), spart(d, 0.0);
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(n_threads)
+#pragma omp parallel num_threads(n_threads)
 #endif
-  for (index_t j = 0; j < d; ++j) {
-    double* c = s.centres.data() + k * j;
-    for (index_t q = 0; q < k; ++q)
-      c[q] = s.size[q] > 0 ? c[q] / static_cast<double>(s.size[q]) : 0.0;
-    const double* col = a.x + n * j;
-    double mean = 0.0, ss = 0.0;
-    for (index_t r = 0; r < n; ++r) {
-      mean += col[r];
-      ss += col[r] * col[r];
+  {
+    std::vector<double> acc(4 * k);
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+    for (index_t j = 0; j < d; ++j) {
+      const double* col = a.x + n * j;
+      std::fill(acc.begin(), acc.end(), 0.0);
+      double* a0 = acc.data();
+      double* a1 = a0 + k;
+      double* a2 = a1 + k;
+      double* a3 = a2 + k;
+      double sum = 0.0, ss = 0.0;
+      index_t r = 0;
+      for (; r + 4 <= n; r += 4) {
+        a0[label[r]] += col[r];
+        a1[label[r + 1]] += col[r + 1];
+        a2[label[r + 2]] += col[r + 2];
+        a3[label[r + 3]] += col[r + 3];
+      }
+      for (; r < n; ++r) a0[label[r]] += col[r];
+      {
+        // Four partial sums: no chain of dependent adds (fixed order).
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+        double q0 = 0.0, q1 = 0.0, q2 = 0.0, q3 = 0.0;
+        for (r = 0; r + 4 <= n; r += 4) {
+          s0 += col[r]; s1 += col[r + 1]; s2 += col[r + 2]; s3 += col[r + 3];
+          q0 += col[r] * col[r]; q1 += col[r + 1] * col[r + 1];
+          q2 += col[r + 2] * col[r + 2]; q3 += col[r + 3] * col[r + 3];
+        }
+        for (; r < n; ++r) {
+          s0 += col[r];
+          q0 += col[r] * col[r];
+        }
+        sum = ((s0 + s1) + s2) + s3;
+        ss = ((q0 + q1) + q2) + q3;
+      }
+      double* c = s.centres.data() + k * j;
+      for (index_t q = 0; q < k; ++q) {
+        const double t = ((a0[q] + a1[q]) + a2[q]) + a3[q];
+        c[q] = s.size[q] > 0 ? t / static_cast<double>(s.size[q]) : 0.0;
+      }
+      const double mean = sum / static_cast<double>(n);
+      double tot = 0.0;
+      std::fill(acc.begin(), acc.end(), 0.0);
+      r = 0;
+      for (; r + 4 <= n; r += 4) {
+        const double e0 = col[r] - c[label[r]], e1 = col[r + 1] - c[label[r + 1]];
+        const double e2 = col[r + 2] - c[label[r + 2]], e3 = col[r + 3] - c[label[r + 3]];
+        a0[label[r]] += e0 * e0;
+        a1[label[r + 1]] += e1 * e1;
+        a2[label[r + 2]] += e2 * e2;
+        a3[label[r + 3]] += e3 * e3;
+      }
+      for (; r < n; ++r) {
+        const double e = col[r] - c[label[r]];
+        a0[label[r]] += e * e;
+      }
+      {
+        double t0 = 0.0, t1 = 0.0, t2 = 0.0, t3 = 0.0;
+        for (r = 0; r + 4 <= n; r += 4) {
+          const double f0 = col[r] - mean, f1 = col[r + 1] - mean;
+          const double f2 = col[r + 2] - mean, f3 = col[r + 3] - mean;
+          t0 += f0 * f0; t1 += f1 * f1; t2 += f2 * f2; t3 += f3 * f3;
+        }
+        for (; r < n; ++r) {
+          const double f = col[r] - mean;
+          t0 += f * f;
+        }
+        tot = ((t0 + t1) + t2) + t3;
+      }
+      double* w = wpart.data() + k * j;
+      for (index_t q = 0; q < k; ++q) w[q] = ((a0[q] + a1[q]) + a2[q]) + a3[q];
+      tpart[j] = tot;
+      spart[j] = ss;
     }
-    mean /= static_cast<double>(n);
-    double tot = 0.0;
-    double* w = wpart.data() + k * j;
-    for (index_t r = 0; r < n; ++r) {
-      const double e = col[r] - c[label[r]];
-      w[label[r]] += e * e;
-      const double f = col[r] - mean;
-      tot += f * f;
-    }
-    tpart[j] = tot;
-    spart[j] = ss;
   }
   (void)n_threads;
   detail::finish(s, wpart, tpart, spart, k, d);
