@@ -71,19 +71,9 @@ inline ClusterStats cluster_stats(const DenseMatrix& a, const int* label,
     for (index_t j = 0; j < d; ++j) {
       const double* col = a.x + n * j;
       std::fill(acc.begin(), acc.end(), 0.0);
-      double* a0 = acc.data();
-      double* a1 = a0 + k;
-      double* a2 = a1 + k;
-      double* a3 = a2 + k;
+      add_by_label4(n, label, k, acc.data(), [col](index_t r) { return col[r]; });
       double sum = 0.0, ss = 0.0;
       index_t r = 0;
-      for (; r + 4 <= n; r += 4) {
-        a0[label[r]] += col[r];
-        a1[label[r + 1]] += col[r + 1];
-        a2[label[r + 2]] += col[r + 2];
-        a3[label[r + 3]] += col[r + 3];
-      }
-      for (; r < n; ++r) a0[label[r]] += col[r];
       {
         // Four partial sums: no chain of dependent adds (fixed order).
         double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
@@ -101,26 +91,15 @@ inline ClusterStats cluster_stats(const DenseMatrix& a, const int* label,
         ss = ((q0 + q1) + q2) + q3;
       }
       double* c = s.centres.data() + k * j;
-      for (index_t q = 0; q < k; ++q) {
-        const double t = ((a0[q] + a1[q]) + a2[q]) + a3[q];
-        c[q] = s.size[q] > 0 ? t / static_cast<double>(s.size[q]) : 0.0;
-      }
+      for (index_t q = 0; q < k; ++q)
+        c[q] = s.size[q] > 0 ? sum4(acc.data(), k, q) / static_cast<double>(s.size[q]) : 0.0;
       const double mean = sum / static_cast<double>(n);
       double tot = 0.0;
       std::fill(acc.begin(), acc.end(), 0.0);
-      r = 0;
-      for (; r + 4 <= n; r += 4) {
-        const double e0 = col[r] - c[label[r]], e1 = col[r + 1] - c[label[r + 1]];
-        const double e2 = col[r + 2] - c[label[r + 2]], e3 = col[r + 3] - c[label[r + 3]];
-        a0[label[r]] += e0 * e0;
-        a1[label[r + 1]] += e1 * e1;
-        a2[label[r + 2]] += e2 * e2;
-        a3[label[r + 3]] += e3 * e3;
-      }
-      for (; r < n; ++r) {
+      add_by_label4(n, label, k, acc.data(), [col, c, label](index_t r) {
         const double e = col[r] - c[label[r]];
-        a0[label[r]] += e * e;
-      }
+        return e * e;
+      });
       {
         double t0 = 0.0, t1 = 0.0, t2 = 0.0, t3 = 0.0;
         for (r = 0; r + 4 <= n; r += 4) {
@@ -135,7 +114,7 @@ inline ClusterStats cluster_stats(const DenseMatrix& a, const int* label,
         tot = ((t0 + t1) + t2) + t3;
       }
       double* w = wpart.data() + k * j;
-      for (index_t q = 0; q < k; ++q) w[q] = ((a0[q] + a1[q]) + a2[q]) + a3[q];
+      for (index_t q = 0; q < k; ++q) w[q] = sum4(acc.data(), k, q);
       tpart[j] = tot;
       spart[j] = ss;
     }

@@ -36,9 +36,7 @@ inline index_t draw_weighted(const std::vector<double>& weight, double total,
 template <class Data>
 void dist2_to_points(const Data& a, const double* row_norms, const double* p,
                      index_t m, double* out, int n_threads) {
-  std::vector<double> pnorm(m, 0.0);
-  for (index_t j = 0; j < a.d; ++j)
-    for (index_t t = 0; t < m; ++t) pnorm[t] += p[t + m * j] * p[t + m * j];
+  const std::vector<double> pnorm = centre_sqnorms(p, m, a.d);
   const index_t nb = n_blocks(a.n, kRowBlock);
 #ifdef _OPENMP
 #pragma omp parallel num_threads(n_threads)

@@ -30,10 +30,7 @@ template <class Data>
 index_t assign_nearest(const Data& a, const double* row_norms,
                        const double* centres, index_t k, int* label,
                        double* min_dist, int n_threads) {
-  std::vector<double> cnorm(k, 0.0);
-  for (index_t j = 0; j < a.d; ++j)
-    for (index_t q = 0; q < k; ++q)
-      cnorm[q] += centres[q + k * j] * centres[q + k * j];
+  const std::vector<double> cnorm = centre_sqnorms(centres, k, a.d);
   const index_t nb = n_blocks(a.n, kRowBlock);
   index_t changes = 0;
 #ifdef _OPENMP
@@ -82,10 +79,7 @@ template <class Data>
 index_t assign_bounded(const Data& a, const double* row_norms,
                        const double* centres, index_t k, int* label,
                        double* upper, double* lower, int n_threads) {
-  std::vector<double> cnorm(k, 0.0);
-  for (index_t j = 0; j < a.d; ++j)
-    for (index_t q = 0; q < k; ++q)
-      cnorm[q] += centres[q + k * j] * centres[q + k * j];
+  const std::vector<double> cnorm = centre_sqnorms(centres, k, a.d);
   const index_t nb = n_blocks(a.n, kRowBlock);
   index_t changes = 0;
 #ifdef _OPENMP

@@ -103,17 +103,6 @@ inline void mailman_fold(double* bucket, index_t lanes, int nbits, double* out) 
   }
 }
 
-// Portable bucket accumulation of a packed panel (d x lanes, feature-major).
-inline void mailman_accumulate(const double* panel, index_t d, index_t lanes,
-                               const std::uint8_t* pattern, double* bucket) {
-  std::fill(bucket, bucket + 256 * lanes, 0.0);
-  for (index_t i = 0; i < d; ++i) {
-    double* b = bucket + pattern[i] * lanes;
-    const double* x = panel + i * lanes;
-    for (index_t l = 0; l < lanes; ++l) b[l] += x[l];
-  }
-}
-
 // Bucket p = sum of the panel rows of the features with pattern p, gathered
 // in increasing feature order into two alternating accumulators (no stores
 // inside the sum, no chains of dependent stores).
@@ -182,32 +171,6 @@ __attribute__((target("avx2"))) inline void mailman_gather_avx2(
   }
 }
 
-__attribute__((target("avx512f"))) inline void mailman_accumulate_avx512(
-    const double* panel, index_t d, const std::uint8_t* pattern, double* bucket) {
-  // 8 lanes; two bucket arrays (even / odd features) break store-to-load
-  // chains when consecutive features share a pattern; summed at the end.
-  double* b2 = bucket + 256 * 8;
-  const __m512d z = _mm512_setzero_pd();
-  for (index_t p = 0; p < 256; ++p) {
-    _mm512_storeu_pd(bucket + 8 * p, z);
-    _mm512_storeu_pd(b2 + 8 * p, z);
-  }
-  index_t i = 0;
-  for (; i + 2 <= d; i += 2) {
-    double* u = bucket + 8 * pattern[i];
-    double* v = b2 + 8 * pattern[i + 1];
-    _mm512_storeu_pd(u, _mm512_add_pd(_mm512_loadu_pd(u), _mm512_loadu_pd(panel + 8 * i)));
-    _mm512_storeu_pd(v, _mm512_add_pd(_mm512_loadu_pd(v), _mm512_loadu_pd(panel + 8 * i + 8)));
-  }
-  if (i < d) {
-    double* u = bucket + 8 * pattern[i];
-    _mm512_storeu_pd(u, _mm512_add_pd(_mm512_loadu_pd(u), _mm512_loadu_pd(panel + 8 * i)));
-  }
-  for (index_t p = 0; p < 256; ++p)
-    _mm512_storeu_pd(bucket + 8 * p, _mm512_add_pd(_mm512_loadu_pd(bucket + 8 * p),
-                                                   _mm512_loadu_pd(b2 + 8 * p)));
-}
-
 __attribute__((target("avx512f"))) inline void mailman_fold_avx512(
     double* bucket, int nbits, double* out) {
   for (int t = 7; t >= 0; --t) {
@@ -225,35 +188,6 @@ __attribute__((target("avx512f"))) inline void mailman_fold_avx512(
   }
 }
 
-__attribute__((target("avx2"))) inline void mailman_accumulate_avx2(
-    const double* panel, index_t d, const std::uint8_t* pattern, double* bucket) {
-  // 8 lanes as two 4-wide halves; two bucket arrays as above.
-  double* b2 = bucket + 256 * 8;
-  const __m256d z = _mm256_setzero_pd();
-  for (index_t p = 0; p < 512; ++p) {
-    _mm256_storeu_pd(bucket + 4 * p, z);
-    _mm256_storeu_pd(b2 + 4 * p, z);
-  }
-  index_t i = 0;
-  for (; i + 2 <= d; i += 2) {
-    double* u = bucket + 8 * pattern[i];
-    double* v = b2 + 8 * pattern[i + 1];
-    const double* x = panel + 8 * i;
-    _mm256_storeu_pd(u, _mm256_add_pd(_mm256_loadu_pd(u), _mm256_loadu_pd(x)));
-    _mm256_storeu_pd(u + 4, _mm256_add_pd(_mm256_loadu_pd(u + 4), _mm256_loadu_pd(x + 4)));
-    _mm256_storeu_pd(v, _mm256_add_pd(_mm256_loadu_pd(v), _mm256_loadu_pd(x + 8)));
-    _mm256_storeu_pd(v + 4, _mm256_add_pd(_mm256_loadu_pd(v + 4), _mm256_loadu_pd(x + 12)));
-  }
-  if (i < d) {
-    double* u = bucket + 8 * pattern[i];
-    const double* x = panel + 8 * i;
-    _mm256_storeu_pd(u, _mm256_add_pd(_mm256_loadu_pd(u), _mm256_loadu_pd(x)));
-    _mm256_storeu_pd(u + 4, _mm256_add_pd(_mm256_loadu_pd(u + 4), _mm256_loadu_pd(x + 4)));
-  }
-  for (index_t p = 0; p < 512; ++p)
-    _mm256_storeu_pd(bucket + 4 * p, _mm256_add_pd(_mm256_loadu_pd(bucket + 4 * p),
-                                                   _mm256_loadu_pd(b2 + 4 * p)));
-}
 #endif  // KMREDUCE_X86_SIMD
 
 // Bucket sums of one panel of 8 lanes by gathering; every SIMD level does
@@ -266,23 +200,6 @@ inline void mailman_panel_gather(const double* panel, const std::uint32_t* order
   if (level == SimdLevel::Avx2) return mailman_gather_avx2(panel, order, start, bucket);
 #endif
   mailman_gather(panel, order, start, bucket);
-}
-
-inline void mailman_panel_block(const double* panel, index_t d,
-                                const std::uint8_t* pattern, double* bucket) {
-#ifdef KMREDUCE_X86_SIMD
-  const SimdLevel level = simd_level();
-  if (level == SimdLevel::Avx512) return mailman_accumulate_avx512(panel, d, pattern, bucket);
-  if (level == SimdLevel::Avx2) return mailman_accumulate_avx2(panel, d, pattern, bucket);
-#endif
-  double* b2 = bucket + 256 * 8;
-  std::fill(bucket, bucket + 2 * 256 * 8, 0.0);
-  for (index_t i = 0; i < d; ++i) {
-    double* b = ((i & 1) ? b2 : bucket) + 8 * pattern[i];
-    const double* x = panel + 8 * i;
-    for (index_t l = 0; l < 8; ++l) b[l] += x[l];
-  }
-  for (index_t p = 0; p < 256 * 8; ++p) bucket[p] += b2[p];
 }
 
 inline void mailman_fold8(double* bucket, int nbits, double* out) {

@@ -65,6 +65,39 @@ struct SparseRows {
   }
 };
 
+// Squared norms of the k centres (k x d, column-major).
+inline std::vector<double> centre_sqnorms(const double* c, index_t k, index_t d) {
+  std::vector<double> out(k, 0.0);
+  for (index_t j = 0; j < d; ++j)
+    for (index_t q = 0; q < k; ++q) out[q] += c[q + k * j] * c[q + k * j];
+  return out;
+}
+
+// acc[label[r]] += v(r) for r < n, the rows spread over four copies of acc
+// (acc[0..k), acc[k..2k), ...) so that rows of one cluster do not form a
+// chain of dependent adds; returns nothing, the caller sums the copies.
+template <class Value>
+inline void add_by_label4(index_t n, const int* label, index_t k, double* acc,
+                          Value v) {
+  double* a0 = acc;
+  double* a1 = a0 + k;
+  double* a2 = a1 + k;
+  double* a3 = a2 + k;
+  index_t r = 0;
+  for (; r + 4 <= n; r += 4) {
+    a0[label[r]] += v(r);
+    a1[label[r + 1]] += v(r + 1);
+    a2[label[r + 2]] += v(r + 2);
+    a3[label[r + 3]] += v(r + 3);
+  }
+  for (; r < n; ++r) a0[label[r]] += v(r);
+}
+
+// The sum of the four copies of add_by_label4, in a fixed order.
+inline double sum4(const double* acc, index_t k, index_t q) {
+  return ((acc[q] + acc[k + q]) + acc[2 * k + q]) + acc[3 * k + q];
+}
+
 // The form of a matrix that row-wise algorithms (Lloyd, k-means++) take:
 // dense data as it is, sparse data as a CSR copy of its structure.
 inline const DenseMatrix& row_access(const DenseMatrix& a) { return a; }
@@ -139,20 +172,9 @@ inline void cluster_sums(const DenseMatrix& a, const int* label, index_t k,
     for (index_t j = 0; j < a.d; ++j) {
       const double* col = a.x + a.n * j;
       std::fill(acc.begin(), acc.end(), 0.0);
-      double* a0 = acc.data();
-      double* a1 = a0 + k;
-      double* a2 = a1 + k;
-      double* a3 = a2 + k;
-      index_t r = 0;
-      for (; r + 4 <= a.n; r += 4) {
-        a0[label[r]] += col[r];
-        a1[label[r + 1]] += col[r + 1];
-        a2[label[r + 2]] += col[r + 2];
-        a3[label[r + 3]] += col[r + 3];
-      }
-      for (; r < a.n; ++r) a0[label[r]] += col[r];
+      add_by_label4(a.n, label, k, acc.data(), [col](index_t r) { return col[r]; });
       double* s = sums + k * j;
-      for (index_t q = 0; q < k; ++q) s[q] += ((a0[q] + a1[q]) + a2[q]) + a3[q];
+      for (index_t q = 0; q < k; ++q) s[q] += sum4(acc.data(), k, q);
     }
   }
   (void)n_threads;
