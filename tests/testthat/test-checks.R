@@ -18,6 +18,9 @@ test_that("bad data is refused with a message naming `x`", {
   expect_error(kmeans_reduced(list(1, 2), 2), "`x` must be a numeric matrix.*a list")
   expect_error(kmeans_reduced(1:10, 2), "`x` must be a numeric matrix.*integer vector")
   expect_error(kmeans_reduced(m$x[0, ], 1), "`x` must have at least one row and one column, not 0 x 6")
+  expect_error(kmeans_reduced(m$x[, 0], 1), "`x` must have at least one row and one column, not 50 x 0")
+  expect_error(kmeans_reduced(data.frame(a = 1:3, b = c(TRUE, FALSE, TRUE)), 2), "column 'b' is logical")
+  expect_error(kmeans_reduced(Matrix::Matrix(m$x[, 1] > 0, 10, 5), 2) , NA)
   expect_error(kmeans_reduced(m$x * 1e160, 2), "`x` has values as large as .* squared distances would overflow")
 })
 
@@ -48,6 +51,17 @@ test_that("bad method, dims, counts, seed and control are refused", {
   expect_error(kmeans_reduced(m$x, 2, control = list(1)), "`control` must be a named list")
   expect_error(kmeans_reduced(m$x, 2, control = list(tol = -1)), "`control\\$tol` must be a number in \\[0, 1\\), not -1")
   expect_error(kmeans_reduced(m$x, 2, control = list(keep_reduced = NA)), "`control\\$keep_reduced` must be TRUE or FALSE")
+})
+
+test_that("constant columns and all-zero data are valid input", {
+  z <- matrix(0, 12, 4)
+  for (method in c("none", "sign", "leverage", "cssp", "rsvd", "sparse_embedding", "srht")) {
+    fit <- kmeans_reduced(z, 1, method = method, dims = 2, seed = 1)
+    expect_equal(fit$tot.withinss, 0, label = method)
+  }
+  expect_equal(unname(leverage_scores(cbind(m$x[, 1:3], 0), 2, "exact")[4]), 0)
+  fit <- kmeans_reduced(cbind(m$x, 7), 3, method = "leverage", seed = 1)
+  expect_true(all(fit$size > 0))
 })
 
 test_that("errors come before any computation and have no call", {
