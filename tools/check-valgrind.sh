@@ -23,13 +23,16 @@ res <- test_dir("tests/testthat", package = "kmreduce", load_package = "installe
 df <- as.data.frame(res)
 cat(sprintf("%d passed, %d failed\n", sum(df\$passed), sum(df\$failed) + sum(df\$error)))
 REOF
-log="$work/valgrind.log"
+log="${VALGRIND_LOG:-$work/valgrind.log}"  # set VALGRIND_LOG to keep the log
 (cd "$work/src" && R_LIBS="$work/lib${R_LIBS:+:$R_LIBS}" OMP_NUM_THREADS=2 \
   R --vanilla -d "valgrind --error-exitcode=0 --leak-check=full --suppressions=$repo/tools/valgrind.supp" \
   -f "$work/run.R") > "$log" 2>&1
 grep -E "passed, .* failed" "$log" | tail -n 1
 errors=$(grep -E "ERROR SUMMARY" "$log" | tail -n 1 | sed -E 's/.*ERROR SUMMARY: ([0-9]+) errors.*/\1/')
 lost=$(grep -E "definitely lost:" "$log" | tail -n 1 | sed -E 's/.*definitely lost: ([0-9,]+) bytes.*/\1/')
-[ "${errors:-0}" != "0" ] && grep -E "^==[0-9]+== (Invalid|Conditional|Use of|Mismatched|Source)" -A12 "$log" | head -100
+if [ "${errors:-0}" != "0" ]; then
+  grep -E "^==[0-9]+== (Invalid|Conditional|Use of|Mismatched|Source|Syscall)" -A12 "$log" | head -100
+  grep -E "definitely lost in" -A14 "$log" | head -100
+fi
 echo "valgrind: ${errors:-?} errors, definitely lost: ${lost:-0} bytes"
 [ "${errors:-1}" = "0" ]
