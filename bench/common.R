@@ -1,14 +1,7 @@
 # Shared helpers of the benchmark scripts (not part of the package).
 suppressPackageStartupMessages(library(kmreduce))
 
-# Best one-to-one matching of clusters to classes (Hungarian method, clue).
-cluster_accuracy <- function(cluster, truth) {
-  tab <- table(cluster, truth)
-  m <- matrix(0, max(dim(tab)), max(dim(tab)))
-  m[seq_len(nrow(tab)), seq_len(ncol(tab))] <- tab
-  match <- clue::solve_LSAP(m, maximum = TRUE)
-  sum(m[cbind(seq_len(nrow(m)), as.integer(match))]) / length(cluster)
-}
+# cluster_accuracy() comes from kmreduce (best one-to-one matching, clue).
 
 machine_info <- function() {
   cpu <- tryCatch(sub(".*:\\s*", "", grep("model name", readLines("/proc/cpuinfo"), value = TRUE)[1]),
