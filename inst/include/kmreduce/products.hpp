@@ -58,6 +58,21 @@ constexpr index_t kColBlock = 64;
 inline void crossprod(const DenseMatrix& a, const double* mm, index_t m,
                       double* out, int n_threads) {
   const index_t nb = n_blocks(a.d, kColBlock);
+  if (simd_level() == SimdLevel::Avx512) {
+    // M row-major, rows padded to a multiple of 8 with zeros.
+    const index_t ldm = (m + 7) / 8 * 8;
+    std::vector<double> mt(static_cast<std::size_t>(a.n * ldm), 0.0);
+    for (index_t c = 0; c < m; ++c)
+      for (index_t r = 0; r < a.n; ++r) mt[ldm * r + c] = mm[r + a.n * c];
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(n_threads)
+#endif
+    for (index_t blk = 0; blk < nb; ++blk) {
+      const index_t j0 = blk * kColBlock, j1 = std::min(a.d, j0 + kColBlock);
+      crossprod_columns_simd(a.x, a.n, a.d, j0, j1, mt.data(), ldm, m, out);
+    }
+    return;
+  }
   Eigen::Map<const Eigen::MatrixXd> mmap(mm, a.n, m);
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) num_threads(n_threads)

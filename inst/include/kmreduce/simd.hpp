@@ -152,6 +152,33 @@ inline void cross_tile_256(int nc, const double* x, index_t ldx, index_t p,
   }
 }
 #undef KMREDUCE_TILE_CASES
+
+// 8 columns of A x 8 NV entries of M^T: acc[jj][v] = sum_r A[r, j0 + jj] *
+// M[r, 8 v .. 8 v + 7], with M given row-major (ldm values per row).
+template <int NV>
+__attribute__((target("avx512f"))) void crossprod_tile_avx512(
+    const double* a, index_t n, const double* mt, index_t ldm, double* res) {
+  __m512d acc[8][NV];
+  KMREDUCE_UNROLL
+  for (int jj = 0; jj < 8; ++jj)
+    KMREDUCE_UNROLL
+    for (int v = 0; v < NV; ++v) acc[jj][v] = _mm512_setzero_pd();
+  for (index_t r = 0; r < n; ++r) {
+    __m512d mv[NV];
+    KMREDUCE_UNROLL
+    for (int v = 0; v < NV; ++v) mv[v] = _mm512_loadu_pd(mt + ldm * r + 8 * v);
+    KMREDUCE_UNROLL
+    for (int jj = 0; jj < 8; ++jj) {
+      const __m512d b = _mm512_set1_pd(a[r + n * jj]);
+      KMREDUCE_UNROLL
+      for (int v = 0; v < NV; ++v) acc[jj][v] = _mm512_fmadd_pd(b, mv[v], acc[jj][v]);
+    }
+  }
+  KMREDUCE_UNROLL
+  for (int jj = 0; jj < 8; ++jj)
+    KMREDUCE_UNROLL
+    for (int v = 0; v < NV; ++v) _mm512_storeu_pd(res + (jj * NV + v) * 8, acc[jj][v]);
+}
 #endif  // KMREDUCE_X86_SIMD
 
 // Rows [r0, r1) one at a time (tails of blocks): a plain FMA-free loop.
@@ -212,6 +239,43 @@ inline void cross_product_block(const double* x, index_t n, index_t p,
   Eigen::Map<Eigen::MatrixXd, 0, Eigen::OuterStride<>> o(out, m, k,
                                                         Eigen::OuterStride<>(ldo));
   o.noalias() = xb * cm.transpose();
+}
+
+// out (d x m, column-major) = A^T M for columns [j0, j1) of a column-major
+// n x d matrix A, with M given row-major (mt: n rows of ldm >= m values,
+// zero padded). AVX-512 tiles of 8 columns x 24 entries; returns false (and
+// does nothing) when no AVX-512 kernel is available. Each entry is one
+// fused multiply-add chain over the rows in order.
+inline bool crossprod_columns_simd(const double* a, index_t n, index_t d,
+                                   index_t j0, index_t j1, const double* mt,
+                                   index_t ldm, index_t m, double* out) {
+#ifdef KMREDUCE_X86_SIMD
+  if (simd_level() != SimdLevel::Avx512) return false;
+  double res[8 * 3 * 8];
+  index_t j = j0;
+  for (; j + 8 <= j1; j += 8) {
+    for (index_t c0 = 0; c0 < m; c0 += 24) {
+      const index_t mc = std::min<index_t>(24, m - c0);
+      const int nv = static_cast<int>((mc + 7) / 8);
+      const double* aj = a + n * j;
+      if (nv == 1) detail::crossprod_tile_avx512<1>(aj, n, mt + c0, ldm, res);
+      else if (nv == 2) detail::crossprod_tile_avx512<2>(aj, n, mt + c0, ldm, res);
+      else detail::crossprod_tile_avx512<3>(aj, n, mt + c0, ldm, res);
+      for (index_t jj = 0; jj < 8; ++jj)
+        for (index_t c = 0; c < mc; ++c) out[(j + jj) + d * (c0 + c)] = res[jj * nv * 8 + c];
+    }
+  }
+  for (; j < j1; ++j)  // last columns: plain loops
+    for (index_t c = 0; c < m; ++c) {
+      double s = 0.0;
+      for (index_t r = 0; r < n; ++r) s += a[r + n * j] * mt[ldm * r + c];
+      out[j + d * c] = s;
+    }
+  return true;
+#else
+  (void)a; (void)n; (void)d; (void)j0; (void)j1; (void)mt; (void)ldm; (void)m; (void)out;
+  return false;
+#endif
 }
 
 }  // namespace kmreduce
