@@ -222,6 +222,16 @@ resolve_seed <- function(seed) {
   seed
 }
 
+# A k-means fit: kmeans_reduced() or stats::kmeans() (class "kmeans").
+check_fit <- function(fit, arg = "fit") {
+  if (!inherits(fit, "kmeans") || !is.numeric(fit$tot.withinss) ||
+      is.null(fit$size) || !is.matrix(fit$centers)) {
+    stop_arg(sprintf(paste0("`%s` must be a k-means fit (from kmeans_reduced() or ",
+                            "stats::kmeans()), not %s."), arg, describe(fit)))
+  }
+  invisible(fit)
+}
+
 check_n_threads <- function(n_threads) check_whole(n_threads, "n_threads", 1, 1024)
 
 control_defaults <- function() {

@@ -52,15 +52,21 @@ print.kmeans_reduced <- function(x, max_cols = 6L, ...) {
 #' Summarise a kmeans_reduced fit
 #'
 #' @param object A `kmeans_reduced` object.
-#' @param ... Ignored.
+#' @param x For `print()`: a `summary.kmeans_reduced` object. For
+#'   `summary()`: optionally the data of the fit; when given, the
+#'   summary includes the optimality certificate of [optimality_bound()]
+#'   (costs one Gram matrix or a few passes over `x`).
+#' @param ... Ignored, or for `summary()` passed to [optimality_bound()].
 #' @return An object of class `summary.kmeans_reduced`: a list with `method`,
 #'   `dims`, `n_features`, `k`, `size`, `tot.withinss`, `normalized_objective`
 #'   (`tot.withinss / ||A||_F^2`, as reported in the papers), `between_total`
 #'   (`betweenss / totss`), `iter`, `ifault`, `seed`, `timing` and, for
 #'   feature selection, `features` (selected features with the number of
-#'   times each was drawn and its scale factor).
+#'   times each was drawn and its scale factor) and, when `x` is given,
+#'   `bound` (a `kmreduce_bound`).
 #' @export
-summary.kmeans_reduced <- function(object, ...) {
+summary.kmeans_reduced <- function(object, x = NULL, ...) {
+  bound <- if (!is.null(x)) optimality_bound(object, x, ...) else NULL
   features <- NULL
   if (!is.null(object$reducer$features)) {
     f <- object$reducer$features
@@ -86,12 +92,12 @@ summary.kmeans_reduced <- function(object, ...) {
     ifault = object$ifault,
     seed = object$seed,
     timing = object$timing,
-    features = features
+    features = features,
+    bound = bound
   ), class = "summary.kmeans_reduced")
 }
 
 #' @rdname summary.kmeans_reduced
-#' @param x A `summary.kmeans_reduced` object.
 #' @export
 print.summary.kmeans_reduced <- function(x, ...) {
   cat(sprintf("k-means on reduced data (kmreduce)\n"))
@@ -107,6 +113,11 @@ print.summary.kmeans_reduced <- function(x, ...) {
               if (x$ifault == 2L) " (did not converge)" else ""))
   cat(sprintf("  time (s):    reduce %.3f, cluster %.3f, total %.3f\n",
               x$timing[["reduce"]], x$timing[["cluster"]], x$timing[["total"]]))
+  if (!is.null(x$bound)) {
+    cat(sprintf("  optimality:  optimum >= %s, so the objective is at most %s x optimal (%s bound)\n",
+                format(x$bound$lower, digits = 6), format(x$bound$ratio, digits = 4),
+                x$bound$method))
+  }
   if (!is.null(x$features)) {
     f <- utils::head(x$features, 10L)
     cat(sprintf("  selected features: %d distinct of %d draws; most drawn:\n",
