@@ -24,3 +24,6 @@
 #' @importFrom Matrix Matrix
 #' @importFrom stats prcomp predict
 "_PACKAGE"
+
+# Column names used inside ggplot2::aes() in autoplot().
+utils::globalVariables(".data")

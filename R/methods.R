@@ -181,21 +181,61 @@ fitted.kmeans_reduced <- function(object, method = c("centers", "classes"), ...)
 
 #' Plot a kmeans_reduced fit
 #'
-#' Draws the rows in the first two principal axes of the reduced data,
-#' coloured by cluster, with the cluster centres marked (base graphics).
+#' `which = "clusters"` (the default) draws the rows in the first two
+#' principal axes of the reduced data, coloured by cluster, with the cluster
+#' centres marked. `which = "scores"`, for the feature-selection methods
+#' (`"leverage"`, `"cssp"`), draws the score of every feature (leverage
+#' score, or the sampling probability of CSSP) with the selected features
+#' highlighted and the highest-scoring of them labelled by name, as Figure 1
+#' of Boutsidis, Mahoney and Drineas (2009). Base graphics; see
+#' [autoplot.kmeans_reduced()] for ggplot2.
 #'
 #' @param x A `kmeans_reduced` object.
 #' @param data Optional data (with the columns used in the fit) to map and
 #'   draw instead of the stored reduced data; needed when the fit keeps no
 #'   reduced data (method `"none"` or `control$keep_reduced = FALSE`).
+#' @param which `"clusters"` or `"scores"`.
 #' @param col Colours, one per cluster.
 #' @param pch,cex Point symbol and size.
 #' @param main Title.
+#' @param n_labels Number of selected features labelled (`which = "scores"`).
 #' @param ... Passed to [graphics::plot()].
 #' @return `x`, invisibly.
+#' @references Boutsidis, C., Mahoney, M. W. and Drineas, P. (2009).
+#'   Unsupervised feature selection for the k-means clustering problem.
+#'   *Advances in Neural Information Processing Systems* 22.
+#' @examples
+#' x <- fashion_mnist$x / 255
+#' fit <- kmeans_reduced(x, 10, method = "leverage", dims = 60, seed = 1)
+#' plot(fit)
+#' plot(fit, which = "scores")
 #' @export
-plot.kmeans_reduced <- function(x, data = NULL, col = NULL, pch = 20, cex = 0.6,
-                                main = NULL, ...) {
+plot.kmeans_reduced <- function(x, data = NULL, which = c("clusters", "scores"),
+                                col = NULL, pch = 20, cex = 0.6, main = NULL,
+                                n_labels = 10L, ...) {
+  if (missing(which)) which <- "clusters"
+  which <- check_choice(which, "which", c("clusters", "scores"))
+  if (which == "scores") {
+    feature_scores_plot(x, check_whole(n_labels, "n_labels", 0), main, ...)
+    return(invisible(x))
+  }
+  k <- length(x$size)
+  sc <- cluster_scores(x, data)
+  if (is.null(col)) col <- grDevices::hcl.colors(k, "Dark 3")
+  if (is.null(main)) main <- sprintf("kmeans_reduced: %d clusters, %s, %d dims",
+                                     k, x$method, x$dims)
+  p <- sc$points
+  graphics::plot(p$PC1, p$PC2, col = col[p$cluster], pch = pch, cex = cex,
+                 xlab = sc$labels[1L], ylab = sc$labels[2L], main = main, ...)
+  graphics::points(sc$centres$PC1, sc$centres$PC2, pch = 21, bg = col[seq_len(k)],
+                   col = "black", cex = 2.2, lwd = 2)
+  graphics::text(sc$centres$PC1, sc$centres$PC2, labels = seq_len(k), cex = 0.7,
+                 col = "white", font = 2)
+  invisible(x)
+}
+
+# Rows and centres in the first two principal axes of the reduced data.
+cluster_scores <- function(x, data) {
   k <- length(x$size)
   if (!is.null(data)) {
     data <- check_newdata(data, x$reducer, "data")
@@ -221,16 +261,45 @@ plot.kmeans_reduced <- function(x, data = NULL, col = NULL, pch = 20, cex = 0.6,
     cscores <- cbind(centres[, 1L], 0)
     labs <- c("reduced dimension 1", "")
   }
-  if (is.null(col)) col <- grDevices::hcl.colors(k, "Dark 3")
-  if (is.null(main)) main <- sprintf("kmeans_reduced: %d clusters, %s, %d dims",
-                                     k, x$method, x$dims)
-  graphics::plot(scores[, 1L], scores[, 2L], col = col[cluster], pch = pch,
-                 cex = cex, xlab = labs[1L], ylab = labs[2L], main = main, ...)
-  graphics::points(cscores[, 1L], cscores[, 2L], pch = 21, bg = col[seq_len(k)],
-                   col = "black", cex = 2.2, lwd = 2)
-  graphics::text(cscores[, 1L], cscores[, 2L], labels = seq_len(k), cex = 0.7,
-                 col = "white", font = 2)
-  invisible(x)
+  list(points = data.frame(PC1 = scores[, 1L], PC2 = scores[, 2L],
+                           cluster = factor(cluster, levels = seq_len(k))),
+       centres = data.frame(PC1 = cscores[, 1L], PC2 = cscores[, 2L],
+                            cluster = factor(seq_len(k))),
+       labels = labs)
+}
+
+# The feature scores of a selection fit, as a data frame (also for autoplot).
+feature_scores <- function(x) {
+  r <- x$reducer
+  if (is.null(r$scores)) {
+    stop_arg(sprintf(paste0("`which = \"scores\"` needs a feature-selection fit ",
+                            "(method \"leverage\" or \"cssp\"); this fit used method \"%s\"."),
+                     x$method))
+  }
+  s <- as.numeric(r$scores)
+  name <- names(r$scores)
+  if (is.null(name)) name <- as.character(seq_along(s))
+  data.frame(index = seq_along(s), name = name, score = s,
+             selected = seq_along(s) %in% r$features$index, stringsAsFactors = FALSE)
+}
+
+score_label <- function(method) {
+  if (method == "cssp") "sampling probability (CSSP)" else "leverage score"
+}
+
+feature_scores_plot <- function(x, n_labels, main, ...) {
+  fs <- feature_scores(x)
+  if (is.null(main)) main <- sprintf("%s: %d features selected of %d",
+                                     method_label(x$method), sum(fs$selected), nrow(fs))
+  graphics::plot(fs$index, fs$score, type = "h", col = "grey65", xlab = "feature",
+                 ylab = score_label(x$method), main = main, ...)
+  sel <- fs[fs$selected, , drop = FALSE]
+  graphics::points(sel$index, sel$score, pch = 20, col = "firebrick", cex = 0.8)
+  top <- utils::head(sel[order(-sel$score), , drop = FALSE], n_labels)
+  if (nrow(top) > 0L) {
+    graphics::text(top$index, top$score, labels = top$name, pos = 3, cex = 0.7,
+                   col = "firebrick", xpd = NA)
+  }
 }
 
 #' Map new rows with a fitted reduction
@@ -267,4 +336,153 @@ print.kmreduce_reducer <- function(x, ...) {
     cat(sprintf("Residual ||A - P_C A||_F^2 / ||A||_F^2 = %.4f\n", x$relative_residual))
   }
   invisible(x)
+}
+
+# ---- tidiers (generics) -----------------------------------------------------
+
+#' Tidy a kmeans_reduced fit
+#'
+#' The tidiers of broom's `kmeans` methods, for `kmeans_reduced` fits (they
+#' are generics of the `generics` package, so they work with and without
+#' broom loaded). Data frames are returned (broom returns tibbles; convert
+#' with `tibble::as_tibble()` if wanted).
+#'
+#' * `tidy()`: one row per cluster with the original-space centre (one
+#'   column per feature), `size`, `withinss` and `cluster`.
+#' * `glance()`: one row with `totss`, `tot.withinss`, `betweenss`, `iter`,
+#'   and kmreduce's `method`, `dims` and `normalized_objective`.
+#' * `augment()`: the data (or `newdata`) with a `.cluster` factor column.
+#'
+#' @param x A `kmeans_reduced` object.
+#' @param col.names Names of the centre columns in `tidy()`.
+#' @param data The data of the fit, for `augment()`.
+#' @param newdata New rows for `augment()`, assigned with [predict()].
+#' @param ... Ignored.
+#' @return A data frame.
+#' @examples
+#' x <- fashion_mnist$x / 255
+#' fit <- kmeans_reduced(x, 10, dims = 40, seed = 1)
+#' glance(fit)
+#' tidy(fit)[, c("size", "withinss", "cluster")]
+#' head(augment(fit, fashion_mnist$x)$.cluster)
+#' @name tidiers
+NULL
+
+#' @importFrom generics tidy
+#' @export
+generics::tidy
+
+#' @importFrom generics glance
+#' @export
+generics::glance
+
+#' @importFrom generics augment
+#' @export
+generics::augment
+
+#' @rdname tidiers
+#' @method tidy kmeans_reduced
+#' @export
+tidy.kmeans_reduced <- function(x, col.names = colnames(x$centers), ...) {
+  centres <- as.data.frame(x$centers)
+  if (is.null(col.names)) col.names <- paste0("x", seq_len(ncol(centres)))
+  if (length(col.names) != ncol(centres)) {
+    stop_arg(sprintf("`col.names` must have %d names (one per column of the centres), not %s.",
+                     ncol(centres), describe(col.names)))
+  }
+  names(centres) <- col.names
+  out <- cbind(centres, size = as.integer(x$size), withinss = x$withinss,
+               cluster = factor(seq_along(x$size)))
+  rownames(out) <- NULL
+  out
+}
+
+#' @rdname tidiers
+#' @method glance kmeans_reduced
+#' @export
+glance.kmeans_reduced <- function(x, ...) {
+  data.frame(totss = x$totss, tot.withinss = x$tot.withinss,
+             betweenss = x$betweenss, iter = as.integer(x$iter),
+             method = x$method, dims = as.integer(x$dims),
+             normalized_objective = x$tot.withinss / x$sumsq,
+             stringsAsFactors = FALSE)
+}
+
+#' @rdname tidiers
+#' @method augment kmeans_reduced
+#' @export
+augment.kmeans_reduced <- function(x, data = NULL, newdata = NULL, ...) {
+  if (!is.null(newdata)) {
+    cluster <- predict(x, newdata)
+    data <- newdata
+  } else {
+    if (is.null(data)) {
+      stop_arg("`data` must be given: augment(fit, data = x) adds the clusters to the data of the fit.")
+    }
+    if (NROW(data) != length(x$cluster)) {
+      stop_arg(sprintf("`data` must have the %d rows of the fit, not %d.",
+                       length(x$cluster), NROW(data)))
+    }
+    cluster <- x$cluster
+  }
+  if (methods::is(data, "Matrix")) data <- as.matrix(data)
+  out <- as.data.frame(data, stringsAsFactors = FALSE)
+  out$.cluster <- factor(cluster, levels = seq_along(x$size))
+  out
+}
+
+# ---- ggplot2 (Suggests) -----------------------------------------------------
+
+#' ggplot2 plots of a kmeans_reduced fit
+#'
+#' The two plots of [plot.kmeans_reduced()] as `ggplot` objects: the
+#' clusters in the first two principal axes of the reduced data, or the
+#' feature scores of a selection method with the selected features labelled.
+#' Needs ggplot2 (a suggested package); the method is registered when
+#' ggplot2 is loaded.
+#'
+#' @param object A `kmeans_reduced` object.
+#' @inheritParams plot.kmeans_reduced
+#' @param ... Ignored.
+#' @return A `ggplot` object.
+#' @examplesIf requireNamespace("ggplot2", quietly = TRUE)
+#' library(ggplot2)
+#' x <- fashion_mnist$x / 255
+#' fit <- kmeans_reduced(x, 10, method = "leverage", dims = 60, seed = 1)
+#' autoplot(fit)
+#' autoplot(fit, which = "scores")
+#' @exportS3Method ggplot2::autoplot
+autoplot.kmeans_reduced <- function(object, which = c("clusters", "scores"),
+                                    data = NULL, n_labels = 10L, ...) {
+  if (!requireNamespace("ggplot2", quietly = TRUE)) {
+    stop_arg("autoplot() needs the ggplot2 package: install.packages(\"ggplot2\").")
+  }
+  if (missing(which)) which <- "clusters"
+  which <- check_choice(which, "which", c("clusters", "scores"))
+  n_labels <- check_whole(n_labels, "n_labels", 0)
+  if (which == "scores") {
+    fs <- feature_scores(object)
+    top <- utils::head(fs[fs$selected, , drop = FALSE][order(-fs$score[fs$selected]), ,
+                                                       drop = FALSE], n_labels)
+    return(ggplot2::ggplot(fs, ggplot2::aes(x = .data$index, y = .data$score)) +
+      ggplot2::geom_segment(ggplot2::aes(xend = .data$index, yend = 0), colour = "grey65") +
+      ggplot2::geom_point(data = fs[fs$selected, , drop = FALSE], colour = "firebrick") +
+      ggplot2::geom_text(data = top, ggplot2::aes(label = .data$name), vjust = -0.6,
+                         size = 3, colour = "firebrick") +
+      ggplot2::labs(x = "feature", y = score_label(object$method),
+                    title = sprintf("%s: %d features selected of %d",
+                                    method_label(object$method), sum(fs$selected),
+                                    nrow(fs))) +
+      ggplot2::theme_minimal())
+  }
+  sc <- cluster_scores(object, data)
+  ggplot2::ggplot(sc$points, ggplot2::aes(x = .data$PC1, y = .data$PC2,
+                                          colour = .data$cluster)) +
+    ggplot2::geom_point(size = 0.8, alpha = 0.7) +
+    ggplot2::geom_label(data = sc$centres, ggplot2::aes(label = .data$cluster),
+                        fontface = "bold", show.legend = FALSE) +
+    ggplot2::labs(x = sc$labels[1L], y = sc$labels[2L], colour = "cluster",
+                  title = sprintf("kmeans_reduced: %d clusters, %s, %d dims",
+                                  length(object$size), object$method, object$dims)) +
+    ggplot2::theme_minimal()
 }
