@@ -1,0 +1,66 @@
+# dims_path(): a grid of kmeans_reduced() runs, summarised and plotted.
+
+test_that("every run equals the kmeans_reduced() fit with its seed", {
+  m <- make_mixture(n = 200, d = 40, k = 3, sd = 2, sep = 3)
+  p <- dims_path(m$x, 3, methods = c("sign", "leverage"), dims = c(4, 8), truth = m$truth,
+                 seed = 5, repeats = 2, verbose = FALSE)
+  expect_s3_class(p, "kmreduce_path")
+  r <- as.data.frame(p)
+  expect_identical(nrow(r), 2L + 2L * 2L * 2L)
+  expect_identical(sort(unique(r$method)), c("leverage", "none", "sign"))
+  expect_identical(r$dims[r$method == "none"], c(40L, 40L))
+  for (i in c(1L, 4L, nrow(r))) {
+    fit <- kmeans_reduced(m$x, 3, method = r$method[i], dims = r$dims[i], seed = r$seed[i])
+    expect_equal(r$objective[i], fit$tot.withinss)
+    expect_equal(r$normalized[i], fit$tot.withinss / sum(m$x^2))
+    expect_equal(r$accuracy[i], cluster_accuracy(fit$cluster, m$truth))
+    expect_equal(r$ari[i], adjusted_rand_index(fit$cluster, m$truth))
+    expect_equal(r$nmi[i], normalized_mutual_info(fit$cluster, m$truth))
+  }
+  expect_true(all(r$reduce_time >= 0 & r$cluster_time >= 0))
+  # The two repeats use different seeds; the same seed gives the same path.
+  expect_false(r$seed[1] == r$seed[2])
+  p2 <- dims_path(m$x, 3, methods = c("sign", "leverage"), dims = c(4, 8), truth = m$truth,
+                  seed = 5, repeats = 2, verbose = FALSE)
+  expect_identical(as.data.frame(p2)[c("objective", "accuracy")], r[c("objective", "accuracy")])
+  s <- summary(p)
+  expect_identical(nrow(s), 5L)
+  expect_equal(s$objective[s$method == "sign" & s$dims == 4],
+               mean(r$objective[r$method == "sign" & r$dims == 4]))
+  expect_output(print(p), "kmreduce dims path: 200 x 40 data, k = 3, 10 runs")
+})
+
+test_that("without truth the scores are NA; too large dims are skipped", {
+  sp <- make_sparse_mixture(n = 60, d = 30, k = 3)
+  p <- dims_path(sp$x, 3, methods = c("sparse_embedding", "cssp"), dims = c(5, 100),
+                 seed = 1, reference = FALSE, verbose = FALSE)
+  r <- as.data.frame(p)
+  expect_true(all(is.na(r$accuracy)))
+  expect_identical(r$method, c("sparse_embedding", "sparse_embedding", "cssp"))
+  expect_false(any(r$method == "none"))
+})
+
+test_that("plot() draws the panels", {
+  m <- make_mixture(n = 150, d = 30, k = 3)
+  p <- dims_path(m$x, 3, methods = c("sign", "gaussian"), dims = c(3, 6), truth = m$truth,
+                 seed = 1, verbose = FALSE)
+  f <- tempfile(fileext = ".png")
+  grDevices::png(f, width = 900, height = 300)
+  expect_invisible(plot(p))
+  plot(p, which = "objective")
+  grDevices::dev.off()
+  expect_gt(file.size(f), 1000)
+  expect_error(plot(p, which = "speed"), "`which` must be a subset of \"time\"")
+})
+
+test_that("bad arguments are named in the error", {
+  m <- make_mixture(n = 50, d = 10, k = 2)
+  expect_error(dims_path(m$x, 2, methods = "none", verbose = FALSE), "`methods` must be a character vector of")
+  expect_error(dims_path(m$x, 2, dims = c(2, 2.5), verbose = FALSE), "`dims` must be a vector of whole numbers >= 1")
+  expect_error(dims_path(m$x, 2, truth = 1:3, verbose = FALSE), "`truth` must be a vector of 50 labels")
+  expect_error(dims_path(m$x, 2, repeats = 0, verbose = FALSE), "`repeats` must be a whole number")
+  expect_error(dims_path(m$x, 2, reference = NA, verbose = FALSE), "`reference` must be TRUE or FALSE")
+  expect_error(dims_path(m$x, 0, verbose = FALSE), "`k` must be a whole number")
+  expect_error(dims_path(m$x, 2, methods = "svd", dims = 20, reference = FALSE, verbose = FALSE),
+               "no run left")
+})
