@@ -222,6 +222,13 @@ resolve_seed <- function(seed) {
   seed
 }
 
+check_flag <- function(x, arg) {
+  if (!is.logical(x) || length(x) != 1L || is.na(x)) {
+    stop_arg(sprintf("`%s` must be TRUE or FALSE, not %s.", arg, describe(x)))
+  }
+  x
+}
+
 # A k-means fit: kmeans_reduced() or stats::kmeans() (class "kmeans").
 check_fit <- function(fit, arg = "fit") {
   if (!inherits(fit, "kmeans") || !is.numeric(fit$tot.withinss) ||

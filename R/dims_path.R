@@ -55,9 +55,8 @@ dims_path <- function(x, k, methods = c("sign", "sparse_embedding", "leverage"),
   dims <- sort(unique(as.integer(dims)))
   if (!is.null(truth)) check_cluster(truth, nrow(x), "truth")
   repeats <- check_whole(repeats, "repeats", 1, 1e4)
-  if (!is.logical(reference) || length(reference) != 1L || is.na(reference)) {
-    stop_arg(sprintf("`reference` must be TRUE or FALSE, not %s.", describe(reference)))
-  }
+  reference <- check_flag(reference, "reference")
+  verbose <- check_flag(verbose, "verbose")
   seed <- resolve_seed(seed)
   runs <- expand.grid(dims = dims, method = unique(methods), rep = seq_len(repeats),
                       stringsAsFactors = FALSE)

@@ -76,6 +76,9 @@
 #' @param n_init Number of k-means++ replicates; the one with the lowest
 #'   objective on the reduced data is kept.
 #' @param iter_max Maximum number of Lloyd iterations per replicate.
+#' @param verbose Report progress with [message()]: each stage with its
+#'   time, and every k-means++ replicate (Lloyd iterations, objective). Off
+#'   by default, when it costs nothing.
 #' @param seed `NULL` or a whole number. With a number, results are
 #'   reproducible and R's random number generator is neither used nor changed.
 #'   With `NULL`, one integer is drawn from R's generator (so [set.seed()]
@@ -177,7 +180,8 @@
 #' @export
 kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
                            iter_max = 100L, seed = NULL, n_threads = 1L,
-                           n_reductions = 1L, refine = 0L, control = list()) {
+                           n_reductions = 1L, refine = 0L, control = list(),
+                           verbose = FALSE) {
   call <- match.call()
   t_start <- elapsed()
   x <- check_data(x, "x")
@@ -198,6 +202,7 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
   refine <- check_whole(refine, "refine", 0, 1e6)
   control <- check_control(control)
   seed <- resolve_seed(seed)
+  verbose <- check_flag(verbose, "verbose")
 
   best <- NULL
   objectives <- numeric(n_reductions)
@@ -206,17 +211,26 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
     # Repetition r uses its own seed (the given one for a single reduction).
     seed_r <- if (n_reductions == 1L) seed else derive_seed_cpp(seed, r)
     t0 <- elapsed()
+    say(verbose, "reducing %d x %d: %s to %d dimensions%s", nrow(x), ncol(x),
+        method_label(method), dims,
+        if (n_reductions > 1L) sprintf(" (reduction %d of %d)", r, n_reductions) else "")
     reducer <- fit_reducer(x, method, dims, k, seed_r, n_threads, control)
     reduced <- apply_reducer(reducer, x, n_threads)
     t1 <- elapsed()
+    say(verbose, "  done in %.3f s; k-means on %d x %d, k = %d%s", t1 - t0,
+        nrow(reduced), ncol(reduced), k,
+        if (is.null(centers0)) sprintf(", %d k-means++ replicates", n_init) else
+          " from the given centres")
     km <- if (is.null(centers0)) {
-      kmeans_cpp(reduced, k, n_init, iter_max, control$tol, seed_r, n_threads)
+      kmeans_cpp(reduced, k, n_init, iter_max, control$tol, seed_r, n_threads, verbose)
     } else {
       start <- as.matrix(apply_reducer(reducer, centers0, n_threads))
       lloyd_from_cpp(reduced, start, iter_max, control$tol, n_threads)
     }
     st <- cluster_stats_cpp(x, km$cluster, k, n_threads)
     t2 <- elapsed()
+    say(verbose, "  clustered in %.3f s; objective on the original data %.7g",
+        t2 - t1, sum(st$withinss))
     t_reduce <- t_reduce + (t1 - t0)
     t_cluster <- t_cluster + (t2 - t1)
     objectives[r] <- sum(st$withinss)
@@ -239,6 +253,8 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
     assignment_centers <- rk$centers
     dimnames(assignment_centers) <- list(seq_len(k), colnames(x))
     t_cluster <- t_cluster + (elapsed() - t0)
+    say(verbose, "refined with %d Lloyd iterations on the original data in %.3f s: objective %.7g -> %.7g",
+        rk$iter, elapsed() - t0, best$objective, objective)
   }
   cluster <- km$cluster
   names(cluster) <- rownames(x)
@@ -278,3 +294,8 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
 }
 
 elapsed <- function() proc.time()[["elapsed"]]
+
+# Progress messages of verbose = TRUE (suppressMessages() silences them).
+say <- function(verbose, fmt, ...) {
+  if (verbose) message("kmreduce: ", sprintf(fmt, ...))
+}

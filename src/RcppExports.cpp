@@ -13,8 +13,8 @@ Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
 // kmeans_cpp
-Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol, double seed, int n_threads);
-RcppExport SEXP _kmreduce_kmeans_cpp(SEXP xSEXP, SEXP kSEXP, SEXP n_initSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP seedSEXP, SEXP n_threadsSEXP) {
+Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol, double seed, int n_threads, bool verbose);
+RcppExport SEXP _kmreduce_kmeans_cpp(SEXP xSEXP, SEXP kSEXP, SEXP n_initSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP verboseSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -25,7 +25,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type tol(tolSEXP);
     Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(kmeans_cpp(x, k, n_init, iter_max, tol, seed, n_threads));
+    Rcpp::traits::input_parameter< bool >::type verbose(verboseSEXP);
+    rcpp_result_gen = Rcpp::wrap(kmeans_cpp(x, k, n_init, iter_max, tol, seed, n_threads, verbose));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -256,7 +257,7 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
-    {"_kmreduce_kmeans_cpp", (DL_FUNC) &_kmreduce_kmeans_cpp, 7},
+    {"_kmreduce_kmeans_cpp", (DL_FUNC) &_kmreduce_kmeans_cpp, 8},
     {"_kmreduce_lloyd_from_cpp", (DL_FUNC) &_kmreduce_lloyd_from_cpp, 5},
     {"_kmreduce_predict_nearest_cpp", (DL_FUNC) &_kmreduce_predict_nearest_cpp, 3},
     {"_kmreduce_cluster_stats_cpp", (DL_FUNC) &_kmreduce_cluster_stats_cpp, 4},

@@ -2,6 +2,8 @@
 #include "glue.h"
 
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 #include <kmreduce/cluster_stats.hpp>
 #include <kmreduce/distinct_rows.hpp>
@@ -41,8 +43,18 @@ Rcpp::List lloyd_list(const kmreduce::LloydResult& res, int k, int d) {
 
 // [[Rcpp::export]]
 Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
-                      double seed, int n_threads) {
+                      double seed, int n_threads, bool verbose = false) {
   kmreduce::KmeansOptions opt;
+  if (verbose) {
+    opt.on_replicate = [n_init](int t, int iter, double objective) {
+      Rcpp::Function message("message");
+      char buf[160];
+      std::snprintf(buf, sizeof(buf),
+                    "kmreduce:   replicate %d/%d: %d Lloyd iterations, objective %.7g",
+                    t, n_init, iter, objective);
+      message(std::string(buf));
+    };
+  }
   opt.k = k;
   opt.n_init = n_init;
   opt.iter_max = iter_max;

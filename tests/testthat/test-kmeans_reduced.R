@@ -182,3 +182,20 @@ test_that("sparse matrices with more than 2^31 cells work with every sparse meth
   }
   expect_error(kmeans_reduced(big, 3, method = "svd", seed = 1), "exact SVD would densify it")
 })
+
+test_that("verbose = TRUE reports every stage and replicate, and changes nothing", {
+  m <- make_mixture(n = 200, d = 30, k = 3)
+  expect_silent(quiet <- kmeans_reduced(m$x, 3, dims = 6, n_init = 3, seed = 4))
+  msgs <- testthat::capture_messages(
+    loud <- kmeans_reduced(m$x, 3, dims = 6, n_init = 3, seed = 4, refine = 2, verbose = TRUE))
+  expect_match(msgs[1], "kmreduce: reducing 200 x 30: random sign projection to 6 dimensions")
+  expect_identical(sum(grepl("replicate [1-3]/3: [0-9]+ Lloyd iterations, objective", msgs)), 3L)
+  expect_true(any(grepl("objective on the original data", msgs)))
+  expect_true(any(grepl("refined with", msgs)))
+  ref <- kmeans_reduced(m$x, 3, dims = 6, n_init = 3, seed = 4, refine = 2)
+  expect_identical(loud$cluster, ref$cluster)
+  expect_identical(loud$centers, ref$centers)
+  expect_identical(quiet$cluster, kmeans_reduced(m$x, 3, dims = 6, n_init = 3, seed = 4,
+                                                  verbose = FALSE)$cluster)
+  expect_error(kmeans_reduced(m$x, 3, verbose = "yes"), "`verbose` must be TRUE or FALSE, not \"yes\"")
+})

@@ -4,6 +4,7 @@
 #ifndef KMREDUCE_KMEANS_HPP
 #define KMREDUCE_KMEANS_HPP
 
+#include <functional>
 #include <stdexcept>
 #include <vector>
 
@@ -13,6 +14,10 @@
 
 namespace kmreduce {
 
+// Called on the calling thread after each replicate with (replicate, 1-based;
+// Lloyd iterations; objective on the clustered data). Empty: no call, no cost.
+using ReplicateHook = std::function<void(int, int, double)>;
+
 struct KmeansOptions {
   index_t k = 2;
   int n_init = 10;
@@ -20,6 +25,7 @@ struct KmeansOptions {
   double tol = 0.0;
   std::uint64_t seed = 0;
   int n_threads = 1;
+  ReplicateHook on_replicate;
 };
 
 struct KmeansResult {
@@ -46,6 +52,7 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
     LloydResult res = lloyd(a, row_norms.data(), std::move(centres), opt.k,
                             opt.iter_max, opt.tol, opt.n_threads, interrupt);
     out.objectives.push_back(res.objective);
+    if (opt.on_replicate) opt.on_replicate(t + 1, res.iter, res.objective);
     if (t == 0 || res.objective < out.best.objective) {
       out.best = std::move(res);
       out.best_replicate = t;
