@@ -49,7 +49,7 @@ inline void finish(ClusterStats& s, const std::vector<double>& wpart,
 }
 }  // namespace detail
 
-// Dense: column by column (parallel over columns), each column read twice
+// Dense: column by column (parallel over columns), each column swept twice
 // while it is in cache: cluster sums (four interleaved accumulators, as
 // cluster_sums), sum and sum of squares; then the squared deviations from the
 // centres and from the column mean.
@@ -71,48 +71,56 @@ inline ClusterStats cluster_stats(const DenseMatrix& a, const int* label,
     for (index_t j = 0; j < d; ++j) {
       const double* col = a.x + n * j;
       std::fill(acc.begin(), acc.end(), 0.0);
-      add_by_label4(n, label, k, acc.data(), [col](index_t r) { return col[r]; });
-      double sum = 0.0, ss = 0.0;
+      double* a0 = acc.data();
+      double* a1 = a0 + k;
+      double* a2 = a1 + k;
+      double* a3 = a2 + k;
+      // Sweep 1: cluster sums (copy r % 4, as add_by_label4), sum and sum of
+      // squares (four partial sums: no chain of dependent adds).
+      double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+      double q0 = 0.0, q1 = 0.0, q2 = 0.0, q3 = 0.0;
       index_t r = 0;
-      {
-        // Four partial sums: no chain of dependent adds (fixed order).
-        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-        double q0 = 0.0, q1 = 0.0, q2 = 0.0, q3 = 0.0;
-        for (r = 0; r + 4 <= n; r += 4) {
-          s0 += col[r]; s1 += col[r + 1]; s2 += col[r + 2]; s3 += col[r + 3];
-          q0 += col[r] * col[r]; q1 += col[r + 1] * col[r + 1];
-          q2 += col[r + 2] * col[r + 2]; q3 += col[r + 3] * col[r + 3];
-        }
-        for (; r < n; ++r) {
-          s0 += col[r];
-          q0 += col[r] * col[r];
-        }
-        sum = ((s0 + s1) + s2) + s3;
-        ss = ((q0 + q1) + q2) + q3;
+      for (; r + 4 <= n; r += 4) {
+        const double v0 = col[r], v1 = col[r + 1], v2 = col[r + 2], v3 = col[r + 3];
+        a0[label[r]] += v0;
+        a1[label[r + 1]] += v1;
+        a2[label[r + 2]] += v2;
+        a3[label[r + 3]] += v3;
+        s0 += v0; s1 += v1; s2 += v2; s3 += v3;
+        q0 += v0 * v0; q1 += v1 * v1; q2 += v2 * v2; q3 += v3 * v3;
       }
+      for (; r < n; ++r) {
+        a0[label[r]] += col[r];
+        s0 += col[r];
+        q0 += col[r] * col[r];
+      }
+      const double sum = ((s0 + s1) + s2) + s3;
+      const double ss = ((q0 + q1) + q2) + q3;
       double* c = s.centres.data() + k * j;
       for (index_t q = 0; q < k; ++q)
         c[q] = s.size[q] > 0 ? sum4(acc.data(), k, q) / static_cast<double>(s.size[q]) : 0.0;
       const double mean = sum / static_cast<double>(n);
-      double tot = 0.0;
+      // Sweep 2 (the column is in cache): squared deviations from the
+      // centres, by cluster, and from the column mean.
       std::fill(acc.begin(), acc.end(), 0.0);
-      add_by_label4(n, label, k, acc.data(), [col, c, label](index_t r) {
-        const double e = col[r] - c[label[r]];
-        return e * e;
-      });
-      {
-        double t0 = 0.0, t1 = 0.0, t2 = 0.0, t3 = 0.0;
-        for (r = 0; r + 4 <= n; r += 4) {
-          const double f0 = col[r] - mean, f1 = col[r + 1] - mean;
-          const double f2 = col[r + 2] - mean, f3 = col[r + 3] - mean;
-          t0 += f0 * f0; t1 += f1 * f1; t2 += f2 * f2; t3 += f3 * f3;
-        }
-        for (; r < n; ++r) {
-          const double f = col[r] - mean;
-          t0 += f * f;
-        }
-        tot = ((t0 + t1) + t2) + t3;
+      double t0 = 0.0, t1 = 0.0, t2 = 0.0, t3 = 0.0;
+      for (r = 0; r + 4 <= n; r += 4) {
+        const double v0 = col[r], v1 = col[r + 1], v2 = col[r + 2], v3 = col[r + 3];
+        const double e0 = v0 - c[label[r]], e1 = v1 - c[label[r + 1]];
+        const double e2 = v2 - c[label[r + 2]], e3 = v3 - c[label[r + 3]];
+        a0[label[r]] += e0 * e0;
+        a1[label[r + 1]] += e1 * e1;
+        a2[label[r + 2]] += e2 * e2;
+        a3[label[r + 3]] += e3 * e3;
+        const double f0 = v0 - mean, f1 = v1 - mean, f2 = v2 - mean, f3 = v3 - mean;
+        t0 += f0 * f0; t1 += f1 * f1; t2 += f2 * f2; t3 += f3 * f3;
       }
+      for (; r < n; ++r) {
+        const double e = col[r] - c[label[r]], f = col[r] - mean;
+        a0[label[r]] += e * e;
+        t0 += f * f;
+      }
+      const double tot = ((t0 + t1) + t2) + t3;
       double* w = wpart.data() + k * j;
       for (index_t q = 0; q < k; ++q) w[q] = sum4(acc.data(), k, q);
       tpart[j] = tot;

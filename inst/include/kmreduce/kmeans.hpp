@@ -1,5 +1,6 @@
 // kmreduce: k-means with n_init replicates of k-means++ seeding followed by
-// Lloyd, keeping the replicate with the lowest objective (first one on ties).
+// Lloyd, keeping the replicate with the lowest objective (first one on ties,
+// to a relative 1e-10).
 // Replicate t draws its seeding from the stream (seed, kStreamKmeansInit, t).
 #ifndef KMREDUCE_KMEANS_HPP
 #define KMREDUCE_KMEANS_HPP
@@ -53,7 +54,10 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
                             opt.iter_max, opt.tol, opt.n_threads, interrupt);
     out.objectives.push_back(res.objective);
     if (opt.on_replicate) opt.on_replicate(t + 1, res.iter, res.objective);
-    if (t == 0 || res.objective < out.best.objective) {
+    // A later replicate must be better by more than rounding: replicates
+    // reaching the same partition tie, and the first one is kept whatever
+    // the summation order (dense or sparse input) did to the last bits.
+    if (t == 0 || res.objective < out.best.objective * (1.0 - 1e-10)) {
       out.best = std::move(res);
       out.best_replicate = t;
     }

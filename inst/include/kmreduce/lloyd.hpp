@@ -128,17 +128,50 @@ index_t assign_bounded(const Data& a, const double* row_norms,
   return changes;
 }
 
-// Centres = means of their rows. An empty cluster takes the row farthest from
-// its centre among clusters with more than one row (so none stays empty).
+// Per-cluster sums and counts of the rows for the current labels. Fresh (one
+// pass over the data), or updated from the labels `before` by adding and
+// subtracting only the rows that moved, when few did (after the first Lloyd
+// iterations almost none do). Both are deterministic: the updates run over
+// the moved rows in row order, per column.
 template <class Data>
-void update_centres(const Data& a, index_t k, int* label, double* min_dist,
-                    double* centres, int n_threads) {
+void update_sums(const Data& a, index_t k, const int* label, const int* before,
+                 bool fresh, std::vector<double>& sums,
+                 std::vector<index_t>& count, int n_threads) {
+  const index_t n = a.n;
+  std::vector<index_t> moved;
+  if (!fresh) {
+    for (index_t r = 0; r < n; ++r)
+      if (label[r] != before[r]) moved.push_back(r);
+    // Each moved row costs about d cache misses; a full pass n * d / 8.
+    fresh = static_cast<index_t>(moved.size()) * 16 > n;
+  }
+  if (fresh) {
+    std::fill(sums.begin(), sums.end(), 0.0);
+    cluster_sums(a, label, k, sums.data(), n_threads);
+    std::fill(count.begin(), count.end(), 0);
+    for (index_t r = 0; r < n; ++r) ++count[label[r]];
+    return;
+  }
+  if (moved.empty()) return;
+  move_rows(a, moved, before, label, k, sums.data(), n_threads);
+  for (index_t r : moved) {
+    --count[before[r]];
+    ++count[label[r]];
+  }
+}
+
+// Centres = means of their rows (sums and count as update_sums leaves them).
+// An empty cluster takes the row farthest from its centre among clusters
+// with more than one row (so none stays empty); sums and count follow.
+// Returns the rows moved to re-seed a cluster.
+template <class Data>
+std::vector<index_t> update_centres(const Data& a, index_t k, int* label,
+                                    double* min_dist, double* centres,
+                                    std::vector<double>& sums,
+                                    std::vector<index_t>& count) {
   const index_t d = a.d;
-  std::vector<double> sums(k * d, 0.0);
-  std::vector<index_t> count(k, 0);
-  cluster_sums(a, label, k, sums.data(), n_threads);
-  for (index_t r = 0; r < a.n; ++r) ++count[label[r]];
   std::vector<double> row(d);
+  std::vector<index_t> reseeded;
   for (index_t q = 0; q < k; ++q) {
     if (count[q] > 0) continue;
     index_t far = -1;
@@ -160,10 +193,12 @@ void update_centres(const Data& a, index_t k, int* label, double* min_dist,
     count[q] = 1;
     label[far] = static_cast<int>(q);
     min_dist[far] = 0.0;
+    reseeded.push_back(far);
   }
   for (index_t j = 0; j < d; ++j)
     for (index_t q = 0; q < k; ++q)
       if (count[q] > 0) centres[q + k * j] = sums[q + k * j] / count[q];
+  return reseeded;
 }
 
 inline double serial_sum(const std::vector<double>& v) {
@@ -188,23 +223,24 @@ LloydResult lloyd(const Data& a, const double* row_norms,
   res.label.assign(n, -1);
   std::vector<double> upper(n, std::numeric_limits<double>::infinity());
   std::vector<double> lower(n, 0.0), min_dist(n, 0.0), old(k * d);
-  std::vector<int> before(n);
+  std::vector<double> sums(k * d, 0.0);
+  std::vector<int> before(n, -1);
+  std::vector<index_t> count(k, 0);
   // Objective of a partition from its means, about the grand mean (closed
-  // form; used only for the tol criterion).
-  double total = 0.0;
-  {
-    std::vector<double> mean(d, 0.0);
-    std::vector<int> zero(n, 0);
-    cluster_sums(a, zero.data(), 1, mean.data(), n_threads);
-    double mm = 0.0;
-    for (index_t j = 0; j < d; ++j) mm += mean[j] * mean[j];
-    for (index_t r = 0; r < n; ++r) total += row_norms[r];
-    total -= mm / static_cast<double>(n);  // sum ||x - m||^2
-  }
-  std::vector<index_t> count(k);
+  // form; used only for the tol criterion). `total` = sum ||x - m||^2, from
+  // the first cluster sums.
+  double total = -1.0;
+  auto set_total = [&]() {
+    double mm = 0.0, norms = 0.0;
+    for (index_t j = 0; j < d; ++j) {
+      double g = 0.0;
+      for (index_t q = 0; q < k; ++q) g += sums[q + k * j];
+      mm += g * g;
+    }
+    for (index_t r = 0; r < n; ++r) norms += row_norms[r];
+    total = norms - mm / static_cast<double>(n);
+  };
   auto means_objective = [&]() {
-    std::fill(count.begin(), count.end(), 0);
-    for (index_t r = 0; r < n; ++r) ++count[res.label[r]];
     double between = 0.0, grand = 0.0;
     std::vector<double> gm(d, 0.0);
     for (index_t j = 0; j < d; ++j)
@@ -228,10 +264,13 @@ LloydResult lloyd(const Data& a, const double* row_norms,
       break;
     }
     old = centres;
-    before = res.label;
+    update_sums(a, k, res.label.data(), before.data(), it == 1, sums, count,
+                n_threads);
+    if (it == 1 && tol > 0.0) set_total();
     for (index_t r = 0; r < n; ++r) min_dist[r] = upper[r] * upper[r];
-    update_centres(a, k, res.label.data(), min_dist.data(), centres.data(),
-                   n_threads);
+    const std::vector<index_t> reseeded = update_centres(
+        a, k, res.label.data(), min_dist.data(), centres.data(), sums, count);
+    before = res.label;
     // Centre shifts move the bounds (triangle inequality).
     std::vector<double> shift(k, 0.0);
     double max_shift = 0.0;
@@ -245,14 +284,13 @@ LloydResult lloyd(const Data& a, const double* row_norms,
       max_shift = std::max(max_shift, shift[q]);
     }
     for (index_t r = 0; r < n; ++r) {
-      if (res.label[r] != before[r]) {  // moved to re-seed an empty cluster
-        upper[r] = std::numeric_limits<double>::infinity();
-        lower[r] = 0.0;
-        continue;
-      }
       // Slightly loosened against rounding in the distances.
       upper[r] = (upper[r] + shift[res.label[r]]) * (1.0 + 1e-12);
       lower[r] = std::max(0.0, (lower[r] - max_shift) * (1.0 - 1e-12));
+    }
+    for (index_t r : reseeded) {  // moved to re-seed an empty cluster
+      upper[r] = std::numeric_limits<double>::infinity();
+      lower[r] = 0.0;
     }
     check_interrupt(interrupt);
     if (tol > 0.0) {
@@ -271,8 +309,9 @@ LloydResult lloyd(const Data& a, const double* row_norms,
   for (index_t r = 0; r < n; ++r) ++count[res.label[r]];
   if (std::find(count.begin(), count.end(), 0) != count.end()) {
     // Stopped before convergence and a cluster emptied: re-seed it.
+    update_sums(a, k, res.label.data(), nullptr, true, sums, count, n_threads);
     update_centres(a, k, res.label.data(), min_dist.data(), centres.data(),
-                   n_threads);
+                   sums, count);
   }
   res.objective = serial_sum(min_dist);
   res.centres = std::move(centres);

@@ -196,6 +196,37 @@ inline void cluster_sums(const SparseRows& a, const int* label, index_t k,
   cluster_sums(a.csc, label, k, sums, n_threads);
 }
 
+// For each row r in `rows` (increasing): sums[to[r]] += row r and
+// sums[from[r]] -= row r (sums k x d, column-major). Deterministic.
+inline void move_rows(const DenseMatrix& a, const std::vector<index_t>& rows,
+                      const int* from, const int* to, index_t k, double* sums,
+                      int n_threads) {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(n_threads)
+#endif
+  for (index_t j = 0; j < a.d; ++j) {
+    const double* col = a.x + a.n * j;
+    double* s = sums + k * j;
+    for (index_t r : rows) {
+      s[to[r]] += col[r];
+      s[from[r]] -= col[r];
+    }
+  }
+  (void)n_threads;
+}
+
+inline void move_rows(const SparseRows& a, const std::vector<index_t>& rows,
+                      const int* from, const int* to, index_t k, double* sums,
+                      int /*n_threads*/) {
+  for (index_t r : rows) {
+    for (index_t t = a.rp[r]; t < a.rp[r + 1]; ++t) {
+      double* s = sums + k * static_cast<index_t>(a.cj[t]);
+      s[to[r]] += a.v[t];
+      s[from[r]] -= a.v[t];
+    }
+  }
+}
+
 // Row r of A, written densely into out (length d).
 inline void get_row(const DenseMatrix& a, index_t r, double* out) {
   for (index_t j = 0; j < a.d; ++j) out[j] = a.x[r + a.n * j];
