@@ -29,6 +29,14 @@ scan_values_cpp <- function(v) {
     .Call(`_kmreduce_scan_values_cpp`, v)
 }
 
+block_moments_cpp <- function(x, cluster, k, n_threads) {
+    .Call(`_kmreduce_block_moments_cpp`, x, cluster, k, n_threads)
+}
+
+block_deviations_cpp <- function(x, cluster, centers, mean) {
+    .Call(`_kmreduce_block_deviations_cpp`, x, cluster, centers, mean)
+}
+
 sign_matrix_cpp <- function(d, dims, seed) {
     .Call(`_kmreduce_sign_matrix_cpp`, d, dims, seed)
 }
@@ -71,5 +79,9 @@ randomized_svd_cpp <- function(x, k, oversample, power_iters, seed, n_threads) {
 
 cssp_cpp <- function(x, v, c, repeats, seed, n_threads) {
     .Call(`_kmreduce_cssp_cpp`, x, v, c, repeats, seed, n_threads)
+}
+
+rsvd_range_cpp <- function(x, l, seed, n_threads) {
+    .Call(`_kmreduce_rsvd_range_cpp`, x, l, seed, n_threads)
 }
 

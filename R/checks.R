@@ -57,7 +57,15 @@ check_finite_values <- function(v, arg, where, d = 1) {
 }
 
 # Data for the algorithms: a double matrix or a dgCMatrix, checked.
-check_data <- function(x, arg = "x") {
+check_data <- function(x, arg = "x", big = FALSE, block_rows = NULL) {
+  if (is_big(x)) {
+    if (!big) {
+      stop_arg(sprintf(paste0("`%s` is a big.matrix; only kmeans_reduced(), reduce_dims(), ",
+                              "randomized_svd(), kmeans_objective() and predict() read one ",
+                              "in blocks. Give an in-memory matrix here."), arg))
+    }
+    return(check_big_data(x, arg, block_rows_for(x, block_rows)))
+  }
   if (is.data.frame(x)) {
     ok <- vapply(x, function(col) is.numeric(col) && !is.factor(col), logical(1))
     if (!all(ok)) {
@@ -112,6 +120,13 @@ check_k <- function(k, x) {
   if (!is_whole(k) || k < 1 || k > n_max) {
     stop_arg(sprintf("`k` must be a whole number in [1, %d] (the number of rows of `x`), not %s.",
                      n_max, describe(k)))
+  }
+  if (is_big(x)) {
+    if (k > 1 && !big_has_distinct(x, k, block_rows_for(x))) {
+      stop_arg(sprintf("`k` must be at most the number of distinct rows of `x` (fewer than %s).",
+                       describe(k)))
+    }
+    return(as.integer(k))
   }
   if (k > 1 && !has_distinct_rows_cpp(x, k)) {
     distinct <- distinct_rows_cpp(x)
@@ -244,7 +259,7 @@ check_n_threads <- function(n_threads) check_whole(n_threads, "n_threads", 1, 10
 control_defaults <- function() {
   list(tol = 1e-6, keep_reduced = TRUE, svd = "randomized", eps = 1 / 3,
        power_iters = 0L, scores = "squared", sampling = "random", c = NULL,
-       repeats = 40L)
+       repeats = 40L, block_rows = NULL)
 }
 
 check_choice <- function(value, arg, choices) {
@@ -292,6 +307,9 @@ check_control <- function(control, defaults = control_defaults()) {
   out$power_iters <- check_whole(out$power_iters, "control$power_iters", 0, 100)
   out$repeats <- check_whole(out$repeats, "control$repeats", 1, 10000)
   if (!is.null(out$c)) number_in(out$c, "c", 0, Inf, open_lower = TRUE)
+  if (!is.null(out$block_rows)) {
+    out$block_rows <- check_whole(out$block_rows, "control$block_rows", 1)
+  }
   out
 }
 

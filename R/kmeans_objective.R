@@ -4,23 +4,26 @@
 #' clusters (`tot.withinss` of [stats::kmeans()]), computed on the data given,
 #' dense or sparse (a sparse `x` is never densified).
 #'
-#' @param x A numeric matrix, data frame or sparse `Matrix`.
+#' @param x A numeric matrix, data frame, sparse `Matrix` or
+#'   `bigmemory::big.matrix` (read in blocks of `block_rows` rows).
 #' @param cluster Cluster of each row: integer, character or factor, one per
 #'   row of `x`.
 #' @param normalize If `TRUE`, divide by \eqn{\|A\|_F^2}{||A||_F^2}, the sum of
 #'   squares of `x`, as the papers report it.
+#' @param block_rows Rows per block for a `big.matrix` (default: about 64 MB).
 #' @return A number.
 #' @examples
 #' x <- fashion_mnist$x[1:500, ] / 255
 #' kmeans_objective(x, fashion_mnist$label[1:500], normalize = TRUE)
 #' @export
-kmeans_objective <- function(x, cluster, normalize = FALSE) {
-  x <- check_data(x, "x")
+kmeans_objective <- function(x, cluster, normalize = FALSE, block_rows = NULL) {
+  if (!is.null(block_rows)) block_rows <- check_whole(block_rows, "block_rows", 1)
+  x <- check_data(x, "x", big = TRUE, block_rows = block_rows)
   cluster <- check_cluster(cluster, nrow(x), "cluster")
   if (!is.logical(normalize) || length(normalize) != 1L || is.na(normalize)) {
     stop_arg(sprintf("`normalize` must be TRUE or FALSE, not %s.", describe(normalize)))
   }
-  st <- cluster_stats_cpp(x, as.integer(cluster), nlevels(cluster), 1L)
+  st <- data_stats(x, as.integer(cluster), nlevels(cluster), 1L, block_rows)
   obj <- sum(st$withinss)
   if (normalize) obj / st$sumsq else obj
 }

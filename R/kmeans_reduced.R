@@ -7,6 +7,18 @@
 #' `totss` and the other fields of [stats::kmeans()] are all computed in the
 #' original feature space.
 #'
+#' @section Out of core:
+#' A `bigmemory::big.matrix` (file-backed or in shared memory) is read in
+#' blocks of `control$block_rows` rows and never held whole: memory stays at
+#' one block plus O((n + d) * dims). The data-oblivious methods (`"sign"`,
+#' `"gaussian"`, `"achlioptas"`, `"srht"`, `"sparse_embedding"`) reduce each
+#' block on its own, with exactly the numbers of the in-memory computation,
+#' so the same seed gives the same partition; `"leverage"` and `"rsvd"` run
+#' the randomized SVD with streamed products (equal to rounding). k-means
+#' runs on the reduced rows in memory; the original-space statistics take
+#' two more passes and `refine` one pass per iteration. `"none"`, `"cssp"`,
+#' `"svd"` and the exact SVD need the whole matrix and are refused.
+#'
 #' @section Methods:
 #' Data-oblivious projections `C = A R` (`R` is `d x dims`, generated from
 #' `seed` in panels, never stored whole):
@@ -59,9 +71,10 @@
 #' dense copy of `x` (a sparse `x` is densified for that step only); all other
 #' methods keep a sparse `x` sparse.
 #'
-#' @param x Data: a numeric matrix, a data frame of numeric columns, or a
+#' @param x Data: a numeric matrix, a data frame of numeric columns, a
 #'   sparse `Matrix` (kept as a `dgCMatrix`; other sparse classes are
-#'   converted). One row per observation. No `NA`, `NaN` or `Inf`.
+#'   converted), or a file-backed `bigmemory::big.matrix` (see Out of core).
+#'   One row per observation. No `NA`, `NaN` or `Inf`.
 #' @param k Number of clusters, a whole number between 1 and the number of
 #'   distinct rows of `x`; or, as `centers` of [stats::kmeans()], a matrix of
 #'   initial centres (one row per cluster, the columns of `x`): they are mapped
@@ -109,6 +122,8 @@
 #'     `"top"`): variants of `"leverage"`.
 #'   * `c` (default `2 dims max(1, log(dims))`) and `repeats` (default 40):
 #'     the randomized phase and the repetitions of `"cssp"`.
+#'   * `block_rows` (default: about 64 MB of rows): rows read at a time from
+#'     a `big.matrix` `x`.
 #' @return An object of class `c("kmeans_reduced", "kmeans")`: a list with
 #'   the components of [stats::kmeans()], all in the original feature space,
 #'   \item{cluster}{integer vector of the cluster (1 to `k`) of each row.}
@@ -184,7 +199,8 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
                            verbose = FALSE) {
   call <- match.call()
   t_start <- elapsed()
-  x <- check_data(x, "x")
+  control <- check_control(control)
+  x <- check_data(x, "x", big = TRUE, block_rows = control$block_rows)
   method <- check_method(method)
   centers0 <- NULL
   if (is.matrix(k) || is.data.frame(k)) {
@@ -200,7 +216,7 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
   n_threads <- check_n_threads(n_threads)
   n_reductions <- check_whole(n_reductions, "n_reductions", 1, 1e4)
   refine <- check_whole(refine, "refine", 0, 1e6)
-  control <- check_control(control)
+  if (is_big(x)) check_big_method(method, control)
   seed <- resolve_seed(seed)
   verbose <- check_flag(verbose, "verbose")
 
@@ -215,7 +231,7 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
         method_label(method), dims,
         if (n_reductions > 1L) sprintf(" (reduction %d of %d)", r, n_reductions) else "")
     reducer <- fit_reducer(x, method, dims, k, seed_r, n_threads, control)
-    reduced <- apply_reducer(reducer, x, n_threads)
+    reduced <- apply_reducer(reducer, x, n_threads, control$block_rows)
     t1 <- elapsed()
     say(verbose, "  done in %.3f s; k-means on %d x %d, k = %d%s", t1 - t0,
         nrow(reduced), ncol(reduced), k,
@@ -227,7 +243,7 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
       start <- as.matrix(apply_reducer(reducer, centers0, n_threads))
       lloyd_from_cpp(reduced, start, iter_max, control$tol, n_threads)
     }
-    st <- cluster_stats_cpp(x, km$cluster, k, n_threads)
+    st <- data_stats(x, km$cluster, k, n_threads, control$block_rows)
     t2 <- elapsed()
     say(verbose, "  clustered in %.3f s; objective on the original data %.7g",
         t2 - t1, sum(st$withinss))
@@ -246,8 +262,12 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
   if (refine > 0L) {
     # Lloyd on the original data from the reduced solution's centres.
     t0 <- elapsed()
-    rk <- lloyd_from_cpp(x, st$centers, refine, 0, n_threads)
-    st <- cluster_stats_cpp(x, rk$cluster, k, n_threads)
+    rk <- if (is_big(x)) {
+      stream_lloyd(x, st$centers, refine, block_rows_for(x, control$block_rows), n_threads)
+    } else {
+      lloyd_from_cpp(x, st$centers, refine, 0, n_threads)
+    }
+    st <- data_stats(x, rk$cluster, k, n_threads, control$block_rows)
     km$cluster <- rk$cluster
     objective <- sum(st$withinss)
     assignment_centers <- rk$centers

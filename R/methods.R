@@ -137,9 +137,9 @@ print.summary.kmeans_reduced <- function(x, ...) {
 #' are assigned to the nearest original-space centre, as in the refinement.
 #'
 #' @param object A `kmeans_reduced` object.
-#' @param newdata Rows to assign: a numeric matrix, data frame or sparse
-#'   `Matrix` with the columns of the data used in the fit (matched by name
-#'   when both have column names).
+#' @param newdata Rows to assign: a numeric matrix, data frame, sparse
+#'   `Matrix` or `bigmemory::big.matrix` (read in blocks) with the columns of
+#'   the data used in the fit (matched by name when both have column names).
 #' @param n_threads Number of threads.
 #' @param ... Ignored.
 #' @return Integer vector of clusters, one per row of `newdata`.
@@ -150,8 +150,20 @@ print.summary.kmeans_reduced <- function(x, ...) {
 #' @export
 predict.kmeans_reduced <- function(object, newdata, n_threads = 1L, ...) {
   if (missing(newdata)) return(object$cluster)
-  newdata <- check_newdata(newdata, object$reducer, "newdata")
   n_threads <- check_n_threads(n_threads)
+  if (is_big(newdata)) {
+    # Out of core: block by block.
+    if (ncol(newdata) != object$reducer$n_features) {
+      stop_arg(sprintf("`newdata` must have %d columns (as the data the model was fitted to), not %d.",
+                       object$reducer$n_features, ncol(newdata)))
+    }
+    out <- integer(nrow(newdata))
+    for_row_blocks(newdata, block_rows_for(newdata), function(block, rows) {
+      out[rows] <<- predict.kmeans_reduced(object, block, n_threads)
+    })
+    return(out)
+  }
+  newdata <- check_newdata(newdata, object$reducer, "newdata")
   cl <- if (is.null(object$assignment_centers)) {
     reduced <- apply_reducer(object$reducer, newdata, n_threads)
     predict_nearest_cpp(reduced, unname(object$reduced_centers), n_threads)

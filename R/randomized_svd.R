@@ -7,11 +7,14 @@
 #' projected matrix (LAPACK). Dense and sparse (`dgCMatrix`) `x`; the sparse
 #' matrix is never densified.
 #'
-#' @param x A numeric matrix, data frame or sparse `Matrix`.
+#' @param x A numeric matrix, data frame, sparse `Matrix` or file-backed
+#'   `bigmemory::big.matrix`.
 #' @param k Number of singular triplets, in `[1, min(dim(x))]`.
 #' @param oversample Extra test vectors (accuracy grows with it).
 #' @param power_iters Power iterations (accuracy grows with them when the
 #'   singular values decay slowly).
+#' @param block_rows For a `bigmemory::big.matrix` `x` (read in blocks of
+#'   rows, never whole): rows per block (default: about 64 MB).
 #' @inheritParams kmeans_reduced
 #' @return A list like [svd()]: `d` (the `k` singular values, decreasing),
 #'   `u` (`nrow(x) x k`), `v` (`ncol(x) x k`). Signs of singular vectors are
@@ -25,12 +28,17 @@
 #' rbind(randomized = s$d, exact = svd(x, 0, 0)$d[1:5])
 #' @export
 randomized_svd <- function(x, k, oversample = 10L, power_iters = 2L, seed = NULL,
-                           n_threads = 1L) {
-  x <- check_data(x, "x")
+                           n_threads = 1L, block_rows = NULL) {
+  if (!is.null(block_rows)) block_rows <- check_whole(block_rows, "block_rows", 1)
+  x <- check_data(x, "x", big = TRUE, block_rows = block_rows)
   k <- check_whole(k, "k", 1, min(dim(x)))
   oversample <- check_whole(oversample, "oversample", 0, 1e6)
   power_iters <- check_whole(power_iters, "power_iters", 0, 100)
   n_threads <- check_n_threads(n_threads)
   seed <- resolve_seed(seed)
+  if (is_big(x)) {
+    return(stream_rsvd(x, k, oversample, power_iters, seed, n_threads,
+                       block_rows_for(x, block_rows)))
+  }
   randomized_svd_cpp(x, k, oversample, power_iters, seed, n_threads)
 }

@@ -32,7 +32,8 @@
 #' @export
 reduce_dims <- function(x, method = "auto", dims = NULL, k = NULL, seed = NULL,
                         n_threads = 1L, control = list()) {
-  x <- check_data(x, "x")
+  control <- check_control(control)
+  x <- check_data(x, "x", big = TRUE, block_rows = control$block_rows)
   method <- resolve_method(check_method(method), x)
   if (!is.null(k)) {
     k <- check_whole(k, "k", 1, nrow(x))
@@ -41,9 +42,9 @@ reduce_dims <- function(x, method = "auto", dims = NULL, k = NULL, seed = NULL,
   }
   dims <- check_dims(dims, method, k, x)
   n_threads <- check_n_threads(n_threads)
-  control <- check_control(control)
+  if (is_big(x)) check_big_method(method, control)
   seed <- resolve_seed(seed)
   reducer <- fit_reducer(x, method, dims, k, seed, n_threads, control)
-  reducer$reduced <- apply_reducer(reducer, x, n_threads)
+  reducer$reduced <- apply_reducer(reducer, x, n_threads, control$block_rows)
   reducer
 }

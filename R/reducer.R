@@ -21,7 +21,13 @@ new_reducer <- function(method, dims, seed, x, ...) {
 # Top right singular vectors, exact (LAPACK) or randomized: FastFrobeniusSVD
 # of Lemma 4 of Boutsidis et al. (2015), k + ceil(k / eps + 1) Gaussian
 # columns, `power_iters` power iterations.
-top_right_vectors <- function(x, k, how, eps, power_iters, seed, n_threads) {
+top_right_vectors <- function(x, k, how, eps, power_iters, seed, n_threads,
+                              block_rows = NULL) {
+  if (is_big(x)) {
+    sv <- stream_rsvd(x, k, as.integer(ceiling(k / eps + 1)), power_iters, seed,
+                      n_threads, block_rows_for(x, block_rows))
+    return(list(d = sv$d, v = sv$v))
+  }
   if (how == "exact") {
     if (methods::is(x, "dgCMatrix") && 8 * as.numeric(nrow(x)) * ncol(x) > max_dense_bytes()) {
       stop_arg(sprintf(paste0("`x` is sparse and large (%d x %d): the exact SVD would densify it ",
@@ -58,7 +64,7 @@ fit_reducer <- function(x, method, dims, k, seed, n_threads, control) {
       # Drineas (2009). Scores from the top-k right singular vectors.
       k_svd <- min(k, nrow(x), ncol(x))
       sv <- top_right_vectors(x, k_svd, control$svd, control$eps, control$power_iters,
-                              seed, n_threads)
+                              seed, n_threads, control$block_rows)
       scores <- rowSums(sv$v^2) / k_svd
       if (!(sum(scores) > 0)) {
         stop_arg("`x` has no nonzero singular value: leverage scores are undefined (all data are zero).")
@@ -95,7 +101,8 @@ fit_reducer <- function(x, method, dims, k, seed, n_threads, control) {
       # C = A V_dims: exact SVD (Drineas et al. 1999), or Algorithm 3 of
       # Boutsidis et al. (2015) with the randomized FastFrobeniusSVD.
       sv <- top_right_vectors(x, dims, if (method == "svd") "exact" else "randomized",
-                              control$eps, control$power_iters, seed, n_threads)
+                              control$eps, control$power_iters, seed, n_threads,
+                              control$block_rows)
       rotation <- sv$v
       dimnames(rotation) <- list(colnames(x), paste0(column_prefix(method), seq_len(dims)))
       new_reducer(method, dims, seed, x, rotation = rotation, singular_values = sv$d)
@@ -104,9 +111,10 @@ fit_reducer <- function(x, method, dims, k, seed, n_threads, control) {
   )
 }
 
-apply_reducer <- function(reducer, x, n_threads = 1L) {
+apply_reducer <- function(reducer, x, n_threads = 1L, block_rows = NULL) {
   method <- reducer$method
   if (method == "none") return(x)
+  if (is_big(x)) return(stream_reduce(reducer, x, block_rows_for(x, block_rows), n_threads))
   out <- if (method == "sign") {
     sign_project_cpp(x, reducer$dims, reducer$seed, sign_algorithm("auto", x), n_threads)
   } else if (method %in% projection_methods()) {

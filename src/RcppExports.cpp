@@ -106,6 +106,34 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// block_moments_cpp
+Rcpp::List block_moments_cpp(SEXP x, Rcpp::IntegerVector cluster, int k, int n_threads);
+RcppExport SEXP _kmreduce_block_moments_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(block_moments_cpp(x, cluster, k, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// block_deviations_cpp
+Rcpp::List block_deviations_cpp(Rcpp::NumericMatrix x, Rcpp::IntegerVector cluster, Rcpp::NumericMatrix centers, Rcpp::NumericVector mean);
+RcppExport SEXP _kmreduce_block_deviations_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP centersSEXP, SEXP meanSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type mean(meanSEXP);
+    rcpp_result_gen = Rcpp::wrap(block_deviations_cpp(x, cluster, centers, mean));
+    return rcpp_result_gen;
+END_RCPP
+}
 // sign_matrix_cpp
 Rcpp::NumericMatrix sign_matrix_cpp(double d, double dims, double seed);
 RcppExport SEXP _kmreduce_sign_matrix_cpp(SEXP dSEXP, SEXP dimsSEXP, SEXP seedSEXP) {
@@ -255,6 +283,20 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// rsvd_range_cpp
+Rcpp::NumericMatrix rsvd_range_cpp(SEXP x, int l, double seed, int n_threads);
+RcppExport SEXP _kmreduce_rsvd_range_cpp(SEXP xSEXP, SEXP lSEXP, SEXP seedSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type l(lSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(rsvd_range_cpp(x, l, seed, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_kmeans_cpp", (DL_FUNC) &_kmreduce_kmeans_cpp, 8},
@@ -264,6 +306,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_has_distinct_rows_cpp", (DL_FUNC) &_kmreduce_has_distinct_rows_cpp, 2},
     {"_kmreduce_distinct_rows_cpp", (DL_FUNC) &_kmreduce_distinct_rows_cpp, 1},
     {"_kmreduce_scan_values_cpp", (DL_FUNC) &_kmreduce_scan_values_cpp, 1},
+    {"_kmreduce_block_moments_cpp", (DL_FUNC) &_kmreduce_block_moments_cpp, 4},
+    {"_kmreduce_block_deviations_cpp", (DL_FUNC) &_kmreduce_block_deviations_cpp, 4},
     {"_kmreduce_sign_matrix_cpp", (DL_FUNC) &_kmreduce_sign_matrix_cpp, 3},
     {"_kmreduce_project_cpp", (DL_FUNC) &_kmreduce_project_cpp, 5},
     {"_kmreduce_sign_project_cpp", (DL_FUNC) &_kmreduce_sign_project_cpp, 5},
@@ -275,6 +319,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_top_svd_cpp", (DL_FUNC) &_kmreduce_top_svd_cpp, 2},
     {"_kmreduce_randomized_svd_cpp", (DL_FUNC) &_kmreduce_randomized_svd_cpp, 6},
     {"_kmreduce_cssp_cpp", (DL_FUNC) &_kmreduce_cssp_cpp, 6},
+    {"_kmreduce_rsvd_range_cpp", (DL_FUNC) &_kmreduce_rsvd_range_cpp, 4},
     {NULL, NULL, 0}
 };
 

@@ -155,3 +155,33 @@ Rcpp::List scan_values_cpp(SEXP v) {
                             Rcpp::Named("first") = first,
                             Rcpp::Named("maxabs") = maxabs);
 }
+
+// Streaming statistics: the two passes of cluster_stats over one row block.
+// [[Rcpp::export]]
+Rcpp::List block_moments_cpp(SEXP x, Rcpp::IntegerVector cluster, int k,
+                             int n_threads) {
+  const std::vector<int> label = zero_based(cluster);
+  int d = 0;
+  const kmreduce::BlockMoments m = glue::with_matrix(x, [&](const auto& a) {
+    d = static_cast<int>(a.d);
+    return kmreduce::block_moments(a, label.data(), k, n_threads);
+  });
+  Rcpp::IntegerVector size(m.size.begin(), m.size.end());
+  return Rcpp::List::create(Rcpp::Named("sums") = centres_matrix(m.sums, k, d),
+                            Rcpp::Named("size") = size,
+                            Rcpp::Named("sumsq") = m.sumsq);
+}
+
+// [[Rcpp::export]]
+Rcpp::List block_deviations_cpp(Rcpp::NumericMatrix x, Rcpp::IntegerVector cluster,
+                                Rcpp::NumericMatrix centers,
+                                Rcpp::NumericVector mean) {
+  const std::vector<int> label = zero_based(cluster);
+  if (centers.ncol() != x.ncol() || mean.size() != x.ncol())
+    throw std::invalid_argument("block_deviations: centres and mean need ncol(x) columns");
+  const kmreduce::DenseMatrix a(&x[0], x.nrow(), x.ncol());
+  const kmreduce::BlockDeviations dv = kmreduce::block_deviations(
+      a, label.data(), &centers[0], centers.nrow(), &mean[0]);
+  return Rcpp::List::create(Rcpp::Named("withinss") = Rcpp::wrap(dv.withinss),
+                            Rcpp::Named("totss") = dv.totss);
+}

@@ -55,3 +55,18 @@ Rcpp::List cssp_cpp(SEXP x, Rcpp::NumericMatrix v, double c, int repeats,
                             Rcpp::Named("frob2") = r.frob2,
                             Rcpp::Named("best_repeat") = r.best_repeat + 1);
 }
+
+// A Omega for the Gaussian test matrix of randomized_svd (seed, l columns):
+// the range-finder product of one row block, for streamed input.
+// [[Rcpp::export]]
+Rcpp::NumericMatrix rsvd_range_cpp(SEXP x, int l, double seed, int n_threads) {
+  Rcpp::NumericMatrix out;
+  glue::with_matrix(x, [&](const auto& a) {
+    out = Rcpp::NumericMatrix(static_cast<int>(a.n), l);
+    kmreduce::project_by_panels(
+        a, kmreduce::GaussianTestMatrix(glue::as_seed(seed), a.d, l), &out[0],
+        n_threads);
+    return 0;
+  });
+  return out;
+}

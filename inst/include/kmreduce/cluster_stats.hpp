@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "matrix.hpp"
+#include "products.hpp"
 
 namespace kmreduce {
 
@@ -169,6 +170,53 @@ inline ClusterStats cluster_stats(const SparseMatrix& a, const int* label,
   (void)n_threads;
   detail::finish(s, wpart, tpart, spart, k, d);
   return s;
+}
+
+// Streaming (row blocks of a larger matrix): the two passes of
+// cluster_stats over one block each. block_moments adds the block's cluster
+// sums (k x d), sizes and sum of squares; block_deviations adds the squared
+// deviations from given centres (by cluster) and from the column means.
+struct BlockMoments {
+  std::vector<double> sums;    // k x d, column-major
+  std::vector<index_t> size;   // k
+  double sumsq = 0.0;
+};
+
+template <class Matrix>
+BlockMoments block_moments(const Matrix& a, const int* label, index_t k,
+                           int n_threads) {
+  BlockMoments m;
+  detail::check_labels(label, a.n, k, m.size);
+  m.sums.assign(k * a.d, 0.0);
+  cluster_sums(a, label, k, m.sums.data(), n_threads);
+  for (double v : column_sqnorms(a)) m.sumsq += v;
+  return m;
+}
+
+struct BlockDeviations {
+  std::vector<double> withinss;  // k
+  double totss = 0.0;
+};
+
+inline BlockDeviations block_deviations(const DenseMatrix& a, const int* label,
+                                        const double* centres, index_t k,
+                                        const double* mean) {
+  BlockDeviations out;
+  std::vector<index_t> size;
+  detail::check_labels(label, a.n, k, size);
+  out.withinss.assign(k, 0.0);
+  for (index_t j = 0; j < a.d; ++j) {
+    const double* col = a.x + a.n * j;
+    const double* c = centres + k * j;
+    double t = 0.0;
+    for (index_t r = 0; r < a.n; ++r) {
+      const double e = col[r] - c[label[r]], f = col[r] - mean[j];
+      out.withinss[label[r]] += e * e;
+      t += f * f;
+    }
+    out.totss += t;
+  }
+  return out;
 }
 
 }  // namespace kmreduce

@@ -181,19 +181,6 @@ __attribute__((target("avx512f"))) void crossprod_tile_avx512(
 }
 #endif  // KMREDUCE_X86_SIMD
 
-// Rows [r0, r1) one at a time (tails of blocks): a plain FMA-free loop.
-inline void cross_rows_scalar(const double* x, index_t n, index_t p,
-                              index_t r0, index_t r1, const double* c,
-                              index_t k, double* out, index_t ldo,
-                              index_t out_r0) {
-  for (index_t r = r0; r < r1; ++r)
-    for (index_t q = 0; q < k; ++q) {
-      double s = 0.0;
-      for (index_t j = 0; j < p; ++j) s += x[r + n * j] * c[q + k * j];
-      out[(r - out_r0) + ldo * q] = s;
-    }
-}
-
 }  // namespace detail
 
 // out (m x k, column-major with leading dimension ldo >= m, m = r1 - r0)
@@ -229,7 +216,33 @@ inline void cross_product_block(const double* x, index_t n, index_t p,
         }
       }
     }
-    detail::cross_rows_scalar(x, n, p, full, r1, c, k, out, ldo, r0);
+    if (full < r1) {
+      // The last rows, zero padded to a whole tile, go through the same
+      // kernel: every row gets the same arithmetic wherever it sits, so a
+      // row's result does not depend on how the rows are blocked.
+      const index_t tail = r1 - full;
+      thread_local std::vector<double> tx, to;
+      tx.assign(static_cast<std::size_t>(rows * p), 0.0);
+      to.assign(static_cast<std::size_t>(rows * k), 0.0);
+      for (index_t j = 0; j < p; ++j)
+        for (index_t l = 0; l < tail; ++l) tx[l + rows * j] = x[full + l + n * j];
+      for (index_t j0 = 0; j0 < p; j0 += kColChunk) {
+        const index_t pc = std::min(kColChunk, p - j0);
+        for (index_t q0 = 0; q0 < k; q0 += cols) {
+          const int nc = static_cast<int>(std::min(cols, k - q0));
+          double* o = to.data() + rows * q0;
+          const double* xs = tx.data() + rows * j0;
+          const double* cs = c + q0 + k * j0;
+          if (level == SimdLevel::Avx512)
+            detail::cross_tile_512(nc, xs, rows, pc, cs, k, o, rows, j0 > 0);
+          else
+            detail::cross_tile_256(nc, xs, rows, pc, cs, k, o, rows, j0 > 0);
+        }
+      }
+      for (index_t q = 0; q < k; ++q)
+        for (index_t l = 0; l < tail; ++l)
+          out[(full - r0) + l + ldo * q] = to[l + rows * q];
+    }
     return;
   }
 #endif

@@ -1,0 +1,196 @@
+# Out-of-core input: a bigmemory::big.matrix (file-backed or not) is read in
+# blocks of rows, never whole. Every pass over the data goes through
+# for_row_blocks(); what stays in memory is one block plus O((n + d) * dims).
+#
+#   reduction   data-oblivious methods: each block is reduced on its own
+#               (the same numbers as in memory: the kernels work row by row);
+#               leverage / rsvd: the randomized SVD streams A Omega, A^T Q, A Z
+#   k-means     on the reduced rows, in memory
+#   statistics  two more passes (cluster sums, then squared deviations)
+#   refine      one pass per Lloyd iteration on the original data
+
+is_big <- function(x) inherits(x, "big.matrix")
+
+# Rows per block: about 64 MB of doubles unless given.
+block_rows_for <- function(x, block_rows = NULL) {
+  if (!is.null(block_rows)) return(as.integer(min(block_rows, nrow(x))))
+  as.integer(max(1, min(nrow(x), floor(2^26 / (8 * ncol(x))))))
+}
+
+# Calls f(block, rows) for consecutive blocks of rows of x (dense doubles).
+for_row_blocks <- function(x, block_rows, f) {
+  n <- nrow(x)
+  start <- 1L
+  while (start <= n) {
+    rows <- start:min(n, start + block_rows - 1L)
+    block <- x[rows, , drop = FALSE]
+    if (!is.double(block)) storage.mode(block) <- "double"
+    f(block, rows)
+    start <- start + block_rows
+  }
+  invisible(NULL)
+}
+
+# check_data() for a big.matrix: a numeric type, at least one row and column,
+# finite values of a size whose squared distances stay finite.
+check_big_data <- function(x, arg, block_rows) {
+  if (!requireNamespace("bigmemory", quietly = TRUE)) {
+    stop_arg(sprintf("`%s` is a big.matrix but the bigmemory package is not installed.", arg))
+  }
+  if (nrow(x) == 0L || ncol(x) == 0L) {
+    stop_arg(sprintf("`%s` must have at least one row and one column, not %d x %d.",
+                     arg, nrow(x), ncol(x)))
+  }
+  for_row_blocks(x, block_rows, function(block, rows) {
+    m <- nrow(block)
+    check_finite_values(block, arg, function(t) {
+      sprintf("at row %d, column %d", rows[1L] - 1L + (t - 1L) %% m + 1L, (t - 1L) %/% m + 1L)
+    }, ncol(x))
+  })
+  x
+}
+
+# TRUE when x has at least k distinct rows (stops reading once it has).
+big_has_distinct <- function(x, k, block_rows) {
+  seen <- NULL
+  found <- FALSE
+  n <- nrow(x)
+  start <- 1L
+  while (!found && start <= n) {
+    rows <- start:min(n, start + block_rows - 1L)
+    block <- x[rows, , drop = FALSE]
+    seen <- unique(rbind(seen, unique(block)))
+    found <- nrow(seen) >= k
+    start <- start + block_rows
+  }
+  found
+}
+
+stream_reduce <- function(reducer, x, block_rows, n_threads) {
+  out <- NULL
+  for_row_blocks(x, block_rows, function(block, rows) {
+    r <- apply_reducer(reducer, block, n_threads)
+    if (is.null(out)) {
+      out <<- matrix(0, nrow(x), ncol(r), dimnames = list(NULL, colnames(r)))
+    }
+    out[rows, ] <<- r
+  })
+  rownames(out) <- rownames(x)
+  out
+}
+
+# cluster_stats_cpp() in two streaming passes.
+stream_stats <- function(x, cluster, k, block_rows, n_threads) {
+  d <- ncol(x)
+  sums <- matrix(0, k, d)
+  size <- numeric(k)
+  sumsq <- 0
+  for_row_blocks(x, block_rows, function(block, rows) {
+    m <- block_moments_cpp(block, cluster[rows], k, n_threads)
+    sums <<- sums + m$sums
+    size <<- size + m$size
+    sumsq <<- sumsq + m$sumsq
+  })
+  centers <- sums / ifelse(size > 0, size, 1)
+  mean <- colSums(sums) / nrow(x)
+  withinss <- numeric(k)
+  totss <- 0
+  for_row_blocks(x, block_rows, function(block, rows) {
+    dv <- block_deviations_cpp(block, cluster[rows], centers, mean)
+    withinss <<- withinss + dv$withinss
+    totss <<- totss + dv$totss
+  })
+  list(centers = centers, withinss = withinss, size = as.integer(size), totss = totss,
+       sumsq = sumsq)
+}
+
+# Lloyd on the original data from given centres, one pass per iteration
+# (refine = iter_max): labels nearest to the centres, then the means. A
+# cluster that empties keeps its centre.
+stream_lloyd <- function(x, centers, iter_max, block_rows, n_threads) {
+  k <- nrow(centers)
+  cluster <- integer(nrow(x))
+  assign_all <- function(centers) {
+    out <- integer(nrow(x))
+    for_row_blocks(x, block_rows, function(block, rows) {
+      out[rows] <<- predict_nearest_cpp(block, centers, n_threads)
+    })
+    out
+  }
+  converged <- FALSE
+  iter <- 0L
+  for (it in seq_len(iter_max)) {
+    iter <- it
+    new <- assign_all(centers)
+    if (it > 1L && identical(new, cluster)) {
+      converged <- TRUE
+      break
+    }
+    cluster <- new
+    sums <- matrix(0, k, ncol(x))
+    size <- numeric(k)
+    for_row_blocks(x, block_rows, function(block, rows) {
+      m <- block_moments_cpp(block, cluster[rows], k, n_threads)
+      sums <<- sums + m$sums
+      size <<- size + m$size
+    })
+    keep <- size > 0
+    centers[keep, ] <- sums[keep, , drop = FALSE] / size[keep]
+  }
+  if (!converged) cluster <- assign_all(centers)
+  list(cluster = cluster, centers = centers, iter = iter, converged = converged)
+}
+
+# randomized_svd_cpp() with streamed products (the same algorithm and test
+# matrix; equal to rounding).
+stream_rsvd <- function(x, k, oversample, power_iters, seed, n_threads, block_rows) {
+  n <- nrow(x)
+  d <- ncol(x)
+  l <- min(k + max(oversample, 0L), min(n, d))
+  times <- function(v) {                  # A v (n x l)
+    out <- matrix(0, n, ncol(v))
+    for_row_blocks(x, block_rows, function(block, rows) {
+      out[rows, ] <<- multiply_cpp(block, v, n_threads)
+    })
+    out
+  }
+  cross <- function(u) {                  # A^T u (d x l)
+    out <- matrix(0, d, ncol(u))
+    for_row_blocks(x, block_rows, function(block, rows) {
+      out <<- out + crossprod(block, u[rows, , drop = FALSE])
+    })
+    out
+  }
+  y <- matrix(0, n, l)
+  for_row_blocks(x, block_rows, function(block, rows) {
+    y[rows, ] <<- rsvd_range_cpp(block, l, seed, n_threads)
+  })
+  q <- qr.Q(qr(y))
+  for (it in seq_len(power_iters)) {
+    q <- qr.Q(qr(times(qr.Q(qr(cross(q))))))
+  }
+  z <- cross(q)
+  s <- svd(z, nu = l, nv = l)
+  list(d = s$d[seq_len(k)], u = (q %*% s$v)[, seq_len(k), drop = FALSE],
+       v = s$u[, seq_len(k), drop = FALSE])
+}
+
+# Methods that work on a big.matrix, and the error for the others.
+check_big_method <- function(method, control) {
+  ok <- c(projection_methods(), "leverage", "rsvd")
+  if (!(method %in% ok)) {
+    stop_arg(sprintf(paste0("`method` \"%s\" needs the whole matrix in memory; a big.matrix ",
+                            "`x` works with %s."), method,
+                     paste0("\"", ok, "\"", collapse = ", ")))
+  }
+  if (method == "leverage" && control$svd == "exact") {
+    stop_arg("`control$svd` = \"exact\" needs the whole matrix in memory; use \"randomized\" with a big.matrix `x`.")
+  }
+  invisible(TRUE)
+}
+
+# cluster_stats_cpp() for in-memory data, two streaming passes for a big.matrix.
+data_stats <- function(x, cluster, k, n_threads, block_rows = NULL) {
+  if (is_big(x)) return(stream_stats(x, cluster, k, block_rows_for(x, block_rows), n_threads))
+  cluster_stats_cpp(x, cluster, k, n_threads)
+}
