@@ -37,6 +37,26 @@ block_deviations_cpp <- function(x, cluster, centers, mean) {
     .Call(`_kmreduce_block_deviations_cpp`, x, cluster, centers, mean)
 }
 
+rng_new_cpp <- function(seed, replicate) {
+    .Call(`_kmreduce_rng_new_cpp`, seed, replicate)
+}
+
+rng_uniform_cpp <- function(rng) {
+    .Call(`_kmreduce_rng_uniform_cpp`, rng)
+}
+
+rng_below_cpp <- function(rng, n) {
+    .Call(`_kmreduce_rng_below_cpp`, rng, n)
+}
+
+dist2_cpp <- function(x, points, n_threads) {
+    .Call(`_kmreduce_dist2_cpp`, x, points, n_threads)
+}
+
+nearest_cpp <- function(x, centers, n_threads) {
+    .Call(`_kmreduce_nearest_cpp`, x, centers, n_threads)
+}
+
 sign_matrix_cpp <- function(d, dims, seed) {
     .Call(`_kmreduce_sign_matrix_cpp`, d, dims, seed)
 }

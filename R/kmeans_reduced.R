@@ -74,7 +74,8 @@
 #' @param x Data: a numeric matrix, a data frame of numeric columns, a
 #'   sparse `Matrix` (kept as a `dgCMatrix`; other sparse classes are
 #'   converted), or a file-backed `bigmemory::big.matrix` (see Out of core).
-#'   One row per observation. No `NA`, `NaN` or `Inf`.
+#'   One row per observation. No `NA`, `NaN` or `Inf`. In an MPI program,
+#'   this rank's rows marked by [mpi_rows()].
 #' @param k Number of clusters, a whole number between 1 and the number of
 #'   distinct rows of `x`; or, as `centers` of [stats::kmeans()], a matrix of
 #'   initial centres (one row per cluster, the columns of `x`): they are mapped
@@ -200,6 +201,14 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
   call <- match.call()
   t_start <- elapsed()
   control <- check_control(control)
+  if (inherits(x, "kmreduce_mpi")) {
+    # Rows spread over MPI ranks (mpi_rows()): the collective version.
+    return(mpi_kmeans_reduced(
+      x, k, check_method(method), dims, check_whole(n_init, "n_init", 1, 1e6),
+      check_whole(iter_max, "iter_max", 1, 1e8), check_seed(seed),
+      check_n_threads(n_threads), check_whole(n_reductions, "n_reductions", 1, 1e4),
+      check_whole(refine, "refine", 0, 1e6), control, check_flag(verbose, "verbose"), call))
+  }
   x <- check_data(x, "x", big = TRUE, block_rows = control$block_rows)
   method <- check_method(method)
   centers0 <- NULL

@@ -65,22 +65,7 @@ fit_reducer <- function(x, method, dims, k, seed, n_threads, control) {
       k_svd <- min(k, nrow(x), ncol(x))
       sv <- top_right_vectors(x, k_svd, control$svd, control$eps, control$power_iters,
                               seed, n_threads, control$block_rows)
-      scores <- rowSums(sv$v^2) / k_svd
-      if (!(sum(scores) > 0)) {
-        stop_arg("`x` has no nonzero singular value: leverage scores are undefined (all data are zero).")
-      }
-      # "sqrt": the variant of the 2020 report, p_i = ||(V_k)_(i)|| / k.
-      p <- if (control$scores == "sqrt") sqrt(rowSums(sv$v^2)) / k_svd else scores
-      p <- p / sum(p)
-      index <- if (control$sampling == "top") {
-        order(-p, seq_along(p))[seq_len(min(dims, sum(p > 0)))]
-      } else {
-        leverage_sample_cpp(p, dims, seed)
-      }
-      names(scores) <- colnames(x)
-      new_reducer("leverage", length(index), seed, x,
-                  features = selected_features(x, index, 1 / sqrt(length(index) * p[index])),
-                  scores = scores, singular_values = sv$d)
+      leverage_reducer(x, sv, k_svd, dims, seed, control)
     },
     cssp = {
       # Two-stage column subset selection (Boutsidis, Mahoney and Drineas
@@ -103,12 +88,39 @@ fit_reducer <- function(x, method, dims, k, seed, n_threads, control) {
       sv <- top_right_vectors(x, dims, if (method == "svd") "exact" else "randomized",
                               control$eps, control$power_iters, seed, n_threads,
                               control$block_rows)
-      rotation <- sv$v
-      dimnames(rotation) <- list(colnames(x), paste0(column_prefix(method), seq_len(dims)))
-      new_reducer(method, dims, seed, x, rotation = rotation, singular_values = sv$d)
+      rotation_reducer(x, method, dims, sv, seed)
     },
     stop_arg(sprintf("unknown method \"%s\".", method))
   )
+}
+
+# Algorithm 1 of Boutsidis et al. (2015); Boutsidis, Mahoney and Drineas
+# (2009): scores from the top-k right singular vectors sv$v, dims columns
+# drawn (or the top ones) and rescaled.
+leverage_reducer <- function(x, sv, k_svd, dims, seed, control) {
+  scores <- rowSums(sv$v^2) / k_svd
+  if (!(sum(scores) > 0)) {
+    stop_arg("`x` has no nonzero singular value: leverage scores are undefined (all data are zero).")
+  }
+  # "sqrt": the variant of the 2020 report, p_i = ||(V_k)_(i)|| / k.
+  p <- if (control$scores == "sqrt") sqrt(rowSums(sv$v^2)) / k_svd else scores
+  p <- p / sum(p)
+  index <- if (control$sampling == "top") {
+    order(-p, seq_along(p))[seq_len(min(dims, sum(p > 0)))]
+  } else {
+    leverage_sample_cpp(p, dims, seed)
+  }
+  names(scores) <- colnames(x)
+  new_reducer("leverage", length(index), seed, x,
+              features = selected_features(x, index, 1 / sqrt(length(index) * p[index])),
+              scores = scores, singular_values = sv$d)
+}
+
+# C = A V_dims (svd, rsvd).
+rotation_reducer <- function(x, method, dims, sv, seed) {
+  rotation <- sv$v
+  dimnames(rotation) <- list(colnames(x), paste0(column_prefix(method), seq_len(dims)))
+  new_reducer(method, dims, seed, x, rotation = rotation, singular_values = sv$d)
 }
 
 apply_reducer <- function(reducer, x, n_threads = 1L, block_rows = NULL) {

@@ -121,16 +121,77 @@ BEGIN_RCPP
 END_RCPP
 }
 // block_deviations_cpp
-Rcpp::List block_deviations_cpp(Rcpp::NumericMatrix x, Rcpp::IntegerVector cluster, Rcpp::NumericMatrix centers, Rcpp::NumericVector mean);
+Rcpp::List block_deviations_cpp(SEXP x, Rcpp::IntegerVector cluster, Rcpp::NumericMatrix centers, Rcpp::NumericVector mean);
 RcppExport SEXP _kmreduce_block_deviations_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP centersSEXP, SEXP meanSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
     Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type mean(meanSEXP);
     rcpp_result_gen = Rcpp::wrap(block_deviations_cpp(x, cluster, centers, mean));
+    return rcpp_result_gen;
+END_RCPP
+}
+// rng_new_cpp
+SEXP rng_new_cpp(double seed, int replicate);
+RcppExport SEXP _kmreduce_rng_new_cpp(SEXP seedSEXP, SEXP replicateSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< int >::type replicate(replicateSEXP);
+    rcpp_result_gen = Rcpp::wrap(rng_new_cpp(seed, replicate));
+    return rcpp_result_gen;
+END_RCPP
+}
+// rng_uniform_cpp
+double rng_uniform_cpp(SEXP rng);
+RcppExport SEXP _kmreduce_rng_uniform_cpp(SEXP rngSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type rng(rngSEXP);
+    rcpp_result_gen = Rcpp::wrap(rng_uniform_cpp(rng));
+    return rcpp_result_gen;
+END_RCPP
+}
+// rng_below_cpp
+double rng_below_cpp(SEXP rng, double n);
+RcppExport SEXP _kmreduce_rng_below_cpp(SEXP rngSEXP, SEXP nSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type rng(rngSEXP);
+    Rcpp::traits::input_parameter< double >::type n(nSEXP);
+    rcpp_result_gen = Rcpp::wrap(rng_below_cpp(rng, n));
+    return rcpp_result_gen;
+END_RCPP
+}
+// dist2_cpp
+Rcpp::NumericMatrix dist2_cpp(SEXP x, Rcpp::NumericMatrix points, int n_threads);
+RcppExport SEXP _kmreduce_dist2_cpp(SEXP xSEXP, SEXP pointsSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type points(pointsSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(dist2_cpp(x, points, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// nearest_cpp
+Rcpp::List nearest_cpp(SEXP x, Rcpp::NumericMatrix centers, int n_threads);
+RcppExport SEXP _kmreduce_nearest_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(nearest_cpp(x, centers, n_threads));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -308,6 +369,11 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_scan_values_cpp", (DL_FUNC) &_kmreduce_scan_values_cpp, 1},
     {"_kmreduce_block_moments_cpp", (DL_FUNC) &_kmreduce_block_moments_cpp, 4},
     {"_kmreduce_block_deviations_cpp", (DL_FUNC) &_kmreduce_block_deviations_cpp, 4},
+    {"_kmreduce_rng_new_cpp", (DL_FUNC) &_kmreduce_rng_new_cpp, 2},
+    {"_kmreduce_rng_uniform_cpp", (DL_FUNC) &_kmreduce_rng_uniform_cpp, 1},
+    {"_kmreduce_rng_below_cpp", (DL_FUNC) &_kmreduce_rng_below_cpp, 2},
+    {"_kmreduce_dist2_cpp", (DL_FUNC) &_kmreduce_dist2_cpp, 3},
+    {"_kmreduce_nearest_cpp", (DL_FUNC) &_kmreduce_nearest_cpp, 3},
     {"_kmreduce_sign_matrix_cpp", (DL_FUNC) &_kmreduce_sign_matrix_cpp, 3},
     {"_kmreduce_project_cpp", (DL_FUNC) &_kmreduce_project_cpp, 5},
     {"_kmreduce_sign_project_cpp", (DL_FUNC) &_kmreduce_sign_project_cpp, 5},

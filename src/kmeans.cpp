@@ -173,15 +173,85 @@ Rcpp::List block_moments_cpp(SEXP x, Rcpp::IntegerVector cluster, int k,
 }
 
 // [[Rcpp::export]]
-Rcpp::List block_deviations_cpp(Rcpp::NumericMatrix x, Rcpp::IntegerVector cluster,
+Rcpp::List block_deviations_cpp(SEXP x, Rcpp::IntegerVector cluster,
                                 Rcpp::NumericMatrix centers,
                                 Rcpp::NumericVector mean) {
   const std::vector<int> label = zero_based(cluster);
-  if (centers.ncol() != x.ncol() || mean.size() != x.ncol())
-    throw std::invalid_argument("block_deviations: centres and mean need ncol(x) columns");
-  const kmreduce::DenseMatrix a(&x[0], x.nrow(), x.ncol());
-  const kmreduce::BlockDeviations dv = kmreduce::block_deviations(
-      a, label.data(), &centers[0], centers.nrow(), &mean[0]);
+  const kmreduce::BlockDeviations dv = glue::with_matrix(x, [&](const auto& a) {
+    if (centers.ncol() != a.d || mean.size() != a.d)
+      throw std::invalid_argument("block_deviations: centres and mean need ncol(x) columns");
+    return kmreduce::block_deviations(a, label.data(), &centers[0],
+                                      centers.nrow(), &mean[0]);
+  });
   return Rcpp::List::create(Rcpp::Named("withinss") = Rcpp::wrap(dv.withinss),
                             Rcpp::Named("totss") = dv.totss);
+}
+
+// ---- pieces of the distributed (MPI) k-means, run on each rank's rows -----
+
+// The k-means++ random stream of replicate t (0-based), as kmeans() uses it.
+// [[Rcpp::export]]
+SEXP rng_new_cpp(double seed, int replicate) {
+  Rcpp::XPtr<kmreduce::Rng> p(new kmreduce::Rng(kmreduce::stream_key(
+      glue::as_seed(seed), kmreduce::kStreamKmeansInit,
+      static_cast<std::uint64_t>(replicate))));
+  return p;
+}
+
+// [[Rcpp::export]]
+double rng_uniform_cpp(SEXP rng) {
+  Rcpp::XPtr<kmreduce::Rng> p(rng);
+  return p->uniform();
+}
+
+// 0-based uniform integer in [0, n).
+// [[Rcpp::export]]
+double rng_below_cpp(SEXP rng, double n) {
+  Rcpp::XPtr<kmreduce::Rng> p(rng);
+  return static_cast<double>(p->below(static_cast<std::uint64_t>(n)));
+}
+
+// Squared distances (n x m) of the rows to the m points (m x d), with the
+// arithmetic of k-means++ (dist2_to_points on the row-access form).
+// [[Rcpp::export]]
+Rcpp::NumericMatrix dist2_cpp(SEXP x, Rcpp::NumericMatrix points, int n_threads) {
+  Rcpp::NumericMatrix out;
+  glue::with_matrix(x, [&](const auto& a) {
+    if (points.ncol() != a.d) throw std::invalid_argument("dist2: points need d columns");
+    out = Rcpp::NumericMatrix(static_cast<int>(a.n), points.nrow());
+    std::vector<double> pts(points.begin(), points.end());
+    const int m = points.nrow();
+    // points arrive m x d column-major, which is what dist2_to_points takes.
+    return kmreduce::with_row_access(a, n_threads, [&](const auto& rows) {
+      std::vector<double> norms(rows.n);
+      kmreduce::row_sqnorms(rows, norms.data(), n_threads);
+      kmreduce::dist2_to_points(rows, norms.data(), pts.data(), m, &out[0],
+                                n_threads);
+      return 0;
+    });
+  });
+  return out;
+}
+
+// Nearest centre (1-based) of every row and the squared distance to it, as
+// the final pass of lloyd(); also the squared row norms.
+// [[Rcpp::export]]
+Rcpp::List nearest_cpp(SEXP x, Rcpp::NumericMatrix centers, int n_threads) {
+  std::vector<int> label;
+  std::vector<double> dist, norms;
+  glue::with_matrix(x, [&](const auto& a) {
+    if (centers.ncol() != a.d) throw std::invalid_argument("nearest: centres need d columns");
+    return kmreduce::with_row_access(a, n_threads, [&](const auto& rows) {
+      norms.assign(rows.n, 0.0);
+      dist.assign(rows.n, 0.0);
+      label.assign(rows.n, -1);
+      kmreduce::row_sqnorms(rows, norms.data(), n_threads);
+      kmreduce::assign_nearest(rows, norms.data(), &centers[0], centers.nrow(),
+                               label.data(), dist.data(), n_threads);
+      return 0;
+    });
+  });
+  return Rcpp::List::create(Rcpp::Named("cluster") = one_based(label),
+                            Rcpp::Named("dist") = Rcpp::wrap(dist),
+                            Rcpp::Named("norms") = Rcpp::wrap(norms));
 }

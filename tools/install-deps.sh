@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 
 APT_PKGS="r-cran-rcpp r-cran-rcpparmadillo r-cran-rcppeigen r-cran-matrix \
   r-cran-testthat r-cran-withr r-cran-knitr r-cran-rmarkdown r-cran-roxygen2 \
-  r-cran-clue r-cran-generics r-cran-ggplot2 r-cran-bigmemory pandoc qpdf"
+  r-cran-clue r-cran-generics r-cran-ggplot2 r-cran-bigmemory pandoc qpdf \
+  openmpi-bin libopenmpi-dev"
 R_PKGS="Rcpp RcppArmadillo RcppEigen Matrix testthat withr knitr rmarkdown clue generics ggplot2 bigmemory"
 
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
@@ -35,3 +36,6 @@ if (length(missing) > 0L) {
   if (length(still) > 0L) stop("could not install: ", paste(still, collapse = " "))
 }
 REOF
+
+# pbdMPI (Suggests) for the MPI test; best effort, see the script.
+bash tools/install-pbdmpi.sh "$PWD/.Rlib"

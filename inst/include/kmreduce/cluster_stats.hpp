@@ -219,6 +219,31 @@ inline BlockDeviations block_deviations(const DenseMatrix& a, const int* label,
   return out;
 }
 
+// Sparse: the zeros of a column contribute c^2 to their cluster and mean^2
+// to the total, accounted for in closed form as in cluster_stats.
+inline BlockDeviations block_deviations(const SparseMatrix& a, const int* label,
+                                        const double* centres, index_t k,
+                                        const double* mean) {
+  BlockDeviations out;
+  std::vector<index_t> size;
+  detail::check_labels(label, a.n, k, size);
+  out.withinss.assign(k, 0.0);
+  for (index_t j = 0; j < a.d; ++j) {
+    const double* c = centres + k * j;
+    for (index_t q = 0; q < k; ++q)
+      out.withinss[q] += static_cast<double>(size[q]) * c[q] * c[q];
+    double t = static_cast<double>(a.n) * mean[j] * mean[j];
+    for (index_t p = a.p[j]; p < a.p[j + 1]; ++p) {
+      const double v = a.x[p], cq = c[label[a.i[p]]];
+      out.withinss[label[a.i[p]]] += (v - cq) * (v - cq) - cq * cq;
+      t += (v - mean[j]) * (v - mean[j]) - mean[j] * mean[j];
+    }
+    out.totss += t;
+  }
+  for (double& w : out.withinss) w = std::max(0.0, w);
+  return out;
+}
+
 }  // namespace kmreduce
 
 #endif  // KMREDUCE_CLUSTER_STATS_HPP

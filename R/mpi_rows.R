@@ -1,0 +1,79 @@
+#' Mark this MPI rank's rows of a distributed matrix
+#'
+#' For SPMD programs run with `mpirun` (one R process per rank, pbdMPI):
+#' every rank calls `mpi_rows()` on its own block of rows; the blocks of
+#' ranks 0, 1, ... stacked in rank order form one matrix. The result is
+#' given to [kmeans_reduced()] on all ranks (a collective call), which then
+#' runs without gathering the data anywhere:
+#'
+#' * the projections (`"sign"`, `"gaussian"`, `"achlioptas"`, `"srht"`,
+#'   `"sparse_embedding"`) reduce each rank's rows locally with the shared
+#'   seed, no communication (exactly the numbers of one process);
+#' * `"leverage"` and `"rsvd"` run the randomized SVD with the tall factors
+#'   kept distributed: Cholesky-QR twice (CholQR2) with an allreduce of the
+#'   `l x l` Gram matrix, and an allreduce of `A^T Q` (`d x l`);
+#' * k-means++ and Lloyd on the reduced rows: per iteration an allreduce of
+#'   the `k x dims` cluster sums and the `k` counts; k-means++ draws from the
+#'   same random stream as one process (the `D^2` draw is located across
+#'   ranks with an allgather of the local totals);
+#' * the original-space statistics: two allreduces of `k x d` values;
+#'   `refine` one allreduce per iteration.
+#'
+#' Every rank gets the same centres and statistics; `$cluster` holds the
+#' labels of the local rows. With the same `seed` the partition is the one
+#' of one process on the stacked matrix, and the centres equal it to
+#' rounding (sums are added in another order). `"none"` (Lloyd on the
+#' original rows) is supported too; `"cssp"` and `"svd"` are not.
+#'
+#' @param x_local This rank's rows: a numeric matrix or `dgCMatrix` (the
+#'   same class and number of columns on every rank; at least one row).
+#' @return An object of class `kmreduce_mpi`: `x` (the local rows), `rank`,
+#'   `size`, `n` (rows of the whole matrix), `offset` (rows on lower ranks)
+#'   and `n_local`.
+#' @seealso `vignettes/articles/scale.Rmd` in the package sources: a job
+#'   script for a cluster, the communication volumes and a scaling model.
+#' @examples
+#' \dontrun{
+#' # run with: mpirun -np 4 Rscript this_script.R
+#' library(pbdMPI)
+#' init()
+#' x_local <- my_rows_of_the_data(comm.rank())
+#' fit <- kmeans_reduced(mpi_rows(x_local), k = 10, dims = 50, seed = 1)
+#' comm.print(fit$size)
+#' finalize()
+#' }
+#' @export
+mpi_rows <- function(x_local) {
+  if (!requireNamespace("pbdMPI", quietly = TRUE)) {
+    stop_arg("mpi_rows() needs the pbdMPI package (and MPI); install it, then run the script with mpirun.")
+  }
+  x_local <- check_data(x_local, "x_local")
+  rank <- pbdMPI::comm.rank()
+  size <- pbdMPI::comm.size()
+  info <- pbdMPI::allgather(list(n = nrow(x_local), d = ncol(x_local),
+                                 sparse = methods::is(x_local, "dgCMatrix")))
+  d_all <- vapply(info, `[[`, 0, "d")
+  sparse_all <- vapply(info, `[[`, TRUE, "sparse")
+  if (any(d_all != d_all[1L])) {
+    stop_arg(sprintf("`x_local` must have the same number of columns on every rank; ranks have %s.",
+                     paste(d_all, collapse = ", ")))
+  }
+  if (any(sparse_all != sparse_all[1L])) {
+    stop_arg("`x_local` must be dense on every rank or a dgCMatrix on every rank, not a mix.")
+  }
+  n_all <- vapply(info, `[[`, 0, "n")
+  structure(list(x = x_local, rank = rank, size = size, n = sum(n_all),
+                 offset = sum(n_all[seq_len(rank)]), n_local = nrow(x_local)),
+            class = "kmreduce_mpi")
+}
+
+#' @rdname mpi_rows
+#' @param x A `kmreduce_mpi` object.
+#' @param ... Ignored.
+#' @export
+print.kmreduce_mpi <- function(x, ...) {
+  cat(sprintf("kmreduce MPI rows: rank %d of %d holds rows %d-%d of %d (%d columns, %s)\n",
+              x$rank, x$size, x$offset + 1, x$offset + x$n_local, x$n, ncol(x$x),
+              if (methods::is(x$x, "dgCMatrix")) "sparse" else "dense"))
+  invisible(x)
+}

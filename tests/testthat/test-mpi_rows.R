@@ -1,0 +1,54 @@
+# mpi_rows(): kmeans_reduced() across MPI ranks (pbdMPI) gives the partition
+# of one process on the stacked matrix. Runs mpirun -np 2 when MPI and
+# pbdMPI are installed; skipped otherwise.
+
+test_that("kmeans_reduced() on 2 MPI ranks equals one process on the stacked rows", {
+  skip_on_cran()
+  # Not skip_if_not_installed(): loading pbdMPI here would make this process
+  # an MPI singleton whose environment confuses the mpirun started below.
+  skip_if(!nzchar(system.file(package = "pbdMPI")), "pbdMPI is not installed")
+  mpirun <- Sys.which("mpirun")
+  skip_if(!nzchar(mpirun), "mpirun not found")
+  script <- test_path("mpi", "kmeans.R")
+  out <- tempfile(fileext = ".rds")
+  args <- c("-np", "2", "--oversubscribe",
+            if (identical(unname(Sys.info()[["user"]]), "root")) "--allow-run-as-root",
+            file.path(R.home("bin"), "Rscript"), script, out)
+  libs <- paste(unique(c(dirname(system.file(package = "kmreduce")), .libPaths())),
+                collapse = ":")
+  mpi_env <- grep("^(OMPI_|PMIX_)", names(Sys.getenv()), value = TRUE)
+  env <- c(R_LIBS = libs, OMP_NUM_THREADS = "1",
+           stats::setNames(rep(NA_character_, length(mpi_env)), mpi_env))
+  log <- withr::with_envvar(env, suppressWarnings(
+    system2(mpirun, args, stdout = TRUE, stderr = TRUE)))
+  if (!file.exists(out)) fail(paste(c("mpirun wrote no result:", log), collapse = "\n"))
+  res <- readRDS(out)
+  expect_named(res, c("none", "sign", "gaussian", "sparse_embedding", "srht", "leverage",
+                      "rsvd", "sparse/sparse_embedding", "sparse/none", "refine"))
+  for (m in names(res)) {
+    r <- res[[m]]
+    expect_true(r$same_partition, info = m)
+    expect_true(r$size, info = m)
+    expect_lt(r$centers, 1e-10)
+    expect_lt(r$objective, 1e-10)
+    expect_lt(r$totss, 1e-10)
+    expect_true(r$ranks_agree, info = m)
+    expect_true(r$local_rows, info = m)
+  }
+  # Projections and the original rows: the very same labels.
+  for (m in c("none", "sign", "gaussian", "sparse_embedding", "srht", "sparse/none")) {
+    expect_true(res[[m]]$identical_labels, info = m)
+  }
+})
+
+test_that("mpi_rows() needs pbdMPI and kmeans_reduced() checks distributed arguments", {
+  if (!nzchar(system.file(package = "pbdMPI"))) {
+    expect_error(mpi_rows(matrix(1, 2, 2)), "mpi_rows\\(\\) needs the pbdMPI package")
+  }
+  fake <- structure(list(x = matrix(rnorm(20), 10), rank = 0L, size = 1L, n = 10,
+                         offset = 0, n_local = 10L), class = "kmreduce_mpi")
+  expect_error(kmeans_reduced(fake, 2, method = "cssp", dims = 1), "`method` \"cssp\" is not available on distributed rows")
+  expect_error(kmeans_reduced(fake, 11), "`k` must be a whole number in \\[1, 10\\]")
+  expect_error(kmeans_reduced(fake, 2, n_reductions = 2), "`n_reductions` must be 1 on distributed rows")
+  expect_output(print(fake), "rank 0 of 1 holds rows 1-10 of 10")
+})
