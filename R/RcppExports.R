@@ -29,8 +29,8 @@ scan_values_cpp <- function(v) {
     .Call(`_kmreduce_scan_values_cpp`, v)
 }
 
-block_moments_cpp <- function(x, cluster, k, n_threads) {
-    .Call(`_kmreduce_block_moments_cpp`, x, cluster, k, n_threads)
+block_moments_cpp <- function(x, cluster, k, n_threads, sumsq = TRUE) {
+    .Call(`_kmreduce_block_moments_cpp`, x, cluster, k, n_threads, sumsq)
 }
 
 block_deviations_cpp <- function(x, cluster, centers, mean) {
@@ -49,12 +49,16 @@ rng_below_cpp <- function(rng, n) {
     .Call(`_kmreduce_rng_below_cpp`, rng, n)
 }
 
-dist2_cpp <- function(x, points, n_threads) {
-    .Call(`_kmreduce_dist2_cpp`, x, points, n_threads)
+rows_handle_cpp <- function(x, n_threads) {
+    .Call(`_kmreduce_rows_handle_cpp`, x, n_threads)
 }
 
-nearest_cpp <- function(x, centers, n_threads) {
-    .Call(`_kmreduce_nearest_cpp`, x, centers, n_threads)
+dist2_cpp <- function(handle, points, n_threads) {
+    .Call(`_kmreduce_dist2_cpp`, handle, points, n_threads)
+}
+
+nearest_cpp <- function(handle, centers, n_threads) {
+    .Call(`_kmreduce_nearest_cpp`, handle, centers, n_threads)
 }
 
 sign_matrix_cpp <- function(d, dims, seed) {

@@ -101,9 +101,10 @@ mpi_stats <- function(xl, cluster, k, n_threads, n) {
 # Replicates of k-means++ and Lloyd, as kmeans() in kmeans.hpp.
 mpi_kmeans <- function(y, k, n_init, iter_max, tol, seed, n_threads, n) {
   best <- NULL
+  h <- rows_handle_cpp(y, n_threads)
   for (t in seq_len(n_init)) {
-    centres <- mpi_kmeanspp(y, k, seed, t - 1L, n_threads, n)
-    res <- mpi_lloyd(y, centres, iter_max, tol, n_threads, n)
+    centres <- mpi_kmeanspp(y, h, k, seed, t - 1L, n_threads, n)
+    res <- mpi_lloyd(y, centres, iter_max, tol, n_threads, n, h)
     if (is.null(best) || res$objective < best$objective * (1 - 1e-10)) best <- res
   }
   best
@@ -134,7 +135,7 @@ mpi_row <- function(y, g, offset) {
   mpi_sum(row)
 }
 
-mpi_kmeanspp <- function(y, k, seed, replicate, n_threads, n) {
+mpi_kmeanspp <- function(y, h, k, seed, replicate, n_threads, n) {
   offset <- pbdMPI::comm.rank()
   offset <- sum(unlist(pbdMPI::allgather(nrow(y)))[seq_len(offset)])
   rng <- rng_new_cpp(seed, replicate)
@@ -142,7 +143,7 @@ mpi_kmeanspp <- function(y, k, seed, replicate, n_threads, n) {
   centres <- matrix(0, k, ncol(y))
   first <- rng_below_cpp(rng, n) + 1
   centres[1L, ] <- mpi_row(y, first, offset)
-  dist <- as.numeric(dist2_cpp(y, centres[1L, , drop = FALSE], n_threads))
+  dist <- as.numeric(dist2_cpp(h, centres[1L, , drop = FALSE], n_threads))
   own <- function(g) { l <- g - offset; if (l >= 1 && l <= nrow(y)) l else NA_integer_ }
   if (!is.na(own(first))) dist[own(first)] <- 0
   for (q in seq_len(k)[-1L]) {
@@ -152,7 +153,7 @@ mpi_kmeanspp <- function(y, k, seed, replicate, n_threads, n) {
       cand_row[t] <- mpi_draw(dist, rng, offset, n)
       pts[t, ] <- mpi_row(y, cand_row[t], offset)
     }
-    cand <- dist2_cpp(y, pts, n_threads)
+    cand <- dist2_cpp(h, pts, n_threads)
     pot_local <- vapply(seq_len(trials), function(t) {
       v <- pmin(dist, cand[, t])
       if (!is.na(own(cand_row[t]))) v[own(cand_row[t])] <- 0
@@ -171,7 +172,8 @@ mpi_kmeanspp <- function(y, k, seed, replicate, n_threads, n) {
 # lloyd.hpp: stops when no label changes or the objective (closed form)
 # drops by less than tol; empty clusters take the farthest row; one final
 # exact pass.
-mpi_lloyd <- function(y, centres, iter_max, tol, n_threads, n) {
+mpi_lloyd <- function(y, centres, iter_max, tol, n_threads, n,
+                      h = rows_handle_cpp(y, n_threads)) {
   k <- nrow(centres)
   d <- ncol(y)
   offset <- sum(unlist(pbdMPI::allgather(nrow(y)))[seq_len(pbdMPI::comm.rank())])
@@ -207,14 +209,14 @@ mpi_lloyd <- function(y, centres, iter_max, tol, n_threads, n) {
   norms_total <- NA_real_
   for (it in seq_len(iter_max)) {
     iter <- it
-    nn <- nearest_cpp(y, centres, n_threads)
+    nn <- nearest_cpp(h, centres, n_threads)
     changes <- mpi_sum(sum(nn$cluster != labels))
     labels <- nn$cluster
     if (it > 1L && changes == 0) {
       converged <- TRUE
       break
     }
-    m <- block_moments_cpp(y, labels, k, n_threads)
+    m <- block_moments_cpp(y, labels, k, n_threads, FALSE)
     tot <- mpi_sum(c(as.vector(m$sums), m$size))
     sums <- matrix(tot[seq_len(k * d)], k, d)
     count <- tot[k * d + seq_len(k)]
@@ -240,7 +242,7 @@ mpi_lloyd <- function(y, centres, iter_max, tol, n_threads, n) {
       prev <- obj
     }
   }
-  nn <- nearest_cpp(y, centres, n_threads)
+  nn <- nearest_cpp(h, centres, n_threads)
   labels <- nn$cluster
   list(cluster = labels, centers = centres, iter = iter, converged = converged,
        objective = mpi_sum(sum(nn$dist)))

@@ -130,7 +130,7 @@ stream_lloyd <- function(x, centers, iter_max, block_rows, n_threads) {
     sums <- matrix(0, k, ncol(x))
     size <- numeric(k)
     for_row_blocks(x, block_rows, function(block, rows) {
-      m <- block_moments_cpp(block, cluster[rows], k, n_threads)
+      m <- block_moments_cpp(block, cluster[rows], k, n_threads, FALSE)
       sums <<- sums + m$sums
       size <<- size + m$size
     })

@@ -22,5 +22,7 @@ run_in_cg /usr/bin/time -v Rscript bench/outofcore.R fit "$DIR" 2> "$DIR/time.lo
 grep -E "Maximum resident|Elapsed" "$DIR/time.log"
 echo "cgroup peak usage (incl. page cache): $(( $(cat "$cg/memory.max_usage_in_bytes") / 1048576 )) MB"
 echo "reading the whole matrix in the same cgroup:"
-run_in_cg Rscript bench/outofcore.R inmemory "$DIR" 2>&1 | tail -2 || true
-echo "  exit status: $? (killed by the OOM killer when over the limit)"
+status=0
+run_in_cg Rscript bench/outofcore.R inmemory "$DIR" > "$DIR/inmemory.log" 2>&1 || status=$?
+tail -1 "$DIR/inmemory.log"
+echo "  exit status: $status (137 = killed by the OOM killer: over the limit)"

@@ -107,8 +107,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // block_moments_cpp
-Rcpp::List block_moments_cpp(SEXP x, Rcpp::IntegerVector cluster, int k, int n_threads);
-RcppExport SEXP _kmreduce_block_moments_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP) {
+Rcpp::List block_moments_cpp(SEXP x, Rcpp::IntegerVector cluster, int k, int n_threads, bool sumsq);
+RcppExport SEXP _kmreduce_block_moments_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP, SEXP sumsqSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -116,7 +116,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
     Rcpp::traits::input_parameter< int >::type k(kSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(block_moments_cpp(x, cluster, k, n_threads));
+    Rcpp::traits::input_parameter< bool >::type sumsq(sumsqSEXP);
+    rcpp_result_gen = Rcpp::wrap(block_moments_cpp(x, cluster, k, n_threads, sumsq));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -169,29 +170,41 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// dist2_cpp
-Rcpp::NumericMatrix dist2_cpp(SEXP x, Rcpp::NumericMatrix points, int n_threads);
-RcppExport SEXP _kmreduce_dist2_cpp(SEXP xSEXP, SEXP pointsSEXP, SEXP n_threadsSEXP) {
+// rows_handle_cpp
+SEXP rows_handle_cpp(SEXP x, int n_threads);
+RcppExport SEXP _kmreduce_rows_handle_cpp(SEXP xSEXP, SEXP n_threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(rows_handle_cpp(x, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// dist2_cpp
+Rcpp::NumericMatrix dist2_cpp(SEXP handle, Rcpp::NumericMatrix points, int n_threads);
+RcppExport SEXP _kmreduce_dist2_cpp(SEXP handleSEXP, SEXP pointsSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type handle(handleSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type points(pointsSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(dist2_cpp(x, points, n_threads));
+    rcpp_result_gen = Rcpp::wrap(dist2_cpp(handle, points, n_threads));
     return rcpp_result_gen;
 END_RCPP
 }
 // nearest_cpp
-Rcpp::List nearest_cpp(SEXP x, Rcpp::NumericMatrix centers, int n_threads);
-RcppExport SEXP _kmreduce_nearest_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP n_threadsSEXP) {
+Rcpp::List nearest_cpp(SEXP handle, Rcpp::NumericMatrix centers, int n_threads);
+RcppExport SEXP _kmreduce_nearest_cpp(SEXP handleSEXP, SEXP centersSEXP, SEXP n_threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type handle(handleSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(nearest_cpp(x, centers, n_threads));
+    rcpp_result_gen = Rcpp::wrap(nearest_cpp(handle, centers, n_threads));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -367,11 +380,12 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_has_distinct_rows_cpp", (DL_FUNC) &_kmreduce_has_distinct_rows_cpp, 2},
     {"_kmreduce_distinct_rows_cpp", (DL_FUNC) &_kmreduce_distinct_rows_cpp, 1},
     {"_kmreduce_scan_values_cpp", (DL_FUNC) &_kmreduce_scan_values_cpp, 1},
-    {"_kmreduce_block_moments_cpp", (DL_FUNC) &_kmreduce_block_moments_cpp, 4},
+    {"_kmreduce_block_moments_cpp", (DL_FUNC) &_kmreduce_block_moments_cpp, 5},
     {"_kmreduce_block_deviations_cpp", (DL_FUNC) &_kmreduce_block_deviations_cpp, 4},
     {"_kmreduce_rng_new_cpp", (DL_FUNC) &_kmreduce_rng_new_cpp, 2},
     {"_kmreduce_rng_uniform_cpp", (DL_FUNC) &_kmreduce_rng_uniform_cpp, 1},
     {"_kmreduce_rng_below_cpp", (DL_FUNC) &_kmreduce_rng_below_cpp, 2},
+    {"_kmreduce_rows_handle_cpp", (DL_FUNC) &_kmreduce_rows_handle_cpp, 2},
     {"_kmreduce_dist2_cpp", (DL_FUNC) &_kmreduce_dist2_cpp, 3},
     {"_kmreduce_nearest_cpp", (DL_FUNC) &_kmreduce_nearest_cpp, 3},
     {"_kmreduce_sign_matrix_cpp", (DL_FUNC) &_kmreduce_sign_matrix_cpp, 3},

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include <kmreduce/cluster_stats.hpp>
@@ -159,12 +160,12 @@ Rcpp::List scan_values_cpp(SEXP v) {
 // Streaming statistics: the two passes of cluster_stats over one row block.
 // [[Rcpp::export]]
 Rcpp::List block_moments_cpp(SEXP x, Rcpp::IntegerVector cluster, int k,
-                             int n_threads) {
+                             int n_threads, bool sumsq = true) {
   const std::vector<int> label = zero_based(cluster);
   int d = 0;
   const kmreduce::BlockMoments m = glue::with_matrix(x, [&](const auto& a) {
     d = static_cast<int>(a.d);
-    return kmreduce::block_moments(a, label.data(), k, n_threads);
+    return kmreduce::block_moments(a, label.data(), k, n_threads, sumsq);
   });
   Rcpp::IntegerVector size(m.size.begin(), m.size.end());
   return Rcpp::List::create(Rcpp::Named("sums") = centres_matrix(m.sums, k, d),
@@ -211,24 +212,66 @@ double rng_below_cpp(SEXP rng, double n) {
   return static_cast<double>(p->below(static_cast<std::uint64_t>(n)));
 }
 
-// Squared distances (n x m) of the rows to the m points (m x d), with the
-// arithmetic of k-means++ (dist2_to_points on the row-access form).
+// The rows of one rank in the form the row-wise kernels take (packed tiles
+// for dense data, a CSR copy for sparse), with their squared norms: made
+// once per k-means run, not once per iteration.
+namespace {
+struct RowsHandle {
+  Rcpp::RObject keep;  // the R matrix the views point into
+  std::unique_ptr<kmreduce::DenseMatrix> dense;
+  std::unique_ptr<kmreduce::PackedRows> packed;
+  std::unique_ptr<kmreduce::SparseMatrix> sparse;
+  std::unique_ptr<kmreduce::SparseRows> csr;
+  std::vector<double> norms;
+  kmreduce::index_t d = 0;
+  template <class F>
+  int visit(F f) const {
+    if (packed) return f(*packed);
+    if (csr) return f(*csr);
+    return f(*dense);
+  }
+};
+}  // namespace
+
 // [[Rcpp::export]]
-Rcpp::NumericMatrix dist2_cpp(SEXP x, Rcpp::NumericMatrix points, int n_threads) {
-  Rcpp::NumericMatrix out;
-  glue::with_matrix(x, [&](const auto& a) {
-    if (points.ncol() != a.d) throw std::invalid_argument("dist2: points need d columns");
-    out = Rcpp::NumericMatrix(static_cast<int>(a.n), points.nrow());
-    std::vector<double> pts(points.begin(), points.end());
-    const int m = points.nrow();
-    // points arrive m x d column-major, which is what dist2_to_points takes.
-    return kmreduce::with_row_access(a, n_threads, [&](const auto& rows) {
-      std::vector<double> norms(rows.n);
-      kmreduce::row_sqnorms(rows, norms.data(), n_threads);
-      kmreduce::dist2_to_points(rows, norms.data(), pts.data(), m, &out[0],
-                                n_threads);
-      return 0;
-    });
+SEXP rows_handle_cpp(SEXP x, int n_threads) {
+  std::unique_ptr<RowsHandle> h(new RowsHandle);
+  h->keep = x;
+  if (Rf_isMatrix(x) && TYPEOF(x) == REALSXP) {
+    h->dense.reset(new kmreduce::DenseMatrix(REAL(x), Rf_nrows(x), Rf_ncols(x)));
+    if (kmreduce::simd_level() != kmreduce::SimdLevel::Portable)
+      h->packed.reset(new kmreduce::PackedRows(*h->dense, n_threads));
+    h->d = h->dense->d;
+  } else if (Rf_isS4(x) && Rf_inherits(x, "dgCMatrix")) {
+    const Eigen::Map<Eigen::SparseMatrix<double>> m =
+        Rcpp::as<Eigen::Map<Eigen::SparseMatrix<double>>>(x);
+    h->sparse.reset(new kmreduce::SparseMatrix(m.outerIndexPtr(), m.innerIndexPtr(),
+                                               m.valuePtr(), m.rows(), m.cols()));
+    h->csr.reset(new kmreduce::SparseRows(*h->sparse));
+    h->d = h->sparse->d;
+  } else {
+    throw std::invalid_argument("expected a double matrix or a dgCMatrix");
+  }
+  h->visit([&](const auto& rows) {
+    h->norms.assign(rows.n, 0.0);
+    kmreduce::row_sqnorms(rows, h->norms.data(), n_threads);
+    return 0;
+  });
+  return Rcpp::XPtr<RowsHandle>(h.release(), true);
+}
+
+// Squared distances (n x m) of the rows to the m points (m x d), with the
+// arithmetic of k-means++ (dist2_to_points).
+// [[Rcpp::export]]
+Rcpp::NumericMatrix dist2_cpp(SEXP handle, Rcpp::NumericMatrix points, int n_threads) {
+  Rcpp::XPtr<RowsHandle> h(handle);
+  if (points.ncol() != h->d) throw std::invalid_argument("dist2: points need d columns");
+  Rcpp::NumericMatrix out(static_cast<int>(h->norms.size()), points.nrow());
+  const std::vector<double> pts(points.begin(), points.end());
+  h->visit([&](const auto& rows) {
+    kmreduce::dist2_to_points(rows, h->norms.data(), pts.data(), points.nrow(),
+                              &out[0], n_threads);
+    return 0;
   });
   return out;
 }
@@ -236,22 +279,17 @@ Rcpp::NumericMatrix dist2_cpp(SEXP x, Rcpp::NumericMatrix points, int n_threads)
 // Nearest centre (1-based) of every row and the squared distance to it, as
 // the final pass of lloyd(); also the squared row norms.
 // [[Rcpp::export]]
-Rcpp::List nearest_cpp(SEXP x, Rcpp::NumericMatrix centers, int n_threads) {
-  std::vector<int> label;
-  std::vector<double> dist, norms;
-  glue::with_matrix(x, [&](const auto& a) {
-    if (centers.ncol() != a.d) throw std::invalid_argument("nearest: centres need d columns");
-    return kmreduce::with_row_access(a, n_threads, [&](const auto& rows) {
-      norms.assign(rows.n, 0.0);
-      dist.assign(rows.n, 0.0);
-      label.assign(rows.n, -1);
-      kmreduce::row_sqnorms(rows, norms.data(), n_threads);
-      kmreduce::assign_nearest(rows, norms.data(), &centers[0], centers.nrow(),
-                               label.data(), dist.data(), n_threads);
-      return 0;
-    });
+Rcpp::List nearest_cpp(SEXP handle, Rcpp::NumericMatrix centers, int n_threads) {
+  Rcpp::XPtr<RowsHandle> h(handle);
+  if (centers.ncol() != h->d) throw std::invalid_argument("nearest: centres need d columns");
+  std::vector<int> label(h->norms.size(), -1);
+  std::vector<double> dist(h->norms.size(), 0.0);
+  h->visit([&](const auto& rows) {
+    kmreduce::assign_nearest(rows, h->norms.data(), &centers[0], centers.nrow(),
+                             label.data(), dist.data(), n_threads);
+    return 0;
   });
   return Rcpp::List::create(Rcpp::Named("cluster") = one_based(label),
                             Rcpp::Named("dist") = Rcpp::wrap(dist),
-                            Rcpp::Named("norms") = Rcpp::wrap(norms));
+                            Rcpp::Named("norms") = Rcpp::wrap(h->norms));
 }

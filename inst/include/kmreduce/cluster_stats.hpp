@@ -184,12 +184,13 @@ struct BlockMoments {
 
 template <class Matrix>
 BlockMoments block_moments(const Matrix& a, const int* label, index_t k,
-                           int n_threads) {
+                           int n_threads, bool with_sumsq = true) {
   BlockMoments m;
   detail::check_labels(label, a.n, k, m.size);
   m.sums.assign(k * a.d, 0.0);
   cluster_sums(a, label, k, m.sums.data(), n_threads);
-  for (double v : column_sqnorms(a)) m.sumsq += v;
+  if (with_sumsq)
+    for (double v : column_sqnorms(a)) m.sumsq += v;
   return m;
 }
 
