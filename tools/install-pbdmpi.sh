@@ -17,6 +17,14 @@ trap 'rm -rf "$work"' EXIT
 Rscript --vanilla -e "download.packages('pbdMPI', destdir = '$work', repos = 'https://cloud.r-project.org', quiet = TRUE)" >/dev/null 2>&1 \
   || { echo "install-pbdmpi: download failed: skipped"; exit 0; }
 tar xzf "$work"/pbdMPI_*.tar.gz -C "$work" || exit 0
+# Its own dependencies (float) from CRAN.
+R_LIBS="$lib${R_LIBS:+:$R_LIBS}" Rscript --vanilla -e "
+d <- read.dcf('$work/pbdMPI/DESCRIPTION', c('Depends', 'Imports', 'LinkingTo'))
+p <- unique(trimws(sub('[(].*', '', unlist(strsplit(d[!is.na(d)], ',')))))
+p <- setdiff(p, c('R', rownames(installed.packages(priority = 'base'))))
+p <- p[!vapply(p, function(q) nzchar(system.file(package = q)), logical(1))]
+if (length(p)) install.packages(p, lib = '$lib', repos = 'https://cloud.r-project.org', quiet = TRUE)
+ " >"$work/deps.log" 2>&1 || tail -5 "$work/deps.log"
 for f in "$work"/pbdMPI/src/pkg_tools.c "$work"/pbdMPI/src/pkg_dl.c; do
   [ -f "$f" ] && grep -q R_getVarEx "$f" || continue
   cat > "$f.new" <<'CEOF'
