@@ -212,7 +212,9 @@ inline double serial_sum(const std::vector<double>& v) {
 // Lloyd up to ties). Stops when no label changes, when the objective
 // decreases by less than tol (relative; tol = 0 disables) or after iter_max
 // assignment steps. On return the labels are the nearest-centre assignment
-// for the returned centres (one final exact pass), and `objective` is exact.
+// for the returned centres: when the last step changed no label they already
+// are (and the objective comes in closed form from the means), otherwise one
+// final exact pass makes them so and sums the exact distances.
 template <class Data>
 LloydResult lloyd(const Data& a, const double* row_norms,
                   std::vector<double> centres, index_t k, int iter_max,
@@ -254,6 +256,7 @@ LloydResult lloyd(const Data& a, const double* row_norms,
     return std::max(0.0, total - (between - grand / static_cast<double>(n)));
   };
   double prev = std::numeric_limits<double>::infinity();
+  bool settled = false;  // no label changed: labels nearest to their means
   for (int it = 1; it <= iter_max; ++it) {
     const index_t changes = assign_bounded(a, row_norms, centres.data(), k,
                                            res.label.data(), upper.data(),
@@ -261,12 +264,13 @@ LloydResult lloyd(const Data& a, const double* row_norms,
     res.iter = it;
     if (it > 1 && changes == 0) {
       res.converged = true;
+      settled = true;
       break;
     }
     old = centres;
     update_sums(a, k, res.label.data(), before.data(), it == 1, sums, count,
                 n_threads);
-    if (it == 1 && tol > 0.0) set_total();
+    if (it == 1) set_total();
     for (index_t r = 0; r < n; ++r) min_dist[r] = upper[r] * upper[r];
     const std::vector<index_t> reseeded = update_centres(
         a, k, res.label.data(), min_dist.data(), centres.data(), sums, count);
@@ -302,18 +306,25 @@ LloydResult lloyd(const Data& a, const double* row_norms,
       prev = obj;
     }
   }
-  // Final exact pass: labels nearest to the returned centres, exact objective.
-  assign_nearest(a, row_norms, centres.data(), k, res.label.data(),
-                 min_dist.data(), n_threads);
-  std::fill(count.begin(), count.end(), 0);
-  for (index_t r = 0; r < n; ++r) ++count[res.label[r]];
-  if (std::find(count.begin(), count.end(), 0) != count.end()) {
-    // Stopped before convergence and a cluster emptied: re-seed it.
-    update_sums(a, k, res.label.data(), nullptr, true, sums, count, n_threads);
-    update_centres(a, k, res.label.data(), min_dist.data(), centres.data(),
-                   sums, count);
+  if (settled) {
+    // The last assignment changed nothing: the labels are the nearest-centre
+    // labels of these centres (Hamerly's skips are exact), which are their
+    // means. The objective from the means, about the grand mean.
+    res.objective = means_objective();
+  } else {
+    // Final exact pass: labels nearest to the returned centres.
+    assign_nearest(a, row_norms, centres.data(), k, res.label.data(),
+                   min_dist.data(), n_threads);
+    std::fill(count.begin(), count.end(), 0);
+    for (index_t r = 0; r < n; ++r) ++count[res.label[r]];
+    if (std::find(count.begin(), count.end(), 0) != count.end()) {
+      // Stopped before convergence and a cluster emptied: re-seed it.
+      update_sums(a, k, res.label.data(), nullptr, true, sums, count, n_threads);
+      update_centres(a, k, res.label.data(), min_dist.data(), centres.data(),
+                     sums, count);
+    }
+    res.objective = serial_sum(min_dist);
   }
-  res.objective = serial_sum(min_dist);
   res.centres = std::move(centres);
   return res;
 }

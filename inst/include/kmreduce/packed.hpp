@@ -54,9 +54,11 @@ struct PackedRows {
   const DenseMatrix& src;  // the column-major original (for column passes)
   index_t n, d, tiles;
   detail::HugeBuffer v;  // tiles * d * T, written once below
+  std::vector<double> norms;  // squared row norms, summed while packing
   PackedRows(const DenseMatrix& a, int n_threads)
       : src(a), n(a.n), d(a.d), tiles((a.n + T - 1) / T),
-        v(detail::huge_buffer(static_cast<std::size_t>(tiles * a.d * T))) {
+        v(detail::huge_buffer(static_cast<std::size_t>(tiles * a.d * T))),
+        norms(static_cast<std::size_t>(tiles * T), 0.0) {
     // 16 tiles (one row block) at a time: columns are read in runs of 256.
     const index_t per_block = kRowBlock / T;
     const index_t nb = n_blocks(tiles, per_block);
@@ -70,7 +72,11 @@ struct PackedRows {
         for (index_t t = t0; t < t1; ++t) {
           double* dst = v.get() + (t * d + j) * T;
           const index_t r0 = t * T, len = std::min(T, n - r0);
-          for (index_t l = 0; l < len; ++l) dst[l] = col[r0 + l];
+          double* nrm = norms.data() + r0;
+          for (index_t l = 0; l < len; ++l) {
+            dst[l] = col[r0 + l];
+            nrm[l] += dst[l] * dst[l];
+          }
           for (index_t l = len; l < T; ++l) dst[l] = 0.0;
         }
       }
@@ -82,20 +88,9 @@ struct PackedRows {
 
 constexpr index_t PackedRows::T;
 
-inline void row_sqnorms(const PackedRows& a, double* out, int n_threads) {
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(n_threads)
-#endif
-  for (index_t t = 0; t < a.tiles; ++t) {
-    double acc[PackedRows::T] = {0.0};
-    const double* x = a.tile(t);
-    for (index_t j = 0; j < a.d; ++j)
-      for (index_t l = 0; l < PackedRows::T; ++l)
-        acc[l] += x[j * PackedRows::T + l] * x[j * PackedRows::T + l];
-    const index_t r0 = t * PackedRows::T;
-    for (index_t l = 0; l < PackedRows::T && r0 + l < a.n; ++l) out[r0 + l] = acc[l];
-  }
-  (void)n_threads;
+// Computed while packing (same order: columns in turn).
+inline void row_sqnorms(const PackedRows& a, double* out, int /*n_threads*/) {
+  std::copy(a.norms.begin(), a.norms.begin() + a.n, out);
 }
 
 // out (m x k) = rows [r0, r1) times C^T; r0 is a multiple of 16.
