@@ -136,11 +136,11 @@ apply_reducer <- function(reducer, x, n_threads = 1L, block_rows = NULL) {
   } else {
     multiply_cpp(x, reducer$rotation, n_threads)
   }
-  colnames(out) <- if (method %in% selection_methods()) {
+  # One dimnames<- (not colnames<- then rownames<-): no second copy.
+  dimnames(out) <- list(rownames(x), if (method %in% selection_methods()) {
     make.unique(reducer$features$name)
   } else {
     paste0(column_prefix(method), seq_len(reducer$dims))
-  }
-  rownames(out) <- rownames(x)
+  })
   out
 }
