@@ -10,6 +10,7 @@
 #include <kmreduce/distinct_rows.hpp>
 #include <kmreduce/kmeans.hpp>
 #include <kmreduce/packed.hpp>
+#include <kmreduce/scan.hpp>
 
 namespace {
 
@@ -139,22 +140,10 @@ double distinct_rows_cpp(SEXP x) {
 // and the largest finite magnitude. R's range() would copy the data.
 // [[Rcpp::export]]
 Rcpp::List scan_values_cpp(SEXP v) {
-  const double* x = REAL(v);
-  const R_xlen_t n = XLENGTH(v);
-  double nonfinite = 0.0, first = 0.0, maxabs = 0.0;
-  for (R_xlen_t t = 0; t < n; ++t) {
-    const double a = std::fabs(x[t]);
-    if (a <= maxabs) continue;  // false for NaN
-    if (std::isfinite(a)) {
-      maxabs = a;
-    } else {
-      if (nonfinite == 0.0) first = static_cast<double>(t) + 1.0;
-      nonfinite += 1.0;
-    }
-  }
-  return Rcpp::List::create(Rcpp::Named("nonfinite") = nonfinite,
-                            Rcpp::Named("first") = first,
-                            Rcpp::Named("maxabs") = maxabs);
+  const kmreduce::ScanResult s = kmreduce::scan_values(REAL(v), XLENGTH(v));
+  return Rcpp::List::create(Rcpp::Named("nonfinite") = static_cast<double>(s.nonfinite),
+                            Rcpp::Named("first") = static_cast<double>(s.first + 1),
+                            Rcpp::Named("maxabs") = s.maxabs);
 }
 
 // Streaming statistics: the two passes of cluster_stats over one row block.

@@ -61,6 +61,27 @@ inline ClusterStats cluster_stats(const DenseMatrix& a, const int* label,
   detail::check_labels(label, n, k, s.size);
   s.centres.assign(k * d, 0.0);
   std::vector<double> wpart(k * d, 0.0), tpart(d, 0.0), spart(d, 0.0);
+  if (label_kernels(k)) {
+    // k <= 16 on AVX-512: the cluster sums and sums of squares column by
+    // column (masked vector adds), then each row's squared distance to its
+    // centre and to the column means by row blocks; the withinss are the
+    // rows' distances summed in row order, as stats::kmeans does.
+    label_sums_columns(a.x, n, d, label, k, s.centres.data(), spart.data(), n_threads);
+    std::vector<double> mean(d, 0.0), dist(n);
+    for (index_t j = 0; j < d; ++j) {
+      double* c = s.centres.data() + k * j;
+      for (index_t q = 0; q < k; ++q) mean[j] += c[q];
+      mean[j] /= static_cast<double>(n);
+      for (index_t q = 0; q < k; ++q)
+        c[q] = s.size[q] > 0 ? c[q] / static_cast<double>(s.size[q]) : 0.0;
+      s.sumsq += spart[j];
+    }
+    s.totss = row_deviations(a.x, n, d, label, s.centres.data(), k, mean.data(),
+                             dist.data(), n_threads);
+    s.withinss.assign(k, 0.0);
+    for (index_t r = 0; r < n; ++r) s.withinss[label[r]] += dist[r];
+    return s;
+  }
 #ifdef _OPENMP
 #pragma omp parallel num_threads(n_threads)
 #endif

@@ -48,10 +48,12 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
   for (int t = 0; t < opt.n_init; ++t) {
     Rng rng(stream_key(opt.seed, kStreamKmeansInit, static_cast<std::uint64_t>(t)));
     std::vector<double> centres(opt.k * a.d);
+    SeedAssignment seeds;
     kmeanspp(a, row_norms.data(), opt.k, rng, centres.data(), opt.n_threads,
-             interrupt);
+             interrupt, &seeds);
     LloydResult res = lloyd(a, row_norms.data(), std::move(centres), opt.k,
-                            opt.iter_max, opt.tol, opt.n_threads, interrupt);
+                            opt.iter_max, opt.tol, opt.n_threads, interrupt,
+                            &seeds);
     out.objectives.push_back(res.objective);
     if (opt.on_replicate) opt.on_replicate(t + 1, res.iter, res.objective);
     // A later replicate must be better by more than rounding: replicates

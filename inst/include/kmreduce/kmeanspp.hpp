@@ -4,6 +4,7 @@
 #define KMREDUCE_KMEANSPP_HPP
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "matrix.hpp"
@@ -59,13 +60,23 @@ void dist2_to_points(const Data& a, const double* row_norms, const double* p,
   (void)n_threads;
 }
 
+// The nearest-centre assignment of the rows to the seeds, which k-means++
+// finds on its way: Lloyd starts from it instead of a first pass.
+struct SeedAssignment {
+  std::vector<int> label;       // nearest seed (first one on ties)
+  std::vector<double> nearest;  // squared distance to it
+  std::vector<double> second;   // squared distance to the next nearest
+};
+
 // Writes k centres (k x d, column-major) chosen among the rows of `a`: the
 // first uniformly, each next one the best (lowest potential) of `trials`
-// candidates drawn with probability proportional to D(x)^2.
+// candidates drawn with probability proportional to D(x)^2. With `assign`,
+// also the assignment of the rows to the seeds.
 template <class Data>
 void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
               double* centres, int n_threads,
-              const InterruptCheck& interrupt = InterruptCheck()) {
+              const InterruptCheck& interrupt = InterruptCheck(),
+              SeedAssignment* assign = nullptr) {
   const index_t n = a.n, d = a.d;
   const index_t trials = 2 + static_cast<index_t>(std::log(static_cast<double>(k)));
   std::vector<double> row(d), dist(n), cand(trials * n), cand_pts(trials * d);
@@ -81,6 +92,10 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
   get_row(a, first, row.data());
   dist2_to_points(a, row_norms, row.data(), 1, dist.data(), n_threads);
   dist[first] = 0.0;
+  if (assign != nullptr) {
+    assign->label.assign(n, 0);
+    assign->second.assign(n, std::numeric_limits<double>::infinity());
+  }
 
   for (index_t q = 1; q < k; ++q) {
     double total = 0.0;
@@ -105,11 +120,29 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
       }
     }
     const double* cb = cand.data() + n * best;
+    if (assign != nullptr) {
+      int* lab = assign->label.data();
+      double* sec = assign->second.data();
+      for (index_t r = 0; r < n; ++r) {
+        if (cb[r] < dist[r]) {
+          sec[r] = dist[r];
+          lab[r] = static_cast<int>(q);
+        } else if (cb[r] < sec[r]) {
+          sec[r] = cb[r];
+        }
+      }
+      const index_t c = cand_row[best];
+      if (lab[c] != static_cast<int>(q)) {  // the seed itself, at distance 0
+        sec[c] = dist[c];
+        lab[c] = static_cast<int>(q);
+      }
+    }
     for (index_t r = 0; r < n; ++r) dist[r] = std::min(dist[r], cb[r]);
     dist[cand_row[best]] = 0.0;
     set_centre(q, cand_row[best]);
     check_interrupt(interrupt);
   }
+  if (assign != nullptr) assign->nearest = std::move(dist);
 }
 
 }  // namespace kmreduce

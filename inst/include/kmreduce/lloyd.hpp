@@ -10,6 +10,7 @@
 #include <limits>
 #include <vector>
 
+#include "kmeanspp.hpp"
 #include "matrix.hpp"
 #include "parallel.hpp"
 
@@ -70,9 +71,10 @@ index_t assign_nearest(const Data& a, const double* row_norms,
 
 // Bounds of Hamerly (2010) kept per row: upper[r] >= distance to its
 // centre, lower[r] <= distance to every other centre (plain distances).
-// Rows are visited in tiles of 16; a tile whose rows all have
-// upper <= lower cannot change label and is skipped, the others get all
-// their distances from the blocked kernel (so pruning keeps the GEMM speed).
+// Rows are visited in tiles of 16, each in two halves of 8; a half whose
+// rows all have upper <= lower cannot change label and is skipped, the others
+// get all their distances from the blocked kernel (so pruning keeps the GEMM
+// speed).
 constexpr index_t kSkipTile = 16;
 
 template <class Data>
@@ -92,11 +94,16 @@ index_t assign_bounded(const Data& a, const double* row_norms,
 #endif
     for (index_t b = 0; b < nb; ++b) {
       const index_t b1 = std::min(a.n, (b + 1) * kRowBlock);
-      for (index_t r0 = b * kRowBlock; r0 < b1; r0 += kSkipTile) {
-        const index_t r1 = std::min(b1, r0 + kSkipTile);
-        bool safe = true;
-        for (index_t r = r0; r < r1 && safe; ++r) safe = upper[r] <= lower[r];
-        if (safe) continue;
+      for (index_t t0 = b * kRowBlock; t0 < b1; t0 += kSkipTile) {
+        const index_t t1 = std::min(b1, t0 + kSkipTile);
+        // Halves of 8 rows: a half whose rows are all safe is not computed
+        // (in packed tiles its cache lines are not even read).
+        const index_t mid = std::min(t1, t0 + kSkipTile / 2);
+        bool safe0 = true, safe1 = true;
+        for (index_t r = t0; r < mid && safe0; ++r) safe0 = upper[r] <= lower[r];
+        for (index_t r = mid; r < t1 && safe1; ++r) safe1 = upper[r] <= lower[r];
+        if (safe0 && safe1) continue;
+        const index_t r0 = safe0 ? mid : t0, r1 = safe1 ? mid : t1;
         const index_t m = r1 - r0;
         cross_block(a, r0, r1, centres, k, buf.data());
         for (index_t r = r0; r < r1; ++r) {
@@ -215,11 +222,15 @@ inline double serial_sum(const std::vector<double>& v) {
 // for the returned centres: when the last step changed no label they already
 // are (and the objective comes in closed form from the means), otherwise one
 // final exact pass makes them so and sums the exact distances.
+//
+// With `start` (the assignment k-means++ found for these centres), the first
+// assignment step takes its labels and distances instead of a pass.
 template <class Data>
 LloydResult lloyd(const Data& a, const double* row_norms,
                   std::vector<double> centres, index_t k, int iter_max,
                   double tol, int n_threads,
-                  const InterruptCheck& interrupt = InterruptCheck()) {
+                  const InterruptCheck& interrupt = InterruptCheck(),
+                  const SeedAssignment* start = nullptr) {
   const index_t n = a.n, d = a.d;
   LloydResult res;
   res.label.assign(n, -1);
@@ -258,9 +269,17 @@ LloydResult lloyd(const Data& a, const double* row_norms,
   double prev = std::numeric_limits<double>::infinity();
   bool settled = false;  // no label changed: labels nearest to their means
   for (int it = 1; it <= iter_max; ++it) {
-    const index_t changes = assign_bounded(a, row_norms, centres.data(), k,
-                                           res.label.data(), upper.data(),
-                                           lower.data(), n_threads);
+    index_t changes = n;
+    if (it == 1 && start != nullptr) {
+      res.label = start->label;
+      for (index_t r = 0; r < n; ++r) {
+        upper[r] = std::sqrt(start->nearest[r]);
+        lower[r] = std::sqrt(start->second[r]);
+      }
+    } else {
+      changes = assign_bounded(a, row_norms, centres.data(), k, res.label.data(),
+                               upper.data(), lower.data(), n_threads);
+    }
     res.iter = it;
     if (it > 1 && changes == 0) {
       res.converged = true;

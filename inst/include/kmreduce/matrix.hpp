@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "label_sums.hpp"
 #include "parallel.hpp"
 #include "simd.hpp"
 
@@ -161,6 +162,10 @@ inline void cross_block(const SparseRows& a, index_t r0, index_t r1,
 // a fixed order: deterministic.
 inline void cluster_sums(const DenseMatrix& a, const int* label, index_t k,
                          double* sums, int n_threads) {
+  if (label_kernels(k)) {  // k <= 16 on AVX-512: masked vector sums
+    label_sums_columns(a.x, a.n, a.d, label, k, sums, nullptr, n_threads);
+    return;
+  }
 #ifdef _OPENMP
 #pragma omp parallel num_threads(n_threads)
 #endif

@@ -62,27 +62,62 @@ struct PackedRows {
     // 16 tiles (one row block) at a time: columns are read in runs of 256.
     const index_t per_block = kRowBlock / T;
     const index_t nb = n_blocks(tiles, per_block);
+    const bool simd = simd_level() == SimdLevel::Avx512;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) num_threads(n_threads)
 #endif
     for (index_t b = 0; b < nb; ++b) {
       const index_t t0 = b * per_block, t1 = std::min(tiles, t0 + per_block);
-      for (index_t j = 0; j < d; ++j) {
-        const double* col = a.x + a.n * j;
-        for (index_t t = t0; t < t1; ++t) {
-          double* dst = v.get() + (t * d + j) * T;
-          const index_t r0 = t * T, len = std::min(T, n - r0);
-          double* nrm = norms.data() + r0;
-          for (index_t l = 0; l < len; ++l) {
-            dst[l] = col[r0 + l];
-            nrm[l] += dst[l] * dst[l];
-          }
-          for (index_t l = len; l < T; ++l) dst[l] = 0.0;
-        }
-      }
+      // Whole tiles: a SIMD copy with streaming stores (the tiles are read
+      // again only after the whole matrix is packed).
+      const index_t full = std::min(t1, n / T);
+      if (simd && full > t0) pack_tiles_simd(a, t0, full);
+      for (index_t t = simd ? std::max(t0, full) : t0; t < t1; ++t) pack_tile(a, t);
     }
+#if defined(KMREDUCE_X86_SIMD)
+    if (simd) _mm_sfence();
+#endif
     (void)n_threads;
   }
+
+  // One tile with plain loops (zero-padded when it is the last, partial one).
+  void pack_tile(const DenseMatrix& a, index_t t) {
+    const index_t r0 = t * T, len = std::min(T, n - r0);
+    double* nrm = norms.data() + r0;
+    for (index_t j = 0; j < d; ++j) {
+      const double* col = a.x + a.n * j;
+      double* dst = v.get() + (t * d + j) * T;
+      for (index_t l = 0; l < len; ++l) {
+        dst[l] = col[r0 + l];
+        nrm[l] += dst[l] * dst[l];
+      }
+      for (index_t l = len; l < T; ++l) dst[l] = 0.0;
+    }
+  }
+
+#if defined(KMREDUCE_X86_SIMD)
+  // Whole tiles [t0, t1): column by column (runs of 16 (t1 - t0) values),
+  // norms accumulated with FMAs in the same column order.
+  __attribute__((target("avx512f"))) void pack_tiles_simd(const DenseMatrix& a,
+                                                          index_t t0, index_t t1) {
+    double* nrm = norms.data() + t0 * T;
+    for (index_t j = 0; j < d; ++j) {
+      const double* col = a.x + a.n * j + t0 * T;
+      for (index_t t = t0; t < t1; ++t) {
+        const double* s = col + (t - t0) * T;
+        double* dst = v.get() + (t * d + j) * T;
+        double* nt = nrm + (t - t0) * T;
+        const __m512d x0 = _mm512_loadu_pd(s), x1 = _mm512_loadu_pd(s + 8);
+        _mm512_stream_pd(dst, x0);
+        _mm512_stream_pd(dst + 8, x1);
+        _mm512_storeu_pd(nt, _mm512_fmadd_pd(x0, x0, _mm512_loadu_pd(nt)));
+        _mm512_storeu_pd(nt + 8, _mm512_fmadd_pd(x1, x1, _mm512_loadu_pd(nt + 8)));
+      }
+    }
+  }
+#else
+  void pack_tiles_simd(const DenseMatrix&, index_t, index_t) {}
+#endif
   const double* tile(index_t t) const { return v.get() + t * d * T; }
 };
 
@@ -93,10 +128,25 @@ inline void row_sqnorms(const PackedRows& a, double* out, int /*n_threads*/) {
   std::copy(a.norms.begin(), a.norms.begin() + a.n, out);
 }
 
-// out (m x k) = rows [r0, r1) times C^T; r0 is a multiple of 16.
+// out (m x k) = rows [r0, r1) times C^T; r0 is a multiple of 16, or of 8
+// with at most 8 rows (half a tile: only its cache lines are read).
 inline void cross_block(const PackedRows& a, index_t r0, index_t r1,
                         const double* c, index_t k, double* out) {
   const index_t m = r1 - r0;
+  constexpr index_t T = PackedRows::T;
+  if (m <= T / 2) {
+    double half[8 * 64];
+    double* h = k <= 64 ? half : nullptr;
+    std::vector<double> big;
+    if (h == nullptr) {
+      big.resize(static_cast<std::size_t>(8 * k));
+      h = big.data();
+    }
+    if (cross_product_half(a.tile(r0 / T) + r0 % T, T, a.d, c, k, h, 8)) {
+      for (index_t q = 0; q < k; ++q) std::copy(h + 8 * q, h + 8 * q + m, out + m * q);
+      return;
+    }
+  }
   const index_t tiles = (m + PackedRows::T - 1) / PackedRows::T;
   const index_t ld = tiles * PackedRows::T;
   thread_local std::vector<double> buf;

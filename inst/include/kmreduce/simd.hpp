@@ -58,7 +58,8 @@ namespace detail {
 #ifdef KMREDUCE_X86_SIMD
 constexpr index_t kPrefetchCols = 16;
 
-// 16 rows x NC centres.
+// 16 rows x NC centres (NC <= 12: 2 NC accumulators, two rows vectors and a
+// broadcast fit in the 32 registers).
 template <int NC>
 __attribute__((target("avx512f"))) void cross_tile_avx512(
     const double* x, index_t ldx, index_t p, const double* c, index_t k,
@@ -89,6 +90,28 @@ __attribute__((target("avx512f"))) void cross_tile_avx512(
     _mm512_storeu_pd(out + ldo * q, a0[q]);
     _mm512_storeu_pd(out + ldo * q + 8, a1[q]);
   }
+}
+
+// 8 rows (one vector, stride ldx between columns) x NC centres, all p
+// columns in one go: each entry is the same FMA chain as in the 16-row tile.
+template <int NC>
+__attribute__((target("avx512f"))) void cross_half_avx512(
+    const double* x, index_t ldx, index_t p, const double* c, index_t k,
+    double* out, index_t ldo) {
+  __m512d a0[NC];
+  KMREDUCE_UNROLL
+  for (int q = 0; q < NC; ++q) a0[q] = _mm512_setzero_pd();
+  for (index_t j = 0; j < p; ++j) {
+    const double* xj = x + ldx * j;
+    _mm_prefetch(reinterpret_cast<const char*>(xj + kPrefetchCols * ldx), _MM_HINT_T0);
+    const __m512d x0 = _mm512_loadu_pd(xj);
+    const double* cj = c + k * j;
+    KMREDUCE_UNROLL
+    for (int q = 0; q < NC; ++q)
+      a0[q] = _mm512_fmadd_pd(x0, _mm512_set1_pd(cj[q]), a0[q]);
+  }
+  KMREDUCE_UNROLL
+  for (int q = 0; q < NC; ++q) _mm512_storeu_pd(out + ldo * q, a0[q]);
 }
 
 // 8 rows x NC centres.
@@ -131,7 +154,11 @@ __attribute__((target("avx2,fma"))) void cross_tile_avx2(
     case 5: F<5>(x, ldx, p, c, k, out, ldo, acc); break;                         \
     case 6: F<6>(x, ldx, p, c, k, out, ldo, acc); break;                         \
     case 7: F<7>(x, ldx, p, c, k, out, ldo, acc); break;                         \
-    default: F<8>(x, ldx, p, c, k, out, ldo, acc); break;                        \
+    case 8: F<8>(x, ldx, p, c, k, out, ldo, acc); break;                         \
+    case 9: F<9>(x, ldx, p, c, k, out, ldo, acc); break;                         \
+    case 10: F<10>(x, ldx, p, c, k, out, ldo, acc); break;                       \
+    case 11: F<11>(x, ldx, p, c, k, out, ldo, acc); break;                       \
+    default: F<12>(x, ldx, p, c, k, out, ldo, acc); break;                       \
   }
 
 inline void cross_tile_512(int nc, const double* x, index_t ldx, index_t p,
@@ -149,6 +176,24 @@ inline void cross_tile_256(int nc, const double* x, index_t ldx, index_t p,
     case 4: cross_tile_avx2<4>(x, ldx, p, c, k, out, ldo, acc); break;
     case 5: cross_tile_avx2<5>(x, ldx, p, c, k, out, ldo, acc); break;
     default: cross_tile_avx2<6>(x, ldx, p, c, k, out, ldo, acc); break;
+  }
+}
+inline void cross_half_512(int nc, const double* x, index_t ldx, index_t p,
+                           const double* c, index_t k, double* out,
+                           index_t ldo) {
+  switch (nc) {
+    case 1: cross_half_avx512<1>(x, ldx, p, c, k, out, ldo); break;
+    case 2: cross_half_avx512<2>(x, ldx, p, c, k, out, ldo); break;
+    case 3: cross_half_avx512<3>(x, ldx, p, c, k, out, ldo); break;
+    case 4: cross_half_avx512<4>(x, ldx, p, c, k, out, ldo); break;
+    case 5: cross_half_avx512<5>(x, ldx, p, c, k, out, ldo); break;
+    case 6: cross_half_avx512<6>(x, ldx, p, c, k, out, ldo); break;
+    case 7: cross_half_avx512<7>(x, ldx, p, c, k, out, ldo); break;
+    case 8: cross_half_avx512<8>(x, ldx, p, c, k, out, ldo); break;
+    case 9: cross_half_avx512<9>(x, ldx, p, c, k, out, ldo); break;
+    case 10: cross_half_avx512<10>(x, ldx, p, c, k, out, ldo); break;
+    case 11: cross_half_avx512<11>(x, ldx, p, c, k, out, ldo); break;
+    default: cross_half_avx512<12>(x, ldx, p, c, k, out, ldo); break;
   }
 }
 #undef KMREDUCE_TILE_CASES
@@ -198,7 +243,11 @@ inline void cross_product_block(const double* x, index_t n, index_t p,
     // so that all tiles of the block reuse the same few pages of X (TLB and
     // prefetcher friendly); partial sums are carried in `out` across chunks.
     const index_t rows = level == SimdLevel::Avx512 ? 16 : 8;
-    const index_t cols = level == SimdLevel::Avx512 ? 8 : 6;
+    // Centres in equal groups of at most 12 (AVX-512) or 6 (AVX2): every
+    // group keeps enough independent FMA chains in flight.
+    const index_t max_cols = level == SimdLevel::Avx512 ? 12 : 6;
+    const index_t groups = (k + max_cols - 1) / max_cols;
+    const index_t cols = (k + groups - 1) / groups;
     constexpr index_t kColChunk = 48;
     const index_t full = r0 + (m / rows) * rows;
     for (index_t j0 = 0; j0 < p; j0 += kColChunk) {
@@ -252,6 +301,27 @@ inline void cross_product_block(const double* x, index_t n, index_t p,
   Eigen::Map<Eigen::MatrixXd, 0, Eigen::OuterStride<>> o(out, m, k,
                                                         Eigen::OuterStride<>(ldo));
   o.noalias() = xb * cm.transpose();
+}
+
+// out (8 x k, leading dimension ldo) = 8 rows given as x[l + ldx * j]
+// (l < 8, j < p) times C^T, with exactly the arithmetic cross_product_block
+// gives each row on AVX-512. Returns false (and does nothing) without it.
+inline bool cross_product_half(const double* x, index_t ldx, index_t p,
+                               const double* c, index_t k, double* out,
+                               index_t ldo) {
+#ifdef KMREDUCE_X86_SIMD
+  if (simd_level() != SimdLevel::Avx512) return false;
+  const index_t groups = (k + 11) / 12;
+  const index_t cols = (k + groups - 1) / groups;
+  for (index_t q0 = 0; q0 < k; q0 += cols) {
+    const int nc = static_cast<int>(std::min(cols, k - q0));
+    detail::cross_half_512(nc, x, ldx, p, c + q0, k, out + ldo * q0, ldo);
+  }
+  return true;
+#else
+  (void)x; (void)ldx; (void)p; (void)c; (void)k; (void)out; (void)ldo;
+  return false;
+#endif
 }
 
 // out (d x m, column-major) = A^T M for columns [j0, j1) of a column-major

@@ -1,0 +1,103 @@
+// kmreduce: one pass over a vector of doubles for the input checks: how many
+// values are not finite, the first of them, and the largest finite magnitude.
+#ifndef KMREDUCE_SCAN_HPP
+#define KMREDUCE_SCAN_HPP
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+
+#include "parallel.hpp"
+#include "simd.hpp"
+
+namespace kmreduce {
+
+struct ScanResult {
+  index_t nonfinite = 0;
+  index_t first = -1;  // 0-based position of the first non-finite value
+  double maxabs = 0.0;  // largest finite |value|
+};
+
+// Chunks of 2048 values are checked with branch-free loops (AVX-512 when the
+// CPU has it; elsewhere eight running maxima and one "all finite" flag, which
+// compilers vectorize); a chunk holding a non-finite value is counted again
+// with a plain loop. The maximum does not
+// depend on the order, so the result is exact.
+namespace detail {
+#ifdef KMREDUCE_X86_SIMD
+// AVX-512 check of x[0, len), len a multiple of 16: writes the largest |x|
+// to *maxabs and returns true when every value is finite.
+__attribute__((target("avx512f"))) inline bool scan_chunk_avx512(
+    const double* x, index_t len, double* maxabs) {
+  const __m512d big = _mm512_set1_pd(DBL_MAX);
+  const __m512i abs_bits = _mm512_set1_epi64(0x7fffffffffffffffLL);
+  __m512d m0 = _mm512_setzero_pd(), m1 = _mm512_setzero_pd();
+  __mmask8 bad = 0;
+  for (index_t t = 0; t < len; t += 16) {
+    const __m512d a0 = _mm512_castsi512_pd(_mm512_and_si512(
+        _mm512_castpd_si512(_mm512_loadu_pd(x + t)), abs_bits));
+    const __m512d a1 = _mm512_castsi512_pd(_mm512_and_si512(
+        _mm512_castpd_si512(_mm512_loadu_pd(x + t + 8)), abs_bits));
+    bad |= _mm512_cmp_pd_mask(a0, big, _CMP_NLE_UQ);  // Inf or NaN
+    bad |= _mm512_cmp_pd_mask(a1, big, _CMP_NLE_UQ);
+    m0 = _mm512_max_pd(m0, a0);
+    m1 = _mm512_max_pd(m1, a1);
+  }
+  *maxabs = _mm512_reduce_max_pd(_mm512_max_pd(m0, m1));
+  return bad == 0;
+}
+#endif
+}  // namespace detail
+
+inline ScanResult scan_values(const double* x, index_t n) {
+  constexpr index_t kChunk = 2048;
+  ScanResult out;
+  double m[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (index_t c0 = 0; c0 < n; c0 += kChunk) {
+    const index_t c1 = std::min(n, c0 + kChunk);
+    index_t t = c0;
+#ifdef KMREDUCE_X86_SIMD
+    if (c1 - c0 == kChunk && simd_level() == SimdLevel::Avx512) {
+      double cmax = 0.0;
+      if (detail::scan_chunk_avx512(x + c0, kChunk, &cmax)) {
+        m[0] = std::max(m[0], cmax);
+        continue;
+      }
+      t = c1;  // counted below
+    }
+#endif
+    double cm[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    bool finite = t == c0;
+    for (; t + 8 <= c1; t += 8) {
+      for (int l = 0; l < 8; ++l) {
+        const double a = std::fabs(x[t + l]);
+        finite &= a <= DBL_MAX;  // false for Inf and NaN
+        cm[l] = a > cm[l] ? a : cm[l];
+      }
+    }
+    for (; t < c1; ++t) {
+      const double a = std::fabs(x[t]);
+      finite &= a <= DBL_MAX;
+      cm[0] = a > cm[0] ? a : cm[0];
+    }
+    if (finite) {
+      for (int l = 0; l < 8; ++l) m[l] = std::max(m[l], cm[l]);
+      continue;
+    }
+    for (t = c0; t < c1; ++t) {
+      const double a = std::fabs(x[t]);
+      if (a <= DBL_MAX) {
+        m[0] = std::max(m[0], a);
+      } else {
+        if (out.nonfinite == 0) out.first = t;
+        ++out.nonfinite;
+      }
+    }
+  }
+  out.maxabs = *std::max_element(m, m + 8);
+  return out;
+}
+
+}  // namespace kmreduce
+
+#endif  // KMREDUCE_SCAN_HPP
