@@ -38,7 +38,8 @@ index_t assign_nearest(const Data& a, const double* row_norms,
 #pragma omp parallel num_threads(n_threads) reduction(+ : changes)
 #endif
   {
-    std::vector<double> buf(kRowBlock * k);
+    std::vector<double> buf(kRowBlock * k), best(kRowBlock);
+    std::vector<int> which(kRowBlock);
 #ifdef _OPENMP
 #pragma omp for schedule(static)
 #endif
@@ -46,18 +47,10 @@ index_t assign_nearest(const Data& a, const double* row_norms,
       const index_t r0 = b * kRowBlock, r1 = std::min(a.n, r0 + kRowBlock);
       const index_t m = r1 - r0;
       cross_block(a, r0, r1, centres, k, buf.data());
+      two_nearest(buf.data(), m, k, cnorm.data(), best.data(), nullptr, which.data());
       for (index_t r = r0; r < r1; ++r) {
-        const double* br = buf.data() + (r - r0);
-        double best = cnorm[0] - 2.0 * br[0];
-        int bq = 0;
-        for (index_t q = 1; q < k; ++q) {
-          const double v = cnorm[q] - 2.0 * br[m * q];
-          if (v < best) {
-            best = v;
-            bq = static_cast<int>(q);
-          }
-        }
-        min_dist[r] = std::max(0.0, row_norms[r] + best);
+        const int bq = which[r - r0];
+        min_dist[r] = std::max(0.0, row_norms[r] + best[r - r0]);
         if (label[r] != bq) {
           ++changes;
           label[r] = bq;
@@ -88,7 +81,8 @@ index_t assign_bounded(const Data& a, const double* row_norms,
 #pragma omp parallel num_threads(n_threads) reduction(+ : changes)
 #endif
   {
-    std::vector<double> buf(kSkipTile * k);
+    std::vector<double> buf(kSkipTile * k), best(kSkipTile), second(kSkipTile);
+    std::vector<int> which(kSkipTile);
 #ifdef _OPENMP
 #pragma omp for schedule(static)
 #endif
@@ -106,23 +100,12 @@ index_t assign_bounded(const Data& a, const double* row_norms,
         const index_t r0 = safe0 ? mid : t0, r1 = safe1 ? mid : t1;
         const index_t m = r1 - r0;
         cross_block(a, r0, r1, centres, k, buf.data());
+        two_nearest(buf.data(), m, k, cnorm.data(), best.data(), second.data(),
+                    which.data());
         for (index_t r = r0; r < r1; ++r) {
-          const double* br = buf.data() + (r - r0);
-          double best = cnorm[0] - 2.0 * br[0];
-          double second = std::numeric_limits<double>::infinity();
-          int bq = 0;
-          for (index_t q = 1; q < k; ++q) {
-            const double v = cnorm[q] - 2.0 * br[m * q];
-            if (v < best) {
-              second = best;
-              best = v;
-              bq = static_cast<int>(q);
-            } else if (v < second) {
-              second = v;
-            }
-          }
-          upper[r] = std::sqrt(std::max(0.0, row_norms[r] + best));
-          lower[r] = std::sqrt(std::max(0.0, row_norms[r] + second));
+          const int bq = which[r - r0];
+          upper[r] = std::sqrt(std::max(0.0, row_norms[r] + best[r - r0]));
+          lower[r] = std::sqrt(std::max(0.0, row_norms[r] + second[r - r0]));
           if (label[r] != bq) {
             ++changes;
             label[r] = bq;

@@ -11,6 +11,7 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 #include "parallel.hpp"
@@ -301,6 +302,73 @@ inline void cross_product_block(const double* x, index_t n, index_t p,
   Eigen::Map<Eigen::MatrixXd, 0, Eigen::OuterStride<>> o(out, m, k,
                                                         Eigen::OuterStride<>(ldo));
   o.noalias() = xb * cm.transpose();
+}
+
+namespace detail {
+#ifdef KMREDUCE_X86_SIMD
+__attribute__((target("avx512f,avx512vl"))) inline void two_nearest_avx512(
+    const double* buf, index_t m, index_t k, const double* cnorm, double* best,
+    double* second, int* which) {
+  const __m512d two = _mm512_set1_pd(2.0);
+  const __m512d inf = _mm512_set1_pd(std::numeric_limits<double>::infinity());
+  for (index_t g = 0; g < m; g += 8) {
+    const __mmask8 lanes = static_cast<__mmask8>(
+        m - g >= 8 ? 0xffu : (1u << (m - g)) - 1u);
+    __m512d b = _mm512_sub_pd(_mm512_set1_pd(cnorm[0]),
+                              _mm512_mul_pd(two, _mm512_maskz_loadu_pd(lanes, buf + g)));
+    __m512d s2 = inf;
+    __m256i w = _mm256_setzero_si256();
+    for (index_t q = 1; q < k; ++q) {
+      const __m512d v = _mm512_sub_pd(
+          _mm512_set1_pd(cnorm[q]),
+          _mm512_mul_pd(two, _mm512_maskz_loadu_pd(lanes, buf + g + m * q)));
+      const __mmask8 lt = _mm512_cmp_pd_mask(v, b, _CMP_LT_OQ);
+      // v < best: second = best, best = v; otherwise second = min(second, v).
+      s2 = _mm512_mask_blend_pd(lt, _mm512_min_pd(v, s2), b);
+      b = _mm512_mask_blend_pd(lt, b, v);
+      w = _mm256_mask_blend_epi32(lt, w, _mm256_set1_epi32(static_cast<int>(q)));
+    }
+    _mm512_mask_storeu_pd(best + g, lanes, b);
+    if (second != nullptr) _mm512_mask_storeu_pd(second + g, lanes, s2);
+    _mm256_mask_storeu_epi32(which + g, lanes, w);
+  }
+}
+#endif
+}  // namespace detail
+
+// For m rows whose products with k centres are buf (m x k, column-major):
+// the smallest of cnorm[q] - 2 buf[r, q] over q (first q on ties), its q,
+// and (unless second is null) the second smallest. AVX-512 takes 8 rows at
+// a time with the same comparisons, so the results are the same.
+inline void two_nearest(const double* buf, index_t m, index_t k,
+                        const double* cnorm, double* best, double* second,
+                        int* which) {
+#ifdef KMREDUCE_X86_SIMD
+  static const bool vl = __builtin_cpu_supports("avx512vl");
+  if (simd_level() == SimdLevel::Avx512 && vl) {
+    detail::two_nearest_avx512(buf, m, k, cnorm, best, second, which);
+    return;
+  }
+#endif
+  for (index_t r = 0; r < m; ++r) {
+    const double* br = buf + r;
+    double b = cnorm[0] - 2.0 * br[0];
+    double s2 = std::numeric_limits<double>::infinity();
+    int w = 0;
+    for (index_t q = 1; q < k; ++q) {
+      const double v = cnorm[q] - 2.0 * br[m * q];
+      if (v < b) {
+        s2 = b;
+        b = v;
+        w = static_cast<int>(q);
+      } else if (v < s2) {
+        s2 = v;
+      }
+    }
+    best[r] = b;
+    if (second != nullptr) second[r] = s2;
+    which[r] = w;
+  }
 }
 
 // out (8 x k, leading dimension ldo) = 8 rows given as x[l + ldx * j]
