@@ -57,7 +57,10 @@ check_finite_values <- function(v, arg, where, d = 1) {
 }
 
 # Data for the algorithms: a double matrix or a dgCMatrix, checked.
-check_data <- function(x, arg = "x", big = FALSE, block_rows = NULL) {
+# values = FALSE skips the scan for NA/Inf and huge values of a dense double
+# matrix: the caller has a kernel that checks them on its way (kmeans_cpp(),
+# project_cpp() with `limit`) and calls check_values_later() on failure.
+check_data <- function(x, arg = "x", big = FALSE, block_rows = NULL, values = TRUE) {
   if (is_big(x)) {
     if (!big) {
       stop_arg(sprintf(paste0("`%s` is a big.matrix; only kmeans_reduced(), reduce_dims(), ",
@@ -108,11 +111,19 @@ check_data <- function(x, arg = "x", big = FALSE, block_rows = NULL) {
                      arg, nrow(x), ncol(x)))
   }
   if (!is.double(x)) storage.mode(x) <- "double"
+  if (!values) return(x)
   n <- nrow(x)
   check_finite_values(x, arg, function(t) {
     sprintf("at row %d, column %d", (t - 1L) %% n + 1L, (t - 1L) %/% n + 1L)
   }, ncol(x))
   x
+}
+
+# A kernel found a non-finite or too large value in `x` (checked with
+# values = FALSE): the scan of check_data() finds and reports it.
+check_values_later <- function(x, arg = "x") {
+  check_data(x, arg)
+  stop_arg(sprintf("`%s` has values that cannot be clustered (not finite or too large).", arg))
 }
 
 check_k <- function(k, x) {

@@ -209,7 +209,12 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
       check_n_threads(n_threads), check_whole(n_reductions, "n_reductions", 1, 1e4),
       check_whole(refine, "refine", 0, 1e6), control, check_flag(verbose, "verbose"), call))
   }
-  x <- check_data(x, "x", big = TRUE, block_rows = control$block_rows)
+  # The sparse embedding and k-means on the data itself check the values of
+  # a dense matrix while they read it: no pass of its own.
+  fused <- is.matrix(x) && is.double(x) && is.numeric(k) && !is.matrix(k) &&
+    is.character(method) && length(method) == 1L &&
+    method %in% c("none", "sparse_embedding")
+  x <- check_data(x, "x", big = TRUE, block_rows = control$block_rows, values = !fused)
   method <- check_method(method)
   centers0 <- NULL
   if (is.matrix(k) || is.data.frame(k)) {
@@ -239,19 +244,23 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
     say(verbose, "reducing %d x %d: %s to %d dimensions%s", nrow(x), ncol(x),
         method_label(method), dims,
         if (n_reductions > 1L) sprintf(" (reduction %d of %d)", r, n_reductions) else "")
+    limit <- if (fused && r == 1L) max_abs_value(ncol(x)) else 0
     reducer <- fit_reducer(x, method, dims, k, seed_r, n_threads, control)
-    reduced <- apply_reducer(reducer, x, n_threads, control$block_rows)
+    reduced <- apply_reducer(reducer, x, n_threads, control$block_rows,
+                             if (method == "sparse_embedding") limit else 0)
     t1 <- elapsed()
     say(verbose, "  done in %.3f s; k-means on %d x %d, k = %d%s", t1 - t0,
         nrow(reduced), ncol(reduced), k,
         if (is.null(centers0)) sprintf(", %d k-means++ replicates", n_init) else
           " from the given centres")
     km <- if (is.null(centers0)) {
-      kmeans_cpp(reduced, k, n_init, iter_max, control$tol, seed_r, n_threads, verbose)
+      kmeans_cpp(reduced, k, n_init, iter_max, control$tol, seed_r, n_threads, verbose,
+                 if (method == "none") limit else 0)
     } else {
       start <- as.matrix(apply_reducer(reducer, centers0, n_threads))
       lloyd_from_cpp(reduced, start, iter_max, control$tol, n_threads)
     }
+    if (isTRUE(km$invalid)) check_values_later(x)
     st <- data_stats(x, km$cluster, k, n_threads, control$block_rows)
     t2 <- elapsed()
     say(verbose, "  clustered in %.3f s; objective on the original data %.7g",

@@ -123,19 +123,23 @@ rotation_reducer <- function(x, method, dims, sv, seed) {
   new_reducer(method, dims, seed, x, rotation = rotation, singular_values = sv$d)
 }
 
-apply_reducer <- function(reducer, x, n_threads = 1L, block_rows = NULL) {
+# limit > 0: the sparse embedding of dense x also checks the values of x
+# (see check_data(values = FALSE)).
+apply_reducer <- function(reducer, x, n_threads = 1L, block_rows = NULL, limit = 0) {
   method <- reducer$method
   if (method == "none") return(x)
   if (is_big(x)) return(stream_reduce(reducer, x, block_rows_for(x, block_rows), n_threads))
   out <- if (method == "sign") {
     sign_project_cpp(x, reducer$dims, reducer$seed, sign_algorithm("auto", x), n_threads)
   } else if (method %in% projection_methods()) {
-    project_cpp(x, method, reducer$dims, reducer$seed, n_threads)
+    project_cpp(x, method, reducer$dims, reducer$seed, n_threads, limit)
   } else if (method %in% selection_methods()) {
     gather_columns_cpp(x, reducer$features$index, reducer$features$scale, n_threads)
   } else {
     multiply_cpp(x, reducer$rotation, n_threads)
   }
+  if (isTRUE(attr(out, "invalid"))) check_values_later(x)
+  attr(out, "invalid") <- NULL
   # One dimnames<- (not colnames<- then rownames<-): no second copy.
   dimnames(out) <- list(rownames(x), if (method %in% selection_methods()) {
     make.unique(reducer$features$name)

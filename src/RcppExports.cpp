@@ -13,8 +13,8 @@ Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
 // kmeans_cpp
-Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol, double seed, int n_threads, bool verbose);
-RcppExport SEXP _kmreduce_kmeans_cpp(SEXP xSEXP, SEXP kSEXP, SEXP n_initSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP verboseSEXP) {
+Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol, double seed, int n_threads, bool verbose, double limit);
+RcppExport SEXP _kmreduce_kmeans_cpp(SEXP xSEXP, SEXP kSEXP, SEXP n_initSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP verboseSEXP, SEXP limitSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -26,7 +26,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     Rcpp::traits::input_parameter< bool >::type verbose(verboseSEXP);
-    rcpp_result_gen = Rcpp::wrap(kmeans_cpp(x, k, n_init, iter_max, tol, seed, n_threads, verbose));
+    Rcpp::traits::input_parameter< double >::type limit(limitSEXP);
+    rcpp_result_gen = Rcpp::wrap(kmeans_cpp(x, k, n_init, iter_max, tol, seed, n_threads, verbose, limit));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -222,8 +223,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // project_cpp
-Rcpp::NumericMatrix project_cpp(SEXP x, std::string method, double dims, double seed, int n_threads);
-RcppExport SEXP _kmreduce_project_cpp(SEXP xSEXP, SEXP methodSEXP, SEXP dimsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP) {
+Rcpp::NumericMatrix project_cpp(SEXP x, std::string method, double dims, double seed, int n_threads, double limit);
+RcppExport SEXP _kmreduce_project_cpp(SEXP xSEXP, SEXP methodSEXP, SEXP dimsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP limitSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -232,7 +233,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type dims(dimsSEXP);
     Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(project_cpp(x, method, dims, seed, n_threads));
+    Rcpp::traits::input_parameter< double >::type limit(limitSEXP);
+    rcpp_result_gen = Rcpp::wrap(project_cpp(x, method, dims, seed, n_threads, limit));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -373,7 +375,7 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
-    {"_kmreduce_kmeans_cpp", (DL_FUNC) &_kmreduce_kmeans_cpp, 8},
+    {"_kmreduce_kmeans_cpp", (DL_FUNC) &_kmreduce_kmeans_cpp, 9},
     {"_kmreduce_lloyd_from_cpp", (DL_FUNC) &_kmreduce_lloyd_from_cpp, 5},
     {"_kmreduce_predict_nearest_cpp", (DL_FUNC) &_kmreduce_predict_nearest_cpp, 3},
     {"_kmreduce_cluster_stats_cpp", (DL_FUNC) &_kmreduce_cluster_stats_cpp, 4},
@@ -389,7 +391,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_dist2_cpp", (DL_FUNC) &_kmreduce_dist2_cpp, 3},
     {"_kmreduce_nearest_cpp", (DL_FUNC) &_kmreduce_nearest_cpp, 3},
     {"_kmreduce_sign_matrix_cpp", (DL_FUNC) &_kmreduce_sign_matrix_cpp, 3},
-    {"_kmreduce_project_cpp", (DL_FUNC) &_kmreduce_project_cpp, 5},
+    {"_kmreduce_project_cpp", (DL_FUNC) &_kmreduce_project_cpp, 6},
     {"_kmreduce_sign_project_cpp", (DL_FUNC) &_kmreduce_sign_project_cpp, 5},
     {"_kmreduce_simd_level_cpp", (DL_FUNC) &_kmreduce_simd_level_cpp, 0},
     {"_kmreduce_derive_seed_cpp", (DL_FUNC) &_kmreduce_derive_seed_cpp, 2},

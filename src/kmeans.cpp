@@ -32,6 +32,18 @@ std::vector<int> zero_based(const Rcpp::IntegerVector& cluster) {
   return out;
 }
 
+// The values of the data as the row-wise algorithms see them: gathered
+// while packing, or by a scan.
+kmreduce::ValueSummary value_summary(const kmreduce::PackedRows& a) {
+  return a.values;
+}
+kmreduce::ValueSummary value_summary(const kmreduce::DenseMatrix& a) {
+  return kmreduce::summarize_values(a.x, a.n * a.d);
+}
+kmreduce::ValueSummary value_summary(const kmreduce::SparseRows& a) {
+  return kmreduce::summarize_values(a.csc.x, a.csc.nnz());
+}
+
 Rcpp::List lloyd_list(const kmreduce::LloydResult& res, int k, int d) {
   return Rcpp::List::create(
       Rcpp::Named("cluster") = one_based(res.label),
@@ -43,9 +55,14 @@ Rcpp::List lloyd_list(const kmreduce::LloydResult& res, int k, int d) {
 
 }  // namespace
 
+// With limit > 0, the values of dense x are checked while they are packed
+// (no pass of their own): if one is not finite or exceeds limit in
+// magnitude, nothing is clustered and list(invalid = TRUE) is returned (R
+// then finds and reports the offending value).
 // [[Rcpp::export]]
 Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
-                      double seed, int n_threads, bool verbose = false) {
+                      double seed, int n_threads, bool verbose = false,
+                      double limit = 0) {
   kmreduce::KmeansOptions opt;
   if (verbose) {
     opt.on_replicate = [n_init](int t, int iter, double objective) {
@@ -64,12 +81,21 @@ Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
   opt.seed = glue::as_seed(seed);
   opt.n_threads = n_threads;
   int d = 0;
+  bool invalid = false;
   const kmreduce::KmeansResult res = glue::with_matrix(x, [&](const auto& a) {
     d = static_cast<int>(a.d);
     return kmreduce::with_row_access(a, n_threads, [&](const auto& rows) {
+      if (limit > 0) {
+        const kmreduce::ValueSummary v = value_summary(rows);
+        if (!v.finite || v.maxabs > limit) {
+          invalid = true;
+          return kmreduce::KmeansResult();
+        }
+      }
       return kmreduce::kmeans(rows, opt, glue::r_interrupt());
     });
   });
+  if (invalid) return Rcpp::List::create(Rcpp::Named("invalid") = true);
   Rcpp::List out = lloyd_list(res.best, k, d);
   out["best_replicate"] = res.best_replicate + 1;
   out["objectives"] = Rcpp::wrap(res.objectives);

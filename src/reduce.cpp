@@ -21,14 +21,33 @@ Rcpp::NumericMatrix sign_matrix_cpp(double d, double dims, double seed) {
   return out;
 }
 
+namespace {
+void sparse_embed_checked(const kmreduce::DenseMatrix& a,
+                          const kmreduce::CountSketch& cs, double* o,
+                          int n_threads, double limit, bool& invalid) {
+  kmreduce::ValueSummary v;
+  kmreduce::sparse_embed(a, cs, o, n_threads, limit > 0 ? &v : nullptr);
+  invalid = limit > 0 && (!v.finite || v.maxabs > limit);
+}
+void sparse_embed_checked(const kmreduce::SparseMatrix& a,
+                          const kmreduce::CountSketch& cs, double* o,
+                          int n_threads, double, bool&) {
+  kmreduce::sparse_embed(a, cs, o, n_threads);  // sparse x is checked in R
+}
+}  // namespace
+
 // C = A R for the data-oblivious maps: "sign", "gaussian", "achlioptas",
 // "srht", "sparse_embedding"; R is defined by (seed, ncol(x), dims).
+// With limit > 0 (sparse embedding of dense x only), the values are checked
+// on the way: attribute "invalid" is TRUE when one is not finite or exceeds
+// limit in magnitude.
 // [[Rcpp::export]]
 Rcpp::NumericMatrix project_cpp(SEXP x, std::string method, double dims,
-                                double seed, int n_threads) {
+                                double seed, int n_threads, double limit = 0) {
   const kmreduce::index_t m = static_cast<kmreduce::index_t>(dims);
   const std::uint64_t s = glue::as_seed(seed);
   Rcpp::NumericMatrix out;
+  bool invalid = false;
   glue::with_matrix(x, [&](const auto& a) {
     out = Rcpp::NumericMatrix(static_cast<int>(a.n), static_cast<int>(m));
     double* o = &out[0];
@@ -43,12 +62,14 @@ Rcpp::NumericMatrix project_cpp(SEXP x, std::string method, double dims,
       const auto& rows = kmreduce::row_access(a);
       kmreduce::srht_project(rows, map, o, n_threads);
     } else if (method == "sparse_embedding") {
-      kmreduce::sparse_embed(a, kmreduce::CountSketch(s, a.d, m), o, n_threads);
+      sparse_embed_checked(a, kmreduce::CountSketch(s, a.d, m), o, n_threads,
+                           limit, invalid);
     } else {
       throw std::invalid_argument("unknown projection: " + method);
     }
     return 0;
   });
+  if (limit > 0) out.attr("invalid") = invalid;
   return out;
 }
 
@@ -58,6 +79,7 @@ Rcpp::NumericMatrix sign_project_cpp(SEXP x, double dims, double seed,
                                      std::string algorithm, int n_threads) {
   const kmreduce::index_t m = static_cast<kmreduce::index_t>(dims);
   Rcpp::NumericMatrix out;
+  bool invalid = false;
   glue::with_matrix(x, [&](const auto& a) {
     out = Rcpp::NumericMatrix(static_cast<int>(a.n), static_cast<int>(m));
     if (algorithm == "mailman") {

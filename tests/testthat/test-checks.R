@@ -24,6 +24,30 @@ test_that("bad data is refused with a message naming `x`", {
   expect_error(kmeans_reduced(m$x * 1e160, 2), "`x` has values as large as .* squared distances would overflow")
 })
 
+test_that("methods that check the values on their way give the same messages", {
+  # "none" and "sparse_embedding" check a dense x while packing or embedding
+  # it, with no scan of their own; the message is the scan's. The data are
+  # large enough for whole tiles and vector loops, and one bad value sits in
+  # the tail rows that plain loops handle.
+  big <- make_mixture(n = 203, d = 37)$x
+  for (method in c("none", "sparse_embedding")) {
+    for (threads in 1:2) {
+      bad <- big; bad[150, 30] <- NA
+      expect_error(kmeans_reduced(bad, 3, method = method, dims = 5, n_threads = threads, seed = 1),
+                   "`x` must contain only finite numbers; found 1 non-finite value \\(NA/NaN at row 150, column 30\\)")
+      bad <- big; bad[202, 2] <- -Inf
+      expect_error(kmeans_reduced(bad, 3, method = method, dims = 5, n_threads = threads, seed = 1),
+                   "found 1 non-finite value \\(Inf at row 202, column 2\\)")
+      bad <- big; bad[7, 1] <- 1e160
+      expect_error(kmeans_reduced(bad, 3, method = method, dims = 5, n_threads = threads, seed = 1),
+                   "`x` has values as large as 1e\\+160 in absolute value; squared distances would overflow")
+    }
+    # Just under the limit: accepted, as by the scan.
+    ok <- big; ok[7, 1] <- 0.9 * sqrt(.Machine$double.xmax / (4 * ncol(big)))
+    expect_s3_class(kmeans_reduced(ok, 2, method = method, dims = 5, seed = 1), "kmeans_reduced")
+  }
+})
+
 test_that("bad k is refused", {
   expect_error(kmeans_reduced(m$x, 0), "`k` must be a whole number in \\[1, 50\\].*not 0")
   expect_error(kmeans_reduced(m$x, 2.5), "`k` must be a whole number.*not 2.5")

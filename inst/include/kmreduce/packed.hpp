@@ -18,6 +18,7 @@
 
 #include "matrix.hpp"
 #include "parallel.hpp"
+#include "scan.hpp"
 #include "simd.hpp"
 
 namespace kmreduce {
@@ -55,6 +56,7 @@ struct PackedRows {
   index_t n, d, tiles;
   detail::HugeBuffer v;  // tiles * d * T, written once below
   std::vector<double> norms;  // squared row norms, summed while packing
+  ValueSummary values;        // finite? largest |value|? (while packing)
   PackedRows(const DenseMatrix& a, int n_threads)
       : src(a), n(a.n), d(a.d), tiles((a.n + T - 1) / T),
         v(detail::huge_buffer(static_cast<std::size_t>(tiles * a.d * T))),
@@ -63,6 +65,7 @@ struct PackedRows {
     const index_t per_block = kRowBlock / T;
     const index_t nb = n_blocks(tiles, per_block);
     const bool simd = simd_level() == SimdLevel::Avx512;
+    std::vector<ValueSummary> part(static_cast<std::size_t>(nb));
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) num_threads(n_threads)
 #endif
@@ -71,36 +74,45 @@ struct PackedRows {
       // Whole tiles: a SIMD copy with streaming stores (the tiles are read
       // again only after the whole matrix is packed).
       const index_t full = std::min(t1, n / T);
-      if (simd && full > t0) pack_tiles_simd(a, t0, full);
-      for (index_t t = simd ? std::max(t0, full) : t0; t < t1; ++t) pack_tile(a, t);
+      if (simd && full > t0) part[b] = pack_tiles_simd(a, t0, full);
+      for (index_t t = simd ? std::max(t0, full) : t0; t < t1; ++t)
+        part[b].merge(pack_tile(a, t));
     }
 #if defined(KMREDUCE_X86_SIMD)
     if (simd) _mm_sfence();
 #endif
+    for (const ValueSummary& p : part) values.merge(p);
     (void)n_threads;
   }
 
   // One tile with plain loops (zero-padded when it is the last, partial one).
-  void pack_tile(const DenseMatrix& a, index_t t) {
+  ValueSummary pack_tile(const DenseMatrix& a, index_t t) {
     const index_t r0 = t * T, len = std::min(T, n - r0);
     double* nrm = norms.data() + r0;
+    ValueSummary vs;
     for (index_t j = 0; j < d; ++j) {
       const double* col = a.x + a.n * j;
       double* dst = v.get() + (t * d + j) * T;
       for (index_t l = 0; l < len; ++l) {
         dst[l] = col[r0 + l];
         nrm[l] += dst[l] * dst[l];
+        vs.add(dst[l]);
       }
       for (index_t l = len; l < T; ++l) dst[l] = 0.0;
     }
+    return vs;
   }
 
 #if defined(KMREDUCE_X86_SIMD)
   // Whole tiles [t0, t1): column by column (runs of 16 (t1 - t0) values),
   // norms accumulated with FMAs in the same column order.
-  __attribute__((target("avx512f"))) void pack_tiles_simd(const DenseMatrix& a,
-                                                          index_t t0, index_t t1) {
+  __attribute__((target("avx512f"))) ValueSummary pack_tiles_simd(
+      const DenseMatrix& a, index_t t0, index_t t1) {
     double* nrm = norms.data() + t0 * T;
+    const __m512d big = _mm512_set1_pd(DBL_MAX);
+    const __m512i abs_bits = _mm512_set1_epi64(0x7fffffffffffffffLL);
+    __m512d mx = _mm512_setzero_pd();
+    __mmask8 bad = 0;
     for (index_t j = 0; j < d; ++j) {
       const double* col = a.x + a.n * j + t0 * T;
       for (index_t t = t0; t < t1; ++t) {
@@ -112,11 +124,22 @@ struct PackedRows {
         _mm512_stream_pd(dst + 8, x1);
         _mm512_storeu_pd(nt, _mm512_fmadd_pd(x0, x0, _mm512_loadu_pd(nt)));
         _mm512_storeu_pd(nt + 8, _mm512_fmadd_pd(x1, x1, _mm512_loadu_pd(nt + 8)));
+        const __m512d a0 = _mm512_castsi512_pd(_mm512_and_si512(_mm512_castpd_si512(x0), abs_bits));
+        const __m512d a1 = _mm512_castsi512_pd(_mm512_and_si512(_mm512_castpd_si512(x1), abs_bits));
+        bad |= _mm512_cmp_pd_mask(a0, big, _CMP_NLE_UQ);  // Inf or NaN
+        bad |= _mm512_cmp_pd_mask(a1, big, _CMP_NLE_UQ);
+        mx = _mm512_max_pd(mx, _mm512_max_pd(a0, a1));
       }
     }
+    ValueSummary vs;
+    vs.finite = bad == 0;
+    vs.maxabs = _mm512_reduce_max_pd(mx);  // meaningful only when finite
+    return vs;
   }
 #else
-  void pack_tiles_simd(const DenseMatrix&, index_t, index_t) {}
+  ValueSummary pack_tiles_simd(const DenseMatrix&, index_t, index_t) {
+    return ValueSummary();
+  }
 #endif
   const double* tile(index_t t) const { return v.get() + t * d * T; }
 };

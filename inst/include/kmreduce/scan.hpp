@@ -18,11 +18,26 @@ struct ScanResult {
   double maxabs = 0.0;  // largest finite |value|
 };
 
-// Chunks of 2048 values are checked with branch-free loops (AVX-512 when the
-// CPU has it; elsewhere eight running maxima and one "all finite" flag, which
-// compilers vectorize); a chunk holding a non-finite value is counted again
-// with a plain loop. The maximum does not
-// depend on the order, so the result is exact.
+// Whether values are all finite and their largest magnitude, gathered by a
+// kernel that reads them anyway (packing, sparse embedding) so that the
+// input check needs no pass of its own. Merging is order-independent.
+struct ValueSummary {
+  bool finite = true;
+  double maxabs = 0.0;
+  void merge(const ValueSummary& o) {
+    finite = finite && o.finite;
+    maxabs = std::max(maxabs, o.maxabs);
+  }
+  void add(double v) {
+    const double a = std::fabs(v);
+    if (a <= DBL_MAX) {
+      maxabs = std::max(maxabs, a);
+    } else {
+      finite = false;
+    }
+  }
+};
+
 namespace detail {
 #ifdef KMREDUCE_X86_SIMD
 // AVX-512 check of x[0, len), len a multiple of 16: writes the largest |x|
@@ -49,6 +64,11 @@ __attribute__((target("avx512f"))) inline bool scan_chunk_avx512(
 #endif
 }  // namespace detail
 
+// Chunks of 2048 values are checked with branch-free loops (AVX-512 when the
+// CPU has it; elsewhere eight running maxima and one "all finite" flag, which
+// compilers vectorize); a chunk holding a non-finite value is counted again
+// with a plain loop. The maximum does not
+// depend on the order, so the result is exact.
 inline ScanResult scan_values(const double* x, index_t n) {
   constexpr index_t kChunk = 2048;
   ScanResult out;
@@ -96,6 +116,14 @@ inline ScanResult scan_values(const double* x, index_t n) {
   }
   out.maxabs = *std::max_element(m, m + 8);
   return out;
+}
+
+inline ValueSummary summarize_values(const double* x, index_t n) {
+  const ScanResult s = scan_values(x, n);
+  ValueSummary v;
+  v.finite = s.nonfinite == 0;
+  v.maxabs = s.maxabs;
+  return v;
 }
 
 }  // namespace kmreduce

@@ -5,12 +5,15 @@
 #ifndef KMREDUCE_SPARSE_EMBEDDING_HPP
 #define KMREDUCE_SPARSE_EMBEDDING_HPP
 
+#include <algorithm>
 #include <stdexcept>
 #include <vector>
 
 #include "matrix.hpp"
 #include "parallel.hpp"
 #include "rng.hpp"
+#include "scan.hpp"
+#include "simd.hpp"
 
 namespace kmreduce {
 
@@ -41,11 +44,101 @@ struct CountSketch {
   }
 };
 
+namespace detail {
+#ifdef KMREDUCE_X86_SIMD
+// o[r] += sign[j] * A[r, j] for the L columns j = cols[0..L) in turn (signs
+// are +-1, so each FMA is exactly the add of the plain loop): up to eight
+// input columns per pass over o. Also gathers whether the values read are
+// finite and their largest magnitude (the input check, at no extra pass).
+template <int L>
+__attribute__((target("avx512f"))) void add_columns_avx512(
+    const double* x, index_t n, const index_t* cols, const double* sign,
+    double* o, ValueSummary& vs) {
+  const double* c[L];
+  __m512d sg[L];
+  for (int l = 0; l < L; ++l) {
+    c[l] = x + n * cols[l];
+    sg[l] = _mm512_set1_pd(sign[cols[l]]);
+  }
+  const __m512d big = _mm512_set1_pd(DBL_MAX);
+  const __m512i abs_bits = _mm512_set1_epi64(0x7fffffffffffffffLL);
+  __m512d mx = _mm512_setzero_pd();
+  __mmask8 bad = 0;
+  index_t r = 0;
+  for (; r + 8 <= n; r += 8) {
+    __m512d v = _mm512_loadu_pd(o + r);
+    KMREDUCE_UNROLL
+    for (int l = 0; l < L; ++l) {
+      const __m512d xv = _mm512_loadu_pd(c[l] + r);
+      v = _mm512_fmadd_pd(sg[l], xv, v);
+      const __m512d av = _mm512_castsi512_pd(_mm512_and_si512(_mm512_castpd_si512(xv), abs_bits));
+      bad |= _mm512_cmp_pd_mask(av, big, _CMP_NLE_UQ);
+      mx = _mm512_max_pd(mx, av);
+    }
+    _mm512_storeu_pd(o + r, v);
+  }
+  ValueSummary part;
+  part.finite = bad == 0;
+  part.maxabs = _mm512_reduce_max_pd(mx);  // meaningful only when finite
+  for (; r < n; ++r) {
+    double v = o[r];
+    for (int l = 0; l < L; ++l) {
+      v = v + sign[cols[l]] * c[l][r];
+      part.add(c[l][r]);
+    }
+    o[r] = v;
+  }
+  vs.merge(part);
+}
+
+inline void add_columns(int count, const double* x, index_t n,
+                        const index_t* cols, const double* sign, double* o,
+                        ValueSummary& vs) {
+  switch (count) {
+    case 1: add_columns_avx512<1>(x, n, cols, sign, o, vs); break;
+    case 2: add_columns_avx512<2>(x, n, cols, sign, o, vs); break;
+    case 3: add_columns_avx512<3>(x, n, cols, sign, o, vs); break;
+    case 4: add_columns_avx512<4>(x, n, cols, sign, o, vs); break;
+    case 5: add_columns_avx512<5>(x, n, cols, sign, o, vs); break;
+    case 6: add_columns_avx512<6>(x, n, cols, sign, o, vs); break;
+    case 7: add_columns_avx512<7>(x, n, cols, sign, o, vs); break;
+    default: add_columns_avx512<8>(x, n, cols, sign, o, vs); break;
+  }
+}
+#endif
+}  // namespace detail
+
 // out (n x dims) = A Q Phi. Parallel over output columns; each output column
-// sums its input columns in increasing order: deterministic.
+// sums its input columns in increasing order: deterministic. With `values`,
+// also reports whether A is finite and its largest magnitude (read on the
+// way on AVX-512, by a scan otherwise).
 inline void sparse_embed(const DenseMatrix& a, const CountSketch& s,
-                         double* out, int n_threads) {
+                         double* out, int n_threads,
+                         ValueSummary* values = nullptr) {
   const index_t n = a.n;
+#ifdef KMREDUCE_X86_SIMD
+  if (simd_level() == SimdLevel::Avx512) {
+    std::vector<ValueSummary> part(static_cast<std::size_t>(s.dims));
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(n_threads)
+#endif
+    for (index_t c = 0; c < s.dims; ++c) {
+      double* o = out + n * c;
+      std::fill(o, o + n, 0.0);
+      for (index_t t = s.start[c]; t < s.start[c + 1]; t += 8) {
+        const int count = static_cast<int>(std::min<index_t>(8, s.start[c + 1] - t));
+        detail::add_columns(count, a.x, n, s.member.data() + t, s.sign.data(), o, part[c]);
+      }
+    }
+    if (values != nullptr) {
+      *values = ValueSummary();
+      for (const ValueSummary& p : part) values->merge(p);  // every column is in a bucket
+    }
+    (void)n_threads;
+    return;
+  }
+#endif
+  if (values != nullptr) *values = summarize_values(a.x, a.n * a.d);
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(n_threads)
 #endif
