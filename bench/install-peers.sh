@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the peers the benchmarks compare against (not needed by the
 # package or its tests): scikit-learn and Fashion-MNIST from Debian, irlba
-# and rsvd from Debian (r-cran-*), ClusterR from CRAN into .Rlib, and
+# and rsvd from Debian (r-cran-*), ClusterR and lda 1.4.2 (20 Newsgroups)
+# from CRAN into .Rlib, and
 # OpenBLAS, which becomes the system BLAS (numpy, rsvd and irlba run at their
 # best with it; the issue's peer figures were taken with it).
 # Works as root with apt; otherwise only the CRAN part (into .Rlib).
@@ -19,4 +20,9 @@ R_LIBS="$LIB" Rscript --vanilla -e '
   need <- c("ClusterR", "irlba", "rsvd")
   miss <- need[!vapply(need, requireNamespace, logical(1), quietly = TRUE)]
   if (length(miss)) install.packages(miss, lib = Sys.getenv("R_LIBS"),
-                                     repos = "https://cloud.r-project.org")'
+                                     repos = "https://cloud.r-project.org")
+  # 20 Newsgroups (bench/newsgroups.R): lda 1.4.2 from the CRAN archive (the
+  # current lda needs R >= 4.3).
+  if (!requireNamespace("lda", quietly = TRUE))
+    install.packages("https://cloud.r-project.org/src/contrib/Archive/lda/lda_1.4.2.tar.gz",
+                     repos = NULL, type = "source", lib = Sys.getenv("R_LIBS"))'
