@@ -13,8 +13,8 @@ predict_nearest_cpp <- function(x, centers, n_threads) {
     .Call(`_kmreduce_predict_nearest_cpp`, x, centers, n_threads)
 }
 
-cluster_stats_cpp <- function(x, cluster, k, n_threads) {
-    .Call(`_kmreduce_cluster_stats_cpp`, x, cluster, k, n_threads)
+cluster_stats_cpp <- function(x, cluster, k, n_threads, means = NULL) {
+    .Call(`_kmreduce_cluster_stats_cpp`, x, cluster, k, n_threads, means)
 }
 
 has_distinct_rows_cpp <- function(x, k) {

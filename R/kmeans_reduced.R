@@ -261,7 +261,13 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
       lloyd_from_cpp(reduced, start, iter_max, control$tol, n_threads)
     }
     if (isTRUE(km$invalid)) check_values_later(x)
-    st <- data_stats(x, km$cluster, k, n_threads, control$block_rows)
+    st <- if (method == "none" && isTRUE(km$means) && is.matrix(x)) {
+      # Lloyd ran on x itself and stopped with its centres the cluster means:
+      # the statistics need one pass, not two.
+      cluster_stats_cpp(x, km$cluster, k, n_threads, km$centers)
+    } else {
+      data_stats(x, km$cluster, k, n_threads, control$block_rows)
+    }
     t2 <- elapsed()
     say(verbose, "  clustered in %.3f s; objective on the original data %.7g",
         t2 - t1, sum(st$withinss))

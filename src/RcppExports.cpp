@@ -60,8 +60,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cluster_stats_cpp
-Rcpp::List cluster_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k, int n_threads);
-RcppExport SEXP _kmreduce_cluster_stats_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP) {
+Rcpp::List cluster_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k, int n_threads, Rcpp::Nullable<Rcpp::NumericMatrix> means);
+RcppExport SEXP _kmreduce_cluster_stats_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP, SEXP meansSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -69,7 +69,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
     Rcpp::traits::input_parameter< int >::type k(kSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cluster_stats_cpp(x, cluster, k, n_threads));
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericMatrix> >::type means(meansSEXP);
+    rcpp_result_gen = Rcpp::wrap(cluster_stats_cpp(x, cluster, k, n_threads, means));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -378,7 +379,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_kmeans_cpp", (DL_FUNC) &_kmreduce_kmeans_cpp, 9},
     {"_kmreduce_lloyd_from_cpp", (DL_FUNC) &_kmreduce_lloyd_from_cpp, 5},
     {"_kmreduce_predict_nearest_cpp", (DL_FUNC) &_kmreduce_predict_nearest_cpp, 3},
-    {"_kmreduce_cluster_stats_cpp", (DL_FUNC) &_kmreduce_cluster_stats_cpp, 4},
+    {"_kmreduce_cluster_stats_cpp", (DL_FUNC) &_kmreduce_cluster_stats_cpp, 5},
     {"_kmreduce_has_distinct_rows_cpp", (DL_FUNC) &_kmreduce_has_distinct_rows_cpp, 2},
     {"_kmreduce_distinct_rows_cpp", (DL_FUNC) &_kmreduce_distinct_rows_cpp, 1},
     {"_kmreduce_scan_values_cpp", (DL_FUNC) &_kmreduce_scan_values_cpp, 1},

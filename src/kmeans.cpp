@@ -44,13 +44,25 @@ kmreduce::ValueSummary value_summary(const kmreduce::SparseRows& a) {
   return kmreduce::summarize_values(a.csc.x, a.csc.nnz());
 }
 
+kmreduce::ClusterStats stats_of(const kmreduce::DenseMatrix& a, const int* label,
+                                int k, const double* means, int n_threads) {
+  if (means != nullptr)
+    return kmreduce::cluster_stats_from_means(a, label, k, means, n_threads);
+  return kmreduce::cluster_stats(a, label, k, n_threads);
+}
+kmreduce::ClusterStats stats_of(const kmreduce::SparseMatrix& a, const int* label,
+                                int k, const double*, int n_threads) {
+  return kmreduce::cluster_stats(a, label, k, n_threads);
+}
+
 Rcpp::List lloyd_list(const kmreduce::LloydResult& res, int k, int d) {
   return Rcpp::List::create(
       Rcpp::Named("cluster") = one_based(res.label),
       Rcpp::Named("centers") = centres_matrix(res.centres, k, d),
       Rcpp::Named("objective") = res.objective,
       Rcpp::Named("iter") = res.iter,
-      Rcpp::Named("converged") = res.converged);
+      Rcpp::Named("converged") = res.converged,
+      Rcpp::Named("means") = res.means);
 }
 
 }  // namespace
@@ -131,14 +143,24 @@ Rcpp::IntegerVector predict_nearest_cpp(SEXP x, Rcpp::NumericMatrix centers,
   return one_based(label);
 }
 
+// With `means` (k x ncol(x), the cluster means of these labels, as Lloyd
+// returns them when no label changed in its last step), dense x takes one
+// pass instead of two.
 // [[Rcpp::export]]
 Rcpp::List cluster_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k,
-                             int n_threads) {
+                             int n_threads,
+                             Rcpp::Nullable<Rcpp::NumericMatrix> means = R_NilValue) {
   const std::vector<int> label = zero_based(cluster);
   int d = 0;
+  const double* mu = nullptr;
+  Rcpp::NumericMatrix mm;
+  if (means.isNotNull()) {
+    mm = Rcpp::NumericMatrix(means.get());
+    mu = &mm[0];
+  }
   const kmreduce::ClusterStats s = glue::with_matrix(x, [&](const auto& a) {
     d = static_cast<int>(a.d);
-    return kmreduce::cluster_stats(a, label.data(), k, n_threads);
+    return stats_of(a, label.data(), k, mu, n_threads);
   });
   Rcpp::IntegerVector size(s.size.begin(), s.size.end());
   return Rcpp::List::create(

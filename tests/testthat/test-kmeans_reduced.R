@@ -199,3 +199,23 @@ test_that("verbose = TRUE reports every stage and replicate, and changes nothing
                                                   verbose = FALSE)$cluster)
   expect_error(kmeans_reduced(m$x, 3, verbose = "yes"), "`verbose` must be TRUE or FALSE, not \"yes\"")
 })
+
+test_that("method = 'none' takes its statistics in one pass from Lloyd's means, equal to the general two sweeps", {
+  m <- make_mixture(n = 1003, d = 29)
+  for (k in c(3L, 16L, 17L)) {
+    fit <- kmeans_reduced(m$x, k, method = "none", n_init = 2, seed = 5,
+                          control = list(tol = 0))
+    two <- kmreduce:::cluster_stats_cpp(m$x, fit$cluster, k, 1L)
+    expect_equal(unname(fit$centers), unname(two$centers), tolerance = 1e-13)
+    expect_equal(fit$withinss, two$withinss, tolerance = 1e-13)
+    expect_equal(fit$totss, two$totss, tolerance = 1e-13)
+    expect_equal(fit$sumsq, two$sumsq, tolerance = 1e-13)
+    expect_equal(fit$size, two$size)
+    expect_equal(fit$tot.withinss, objective_r(m$x, fit$cluster), tolerance = 1e-12)
+    # the one-pass path itself, with the means given
+    one <- kmreduce:::cluster_stats_cpp(m$x, fit$cluster, k, 2L,
+                                        rowsum(m$x, fit$cluster) / two$size)
+    expect_equal(one$withinss, two$withinss, tolerance = 1e-13)
+    expect_equal(one$totss, two$totss, tolerance = 1e-13)
+  }
+})

@@ -154,6 +154,32 @@ inline ClusterStats cluster_stats(const DenseMatrix& a, const int* label,
   return s;
 }
 
+// The statistics when the centres are known to be the cluster means of these
+// labels (Lloyd's centres when it stopped because no label changed): one
+// pass over the data instead of two. Elsewhere (k > 16, no AVX-512) the
+// general two sweeps, which recompute the means.
+inline ClusterStats cluster_stats_from_means(const DenseMatrix& a,
+                                            const int* label, index_t k,
+                                            const double* centres,
+                                            int n_threads) {
+  if (!label_kernels(k)) return cluster_stats(a, label, k, n_threads);
+  ClusterStats s;
+  const index_t n = a.n, d = a.d;
+  detail::check_labels(label, n, k, s.size);
+  s.centres.assign(centres, centres + k * d);
+  std::vector<double> mean(d, 0.0), dist(n);
+  for (index_t j = 0; j < d; ++j) {
+    for (index_t q = 0; q < k; ++q)
+      mean[j] += static_cast<double>(s.size[q]) * centres[q + k * j];
+    mean[j] /= static_cast<double>(n);
+  }
+  s.totss = row_deviations(a.x, n, d, label, centres, k, mean.data(),
+                           dist.data(), n_threads, &s.sumsq);
+  s.withinss.assign(k, 0.0);
+  for (index_t r = 0; r < n; ++r) s.withinss[label[r]] += dist[r];
+  return s;
+}
+
 inline ClusterStats cluster_stats(const SparseMatrix& a, const int* label,
                                   index_t k, int n_threads) {
   ClusterStats s;

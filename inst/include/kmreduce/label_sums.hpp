@@ -91,11 +91,12 @@ inline void column_label_sums_k(index_t k, const double* col, index_t n,
 // Rows [r0, r1) of a column-major n x d matrix (r0 a multiple of 8):
 // dist[r - r0] = sum_j (x[r, j] - centres[label[r], j])^2 and the returned
 // value sum_r sum_j (x[r, j] - mean[j])^2, both summed over j in order.
-// `lanes` is scratch of (r1 - r0 + 7) / 8 * 8 doubles.
+// `lanes` is scratch of (r1 - r0 + 7) / 8 * 8 doubles. Also adds the sum of
+// squares of the block to *sumsq.
 __attribute__((target("avx512f,avx512vl"))) inline double row_deviations_avx512(
     const double* x, index_t n, index_t d, index_t r0, index_t r1,
     const int* label, const double* centres, index_t k, const double* mean,
-    double* lanes) {
+    double* lanes, double* sumsq) {
   const index_t groups = (r1 - r0 + 7) / 8, full = (r1 - r0) / 8;
   const __mmask8 tail = static_cast<__mmask8>((1u << ((r1 - r0) % 8)) - 1u);
   const __mmask8 lo = static_cast<__mmask8>(k >= 8 ? 0xff : (1u << k) - 1u);
@@ -108,7 +109,7 @@ __attribute__((target("avx512f,avx512vl"))) inline double row_deviations_avx512(
         _mm256_maskz_loadu_epi32(m, label + r0 + 8 * g)));
     _mm512_storeu_pd(lanes + 8 * g, _mm512_setzero_pd());
   }
-  __m512d tot = _mm512_setzero_pd();
+  __m512d tot = _mm512_setzero_pd(), sq = _mm512_setzero_pd();
   for (index_t j = 0; j < d; ++j) {
     const double* col = x + n * j + r0;
     const __m512d c_lo = _mm512_maskz_loadu_pd(lo, centres + k * j);
@@ -127,8 +128,10 @@ __attribute__((target("avx512f,avx512vl"))) inline double row_deviations_avx512(
       _mm512_storeu_pd(lanes + 8 * g,
                        _mm512_fmadd_pd(e, e, _mm512_loadu_pd(lanes + 8 * g)));
       tot = _mm512_fmadd_pd(f, f, tot);
+      sq = _mm512_fmadd_pd(v, v, sq);
     }
   }
+  *sumsq = _mm512_reduce_add_pd(sq);
   return _mm512_reduce_add_pd(tot);
 }
 
@@ -162,14 +165,16 @@ inline void label_sums_columns(const double* x, index_t n, index_t d,
 
 // Each row's squared distance to its centre (dist, n) and the total sum of
 // squares about the column means, by blocks of 1024 rows (fixed: block sums
-// are added in block order). Requires label_kernels(k).
+// are added in block order); with sumsq, also the sum of squares of x.
+// Requires label_kernels(k).
 inline double row_deviations(const double* x, index_t n, index_t d,
                              const int* label, const double* centres,
                              index_t k, const double* mean, double* dist,
-                             int n_threads) {
+                             int n_threads, double* sumsq = nullptr) {
   constexpr index_t kBlock = 1024;
   const index_t nb = n_blocks(n, kBlock);
   std::vector<double> part(static_cast<std::size_t>(nb), 0.0);
+  std::vector<double> sq(static_cast<std::size_t>(nb), 0.0);
 #ifdef KMREDUCE_X86_SIMD
 #ifdef _OPENMP
 #pragma omp parallel num_threads(n_threads)
@@ -182,7 +187,7 @@ inline double row_deviations(const double* x, index_t n, index_t d,
     for (index_t b = 0; b < nb; ++b) {
       const index_t r0 = b * kBlock, r1 = std::min(n, r0 + kBlock);
       part[b] = detail::row_deviations_avx512(x, n, d, r0, r1, label, centres,
-                                              k, mean, lanes.data());
+                                              k, mean, lanes.data(), &sq[b]);
       std::copy(lanes.begin(), lanes.begin() + (r1 - r0), dist + r0);
     }
   }
@@ -192,6 +197,10 @@ inline double row_deviations(const double* x, index_t n, index_t d,
   (void)n_threads;
   double tot = 0.0;
   for (double v : part) tot += v;
+  if (sumsq != nullptr) {
+    *sumsq = 0.0;
+    for (double v : sq) *sumsq += v;
+  }
   return tot;
 }
 

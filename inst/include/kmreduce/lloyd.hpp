@@ -23,6 +23,8 @@ struct LloydResult {
   double objective = 0.0;       // sum of squared distances to those centres
   int iter = 0;                 // assignment steps taken
   bool converged = false;
+  bool means = false;           // centres are the means of the labels (the
+                                // last step changed no label)
 };
 
 // Assigns each row to its nearest centre (first one on ties). Writes the
@@ -308,6 +310,7 @@ LloydResult lloyd(const Data& a, const double* row_norms,
       prev = obj;
     }
   }
+  res.means = settled;
   if (settled) {
     // The last assignment changed nothing: the labels are the nearest-centre
     // labels of these centres (Hamerly's skips are exact), which are their
