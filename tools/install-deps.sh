@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PKGS="r-cran-rcpp r-cran-rcpparmadillo r-cran-rcppeigen r-cran-matrix \
-  r-cran-testthat r-cran-withr r-cran-knitr r-cran-rmarkdown r-cran-roxygen2 \
+  r-cran-testthat r-cran-withr r-cran-knitr r-cran-rmarkdown r-cran-roxygen2 r-cran-broom r-cran-factoextra \
   r-cran-clue r-cran-generics r-cran-ggplot2 r-cran-bigmemory pandoc qpdf \
   openmpi-bin libopenmpi-dev"
 R_PKGS="Rcpp RcppArmadillo RcppEigen Matrix testthat withr knitr rmarkdown clue generics ggplot2 bigmemory"
