@@ -48,6 +48,24 @@ inline void finish(ClusterStats& s, const std::vector<double>& wpart,
   for (double& w : s.withinss) w = std::max(0.0, w);
   s.totss = std::max(0.0, s.totss);
 }
+// For s.centres the cluster means (k <= 16 on AVX-512): each row's squared
+// distance to its centre and to the column means in one pass by row blocks
+// (row_deviations); withinss are the rows' distances summed in row order, as
+// stats::kmeans does; also totss and ||A||_F^2.
+inline void deviations(const DenseMatrix& a, const int* label, index_t k,
+                       ClusterStats& s, int n_threads) {
+  const index_t n = a.n, d = a.d;
+  std::vector<double> mean(d, 0.0), dist(n);
+  for (index_t j = 0; j < d; ++j) {
+    for (index_t q = 0; q < k; ++q)
+      mean[j] += static_cast<double>(s.size[q]) * s.centres[q + k * j];
+    mean[j] /= static_cast<double>(n);
+  }
+  s.totss = row_deviations(a.x, n, d, label, s.centres.data(), k, mean.data(),
+                           dist.data(), n_threads, &s.sumsq);
+  s.withinss.assign(k, 0.0);
+  for (index_t r = 0; r < n; ++r) s.withinss[label[r]] += dist[r];
+}
 }  // namespace detail
 
 // Dense: column by column (parallel over columns), each column swept twice
@@ -62,24 +80,15 @@ inline ClusterStats cluster_stats(const DenseMatrix& a, const int* label,
   s.centres.assign(k * d, 0.0);
   std::vector<double> wpart(k * d, 0.0), tpart(d, 0.0), spart(d, 0.0);
   if (label_kernels(k)) {
-    // k <= 16 on AVX-512: the cluster sums and sums of squares column by
-    // column (masked vector adds), then each row's squared distance to its
-    // centre and to the column means by row blocks; the withinss are the
-    // rows' distances summed in row order, as stats::kmeans does.
-    label_sums_columns(a.x, n, d, label, k, s.centres.data(), spart.data(), n_threads);
-    std::vector<double> mean(d, 0.0), dist(n);
-    for (index_t j = 0; j < d; ++j) {
-      double* c = s.centres.data() + k * j;
-      for (index_t q = 0; q < k; ++q) mean[j] += c[q];
-      mean[j] /= static_cast<double>(n);
-      for (index_t q = 0; q < k; ++q)
-        c[q] = s.size[q] > 0 ? c[q] / static_cast<double>(s.size[q]) : 0.0;
-      s.sumsq += spart[j];
-    }
-    s.totss = row_deviations(a.x, n, d, label, s.centres.data(), k, mean.data(),
-                             dist.data(), n_threads);
-    s.withinss.assign(k, 0.0);
-    for (index_t r = 0; r < n; ++r) s.withinss[label[r]] += dist[r];
+    // k <= 16 on AVX-512: the cluster sums column by column (masked vector
+    // adds), then the deviations by row blocks (detail::deviations).
+    label_sums_columns(a.x, n, d, label, k, s.centres.data(), n_threads);
+    for (index_t j = 0; j < d; ++j)
+      for (index_t q = 0; q < k; ++q) {
+        double& c = s.centres[q + k * j];
+        c = s.size[q] > 0 ? c / static_cast<double>(s.size[q]) : 0.0;
+      }
+    detail::deviations(a, label, k, s, n_threads);
     return s;
   }
 #ifdef _OPENMP
@@ -164,19 +173,9 @@ inline ClusterStats cluster_stats_from_means(const DenseMatrix& a,
                                             int n_threads) {
   if (!label_kernels(k)) return cluster_stats(a, label, k, n_threads);
   ClusterStats s;
-  const index_t n = a.n, d = a.d;
-  detail::check_labels(label, n, k, s.size);
-  s.centres.assign(centres, centres + k * d);
-  std::vector<double> mean(d, 0.0), dist(n);
-  for (index_t j = 0; j < d; ++j) {
-    for (index_t q = 0; q < k; ++q)
-      mean[j] += static_cast<double>(s.size[q]) * centres[q + k * j];
-    mean[j] /= static_cast<double>(n);
-  }
-  s.totss = row_deviations(a.x, n, d, label, centres, k, mean.data(),
-                           dist.data(), n_threads, &s.sumsq);
-  s.withinss.assign(k, 0.0);
-  for (index_t r = 0; r < n; ++r) s.withinss[label[r]] += dist[r];
+  detail::check_labels(label, a.n, k, s.size);
+  s.centres.assign(centres, centres + k * a.d);
+  detail::deviations(a, label, k, s, n_threads);
   return s;
 }
 

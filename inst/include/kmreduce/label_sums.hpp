@@ -46,16 +46,13 @@ inline std::vector<std::uint8_t> label_masks(const int* label, index_t n,
 namespace detail {
 #ifdef KMREDUCE_X86_SIMD
 
-// out[q] = sum of col[r] over the rows with label q (K clusters); with
-// SUMSQ also *sumsq = sum of col[r]^2.
-template <int K, bool SUMSQ>
+// out[q] = sum of col[r] over the rows with label q (K clusters).
+template <int K>
 __attribute__((target("avx512f"))) void column_label_sums(
-    const double* col, index_t n, const std::uint8_t* masks, double* out,
-    double* sumsq) {
+    const double* col, index_t n, const std::uint8_t* masks, double* out) {
   __m512d acc[K];
   KMREDUCE_UNROLL
   for (int q = 0; q < K; ++q) acc[q] = _mm512_setzero_pd();
-  __m512d sq = _mm512_setzero_pd();
   const index_t groups = (n + 7) / 8, full = n / 8;
   for (index_t g = 0; g < groups; ++g) {
     const __m512d x = g < full ? _mm512_loadu_pd(col + 8 * g)
@@ -66,24 +63,20 @@ __attribute__((target("avx512f"))) void column_label_sums(
     KMREDUCE_UNROLL
     for (int q = 0; q < K; ++q)
       acc[q] = _mm512_mask_add_pd(acc[q], static_cast<__mmask8>(mg[q]), acc[q], x);
-    if (SUMSQ) sq = _mm512_fmadd_pd(x, x, sq);
   }
   KMREDUCE_UNROLL
   for (int q = 0; q < K; ++q) out[q] = _mm512_reduce_add_pd(acc[q]);
-  if (SUMSQ) *sumsq = _mm512_reduce_add_pd(sq);
 }
 
-template <bool SUMSQ>
 inline void column_label_sums_k(index_t k, const double* col, index_t n,
-                                const std::uint8_t* masks, double* out,
-                                double* sumsq) {
+                                const std::uint8_t* masks, double* out) {
   switch (k) {
 #define KMREDUCE_K(K) \
-  case K: column_label_sums<K, SUMSQ>(col, n, masks, out, sumsq); break;
+  case K: column_label_sums<K>(col, n, masks, out); break;
     KMREDUCE_K(1) KMREDUCE_K(2) KMREDUCE_K(3) KMREDUCE_K(4) KMREDUCE_K(5)
     KMREDUCE_K(6) KMREDUCE_K(7) KMREDUCE_K(8) KMREDUCE_K(9) KMREDUCE_K(10)
     KMREDUCE_K(11) KMREDUCE_K(12) KMREDUCE_K(13) KMREDUCE_K(14) KMREDUCE_K(15)
-    default: column_label_sums<16, SUMSQ>(col, n, masks, out, sumsq); break;
+    default: column_label_sums<16>(col, n, masks, out); break;
 #undef KMREDUCE_K
   }
 }
@@ -139,11 +132,10 @@ __attribute__((target("avx512f,avx512vl"))) inline double row_deviations_avx512(
 }  // namespace detail
 
 // sums (k x d, column-major) += per-cluster sums of the columns of the
-// column-major n x d matrix x; with spart, spart[j] = sum of squares of
-// column j. Requires label_kernels(k).
+// column-major n x d matrix x. Requires label_kernels(k).
 inline void label_sums_columns(const double* x, index_t n, index_t d,
                                const int* label, index_t k, double* sums,
-                               double* spart, int n_threads) {
+                               int n_threads) {
 #ifdef KMREDUCE_X86_SIMD
   const std::vector<std::uint8_t> masks = label_masks(label, n, k);
 #ifdef _OPENMP
@@ -151,14 +143,11 @@ inline void label_sums_columns(const double* x, index_t n, index_t d,
 #endif
   for (index_t j = 0; j < d; ++j) {
     double out[kMaxMaskedClusters];
-    if (spart != nullptr)
-      detail::column_label_sums_k<true>(k, x + n * j, n, masks.data(), out, spart + j);
-    else
-      detail::column_label_sums_k<false>(k, x + n * j, n, masks.data(), out, nullptr);
+    detail::column_label_sums_k(k, x + n * j, n, masks.data(), out);
     for (index_t q = 0; q < k; ++q) sums[q + k * j] += out[q];
   }
 #else
-  (void)x; (void)n; (void)d; (void)label; (void)k; (void)sums; (void)spart;
+  (void)x; (void)n; (void)d; (void)label; (void)k; (void)sums;
 #endif
   (void)n_threads;
 }

@@ -163,7 +163,7 @@ inline void cross_block(const SparseRows& a, index_t r0, index_t r1,
 inline void cluster_sums(const DenseMatrix& a, const int* label, index_t k,
                          double* sums, int n_threads) {
   if (label_kernels(k)) {  // k <= 16 on AVX-512: masked vector sums
-    label_sums_columns(a.x, a.n, a.d, label, k, sums, nullptr, n_threads);
+    label_sums_columns(a.x, a.n, a.d, label, k, sums, n_threads);
     return;
   }
 #ifdef _OPENMP
