@@ -109,8 +109,6 @@ struct PackedRows {
   __attribute__((target("avx512f"))) ValueSummary pack_tiles_simd(
       const DenseMatrix& a, index_t t0, index_t t1) {
     double* nrm = norms.data() + t0 * T;
-    const __m512d big = _mm512_set1_pd(DBL_MAX);
-    const __m512i abs_bits = _mm512_set1_epi64(0x7fffffffffffffffLL);
     __m512d mx = _mm512_setzero_pd();
     __mmask8 bad = 0;
     for (index_t j = 0; j < d; ++j) {
@@ -124,11 +122,8 @@ struct PackedRows {
         _mm512_stream_pd(dst + 8, x1);
         _mm512_storeu_pd(nt, _mm512_fmadd_pd(x0, x0, _mm512_loadu_pd(nt)));
         _mm512_storeu_pd(nt + 8, _mm512_fmadd_pd(x1, x1, _mm512_loadu_pd(nt + 8)));
-        const __m512d a0 = _mm512_castsi512_pd(_mm512_and_si512(_mm512_castpd_si512(x0), abs_bits));
-        const __m512d a1 = _mm512_castsi512_pd(_mm512_and_si512(_mm512_castpd_si512(x1), abs_bits));
-        bad |= _mm512_cmp_pd_mask(a0, big, _CMP_NLE_UQ);  // Inf or NaN
-        bad |= _mm512_cmp_pd_mask(a1, big, _CMP_NLE_UQ);
-        mx = _mm512_max_pd(mx, _mm512_max_pd(a0, a1));
+        detail::note_values(x0, mx, bad);
+        detail::note_values(x1, mx, bad);
       }
     }
     ValueSummary vs;

@@ -40,23 +40,26 @@ struct ValueSummary {
 
 namespace detail {
 #ifdef KMREDUCE_X86_SIMD
+// Notes 8 values in a running maximum of |x| (mx) and a mask of lanes that
+// held Inf or NaN (bad): the check shared by the scan, the packing and the
+// sparse embedding. mx is meaningful only while bad is empty.
+__attribute__((target("avx512f"))) inline void note_values(__m512d x, __m512d& mx,
+                                                           __mmask8& bad) {
+  const __m512d a = _mm512_castsi512_pd(_mm512_and_si512(
+      _mm512_castpd_si512(x), _mm512_set1_epi64(0x7fffffffffffffffLL)));
+  bad |= _mm512_cmp_pd_mask(a, _mm512_set1_pd(DBL_MAX), _CMP_NLE_UQ);
+  mx = _mm512_max_pd(mx, a);
+}
+
 // AVX-512 check of x[0, len), len a multiple of 16: writes the largest |x|
 // to *maxabs and returns true when every value is finite.
 __attribute__((target("avx512f"))) inline bool scan_chunk_avx512(
     const double* x, index_t len, double* maxabs) {
-  const __m512d big = _mm512_set1_pd(DBL_MAX);
-  const __m512i abs_bits = _mm512_set1_epi64(0x7fffffffffffffffLL);
   __m512d m0 = _mm512_setzero_pd(), m1 = _mm512_setzero_pd();
   __mmask8 bad = 0;
   for (index_t t = 0; t < len; t += 16) {
-    const __m512d a0 = _mm512_castsi512_pd(_mm512_and_si512(
-        _mm512_castpd_si512(_mm512_loadu_pd(x + t)), abs_bits));
-    const __m512d a1 = _mm512_castsi512_pd(_mm512_and_si512(
-        _mm512_castpd_si512(_mm512_loadu_pd(x + t + 8)), abs_bits));
-    bad |= _mm512_cmp_pd_mask(a0, big, _CMP_NLE_UQ);  // Inf or NaN
-    bad |= _mm512_cmp_pd_mask(a1, big, _CMP_NLE_UQ);
-    m0 = _mm512_max_pd(m0, a0);
-    m1 = _mm512_max_pd(m1, a1);
+    note_values(_mm512_loadu_pd(x + t), m0, bad);
+    note_values(_mm512_loadu_pd(x + t + 8), m1, bad);
   }
   *maxabs = _mm512_reduce_max_pd(_mm512_max_pd(m0, m1));
   return bad == 0;

@@ -60,8 +60,6 @@ __attribute__((target("avx512f"))) void add_columns_avx512(
     c[l] = x + n * cols[l];
     sg[l] = _mm512_set1_pd(sign[cols[l]]);
   }
-  const __m512d big = _mm512_set1_pd(DBL_MAX);
-  const __m512i abs_bits = _mm512_set1_epi64(0x7fffffffffffffffLL);
   __m512d mx = _mm512_setzero_pd();
   __mmask8 bad = 0;
   index_t r = 0;
@@ -71,9 +69,7 @@ __attribute__((target("avx512f"))) void add_columns_avx512(
     for (int l = 0; l < L; ++l) {
       const __m512d xv = _mm512_loadu_pd(c[l] + r);
       v = _mm512_fmadd_pd(sg[l], xv, v);
-      const __m512d av = _mm512_castsi512_pd(_mm512_and_si512(_mm512_castpd_si512(xv), abs_bits));
-      bad |= _mm512_cmp_pd_mask(av, big, _CMP_NLE_UQ);
-      mx = _mm512_max_pd(mx, av);
+      note_values(xv, mx, bad);
     }
     _mm512_storeu_pd(o + r, v);
   }
