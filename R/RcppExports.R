@@ -109,3 +109,15 @@ rsvd_range_cpp <- function(x, l, seed, n_threads) {
     .Call(`_kmreduce_rsvd_range_cpp`, x, l, seed, n_threads)
 }
 
+gram_cpp <- function(x, n_threads) {
+    .Call(`_kmreduce_gram_cpp`, x, n_threads)
+}
+
+sym_eigenvalues_cpp <- function(g) {
+    .Call(`_kmreduce_sym_eigenvalues_cpp`, g)
+}
+
+threads_info_cpp <- function() {
+    .Call(`_kmreduce_threads_info_cpp`)
+}
+

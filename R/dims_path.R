@@ -38,7 +38,7 @@
 #' @export
 dims_path <- function(x, k, methods = c("sign", "sparse_embedding", "leverage"),
                       dims = c(5L, 10L, 20L, 50L, 100L), truth = NULL, seed = NULL,
-                      n_init = 1L, repeats = 1L, reference = TRUE, n_threads = 1L,
+                      n_init = 1L, repeats = 1L, reference = TRUE, n_threads = NULL,
                       verbose = interactive(), ...) {
   x <- check_data(x, "x")
   k <- check_k(k, x)
@@ -56,6 +56,7 @@ dims_path <- function(x, k, methods = c("sign", "sparse_embedding", "leverage"),
   if (!is.null(truth)) check_cluster(truth, nrow(x), "truth")
   repeats <- check_whole(repeats, "repeats", 1, 1e4)
   reference <- check_flag(reference, "reference")
+  n_threads <- check_n_threads(n_threads)
   verbose <- check_flag(verbose, "verbose")
   seed <- resolve_seed(seed)
   runs <- expand.grid(dims = dims, method = unique(methods), rep = seq_len(repeats),

@@ -97,8 +97,14 @@
 #'   reproducible and R's random number generator is neither used nor changed.
 #'   With `NULL`, one integer is drawn from R's generator (so [set.seed()]
 #'   makes the call reproducible). The seed used is returned.
-#' @param n_threads Number of threads (OpenMP). Results are identical for
-#'   every number of threads.
+#' @param n_threads Number of threads, or `NULL` for the default of
+#'   [kmreduce_threads()]: `getOption("kmreduce.threads")`, else
+#'   `OMP_NUM_THREADS`, else every available core (1 in a forked child such
+#'   as a [parallel::mclapply()] worker), never more than `OMP_THREAD_LIMIT`
+#'   or the available cores (a larger number is lowered, with a message).
+#'   Results are identical for every number of threads. Idle threads sleep
+#'   rather than spin, so a busy machine slows kmreduce down no more than one
+#'   thread would be, and every long step can be interrupted.
 #' @param n_reductions Number of independent reductions (each with its own
 #'   seed derived from `seed`), each followed by k-means; the partition with
 #'   the lowest objective on the original data is kept. The papers repeat
@@ -195,7 +201,7 @@
 #' table(fit$cluster, fashion_mnist$label)
 #' @export
 kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
-                           iter_max = 100L, seed = NULL, n_threads = 1L,
+                           iter_max = 100L, seed = NULL, n_threads = NULL,
                            n_reductions = 1L, refine = 0L, control = list(),
                            verbose = FALSE) {
   call <- match.call()

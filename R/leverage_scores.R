@@ -20,7 +20,7 @@
 #' head(sort(s, decreasing = TRUE))
 #' @export
 leverage_scores <- function(x, k, method = c("randomized", "exact"), seed = NULL,
-                            power_iters = 2L, n_threads = 1L) {
+                            power_iters = 2L, n_threads = NULL) {
   x <- check_data(x, "x")
   k <- check_whole(k, "k", 1, min(dim(x)))
   if (!is.character(method) || length(method) < 1L) {

@@ -140,7 +140,7 @@ print.summary.kmeans_reduced <- function(x, ...) {
 #' @param newdata Rows to assign: a numeric matrix, data frame, sparse
 #'   `Matrix` or `bigmemory::big.matrix` (read in blocks) with the columns of
 #'   the data used in the fit (matched by name when both have column names).
-#' @param n_threads Number of threads.
+#' @param n_threads Number of threads, or `NULL` for [kmreduce_threads()].
 #' @param ... Ignored.
 #' @return Integer vector of clusters, one per row of `newdata`.
 #' @examples
@@ -148,7 +148,7 @@ print.summary.kmeans_reduced <- function(x, ...) {
 #' fit <- kmeans_reduced(x[1:2000, ], k = 10, dims = 40, n_init = 2, seed = 1)
 #' table(predict(fit, x[2001:3000, ]))
 #' @export
-predict.kmeans_reduced <- function(object, newdata, n_threads = 1L, ...) {
+predict.kmeans_reduced <- function(object, newdata, n_threads = NULL, ...) {
   if (missing(newdata)) return(object$cluster)
   n_threads <- check_n_threads(n_threads)
   if (is_big(newdata)) {
@@ -323,11 +323,11 @@ feature_scores_plot <- function(x, n_labels, main, ...) {
 #' @param object A `kmreduce_reducer` from [reduce_dims()].
 #' @param newdata Rows with the columns of the data the reducer was fitted to
 #'   (matched by name when both have column names).
-#' @param n_threads Number of threads.
+#' @param n_threads Number of threads, or `NULL` for [kmreduce_threads()].
 #' @param ... Ignored.
 #' @return The reduced rows, a `nrow(newdata) x dims` matrix.
 #' @export
-predict.kmreduce_reducer <- function(object, newdata, n_threads = 1L, ...) {
+predict.kmreduce_reducer <- function(object, newdata, n_threads = NULL, ...) {
   if (missing(newdata)) return(object$reduced)
   newdata <- check_newdata(newdata, object, "newdata")
   apply_reducer(object, newdata, check_n_threads(n_threads))

@@ -66,7 +66,7 @@
 #' @export
 optimality_bound <- function(fit, x, method = c("auto", "gram", "krylov"),
                              max_gram = 5000L, power_iters = 4L, seed = NULL,
-                             n_threads = 1L) {
+                             n_threads = NULL) {
   check_fit(fit, "fit")
   x <- check_data(x, "x")
   if (missing(method)) method <- "auto"
@@ -94,8 +94,8 @@ optimality_bound <- function(fit, x, method = c("auto", "gram", "krylov"),
     top <- 0
     margin <- 0
   } else if (method == "gram") {
-    g <- centred_gram(x, mu)
-    ev <- eigen(g, symmetric = TRUE, only.values = TRUE)$values
+    g <- centred_gram(x, mu, n_threads)
+    ev <- sym_eigenvalues_cpp(g)
     # Products: |error| <= gamma(inner + 3) * (|A|^T |A|) entrywise, whose
     # 2-norm is at most ||A||_F^2; the eigensolver is backward stable with an
     # error of order size * eps * ||G||_2, ||G||_2 <= ||A||_F^2; Weyl's theorem
@@ -119,13 +119,15 @@ optimality_bound <- function(fit, x, method = c("auto", "gram", "krylov"),
 
 # G = A_c^T A_c (d <= n) or A_c A_c^T (n < d), the centring in closed form so
 # that a sparse x stays sparse.
-centred_gram <- function(x, mu) {
+# A dense x goes through the threaded (and interruptible) product kernels.
+centred_gram <- function(x, mu, n_threads = 1L) {
   n <- nrow(x)
+  sparse <- inherits(x, "dgCMatrix")
   if (ncol(x) <= n) {
-    g <- as.matrix(if (inherits(x, "dgCMatrix")) Matrix::crossprod(x) else crossprod(x))
+    g <- if (sparse) as.matrix(Matrix::crossprod(x)) else gram_cpp(x, n_threads)
     g <- g - n * tcrossprod(mu)
   } else {
-    g <- as.matrix(if (inherits(x, "dgCMatrix")) Matrix::tcrossprod(x) else tcrossprod(x))
+    g <- if (sparse) as.matrix(Matrix::tcrossprod(x)) else gram_cpp(x, n_threads)
     s <- as.numeric(x %*% mu)
     g <- g - outer(s, rep(1, n)) - outer(rep(1, n), s) + sum(mu^2)
   }
@@ -155,8 +157,7 @@ krylov_top_bound <- function(x, mu, totss, m, power_iters, seed, n_threads) {
   w <- ac(v)
   h <- crossprod(w)
   h <- (h + t(h)) / 2
-  theta <- sort(pmax(eigen(h, symmetric = TRUE, only.values = TRUE)$values, 0),
-                decreasing = TRUE)
+  theta <- sort(pmax(sym_eigenvalues_cpp(h), 0), decreasing = TRUE)
   r <- act(w) - v %*% h
   trace_e <- max(0, totss - sum(diag(h)))
   mm <- min(m, p)

@@ -28,7 +28,7 @@
 #' rbind(randomized = s$d, exact = svd(x, 0, 0)$d[1:5])
 #' @export
 randomized_svd <- function(x, k, oversample = 10L, power_iters = 2L, seed = NULL,
-                           n_threads = 1L, block_rows = NULL) {
+                           n_threads = NULL, block_rows = NULL) {
   if (!is.null(block_rows)) block_rows <- check_whole(block_rows, "block_rows", 1)
   x <- check_data(x, "x", big = TRUE, block_rows = block_rows)
   k <- check_whole(k, "k", 1, min(dim(x)))

@@ -31,7 +31,7 @@
 #' all.equal(predict(lev, x), lev$reduced)
 #' @export
 reduce_dims <- function(x, method = "auto", dims = NULL, k = NULL, seed = NULL,
-                        n_threads = 1L, control = list()) {
+                        n_threads = NULL, control = list()) {
   control <- check_control(control)
   x <- check_data(x, "x", big = TRUE, block_rows = control$block_rows)
   method <- resolve_method(check_method(method), x)

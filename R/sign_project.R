@@ -36,7 +36,7 @@
 #' all.equal(p, x %*% sign_matrix(784, 16, seed = 1), check.attributes = FALSE)
 #' @export
 sign_project <- function(x, dims, seed = NULL, algorithm = c("auto", "mailman", "gemm"),
-                         n_threads = 1L) {
+                         n_threads = NULL) {
   x <- check_data(x, "x")
   dims <- check_whole(dims, "dims", 1, max_dims(x))
   if (!is.character(algorithm) || length(algorithm) < 1L) {

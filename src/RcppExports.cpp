@@ -374,6 +374,39 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// gram_cpp
+Rcpp::NumericMatrix gram_cpp(Rcpp::NumericMatrix x, int n_threads);
+RcppExport SEXP _kmreduce_gram_cpp(SEXP xSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(gram_cpp(x, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// sym_eigenvalues_cpp
+Rcpp::NumericVector sym_eigenvalues_cpp(Rcpp::NumericMatrix g);
+RcppExport SEXP _kmreduce_sym_eigenvalues_cpp(SEXP gSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type g(gSEXP);
+    rcpp_result_gen = Rcpp::wrap(sym_eigenvalues_cpp(g));
+    return rcpp_result_gen;
+END_RCPP
+}
+// threads_info_cpp
+Rcpp::List threads_info_cpp();
+RcppExport SEXP _kmreduce_threads_info_cpp() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    rcpp_result_gen = Rcpp::wrap(threads_info_cpp());
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_kmeans_cpp", (DL_FUNC) &_kmreduce_kmeans_cpp, 9},
@@ -403,10 +436,15 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_randomized_svd_cpp", (DL_FUNC) &_kmreduce_randomized_svd_cpp, 6},
     {"_kmreduce_cssp_cpp", (DL_FUNC) &_kmreduce_cssp_cpp, 6},
     {"_kmreduce_rsvd_range_cpp", (DL_FUNC) &_kmreduce_rsvd_range_cpp, 4},
+    {"_kmreduce_gram_cpp", (DL_FUNC) &_kmreduce_gram_cpp, 2},
+    {"_kmreduce_sym_eigenvalues_cpp", (DL_FUNC) &_kmreduce_sym_eigenvalues_cpp, 1},
+    {"_kmreduce_threads_info_cpp", (DL_FUNC) &_kmreduce_threads_info_cpp, 0},
     {NULL, NULL, 0}
 };
 
+void kmreduce_init_threads(DllInfo* /*dll*/);
 RcppExport void R_init_kmreduce(DllInfo *dll) {
     R_registerRoutines(dll, NULL, CallEntries, NULL, NULL);
     R_useDynamicSymbols(dll, FALSE);
+    kmreduce_init_threads(dll);
 }

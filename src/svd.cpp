@@ -70,3 +70,17 @@ Rcpp::NumericMatrix rsvd_range_cpp(SEXP x, int l, double seed, int n_threads) {
   });
   return out;
 }
+
+// [[Rcpp::export]]
+Rcpp::NumericMatrix gram_cpp(Rcpp::NumericMatrix x, int n_threads) {
+  const kmreduce::DenseMatrix a(&x[0], x.nrow(), x.ncol());
+  const int m = std::min(x.nrow(), x.ncol());
+  Rcpp::NumericMatrix g(m, m);
+  kmreduce::gram(a, &g[0], n_threads);
+  return g;
+}
+
+// [[Rcpp::export]]
+Rcpp::NumericVector sym_eigenvalues_cpp(Rcpp::NumericMatrix g) {
+  return Rcpp::wrap(kmreduce::sym_eigenvalues(&g[0], g.nrow()));
+}

@@ -67,7 +67,7 @@ test_that("bad method, dims, counts, seed and control are refused", {
   expect_error(kmeans_reduced(m$x, 2, method = "svd", dims = 7), "`dims` must be a whole number in \\[1, 6\\], not 7")
   expect_error(kmeans_reduced(m$x, 2, n_init = 0), "`n_init` must be a whole number in \\[1, 1e\\+06\\], not 0")
   expect_error(kmeans_reduced(m$x, 2, iter_max = -1), "`iter_max` must be a whole number")
-  expect_error(kmeans_reduced(m$x, 2, n_threads = 0), "`n_threads` must be a whole number in \\[1, 1024\\], not 0")
+  expect_error(kmeans_reduced(m$x, 2, n_threads = 0), "`n_threads` must be a whole number >= 1, not 0")
   expect_error(kmeans_reduced(m$x, 2, seed = "x"), "`seed` must be NULL or a single whole number, not \"x\"")
   expect_error(kmeans_reduced(m$x, 2, seed = 1.5), "`seed` must be NULL or a single whole number, not 1.5")
   expect_error(kmeans_reduced(m$x, 2, seed = c(1, 2)), "`seed` must be NULL or a single whole number")

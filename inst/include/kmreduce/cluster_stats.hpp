@@ -91,74 +91,68 @@ inline ClusterStats cluster_stats(const DenseMatrix& a, const int* label,
     detail::deviations(a, label, k, s, n_threads);
     return s;
   }
-#ifdef _OPENMP
-#pragma omp parallel num_threads(n_threads)
-#endif
-  {
-    std::vector<double> acc(4 * k);
-#ifdef _OPENMP
-#pragma omp for schedule(static)
-#endif
-    for (index_t j = 0; j < d; ++j) {
-      const double* col = a.x + n * j;
-      std::fill(acc.begin(), acc.end(), 0.0);
-      double* a0 = acc.data();
-      double* a1 = a0 + k;
-      double* a2 = a1 + k;
-      double* a3 = a2 + k;
-      // Sweep 1: cluster sums (copy r % 4, as add_by_label4), sum and sum of
-      // squares (four partial sums: no chain of dependent adds).
-      double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-      double q0 = 0.0, q1 = 0.0, q2 = 0.0, q3 = 0.0;
-      index_t r = 0;
-      for (; r + 4 <= n; r += 4) {
-        const double v0 = col[r], v1 = col[r + 1], v2 = col[r + 2], v3 = col[r + 3];
-        a0[label[r]] += v0;
-        a1[label[r + 1]] += v1;
-        a2[label[r + 2]] += v2;
-        a3[label[r + 3]] += v3;
-        s0 += v0; s1 += v1; s2 += v2; s3 += v3;
-        q0 += v0 * v0; q1 += v1 * v1; q2 += v2 * v2; q3 += v3 * v3;
-      }
-      for (; r < n; ++r) {
-        a0[label[r]] += col[r];
-        s0 += col[r];
-        q0 += col[r] * col[r];
-      }
-      const double sum = ((s0 + s1) + s2) + s3;
-      const double ss = ((q0 + q1) + q2) + q3;
-      double* c = s.centres.data() + k * j;
-      for (index_t q = 0; q < k; ++q)
-        c[q] = s.size[q] > 0 ? sum4(acc.data(), k, q) / static_cast<double>(s.size[q]) : 0.0;
-      const double mean = sum / static_cast<double>(n);
-      // Sweep 2 (the column is in cache): squared deviations from the
-      // centres, by cluster, and from the column mean.
-      std::fill(acc.begin(), acc.end(), 0.0);
-      double t0 = 0.0, t1 = 0.0, t2 = 0.0, t3 = 0.0;
-      for (r = 0; r + 4 <= n; r += 4) {
-        const double v0 = col[r], v1 = col[r + 1], v2 = col[r + 2], v3 = col[r + 3];
-        const double e0 = v0 - c[label[r]], e1 = v1 - c[label[r + 1]];
-        const double e2 = v2 - c[label[r + 2]], e3 = v3 - c[label[r + 3]];
-        a0[label[r]] += e0 * e0;
-        a1[label[r + 1]] += e1 * e1;
-        a2[label[r + 2]] += e2 * e2;
-        a3[label[r + 3]] += e3 * e3;
-        const double f0 = v0 - mean, f1 = v1 - mean, f2 = v2 - mean, f3 = v3 - mean;
-        t0 += f0 * f0; t1 += f1 * f1; t2 += f2 * f2; t3 += f3 * f3;
-      }
-      for (; r < n; ++r) {
-        const double e = col[r] - c[label[r]], f = col[r] - mean;
-        a0[label[r]] += e * e;
-        t0 += f * f;
-      }
-      const double tot = ((t0 + t1) + t2) + t3;
-      double* w = wpart.data() + k * j;
-      for (index_t q = 0; q < k; ++q) w[q] = sum4(acc.data(), k, q);
-      tpart[j] = tot;
-      spart[j] = ss;
+  const double work = 2.0 * static_cast<double>(n) * d;
+  std::vector<std::vector<double>> ws(team_size(d, n_threads, work));
+  parallel_for(d, n_threads, [&](index_t j, int wk) {
+    std::vector<double>& acc = ws[wk];
+    acc.resize(4 * k);
+    const double* col = a.x + n * j;
+    std::fill(acc.begin(), acc.end(), 0.0);
+    double* a0 = acc.data();
+    double* a1 = a0 + k;
+    double* a2 = a1 + k;
+    double* a3 = a2 + k;
+    // Sweep 1: cluster sums (copy r % 4, as add_by_label4), sum and sum of
+    // squares (four partial sums: no chain of dependent adds).
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    double q0 = 0.0, q1 = 0.0, q2 = 0.0, q3 = 0.0;
+    index_t r = 0;
+    for (; r + 4 <= n; r += 4) {
+      const double v0 = col[r], v1 = col[r + 1], v2 = col[r + 2], v3 = col[r + 3];
+      a0[label[r]] += v0;
+      a1[label[r + 1]] += v1;
+      a2[label[r + 2]] += v2;
+      a3[label[r + 3]] += v3;
+      s0 += v0; s1 += v1; s2 += v2; s3 += v3;
+      q0 += v0 * v0; q1 += v1 * v1; q2 += v2 * v2; q3 += v3 * v3;
     }
-  }
-  (void)n_threads;
+    for (; r < n; ++r) {
+      a0[label[r]] += col[r];
+      s0 += col[r];
+      q0 += col[r] * col[r];
+    }
+    const double sum = ((s0 + s1) + s2) + s3;
+    const double ss = ((q0 + q1) + q2) + q3;
+    double* c = s.centres.data() + k * j;
+    for (index_t q = 0; q < k; ++q)
+      c[q] = s.size[q] > 0 ? sum4(acc.data(), k, q) / static_cast<double>(s.size[q]) : 0.0;
+    const double mean = sum / static_cast<double>(n);
+    // Sweep 2 (the column is in cache): squared deviations from the
+    // centres, by cluster, and from the column mean.
+    std::fill(acc.begin(), acc.end(), 0.0);
+    double t0 = 0.0, t1 = 0.0, t2 = 0.0, t3 = 0.0;
+    for (r = 0; r + 4 <= n; r += 4) {
+      const double v0 = col[r], v1 = col[r + 1], v2 = col[r + 2], v3 = col[r + 3];
+      const double e0 = v0 - c[label[r]], e1 = v1 - c[label[r + 1]];
+      const double e2 = v2 - c[label[r + 2]], e3 = v3 - c[label[r + 3]];
+      a0[label[r]] += e0 * e0;
+      a1[label[r + 1]] += e1 * e1;
+      a2[label[r + 2]] += e2 * e2;
+      a3[label[r + 3]] += e3 * e3;
+      const double f0 = v0 - mean, f1 = v1 - mean, f2 = v2 - mean, f3 = v3 - mean;
+      t0 += f0 * f0; t1 += f1 * f1; t2 += f2 * f2; t3 += f3 * f3;
+    }
+    for (; r < n; ++r) {
+      const double e = col[r] - c[label[r]], f = col[r] - mean;
+      a0[label[r]] += e * e;
+      t0 += f * f;
+    }
+    const double tot = ((t0 + t1) + t2) + t3;
+    double* w = wpart.data() + k * j;
+    for (index_t q = 0; q < k; ++q) w[q] = sum4(acc.data(), k, q);
+    tpart[j] = tot;
+    spart[j] = ss;
+  }, work);
   detail::finish(s, wpart, tpart, spart, k, d);
   return s;
 }
@@ -187,10 +181,7 @@ inline ClusterStats cluster_stats(const SparseMatrix& a, const int* label,
   s.centres.assign(k * d, 0.0);
   cluster_sums(a, label, k, s.centres.data(), n_threads);
   std::vector<double> wpart(k * d, 0.0), tpart(d, 0.0), spart(d, 0.0);
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(n_threads)
-#endif
-  for (index_t j = 0; j < d; ++j) {
+  parallel_for(d, n_threads, [&](index_t j, int) {
     double* c = s.centres.data() + k * j;
     double* w = wpart.data() + k * j;
     for (index_t q = 0; q < k; ++q) {
@@ -212,8 +203,7 @@ inline ClusterStats cluster_stats(const SparseMatrix& a, const int* label,
     }
     tpart[j] = tot;
     spart[j] = ss;
-  }
-  (void)n_threads;
+  }, 2.0 * static_cast<double>(a.p[d]) + d * k);
   detail::finish(s, wpart, tpart, spart, k, d);
   return s;
 }

@@ -17,11 +17,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <stdexcept>
 #include <vector>
 
 #include "matrix.hpp"
+#include "parallel.hpp"
 #include "products.hpp"
 #include "rng.hpp"
 
@@ -41,13 +43,23 @@ template <class Matrix>
 double column_residual(const Matrix& a, const std::vector<index_t>& idx,
                        double frob2, int n_threads) {
   const index_t m = static_cast<index_t>(idx.size());
-  arma::mat c(a.n, m);
-  gather_columns(a, idx, std::vector<double>(m, 1.0), c.memptr(), n_threads);
-  arma::mat u, v;
-  arma::vec s;
-  if (!arma::svd_econ(u, s, v, c, "left", "dc") &&
-      !arma::svd_econ(u, s, v, c, "left", "std"))
-    throw std::runtime_error("the SVD (LAPACK) did not converge");
+  auto c = std::make_shared<arma::mat>(a.n, m);
+  gather_columns(a, idx, std::vector<double>(m, 1.0), c->memptr(), n_threads);
+  struct Left {
+    arma::mat u;
+    arma::vec s;
+  };
+  // LAPACK on a helper thread where the caller can be interrupted.
+  const Left left = run_interruptible<Left>([c]() {
+    Left out;
+    arma::mat v;
+    if (!arma::svd_econ(out.u, out.s, v, *c, "left", "dc") &&
+        !arma::svd_econ(out.u, out.s, v, *c, "left", "std"))
+      throw std::runtime_error("the SVD (LAPACK) did not converge");
+    return out;
+  });
+  const arma::mat& u = left.u;
+  const arma::vec& s = left.s;
   const double tol = (s.n_elem > 0 ? s[0] : 0.0) *
                      static_cast<double>(std::max(a.n, m)) *
                      std::numeric_limits<double>::epsilon();
@@ -133,13 +145,16 @@ CsspResult cssp(const Matrix& a, const double* v, index_t k, double c,
       in[j] = 1;
     }
     const index_t ct = static_cast<index_t>(kept.size());
-    arma::mat m(k, ct);
+    auto m = std::make_shared<arma::mat>(k, ct);
     for (index_t t = 0; t < ct; ++t)
-      for (index_t q = 0; q < k; ++q) m(q, t) = v[kept[t] + d * q] * scale[t];
-    arma::mat qq, rr;
-    arma::uvec piv;
-    if (!arma::qr(qq, rr, piv, m, "vector"))
-      throw std::runtime_error("pivoted QR (LAPACK) failed");
+      for (index_t q = 0; q < k; ++q) (*m)(q, t) = v[kept[t] + d * q] * scale[t];
+    const arma::uvec piv = run_interruptible<arma::uvec>([m]() {
+      arma::mat qq, rr;
+      arma::uvec p;
+      if (!arma::qr(qq, rr, p, *m, "vector"))
+        throw std::runtime_error("pivoted QR (LAPACK) failed");
+      return p;
+    });
     std::vector<index_t> chosen(k);
     for (index_t q = 0; q < k; ++q) chosen[q] = kept[piv[q]];
     std::vector<index_t> key = chosen;

@@ -39,25 +39,19 @@ void dist2_to_points(const Data& a, const double* row_norms, const double* p,
                      index_t m, double* out, int n_threads) {
   const std::vector<double> pnorm = centre_sqnorms(p, m, a.d);
   const index_t nb = n_blocks(a.n, kRowBlock);
-#ifdef _OPENMP
-#pragma omp parallel num_threads(n_threads)
-#endif
-  {
-    std::vector<double> buf(kRowBlock * m);
-#ifdef _OPENMP
-#pragma omp for schedule(static)
-#endif
-    for (index_t b = 0; b < nb; ++b) {
-      const index_t r0 = b * kRowBlock, r1 = std::min(a.n, r0 + kRowBlock);
-      const index_t len = r1 - r0;
-      cross_block(a, r0, r1, p, m, buf.data());
-      for (index_t t = 0; t < m; ++t)
-        for (index_t r = r0; r < r1; ++r)
-          out[r + a.n * t] = std::max(
-              0.0, row_norms[r] - 2.0 * buf[(r - r0) + len * t] + pnorm[t]);
-    }
-  }
-  (void)n_threads;
+  const double work = static_cast<double>(a.n) * m * a.d;
+  std::vector<std::vector<double>> ws(team_size(nb, n_threads, work));
+  parallel_for(nb, n_threads, [&](index_t b, int w) {
+    std::vector<double>& buf = ws[w];
+    buf.resize(kRowBlock * m);
+    const index_t r0 = b * kRowBlock, r1 = std::min(a.n, r0 + kRowBlock);
+    const index_t len = r1 - r0;
+    cross_block(a, r0, r1, p, m, buf.data());
+    for (index_t t = 0; t < m; ++t)
+      for (index_t r = r0; r < r1; ++r)
+        out[r + a.n * t] = std::max(
+            0.0, row_norms[r] - 2.0 * buf[(r - r0) + len * t] + pnorm[t]);
+  }, work);
 }
 
 // The nearest-centre assignment of the rows to the seeds, which k-means++

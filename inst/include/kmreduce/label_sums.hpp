@@ -138,18 +138,14 @@ inline void label_sums_columns(const double* x, index_t n, index_t d,
                                int n_threads) {
 #ifdef KMREDUCE_X86_SIMD
   const std::vector<std::uint8_t> masks = label_masks(label, n, k);
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(n_threads)
-#endif
-  for (index_t j = 0; j < d; ++j) {
+  parallel_for(d, n_threads, [&](index_t j, int) {
     double out[kMaxMaskedClusters];
     detail::column_label_sums_k(k, x + n * j, n, masks.data(), out);
     for (index_t q = 0; q < k; ++q) sums[q + k * j] += out[q];
-  }
+  }, static_cast<double>(n) * d);
 #else
-  (void)x; (void)n; (void)d; (void)label; (void)k; (void)sums;
+  (void)x; (void)n; (void)d; (void)label; (void)k; (void)sums; (void)n_threads;
 #endif
-  (void)n_threads;
 }
 
 // Each row's squared distance to its centre (dist, n) and the total sum of
@@ -165,25 +161,20 @@ inline double row_deviations(const double* x, index_t n, index_t d,
   std::vector<double> part(static_cast<std::size_t>(nb), 0.0);
   std::vector<double> sq(static_cast<std::size_t>(nb), 0.0);
 #ifdef KMREDUCE_X86_SIMD
-#ifdef _OPENMP
-#pragma omp parallel num_threads(n_threads)
-#endif
-  {
-    std::vector<double> lanes(kBlock);
-#ifdef _OPENMP
-#pragma omp for schedule(static)
-#endif
-    for (index_t b = 0; b < nb; ++b) {
-      const index_t r0 = b * kBlock, r1 = std::min(n, r0 + kBlock);
-      part[b] = detail::row_deviations_avx512(x, n, d, r0, r1, label, centres,
-                                              k, mean, lanes.data(), &sq[b]);
-      std::copy(lanes.begin(), lanes.begin() + (r1 - r0), dist + r0);
-    }
-  }
+  const double work = static_cast<double>(n) * d;
+  std::vector<std::vector<double>> ws(team_size(nb, n_threads, work));
+  parallel_for(nb, n_threads, [&](index_t b, int w) {
+    std::vector<double>& lanes = ws[w];
+    lanes.resize(kBlock);
+    const index_t r0 = b * kBlock, r1 = std::min(n, r0 + kBlock);
+    part[b] = detail::row_deviations_avx512(x, n, d, r0, r1, label, centres,
+                                            k, mean, lanes.data(), &sq[b]);
+    std::copy(lanes.begin(), lanes.begin() + (r1 - r0), dist + r0);
+  }, work);
 #else
   (void)x; (void)d; (void)label; (void)centres; (void)k; (void)mean; (void)dist;
-#endif
   (void)n_threads;
+#endif
   double tot = 0.0;
   for (double v : part) tot += v;
   if (sumsq != nullptr) {

@@ -1,5 +1,5 @@
 // kmreduce: Lloyd's algorithm (Lloyd 1982) with distances computed as
-// ||c||^2 - 2 x.c by row blocks (a GEMM per block), OpenMP over blocks,
+// ||c||^2 - 2 x.c by row blocks (a GEMM per block), threads over blocks,
 // and empty clusters re-seeded from the point farthest from its centre.
 // Every result is independent of the thread count (see parallel.hpp).
 #ifndef KMREDUCE_LLOYD_HPP
@@ -35,32 +35,35 @@ index_t assign_nearest(const Data& a, const double* row_norms,
                        double* min_dist, int n_threads) {
   const std::vector<double> cnorm = centre_sqnorms(centres, k, a.d);
   const index_t nb = n_blocks(a.n, kRowBlock);
-  index_t changes = 0;
-#ifdef _OPENMP
-#pragma omp parallel num_threads(n_threads) reduction(+ : changes)
-#endif
-  {
-    std::vector<double> buf(kRowBlock * k), best(kRowBlock);
-    std::vector<int> which(kRowBlock);
-#ifdef _OPENMP
-#pragma omp for schedule(static)
-#endif
-    for (index_t b = 0; b < nb; ++b) {
-      const index_t r0 = b * kRowBlock, r1 = std::min(a.n, r0 + kRowBlock);
-      const index_t m = r1 - r0;
-      cross_block(a, r0, r1, centres, k, buf.data());
-      two_nearest(buf.data(), m, k, cnorm.data(), best.data(), nullptr, which.data());
-      for (index_t r = r0; r < r1; ++r) {
-        const int bq = which[r - r0];
-        min_dist[r] = std::max(0.0, row_norms[r] + best[r - r0]);
-        if (label[r] != bq) {
-          ++changes;
-          label[r] = bq;
-        }
+  const double work = static_cast<double>(a.n) * k * a.d;
+  struct Scratch {
+    std::vector<double> buf, best;
+    std::vector<int> which;
+    index_t changes = 0;
+  };
+  std::vector<Scratch> ws(team_size(nb, n_threads, work));
+  parallel_for(nb, n_threads, [&](index_t b, int w) {
+    Scratch& s = ws[w];
+    if (s.buf.empty()) {
+      s.buf.resize(kRowBlock * k);
+      s.best.resize(kRowBlock);
+      s.which.resize(kRowBlock);
+    }
+    const index_t r0 = b * kRowBlock, r1 = std::min(a.n, r0 + kRowBlock);
+    const index_t m = r1 - r0;
+    cross_block(a, r0, r1, centres, k, s.buf.data());
+    two_nearest(s.buf.data(), m, k, cnorm.data(), s.best.data(), nullptr, s.which.data());
+    for (index_t r = r0; r < r1; ++r) {
+      const int bq = s.which[r - r0];
+      min_dist[r] = std::max(0.0, row_norms[r] + s.best[r - r0]);
+      if (label[r] != bq) {
+        ++s.changes;
+        label[r] = bq;
       }
     }
-  }
-  (void)n_threads;
+  }, work);
+  index_t changes = 0;
+  for (const Scratch& s : ws) changes += s.changes;
   return changes;
 }
 
@@ -78,45 +81,49 @@ index_t assign_bounded(const Data& a, const double* row_norms,
                        double* upper, double* lower, int n_threads) {
   const std::vector<double> cnorm = centre_sqnorms(centres, k, a.d);
   const index_t nb = n_blocks(a.n, kRowBlock);
-  index_t changes = 0;
-#ifdef _OPENMP
-#pragma omp parallel num_threads(n_threads) reduction(+ : changes)
-#endif
-  {
-    std::vector<double> buf(kSkipTile * k), best(kSkipTile), second(kSkipTile);
-    std::vector<int> which(kSkipTile);
-#ifdef _OPENMP
-#pragma omp for schedule(static)
-#endif
-    for (index_t b = 0; b < nb; ++b) {
-      const index_t b1 = std::min(a.n, (b + 1) * kRowBlock);
-      for (index_t t0 = b * kRowBlock; t0 < b1; t0 += kSkipTile) {
-        const index_t t1 = std::min(b1, t0 + kSkipTile);
-        // Halves of 8 rows: a half whose rows are all safe is not computed
-        // (in packed tiles its cache lines are not even read).
-        const index_t mid = std::min(t1, t0 + kSkipTile / 2);
-        bool safe0 = true, safe1 = true;
-        for (index_t r = t0; r < mid && safe0; ++r) safe0 = upper[r] <= lower[r];
-        for (index_t r = mid; r < t1 && safe1; ++r) safe1 = upper[r] <= lower[r];
-        if (safe0 && safe1) continue;
-        const index_t r0 = safe0 ? mid : t0, r1 = safe1 ? mid : t1;
-        const index_t m = r1 - r0;
-        cross_block(a, r0, r1, centres, k, buf.data());
-        two_nearest(buf.data(), m, k, cnorm.data(), best.data(), second.data(),
-                    which.data());
-        for (index_t r = r0; r < r1; ++r) {
-          const int bq = which[r - r0];
-          upper[r] = std::sqrt(std::max(0.0, row_norms[r] + best[r - r0]));
-          lower[r] = std::sqrt(std::max(0.0, row_norms[r] + second[r - r0]));
-          if (label[r] != bq) {
-            ++changes;
-            label[r] = bq;
-          }
+  const double work = static_cast<double>(a.n) * k * a.d;
+  struct Scratch {
+    std::vector<double> buf, best, second;
+    std::vector<int> which;
+    index_t changes = 0;
+  };
+  std::vector<Scratch> ws(team_size(nb, n_threads, work));
+  parallel_for(nb, n_threads, [&](index_t b, int w) {
+    Scratch& s = ws[w];
+    if (s.buf.empty()) {
+      s.buf.resize(kSkipTile * k);
+      s.best.resize(kSkipTile);
+      s.second.resize(kSkipTile);
+      s.which.resize(kSkipTile);
+    }
+    const index_t b1 = std::min(a.n, (b + 1) * kRowBlock);
+    for (index_t t0 = b * kRowBlock; t0 < b1; t0 += kSkipTile) {
+      const index_t t1 = std::min(b1, t0 + kSkipTile);
+      // Halves of 8 rows: a half whose rows are all safe is not computed
+      // (in packed tiles its cache lines are not even read).
+      const index_t mid = std::min(t1, t0 + kSkipTile / 2);
+      bool safe0 = true, safe1 = true;
+      for (index_t r = t0; r < mid && safe0; ++r) safe0 = upper[r] <= lower[r];
+      for (index_t r = mid; r < t1 && safe1; ++r) safe1 = upper[r] <= lower[r];
+      if (safe0 && safe1) continue;
+      const index_t r0 = safe0 ? mid : t0, r1 = safe1 ? mid : t1;
+      const index_t m = r1 - r0;
+      cross_block(a, r0, r1, centres, k, s.buf.data());
+      two_nearest(s.buf.data(), m, k, cnorm.data(), s.best.data(), s.second.data(),
+                  s.which.data());
+      for (index_t r = r0; r < r1; ++r) {
+        const int bq = s.which[r - r0];
+        upper[r] = std::sqrt(std::max(0.0, row_norms[r] + s.best[r - r0]));
+        lower[r] = std::sqrt(std::max(0.0, row_norms[r] + s.second[r - r0]));
+        if (label[r] != bq) {
+          ++s.changes;
+          label[r] = bq;
         }
       }
     }
-  }
-  (void)n_threads;
+  }, work);
+  index_t changes = 0;
+  for (const Scratch& s : ws) changes += s.changes;
   return changes;
 }
 

@@ -226,56 +226,55 @@ inline void sign_project_mailman(const DenseMatrix& a, index_t dims,
   const double scale = r.scale();
   const index_t rows = kMailmanLanes * kMailmanGroup;
   const index_t ngroups = n_blocks(a.n, rows);
-#ifdef _OPENMP
-#pragma omp parallel num_threads(n_threads)
-#endif
-  {
-    detail::AlignedBuffer packed(static_cast<std::size_t>(a.d * rows));
-    detail::AlignedBuffer bucket(2 * 256 * kMailmanLanes);
+  const double work = static_cast<double>(a.n) * a.d * pat.blocks;
+  struct Scratch {
+    detail::AlignedBuffer packed, bucket;
+  };
+  std::vector<std::unique_ptr<Scratch>> ws(team_size(ngroups, n_threads, work));
+  parallel_for(ngroups, n_threads, [&](index_t g, int w) {
+    if (!ws[w])
+      ws[w].reset(new Scratch{detail::AlignedBuffer(static_cast<std::size_t>(a.d * rows)),
+                              detail::AlignedBuffer(2 * 256 * kMailmanLanes)});
+    detail::AlignedBuffer& packed = ws[w]->packed;
+    detail::AlignedBuffer& bucket = ws[w]->bucket;
     double res[8 * kMailmanLanes];
-#ifdef _OPENMP
-#pragma omp for schedule(static)
-#endif
-    for (index_t g = 0; g < ngroups; ++g) {
-      const index_t r0 = g * rows, len = std::min(rows, a.n - r0);
-      const index_t panels = n_blocks(len, kMailmanLanes);
-      // Pack: panel q holds rows r0 + 8q .. r0 + 8q + 7 feature by feature
-      // (missing rows of the last panel are zero).
-      for (index_t i = 0; i < a.d; ++i) {
-        const double* col = a.x + a.n * i + r0;
+    const index_t r0 = g * rows, len = std::min(rows, a.n - r0);
+    const index_t panels = n_blocks(len, kMailmanLanes);
+    // Pack: panel q holds rows r0 + 8q .. r0 + 8q + 7 feature by feature
+    // (missing rows of the last panel are zero).
+    for (index_t i = 0; i < a.d; ++i) {
+      const double* col = a.x + a.n * i + r0;
 #ifdef KMREDUCE_X86_SIMD
-        // Columns are read in short runs: prefetch a few columns ahead.
-        if (i + kMailmanPrefetch < a.d) {
-          const char* ahead = reinterpret_cast<const char*>(col + a.n * kMailmanPrefetch);
-          for (index_t byte = 0; byte < len * 8; byte += 64) _mm_prefetch(ahead + byte, _MM_HINT_T0);
-        }
-#endif
-        for (index_t q = 0; q < panels; ++q) {
-          double* dst = packed.data() + q * a.d * kMailmanLanes + i * kMailmanLanes;
-          for (index_t l = 0; l < kMailmanLanes; ++l) {
-            const index_t rr = q * kMailmanLanes + l;
-            dst[l] = rr < len ? col[rr] : 0.0;
-          }
-        }
+      // Columns are read in short runs: prefetch a few columns ahead.
+      if (i + kMailmanPrefetch < a.d) {
+        const char* ahead = reinterpret_cast<const char*>(col + a.n * kMailmanPrefetch);
+        for (index_t byte = 0; byte < len * 8; byte += 64) _mm_prefetch(ahead + byte, _MM_HINT_T0);
       }
+#endif
       for (index_t q = 0; q < panels; ++q) {
-        const double* panel = packed.data() + q * a.d * kMailmanLanes;
-        const index_t pr0 = r0 + q * kMailmanLanes;
-        const index_t plen = std::min(kMailmanLanes, a.n - pr0);
-        for (index_t b = 0; b < pat.blocks; ++b) {
-          const int nbits = static_cast<int>(std::min<index_t>(8, dims - 8 * b));
-          detail::mailman_panel_gather(panel, groups.order.data() + b * a.d,
-                                       groups.start.data() + b * 257, bucket.data());
-          detail::mailman_fold8(bucket.data(), nbits, res);
-          for (int t = 0; t < nbits; ++t) {
-            double* o = out + a.n * (8 * b + t) + pr0;
-            for (index_t l = 0; l < plen; ++l) o[l] = scale * res[t * kMailmanLanes + l];
-          }
+        double* dst = packed.data() + q * a.d * kMailmanLanes + i * kMailmanLanes;
+        for (index_t l = 0; l < kMailmanLanes; ++l) {
+          const index_t rr = q * kMailmanLanes + l;
+          dst[l] = rr < len ? col[rr] : 0.0;
         }
       }
     }
-  }
-  (void)n_threads;
+    for (index_t q = 0; q < panels; ++q) {
+      const double* panel = packed.data() + q * a.d * kMailmanLanes;
+      const index_t pr0 = r0 + q * kMailmanLanes;
+      const index_t plen = std::min(kMailmanLanes, a.n - pr0);
+      for (index_t b = 0; b < pat.blocks; ++b) {
+        const int nbits = static_cast<int>(std::min<index_t>(8, dims - 8 * b));
+        detail::mailman_panel_gather(panel, groups.order.data() + b * a.d,
+                                     groups.start.data() + b * 257, bucket.data());
+        detail::mailman_fold8(bucket.data(), nbits, res);
+        for (int t = 0; t < nbits; ++t) {
+          double* o = out + a.n * (8 * b + t) + pr0;
+          for (index_t l = 0; l < plen; ++l) o[l] = scale * res[t * kMailmanLanes + l];
+        }
+      }
+    }
+  }, work);
 }
 
 // Sparse rows: per row, nonzeros summed into 256 scalar buckets per block,
@@ -286,16 +285,15 @@ inline void sign_project_mailman(const SparseMatrix& a, index_t dims,
   const SignPatterns pat(r);
   const double scale = r.scale();
   const SparseRows rows(a);
-#ifdef _OPENMP
-#pragma omp parallel num_threads(n_threads)
-#endif
-  {
-    std::vector<double> bucket(256);
+  constexpr index_t kRows = 64;  // rows per task
+  const double work = static_cast<double>(a.p[a.d]) * pat.blocks;
+  std::vector<std::vector<double>> ws(team_size(n_blocks(a.n, kRows), n_threads, work));
+  parallel_for(n_blocks(a.n, kRows), n_threads, [&](index_t blk, int w) {
+    std::vector<double>& bucket = ws[w];
+    bucket.resize(256);
     double res[8];
-#ifdef _OPENMP
-#pragma omp for schedule(static)
-#endif
-    for (index_t i = 0; i < a.n; ++i) {
+    const index_t i1 = std::min(a.n, (blk + 1) * kRows);
+    for (index_t i = blk * kRows; i < i1; ++i) {
       for (index_t b = 0; b < pat.blocks; ++b) {
         const std::uint8_t* p = pat.block(b);
         std::fill(bucket.begin(), bucket.end(), 0.0);
@@ -306,8 +304,7 @@ inline void sign_project_mailman(const SparseMatrix& a, index_t dims,
         for (int t = 0; t < nbits; ++t) out[i + a.n * (8 * b + t)] = scale * res[t];
       }
     }
-  }
-  (void)n_threads;
+  }, work);
 }
 
 inline const char* mailman_simd_level() { return simd_level_name(); }

@@ -108,30 +108,26 @@ inline SparseRows row_access(const SparseMatrix& a) { return SparseRows(a); }
 // Squared Euclidean norm of every row.
 inline void row_sqnorms(const DenseMatrix& a, double* out, int n_threads) {
   const index_t nb = n_blocks(a.n, kRowBlock);
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(n_threads)
-#endif
-  for (index_t b = 0; b < nb; ++b) {
+  parallel_for(nb, n_threads, [&](index_t b, int) {
     const index_t r0 = b * kRowBlock, r1 = std::min(a.n, r0 + kRowBlock);
     for (index_t r = r0; r < r1; ++r) out[r] = 0.0;
     for (index_t j = 0; j < a.d; ++j) {
       const double* col = a.x + a.n * j;
       for (index_t r = r0; r < r1; ++r) out[r] += col[r] * col[r];
     }
-  }
-  (void)n_threads;
+  }, static_cast<double>(a.n) * a.d);
 }
 
 inline void row_sqnorms(const SparseRows& a, double* out, int n_threads) {
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(n_threads)
-#endif
-  for (index_t r = 0; r < a.n; ++r) {
-    double s = 0.0;
-    for (index_t t = a.rp[r]; t < a.rp[r + 1]; ++t) s += a.v[t] * a.v[t];
-    out[r] = s;
-  }
-  (void)n_threads;
+  const index_t nb = n_blocks(a.n, kRowBlock);
+  parallel_for(nb, n_threads, [&](index_t b, int) {
+    const index_t r1 = std::min(a.n, (b + 1) * kRowBlock);
+    for (index_t r = b * kRowBlock; r < r1; ++r) {
+      double s = 0.0;
+      for (index_t t = a.rp[r]; t < a.rp[r + 1]; ++t) s += a.v[t] * a.v[t];
+      out[r] = s;
+    }
+  }, static_cast<double>(a.rp[a.n]));
 }
 
 // out (nb x k, column-major) = rows [r0, r1) of A times C^T, where C is the
@@ -166,35 +162,24 @@ inline void cluster_sums(const DenseMatrix& a, const int* label, index_t k,
     label_sums_columns(a.x, a.n, a.d, label, k, sums, n_threads);
     return;
   }
-#ifdef _OPENMP
-#pragma omp parallel num_threads(n_threads)
-#endif
-  {
-    std::vector<double> acc(4 * k);
-#ifdef _OPENMP
-#pragma omp for schedule(static)
-#endif
-    for (index_t j = 0; j < a.d; ++j) {
-      const double* col = a.x + a.n * j;
-      std::fill(acc.begin(), acc.end(), 0.0);
-      add_by_label4(a.n, label, k, acc.data(), [col](index_t r) { return col[r]; });
-      double* s = sums + k * j;
-      for (index_t q = 0; q < k; ++q) s[q] += sum4(acc.data(), k, q);
-    }
-  }
-  (void)n_threads;
+  const double work = static_cast<double>(a.n) * a.d;
+  std::vector<std::vector<double>> ws(team_size(a.d, n_threads, work));
+  parallel_for(a.d, n_threads, [&](index_t j, int w) {
+    std::vector<double>& acc = ws[w];
+    acc.assign(4 * k, 0.0);
+    const double* col = a.x + a.n * j;
+    add_by_label4(a.n, label, k, acc.data(), [col](index_t r) { return col[r]; });
+    double* s = sums + k * j;
+    for (index_t q = 0; q < k; ++q) s[q] += sum4(acc.data(), k, q);
+  }, work);
 }
 
 inline void cluster_sums(const SparseMatrix& a, const int* label, index_t k,
                          double* sums, int n_threads) {
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(n_threads)
-#endif
-  for (index_t j = 0; j < a.d; ++j) {
+  parallel_for(a.d, n_threads, [&](index_t j, int) {
     double* s = sums + k * j;
     for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) s[label[a.i[t]]] += a.x[t];
-  }
-  (void)n_threads;
+  }, static_cast<double>(a.p[a.d]));
 }
 inline void cluster_sums(const SparseRows& a, const int* label, index_t k,
                          double* sums, int n_threads) {
@@ -206,18 +191,14 @@ inline void cluster_sums(const SparseRows& a, const int* label, index_t k,
 inline void move_rows(const DenseMatrix& a, const std::vector<index_t>& rows,
                       const int* from, const int* to, index_t k, double* sums,
                       int n_threads) {
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(n_threads)
-#endif
-  for (index_t j = 0; j < a.d; ++j) {
+  parallel_for(a.d, n_threads, [&](index_t j, int) {
     const double* col = a.x + a.n * j;
     double* s = sums + k * j;
     for (index_t r : rows) {
       s[to[r]] += col[r];
       s[from[r]] -= col[r];
     }
-  }
-  (void)n_threads;
+  }, 4.0 * static_cast<double>(rows.size()) * a.d);
 }
 
 inline void move_rows(const SparseRows& a, const std::vector<index_t>& rows,

@@ -66,23 +66,21 @@ struct PackedRows {
     const index_t nb = n_blocks(tiles, per_block);
     const bool simd = simd_level() == SimdLevel::Avx512;
     std::vector<ValueSummary> part(static_cast<std::size_t>(nb));
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(n_threads)
-#endif
-    for (index_t b = 0; b < nb; ++b) {
+    parallel_for(nb, n_threads, [&](index_t b, int) {
       const index_t t0 = b * per_block, t1 = std::min(tiles, t0 + per_block);
       // Whole tiles: a SIMD copy with streaming stores (the tiles are read
       // again only after the whole matrix is packed).
       const index_t full = std::min(t1, n / T);
-      if (simd && full > t0) part[b] = pack_tiles_simd(a, t0, full);
+      if (simd && full > t0) {
+        part[b] = pack_tiles_simd(a, t0, full);
+#if defined(KMREDUCE_X86_SIMD)
+        _mm_sfence();  // this thread's streaming stores, before it reports done
+#endif
+      }
       for (index_t t = simd ? std::max(t0, full) : t0; t < t1; ++t)
         part[b].merge(pack_tile(a, t));
-    }
-#if defined(KMREDUCE_X86_SIMD)
-    if (simd) _mm_sfence();
-#endif
+    }, static_cast<double>(n) * d);
     for (const ValueSummary& p : part) values.merge(p);
-    (void)n_threads;
   }
 
   // One tile with plain loops (zero-padded when it is the last, partial one).

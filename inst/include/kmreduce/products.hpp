@@ -23,22 +23,15 @@ inline void multiply(const DenseMatrix& a, const double* b, index_t m,
   for (index_t c = 0; c < m; ++c)
     for (index_t j = 0; j < a.d; ++j) bt[c + m * j] = b[j + a.d * c];
   const index_t nb = n_blocks(a.n, kRowBlock);
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(n_threads)
-#endif
-  for (index_t blk = 0; blk < nb; ++blk) {
+  parallel_for(nb, n_threads, [&](index_t blk, int) {
     const index_t r0 = blk * kRowBlock, r1 = std::min(a.n, r0 + kRowBlock);
     cross_product_block(a.x, a.n, a.d, r0, r1, bt.data(), m, out + r0, a.n);
-  }
-  (void)n_threads;
+  }, static_cast<double>(a.n) * a.d * m);
 }
 
 inline void multiply(const SparseMatrix& a, const double* b, index_t m,
                      double* out, int n_threads) {
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(n_threads)
-#endif
-  for (index_t c = 0; c < m; ++c) {
+  parallel_for(m, n_threads, [&](index_t c, int) {
     double* o = out + a.n * c;
     std::fill(o, o + a.n, 0.0);
     const double* bc = b + a.d * c;
@@ -47,8 +40,7 @@ inline void multiply(const SparseMatrix& a, const double* b, index_t m,
       if (bj == 0.0) continue;
       for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) o[a.i[t]] += a.x[t] * bj;
     }
-  }
-  (void)n_threads;
+  }, static_cast<double>(a.p[a.d]) * m);
 }
 
 // out (d x m, column-major) = A^T M, M is n x m column-major. Dense: blocks
@@ -64,43 +56,45 @@ inline void crossprod(const DenseMatrix& a, const double* mm, index_t m,
     std::vector<double> mt(static_cast<std::size_t>(a.n * ldm), 0.0);
     for (index_t c = 0; c < m; ++c)
       for (index_t r = 0; r < a.n; ++r) mt[ldm * r + c] = mm[r + a.n * c];
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(n_threads)
-#endif
-    for (index_t blk = 0; blk < nb; ++blk) {
+    parallel_for(nb, n_threads, [&](index_t blk, int) {
       const index_t j0 = blk * kColBlock, j1 = std::min(a.d, j0 + kColBlock);
       crossprod_columns_simd(a.x, a.n, a.d, j0, j1, mt.data(), ldm, m, out);
-    }
+    }, static_cast<double>(a.n) * a.d * m);
     return;
   }
   Eigen::Map<const Eigen::MatrixXd> mmap(mm, a.n, m);
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(n_threads)
-#endif
-  for (index_t blk = 0; blk < nb; ++blk) {
+  parallel_for(nb, n_threads, [&](index_t blk, int) {
     const index_t j0 = blk * kColBlock, j1 = std::min(a.d, j0 + kColBlock);
     Eigen::Map<const Eigen::MatrixXd> ab(a.x + a.n * j0, a.n, j1 - j0);
     Eigen::Map<Eigen::MatrixXd, 0, Eigen::OuterStride<>> ob(
         out + j0, j1 - j0, m, Eigen::OuterStride<>(a.d));
     ob.noalias() = ab.transpose() * mmap;
-  }
-  (void)n_threads;
+  }, static_cast<double>(a.n) * a.d * m);
 }
 
 inline void crossprod(const SparseMatrix& a, const double* mm, index_t m,
                       double* out, int n_threads) {
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(n_threads)
-#endif
-  for (index_t j = 0; j < a.d; ++j) {
+  parallel_for(a.d, n_threads, [&](index_t j, int) {
     for (index_t c = 0; c < m; ++c) {
       const double* mc = mm + a.n * c;
       double s = 0.0;
       for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) s += a.x[t] * mc[a.i[t]];
       out[j + a.d * c] = s;
     }
+  }, static_cast<double>(a.p[a.d]) * m);
+}
+
+// The Gram matrix of the smaller side: A^T A (d x d) when d <= n, else
+// A A^T (n x n), column-major, by the threaded product kernels.
+inline void gram(const DenseMatrix& a, double* out, int n_threads) {
+  if (a.d <= a.n) {
+    crossprod(a, a.x, a.d, out, n_threads);
+    return;
   }
-  (void)n_threads;
+  std::vector<double> at(static_cast<std::size_t>(a.d * a.n));
+  for (index_t j = 0; j < a.d; ++j)
+    for (index_t r = 0; r < a.n; ++r) at[j + a.d * r] = a.x[r + a.n * j];
+  multiply(a, at.data(), a.n, out, n_threads);
 }
 
 // Squared norm of every column.
@@ -127,15 +121,11 @@ inline void gather_columns(const DenseMatrix& a, const std::vector<index_t>& idx
                            const std::vector<double>& scale, double* out,
                            int n_threads) {
   const index_t m = static_cast<index_t>(idx.size());
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(n_threads)
-#endif
-  for (index_t c = 0; c < m; ++c) {
+  parallel_for(m, n_threads, [&](index_t c, int) {
     const double* col = a.x + a.n * idx[c];
     double* o = out + a.n * c;
     for (index_t r = 0; r < a.n; ++r) o[r] = scale[c] * col[r];
-  }
-  (void)n_threads;
+  }, static_cast<double>(a.n) * m);
 }
 
 inline void gather_columns(const SparseMatrix& a,
@@ -143,16 +133,12 @@ inline void gather_columns(const SparseMatrix& a,
                            const std::vector<double>& scale, double* out,
                            int n_threads) {
   const index_t m = static_cast<index_t>(idx.size());
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(n_threads)
-#endif
-  for (index_t c = 0; c < m; ++c) {
+  parallel_for(m, n_threads, [&](index_t c, int) {
     double* o = out + a.n * c;
     std::fill(o, o + a.n, 0.0);
     const index_t j = idx[c];
     for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) o[a.i[t]] = scale[c] * a.x[t];
-  }
-  (void)n_threads;
+  }, static_cast<double>(a.n) * m);
 }
 
 // Columns per panel when a d x m random matrix is generated panel by panel:

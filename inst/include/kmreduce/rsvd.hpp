@@ -8,10 +8,12 @@
 
 #include <armadillo>
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
 #include "matrix.hpp"
+#include "parallel.hpp"
 #include "products.hpp"
 #include "random_projection.hpp"
 #include "rng.hpp"
@@ -44,10 +46,15 @@ class GaussianTestMatrix {
 };
 
 namespace detail {
+// LAPACK on a helper thread where the caller can be interrupted (the
+// helper owns a copy of y).
 inline arma::mat orthonormal_basis(const arma::mat& y) {
-  arma::mat q, r;
-  if (!arma::qr_econ(q, r, y)) throw std::runtime_error("QR (LAPACK) failed");
-  return q;
+  auto yy = std::make_shared<const arma::mat>(y);
+  return run_interruptible<arma::mat>([yy]() {
+    arma::mat q, r;
+    if (!arma::qr_econ(q, r, *yy)) throw std::runtime_error("QR (LAPACK) failed");
+    return q;
+  });
 }
 }  // namespace detail
 
@@ -72,12 +79,21 @@ Svd randomized_svd(const Matrix& a, index_t k, index_t oversample,
   check_interrupt(interrupt);
   // B^T = A^T Q (d x l) = W S Ub^T, so A ~ Q B = (Q Ub) S W^T.
   crossprod(a, q.memptr(), l, z.memptr(), n_threads);
-  arma::mat w, ub;
-  arma::vec s;
-  if (!arma::svd_econ(w, s, ub, z, "both", "dc") &&
-      !arma::svd_econ(w, s, ub, z, "both", "std"))
-    throw std::runtime_error("the SVD (LAPACK) did not converge");
-  const arma::mat u = q * ub;
+  struct Both {
+    arma::mat w, ub;
+    arma::vec s;
+  };
+  auto zz = std::make_shared<const arma::mat>(z);
+  const Both f = run_interruptible<Both>([zz]() {
+    Both b;
+    if (!arma::svd_econ(b.w, b.s, b.ub, *zz, "both", "dc") &&
+        !arma::svd_econ(b.w, b.s, b.ub, *zz, "both", "std"))
+      throw std::runtime_error("the SVD (LAPACK) did not converge");
+    return b;
+  });
+  const arma::mat& w = f.w;
+  const arma::vec& s = f.s;
+  const arma::mat u = q * f.ub;
   Svd out;
   out.k = k;
   out.d.assign(s.begin(), s.begin() + k);

@@ -115,30 +115,23 @@ inline void sparse_embed(const DenseMatrix& a, const CountSketch& s,
 #ifdef KMREDUCE_X86_SIMD
   if (simd_level() == SimdLevel::Avx512) {
     std::vector<ValueSummary> part(static_cast<std::size_t>(s.dims));
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(n_threads)
-#endif
-    for (index_t c = 0; c < s.dims; ++c) {
+    parallel_for(s.dims, n_threads, [&](index_t c, int) {
       double* o = out + n * c;
       std::fill(o, o + n, 0.0);
       for (index_t t = s.start[c]; t < s.start[c + 1]; t += 8) {
         const int count = static_cast<int>(std::min<index_t>(8, s.start[c + 1] - t));
         detail::add_columns(count, a.x, n, s.member.data() + t, s.sign.data(), o, part[c]);
       }
-    }
+    }, static_cast<double>(n) * a.d);
     if (values != nullptr) {
       *values = ValueSummary();
       for (const ValueSummary& p : part) values->merge(p);  // every column is in a bucket
     }
-    (void)n_threads;
     return;
   }
 #endif
   if (values != nullptr) *values = summarize_values(a.x, a.n * a.d);
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(n_threads)
-#endif
-  for (index_t c = 0; c < s.dims; ++c) {
+  parallel_for(s.dims, n_threads, [&](index_t c, int) {
     double* __restrict o = out + n * c;
     for (index_t r = 0; r < n; ++r) o[r] = 0.0;
     index_t t = s.start[c];
@@ -162,16 +155,12 @@ inline void sparse_embed(const DenseMatrix& a, const CountSketch& s,
       const double sj = s.sign[j];
       for (index_t r = 0; r < n; ++r) o[r] += sj * col[r];
     }
-  }
-  (void)n_threads;
+  }, static_cast<double>(n) * a.d);
 }
 
 inline void sparse_embed(const SparseMatrix& a, const CountSketch& s,
                          double* out, int n_threads) {
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(n_threads)
-#endif
-  for (index_t c = 0; c < s.dims; ++c) {
+  parallel_for(s.dims, n_threads, [&](index_t c, int) {
     double* o = out + a.n * c;
     for (index_t r = 0; r < a.n; ++r) o[r] = 0.0;
     for (index_t t = s.start[c]; t < s.start[c + 1]; ++t) {
@@ -179,8 +168,7 @@ inline void sparse_embed(const SparseMatrix& a, const CountSketch& s,
       const double sj = s.sign[j];
       for (index_t q = a.p[j]; q < a.p[j + 1]; ++q) o[a.i[q]] += sj * a.x[q];
     }
-  }
-  (void)n_threads;
+  }, static_cast<double>(a.p[a.d]));
 }
 
 }  // namespace kmreduce

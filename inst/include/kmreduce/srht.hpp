@@ -106,10 +106,7 @@ namespace detail {
 inline void srht_direct(const DenseMatrix& a, const SrhtMap& m, double* out,
                         int n_threads) {
   const double scale = 1.0 / std::sqrt(static_cast<double>(m.dims));
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(n_threads)
-#endif
-  for (index_t t = 0; t < m.dims; ++t) {
+  parallel_for(m.dims, n_threads, [&](index_t t, int) {
     double* o = out + a.n * t;
     std::fill(o, o + a.n, 0.0);
     for (index_t j = 0; j < a.d; ++j) {
@@ -117,26 +114,21 @@ inline void srht_direct(const DenseMatrix& a, const SrhtMap& m, double* out,
       const double* col = a.x + a.n * j;
       for (index_t r = 0; r < a.n; ++r) o[r] += w * col[r];
     }
-  }
-  (void)n_threads;
+  }, static_cast<double>(a.n) * a.d * m.dims);
 }
 
 inline void srht_direct(const SparseRows& a, const SrhtMap& m, double* out,
                         int n_threads) {
   const double scale = 1.0 / std::sqrt(static_cast<double>(m.dims));
   const SparseMatrix& c = a.csc;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(n_threads)
-#endif
-  for (index_t t = 0; t < m.dims; ++t) {
+  parallel_for(m.dims, n_threads, [&](index_t t, int) {
     double* o = out + c.n * t;
     std::fill(o, o + c.n, 0.0);
     for (index_t j = 0; j < c.d; ++j) {
       const double w = scale * m.sign[j] * hadamard_sign(m.sample[t], j);
       for (index_t q = c.p[j]; q < c.p[j + 1]; ++q) o[c.i[q]] += w * c.x[q];
     }
-  }
-  (void)n_threads;
+  }, static_cast<double>(a.csc.nnz()) * m.dims);
 }
 
 inline double stored_values(const DenseMatrix& a) {
@@ -163,27 +155,20 @@ void srht_project(const Rows& a, const SrhtMap& m, double* out, int n_threads) {
   const index_t lanes = srht_lanes(m.padded);
   const index_t nb = n_blocks(a.n, lanes);
   const double scale = 1.0 / std::sqrt(static_cast<double>(m.dims));
-#ifdef _OPENMP
-#pragma omp parallel num_threads(n_threads)
-#endif
-  {
-    std::vector<double> buf(m.padded * lanes);
-#ifdef _OPENMP
-#pragma omp for schedule(static)
-#endif
-    for (index_t b = 0; b < nb; ++b) {
-      const index_t r0 = b * lanes, len = std::min(lanes, a.n - r0);
-      std::fill(buf.begin() + a.d * len, buf.begin() + m.padded * len, 0.0);
-      detail::fill_block(a, m, r0, len, buf.data());
-      detail::fwht_lanes(buf.data(), m.padded, len);
-      for (index_t t = 0; t < m.dims; ++t) {
-        const double* src = buf.data() + m.sample[t] * len;
-        double* o = out + a.n * t + r0;
-        for (index_t r = 0; r < len; ++r) o[r] = scale * src[r];
-      }
+  std::vector<std::vector<double>> ws(team_size(nb, n_threads, fast));
+  parallel_for(nb, n_threads, [&](index_t b, int w) {
+    std::vector<double>& buf = ws[w];
+    buf.resize(m.padded * lanes);
+    const index_t r0 = b * lanes, len = std::min(lanes, a.n - r0);
+    std::fill(buf.begin() + a.d * len, buf.begin() + m.padded * len, 0.0);
+    detail::fill_block(a, m, r0, len, buf.data());
+    detail::fwht_lanes(buf.data(), m.padded, len);
+    for (index_t t = 0; t < m.dims; ++t) {
+      const double* src = buf.data() + m.sample[t] * len;
+      double* o = out + a.n * t + r0;
+      for (index_t r = 0; r < len; ++r) o[r] = scale * src[r];
     }
-  }
-  (void)n_threads;
+  }, fast);
 }
 
 }  // namespace kmreduce

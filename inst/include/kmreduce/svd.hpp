@@ -5,10 +5,13 @@
 #define KMREDUCE_SVD_HPP
 
 #include <armadillo>
+#include <algorithm>
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
 #include "matrix.hpp"
+#include "parallel.hpp"
 
 namespace kmreduce {
 
@@ -38,16 +41,39 @@ inline TopSvd top_svd_dense(const arma::mat& x, index_t k) {
 }
 }  // namespace detail
 
+// LAPACK cannot be interrupted: where an interrupt check is installed the
+// decomposition runs on a helper thread (run_interruptible) and owns a copy
+// of the data, so that an interrupted caller can return at once.
 inline TopSvd top_svd(const DenseMatrix& a, index_t k) {
-  const arma::mat x(const_cast<double*>(a.x), a.n, a.d, false, true);
-  return detail::top_svd_dense(x, k);
+  if (!interruptible_here()) {
+    const arma::mat x(const_cast<double*>(a.x), a.n, a.d, false, true);
+    return detail::top_svd_dense(x, k);
+  }
+  auto x = std::make_shared<const arma::mat>(a.x, a.n, a.d);
+  return run_interruptible<TopSvd>([x, k]() { return detail::top_svd_dense(*x, k); });
 }
 
 inline TopSvd top_svd(const SparseMatrix& a, index_t k) {
-  arma::mat x(a.n, a.d, arma::fill::zeros);
-  for (index_t j = 0; j < a.d; ++j)
-    for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) x(a.i[t], j) = a.x[t];
-  return detail::top_svd_dense(x, k);
+  auto x = std::make_shared<arma::mat>(a.n, a.d, arma::fill::zeros);
+  for (index_t j = 0; j < a.d; ++j) {
+    for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) (*x)(a.i[t], j) = a.x[t];
+    if (j % 256 == 0) poll_interrupt();
+  }
+  return run_interruptible<TopSvd>([x, k]() { return detail::top_svd_dense(*x, k); });
+}
+
+// Eigenvalues of a symmetric m x m matrix (column-major), decreasing; LAPACK
+// on a helper thread where the caller can be interrupted.
+inline std::vector<double> sym_eigenvalues(const double* g, index_t m) {
+  auto gm = std::make_shared<const arma::mat>(g, m, m);
+  std::vector<double> ev = run_interruptible<std::vector<double>>([gm]() {
+    arma::vec ev;
+    if (!arma::eig_sym(ev, *gm))
+      throw std::runtime_error("the eigendecomposition (LAPACK) did not converge");
+    return std::vector<double>(ev.begin(), ev.end());
+  });
+  std::reverse(ev.begin(), ev.end());  // LAPACK's order is increasing
+  return ev;
 }
 
 }  // namespace kmreduce
