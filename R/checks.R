@@ -10,8 +10,17 @@ describe <- function(x) {
   if (is.data.frame(x)) return(sprintf("a data frame with %d columns", ncol(x)))
   if (is.list(x)) return(sprintf("a list of length %d", length(x)))
   if (is.factor(x)) return(sprintf("a factor of length %d", length(x)))
+  if (is.environment(x)) return("an environment")
   if (is.matrix(x)) return(sprintf("a %s matrix of %d x %d", typeof(x), nrow(x), ncol(x)))
+  if (is.array(x)) {
+    return(sprintf("a %d-dimensional %s array (%s)", length(dim(x)), typeof(x),
+                   paste(dim(x), collapse = " x ")))
+  }
   if (isS4(x)) return(sprintf("an object of class %s", class(x)[1L]))
+  if (!is.null(oldClass(x))) {
+    return(sprintf("an object of class %s%s", class(x)[1L],
+                   if (length(x) == 1L && is.atomic(x)) paste0(" (", format(x), ")") else ""))
+  }
   if (length(x) == 0L) return(sprintf("an empty %s vector", typeof(x)))
   if (length(x) > 1L) return(sprintf("a %s vector of length %d", typeof(x), length(x)))
   if (is.character(x)) return(sprintf("\"%s\"", x))
@@ -70,14 +79,14 @@ check_data <- function(x, arg = "x", big = FALSE, block_rows = NULL, values = TR
     return(check_big_data(x, arg, block_rows_for(x, block_rows)))
   }
   if (is.data.frame(x)) {
-    ok <- vapply(x, function(col) is.numeric(col) && !is.factor(col), logical(1))
-    if (!all(ok)) {
-      bad <- names(x)[!ok]
-      kinds <- vapply(x[!ok], function(col) class(col)[1L], character(1))
-      stop_arg(sprintf("`%s` must have numeric columns only; %s.", arg,
-                       paste(sprintf("column '%s' is %s", bad, kinds), collapse = ", ")))
+    if (ncol(x) == 0L || nrow(x) == 0L) {
+      stop_arg(sprintf("`%s` must have at least one row and one column, not a data frame of %d x %d.",
+                       arg, nrow(x), ncol(x)))
     }
+    x[] <- lapply(seq_along(x), function(j) plain_numeric(x[[j]], arg, names(x)[j]))
     x <- as.matrix(x)
+  } else if (is.matrix(x) && !is.null(oldClass(x)) && !identical(oldClass(x), "matrix")) {
+    x <- matrix(plain_numeric(x, arg, NULL), nrow(x), ncol(x), dimnames = dimnames(x))
   }
   if (inherits(x, "Matrix")) {
     if (!methods::is(x, "dMatrix") && !methods::is(x, "lMatrix") && !methods::is(x, "nMatrix")) {
@@ -85,6 +94,10 @@ check_data <- function(x, arg = "x", big = FALSE, block_rows = NULL, values = TR
     }
     if (methods::is(x, "sparseMatrix")) {
       if (!methods::is(x, "dgCMatrix")) {
+        valid <- tryCatch(methods::validObject(x), error = function(e) conditionMessage(e))
+        if (is.character(valid)) {
+          stop_arg(sprintf("`%s` is not a valid %s: %s", arg, class(x)[1L], valid))
+        }
         x <- methods::as(methods::as(methods::as(x, "CsparseMatrix"), "generalMatrix"), "dMatrix")
       }
     } else {
@@ -92,6 +105,7 @@ check_data <- function(x, arg = "x", big = FALSE, block_rows = NULL, values = TR
     }
   }
   if (methods::is(x, "dgCMatrix")) {
+    check_sparse_slots(x, arg)
     if (nrow(x) == 0L || ncol(x) == 0L) {
       stop_arg(sprintf("`%s` must have at least one row and one column, not %d x %d.",
                        arg, nrow(x), ncol(x)))
@@ -117,6 +131,38 @@ check_data <- function(x, arg = "x", big = FALSE, block_rows = NULL, values = TR
     sprintf("at row %d, column %d", (t - 1L) %% n + 1L, (t - 1L) %/% n + 1L)
   }, ncol(x))
   x
+}
+
+# A column (or matrix) of numbers as a plain double/integer vector: classed
+# numbers are converted where the conversion is well defined (integer64
+# through bit64, difftime in its units) and refused by name otherwise (the
+# bits of an integer64 read as doubles would be garbage).
+plain_numeric <- function(col, arg, name) {
+  what <- if (is.null(name)) sprintf("`%s`", arg) else sprintf("`%s` column '%s'", arg, name)
+  cls <- setdiff(oldClass(col), c("matrix", "array", "AsIs"))
+  if (length(cls) == 0L || is.factor(col)) {
+    if (is.numeric(col) && !is.factor(col)) return(col)
+    stop_arg(sprintf("%s must be numeric, not %s.", what, describe_kind(col)))
+  }
+  if (inherits(col, "integer64")) {
+    if (!requireNamespace("bit64", quietly = TRUE)) {
+      stop_arg(sprintf("%s is an integer64 vector; install bit64 or convert it with as.numeric().", what))
+    }
+    out <- suppressWarnings(as.double(col))  # the check below says it better
+    if (any(abs(out) > 2^53, na.rm = TRUE)) {
+      stop_arg(sprintf("%s is an integer64 vector with values beyond 2^53, which doubles cannot hold exactly.",
+                       what))
+    }
+    return(out)
+  }
+  if (inherits(col, "difftime")) return(as.double(col, units = units(col)))
+  stop_arg(sprintf(paste0("%s is a %s vector; convert it to plain numbers first ",
+                          "(for example with as.numeric()) so that its unit is your choice."),
+                   what, cls[1L]))
+}
+
+describe_kind <- function(col) {
+  if (is.factor(col)) "a factor" else sprintf("a %s vector", class(col)[1L])
 }
 
 # A kernel found a non-finite or too large value in `x` (checked with
@@ -185,7 +231,20 @@ check_label_pair <- function(a, b) {
   if (!(is.numeric(b) || is.character(b) || is.factor(b)) || anyNA(b)) {
     stop_arg(sprintf("`truth` must be a vector of labels without NA, not %s.", describe(b)))
   }
-  list(a = factor(a, levels = unique(a)), b = factor(b, levels = unique(b)))
+  # Integer codes by exact value (a factor would merge labels that print
+  # alike, such as 1 and 1 + 2^-52).
+  if (is.factor(a)) a <- as.character(a)
+  if (is.factor(b)) b <- as.character(b)
+  ia <- match(a, unique(a))
+  ib <- match(b, unique(b))
+  # The nonzero cells of the contingency table, never the dense table.
+  o <- order(ia, ib)
+  sa <- ia[o]
+  sb <- ib[o]
+  n <- length(sa)
+  new <- c(TRUE, sa[-1L] != sa[-n] | sb[-1L] != sb[-n])
+  list(a = ia, b = ib, n = n, na = max(ia), nb = max(ib),
+       cell_a = sa[new], cell_b = sb[new], count = tabulate(cumsum(new)))
 }
 
 reduction_methods <- function() {
@@ -235,7 +294,8 @@ check_dims <- function(dims, method, k, x) {
 check_seed <- function(seed) {
   if (is.null(seed)) return(NULL)
   if (!is_whole(seed) || abs(seed) > 2^53) {
-    stop_arg(sprintf("`seed` must be NULL or a single whole number, not %s.", describe(seed)))
+    stop_arg(sprintf("`seed` must be NULL or a single whole number, not %s. Seeds are whole numbers with |seed| <= 2^53.",
+                     describe(seed)))
   }
   as.numeric(seed)
 }
@@ -343,7 +403,19 @@ check_newdata <- function(newdata, reducer, arg = "newdata") {
   names_fit <- reducer$feature_names
   d <- reducer$n_features
   names_new <- colnames(newdata)
-  if (!is.null(names_fit) && !is.null(names_new)) {
+  # Columns are matched by name only when the fit's names identify them
+  # (no NA, "" or duplicate); otherwise by position.
+  usable <- !is.null(names_fit) && !anyNA(names_fit) && all(nzchar(names_fit)) &&
+    !anyDuplicated(names_fit)
+  if (usable && !is.null(names_new)) {
+    dup <- unique(names_new[duplicated(names_new) & names_new %in% names_fit])
+    if (length(dup) > 0L) {
+      shown <- utils::head(dup, 5L)
+      stop_arg(sprintf("`%s` has duplicated column names, so its columns cannot be matched to the fit's: %s.",
+                       arg, paste0("'", shown, "'", collapse = ", ")))
+    }
+  }
+  if (usable && !is.null(names_new)) {
     missing <- setdiff(names_fit, names_new)
     if (length(missing) > 0L) {
       shown <- utils::head(missing, 5L)
@@ -351,10 +423,97 @@ check_newdata <- function(newdata, reducer, arg = "newdata") {
                        arg, paste0("'", shown, "'", collapse = ", "),
                        if (length(missing) > 5L) sprintf(" and %d more", length(missing) - 5L) else ""))
     }
-    if (!identical(names_new, names_fit)) newdata <- newdata[, names_fit, drop = FALSE]
+    if (!identical(names_new, names_fit)) newdata <- newdata[, match(names_fit, names_new), drop = FALSE]
   } else if (ncol(newdata) != d) {
     stop_arg(sprintf("`%s` must have %d columns (as the data the model was fitted to), not %d.",
                      arg, d, ncol(newdata)))
   }
   newdata
+}
+
+# A dgCMatrix whose slots may have been edited: every slot checked in O(nnz)
+# before C++ reads it.
+check_sparse_slots <- function(x, arg) {
+  problem <- sparse_problem_cpp(x)
+  if (nzchar(problem)) {
+    stop_arg(sprintf(paste0("`%s` is not a valid dgCMatrix: %s. Was it modified slot by slot? ",
+                            "Build it with Matrix::sparseMatrix() instead."), arg, problem))
+  }
+  invisible(x)
+}
+
+is_finite_matrix <- function(m, ncol = NULL) {
+  is.matrix(m) && is.numeric(m) && nrow(m) >= 1L && (is.null(ncol) || ncol(m) == ncol) &&
+    all(is.finite(m))
+}
+
+# A kmreduce_reducer (from a fit or reduce_dims()), as C++ will read it.
+check_reducer <- function(r, arg = "object") {
+  bad <- function(what) {
+    stop_arg(sprintf("`%s` is not a valid kmreduce reducer: %s.", arg, what))
+  }
+  if (!inherits(r, "kmreduce_reducer") || !is.list(r)) bad(sprintf("it is %s", describe(r)))
+  ok <- setdiff(reduction_methods(), "auto")
+  if (!is.character(r$method) || length(r$method) != 1L || !(r$method %in% ok)) {
+    bad(sprintf("`method` must be one of %s, not %s", paste0("\"", ok, "\"", collapse = ", "),
+                describe(r$method)))
+  }
+  if (!is_whole(r$n_features) || r$n_features < 1) {
+    bad(sprintf("`n_features` must be a whole number >= 1, not %s", describe(r$n_features)))
+  }
+  if (!is_whole(r$dims) || r$dims < 1) {
+    bad(sprintf("`dims` must be a whole number >= 1, not %s", describe(r$dims)))
+  }
+  if (!is.null(r$feature_names) &&
+      (!is.character(r$feature_names) || length(r$feature_names) != r$n_features)) {
+    bad(sprintf("`feature_names` must be NULL or %d names, not %s", r$n_features,
+                describe(r$feature_names)))
+  }
+  m <- r$method
+  if (m %in% projection_methods() && (!is_whole(r$seed) || abs(r$seed) > 2^53)) {
+    bad(sprintf("`seed` must be a whole number, not %s", describe(r$seed)))
+  }
+  if (m == "none" && r$dims != r$n_features) {
+    bad(sprintf("`dims` must equal `n_features` (%s) for method \"none\", not %s",
+                format(r$n_features), format(r$dims)))
+  }
+  if (m %in% selection_methods()) {
+    f <- r$features
+    if (!is.data.frame(f) || !all(c("index", "scale", "name") %in% names(f)) ||
+        nrow(f) != r$dims) {
+      bad(sprintf("`features` must be a data frame of %s rows with columns index, scale and name",
+                  format(r$dims)))
+    }
+    if (!is.numeric(f$index) || anyNA(f$index) || any(f$index != round(f$index)) ||
+        any(f$index < 1) || any(f$index > r$n_features)) {
+      bad(sprintf("`features$index` must hold column numbers in [1, %s]", format(r$n_features)))
+    }
+    if (!is.numeric(f$scale) || !all(is.finite(f$scale))) {
+      bad("`features$scale` must hold finite numbers")
+    }
+  }
+  if (m %in% extraction_methods() && !is_finite_matrix(r$rotation) ||
+      m %in% extraction_methods() && (nrow(r$rotation) != r$n_features || ncol(r$rotation) != r$dims)) {
+    bad(sprintf("`rotation` must be a finite %s x %s matrix", format(r$n_features), format(r$dims)))
+  }
+  invisible(r)
+}
+
+# A kmeans_reduced fit, as predict() and its relatives read it.
+check_reduced_fit <- function(fit, arg = "object") {
+  bad <- function(what) {
+    stop_arg(sprintf("`%s` is not a valid kmeans_reduced fit: %s.", arg, what))
+  }
+  if (!inherits(fit, "kmeans_reduced") || !is.list(fit)) bad(sprintf("it is %s", describe(fit)))
+  check_reducer(fit$reducer, sprintf("%s$reducer", arg))
+  if (!is.null(fit$assignment_centers)) {
+    if (!is_finite_matrix(fit$assignment_centers, fit$reducer$n_features)) {
+      bad(sprintf("`assignment_centers` must be a finite matrix with %s columns, not %s",
+                  format(fit$reducer$n_features), describe(fit$assignment_centers)))
+    }
+  } else if (!is_finite_matrix(fit$reduced_centers, fit$reducer$dims)) {
+    bad(sprintf("`reduced_centers` must be a finite matrix with %s columns (one row per cluster), not %s",
+                format(fit$reducer$dims), describe(fit$reduced_centers)))
+  }
+  invisible(fit)
 }

@@ -217,12 +217,13 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
   }
   # The sparse embedding and k-means on the data itself check the values of
   # a dense matrix while they read it: no pass of its own.
-  fused <- is.matrix(x) && is.double(x) && is.numeric(k) && !is.matrix(k) &&
+  fused <- is.matrix(x) && is.null(oldClass(x)) && is.double(x) && is.numeric(k) && !is.matrix(k) &&
     is.character(method) && length(method) == 1L &&
     method %in% c("none", "sparse_embedding")
   x <- check_data(x, "x", big = TRUE, block_rows = control$block_rows, values = !fused)
   method <- check_method(method)
   centers0 <- NULL
+  if (inherits(k, "Matrix")) k <- as.matrix(k)  # sparse initial centres
   if (is.matrix(k) || is.data.frame(k)) {
     centers0 <- check_centers(k, x)
     k <- nrow(centers0)
@@ -254,6 +255,12 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
     reducer <- fit_reducer(x, method, dims, k, seed_r, n_threads, control)
     reduced <- apply_reducer(reducer, x, n_threads, control$block_rows,
                              if (method == "sparse_embedding") limit else 0)
+    if (method != "none" && k > 1L && !has_distinct_rows_cpp(reduced, k)) {
+      warning(sprintf(paste0("The reduced data (%d dimensions) have fewer than k = %d distinct rows: ",
+                             "the reduction merged rows that the original data tell apart. ",
+                             "Increase `dims` or choose another method."), ncol(reduced), k),
+              call. = FALSE)
+    }
     t1 <- elapsed()
     say(verbose, "  done in %.3f s; k-means on %d x %d, k = %d%s", t1 - t0,
         nrow(reduced), ncol(reduced), k,

@@ -11,7 +11,10 @@
 #' @param method `"randomized"` ([randomized_svd()] with `3k + 1` extra test
 #'   vectors, the FastFrobeniusSVD of the 2015 paper with `eps = 1/3`, and
 #'   `power_iters` power iterations) or `"exact"` (LAPACK SVD of a dense copy).
-#' @param power_iters Power iterations of the randomized SVD.
+#' @param power_iters Power iterations of the randomized SVD. The default, 0,
+#'   is the paper's FastFrobeniusSVD and what `kmeans_reduced(method =
+#'   "leverage")` uses (`control$power_iters`), so that the same seed gives
+#'   the same scores; more iterations give scores closer to the exact ones.
 #' @inheritParams kmeans_reduced
 #' @return A numeric vector of length `ncol(x)`, named by the columns of `x`.
 #' @examples
@@ -20,7 +23,7 @@
 #' head(sort(s, decreasing = TRUE))
 #' @export
 leverage_scores <- function(x, k, method = c("randomized", "exact"), seed = NULL,
-                            power_iters = 2L, n_threads = NULL) {
+                            power_iters = 0L, n_threads = NULL) {
   x <- check_data(x, "x")
   k <- check_whole(k, "k", 1, min(dim(x)))
   if (!is.character(method) || length(method) < 1L) {

@@ -150,6 +150,7 @@ print.summary.kmeans_reduced <- function(x, ...) {
 #' @export
 predict.kmeans_reduced <- function(object, newdata, n_threads = NULL, ...) {
   if (missing(newdata)) return(object$cluster)
+  check_reduced_fit(object, "object")
   n_threads <- check_n_threads(n_threads)
   if (is_big(newdata)) {
     # Out of core: block by block.
@@ -250,6 +251,7 @@ plot.kmeans_reduced <- function(x, data = NULL, which = c("clusters", "scores"),
 cluster_scores <- function(x, data) {
   k <- length(x$size)
   if (!is.null(data)) {
+    check_reduced_fit(x, "x")
     data <- check_newdata(data, x$reducer, "data")
     reduced <- apply_reducer(x$reducer, data)
     cluster <- predict(x, data)
@@ -329,6 +331,7 @@ feature_scores_plot <- function(x, n_labels, main, ...) {
 #' @export
 predict.kmreduce_reducer <- function(object, newdata, n_threads = NULL, ...) {
   if (missing(newdata)) return(object$reduced)
+  check_reducer(object, "object")
   newdata <- check_newdata(newdata, object, "newdata")
   apply_reducer(object, newdata, check_n_threads(n_threads))
 }

@@ -13,12 +13,12 @@
 #' @export
 normalized_mutual_info <- function(cluster, truth) {
   pair <- check_label_pair(cluster, truth)
-  p <- table(pair$a, pair$b) / length(pair$a)
-  pa <- rowSums(p)
-  pb <- colSums(p)
+  n <- pair$n
+  p <- pair$count / n
+  pa <- tabulate(pair$a) / n
+  pb <- tabulate(pair$b) / n
   entropy <- function(q) -sum(q[q > 0] * log(q[q > 0]))
-  nz <- p > 0
-  mi <- sum(p[nz] * log(p[nz] / outer(pa, pb)[nz]))
+  mi <- sum(p * log(p / (pa[pair$cell_a] * pb[pair$cell_b])))
   h <- (entropy(pa) + entropy(pb)) / 2
   if (h == 0) return(1)  # both partitions have a single cluster
   max(0, min(1, mi / h))

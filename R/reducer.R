@@ -21,10 +21,14 @@ new_reducer <- function(method, dims, seed, x, ...) {
 # Top right singular vectors, exact (LAPACK) or randomized: FastFrobeniusSVD
 # of Lemma 4 of Boutsidis et al. (2015), k + ceil(k / eps + 1) Gaussian
 # columns, `power_iters` power iterations.
+# Extra test vectors: ceil(k / eps + 1), kept an integer for any eps > 0
+# (the SVD uses at most min(n, d) columns anyway).
+oversample_for <- function(k, eps) as.integer(min(ceiling(k / eps + 1), 2^30))
+
 top_right_vectors <- function(x, k, how, eps, power_iters, seed, n_threads,
                               block_rows = NULL) {
   if (is_big(x)) {
-    sv <- stream_rsvd(x, k, as.integer(ceiling(k / eps + 1)), power_iters, seed,
+    sv <- stream_rsvd(x, k, oversample_for(k, eps), power_iters, seed,
                       n_threads, block_rows_for(x, block_rows))
     return(list(d = sv$d, v = sv$v))
   }
@@ -37,7 +41,7 @@ top_right_vectors <- function(x, k, how, eps, power_iters, seed, n_threads,
     }
     sv <- top_svd_cpp(x, k)
   } else {
-    sv <- randomized_svd_cpp(x, k, as.integer(ceiling(k / eps + 1)), power_iters,
+    sv <- randomized_svd_cpp(x, k, oversample_for(k, eps), power_iters,
                              seed, n_threads)
   }
   list(d = sv$d, v = sv$v)

@@ -12,6 +12,17 @@ Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
+// sparse_problem_cpp
+std::string sparse_problem_cpp(SEXP x);
+RcppExport SEXP _kmreduce_sparse_problem_cpp(SEXP xSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    rcpp_result_gen = Rcpp::wrap(sparse_problem_cpp(x));
+    return rcpp_result_gen;
+END_RCPP
+}
 // kmeans_cpp
 Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol, double seed, int n_threads, bool verbose, double limit);
 RcppExport SEXP _kmreduce_kmeans_cpp(SEXP xSEXP, SEXP kSEXP, SEXP n_initSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP verboseSEXP, SEXP limitSEXP) {
@@ -409,6 +420,7 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
+    {"_kmreduce_sparse_problem_cpp", (DL_FUNC) &_kmreduce_sparse_problem_cpp, 1},
     {"_kmreduce_kmeans_cpp", (DL_FUNC) &_kmreduce_kmeans_cpp, 9},
     {"_kmreduce_lloyd_from_cpp", (DL_FUNC) &_kmreduce_lloyd_from_cpp, 5},
     {"_kmreduce_predict_nearest_cpp", (DL_FUNC) &_kmreduce_predict_nearest_cpp, 3},

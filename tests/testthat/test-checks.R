@@ -11,15 +11,15 @@ test_that("bad data is refused with a message naming `x`", {
   expect_error(kmeans_reduced(sp, 2), "`x` must contain only finite numbers.*row 5, column 1")
   bad2 <- m$x; bad2[c(3, 7), 2] <- c(Inf, NA)
   expect_error(kmeans_reduced(bad2, 2), "found 2 non-finite values \\(the first: Inf at row 3, column 2\\)")
-  expect_error(kmeans_reduced(iris, 2), "`x` must have numeric columns only; column 'Species' is factor")
-  expect_error(kmeans_reduced(data.frame(a = 1:3, b = letters[1:3]), 2), "column 'b' is character")
+  expect_error(kmeans_reduced(iris, 2), "`x` column 'Species' must be numeric, not a factor")
+  expect_error(kmeans_reduced(data.frame(a = 1:3, b = letters[1:3]), 2), "column 'b' must be numeric, not a character vector")
   expect_error(kmeans_reduced(matrix(letters[1:6], 3), 2), "`x` must be a numeric matrix, data frame or dgCMatrix, not a character matrix")
   expect_error(kmeans_reduced(matrix(TRUE, 3, 2), 2), "`x` must be a numeric matrix.*logical matrix")
   expect_error(kmeans_reduced(list(1, 2), 2), "`x` must be a numeric matrix.*a list")
   expect_error(kmeans_reduced(1:10, 2), "`x` must be a numeric matrix.*integer vector")
   expect_error(kmeans_reduced(m$x[0, ], 1), "`x` must have at least one row and one column, not 0 x 6")
   expect_error(kmeans_reduced(m$x[, 0], 1), "`x` must have at least one row and one column, not 50 x 0")
-  expect_error(kmeans_reduced(data.frame(a = 1:3, b = c(TRUE, FALSE, TRUE)), 2), "column 'b' is logical")
+  expect_error(kmeans_reduced(data.frame(a = 1:3, b = c(TRUE, FALSE, TRUE)), 2), "column 'b' must be numeric, not a logical vector")
   expect_error(kmeans_reduced(Matrix::Matrix(m$x[, 1] > 0, 10, 5), 2) , NA)
   expect_error(kmeans_reduced(m$x * 1e160, 2), "`x` has values as large as .* squared distances would overflow")
 })
@@ -91,4 +91,123 @@ test_that("constant columns and all-zero data are valid input", {
 test_that("errors come before any computation and have no call", {
   err <- tryCatch(kmeans_reduced(m$x, 0), error = identity)
   expect_null(conditionCall(err))
+})
+
+test_that("a dgCMatrix with edited slots gets a clear error, never a crash (child process)", {
+  skip_on_cran()
+  res <- run_child(
+    c("set.seed(1); x <- Matrix::rsparsematrix(60, 30, 0.2)",
+      "edits <- list(",
+      "  neg_i = function(m) { m@i[1] <- -1L; m },",
+      "  big_i = function(m) { m@i[3] <- 1000L; m },",
+      "  na_i = function(m) { m@i[2] <- NA_integer_; m },",
+      "  long_p = function(m) { m@p <- c(m@p, m@p[length(m@p)]); m },",
+      "  big_p = function(m) { m@p[length(m@p)] <- m@p[length(m@p)] + 50L; m },",
+      "  dec_p = function(m) { m@p[5] <- m@p[5] + 40L; m },",
+      "  short_x = function(m) { m@x <- m@x[-1]; m },",
+      "  big_dim = function(m) { m@Dim <- c(60L, 40L); m },",
+      "  small_dim = function(m) { m@Dim <- c(10L, 30L); m },",
+      "  unsorted_i = function(m) { j <- which(diff(m@p) >= 2)[1]; t <- m@p[j] + 1:2; m@i[t] <- rev(m@i[t]); m })",
+      "calls <- list(",
+      "  kmeans_reduced = function(m) kmeans_reduced(m, 3, seed = 1),",
+      "  sign_project = function(m) sign_project(m, 5, seed = 1),",
+      "  randomized_svd = function(m) randomized_svd(m, 3, seed = 1),",
+      "  reduce_dims = function(m) reduce_dims(m, 'sparse_embedding', dims = 5, seed = 1),",
+      "  predict = function(m) predict(fit, m))",
+      "fit <- kmeans_reduced(x, 3, seed = 1)"),
+    c("out <- character(0)",
+      "for (e in names(edits)) for (f in names(calls)) {",
+      "  m <- edits[[e]](x)",
+      "  msg <- tryCatch({ calls[[f]](m); 'no error' }, error = function(err) conditionMessage(err))",
+      "  out[paste(e, f)] <- msg",
+      "}",
+      "out"))
+  expect_identical(res$status, "finished", info = paste(res$log, collapse = "\n"))
+  for (nm in names(res$value)) {
+    expect_match(res$value[[nm]], "`(x|newdata)` is not a valid dgCMatrix|is not a valid|invalid class",
+                 label = nm)
+  }
+  expect_length(res$value, 50L)
+})
+
+test_that("predict() and plot() check the fit before C++ reads it", {
+  skip_on_cran()
+  res <- run_child(
+    c("set.seed(1); x <- matrix(rnorm(600), 100)",
+      "fit <- kmeans_reduced(x, 3, method = 'sign', dims = 4, seed = 1)",
+      "full <- kmeans_reduced(x, 3, method = 'sign', dims = 4, refine = 2, seed = 1)",
+      "lev <- kmeans_reduced(x, 3, method = 'leverage', dims = 4, seed = 1)",
+      "tamper <- list(",
+      "  empty_centres = function(f) { f$reduced_centers <- f$reduced_centers[0, , drop = FALSE]; f },",
+      "  wrong_columns = function(f) { f$reduced_centers <- cbind(f$reduced_centers, 1); f },",
+      "  na_centres = function(f) { f$reduced_centers[1, 1] <- NA; f },",
+      "  not_matrix = function(f) { f$reduced_centers <- 'a'; f },",
+      "  dims = function(f) { f$reducer$dims <- 1e6L; f },",
+      "  method = function(f) { f$reducer$method <- 'magic'; f },",
+      "  no_reducer = function(f) { f$reducer <- NULL; f },",
+      "  n_features = function(f) { f$reducer$n_features <- -1; f })"),
+    c("out <- character(0)",
+      "for (t in names(tamper)) {",
+      "  out[t] <- tryCatch({ predict(tamper[[t]](fit), x); 'no error' }, error = function(e) conditionMessage(e))",
+      "  out[paste(t, 'plot')] <- tryCatch({ pdf(NULL); plot(tamper[[t]](fit), data = x); 'no error' },",
+      "                                     error = function(e) conditionMessage(e))",
+      "}",
+      "g <- full; g$assignment_centers <- g$assignment_centers[, 1:2]",
+      "out['assignment'] <- tryCatch({ predict(g, x); 'no error' }, error = function(e) conditionMessage(e))",
+      "l <- lev; l$reducer$features$index[1] <- 99",
+      "out['features'] <- tryCatch({ predict(l, x); 'no error' }, error = function(e) conditionMessage(e))",
+      "out"))
+  expect_identical(res$status, "finished", info = paste(res$log, collapse = "\n"))
+  for (nm in names(res$value)) {
+    expect_match(res$value[[nm]], "is not a valid kmeans_reduced fit|is not a valid kmreduce reducer",
+                 label = nm)
+  }
+})
+
+test_that("classed number columns are converted or refused by name", {
+  df <- data.frame(a = c(1, 2, 10, 11), b = c(5, 6, 50, 60))
+  df$t <- as.difftime(c(1, 2, 30, 31), units = "mins")
+  fit <- kmeans_reduced(df, 2, method = "none", seed = 1)
+  expect_equal(unname(fit$centers[order(fit$centers[, 1]), "t"]), c(1.5, 30.5))
+  df$d <- as.Date("2020-01-01") + 0:3
+  expect_error(kmeans_reduced(df, 2, seed = 1), "`x` column 'd' is a Date vector; convert it")
+  skip_if_not_installed("bit64")
+  df <- data.frame(a = c(1, 2, 10, 11))
+  df$i <- bit64::as.integer64(c(1000, 1001, 5000, 5001))
+  fit <- kmeans_reduced(df, 2, method = "none", seed = 1)
+  expect_equal(sort(unname(fit$centers[, "i"])), c(1000.5, 5000.5))
+  df$i <- bit64::as.integer64("9007199254740993") + 0:3
+  expect_error(kmeans_reduced(df, 2, seed = 1), "column 'i' is an integer64 vector with values beyond 2\\^53")
+})
+
+test_that("odd objects are described plainly in errors", {
+  expect_error(kmeans_reduced(new.env(), 2), "not an environment")
+  expect_error(kmeans_reduced(array(1, c(2, 2, 2)), 2), "not a 3-dimensional double array \\(2 x 2 x 2\\)")
+  expect_error(kmeans_reduced(data.frame(), 2), "at least one row and one column, not a data frame of 0 x 0")
+  expect_error(kmeans_reduced(matrix(rnorm(40), 20), 2, control = list(eps = 1e-12), method = "leverage",
+                              seed = 1), NA)
+})
+
+test_that("predict() matches columns by name only when the names identify them", {
+  x <- m$x
+  fit <- kmeans_reduced(x, 3, method = "sign", dims = 5, seed = 1)
+  perm <- x[, rev(seq_len(ncol(x)))]
+  expect_identical(unname(predict(fit, perm)), unname(fit$cluster))
+  dup <- cbind(x, x[, 1, drop = FALSE])
+  expect_error(predict(fit, dup), "`newdata` has duplicated column names.*'f1'")
+  y <- x
+  colnames(y)[c(1, 2)] <- c("a", "a")
+  fit2 <- kmeans_reduced(y, 3, method = "sign", dims = 5, seed = 1)
+  expect_identical(unname(predict(fit2, y)), unname(fit2$cluster))  # by position
+  colnames(y)[1:2] <- c("", NA)
+  fit3 <- kmeans_reduced(y, 3, method = "sign", dims = 5, seed = 1)
+  expect_identical(unname(predict(fit3, y)), unname(fit3$cluster))
+})
+
+test_that("sparse initial centres are accepted; the seed limit is stated", {
+  st <- m$x[c(1, 2, 3), ]
+  a <- kmeans_reduced(m$x, st, method = "none")
+  b <- kmeans_reduced(m$x, Matrix::Matrix(st, sparse = TRUE), method = "none")
+  expect_identical(a$cluster, b$cluster)
+  expect_error(kmeans_reduced(m$x, 2, seed = 2^60), "\\|seed\\| <= 2\\^53")
 })

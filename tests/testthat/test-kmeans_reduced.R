@@ -219,3 +219,11 @@ test_that("method = 'none' takes its statistics in one pass from Lloyd's means, 
     expect_equal(one$totss, two$totss, tolerance = 1e-13)
   }
 })
+
+test_that("a reduction that merges rows into fewer than k distinct ones warns", {
+  x <- cbind(rep(c(0, 1), each = 10), rep(c(0, 1), 10))
+  expect_warning(kmeans_reduced(x, 4, method = "leverage", dims = 1, seed = 1,
+                                control = list(sampling = "top")),
+                 "fewer than k = 4 distinct rows")
+  expect_warning(kmeans_reduced(x, 4, method = "none", seed = 1), NA)
+})

@@ -5,8 +5,11 @@ test_that("leverage scores sum to 1 and match svd()", {
   expect_equal(unname(ex), ref, tolerance = 1e-10)
   expect_identical(names(ex), colnames(m$x))
   expect_equal(sum(ex), 1, tolerance = 1e-12)
-  rn <- leverage_scores(m$x, 4, seed = 1)
+  rn <- leverage_scores(m$x, 4, seed = 1, power_iters = 2)
   expect_equal(unname(rn), ref, tolerance = 1e-6)
+  # The default is the reducer's: same seed, same scores.
+  fit <- kmeans_reduced(m$x, 4, method = "leverage", dims = 10, seed = 7)
+  expect_identical(leverage_scores(m$x, 4, seed = 7), fit$reducer$scores)
   s <- make_sparse_mixture()
   expect_equal(leverage_scores(s$x, 3, "exact"), leverage_scores(s$dense, 3, "exact"),
                tolerance = 1e-10)

@@ -58,3 +58,32 @@ test_that("refine never increases the objective and predict follows it", {
   }
   expect_error(kmeans_reduced(m$x, 5, refine = -1), "`refine` must be a whole number")
 })
+
+test_that("the label metrics never build a dense labels x labels table", {
+  a <- rep(1:7000, 2)
+  b <- c(1:7000, 7000:1)
+  expect_error(cluster_accuracy(a, b),
+               "`cluster` and `truth` have 7000 and 7000 distinct labels.*0.4 GB.*adjusted_rand_index\\(\\)")
+  # ARI and NMI on the nonzero cells only, against the dense formulas.
+  withr::with_seed(3, {
+    x <- sample(300, 5000, TRUE)
+    y <- sample(250, 5000, TRUE)
+  })
+  tab <- table(x, y)
+  choose2 <- function(v) v * (v - 1) / 2
+  idx <- sum(choose2(tab)); r <- sum(choose2(rowSums(tab))); s <- sum(choose2(colSums(tab)))
+  e <- r * s / choose2(5000)
+  expect_equal(adjusted_rand_index(x, y), (idx - e) / ((r + s) / 2 - e))
+  p <- tab / 5000; pa <- rowSums(p); pb <- colSums(p); nz <- p > 0
+  h <- (-sum(pa * log(pa)) - sum(pb * log(pb))) / 2
+  expect_equal(normalized_mutual_info(x, y), sum(p[nz] * log(p[nz] / outer(pa, pb)[nz])) / h)
+  expect_equal(adjusted_rand_index(a, a), 1)
+  expect_equal(normalized_mutual_info(a, a), 1)
+})
+
+test_that("labels that print alike are distinct labels; one object is a perfect match", {
+  expect_equal(adjusted_rand_index(1, 1), 1)
+  expect_equal(cluster_accuracy(1, 1), 1)
+  expect_equal(cluster_accuracy(c(1, 1 + 2^-52), c(1, 2)), 1)
+  expect_equal(adjusted_rand_index(c(1, 1 + 2^-52, 1), c(1, 2, 1)), 1)
+})

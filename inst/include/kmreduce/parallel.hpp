@@ -136,7 +136,10 @@ inline void cpu_relax() {
 // Spins before sleeping: long enough to bridge the short serial steps between
 // two parallel loops of one algorithm (Lloyd's centre update), short enough
 // not to matter to a neighbour that needs the core.
-constexpr int kSpinRounds = 2000;
+#ifndef KMREDUCE_SPIN_ROUNDS
+#define KMREDUCE_SPIN_ROUNDS 2000
+#endif
+constexpr int kSpinRounds = KMREDUCE_SPIN_ROUNDS;
 
 class Pool {
  public:

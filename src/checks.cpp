@@ -1,0 +1,55 @@
+// Glue: validation of R objects before the core reads them.
+#include <Rcpp.h>
+
+#include <string>
+
+namespace {
+std::string slot_type(SEXP s) { return Rf_type2char(TYPEOF(s)); }
+}  // namespace
+
+// "" when the slots of a dgCMatrix describe a valid compressed sparse column
+// matrix, else what is wrong. O(nnz); reads nothing out of bounds.
+// [[Rcpp::export]]
+std::string sparse_problem_cpp(SEXP x) {
+  SEXP dim = R_do_slot(x, Rf_install("Dim"));
+  SEXP p = R_do_slot(x, Rf_install("p"));
+  SEXP i = R_do_slot(x, Rf_install("i"));
+  SEXP v = R_do_slot(x, Rf_install("x"));
+  if (TYPEOF(dim) != INTSXP || XLENGTH(dim) != 2)
+    return "its @Dim slot is not two integers";
+  const int n = INTEGER(dim)[0], d = INTEGER(dim)[1];
+  if (n == NA_INTEGER || d == NA_INTEGER || n < 0 || d < 0)
+    return "its @Dim slot has a negative or missing size";
+  if (TYPEOF(p) != INTSXP) return "its @p slot is " + slot_type(p) + ", not integer";
+  if (TYPEOF(i) != INTSXP) return "its @i slot is " + slot_type(i) + ", not integer";
+  if (TYPEOF(v) != REALSXP) return "its @x slot is " + slot_type(v) + ", not double";
+  if (XLENGTH(p) != static_cast<R_xlen_t>(d) + 1)
+    return "its @p slot has " + std::to_string(XLENGTH(p)) + " entries for " +
+           std::to_string(d) + " columns (expected " + std::to_string(d + 1L) + ")";
+  const int* pp = INTEGER(p);
+  const int* ii = INTEGER(i);
+  if (pp[0] != 0) return "its @p slot does not start at 0";
+  for (int j = 0; j < d; ++j) {
+    if (pp[j + 1] == NA_INTEGER || pp[j + 1] < pp[j])
+      return "its @p slot decreases (or is NA) at column " + std::to_string(j + 1);
+  }
+  const R_xlen_t nnz = pp[d];
+  if (XLENGTH(i) != nnz)
+    return "its @i slot has " + std::to_string(XLENGTH(i)) + " entries, @p says " +
+           std::to_string(nnz);
+  if (XLENGTH(v) != nnz)
+    return "its @x slot has " + std::to_string(XLENGTH(v)) + " entries, @p says " +
+           std::to_string(nnz);
+  for (int j = 0; j < d; ++j) {
+    for (int t = pp[j]; t < pp[j + 1]; ++t) {
+      if (ii[t] == NA_INTEGER || ii[t] < 0 || ii[t] >= n)
+        return "its @i slot has row index " +
+               (ii[t] == NA_INTEGER ? std::string("NA") : std::to_string(ii[t])) +
+               " (0-based) outside [0, " + std::to_string(n - 1) + "] in column " +
+               std::to_string(j + 1);
+      if (t > pp[j] && ii[t] <= ii[t - 1])
+        return "its @i slot is not strictly increasing within column " + std::to_string(j + 1);
+    }
+  }
+  return "";
+}
