@@ -322,6 +322,9 @@ check_fit <- function(fit, arg = "fit") {
     stop_arg(sprintf(paste0("`%s` must be a k-means fit (from kmeans_reduced() or ",
                             "stats::kmeans()), not %s."), arg, describe(fit)))
   }
+  check_kmeans_fields(fit, function(what) {
+    stop_arg(sprintf("`%s` is not a valid k-means fit: %s.", arg, what))
+  })
   invisible(fit)
 }
 
@@ -458,11 +461,16 @@ check_reducer <- function(r, arg = "object") {
     bad(sprintf("`method` must be one of %s, not %s", paste0("\"", ok, "\"", collapse = ", "),
                 describe(r$method)))
   }
-  if (!is_whole(r$n_features) || r$n_features < 1) {
-    bad(sprintf("`n_features` must be a whole number >= 1, not %s", describe(r$n_features)))
+  imax <- .Machine$integer.max
+  if (!is_whole(r$n_features) || r$n_features < 1 || r$n_features > imax) {
+    bad(sprintf("`n_features` must be a whole number in [1, %d], not %s", imax, describe(r$n_features)))
   }
-  if (!is_whole(r$dims) || r$dims < 1) {
-    bad(sprintf("`dims` must be a whole number >= 1, not %s", describe(r$dims)))
+  if (!is_whole(r$dims) || r$dims < 1 || r$dims > imax) {
+    bad(sprintf("`dims` must be a whole number in [1, %d], not %s", imax, describe(r$dims)))
+  }
+  if (identical(r$method, "srht") && r$dims > 2^ceiling(log2(r$n_features))) {
+    bad(sprintf("`dims` of an SRHT of %s features must be at most %s, not %s", format(r$n_features),
+                format(2^ceiling(log2(r$n_features))), format(r$dims)))
   }
   if (!is.null(r$feature_names) &&
       (!is.character(r$feature_names) || length(r$feature_names) != r$n_features)) {
@@ -499,13 +507,50 @@ check_reducer <- function(r, arg = "object") {
   invisible(r)
 }
 
-# A kmeans_reduced fit, as predict() and its relatives read it.
-check_reduced_fit <- function(fit, arg = "object") {
+# The fields every k-means fit has (stats::kmeans and kmeans_reduced), as
+# the methods read them.
+check_kmeans_fields <- function(fit, bad) {
+  k <- if (is.matrix(fit$centers)) nrow(fit$centers) else 0L
+  if (!is.matrix(fit$centers) || !is.numeric(fit$centers) || k < 1L) {
+    bad(sprintf("`centers` must be a numeric matrix with one row per cluster, not %s",
+                describe(fit$centers)))
+  }
+  cl <- fit$cluster
+  if (!is.numeric(cl) || length(cl) < 1L || anyNA(cl) || any(cl != round(cl)) ||
+      any(cl < 1) || any(cl > k)) {
+    bad(sprintf("`cluster` must hold cluster numbers in [1, %d], not %s", k, describe(cl)))
+  }
+  for (f in c("withinss", "size")) {
+    v <- fit[[f]]
+    if (!is.numeric(v) || length(v) != k || anyNA(v)) {
+      bad(sprintf("`%s` must be %d numbers (one per cluster), not %s", f, k, describe(v)))
+    }
+  }
+  for (f in c("totss", "tot.withinss", "betweenss", "iter")) {
+    v <- fit[[f]]
+    if (!is.numeric(v) || length(v) != 1L || is.na(v)) {
+      bad(sprintf("`%s` must be a number, not %s", f, describe(v)))
+    }
+  }
+  invisible(fit)
+}
+
+# A kmeans_reduced fit, as predict() and its relatives read it; with
+# fields = TRUE also the kmeans fields (print, summary, plot, tidiers).
+check_reduced_fit <- function(fit, arg = "object", fields = FALSE) {
   bad <- function(what) {
     stop_arg(sprintf("`%s` is not a valid kmeans_reduced fit: %s.", arg, what))
   }
   if (!inherits(fit, "kmeans_reduced") || !is.list(fit)) bad(sprintf("it is %s", describe(fit)))
+  if (fields) check_kmeans_fields(fit, bad)
   check_reducer(fit$reducer, sprintf("%s$reducer", arg))
+  if (fields && (!is.numeric(fit$sumsq) || length(fit$sumsq) != 1L || is.na(fit$sumsq))) {
+    bad(sprintf("`sumsq` must be a number, not %s", describe(fit$sumsq)))
+  }
+  if (fields && (!is_whole(fit$dims) || !is.character(fit$method) || length(fit$method) != 1L)) {
+    bad(sprintf("`method` and `dims` must be a method name and a whole number, not %s and %s",
+                describe(fit$method), describe(fit$dims)))
+  }
   if (!is.null(fit$assignment_centers)) {
     if (!is_finite_matrix(fit$assignment_centers, fit$reducer$n_features)) {
       bad(sprintf("`assignment_centers` must be a finite matrix with %s columns, not %s",
@@ -516,4 +561,30 @@ check_reduced_fit <- function(fit, arg = "object") {
                 format(fit$reducer$dims), describe(fit$reduced_centers)))
   }
   invisible(fit)
+}
+
+# Memory this process can still get (MemAvailable on Linux; NA elsewhere).
+available_memory <- function() {
+  if (!file.exists("/proc/meminfo")) return(NA_real_)
+  line <- tryCatch(grep("^MemAvailable:", readLines("/proc/meminfo", warn = FALSE), value = TRUE),
+                   error = function(e) character(0))
+  if (length(line) != 1L) return(NA_real_)
+  as.numeric(gsub("[^0-9]", "", line)) * 1024
+}
+
+# Refuses a step whose allocations (`bytes`, or a single matrix of more than
+# 2^31 - 1 rows or 2^32 - 1 entries for LAPACK) cannot succeed, with the
+# figure and what to do instead, before anything is allocated.
+check_memory <- function(bytes, what, advice, entries = 0) {
+  avail <- available_memory()
+  gb <- function(b) sprintf("%.1f GB", b / 2^30)
+  if (entries >= 2^32 - 1) {
+    stop_arg(sprintf("%s would need a matrix of %.3g entries, more than the 2^32 - 1 that LAPACK can take. %s",
+                     what, entries, advice))
+  }
+  if (!is.na(avail) && bytes > avail) {
+    stop_arg(sprintf("%s would need about %s of memory, more than the %s available. %s",
+                     what, gb(bytes), gb(avail), advice))
+  }
+  invisible(TRUE)
 }

@@ -27,6 +27,7 @@ method_label <- function(method) {
 #' @return `x`, invisibly.
 #' @export
 print.kmeans_reduced <- function(x, max_cols = 6L, ...) {
+  check_reduced_fit(x, "x", fields = TRUE)
   k <- length(x$size)
   d <- ncol(x$centers)
   cat(sprintf("k-means on reduced data: %d clusters of sizes %s\n", k,
@@ -66,6 +67,7 @@ print.kmeans_reduced <- function(x, max_cols = 6L, ...) {
 #'   `bound` (a `kmreduce_bound`).
 #' @export
 summary.kmeans_reduced <- function(object, x = NULL, ...) {
+  check_reduced_fit(object, "object", fields = TRUE)
   bound <- if (!is.null(x)) optimality_bound(object, x, ...) else NULL
   features <- NULL
   if (!is.null(object$reducer$features)) {
@@ -187,6 +189,7 @@ predict.kmeans_reduced <- function(object, newdata, n_threads = NULL, ...) {
 #' @return A matrix or an integer vector.
 #' @export
 fitted.kmeans_reduced <- function(object, method = c("centers", "classes"), ...) {
+  check_reduced_fit(object, "object", fields = TRUE)
   method <- match.arg(method)
   if (method == "centers") object$centers[object$cluster, , drop = FALSE]
   else object$cluster
@@ -226,6 +229,7 @@ fitted.kmeans_reduced <- function(object, method = c("centers", "classes"), ...)
 plot.kmeans_reduced <- function(x, data = NULL, which = c("clusters", "scores"),
                                 col = NULL, pch = 20, cex = 0.6, main = NULL,
                                 n_labels = 10L, ...) {
+  check_reduced_fit(x, "x", fields = TRUE)
   if (missing(which)) which <- "clusters"
   which <- check_choice(which, "which", c("clusters", "scores"))
   if (which == "scores") {
@@ -399,6 +403,7 @@ generics::augment
 #' @method tidy kmeans_reduced
 #' @export
 tidy.kmeans_reduced <- function(x, col.names = colnames(x$centers), ...) {
+  check_reduced_fit(x, "x", fields = TRUE)
   centres <- as.data.frame(x$centers)
   if (is.null(col.names)) col.names <- paste0("x", seq_len(ncol(centres)))
   if (length(col.names) != ncol(centres)) {
@@ -416,6 +421,7 @@ tidy.kmeans_reduced <- function(x, col.names = colnames(x$centers), ...) {
 #' @method glance kmeans_reduced
 #' @export
 glance.kmeans_reduced <- function(x, ...) {
+  check_reduced_fit(x, "x", fields = TRUE)
   data.frame(totss = x$totss, tot.withinss = x$tot.withinss,
              betweenss = x$betweenss, iter = as.integer(x$iter),
              method = x$method, dims = as.integer(x$dims),
@@ -427,6 +433,7 @@ glance.kmeans_reduced <- function(x, ...) {
 #' @method augment kmeans_reduced
 #' @export
 augment.kmeans_reduced <- function(x, data = NULL, newdata = NULL, ...) {
+  check_reduced_fit(x, "x", fields = TRUE)
   if (!is.null(newdata)) {
     cluster <- predict(x, newdata)
     data <- newdata
@@ -469,6 +476,7 @@ augment.kmeans_reduced <- function(x, data = NULL, newdata = NULL, ...) {
 #' @exportS3Method ggplot2::autoplot
 autoplot.kmeans_reduced <- function(object, which = c("clusters", "scores"),
                                     data = NULL, n_labels = 10L, ...) {
+  check_reduced_fit(object, "object", fields = TRUE)
   if (!requireNamespace("ggplot2", quietly = TRUE)) {
     stop_arg("autoplot() needs the ggplot2 package: install.packages(\"ggplot2\").")
   }

@@ -32,6 +32,22 @@ top_right_vectors <- function(x, k, how, eps, power_iters, seed, n_threads,
                       n_threads, block_rows_for(x, block_rows))
     return(list(d = sv$d, v = sv$v))
   }
+  n <- as.numeric(nrow(x))
+  d <- as.numeric(ncol(x))
+  if (how == "exact") {
+    if (!methods::is(x, "dgCMatrix") || 8 * n * d <= max_dense_bytes()) {
+      check_memory(3 * 8 * n * d, sprintf("The exact SVD of the %s x %s `x`", format(n), format(d)),
+                   "Use the randomized SVD (method = \"rsvd\" or control = list(svd = \"randomized\")).",
+                   entries = n * d)
+    }
+  } else {
+    l <- min(k + oversample_for(k, eps), n, d)
+    check_memory(8 * l * (3 * n + 2 * d),
+                 sprintf("The randomized SVD of the %s x %s `x` (%s test vectors)", format(n),
+                         format(d), format(l)),
+                 "Use a projection (for example method = \"sparse_embedding\", O(nnz)) or a smaller k or eps.",
+                 entries = max(n, d) * l)
+  }
   if (how == "exact") {
     if (methods::is(x, "dgCMatrix") && 8 * as.numeric(nrow(x)) * ncol(x) > max_dense_bytes()) {
       stop_arg(sprintf(paste0("`x` is sparse and large (%d x %d): the exact SVD would densify it ",
@@ -132,6 +148,9 @@ rotation_reducer <- function(x, method, dims, sv, seed) {
 apply_reducer <- function(reducer, x, n_threads = 1L, block_rows = NULL, limit = 0) {
   method <- reducer$method
   if (method == "none") return(x)
+  check_memory(8 * as.numeric(nrow(x)) * reducer$dims,
+               sprintf("The reduced data (%s rows x %s dimensions)", format(nrow(x)), format(reducer$dims)),
+               "Use fewer dimensions (`dims`) or fewer rows at a time.")
   if (is_big(x)) return(stream_reduce(reducer, x, block_rows_for(x, block_rows), n_threads))
   out <- if (method == "sign") {
     sign_project_cpp(x, reducer$dims, reducer$seed, sign_algorithm("auto", x), n_threads)

@@ -211,3 +211,15 @@ test_that("sparse initial centres are accepted; the seed limit is stated", {
   expect_identical(a$cluster, b$cluster)
   expect_error(kmeans_reduced(m$x, 2, seed = 2^60), "\\|seed\\| <= 2\\^53")
 })
+
+test_that("steps that cannot get their memory are refused with the figure, before allocating", {
+  tall <- methods::new("dgCMatrix", i = c(0L, 2147483646L), p = c(0L, 1L, 2L, 2L, 2L, 2L),
+                       x = c(1, 2), Dim = c(2147483647L, 5L))
+  expect_error(randomized_svd(tall, 2, seed = 1),
+               "The randomized SVD of the 2147483647 x 5 `x` \\(5 test vectors\\) would need")
+  expect_error(leverage_scores(tall, 2, seed = 1), "The randomized SVD of the 2147483647 x 5 `x`")
+  red <- reduce_dims(m$x, "gaussian", dims = 3, seed = 1)
+  red$dims <- 2^31 - 1
+  expect_error(predict(red, m$x),
+               "The reduced data \\(50 rows x 2147483647 dimensions\\) would need about .* GB of memory")
+})

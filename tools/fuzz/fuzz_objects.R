@@ -31,9 +31,15 @@ fits <- list(
 red <- reduce_dims(x, "srht", dims = 4, seed = 1)
 values <- list(-1L, NA_integer_, 0L, 1L, 79L, 80L, 81L, 12L, 13L, .Machine$integer.max,
                -.Machine$integer.max, NA_real_, Inf, -Inf, NaN, 1e308, 0.5, "a", NULL, TRUE)
-pick <- function(v) v[[sample.int(length(v), 1L)]]
+what <- character(0)
+pick <- function(v) {
+  i <- sample.int(length(v), 1L)
+  what <<- c(what, if (!is.null(names(v)) && nzchar(names(v)[i])) names(v)[i] else as.character(i))
+  v[[i]]
+}
 corrupt_sparse <- function(m) {
   slot <- sample(c("i", "p", "x", "Dim"), 1L)
+  what <<- c(what, paste0("@", slot))
   v <- methods::slot(m, slot)
   how <- sample(c("set", "shorten", "lengthen", "type", "reverse"), 1L)
   v <- switch(how,
@@ -47,7 +53,9 @@ corrupt_sparse <- function(m) {
 tamper <- function(obj) {
   fields <- names(obj)
   f <- sample(fields, 1L)
+  what <<- c(what, f)
   how <- sample(c("null", "value", "shrink", "grow", "nested"), 1L)
+  what <<- c(what, how)
   if (how == "null") obj[f] <- list(NULL)
   else if (how == "value") obj[[f]] <- pick(values)
   else if (how == "shrink" && length(obj[[f]]) > 0L) {
@@ -56,6 +64,7 @@ tamper <- function(obj) {
   } else if (how == "grow" && is.matrix(obj[[f]])) obj[[f]] <- cbind(obj[[f]], 1)
   else if (how == "nested" && is.list(obj$reducer)) {
     g <- sample(names(obj$reducer), 1L)
+    what <<- c(what, paste0("reducer$", g))
     obj$reducer[[g]] <- pick(values)
   }
   obj
@@ -79,21 +88,26 @@ fit_calls <- list(
   function(f) summary(f), function(f) plot(f, data = x), function(f) fitted(f),
   function(f) optimality_bound(f, x), function(f) kmreduce::tidy(f), function(f) kmreduce::glance(f),
   function(f) kmreduce::augment(f, data = x))
-res <- data.frame(case = integer(0), outcome = character(0), message = character(0))
+res <- data.frame(case = integer(0), outcome = character(0), message = character(0), what = character(0))
 for (case in from:to) {
   writeLines(as.character(case), progress)
   set.seed(seed * 100003 + case)
   kind <- sample(c("sparse", "fit", "reducer", "odd"), 1L, prob = c(0.4, 0.35, 0.1, 0.15))
+  what <- kind
   outcome <- tryCatch({
+    run <- function(f, arg) {
+      writeLines(c(case, paste(what, collapse = " ")), progress)  # what is about to run
+      f(arg)
+    }
     switch(kind,
-      sparse = pick(calls)(corrupt_sparse(s)),
-      fit = pick(fit_calls)(tamper(fits[[sample.int(length(fits), 1L)]])),
-      reducer = predict(tamper(red), x),
-      odd = pick(calls)(pick(odd_inputs)()))
+      sparse = { m <- corrupt_sparse(s); run(pick(calls), m) },
+      fit = { f <- tamper(fits[[sample.int(length(fits), 1L)]]); run(pick(fit_calls), f) },
+      reducer = run(function(r) predict(r, x), tamper(red)),
+      odd = { f <- pick(calls); run(f, pick(odd_inputs)()) })
     c("result", "")
   }, error = function(e) c("error", conditionMessage(e)),
      warning = function(w) c("result", ""))
-  res[nrow(res) + 1L, ] <- list(case, outcome[1], substr(outcome[2], 1, 200))
+  res[nrow(res) + 1L, ] <- list(case, outcome[1], substr(outcome[2], 1, 200), paste(what, collapse = " "))
 }
 saveRDS(res, out)
 '
@@ -113,9 +127,11 @@ while (next_case <= n_cases) {
     all[[length(all) + 1L]] <- readRDS(out)
     next_case <- to + 1L
   } else {
-    at <- if (file.exists(progress)) as.integer(readLines(progress)) else next_case
+    p <- if (file.exists(progress)) readLines(progress) else character(0)
+    at <- if (length(p)) as.integer(p[1]) else next_case
     crashes <- c(crashes, at)
-    cat(sprintf("case %d: the child died (exit status %s)\n", at, status))
+    cat(sprintf("case %d (%s): the child died (exit status %s)\n", at,
+                if (length(p) > 1L) p[2] else "?", status))
     # Re-run the cases before the crash to keep their outcomes, then skip it.
     if (at > next_case) {
       system2(rscript, c("--vanilla", script, next_case, at - 1L, seed, progress, out),
@@ -134,6 +150,8 @@ if (length(crashes)) cat("crashes at cases:", crashes, "\n")
 if (nrow(unclear)) {
   cat("\nUnclear errors (first of each):\n")
   u <- unclear[!duplicated(unclear$message), ]
-  for (i in seq_len(min(nrow(u), 30L))) cat(sprintf("  case %d: %s\n", u$case[i], u$message[i]))
+  for (i in seq_len(min(nrow(u), 30L))) {
+    cat(sprintf("  case %d (%s): %s\n", u$case[i], u$what[i], u$message[i]))
+  }
 }
 quit(status = if (length(crashes)) 1L else 0L)
