@@ -13,7 +13,8 @@
 // This pool:
 //   * hands tasks out dynamically (an atomic counter), so a thread that gets
 //     less CPU simply takes fewer tasks;
-//   * lets idle workers spin only briefly, then sleep on a condition variable;
+//   * lets idle workers spin briefly, yielding the core at every round, then
+//     sleep on a condition variable;
 //   * is dropped (never touched again) in a forked child, which builds a fresh
 //     one on first use;
 //   * uses fewer threads when the system refuses to create one;
@@ -133,13 +134,30 @@ inline void cpu_relax() {
 #endif
 }
 
-// Spins before sleeping: long enough to bridge the short serial steps between
-// two parallel loops of one algorithm (Lloyd's centre update), short enough
-// not to matter to a neighbour that needs the core.
-#ifndef KMREDUCE_SPIN_ROUNDS
-#define KMREDUCE_SPIN_ROUNDS 2000
+// Waits until done() for up to about kSpinMicros before the caller sleeps:
+// long enough to bridge the short serial steps between two parallel loops of
+// one algorithm (Lloyd's centre update), so that on a quiet machine the
+// workers are awake when the next loop starts. The spin yields the core at
+// every round, so on a busy machine the thread it waits for (or another
+// program) runs instead of the spinner.
+#ifndef KMREDUCE_SPIN_MICROS
+#define KMREDUCE_SPIN_MICROS 200
 #endif
-constexpr int kSpinRounds = KMREDUCE_SPIN_ROUNDS;
+constexpr int kSpinMicros = KMREDUCE_SPIN_MICROS;
+
+template <class Done>
+bool spin_until(Done done) {
+  using clock = std::chrono::steady_clock;
+  const clock::time_point end = clock::now() + std::chrono::microseconds(kSpinMicros);
+  for (int i = 0;; ++i) {
+    for (int j = 0; j < 32; ++j) {
+      if (done()) return true;
+      cpu_relax();
+    }
+    if (clock::now() >= end) return done();
+    std::this_thread::yield();
+  }
+}
 
 class Pool {
  public:
@@ -174,8 +192,7 @@ class Pool {
       open_ = false;  // late workers no longer join
       joined = joined_;
     }
-    for (int i = 0; i < kSpinRounds && finished_.load(std::memory_order_acquire) < joined; ++i)
-      cpu_relax();
+    spin_until([&] { return finished_.load(std::memory_order_acquire) >= joined; });
     if (finished_.load(std::memory_order_acquire) < joined) {
       std::unique_lock<std::mutex> lk(mu_);
       cv_done_.wait(lk, [&] { return finished_.load(std::memory_order_acquire) >= joined; });
@@ -215,8 +232,7 @@ class Pool {
   void loop(int id) {
     std::uint64_t seen = 0;
     for (;;) {
-      for (int i = 0; i < kSpinRounds && gen_.load(std::memory_order_acquire) == seen; ++i)
-        cpu_relax();
+      spin_until([&] { return gen_.load(std::memory_order_acquire) != seen; });
       Job job;
       void* ctx;
       {
@@ -296,13 +312,16 @@ inline void shutdown_pool() {
 
 // Number of threads parallel_for uses for n_tasks tasks: at most n_threads
 // and n_tasks, and, with a work estimate (about one unit per multiply-add),
-// no more threads than there are 2^20 units of work for each (about 0.1-0.3
-// ms: waking a sleeping thread costs tens of microseconds, much more when
-// another program holds its core).
+// no more threads than there are 2^18 units of work for each (tens of
+// microseconds: handing a loop to a thread costs a few microseconds when it
+// is awake, tens when it sleeps, more when another program holds its core).
+#ifndef KMREDUCE_MIN_WORK
+#define KMREDUCE_MIN_WORK 262144.0
+#endif
 inline int team_size(index_t n_tasks, int n_threads, double work = -1.0) {
   index_t t = std::max<index_t>(1, std::min<index_t>(n_threads, n_tasks));
   if (work >= 0.0) {
-    const double per = 1048576.0;
+    const double per = KMREDUCE_MIN_WORK;
     t = std::min<index_t>(t, std::max<index_t>(1, static_cast<index_t>(work / per)));
   }
   return static_cast<int>(t);
