@@ -184,8 +184,14 @@ test_that("odd objects are described plainly in errors", {
   expect_error(kmeans_reduced(new.env(), 2), "not an environment")
   expect_error(kmeans_reduced(array(1, c(2, 2, 2)), 2), "not a 3-dimensional double array \\(2 x 2 x 2\\)")
   expect_error(kmeans_reduced(data.frame(), 2), "at least one row and one column, not a data frame of 0 x 0")
-  expect_error(kmeans_reduced(matrix(rnorm(40), 20), 2, control = list(eps = 1e-12), method = "leverage",
-                              seed = 1), NA)
+})
+
+test_that("a tiny eps uses the most accurate randomized SVD, not the least", {
+  x <- withr::with_seed(5, matrix(rnorm(40 * 8), 40))
+  fit <- expect_warning(kmeans_reduced(x, 2, control = list(eps = 1e-12), method = "leverage",
+                                       dims = 4, seed = 1), NA)
+  # min(n, d) test vectors: the randomized SVD is exact up to rounding.
+  expect_equal(fit$reducer$scores, leverage_scores(x, 2, "exact"), tolerance = 1e-8)
 })
 
 test_that("predict() matches columns by name only when the names identify them", {
