@@ -27,6 +27,29 @@ struct LloydResult {
                                 // last step changed no label)
 };
 
+namespace detail {
+// Per-worker space of the assignment loops, and the labels each changed
+// (summed after the loop: integers, so the order does not matter).
+struct AssignScratch {
+  std::vector<double> buf, best, second;
+  std::vector<int> which;
+  index_t changes = 0;
+  void reserve(index_t rows, index_t k) {
+    if (!buf.empty()) return;
+    buf.resize(rows * k);
+    best.resize(rows);
+    second.resize(rows);
+    which.resize(rows);
+  }
+};
+
+inline index_t total_changes(const std::vector<AssignScratch>& ws) {
+  index_t changes = 0;
+  for (const AssignScratch& s : ws) changes += s.changes;
+  return changes;
+}
+}  // namespace detail
+
 // Assigns each row to its nearest centre (first one on ties). Writes the
 // squared distance to it in min_dist and returns how many labels changed.
 template <class Data>
@@ -36,19 +59,10 @@ index_t assign_nearest(const Data& a, const double* row_norms,
   const std::vector<double> cnorm = centre_sqnorms(centres, k, a.d);
   const index_t nb = n_blocks(a.n, kRowBlock);
   const double work = static_cast<double>(a.n) * k * a.d;
-  struct Scratch {
-    std::vector<double> buf, best;
-    std::vector<int> which;
-    index_t changes = 0;
-  };
-  std::vector<Scratch> ws(team_size(nb, n_threads, work));
+  std::vector<detail::AssignScratch> ws(team_size(nb, n_threads, work));
   parallel_for(nb, n_threads, [&](index_t b, int w) {
-    Scratch& s = ws[w];
-    if (s.buf.empty()) {
-      s.buf.resize(kRowBlock * k);
-      s.best.resize(kRowBlock);
-      s.which.resize(kRowBlock);
-    }
+    detail::AssignScratch& s = ws[w];
+    s.reserve(kRowBlock, k);
     const index_t r0 = b * kRowBlock, r1 = std::min(a.n, r0 + kRowBlock);
     const index_t m = r1 - r0;
     cross_block(a, r0, r1, centres, k, s.buf.data());
@@ -62,9 +76,7 @@ index_t assign_nearest(const Data& a, const double* row_norms,
       }
     }
   }, work);
-  index_t changes = 0;
-  for (const Scratch& s : ws) changes += s.changes;
-  return changes;
+  return detail::total_changes(ws);
 }
 
 // Bounds of Hamerly (2010) kept per row: upper[r] >= distance to its
@@ -82,20 +94,10 @@ index_t assign_bounded(const Data& a, const double* row_norms,
   const std::vector<double> cnorm = centre_sqnorms(centres, k, a.d);
   const index_t nb = n_blocks(a.n, kRowBlock);
   const double work = static_cast<double>(a.n) * k * a.d;
-  struct Scratch {
-    std::vector<double> buf, best, second;
-    std::vector<int> which;
-    index_t changes = 0;
-  };
-  std::vector<Scratch> ws(team_size(nb, n_threads, work));
+  std::vector<detail::AssignScratch> ws(team_size(nb, n_threads, work));
   parallel_for(nb, n_threads, [&](index_t b, int w) {
-    Scratch& s = ws[w];
-    if (s.buf.empty()) {
-      s.buf.resize(kSkipTile * k);
-      s.best.resize(kSkipTile);
-      s.second.resize(kSkipTile);
-      s.which.resize(kSkipTile);
-    }
+    detail::AssignScratch& s = ws[w];
+    s.reserve(kSkipTile, k);
     const index_t b1 = std::min(a.n, (b + 1) * kRowBlock);
     for (index_t t0 = b * kRowBlock; t0 < b1; t0 += kSkipTile) {
       const index_t t1 = std::min(b1, t0 + kSkipTile);
@@ -122,9 +124,7 @@ index_t assign_bounded(const Data& a, const double* row_norms,
       }
     }
   }, work);
-  index_t changes = 0;
-  for (const Scratch& s : ws) changes += s.changes;
-  return changes;
+  return detail::total_changes(ws);
 }
 
 // Per-cluster sums and counts of the rows for the current labels. Fresh (one
