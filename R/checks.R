@@ -41,11 +41,12 @@ check_whole <- function(x, arg, lower = 1, upper = .Machine$integer.max) {
   if (abs(x) <= .Machine$integer.max) as.integer(x) else x
 }
 
-# Largest magnitude for which squared distances between rows of d values,
-# sum_j (x_j - c_j)^2 <= 4 d max^2, stay finite doubles.
-max_abs_value <- function(d = 1) sqrt(.Machine$double.xmax / (4 * d))
+# Largest magnitude for which sums of squared differences over `cells`
+# values (the n x d cells of the data: totss, withinss, distances),
+# sum (x - c)^2 <= 4 cells max^2, stay finite doubles.
+max_abs_value <- function(cells = 1) sqrt(.Machine$double.xmax / (4 * cells))
 
-check_finite_values <- function(v, arg, where, d = 1) {
+check_finite_values <- function(v, arg, where, cells = 1) {
   if (!is.double(v)) storage.mode(v) <- "double"
   s <- scan_values_cpp(v)
   if (s$nonfinite > 0) {
@@ -56,11 +57,11 @@ check_finite_values <- function(v, arg, where, d = 1) {
                      arg, as.integer(s$nonfinite), if (s$nonfinite > 1) "s" else "",
                      if (s$nonfinite > 1) "the first: " else "", kinds, where(first)))
   }
-  if (s$maxabs > max_abs_value(d)) {
+  if (s$maxabs > max_abs_value(cells)) {
     stop_arg(sprintf(paste0("`%s` has values as large as %s in absolute value; ",
-                            "squared distances would overflow. Rescale the data ",
-                            "(values up to %s are supported)."),
-                     arg, format(s$maxabs, digits = 3), format(max_abs_value(d), digits = 3)))
+                            "squared distances and sums of squares would overflow. Rescale the data ",
+                            "(values up to %s are supported for data of this size)."),
+                     arg, format(s$maxabs, digits = 3), format(max_abs_value(cells), digits = 3)))
   }
   invisible(TRUE)
 }
@@ -113,7 +114,7 @@ check_data <- function(x, arg = "x", big = FALSE, block_rows = NULL, values = TR
     check_finite_values(x@x, arg, function(t) {
       col <- findInterval(t - 1L, x@p, left.open = FALSE, rightmost.closed = FALSE)
       sprintf("at row %d, column %d", x@i[t] + 1L, col)
-    }, ncol(x))
+    }, as.numeric(nrow(x)) * ncol(x))
     return(x)
   }
   if (!is.matrix(x) || !(is.numeric(x))) {
@@ -129,7 +130,7 @@ check_data <- function(x, arg = "x", big = FALSE, block_rows = NULL, values = TR
   n <- nrow(x)
   check_finite_values(x, arg, function(t) {
     sprintf("at row %d, column %d", (t - 1L) %% n + 1L, (t - 1L) %/% n + 1L)
-  }, ncol(x))
+  }, as.numeric(n) * ncol(x))
   x
 }
 

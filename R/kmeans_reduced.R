@@ -251,7 +251,7 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
     say(verbose, "reducing %d x %d: %s to %d dimensions%s", nrow(x), ncol(x),
         method_label(method), dims,
         if (n_reductions > 1L) sprintf(" (reduction %d of %d)", r, n_reductions) else "")
-    limit <- if (fused && r == 1L) max_abs_value(ncol(x)) else 0
+    limit <- if (fused && r == 1L) max_abs_value(as.numeric(nrow(x)) * ncol(x)) else 0
     reducer <- fit_reducer(x, method, dims, k, seed_r, n_threads, control)
     reduced <- apply_reducer(reducer, x, n_threads, control$block_rows,
                              if (method == "sparse_embedding") limit else 0)

@@ -45,7 +45,7 @@ check_big_data <- function(x, arg, block_rows) {
     m <- nrow(block)
     check_finite_values(block, arg, function(t) {
       sprintf("at row %d, column %d", rows[1L] - 1L + (t - 1L) %% m + 1L, (t - 1L) %/% m + 1L)
-    }, ncol(x))
+    }, as.numeric(nrow(x)) * ncol(x))
   })
   x
 }

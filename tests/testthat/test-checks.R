@@ -21,7 +21,7 @@ test_that("bad data is refused with a message naming `x`", {
   expect_error(kmeans_reduced(m$x[, 0], 1), "`x` must have at least one row and one column, not 50 x 0")
   expect_error(kmeans_reduced(data.frame(a = 1:3, b = c(TRUE, FALSE, TRUE)), 2), "column 'b' must be numeric, not a logical vector")
   expect_error(kmeans_reduced(Matrix::Matrix(m$x[, 1] > 0, 10, 5), 2) , NA)
-  expect_error(kmeans_reduced(m$x * 1e160, 2), "`x` has values as large as .* squared distances would overflow")
+  expect_error(kmeans_reduced(m$x * 1e160, 2), "`x` has values as large as .* squared distances and sums of squares would overflow")
 })
 
 test_that("methods that check the values on their way give the same messages", {
@@ -40,10 +40,10 @@ test_that("methods that check the values on their way give the same messages", {
                    "found 1 non-finite value \\(Inf at row 202, column 2\\)")
       bad <- big; bad[7, 1] <- 1e160
       expect_error(kmeans_reduced(bad, 3, method = method, dims = 5, n_threads = threads, seed = 1),
-                   "`x` has values as large as 1e\\+160 in absolute value; squared distances would overflow")
+                   "`x` has values as large as 1e\\+160 in absolute value; squared distances and sums of squares would overflow")
     }
     # Just under the limit: accepted, as by the scan.
-    ok <- big; ok[7, 1] <- 0.9 * sqrt(.Machine$double.xmax / (4 * ncol(big)))
+    ok <- big; ok[7, 1] <- 0.9 * sqrt(.Machine$double.xmax / (4 * nrow(big) * ncol(big)))
     expect_s3_class(kmeans_reduced(ok, 2, method = method, dims = 5, seed = 1), "kmeans_reduced")
   }
 })
@@ -228,4 +228,14 @@ test_that("steps that cannot get their memory are refused with the figure, befor
   red$dims <- 2^31 - 1
   expect_error(predict(red, m$x),
                "The reduced data \\(50 rows x 2147483647 dimensions\\) would need about .* GB of memory")
+})
+
+test_that("every accepted value gives finite statistics", {
+  # The largest accepted magnitude for 1000 x 1 data, +- on half the rows.
+  lim <- 0.999 * sqrt(.Machine$double.xmax / (4 * 1000))
+  x <- matrix(rep(c(-lim, lim), 500), ncol = 1)
+  fit <- kmeans_reduced(x, 2, method = "none", seed = 1)
+  expect_true(all(is.finite(c(fit$totss, fit$tot.withinss, fit$betweenss, fit$withinss))))
+  expect_equal(fit$betweenss / fit$totss, 1)
+  expect_error(kmeans_reduced(x * 1.01 / 0.999, 2, seed = 1), "values up to .* are supported for data of this size")
 })

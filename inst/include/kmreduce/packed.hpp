@@ -163,18 +163,20 @@ inline void cross_block(const PackedRows& a, index_t r0, index_t r1,
       return;
     }
   }
-  const index_t tiles = (m + PackedRows::T - 1) / PackedRows::T;
-  const index_t ld = tiles * PackedRows::T;
+  // Whole tiles from the one holding r0 (which may start half-way into it:
+  // the second half of a tile when no half-tile kernel ran).
+  const index_t off = r0 % T;
+  const index_t tiles = (off + m + T - 1) / T;
+  const index_t ld = tiles * T;
   thread_local std::vector<double> buf;
   buf.resize(static_cast<std::size_t>(ld * k));
   for (index_t t = 0; t < tiles; ++t) {
-    const double* xt = a.tile(r0 / PackedRows::T + t);
+    const double* xt = a.tile(r0 / T + t);
     // A tile of 16 contiguous rows per column: leading dimension 16.
-    cross_product_block(xt, PackedRows::T, a.d, 0, PackedRows::T, c, k,
-                        buf.data() + t * PackedRows::T, ld);
+    cross_product_block(xt, T, a.d, 0, T, c, k, buf.data() + t * T, ld);
   }
   for (index_t q = 0; q < k; ++q)
-    std::copy(buf.data() + ld * q, buf.data() + ld * q + m, out + m * q);
+    std::copy(buf.data() + ld * q + off, buf.data() + ld * q + off + m, out + m * q);
 }
 
 // Column passes read the column-major original, which suits them better.

@@ -31,12 +31,18 @@ namespace kmreduce {
 
 enum class SimdLevel { Portable = 0, Avx2 = 1, Avx512 = 2 };
 
+// KMREDUCE_MAX_SIMD (0 portable, 1 AVX2, 2 AVX-512) caps the level chosen at
+// run time: a build for testing the fallbacks on a machine that has more.
+#ifndef KMREDUCE_MAX_SIMD
+#define KMREDUCE_MAX_SIMD 2
+#endif
+
 inline SimdLevel simd_level() {
 #ifdef KMREDUCE_X86_SIMD
   static const SimdLevel level = []() {
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) return SimdLevel::Avx512;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    if (KMREDUCE_MAX_SIMD >= 2 && __builtin_cpu_supports("avx512f")) return SimdLevel::Avx512;
+    if (KMREDUCE_MAX_SIMD >= 1 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
       return SimdLevel::Avx2;
     return SimdLevel::Portable;
   }();
