@@ -548,7 +548,8 @@ check_reduced_fit <- function(fit, arg = "object", fields = FALSE) {
   if (fields && (!is.numeric(fit$sumsq) || length(fit$sumsq) != 1L || is.na(fit$sumsq))) {
     bad(sprintf("`sumsq` must be a number, not %s", describe(fit$sumsq)))
   }
-  if (fields && (!is_whole(fit$dims) || !is.character(fit$method) || length(fit$method) != 1L)) {
+  if (fields && (!is_whole(fit$dims) || fit$dims < 1 || fit$dims > .Machine$integer.max ||
+                 !is.character(fit$method) || length(fit$method) != 1L)) {
     bad(sprintf("`method` and `dims` must be a method name and a whole number, not %s and %s",
                 describe(fit$method), describe(fit$dims)))
   }
@@ -560,6 +561,11 @@ check_reduced_fit <- function(fit, arg = "object", fields = FALSE) {
   } else if (!is_finite_matrix(fit$reduced_centers, fit$reducer$dims)) {
     bad(sprintf("`reduced_centers` must be a finite matrix with %s columns (one row per cluster), not %s",
                 format(fit$reducer$dims), describe(fit$reduced_centers)))
+  }
+  used <- if (is.null(fit$assignment_centers)) fit$reduced_centers else fit$assignment_centers
+  if (is.matrix(fit$centers) && nrow(used) != nrow(fit$centers)) {
+    bad(sprintf("it has %d centres but %d %s", nrow(fit$centers), nrow(used),
+                if (is.null(fit$assignment_centers)) "reduced centres" else "assignment centres"))
   }
   invisible(fit)
 }

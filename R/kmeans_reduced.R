@@ -221,6 +221,9 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
     is.character(method) && length(method) == 1L &&
     method %in% c("none", "sparse_embedding")
   x <- check_data(x, "x", big = TRUE, block_rows = control$block_rows, values = !fused)
+  # Labels, norms, distances and bounds: a few numbers per row.
+  check_memory(64 * as.numeric(nrow(x)), sprintf("Clustering the %s rows of `x`", format(nrow(x))),
+               "Cluster a sample of the rows, then assign the rest with predict().")
   method <- check_method(method)
   centers0 <- NULL
   if (inherits(k, "Matrix")) k <- as.matrix(k)  # sparse initial centres
@@ -232,6 +235,10 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
   }
   method <- resolve_method(method, x)
   dims <- check_dims(dims, method, k, x)
+  # The reduced rows (for "none" on dense data: the packed copy) and k-means.
+  check_memory(8 * as.numeric(nrow(x)) * (dims + 8),
+               sprintf("k-means on the %s x %s reduced data", format(nrow(x)), format(dims)),
+               "Use fewer dimensions (`dims`), or cluster a sample of the rows and assign the rest with predict().")
   n_init <- check_whole(n_init, "n_init", 1, 1e6)
   iter_max <- check_whole(iter_max, "iter_max", 1, 1e8)
   n_threads <- check_n_threads(n_threads)

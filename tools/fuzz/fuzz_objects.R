@@ -75,14 +75,14 @@ odd_inputs <- list(function() new.env(), function() array(1, c(4, 3, 2)), functi
                    function() x * 1e154, function() cbind(x, NA), function() factor(1:80),
                    function() Matrix::Matrix(x > 0), function() as(s, "TsparseMatrix"))
 calls <- list(
-  function(d) kmeans_reduced(d, 3, seed = 1, method = sample(c("auto", "none", "sign", "gaussian", "srht",
+  kmeans_reduced = function(d) kmeans_reduced(d, 3, seed = 1, method = sample(c("auto", "none", "sign", "gaussian", "srht",
       "sparse_embedding", "leverage", "cssp", "rsvd", "svd"), 1L), dims = sample(2:6, 1L)),
-  function(d) sign_project(d, 5, seed = 1),
-  function(d) randomized_svd(d, 2, seed = 1),
-  function(d) reduce_dims(d, "gaussian", dims = 3, seed = 1),
-  function(d) leverage_scores(d, 2, seed = 1),
-  function(d) kmeans_objective(d, rep_len(1:3, 80)),
-  function(d) predict(fits[[sample.int(length(fits), 1L)]], d))
+  sign_project = function(d) sign_project(d, 5, seed = 1),
+  randomized_svd = function(d) randomized_svd(d, 2, seed = 1),
+  reduce_dims = function(d) reduce_dims(d, "gaussian", dims = 3, seed = 1),
+  leverage_scores = function(d) leverage_scores(d, 2, seed = 1),
+  kmeans_objective = function(d) kmeans_objective(d, rep_len(1:3, 80)),
+  predict = function(d) predict(fits[[sample.int(length(fits), 1L)]], d))
 fit_calls <- list(
   function(f) predict(f, x), function(f) predict(f, s), function(f) print(f),
   function(f) summary(f), function(f) plot(f, data = x), function(f) fitted(f),
@@ -96,6 +96,8 @@ for (case in from:to) {
   what <- kind
   outcome <- tryCatch({
     run <- function(f, arg) {
+      force(f)
+      force(arg)
       writeLines(c(case, paste(what, collapse = " ")), progress)  # what is about to run
       f(arg)
     }
