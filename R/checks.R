@@ -562,10 +562,15 @@ check_reduced_fit <- function(fit, arg = "object", fields = FALSE) {
     bad(sprintf("`reduced_centers` must be a finite matrix with %s columns (one row per cluster), not %s",
                 format(fit$reducer$dims), describe(fit$reduced_centers)))
   }
-  used <- if (is.null(fit$assignment_centers)) fit$reduced_centers else fit$assignment_centers
-  if (is.matrix(fit$centers) && nrow(used) != nrow(fit$centers)) {
-    bad(sprintf("it has %d centres but %d %s", nrow(fit$centers), nrow(used),
-                if (is.null(fit$assignment_centers)) "reduced centres" else "assignment centres"))
+  if (!is.null(fit$assignment_centers) && !is.null(fit$reduced_centers) &&
+      !is_finite_matrix(fit$reduced_centers, fit$reducer$dims)) {
+    bad(sprintf("`reduced_centers` must be a finite matrix with %s columns, not %s",
+                format(fit$reducer$dims), describe(fit$reduced_centers)))
+  }
+  for (f in c("reduced_centers", "assignment_centers")) {
+    if (is.matrix(fit[[f]]) && is.matrix(fit$centers) && nrow(fit[[f]]) != nrow(fit$centers)) {
+      bad(sprintf("it has %d centres but %d rows in `%s`", nrow(fit$centers), nrow(fit[[f]]), f))
+    }
   }
   invisible(fit)
 }
