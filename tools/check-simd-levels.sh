@@ -13,7 +13,7 @@ status=0
 for level in 1 0; do
   mkdir -p "$work/lib$level"
   printf 'CPPFLAGS += -DKMREDUCE_MAX_SIMD=%s\n' "$level" > "$work/Makevars$level"
-  R_MAKEVARS_USER="$work/Makevars$level" R CMD INSTALL --no-multiarch -l "$work/lib$level" "$work/src" \
+  R_MAKEVARS_USER="$work/Makevars$level" R CMD INSTALL --preclean --no-multiarch -l "$work/lib$level" "$work/src" \
     > "$work/install$level.log" 2>&1 || { tail -n 30 "$work/install$level.log"; exit 1; }
   out=$(cd "$work/src" && R_LIBS="$work/lib$level${R_LIBS:+:$R_LIBS}" Rscript tools/run-tests.R 2>&1)
   rc=$?
