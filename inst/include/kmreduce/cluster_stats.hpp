@@ -92,9 +92,7 @@ inline ClusterStats cluster_stats(const DenseMatrix& a, const int* label,
     return s;
   }
   const double work = 2.0 * static_cast<double>(n) * d;
-  std::vector<std::vector<double>> ws(team_size(d, n_threads, work));
-  parallel_for(d, n_threads, [&](index_t j, int wk) {
-    std::vector<double>& acc = ws[wk];
+  parallel_for_scratch<std::vector<double>>(d, n_threads, [&](index_t j, std::vector<double>& acc) {
     acc.resize(4 * k);
     const double* col = a.x + n * j;
     std::fill(acc.begin(), acc.end(), 0.0);

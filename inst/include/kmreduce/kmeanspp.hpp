@@ -40,9 +40,7 @@ void dist2_to_points(const Data& a, const double* row_norms, const double* p,
   const std::vector<double> pnorm = centre_sqnorms(p, m, a.d);
   const index_t nb = n_blocks(a.n, kRowBlock);
   const double work = static_cast<double>(a.n) * m * a.d;
-  std::vector<std::vector<double>> ws(team_size(nb, n_threads, work));
-  parallel_for(nb, n_threads, [&](index_t b, int w) {
-    std::vector<double>& buf = ws[w];
+  parallel_for_scratch<std::vector<double>>(nb, n_threads, [&](index_t b, std::vector<double>& buf) {
     buf.resize(kRowBlock * m);
     const index_t r0 = b * kRowBlock, r1 = std::min(a.n, r0 + kRowBlock);
     const index_t len = r1 - r0;

@@ -162,9 +162,7 @@ inline double row_deviations(const double* x, index_t n, index_t d,
   std::vector<double> sq(static_cast<std::size_t>(nb), 0.0);
 #ifdef KMREDUCE_X86_SIMD
   const double work = static_cast<double>(n) * d;
-  std::vector<std::vector<double>> ws(team_size(nb, n_threads, work));
-  parallel_for(nb, n_threads, [&](index_t b, int w) {
-    std::vector<double>& lanes = ws[w];
+  parallel_for_scratch<std::vector<double>>(nb, n_threads, [&](index_t b, std::vector<double>& lanes) {
     lanes.resize(kBlock);
     const index_t r0 = b * kBlock, r1 = std::min(n, r0 + kBlock);
     part[b] = detail::row_deviations_avx512(x, n, d, r0, r1, label, centres,

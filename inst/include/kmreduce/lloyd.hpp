@@ -59,9 +59,8 @@ index_t assign_nearest(const Data& a, const double* row_norms,
   const std::vector<double> cnorm = centre_sqnorms(centres, k, a.d);
   const index_t nb = n_blocks(a.n, kRowBlock);
   const double work = static_cast<double>(a.n) * k * a.d;
-  std::vector<detail::AssignScratch> ws(team_size(nb, n_threads, work));
-  parallel_for(nb, n_threads, [&](index_t b, int w) {
-    detail::AssignScratch& s = ws[w];
+  const std::vector<detail::AssignScratch> ws = parallel_for_scratch<detail::AssignScratch>(
+      nb, n_threads, [&](index_t b, detail::AssignScratch& s) {
     s.reserve(kRowBlock, k);
     const index_t r0 = b * kRowBlock, r1 = std::min(a.n, r0 + kRowBlock);
     const index_t m = r1 - r0;
@@ -94,9 +93,8 @@ index_t assign_bounded(const Data& a, const double* row_norms,
   const std::vector<double> cnorm = centre_sqnorms(centres, k, a.d);
   const index_t nb = n_blocks(a.n, kRowBlock);
   const double work = static_cast<double>(a.n) * k * a.d;
-  std::vector<detail::AssignScratch> ws(team_size(nb, n_threads, work));
-  parallel_for(nb, n_threads, [&](index_t b, int w) {
-    detail::AssignScratch& s = ws[w];
+  const std::vector<detail::AssignScratch> ws = parallel_for_scratch<detail::AssignScratch>(
+      nb, n_threads, [&](index_t b, detail::AssignScratch& s) {
     s.reserve(kSkipTile, k);
     const index_t b1 = std::min(a.n, (b + 1) * kRowBlock);
     for (index_t t0 = b * kRowBlock; t0 < b1; t0 += kSkipTile) {

@@ -230,13 +230,13 @@ inline void sign_project_mailman(const DenseMatrix& a, index_t dims,
   struct Scratch {
     detail::AlignedBuffer packed, bucket;
   };
-  std::vector<std::unique_ptr<Scratch>> ws(team_size(ngroups, n_threads, work));
-  parallel_for(ngroups, n_threads, [&](index_t g, int w) {
-    if (!ws[w])
-      ws[w].reset(new Scratch{detail::AlignedBuffer(static_cast<std::size_t>(a.d * rows)),
-                              detail::AlignedBuffer(2 * 256 * kMailmanLanes)});
-    detail::AlignedBuffer& packed = ws[w]->packed;
-    detail::AlignedBuffer& bucket = ws[w]->bucket;
+  parallel_for_scratch<std::unique_ptr<Scratch>>(ngroups, n_threads,
+                                                 [&](index_t g, std::unique_ptr<Scratch>& ws) {
+    if (!ws)
+      ws.reset(new Scratch{detail::AlignedBuffer(static_cast<std::size_t>(a.d * rows)),
+                           detail::AlignedBuffer(2 * 256 * kMailmanLanes)});
+    detail::AlignedBuffer& packed = ws->packed;
+    detail::AlignedBuffer& bucket = ws->bucket;
     double res[8 * kMailmanLanes];
     const index_t r0 = g * rows, len = std::min(rows, a.n - r0);
     const index_t panels = n_blocks(len, kMailmanLanes);
@@ -287,9 +287,8 @@ inline void sign_project_mailman(const SparseMatrix& a, index_t dims,
   const SparseRows rows(a);
   constexpr index_t kRows = 64;  // rows per task
   const double work = static_cast<double>(a.p[a.d]) * pat.blocks;
-  std::vector<std::vector<double>> ws(team_size(n_blocks(a.n, kRows), n_threads, work));
-  parallel_for(n_blocks(a.n, kRows), n_threads, [&](index_t blk, int w) {
-    std::vector<double>& bucket = ws[w];
+  parallel_for_scratch<std::vector<double>>(n_blocks(a.n, kRows), n_threads,
+                                            [&](index_t blk, std::vector<double>& bucket) {
     bucket.resize(256);
     double res[8];
     const index_t i1 = std::min(a.n, (blk + 1) * kRows);

@@ -163,9 +163,7 @@ inline void cluster_sums(const DenseMatrix& a, const int* label, index_t k,
     return;
   }
   const double work = static_cast<double>(a.n) * a.d;
-  std::vector<std::vector<double>> ws(team_size(a.d, n_threads, work));
-  parallel_for(a.d, n_threads, [&](index_t j, int w) {
-    std::vector<double>& acc = ws[w];
+  parallel_for_scratch<std::vector<double>>(a.d, n_threads, [&](index_t j, std::vector<double>& acc) {
     acc.assign(4 * k, 0.0);
     const double* col = a.x + a.n * j;
     add_by_label4(a.n, label, k, acc.data(), [col](index_t r) { return col[r]; });

@@ -399,6 +399,18 @@ void parallel_for(index_t n_tasks, int n_threads, Body&& body, double work = -1.
   if (loop.error) std::rethrow_exception(loop.error);
 }
 
+// parallel_for with per-worker scratch space: body(task, scratch) gets the
+// Scratch of the thread running the task (default-constructed, kept across
+// that thread's tasks), sized by the same team_size() as the loop itself.
+// Returns the scratches, for results reduced over workers.
+template <class Scratch, class Body>
+std::vector<Scratch> parallel_for_scratch(index_t n_tasks, int n_threads, Body&& body,
+                                          double work = -1.0) {
+  std::vector<Scratch> ws(static_cast<std::size_t>(team_size(n_tasks, n_threads, work)));
+  parallel_for(n_tasks, n_threads, [&](index_t t, int w) { body(t, ws[w]); }, work);
+  return ws;
+}
+
 // Runs fn() on a helper thread while the calling thread polls for a user
 // interrupt (for a long call that cannot check by itself, such as LAPACK).
 // fn must own everything it touches: after an interrupt the caller returns at

@@ -155,9 +155,7 @@ void srht_project(const Rows& a, const SrhtMap& m, double* out, int n_threads) {
   const index_t lanes = srht_lanes(m.padded);
   const index_t nb = n_blocks(a.n, lanes);
   const double scale = 1.0 / std::sqrt(static_cast<double>(m.dims));
-  std::vector<std::vector<double>> ws(team_size(nb, n_threads, fast));
-  parallel_for(nb, n_threads, [&](index_t b, int w) {
-    std::vector<double>& buf = ws[w];
+  parallel_for_scratch<std::vector<double>>(nb, n_threads, [&](index_t b, std::vector<double>& buf) {
     buf.resize(m.padded * lanes);
     const index_t r0 = b * lanes, len = std::min(lanes, a.n - r0);
     std::fill(buf.begin() + a.d * len, buf.begin() + m.padded * len, 0.0);
