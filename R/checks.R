@@ -418,8 +418,6 @@ check_newdata <- function(newdata, reducer, arg = "newdata") {
       stop_arg(sprintf("`%s` has duplicated column names, so its columns cannot be matched to the fit's: %s.",
                        arg, paste0("'", shown, "'", collapse = ", ")))
     }
-  }
-  if (usable && !is.null(names_new)) {
     missing <- setdiff(names_fit, names_new)
     if (length(missing) > 0L) {
       shown <- utils::head(missing, 5L)
@@ -501,8 +499,8 @@ check_reducer <- function(r, arg = "object") {
       bad("`features$scale` must hold finite numbers")
     }
   }
-  if (m %in% extraction_methods() && !is_finite_matrix(r$rotation) ||
-      m %in% extraction_methods() && (nrow(r$rotation) != r$n_features || ncol(r$rotation) != r$dims)) {
+  if (m %in% extraction_methods() &&
+      !(is_finite_matrix(r$rotation, r$dims) && nrow(r$rotation) == r$n_features)) {
     bad(sprintf("`rotation` must be a finite %s x %s matrix", format(r$n_features), format(r$dims)))
   }
   invisible(r)
@@ -553,18 +551,15 @@ check_reduced_fit <- function(fit, arg = "object", fields = FALSE) {
     bad(sprintf("`method` and `dims` must be a method name and a whole number, not %s and %s",
                 describe(fit$method), describe(fit$dims)))
   }
-  if (!is.null(fit$assignment_centers)) {
-    if (!is_finite_matrix(fit$assignment_centers, fit$reducer$n_features)) {
-      bad(sprintf("`assignment_centers` must be a finite matrix with %s columns, not %s",
-                  format(fit$reducer$n_features), describe(fit$assignment_centers)))
-    }
-  } else if (!is_finite_matrix(fit$reduced_centers, fit$reducer$dims)) {
-    bad(sprintf("`reduced_centers` must be a finite matrix with %s columns (one row per cluster), not %s",
-                format(fit$reducer$dims), describe(fit$reduced_centers)))
+  if (!is.null(fit$assignment_centers) &&
+      !is_finite_matrix(fit$assignment_centers, fit$reducer$n_features)) {
+    bad(sprintf("`assignment_centers` must be a finite matrix with %s columns, not %s",
+                format(fit$reducer$n_features), describe(fit$assignment_centers)))
   }
-  if (!is.null(fit$assignment_centers) && !is.null(fit$reduced_centers) &&
+  # predict() needs the reduced centres unless it assigns in the original space.
+  if ((is.null(fit$assignment_centers) || !is.null(fit$reduced_centers)) &&
       !is_finite_matrix(fit$reduced_centers, fit$reducer$dims)) {
-    bad(sprintf("`reduced_centers` must be a finite matrix with %s columns, not %s",
+    bad(sprintf("`reduced_centers` must be a finite matrix with %s columns (one row per cluster), not %s",
                 format(fit$reducer$dims), describe(fit$reduced_centers)))
   }
   for (f in c("reduced_centers", "assignment_centers")) {
@@ -573,6 +568,22 @@ check_reduced_fit <- function(fit, arg = "object", fields = FALSE) {
     }
   }
   invisible(fit)
+}
+
+# The randomized SVD of an n x d matrix with l test vectors: the range and
+# its basis (n x l, twice, and a copy for LAPACK) and A^T Q (d x l, twice).
+check_rsvd_memory <- function(n, d, l, advice) {
+  check_memory(8 * l * (3 * n + 2 * d),
+               sprintf("The randomized SVD of the %s x %s `x` (%s test vectors)", format(n),
+                       format(d), format(l)),
+               advice, entries = max(n, d) * l)
+}
+
+# The n x dims reduced (or projected) rows.
+check_reduced_memory <- function(n, dims) {
+  check_memory(8 * as.numeric(n) * dims,
+               sprintf("The reduced data (%s rows x %s dimensions)", format(n), format(dims)),
+               "Use fewer dimensions (`dims`) or fewer rows at a time.")
 }
 
 # Memory this process can still get (MemAvailable on Linux; NA elsewhere).

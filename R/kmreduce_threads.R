@@ -36,16 +36,16 @@ kmreduce_threads <- function() {
   info <- threads_info_cpp()
   cores <- available_cores(info)
   opt <- getOption("kmreduce.threads")
-  env <- Sys.getenv("OMP_NUM_THREADS")
+  # OMP_NUM_THREADS may list one number per nesting level: the first counts.
+  env <- suppressWarnings(as.integer(strsplit(Sys.getenv("OMP_NUM_THREADS"), ",")[[1]][1]))
   if (!is.null(opt)) {
     n <- check_whole(opt, "options(kmreduce.threads)", 1, Inf)
     source <- "options(kmreduce.threads)"
   } else if (isTRUE(info$forked_child)) {
     n <- 1L
     source <- "forked child"
-  } else if (nzchar(env) && !is.na(suppressWarnings(as.integer(strsplit(env, ",")[[1]][1]))) &&
-             as.integer(strsplit(env, ",")[[1]][1]) >= 1L) {
-    n <- as.integer(strsplit(env, ",")[[1]][1])
+  } else if (!is.na(env) && env >= 1L) {
+    n <- env
     source <- "OMP_NUM_THREADS"
   } else {
     n <- cores

@@ -38,11 +38,7 @@ randomized_svd <- function(x, k, oversample = 10L, power_iters = 2L, seed = NULL
   seed <- resolve_seed(seed)
   n <- as.numeric(nrow(x))
   d <- as.numeric(ncol(x))
-  l <- min(k + oversample, n, d)
-  check_memory(8 * l * (3 * n + 2 * d),
-               sprintf("The randomized SVD of the %s x %s `x` (%s test vectors)", format(n),
-                       format(d), format(l)),
-               "Use a smaller `k` or `oversample`.", entries = max(n, d) * l)
+  check_rsvd_memory(n, d, min(k + oversample, n, d), "Use a smaller `k` or `oversample`.")
   if (is_big(x)) {
     return(stream_rsvd(x, k, oversample, power_iters, seed, n_threads,
                        block_rows_for(x, block_rows)))

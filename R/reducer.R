@@ -35,30 +35,21 @@ top_right_vectors <- function(x, k, how, eps, power_iters, seed, n_threads,
   n <- as.numeric(nrow(x))
   d <- as.numeric(ncol(x))
   if (how == "exact") {
-    if (!methods::is(x, "dgCMatrix") || 8 * n * d <= max_dense_bytes()) {
-      check_memory(3 * 8 * n * d, sprintf("The exact SVD of the %s x %s `x`", format(n), format(d)),
-                   "Use the randomized SVD (method = \"rsvd\" or control = list(svd = \"randomized\")).",
-                   entries = n * d)
-    }
-  } else {
-    l <- min(k + oversample_for(k, eps), n, d)
-    check_memory(8 * l * (3 * n + 2 * d),
-                 sprintf("The randomized SVD of the %s x %s `x` (%s test vectors)", format(n),
-                         format(d), format(l)),
-                 "Use a projection (for example method = \"sparse_embedding\", O(nnz)) or a smaller k or eps.",
-                 entries = max(n, d) * l)
-  }
-  if (how == "exact") {
     if (methods::is(x, "dgCMatrix") && 8 * as.numeric(nrow(x)) * ncol(x) > max_dense_bytes()) {
       stop_arg(sprintf(paste0("`x` is sparse and large (%d x %d): the exact SVD would densify it ",
                               "(%.1f GB). Use the randomized SVD instead (method = \"rsvd\" or ",
                               "control = list(svd = \"randomized\"))."),
                        nrow(x), ncol(x), 8 * as.numeric(nrow(x)) * ncol(x) / 2^30))
     }
+    check_memory(3 * 8 * n * d, sprintf("The exact SVD of the %s x %s `x`", format(n), format(d)),
+                 "Use the randomized SVD (method = \"rsvd\" or control = list(svd = \"randomized\")).",
+                 entries = n * d)
     sv <- top_svd_cpp(x, k)
   } else {
-    sv <- randomized_svd_cpp(x, k, oversample_for(k, eps), power_iters,
-                             seed, n_threads)
+    oversample <- oversample_for(k, eps)
+    check_rsvd_memory(n, d, min(k + oversample, n, d),
+                      "Use a projection (for example method = \"sparse_embedding\", O(nnz)) or a smaller k or eps.")
+    sv <- randomized_svd_cpp(x, k, oversample, power_iters, seed, n_threads)
   }
   list(d = sv$d, v = sv$v)
 }
@@ -148,9 +139,7 @@ rotation_reducer <- function(x, method, dims, sv, seed) {
 apply_reducer <- function(reducer, x, n_threads = 1L, block_rows = NULL, limit = 0) {
   method <- reducer$method
   if (method == "none") return(x)
-  check_memory(8 * as.numeric(nrow(x)) * reducer$dims,
-               sprintf("The reduced data (%s rows x %s dimensions)", format(nrow(x)), format(reducer$dims)),
-               "Use fewer dimensions (`dims`) or fewer rows at a time.")
+  check_reduced_memory(nrow(x), reducer$dims)
   if (is_big(x)) return(stream_reduce(reducer, x, block_rows_for(x, block_rows), n_threads))
   out <- if (method == "sign") {
     sign_project_cpp(x, reducer$dims, reducer$seed, sign_algorithm("auto", x), n_threads)

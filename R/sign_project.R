@@ -39,9 +39,7 @@ sign_project <- function(x, dims, seed = NULL, algorithm = c("auto", "mailman", 
                          n_threads = NULL) {
   x <- check_data(x, "x")
   dims <- check_whole(dims, "dims", 1, max_dims(x))
-  check_memory(8 * as.numeric(nrow(x)) * dims,
-               sprintf("The %s x %s projection", format(nrow(x)), format(dims)),
-               "Use fewer dimensions (`dims`) or project fewer rows at a time.")
+  check_reduced_memory(nrow(x), dims)
   if (!is.character(algorithm) || length(algorithm) < 1L) {
     stop_arg(sprintf("`algorithm` must be one of \"auto\", \"mailman\", \"gemm\", not %s.",
                      describe(algorithm)))
