@@ -5,16 +5,16 @@ sparse_problem_cpp <- function(x) {
     .Call(`_kmreduce_sparse_problem_cpp`, x)
 }
 
-kmeans_cpp <- function(x, k, n_init, iter_max, tol, seed, n_threads, verbose = FALSE, limit = 0) {
-    .Call(`_kmreduce_kmeans_cpp`, x, k, n_init, iter_max, tol, seed, n_threads, verbose, limit)
+kmeans_cpp <- function(x, k, n_init, iter_max, tol, seed, n_threads, verbose = FALSE, limit = 0, shift = NULL) {
+    .Call(`_kmreduce_kmeans_cpp`, x, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift)
 }
 
-lloyd_from_cpp <- function(x, centers, iter_max, tol, n_threads) {
-    .Call(`_kmreduce_lloyd_from_cpp`, x, centers, iter_max, tol, n_threads)
+lloyd_from_cpp <- function(x, centers, iter_max, tol, n_threads, shift = NULL) {
+    .Call(`_kmreduce_lloyd_from_cpp`, x, centers, iter_max, tol, n_threads, shift)
 }
 
-predict_nearest_cpp <- function(x, centers, n_threads) {
-    .Call(`_kmreduce_predict_nearest_cpp`, x, centers, n_threads)
+predict_nearest_cpp <- function(x, centers, n_threads, shift = NULL) {
+    .Call(`_kmreduce_predict_nearest_cpp`, x, centers, n_threads, shift)
 }
 
 cluster_stats_cpp <- function(x, cluster, k, n_threads, means = NULL) {
@@ -69,12 +69,16 @@ sign_matrix_cpp <- function(d, dims, seed) {
     .Call(`_kmreduce_sign_matrix_cpp`, d, dims, seed)
 }
 
-project_cpp <- function(x, method, dims, seed, n_threads, limit = 0) {
-    .Call(`_kmreduce_project_cpp`, x, method, dims, seed, n_threads, limit)
+project_cpp <- function(x, method, dims, seed, n_threads, limit = 0, shift = NULL) {
+    .Call(`_kmreduce_project_cpp`, x, method, dims, seed, n_threads, limit, shift)
 }
 
-sign_project_cpp <- function(x, dims, seed, algorithm, n_threads) {
-    .Call(`_kmreduce_sign_project_cpp`, x, dims, seed, algorithm, n_threads)
+sign_project_cpp <- function(x, dims, seed, algorithm, n_threads, shift = NULL) {
+    .Call(`_kmreduce_sign_project_cpp`, x, dims, seed, algorithm, n_threads, shift)
+}
+
+center_columns_cpp <- function(m) {
+    .Call(`_kmreduce_center_columns_cpp`, m)
 }
 
 simd_level_cpp <- function() {
@@ -85,28 +89,28 @@ derive_seed_cpp <- function(seed, r) {
     .Call(`_kmreduce_derive_seed_cpp`, seed, r)
 }
 
-multiply_cpp <- function(x, b, n_threads) {
-    .Call(`_kmreduce_multiply_cpp`, x, b, n_threads)
+multiply_cpp <- function(x, b, n_threads, shift = NULL) {
+    .Call(`_kmreduce_multiply_cpp`, x, b, n_threads, shift)
 }
 
-gather_columns_cpp <- function(x, index, scale, n_threads) {
-    .Call(`_kmreduce_gather_columns_cpp`, x, index, scale, n_threads)
+gather_columns_cpp <- function(x, index, scale, n_threads, shift = NULL) {
+    .Call(`_kmreduce_gather_columns_cpp`, x, index, scale, n_threads, shift)
 }
 
 leverage_sample_cpp <- function(scores, dims, seed) {
     .Call(`_kmreduce_leverage_sample_cpp`, scores, dims, seed)
 }
 
-top_svd_cpp <- function(x, k) {
-    .Call(`_kmreduce_top_svd_cpp`, x, k)
+top_svd_cpp <- function(x, k, center = NULL) {
+    .Call(`_kmreduce_top_svd_cpp`, x, k, center)
 }
 
-randomized_svd_cpp <- function(x, k, oversample, power_iters, seed, n_threads) {
-    .Call(`_kmreduce_randomized_svd_cpp`, x, k, oversample, power_iters, seed, n_threads)
+randomized_svd_cpp <- function(x, k, oversample, power_iters, seed, n_threads, center = NULL) {
+    .Call(`_kmreduce_randomized_svd_cpp`, x, k, oversample, power_iters, seed, n_threads, center)
 }
 
-cssp_cpp <- function(x, v, c, repeats, seed, n_threads) {
-    .Call(`_kmreduce_cssp_cpp`, x, v, c, repeats, seed, n_threads)
+cssp_cpp <- function(x, v, c, repeats, seed, n_threads, center = NULL) {
+    .Call(`_kmreduce_cssp_cpp`, x, v, c, repeats, seed, n_threads, center)
 }
 
 rsvd_range_cpp <- function(x, l, seed, n_threads) {

@@ -503,7 +503,17 @@ check_reducer <- function(r, arg = "object") {
       !(is_finite_matrix(r$rotation, r$dims) && nrow(r$rotation) == r$n_features)) {
     bad(sprintf("`rotation` must be a finite %s x %s matrix", format(r$n_features), format(r$dims)))
   }
+  # The shift of the mapped rows: NULL (older versions, or sparse data for
+  # "none") or one finite number per reduced column.
+  if (!is.null(r$shift) && !is_finite_vector(r$shift, r$dims)) {
+    bad(sprintf("`shift` must be NULL or %s finite numbers, not %s", format(r$dims),
+                describe(r$shift)))
+  }
   invisible(r)
+}
+
+is_finite_vector <- function(v, len) {
+  is.numeric(v) && is.null(dim(v)) && length(v) == len && all(is.finite(v))
 }
 
 # The fields every k-means fit has (stats::kmeans and kmeans_reduced), as
@@ -555,6 +565,11 @@ check_reduced_fit <- function(fit, arg = "object", fields = FALSE) {
       !is_finite_matrix(fit$assignment_centers, fit$reducer$n_features)) {
     bad(sprintf("`assignment_centers` must be a finite matrix with %s columns, not %s",
                 format(fit$reducer$n_features), describe(fit$assignment_centers)))
+  }
+  if (!is.null(fit$assignment_shift) &&
+      !is_finite_vector(fit$assignment_shift, fit$reducer$n_features)) {
+    bad(sprintf("`assignment_shift` must be NULL or %s finite numbers, not %s",
+                format(fit$reducer$n_features), describe(fit$assignment_shift)))
   }
   # predict() needs the reduced centres unless it assigns in the original space.
   if ((is.null(fit$assignment_centers) || !is.null(fit$reduced_centers)) &&

@@ -259,12 +259,18 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
         method_label(method), dims,
         if (n_reductions > 1L) sprintf(" (reduction %d of %d)", r, n_reductions) else "")
     limit <- if (fused && r == 1L) max_abs_value(as.numeric(nrow(x)) * ncol(x)) else 0
-    reducer <- fit_reducer(x, method, dims, k, seed_r, n_threads, control)
-    reduced <- apply_reducer(reducer, x, n_threads, control$block_rows,
-                             if (method == "sparse_embedding") limit else 0)
-    if (method != "none" && k > 1L && !has_distinct_rows_cpp(reduced, k)) {
+    fitted <- reduce_training(fit_reducer(x, method, dims, k, seed_r, n_threads, control),
+                              x, n_threads, control$block_rows,
+                              if (method == "sparse_embedding") limit else 0)
+    reducer <- fitted$reducer
+    reduced <- fitted$reduced
+    # "none": Lloyd on the rows minus their column means (dense x).
+    shift <- if (method == "none") reducer$shift
+    collapsed <- method != "none" && k > 1L && !has_distinct_rows_cpp(reduced, k)
+    if (collapsed) {
       warning(sprintf(paste0("The reduced data (%d dimensions) have fewer than k = %d distinct rows: ",
-                             "the reduction merged rows that the original data tell apart. ",
+                             "the reduction merged rows that the original data tell apart, so the ",
+                             "partition is refined on the original data (refine = 1 at least). ",
                              "Increase `dims` or choose another method."), ncol(reduced), k),
               call. = FALSE)
     }
@@ -275,10 +281,10 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
           " from the given centres")
     km <- if (is.null(centers0)) {
       kmeans_cpp(reduced, k, n_init, iter_max, control$tol, seed_r, n_threads, verbose,
-                 if (method == "none") limit else 0)
+                 if (method == "none") limit else 0, shift)
     } else {
       start <- as.matrix(apply_reducer(reducer, centers0, n_threads))
-      lloyd_from_cpp(reduced, start, iter_max, control$tol, n_threads)
+      lloyd_from_cpp(reduced, start, iter_max, control$tol, n_threads, shift)
     }
     if (isTRUE(km$invalid)) check_values_later(x)
     st <- if (method == "none" && isTRUE(km$means) && is.matrix(x)) {
@@ -296,20 +302,29 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
     objectives[r] <- sum(st$withinss)
     if (is.null(best) || objectives[r] < best$objective) {
       best <- list(objective = objectives[r], reducer = reducer, reduced = reduced,
-                   km = km, st = st, seed = seed_r)
+                   km = km, st = st, seed = seed_r, collapsed = collapsed)
     }
   }
   km <- best$km
   st <- best$st
   objective <- best$objective
-  assignment_centers <- NULL
+  assignment_centers <- assignment_shift <- NULL
+  # Rows merged by the reduction cannot be told apart by nearest reduced
+  # centre (predict() would not give back the labels): assign them in the
+  # original space, where they are distinct.
+  if (best$collapsed) refine <- max(refine, 1L)
   if (refine > 0L) {
-    # Lloyd on the original data from the reduced solution's centres.
+    # Lloyd on the original data from the reduced solution's centres, with
+    # the rows minus their grand mean (dense rows; see fit_reducer()).
     t0 <- elapsed()
+    if (!methods::is(x, "sparseMatrix")) {
+      assignment_shift <- unname(colSums(st$centers * st$size) / sum(st$size))
+    }
     rk <- if (is_big(x)) {
-      stream_lloyd(x, st$centers, refine, block_rows_for(x, control$block_rows), n_threads)
+      stream_lloyd(x, st$centers, refine, block_rows_for(x, control$block_rows), n_threads,
+                   assignment_shift)
     } else {
-      lloyd_from_cpp(x, st$centers, refine, 0, n_threads)
+      lloyd_from_cpp(x, st$centers, refine, 0, n_threads, assignment_shift)
     }
     st <- data_stats(x, rk$cluster, k, n_threads, control$block_rows)
     km$cluster <- rk$cluster
@@ -353,6 +368,7 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
     refine = refine,
     objective_before_refine = best$objective,
     assignment_centers = assignment_centers,
+    assignment_shift = assignment_shift,
     timing = c(reduce = t_reduce, cluster = t_cluster, total = elapsed() - t_start)
   ), class = c("kmeans_reduced", "kmeans"))
 }

@@ -6,6 +6,12 @@
 #' probabilities of feature selection for k-means (Boutsidis, Mahoney and
 #' Drineas 2009; Algorithm 1 of Boutsidis et al. 2015).
 #'
+#' By default the singular vectors are those of the centred data (each column
+#' minus its mean, as [prcomp()]): k-means does not see the column means, and
+#' on data far from the origin the top singular vector of `x` itself would
+#' only point at them. These are the scores `kmeans_reduced(method =
+#' "leverage")` uses. `center = FALSE` gives the scores of `x` itself.
+#'
 #' @param x A numeric matrix, data frame or sparse `Matrix`.
 #' @param k Rank, in `[1, min(dim(x))]`.
 #' @param method `"randomized"` ([randomized_svd()] with `3k + 1` extra test
@@ -15,6 +21,9 @@
 #'   is the paper's FastFrobeniusSVD and what `kmeans_reduced(method =
 #'   "leverage")` uses (`control$power_iters`), so that the same seed gives
 #'   the same scores; more iterations give scores closer to the exact ones.
+#' @param center `TRUE` (the default) for the scores of the centred data,
+#'   `FALSE` for those of `x` itself. A sparse `x` is centred implicitly
+#'   (it stays sparse).
 #' @inheritParams kmeans_reduced
 #' @return A numeric vector of length `ncol(x)`, named by the columns of `x`.
 #' @examples
@@ -23,7 +32,7 @@
 #' head(sort(s, decreasing = TRUE))
 #' @export
 leverage_scores <- function(x, k, method = c("randomized", "exact"), seed = NULL,
-                            power_iters = 0L, n_threads = NULL) {
+                            power_iters = 0L, n_threads = NULL, center = TRUE) {
   x <- check_data(x, "x")
   k <- check_whole(k, "k", 1, min(dim(x)))
   if (!is.character(method) || length(method) < 1L) {
@@ -32,8 +41,9 @@ leverage_scores <- function(x, k, method = c("randomized", "exact"), seed = NULL
   method <- check_choice(method[1L], "method", c("randomized", "exact"))
   power_iters <- check_whole(power_iters, "power_iters", 0, 100)
   n_threads <- check_n_threads(n_threads)
+  center <- check_flag(center, "center")
   seed <- resolve_seed(seed)
-  sv <- top_right_vectors(x, k, method, 1 / 3, power_iters, seed, n_threads)
+  sv <- top_right_vectors(x, k, method, 1 / 3, power_iters, seed, n_threads, center = center)
   scores <- rowSums(sv$v^2) / k
   names(scores) <- colnames(x)
   scores

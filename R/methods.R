@@ -167,11 +167,15 @@ predict.kmeans_reduced <- function(object, newdata, n_threads = NULL, ...) {
     return(out)
   }
   newdata <- check_newdata(newdata, object$reducer, "newdata")
+  # The distances shift the rows as the fit did (dense rows; see fit_reducer()).
+  dense <- is.matrix(newdata)
   cl <- if (is.null(object$assignment_centers)) {
     reduced <- apply_reducer(object$reducer, newdata, n_threads)
-    predict_nearest_cpp(reduced, unname(object$reduced_centers), n_threads)
+    shift <- if (object$reducer$method == "none" && dense) object$reducer$shift
+    predict_nearest_cpp(reduced, unname(object$reduced_centers), n_threads, shift)
   } else {
-    predict_nearest_cpp(newdata, unname(object$assignment_centers), n_threads)
+    predict_nearest_cpp(newdata, unname(object$assignment_centers), n_threads,
+                        if (dense) object$assignment_shift)
   }
   names(cl) <- rownames(newdata)
   cl

@@ -42,7 +42,17 @@ mpi_kmeans_reduced <- function(x, k, method, dims, n_init, iter_max, seed, n_thr
   } else {
     fit_reducer(xl, method, dims, k, seed, n_threads, control)
   }
-  reduced <- apply_reducer(reducer, xl, n_threads)
+  # Centred reduced rows (see reduce_training()): the global column means.
+  # "none" on dense rows: Lloyd on the rows minus their column means.
+  if (method != "none" || is.matrix(xl)) {
+    raw <- apply_reducer(reducer, xl, n_threads)
+    reducer$shift <- mpi_sum(colSums(raw)) / x$n
+    reduced <- raw - rep(reducer$shift, each = nrow(raw))
+    rm(raw)
+  } else {
+    reducer$shift <- NULL
+    reduced <- xl
+  }
   t1 <- elapsed()
   say(verbose && x$rank == 0L, "rank 0 of %d: reduced in %.3f s", x$size, t1 - t0)
   km <- mpi_kmeans(reduced, k, n_init, iter_max, control$tol, seed, n_threads, x$n)
@@ -64,6 +74,9 @@ mpi_kmeans_reduced <- function(x, k, method, dims, n_init, iter_max, seed, n_thr
   centers <- st$centers
   dimnames(centers) <- list(seq_len(k), colnames(xl))
   reduced_centers <- km$centers
+  if (method == "none" && !is.null(reducer$shift)) {
+    reduced_centers <- reduced_centers + rep(reducer$shift, each = k)
+  }
   dimnames(reduced_centers) <- list(seq_len(k), colnames(reduced))
   if (!km$converged) {
     warning(sprintf("Lloyd did not converge in %d iterations; increase `iter_max`.",
@@ -267,10 +280,18 @@ mpi_fit_svd_reducer <- function(x, method, dims, k, seed, n_threads, control) {
   xl <- x$x
   k_svd <- if (method == "leverage") min(k, x$n, ncol(xl)) else dims
   l <- min(k_svd + as.integer(ceiling(k_svd / control$eps + 1)), min(x$n, ncol(xl)))
-  cross <- function(u) mpi_sum(as.matrix(Matrix::crossprod(xl, u)))
-  q <- mpi_cholqr(rsvd_range_cpp(xl, l, seed, n_threads))
+  # Of the centred matrix (as top_right_vectors()): products minus their
+  # centring terms, with the global column means mu.
+  mu <- mpi_sum(unname(Matrix::colSums(xl))) / x$n
+  n_local <- nrow(xl)
+  cross <- function(u) {
+    mpi_sum(as.matrix(Matrix::crossprod(xl, u))) - outer(mu, mpi_sum(colSums(u)))
+  }
+  y <- rsvd_range_cpp(xl, l, seed, n_threads)
+  q <- mpi_cholqr(y - rep(drop(rsvd_range_cpp(matrix(mu, 1L), l, seed, 1L)), each = n_local))
   for (it in seq_len(control$power_iters)) {
-    q <- mpi_cholqr(multiply_cpp(xl, qr.Q(qr(cross(q))), n_threads))
+    v <- qr.Q(qr(cross(q)))
+    q <- mpi_cholqr(multiply_cpp(xl, v, n_threads) - rep(drop(mu %*% v), each = n_local))
   }
   s <- svd(cross(q), nu = l, nv = 0)
   sv <- list(d = s$d[seq_len(k_svd)], v = s$u[, seq_len(k_svd), drop = FALSE])

@@ -15,6 +15,10 @@
 #'   singular values decay slowly).
 #' @param block_rows For a `bigmemory::big.matrix` `x` (read in blocks of
 #'   rows, never whole): rows per block (default: about 64 MB).
+#' @param center `FALSE` (the default): the SVD of `x`. `TRUE`: of the
+#'   centred `x` (each column minus its mean; the principal components, as
+#'   [prcomp()]), computed through products with `x`, so a sparse `x` stays
+#'   sparse.
 #' @inheritParams kmeans_reduced
 #' @return A list like [svd()]: `d` (the `k` singular values, decreasing),
 #'   `u` (`nrow(x) x k`), `v` (`ncol(x) x k`). Signs of singular vectors are
@@ -28,20 +32,22 @@
 #' rbind(randomized = s$d, exact = svd(x, 0, 0)$d[1:5])
 #' @export
 randomized_svd <- function(x, k, oversample = 10L, power_iters = 2L, seed = NULL,
-                           n_threads = NULL, block_rows = NULL) {
+                           n_threads = NULL, block_rows = NULL, center = FALSE) {
   if (!is.null(block_rows)) block_rows <- check_whole(block_rows, "block_rows", 1)
   x <- check_data(x, "x", big = TRUE, block_rows = block_rows)
   k <- check_whole(k, "k", 1, min(dim(x)))
   oversample <- check_whole(oversample, "oversample", 0, 1e6)
   power_iters <- check_whole(power_iters, "power_iters", 0, 100)
   n_threads <- check_n_threads(n_threads)
+  center <- check_flag(center, "center")
   seed <- resolve_seed(seed)
   n <- as.numeric(nrow(x))
   d <- as.numeric(ncol(x))
   check_rsvd_memory(n, d, min(k + oversample, n, d), "Use a smaller `k` or `oversample`.")
   if (is_big(x)) {
     return(stream_rsvd(x, k, oversample, power_iters, seed, n_threads,
-                       block_rows_for(x, block_rows)))
+                       block_rows_for(x, block_rows), center))
   }
-  randomized_svd_cpp(x, k, oversample, power_iters, seed, n_threads)
+  randomized_svd_cpp(x, k, oversample, power_iters, seed, n_threads,
+                     if (center) column_means(x))
 }

@@ -2,6 +2,14 @@
 # any rows with the same columns to the reduced space (apply_reducer). The
 # reducer is stored in fits, so predict() maps new rows exactly as the
 # training rows were mapped.
+#
+# Translation: k-means is translation invariant, but its distances are
+# computed as ||x||^2 + ||c||^2 - 2 x.c, which loses every digit on data far
+# from the origin. So the reduced rows are centred: a reducer holds `shift`,
+# the column means of its reduced training rows (reduce_training()), and
+# subtracts it from every row it maps. The SVD-based methods decompose the
+# centred data (principal components), and "none" runs Lloyd on the rows
+# minus their column means (`shift`, in the original space; dense data).
 
 projection_methods <- function() c("sign", "gaussian", "achlioptas", "srht", "sparse_embedding")
 selection_methods <- function() c("leverage", "cssp")
@@ -25,13 +33,16 @@ new_reducer <- function(method, dims, seed, x, ...) {
 # (the SVD uses at most min(n, d) columns anyway).
 oversample_for <- function(k, eps) as.integer(min(ceiling(k / eps + 1), 2^30))
 
+# With center = TRUE, of the centred x - 1 colMeans(x)^T (never formed for
+# sparse x: the products subtract the centring term).
 top_right_vectors <- function(x, k, how, eps, power_iters, seed, n_threads,
-                              block_rows = NULL) {
+                              block_rows = NULL, center = TRUE) {
   if (is_big(x)) {
     sv <- stream_rsvd(x, k, oversample_for(k, eps), power_iters, seed,
-                      n_threads, block_rows_for(x, block_rows))
+                      n_threads, block_rows_for(x, block_rows), center)
     return(list(d = sv$d, v = sv$v))
   }
+  mu <- if (center) column_means(x) else NULL
   n <- as.numeric(nrow(x))
   d <- as.numeric(ncol(x))
   if (how == "exact") {
@@ -44,14 +55,19 @@ top_right_vectors <- function(x, k, how, eps, power_iters, seed, n_threads,
     check_memory(3 * 8 * n * d, sprintf("The exact SVD of the %s x %s `x`", format(n), format(d)),
                  "Use the randomized SVD (method = \"rsvd\" or control = list(svd = \"randomized\")).",
                  entries = n * d)
-    sv <- top_svd_cpp(x, k)
+    sv <- top_svd_cpp(x, k, mu)
   } else {
     oversample <- oversample_for(k, eps)
     check_rsvd_memory(n, d, min(k + oversample, n, d),
                       "Use a projection (for example method = \"sparse_embedding\", O(nnz)) or a smaller k or eps.")
-    sv <- randomized_svd_cpp(x, k, oversample, power_iters, seed, n_threads)
+    sv <- randomized_svd_cpp(x, k, oversample, power_iters, seed, n_threads, mu)
   }
-  list(d = sv$d, v = sv$v)
+  list(d = sv$d, v = sv$v, center = mu)
+}
+
+# Column means of in-memory data (Matrix::colMeans for sparse x).
+column_means <- function(x) {
+  if (methods::is(x, "sparseMatrix")) unname(Matrix::colMeans(x)) else unname(colMeans(x))
 }
 
 # Largest dense copy an exact SVD of sparse data may make (4 GB).
@@ -67,7 +83,12 @@ selected_features <- function(x, index, scale) {
 }
 
 fit_reducer <- function(x, method, dims, k, seed, n_threads, control) {
-  if (method == "none") return(new_reducer("none", ncol(x), seed, x))
+  if (method == "none") {
+    # Lloyd on the rows minus their column means (dense in-memory x; the
+    # zeros of sparse x stay zeros).
+    return(new_reducer("none", ncol(x), seed, x,
+                       shift = if (is.matrix(x)) column_means(x)))
+  }
   if (method %in% projection_methods()) return(new_reducer(method, dims, seed, x))
   switch(method,
     leverage = {
@@ -84,7 +105,7 @@ fit_reducer <- function(x, method, dims, k, seed, n_threads, control) {
       sv <- top_right_vectors(x, dims, control$svd, control$eps, control$power_iters,
                               seed, n_threads)
       c_keep <- if (is.null(control$c)) 2 * dims * max(1, log(dims)) else control$c
-      res <- cssp_cpp(x, sv$v, c_keep, control$repeats, seed, n_threads)
+      res <- cssp_cpp(x, sv$v, c_keep, control$repeats, seed, n_threads, sv$center)
       scores <- res$prob
       names(scores) <- colnames(x)
       new_reducer("cssp", dims, seed, x,
@@ -134,6 +155,9 @@ rotation_reducer <- function(x, method, dims, sv, seed) {
   new_reducer(method, dims, seed, x, rotation = rotation, singular_values = sv$d)
 }
 
+# The rows of x mapped by the reducer, minus reducer$shift: NULL (reducers
+# of older versions), none; numeric(0), the column means of these rows,
+# returned as attribute "shift" (see reduce_training()).
 # limit > 0: the sparse embedding of dense x also checks the values of x
 # (see check_data(values = FALSE)).
 apply_reducer <- function(reducer, x, n_threads = 1L, block_rows = NULL, limit = 0) {
@@ -141,14 +165,15 @@ apply_reducer <- function(reducer, x, n_threads = 1L, block_rows = NULL, limit =
   if (method == "none") return(x)
   check_reduced_memory(nrow(x), reducer$dims)
   if (is_big(x)) return(stream_reduce(reducer, x, block_rows_for(x, block_rows), n_threads))
+  shift <- reducer$shift
   out <- if (method == "sign") {
-    sign_project_cpp(x, reducer$dims, reducer$seed, sign_algorithm("auto", x), n_threads)
+    sign_project_cpp(x, reducer$dims, reducer$seed, sign_algorithm("auto", x), n_threads, shift)
   } else if (method %in% projection_methods()) {
-    project_cpp(x, method, reducer$dims, reducer$seed, n_threads, limit)
+    project_cpp(x, method, reducer$dims, reducer$seed, n_threads, limit, shift)
   } else if (method %in% selection_methods()) {
-    gather_columns_cpp(x, reducer$features$index, reducer$features$scale, n_threads)
+    gather_columns_cpp(x, reducer$features$index, reducer$features$scale, n_threads, shift)
   } else {
-    multiply_cpp(x, reducer$rotation, n_threads)
+    multiply_cpp(x, reducer$rotation, n_threads, shift)
   }
   if (isTRUE(attr(out, "invalid"))) check_values_later(x)
   attr(out, "invalid") <- NULL
@@ -159,4 +184,16 @@ apply_reducer <- function(reducer, x, n_threads = 1L, block_rows = NULL, limit =
     paste0(column_prefix(method), seq_len(reducer$dims))
   })
   out
+}
+
+# Applies a reducer just fitted to its training rows and fits its shift:
+# the column means of the reduced rows, subtracted, so that k-means sees
+# centred rows however far x sits from the origin. list(reducer, reduced).
+reduce_training <- function(reducer, x, n_threads = 1L, block_rows = NULL, limit = 0) {
+  if (reducer$method == "none") return(list(reducer = reducer, reduced = x))
+  reducer$shift <- numeric(0)
+  reduced <- apply_reducer(reducer, x, n_threads, block_rows, limit)
+  reducer$shift <- attr(reduced, "shift")
+  attr(reduced, "shift") <- NULL
+  list(reducer = reducer, reduced = reduced)
 }

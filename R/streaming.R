@@ -66,8 +66,12 @@ big_has_distinct <- function(x, k, block_rows) {
   found
 }
 
+# As apply_reducer(): with reducer$shift = numeric(0), the column means of
+# all the reduced rows are subtracted and returned as attribute "shift".
 stream_reduce <- function(reducer, x, block_rows, n_threads) {
   out <- NULL
+  fit_shift <- length(reducer$shift) == 0L && !is.null(reducer$shift)
+  if (fit_shift) reducer$shift <- NULL
   for_row_blocks(x, block_rows, function(block, rows) {
     r <- apply_reducer(reducer, block, n_threads)
     if (is.null(out)) {
@@ -76,6 +80,7 @@ stream_reduce <- function(reducer, x, block_rows, n_threads) {
     out[rows, ] <<- r
   })
   rownames(out) <- rownames(x)
+  if (fit_shift) out <- center_columns_cpp(out)
   out
 }
 
@@ -107,13 +112,14 @@ stream_stats <- function(x, cluster, k, block_rows, n_threads) {
 # Lloyd on the original data from given centres, one pass per iteration
 # (refine = iter_max): labels nearest to the centres, then the means. A
 # cluster that empties keeps its centre.
-stream_lloyd <- function(x, centers, iter_max, block_rows, n_threads) {
+# Distances with the rows minus `shift` (see with_row_access() in packed.hpp).
+stream_lloyd <- function(x, centers, iter_max, block_rows, n_threads, shift = NULL) {
   k <- nrow(centers)
   cluster <- integer(nrow(x))
   assign_all <- function(centers) {
     out <- integer(nrow(x))
     for_row_blocks(x, block_rows, function(block, rows) {
-      out[rows] <<- predict_nearest_cpp(block, centers, n_threads)
+      out[rows] <<- predict_nearest_cpp(block, centers, n_threads, shift)
     })
     out
   }
@@ -142,29 +148,39 @@ stream_lloyd <- function(x, centers, iter_max, block_rows, n_threads) {
 }
 
 # randomized_svd_cpp() with streamed products (the same algorithm and test
-# matrix; equal to rounding).
-stream_rsvd <- function(x, k, oversample, power_iters, seed, n_threads, block_rows) {
+# matrix; equal to rounding). With center = TRUE, of the centred matrix: the
+# column means come with the first pass, and every product subtracts its
+# centring term.
+stream_rsvd <- function(x, k, oversample, power_iters, seed, n_threads, block_rows,
+                        center = FALSE) {
   n <- nrow(x)
   d <- ncol(x)
   l <- min(k + max(oversample, 0L), min(n, d))
-  times <- function(v) {                  # A v (n x l)
+  mu <- rep(0, d)
+  times <- function(v) {                  # A_c v (n x l)
     out <- matrix(0, n, ncol(v))
     for_row_blocks(x, block_rows, function(block, rows) {
       out[rows, ] <<- multiply_cpp(block, v, n_threads)
     })
-    out
+    out - rep(drop(mu %*% v), each = n)
   }
-  cross <- function(u) {                  # A^T u (d x l)
+  cross <- function(u) {                  # A_c^T u (d x l)
     out <- matrix(0, d, ncol(u))
     for_row_blocks(x, block_rows, function(block, rows) {
       out <<- out + crossprod(block, u[rows, , drop = FALSE])
     })
-    out
+    out - outer(mu, colSums(u))
   }
   y <- matrix(0, n, l)
+  sums <- rep(0, d)
   for_row_blocks(x, block_rows, function(block, rows) {
     y[rows, ] <<- rsvd_range_cpp(block, l, seed, n_threads)
+    if (center) sums <<- sums + colSums(block)
   })
+  if (center) {
+    mu <- sums / n
+    y <- y - rep(drop(rsvd_range_cpp(matrix(mu, 1L), l, seed, 1L)), each = n)
+  }
   q <- qr.Q(qr(y))
   for (it in seq_len(power_iters)) {
     q <- qr.Q(qr(times(qr.Q(qr(cross(q))))))

@@ -24,8 +24,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // kmeans_cpp
-Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol, double seed, int n_threads, bool verbose, double limit);
-RcppExport SEXP _kmreduce_kmeans_cpp(SEXP xSEXP, SEXP kSEXP, SEXP n_initSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP verboseSEXP, SEXP limitSEXP) {
+Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol, double seed, int n_threads, bool verbose, double limit, Rcpp::Nullable<Rcpp::NumericVector> shift);
+RcppExport SEXP _kmreduce_kmeans_cpp(SEXP xSEXP, SEXP kSEXP, SEXP n_initSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP verboseSEXP, SEXP limitSEXP, SEXP shiftSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -38,13 +38,14 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     Rcpp::traits::input_parameter< bool >::type verbose(verboseSEXP);
     Rcpp::traits::input_parameter< double >::type limit(limitSEXP);
-    rcpp_result_gen = Rcpp::wrap(kmeans_cpp(x, k, n_init, iter_max, tol, seed, n_threads, verbose, limit));
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
+    rcpp_result_gen = Rcpp::wrap(kmeans_cpp(x, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift));
     return rcpp_result_gen;
 END_RCPP
 }
 // lloyd_from_cpp
-Rcpp::List lloyd_from_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max, double tol, int n_threads);
-RcppExport SEXP _kmreduce_lloyd_from_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP n_threadsSEXP) {
+Rcpp::List lloyd_from_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max, double tol, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
+RcppExport SEXP _kmreduce_lloyd_from_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -53,20 +54,22 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type iter_max(iter_maxSEXP);
     Rcpp::traits::input_parameter< double >::type tol(tolSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(lloyd_from_cpp(x, centers, iter_max, tol, n_threads));
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
+    rcpp_result_gen = Rcpp::wrap(lloyd_from_cpp(x, centers, iter_max, tol, n_threads, shift));
     return rcpp_result_gen;
 END_RCPP
 }
 // predict_nearest_cpp
-Rcpp::IntegerVector predict_nearest_cpp(SEXP x, Rcpp::NumericMatrix centers, int n_threads);
-RcppExport SEXP _kmreduce_predict_nearest_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP n_threadsSEXP) {
+Rcpp::IntegerVector predict_nearest_cpp(SEXP x, Rcpp::NumericMatrix centers, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
+RcppExport SEXP _kmreduce_predict_nearest_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(predict_nearest_cpp(x, centers, n_threads));
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
+    rcpp_result_gen = Rcpp::wrap(predict_nearest_cpp(x, centers, n_threads, shift));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -235,8 +238,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // project_cpp
-Rcpp::NumericMatrix project_cpp(SEXP x, std::string method, double dims, double seed, int n_threads, double limit);
-RcppExport SEXP _kmreduce_project_cpp(SEXP xSEXP, SEXP methodSEXP, SEXP dimsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP limitSEXP) {
+Rcpp::NumericMatrix project_cpp(SEXP x, std::string method, double dims, double seed, int n_threads, double limit, Rcpp::Nullable<Rcpp::NumericVector> shift);
+RcppExport SEXP _kmreduce_project_cpp(SEXP xSEXP, SEXP methodSEXP, SEXP dimsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP limitSEXP, SEXP shiftSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -246,13 +249,14 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     Rcpp::traits::input_parameter< double >::type limit(limitSEXP);
-    rcpp_result_gen = Rcpp::wrap(project_cpp(x, method, dims, seed, n_threads, limit));
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
+    rcpp_result_gen = Rcpp::wrap(project_cpp(x, method, dims, seed, n_threads, limit, shift));
     return rcpp_result_gen;
 END_RCPP
 }
 // sign_project_cpp
-Rcpp::NumericMatrix sign_project_cpp(SEXP x, double dims, double seed, std::string algorithm, int n_threads);
-RcppExport SEXP _kmreduce_sign_project_cpp(SEXP xSEXP, SEXP dimsSEXP, SEXP seedSEXP, SEXP algorithmSEXP, SEXP n_threadsSEXP) {
+Rcpp::NumericMatrix sign_project_cpp(SEXP x, double dims, double seed, std::string algorithm, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
+RcppExport SEXP _kmreduce_sign_project_cpp(SEXP xSEXP, SEXP dimsSEXP, SEXP seedSEXP, SEXP algorithmSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -261,7 +265,19 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
     Rcpp::traits::input_parameter< std::string >::type algorithm(algorithmSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(sign_project_cpp(x, dims, seed, algorithm, n_threads));
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
+    rcpp_result_gen = Rcpp::wrap(sign_project_cpp(x, dims, seed, algorithm, n_threads, shift));
+    return rcpp_result_gen;
+END_RCPP
+}
+// center_columns_cpp
+Rcpp::NumericMatrix center_columns_cpp(Rcpp::NumericMatrix m);
+RcppExport SEXP _kmreduce_center_columns_cpp(SEXP mSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type m(mSEXP);
+    rcpp_result_gen = Rcpp::wrap(center_columns_cpp(m));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -288,21 +304,22 @@ BEGIN_RCPP
 END_RCPP
 }
 // multiply_cpp
-Rcpp::NumericMatrix multiply_cpp(SEXP x, Rcpp::NumericMatrix b, int n_threads);
-RcppExport SEXP _kmreduce_multiply_cpp(SEXP xSEXP, SEXP bSEXP, SEXP n_threadsSEXP) {
+Rcpp::NumericMatrix multiply_cpp(SEXP x, Rcpp::NumericMatrix b, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
+RcppExport SEXP _kmreduce_multiply_cpp(SEXP xSEXP, SEXP bSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type b(bSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(multiply_cpp(x, b, n_threads));
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
+    rcpp_result_gen = Rcpp::wrap(multiply_cpp(x, b, n_threads, shift));
     return rcpp_result_gen;
 END_RCPP
 }
 // gather_columns_cpp
-Rcpp::NumericMatrix gather_columns_cpp(SEXP x, Rcpp::IntegerVector index, Rcpp::NumericVector scale, int n_threads);
-RcppExport SEXP _kmreduce_gather_columns_cpp(SEXP xSEXP, SEXP indexSEXP, SEXP scaleSEXP, SEXP n_threadsSEXP) {
+Rcpp::NumericMatrix gather_columns_cpp(SEXP x, Rcpp::IntegerVector index, Rcpp::NumericVector scale, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
+RcppExport SEXP _kmreduce_gather_columns_cpp(SEXP xSEXP, SEXP indexSEXP, SEXP scaleSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -310,7 +327,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type index(indexSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type scale(scaleSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(gather_columns_cpp(x, index, scale, n_threads));
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
+    rcpp_result_gen = Rcpp::wrap(gather_columns_cpp(x, index, scale, n_threads, shift));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -328,20 +346,21 @@ BEGIN_RCPP
 END_RCPP
 }
 // top_svd_cpp
-Rcpp::List top_svd_cpp(SEXP x, int k);
-RcppExport SEXP _kmreduce_top_svd_cpp(SEXP xSEXP, SEXP kSEXP) {
+Rcpp::List top_svd_cpp(SEXP x, int k, Rcpp::Nullable<Rcpp::NumericVector> center);
+RcppExport SEXP _kmreduce_top_svd_cpp(SEXP xSEXP, SEXP kSEXP, SEXP centerSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
     Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    rcpp_result_gen = Rcpp::wrap(top_svd_cpp(x, k));
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type center(centerSEXP);
+    rcpp_result_gen = Rcpp::wrap(top_svd_cpp(x, k, center));
     return rcpp_result_gen;
 END_RCPP
 }
 // randomized_svd_cpp
-Rcpp::List randomized_svd_cpp(SEXP x, int k, int oversample, int power_iters, double seed, int n_threads);
-RcppExport SEXP _kmreduce_randomized_svd_cpp(SEXP xSEXP, SEXP kSEXP, SEXP oversampleSEXP, SEXP power_itersSEXP, SEXP seedSEXP, SEXP n_threadsSEXP) {
+Rcpp::List randomized_svd_cpp(SEXP x, int k, int oversample, int power_iters, double seed, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> center);
+RcppExport SEXP _kmreduce_randomized_svd_cpp(SEXP xSEXP, SEXP kSEXP, SEXP oversampleSEXP, SEXP power_itersSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP centerSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -351,13 +370,14 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type power_iters(power_itersSEXP);
     Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(randomized_svd_cpp(x, k, oversample, power_iters, seed, n_threads));
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type center(centerSEXP);
+    rcpp_result_gen = Rcpp::wrap(randomized_svd_cpp(x, k, oversample, power_iters, seed, n_threads, center));
     return rcpp_result_gen;
 END_RCPP
 }
 // cssp_cpp
-Rcpp::List cssp_cpp(SEXP x, Rcpp::NumericMatrix v, double c, int repeats, double seed, int n_threads);
-RcppExport SEXP _kmreduce_cssp_cpp(SEXP xSEXP, SEXP vSEXP, SEXP cSEXP, SEXP repeatsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP) {
+Rcpp::List cssp_cpp(SEXP x, Rcpp::NumericMatrix v, double c, int repeats, double seed, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> center);
+RcppExport SEXP _kmreduce_cssp_cpp(SEXP xSEXP, SEXP vSEXP, SEXP cSEXP, SEXP repeatsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP centerSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -367,7 +387,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type repeats(repeatsSEXP);
     Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cssp_cpp(x, v, c, repeats, seed, n_threads));
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type center(centerSEXP);
+    rcpp_result_gen = Rcpp::wrap(cssp_cpp(x, v, c, repeats, seed, n_threads, center));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -421,9 +442,9 @@ END_RCPP
 
 static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_sparse_problem_cpp", (DL_FUNC) &_kmreduce_sparse_problem_cpp, 1},
-    {"_kmreduce_kmeans_cpp", (DL_FUNC) &_kmreduce_kmeans_cpp, 9},
-    {"_kmreduce_lloyd_from_cpp", (DL_FUNC) &_kmreduce_lloyd_from_cpp, 5},
-    {"_kmreduce_predict_nearest_cpp", (DL_FUNC) &_kmreduce_predict_nearest_cpp, 3},
+    {"_kmreduce_kmeans_cpp", (DL_FUNC) &_kmreduce_kmeans_cpp, 10},
+    {"_kmreduce_lloyd_from_cpp", (DL_FUNC) &_kmreduce_lloyd_from_cpp, 6},
+    {"_kmreduce_predict_nearest_cpp", (DL_FUNC) &_kmreduce_predict_nearest_cpp, 4},
     {"_kmreduce_cluster_stats_cpp", (DL_FUNC) &_kmreduce_cluster_stats_cpp, 5},
     {"_kmreduce_has_distinct_rows_cpp", (DL_FUNC) &_kmreduce_has_distinct_rows_cpp, 2},
     {"_kmreduce_distinct_rows_cpp", (DL_FUNC) &_kmreduce_distinct_rows_cpp, 1},
@@ -437,16 +458,17 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_dist2_cpp", (DL_FUNC) &_kmreduce_dist2_cpp, 3},
     {"_kmreduce_nearest_cpp", (DL_FUNC) &_kmreduce_nearest_cpp, 3},
     {"_kmreduce_sign_matrix_cpp", (DL_FUNC) &_kmreduce_sign_matrix_cpp, 3},
-    {"_kmreduce_project_cpp", (DL_FUNC) &_kmreduce_project_cpp, 6},
-    {"_kmreduce_sign_project_cpp", (DL_FUNC) &_kmreduce_sign_project_cpp, 5},
+    {"_kmreduce_project_cpp", (DL_FUNC) &_kmreduce_project_cpp, 7},
+    {"_kmreduce_sign_project_cpp", (DL_FUNC) &_kmreduce_sign_project_cpp, 6},
+    {"_kmreduce_center_columns_cpp", (DL_FUNC) &_kmreduce_center_columns_cpp, 1},
     {"_kmreduce_simd_level_cpp", (DL_FUNC) &_kmreduce_simd_level_cpp, 0},
     {"_kmreduce_derive_seed_cpp", (DL_FUNC) &_kmreduce_derive_seed_cpp, 2},
-    {"_kmreduce_multiply_cpp", (DL_FUNC) &_kmreduce_multiply_cpp, 3},
-    {"_kmreduce_gather_columns_cpp", (DL_FUNC) &_kmreduce_gather_columns_cpp, 4},
+    {"_kmreduce_multiply_cpp", (DL_FUNC) &_kmreduce_multiply_cpp, 4},
+    {"_kmreduce_gather_columns_cpp", (DL_FUNC) &_kmreduce_gather_columns_cpp, 5},
     {"_kmreduce_leverage_sample_cpp", (DL_FUNC) &_kmreduce_leverage_sample_cpp, 3},
-    {"_kmreduce_top_svd_cpp", (DL_FUNC) &_kmreduce_top_svd_cpp, 2},
-    {"_kmreduce_randomized_svd_cpp", (DL_FUNC) &_kmreduce_randomized_svd_cpp, 6},
-    {"_kmreduce_cssp_cpp", (DL_FUNC) &_kmreduce_cssp_cpp, 6},
+    {"_kmreduce_top_svd_cpp", (DL_FUNC) &_kmreduce_top_svd_cpp, 3},
+    {"_kmreduce_randomized_svd_cpp", (DL_FUNC) &_kmreduce_randomized_svd_cpp, 7},
+    {"_kmreduce_cssp_cpp", (DL_FUNC) &_kmreduce_cssp_cpp, 7},
     {"_kmreduce_rsvd_range_cpp", (DL_FUNC) &_kmreduce_rsvd_range_cpp, 4},
     {"_kmreduce_gram_cpp", (DL_FUNC) &_kmreduce_gram_cpp, 2},
     {"_kmreduce_sym_eigenvalues_cpp", (DL_FUNC) &_kmreduce_sym_eigenvalues_cpp, 1},

@@ -32,16 +32,29 @@ std::vector<int> zero_based(const Rcpp::IntegerVector& cluster) {
   return out;
 }
 
-// The values of the data as the row-wise algorithms see them: gathered
-// while packing, or by a scan.
-kmreduce::ValueSummary value_summary(const kmreduce::PackedRows& a) {
-  return a.values;
+// The values of the data `a`: gathered while its rows were packed, or by a
+// scan of `a` itself (the rows may be a shifted copy).
+kmreduce::ValueSummary value_summary(const kmreduce::PackedRows& rows,
+                                     const kmreduce::DenseMatrix&) {
+  return rows.values;
 }
-kmreduce::ValueSummary value_summary(const kmreduce::DenseMatrix& a) {
+template <class Rows>
+kmreduce::ValueSummary value_summary(const Rows&, const kmreduce::DenseMatrix& a) {
   return kmreduce::summarize_values(a.x, a.n * a.d);
 }
-kmreduce::ValueSummary value_summary(const kmreduce::SparseRows& a) {
-  return kmreduce::summarize_values(a.csc.x, a.csc.nnz());
+template <class Rows>
+kmreduce::ValueSummary value_summary(const Rows&, const kmreduce::SparseMatrix& a) {
+  return kmreduce::summarize_values(a.x, a.nnz());
+}
+
+// An optional shift of the rows (dense data far from the origin; see
+// with_row_access), length ncol(x).
+const double* shift_of(const Rcpp::Nullable<Rcpp::NumericVector>& shift,
+                       Rcpp::NumericVector& keep, int d) {
+  if (shift.isNull()) return nullptr;
+  keep = Rcpp::NumericVector(shift.get());
+  if (keep.size() != d) throw std::invalid_argument("shift must have ncol(x) values");
+  return &keep[0];
 }
 
 kmreduce::ClusterStats stats_of(const kmreduce::DenseMatrix& a, const int* label,
@@ -70,11 +83,13 @@ Rcpp::List lloyd_list(const kmreduce::LloydResult& res, int k, int d) {
 // With limit > 0, the values of dense x are checked while they are packed
 // (no pass of their own): if one is not finite or exceeds limit in
 // magnitude, nothing is clustered and list(invalid = TRUE) is returned (R
-// then finds and reports the offending value).
+// then finds and reports the offending value). With `shift` (dense x), Lloyd
+// runs on the rows minus the shift and the centres are returned unshifted.
 // [[Rcpp::export]]
 Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
                       double seed, int n_threads, bool verbose = false,
-                      double limit = 0) {
+                      double limit = 0,
+                      Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
   kmreduce::KmeansOptions opt;
   if (verbose) {
     opt.on_replicate = [n_init](int t, int iter, double objective) {
@@ -94,18 +109,22 @@ Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
   opt.n_threads = n_threads;
   int d = 0;
   bool invalid = false;
+  Rcpp::NumericVector keep;
   const kmreduce::KmeansResult res = glue::with_matrix(x, [&](const auto& a) {
     d = static_cast<int>(a.d);
+    const double* s = shift_of(shift, keep, d);
     return kmreduce::with_row_access(a, n_threads, [&](const auto& rows) {
       if (limit > 0) {
-        const kmreduce::ValueSummary v = value_summary(rows);
+        const kmreduce::ValueSummary v = value_summary(rows, a);
         if (!v.finite || v.maxabs > limit) {
           invalid = true;
           return kmreduce::KmeansResult();
         }
       }
-      return kmreduce::kmeans(rows, opt, glue::r_interrupt());
-    });
+      kmreduce::KmeansResult r = kmreduce::kmeans(rows, opt, glue::r_interrupt());
+      kmreduce::unshift_result(rows, s, opt.k, r.best, n_threads);
+      return r;
+    }, s);
   });
   if (invalid) return Rcpp::List::create(Rcpp::Named("invalid") = true);
   Rcpp::List out = lloyd_list(res.best, k, d);
@@ -116,29 +135,41 @@ Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
 
 // [[Rcpp::export]]
 Rcpp::List lloyd_from_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max,
-                          double tol, int n_threads) {
+                          double tol, int n_threads,
+                          Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
   kmreduce::KmeansOptions opt;
   opt.k = centers.nrow();
   opt.iter_max = iter_max;
   opt.tol = tol;
   opt.n_threads = n_threads;
-  const std::vector<double> c0(centers.begin(), centers.end());
+  Rcpp::NumericVector keep;
   const kmreduce::LloydResult res = glue::with_matrix(x, [&](const auto& a) {
+    if (centers.ncol() != a.d) throw std::invalid_argument("centres need ncol(x) columns");
+    const double* s = shift_of(shift, keep, static_cast<int>(a.d));
+    const std::vector<double> c0 =
+        kmreduce::shifted_centres(&centers[0], opt.k, a.d, s);
     return kmreduce::with_row_access(a, n_threads, [&](const auto& rows) {
-      return kmreduce::kmeans_from(rows, c0, opt, glue::r_interrupt());
-    });
+      kmreduce::LloydResult r = kmreduce::kmeans_from(rows, c0, opt, glue::r_interrupt());
+      kmreduce::unshift_result(rows, s, opt.k, r, n_threads);
+      return r;
+    }, s);
   });
   return lloyd_list(res, centers.nrow(), centers.ncol());
 }
 
 // [[Rcpp::export]]
 Rcpp::IntegerVector predict_nearest_cpp(SEXP x, Rcpp::NumericMatrix centers,
-                                        int n_threads) {
+                                        int n_threads,
+                                        Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
+  Rcpp::NumericVector keep;
   const std::vector<int> label = glue::with_matrix(x, [&](const auto& a) {
+    if (centers.ncol() != a.d) throw std::invalid_argument("centres need ncol(x) columns");
+    const double* s = shift_of(shift, keep, static_cast<int>(a.d));
+    const std::vector<double> c =
+        kmreduce::shifted_centres(&centers[0], centers.nrow(), a.d, s);
     return kmreduce::with_row_access(a, n_threads, [&](const auto& rows) {
-      return kmreduce::predict_nearest(rows, &centers[0], centers.nrow(),
-                                       n_threads);
-    });
+      return kmreduce::predict_nearest(rows, c.data(), centers.nrow(), n_threads);
+    }, s);
   });
   return one_based(label);
 }

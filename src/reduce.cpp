@@ -22,6 +22,33 @@ Rcpp::NumericMatrix sign_matrix_cpp(double d, double dims, double seed) {
 }
 
 namespace {
+// The reduced rows minus a shift, so that they are centred however far the
+// data sit from the origin (k-means on them computes ||x||^2 + ||c||^2 -
+// 2 x.c): `shift` NULL: none; a vector of ncol(out) values: that one (a
+// fitted reducer applied to any rows); an empty vector: the column means of
+// `out`, subtracted and returned as attribute "shift" (fitting).
+void apply_shift(Rcpp::NumericMatrix& out,
+                 const Rcpp::Nullable<Rcpp::NumericVector>& shift) {
+  if (shift.isNull()) return;
+  const Rcpp::NumericVector given(shift.get());
+  const kmreduce::index_t n = out.nrow(), m = out.ncol();
+  Rcpp::NumericVector s(m);
+  if (given.size() == 0) {
+    for (kmreduce::index_t c = 0; c < m; ++c) {
+      const double* col = &out[0] + n * c;
+      double t = 0.0;
+      for (kmreduce::index_t r = 0; r < n; ++r) t += col[r];
+      s[c] = n > 0 ? t / static_cast<double>(n) : 0.0;
+    }
+    out.attr("shift") = s;
+  } else if (given.size() == m) {
+    s = given;
+  } else {
+    throw std::invalid_argument("shift must have one value per reduced column");
+  }
+  if (n > 0 && m > 0) kmreduce::subtract_row(&out[0], n, &s[0], m);
+}
+
 void sparse_embed_checked(const kmreduce::DenseMatrix& a,
                           const kmreduce::CountSketch& cs, double* o,
                           int n_threads, double limit, bool& invalid) {
@@ -43,7 +70,8 @@ void sparse_embed_checked(const kmreduce::SparseMatrix& a,
 // limit in magnitude.
 // [[Rcpp::export]]
 Rcpp::NumericMatrix project_cpp(SEXP x, std::string method, double dims,
-                                double seed, int n_threads, double limit = 0) {
+                                double seed, int n_threads, double limit = 0,
+                                Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
   const kmreduce::index_t m = static_cast<kmreduce::index_t>(dims);
   const std::uint64_t s = glue::as_seed(seed);
   Rcpp::NumericMatrix out;
@@ -70,13 +98,15 @@ Rcpp::NumericMatrix project_cpp(SEXP x, std::string method, double dims,
     return 0;
   });
   if (limit > 0) out.attr("invalid") = invalid;
+  if (!invalid) apply_shift(out, shift);
   return out;
 }
 
 // The sign projection by the mailman kernel or by GEMM on generated panels.
 // [[Rcpp::export]]
 Rcpp::NumericMatrix sign_project_cpp(SEXP x, double dims, double seed,
-                                     std::string algorithm, int n_threads) {
+                                     std::string algorithm, int n_threads,
+                                     Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
   const kmreduce::index_t m = static_cast<kmreduce::index_t>(dims);
   Rcpp::NumericMatrix out;
   bool invalid = false;
@@ -89,6 +119,16 @@ Rcpp::NumericMatrix sign_project_cpp(SEXP x, double dims, double seed,
     }
     return 0;
   });
+  apply_shift(out, shift);
+  return out;
+}
+
+// A copy of `m` minus its column means (attribute "shift"): the reduced
+// rows of streamed input, centred as apply_shift() centres in-memory ones.
+// [[Rcpp::export]]
+Rcpp::NumericMatrix center_columns_cpp(Rcpp::NumericMatrix m) {
+  Rcpp::NumericMatrix out = Rcpp::clone(m);
+  apply_shift(out, Rcpp::NumericVector(0));
   return out;
 }
 
@@ -105,7 +145,8 @@ double derive_seed_cpp(double seed, int r) {
 
 // [[Rcpp::export]]
 Rcpp::NumericMatrix multiply_cpp(SEXP x, Rcpp::NumericMatrix b,
-                                 int n_threads) {
+                                 int n_threads,
+                                 Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
   Rcpp::NumericMatrix out;
   glue::with_matrix(x, [&](const auto& a) {
     if (a.d != b.nrow()) throw std::invalid_argument("non-conformable product");
@@ -113,13 +154,15 @@ Rcpp::NumericMatrix multiply_cpp(SEXP x, Rcpp::NumericMatrix b,
     kmreduce::multiply(a, &b[0], b.ncol(), &out[0], n_threads);
     return 0;
   });
+  apply_shift(out, shift);
   return out;
 }
 
 // [[Rcpp::export]]
 Rcpp::NumericMatrix gather_columns_cpp(SEXP x, Rcpp::IntegerVector index,
                                        Rcpp::NumericVector scale,
-                                       int n_threads) {
+                                       int n_threads,
+                                       Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
   std::vector<kmreduce::index_t> idx(index.size());
   for (R_xlen_t t = 0; t < index.size(); ++t) idx[t] = index[t] - 1;
   const std::vector<double> sc(scale.begin(), scale.end());
@@ -131,6 +174,7 @@ Rcpp::NumericMatrix gather_columns_cpp(SEXP x, Rcpp::IntegerVector index,
     kmreduce::gather_columns(a, idx, sc, &out[0], n_threads);
     return 0;
   });
+  apply_shift(out, shift);
   return out;
 }
 

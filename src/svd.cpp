@@ -7,12 +7,26 @@
 #include <kmreduce/rsvd.hpp>
 #include <kmreduce/svd.hpp>
 
+namespace {
+// An optional centre of the columns (length ncol(x)): the decompositions are
+// then of x - 1 center^T.
+const double* center_of(const Rcpp::Nullable<Rcpp::NumericVector>& center,
+                        Rcpp::NumericVector& keep, kmreduce::index_t d) {
+  if (center.isNull()) return nullptr;
+  keep = Rcpp::NumericVector(center.get());
+  if (keep.size() != d) throw std::invalid_argument("center must have ncol(x) values");
+  return &keep[0];
+}
+}  // namespace
+
 // [[Rcpp::export]]
-Rcpp::List top_svd_cpp(SEXP x, int k) {
+Rcpp::List top_svd_cpp(SEXP x, int k,
+                       Rcpp::Nullable<Rcpp::NumericVector> center = R_NilValue) {
   kmreduce::index_t d = 0;
+  Rcpp::NumericVector keep;
   const kmreduce::TopSvd s = glue::with_matrix(x, [&](const auto& a) {
     d = a.d;
-    return kmreduce::top_svd(a, k);
+    return kmreduce::top_svd(a, k, center_of(center, keep, a.d));
   });
   Rcpp::NumericMatrix v(static_cast<int>(d), k);
   std::copy(s.v.begin(), s.v.end(), v.begin());
@@ -22,14 +36,16 @@ Rcpp::List top_svd_cpp(SEXP x, int k) {
 
 // [[Rcpp::export]]
 Rcpp::List randomized_svd_cpp(SEXP x, int k, int oversample, int power_iters,
-                              double seed, int n_threads) {
+                              double seed, int n_threads,
+                              Rcpp::Nullable<Rcpp::NumericVector> center = R_NilValue) {
   kmreduce::index_t n = 0, d = 0;
+  Rcpp::NumericVector keep;
   const kmreduce::Svd s = glue::with_matrix(x, [&](const auto& a) {
     n = a.n;
     d = a.d;
     return kmreduce::randomized_svd(a, k, oversample, power_iters,
                                     glue::as_seed(seed), n_threads,
-                                    glue::r_interrupt());
+                                    glue::r_interrupt(), center_of(center, keep, a.d));
   });
   Rcpp::NumericMatrix u(static_cast<int>(n), k), v(static_cast<int>(d), k);
   std::copy(s.u.begin(), s.u.end(), u.begin());
@@ -40,11 +56,13 @@ Rcpp::List randomized_svd_cpp(SEXP x, int k, int oversample, int power_iters,
 
 // [[Rcpp::export]]
 Rcpp::List cssp_cpp(SEXP x, Rcpp::NumericMatrix v, double c, int repeats,
-                    double seed, int n_threads) {
+                    double seed, int n_threads,
+                    Rcpp::Nullable<Rcpp::NumericVector> center = R_NilValue) {
+  Rcpp::NumericVector keep;
   const kmreduce::CsspResult r = glue::with_matrix(x, [&](const auto& a) {
     if (v.nrow() != a.d) throw std::invalid_argument("cssp: V must have d rows");
     return kmreduce::cssp(a, &v[0], v.ncol(), c, repeats, glue::as_seed(seed),
-                          n_threads, glue::r_interrupt());
+                          n_threads, glue::r_interrupt(), center_of(center, keep, a.d));
   });
   Rcpp::IntegerVector index(r.index.size());
   for (std::size_t t = 0; t < r.index.size(); ++t)

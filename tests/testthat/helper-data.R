@@ -36,3 +36,7 @@ make_sparse_mixture <- function(n = 200, d = 60, k = 3, seed = 2) {
     list(x = Matrix::Matrix(x, sparse = TRUE), dense = x, truth = truth)
   })
 }
+
+# Every reduction method ("none" aside).
+all_methods <- c("sign", "gaussian", "achlioptas", "srht", "sparse_embedding",
+                 "leverage", "cssp", "svd", "rsvd")

@@ -227,3 +227,69 @@ test_that("a reduction that merges rows into fewer than k distinct ones warns", 
                  "fewer than k = 4 distinct rows")
   expect_warning(kmeans_reduced(x, 4, method = "none", seed = 1), NA)
 })
+
+test_that("an offset of 1e4, 1e8 or 1e12 gives the partition without offset, every method", {
+  # k-means is translation invariant; distances computed as ||x||^2 + ||c||^2
+  # - 2 x.c are not, unless the rows are centred (as they are here).
+  m <- make_mixture(n = 240, d = 30, k = 3, sd = 1, sep = 3, seed = 21)
+  for (method in c("none", all_methods)) {
+    for (refine in c(0L, 2L)) {
+      base <- kmeans_reduced(m$x, 3, method = method, dims = 6, seed = 4, n_init = 2,
+                             refine = refine)
+      for (offset in c(1e4, 1e8, 1e12)) {
+        xo <- m$x + offset
+        fit <- kmeans_reduced(xo, 3, method = method, dims = 6, seed = 4, n_init = 2,
+                              refine = refine)
+        label <- sprintf("%s, refine %d, offset %g", method, refine, offset)
+        expect_identical(adjusted_rand_index(fit$cluster, base$cluster), 1, label = label)
+        # (x + 1e12 itself holds the values to about 1e-4 only)
+        expect_equal(fit$tot.withinss, base$tot.withinss, tolerance = 1e-5, label = label)
+        expect_equal(fit$totss, base$totss, tolerance = 1e-5, label = label)
+        expect_equal(fit$centers - offset, base$centers, tolerance = 1e-3, label = label,
+                     ignore_attr = TRUE)
+        expect_identical(predict(fit, xo), fit$cluster, label = label)
+      }
+    }
+  }
+})
+
+test_that("data far from the origin out of core give the in-memory partition", {
+  skip_if_not_installed("bigmemory")
+  m <- make_mixture(n = 150, d = 20, k = 3, sd = 1, sep = 3, seed = 22)
+  xo <- unname(m$x) + 1e10
+  b <- bigmemory::as.big.matrix(xo)
+  for (method in c("sign", "rsvd")) {
+    a <- kmeans_reduced(xo, 3, method = method, dims = 5, seed = 2, n_init = 2, refine = 1)
+    s <- kmeans_reduced(b, 3, method = method, dims = 5, seed = 2, n_init = 2, refine = 1,
+                        control = list(block_rows = 40))
+    expect_identical(adjusted_rand_index(s$cluster, m$truth), 1, label = method)
+    expect_identical(s$cluster, a$cluster, label = method)
+    expect_identical(predict(s, xo), s$cluster, label = method)
+  }
+})
+
+test_that("rows merged by the reduction: a warning, k clusters, predict() gives the labels back", {
+  set.seed(5)
+  # One column with two values carries all the variance: keeping only it
+  # leaves two distinct reduced rows for k = 3.
+  x <- cbind(a = rep(c(0, 10), length.out = 60), matrix(rnorm(60 * 9, sd = 0.01), 60, 9))
+  for (tol in c(1e-6, 0)) {
+    expect_warning(
+      fit <- kmeans_reduced(x, 3, method = "leverage", dims = 1, seed = 1, iter_max = 50,
+                            control = list(sampling = "top", tol = tol)),
+      "fewer than k = 3 distinct rows.*refined on the original data")
+    expect_identical(nrow(unique(fit$reduced)), 2L)
+    expect_identical(fit$refine, 1L)
+    expect_true(all(fit$size > 0))
+    expect_identical(predict(fit, x), fit$cluster)
+    # Lloyd on the merged rows stops instead of cycling to iter_max.
+    expect_lt(fit$iter, 50L)
+    expect_identical(fit$ifault, 0L)
+  }
+  # Lloyd itself, on data with fewer distinct rows than k and tol = 0: an
+  # empty cluster is not re-seeded with a duplicate row over and over.
+  y <- matrix(rep(c(0, 1), each = 10), 20, 1)
+  km <- kmreduce:::kmeans_cpp(y, 3L, 1L, 100L, 0, 1, 1L)
+  expect_true(km$converged)
+  expect_lt(km$iter, 100L)
+})

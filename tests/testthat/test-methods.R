@@ -74,8 +74,9 @@ test_that("plot(which = \"scores\") shows the leverage scores with the selected 
   fit <- kmeans_reduced(m$x, 4, method = "leverage", dims = 6, seed = 2,
                         control = list(svd = "exact"))
   fs <- kmreduce:::feature_scores(fit)
-  # The scores are the leverage scores of svd() (k = 4 right singular vectors).
-  v <- svd(m$x, 0, 4)$v
+  # The scores are the leverage scores of svd() of the centred data (k = 4
+  # right singular vectors).
+  v <- svd(scale(m$x, scale = FALSE), 0, 4)$v
   expect_equal(fs$score, rowSums(v^2) / 4, tolerance = 1e-8)
   expect_identical(fs$name, colnames(m$x))
   expect_identical(which(fs$selected), sort(unique(fit$reducer$features$index)))

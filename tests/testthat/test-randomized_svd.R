@@ -24,3 +24,22 @@ test_that("randomized_svd is reproducible and checks its arguments", {
   expect_error(randomized_svd(x, 2, oversample = -1), "`oversample` must be a whole number")
   expect_error(randomized_svd(x, 2, power_iters = 1.5), "`power_iters` must be a whole number")
 })
+
+test_that("center = TRUE gives the SVD of the centred data, dense, sparse and streamed", {
+  set.seed(8)
+  x <- matrix(rnorm(60 * 3), 60, 3) %*% matrix(rnorm(3 * 25), 3, 25) + 1e6 +
+    matrix(rnorm(60 * 25, sd = 0.01), 60, 25)
+  ref <- svd(scale(x, scale = FALSE))
+  s <- randomized_svd(x, 3, seed = 1, center = TRUE)
+  expect_equal(s$d, ref$d[1:3], tolerance = 1e-6)
+  expect_equal(abs(crossprod(s$v, ref$v[, 1:3])), diag(3), tolerance = 1e-6)
+  sp <- Matrix::rsparsematrix(80, 30, 0.2)
+  ref_sp <- svd(scale(as.matrix(sp), scale = FALSE))$d[1:3]
+  expect_equal(randomized_svd(sp, 3, seed = 2, power_iters = 6, center = TRUE)$d, ref_sp,
+               tolerance = 1e-3)
+  skip_if_not_installed("bigmemory")
+  b <- bigmemory::as.big.matrix(x)
+  sb <- randomized_svd(b, 3, seed = 1, center = TRUE, block_rows = 7)
+  expect_equal(sb$d, s$d, tolerance = 1e-6)
+  expect_error(randomized_svd(x, 3, center = NA), "`center` must be TRUE or FALSE")
+})

@@ -1,15 +1,20 @@
-test_that("leverage scores equal rowSums(svd(x)$v[, 1:k]^2) / k", {
+test_that("leverage scores equal rowSums(svd(x_c)$v[, 1:k]^2) / k of the centred x", {
   m <- make_mixture(n = 100, d = 25, k = 3)
   fit <- kmeans_reduced(m$x, 3, method = "leverage", dims = 40, seed = 1,
                         control = list(svd = "exact"))
-  ref <- rowSums(svd(m$x)$v[, 1:3]^2) / 3
+  xc <- scale(m$x, scale = FALSE)
+  ref <- rowSums(svd(xc)$v[, 1:3]^2) / 3
   expect_equal(unname(fit$reducer$scores), ref, tolerance = 1e-8)
   expect_equal(sum(fit$reducer$scores), 1, tolerance = 1e-12)
-  expect_equal(fit$reducer$singular_values, svd(m$x)$d[1:3], tolerance = 1e-10)
-  # the reduced data are the sampled columns rescaled by 1/sqrt(dims p_i)
+  expect_equal(fit$reducer$singular_values, svd(xc)$d[1:3], tolerance = 1e-10)
+  # the reduced data are the sampled columns rescaled by 1/sqrt(dims p_i),
+  # minus their means (the reducer's shift)
   f <- fit$reducer$features
   expect_equal(f$scale, 1 / sqrt(40 * ref[f$index]), tolerance = 1e-8)
-  expect_equal(unname(fit$reduced), unname(m$x[, f$index] %*% diag(f$scale)), tolerance = 1e-12)
+  raw <- m$x[, f$index] %*% diag(f$scale)
+  expect_equal(fit$reducer$shift, unname(colMeans(raw)), tolerance = 1e-12)
+  expect_equal(unname(fit$reduced), unname(scale(raw, scale = FALSE)), tolerance = 1e-12,
+               ignore_attr = TRUE)
   expect_identical(f$name, colnames(m$x)[f$index])
 })
 
@@ -24,8 +29,9 @@ test_that("leverage sampling follows the probabilities", {
 test_that("svd reduction is A V_k with the exact right singular vectors", {
   m <- make_mixture(n = 80, d = 12, k = 3)
   fit <- kmeans_reduced(m$x, 3, method = "svd", seed = 1)
-  v <- svd(m$x)$v[, 1:3]
-  expect_equal(abs(unname(fit$reduced)), abs(m$x %*% v), tolerance = 1e-8)
+  xc <- scale(m$x, scale = FALSE)  # the principal components of x
+  v <- svd(xc)$v[, 1:3]
+  expect_equal(abs(unname(fit$reduced)), abs(unname(xc %*% v)), tolerance = 1e-8)
   fit5 <- kmeans_reduced(m$x, 3, method = "svd", dims = 5, seed = 1)
   expect_identical(ncol(fit5$reduced), 5L)
 })
@@ -39,7 +45,12 @@ test_that("sign projection is x times a +-1/sqrt(dims) matrix defined by the see
   expect_false(identical(s, kmreduce:::sign_matrix_cpp(70, 130, 10)))
   # column j does not depend on dims beyond the 64-bit word layout of a row
   fit <- kmeans_reduced(m$x, 2, method = "sign", dims = 130, seed = 9)
-  expect_equal(unname(fit$reduced), m$x %*% s, tolerance = 1e-12)
+  # (centred: minus the column means, the reducer's shift)
+  expect_equal(unname(fit$reduced), unname(scale(m$x %*% s, scale = FALSE)), tolerance = 1e-12,
+               ignore_attr = TRUE)
+  expect_equal(fit$reducer$shift, colMeans(m$x %*% s), tolerance = 1e-12)
+  expect_equal(unname(reduce_dims(m$x, "sign", dims = 130, seed = 9)$reduced), m$x %*% s,
+               tolerance = 1e-12)
   sp <- Matrix::Matrix(m$x * (abs(m$x) > 5), sparse = TRUE)
   expect_equal(kmreduce:::sign_project_cpp(sp, 130, 9, "gemm", 2L), as.matrix(sp) %*% s, tolerance = 1e-12)
 })

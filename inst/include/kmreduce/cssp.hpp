@@ -9,7 +9,8 @@
 //     dgeqp3) of V_k^T S1 D1 (the paper's experiments also use pivoted QR);
 //   repeated `repeats` times, keeping the columns with the smallest residual
 //     ||A - P_C A||_F.
-// V (d x k, orthonormal columns) is given: exact or randomized.
+// V (d x k, orthonormal columns) is given: exact or randomized. With
+// `center`, every quantity is of the centred A - 1 center^T (never formed).
 #ifndef KMREDUCE_CSSP_HPP
 #define KMREDUCE_CSSP_HPP
 
@@ -41,10 +42,12 @@ namespace detail {
 // ||A - P_C A||_F^2 for C = the given columns of A.
 template <class Matrix>
 double column_residual(const Matrix& a, const std::vector<index_t>& idx,
-                       double frob2, int n_threads) {
+                       double frob2, int n_threads, const double* center) {
   const index_t m = static_cast<index_t>(idx.size());
   auto c = std::make_shared<arma::mat>(a.n, m);
   gather_columns(a, idx, std::vector<double>(m, 1.0), c->memptr(), n_threads);
+  if (center != nullptr)
+    for (index_t t = 0; t < m; ++t) c->col(t) -= center[idx[t]];
   struct Left {
     arma::mat u;
     arma::vec s;
@@ -68,6 +71,7 @@ double column_residual(const Matrix& a, const std::vector<index_t>& idx,
   if (r == 0) return frob2;
   std::vector<double> z(a.d * r);
   crossprod(a, u.memptr(), r, z.data(), n_threads);
+  center_crossprod(z.data(), a.d, center, u.memptr(), a.n, r);
   double proj = 0.0;
   for (double x : z) proj += x * x;
   return std::max(0.0, frob2 - proj);
@@ -77,16 +81,18 @@ double column_residual(const Matrix& a, const std::vector<index_t>& idx,
 template <class Matrix>
 CsspResult cssp(const Matrix& a, const double* v, index_t k, double c,
                 int repeats, std::uint64_t seed, int n_threads,
-                const InterruptCheck& interrupt = InterruptCheck()) {
+                const InterruptCheck& interrupt = InterruptCheck(),
+                const double* center = nullptr) {
   const index_t d = a.d;
   if (k < 1 || k > std::min(a.n, d))
     throw std::invalid_argument("cssp: k must be in [1, min(n, d)]");
-  const std::vector<double> cn = column_sqnorms(a);
+  const std::vector<double> cn = column_sqnorms(a, center);
   CsspResult res;
   res.frob2 = std::accumulate(cn.begin(), cn.end(), 0.0);
   // ||(A V V^T)^(j)||^2 = v_j^T G v_j with G = (A V)^T (A V).
   std::vector<double> y(a.n * k);
   multiply(a, v, k, y.data(), n_threads);
+  center_product(y.data(), a.n, center, v, d, k);
   arma::mat ym(y.data(), a.n, k, false, true);
   const arma::mat g = ym.t() * ym;
   const double proj_total = arma::trace(g);
@@ -164,7 +170,7 @@ CsspResult cssp(const Matrix& a, const double* v, index_t k, double c,
     if (it != seen.end()) {
       resid = seen_resid[it - seen.begin()];
     } else {
-      resid = detail::column_residual(a, chosen, res.frob2, n_threads);
+      resid = detail::column_residual(a, chosen, res.frob2, n_threads, center);
       seen.push_back(key);
       seen_resid.push_back(resid);
     }

@@ -92,6 +92,43 @@ std::vector<int> predict_nearest(const Data& a, const double* centres,
   return label;
 }
 
+// Centres (k x d, column-major) minus a shift of the rows (length d):
+// where rows shifted by with_row_access() are compared with them.
+inline std::vector<double> shifted_centres(const double* centres, index_t k,
+                                           index_t d, const double* shift) {
+  std::vector<double> out(centres, centres + k * d);
+  if (shift != nullptr)
+    for (index_t j = 0; j < d; ++j)
+      for (index_t q = 0; q < k; ++q) out[q + k * j] -= shift[j];
+  return out;
+}
+
+// Lloyd ran on rows shifted by `shift`: its centres are put back in the
+// original coordinates. Labels must stay exactly those predict_nearest()
+// gives the rows for the returned centres (shifted again: (c + s) - s, which
+// floating point does not always bring back to c), so when a centre does
+// not survive that round trip the rows are assigned once more.
+template <class Data>
+void unshift_result(const Data& rows, const double* shift, index_t k,
+                    LloydResult& res, int n_threads) {
+  if (shift == nullptr) return;
+  const index_t d = rows.d;
+  const std::vector<double> used = res.centres;  // what the labels are nearest to
+  for (index_t j = 0; j < d; ++j)
+    for (index_t q = 0; q < k; ++q) res.centres[q + k * j] += shift[j];
+  const std::vector<double> back = shifted_centres(res.centres.data(), k, d, shift);
+  const bool same = back == used;
+  if (same) return;
+  std::vector<double> norms(rows.n), dist(rows.n);
+  row_sqnorms(rows, norms.data(), n_threads);
+  std::vector<int> label = res.label;
+  assign_nearest(rows, norms.data(), back.data(), k, label.data(), dist.data(),
+                 n_threads);
+  if (label != res.label) res.means = false;
+  res.label = std::move(label);
+  res.objective = serial_sum(dist);
+}
+
 }  // namespace kmreduce
 
 #endif  // KMREDUCE_KMEANS_HPP

@@ -159,8 +159,11 @@ void update_sums(const Data& a, index_t k, const int* label, const int* before,
 
 // Centres = means of their rows (sums and count as update_sums leaves them).
 // An empty cluster takes the row farthest from its centre among clusters
-// with more than one row (so none stays empty); sums and count follow.
-// Returns the rows moved to re-seed a cluster.
+// with more than one row; sums and count follow. Only a row at a positive
+// distance qualifies: when every row sits on its centre (the data have fewer
+// distinct rows than k) the cluster stays empty, keeping its centre, rather
+// than taking a duplicate row that the next assignment hands back (Lloyd
+// would cycle). Returns the rows moved to re-seed a cluster.
 template <class Data>
 std::vector<index_t> update_centres(const Data& a, index_t k, int* label,
                                     double* min_dist, double* centres,
@@ -172,14 +175,14 @@ std::vector<index_t> update_centres(const Data& a, index_t k, int* label,
   for (index_t q = 0; q < k; ++q) {
     if (count[q] > 0) continue;
     index_t far = -1;
-    double far_d = -1.0;
+    double far_d = 0.0;
     for (index_t r = 0; r < a.n; ++r) {
       if (count[label[r]] > 1 && min_dist[r] > far_d) {
         far_d = min_dist[r];
         far = r;
       }
     }
-    if (far < 0) break;  // cannot happen when n >= k
+    if (far < 0) break;  // every row on its centre
     get_row(a, far, row.data());
     const int old = label[far];
     for (index_t j = 0; j < d; ++j) {

@@ -3,7 +3,8 @@
 // simd.hpp streams them contiguously. Lloyd and k-means++ pass over the data
 // many times; packing once costs one copy of the data and turns every later
 // pass into sequential reads. Padding rows of the last tile are zero and are
-// never reported.
+// never reported. With a `shift` (length d), the tiles hold the rows minus
+// the shift (Lloyd on data far from the origin: see with_row_access).
 #ifndef KMREDUCE_PACKED_HPP
 #define KMREDUCE_PACKED_HPP
 
@@ -53,12 +54,14 @@ inline HugeBuffer huge_buffer(std::size_t count) {
 struct PackedRows {
   static constexpr index_t T = 16;  // rows per tile (defined below for odr-use)
   const DenseMatrix& src;  // the column-major original (for column passes)
+  const double* shift;     // subtracted from every row, or nullptr
   index_t n, d, tiles;
   detail::HugeBuffer v;  // tiles * d * T, written once below
   std::vector<double> norms;  // squared row norms, summed while packing
-  ValueSummary values;        // finite? largest |value|? (while packing)
-  PackedRows(const DenseMatrix& a, int n_threads)
-      : src(a), n(a.n), d(a.d), tiles((a.n + T - 1) / T),
+  ValueSummary values;        // finite? largest |value|? (of the original
+                              // values, while packing)
+  PackedRows(const DenseMatrix& a, int n_threads, const double* shift_ = nullptr)
+      : src(a), shift(shift_), n(a.n), d(a.d), tiles((a.n + T - 1) / T),
         v(detail::huge_buffer(static_cast<std::size_t>(tiles * a.d * T))),
         norms(static_cast<std::size_t>(tiles * T), 0.0) {
     // 16 tiles (one row block) at a time: columns are read in runs of 256.
@@ -91,10 +94,11 @@ struct PackedRows {
     for (index_t j = 0; j < d; ++j) {
       const double* col = a.x + a.n * j;
       double* dst = v.get() + (t * d + j) * T;
+      const double sj = shift != nullptr ? shift[j] : 0.0;
       for (index_t l = 0; l < len; ++l) {
-        dst[l] = col[r0 + l];
+        dst[l] = col[r0 + l] - sj;
         nrm[l] += dst[l] * dst[l];
-        vs.add(dst[l]);
+        vs.add(col[r0 + l]);
       }
       for (index_t l = len; l < T; ++l) dst[l] = 0.0;
     }
@@ -111,17 +115,19 @@ struct PackedRows {
     __mmask8 bad = 0;
     for (index_t j = 0; j < d; ++j) {
       const double* col = a.x + a.n * j + t0 * T;
+      const __m512d sj = _mm512_set1_pd(shift != nullptr ? shift[j] : 0.0);
       for (index_t t = t0; t < t1; ++t) {
         const double* s = col + (t - t0) * T;
         double* dst = v.get() + (t * d + j) * T;
         double* nt = nrm + (t - t0) * T;
-        const __m512d x0 = _mm512_loadu_pd(s), x1 = _mm512_loadu_pd(s + 8);
+        const __m512d r0 = _mm512_loadu_pd(s), r1 = _mm512_loadu_pd(s + 8);
+        const __m512d x0 = _mm512_sub_pd(r0, sj), x1 = _mm512_sub_pd(r1, sj);
         _mm512_stream_pd(dst, x0);
         _mm512_stream_pd(dst + 8, x1);
         _mm512_storeu_pd(nt, _mm512_fmadd_pd(x0, x0, _mm512_loadu_pd(nt)));
         _mm512_storeu_pd(nt + 8, _mm512_fmadd_pd(x1, x1, _mm512_loadu_pd(nt + 8)));
-        detail::note_values(x0, mx, bad);
-        detail::note_values(x1, mx, bad);
+        detail::note_values(r0, mx, bad);
+        detail::note_values(r1, mx, bad);
       }
     }
     ValueSummary vs;
@@ -179,10 +185,21 @@ inline void cross_block(const PackedRows& a, index_t r0, index_t r1,
     std::copy(buf.data() + ld * q + off, buf.data() + ld * q + off + m, out + m * q);
 }
 
-// Column passes read the column-major original, which suits them better.
+// Column passes read the column-major original, which suits them better
+// (minus the shift, once per cluster and column).
 inline void cluster_sums(const PackedRows& a, const int* label, index_t k,
                          double* sums, int n_threads) {
-  cluster_sums(a.src, label, k, sums, n_threads);
+  if (a.shift == nullptr) {
+    cluster_sums(a.src, label, k, sums, n_threads);
+    return;
+  }
+  std::vector<double> own(static_cast<std::size_t>(k * a.d), 0.0);
+  cluster_sums(a.src, label, k, own.data(), n_threads);
+  std::vector<double> count(static_cast<std::size_t>(k), 0.0);
+  for (index_t r = 0; r < a.n; ++r) count[label[r]] += 1.0;
+  for (index_t j = 0; j < a.d; ++j)
+    for (index_t q = 0; q < k; ++q)
+      sums[q + k * j] += own[q + k * j] - count[q] * a.shift[j];
 }
 
 // Moved rows read from their tiles (d consecutive 128-byte groups each).
@@ -203,24 +220,43 @@ inline void move_rows(const PackedRows& a, const std::vector<index_t>& rows,
 
 inline void get_row(const PackedRows& a, index_t r, double* out) {
   get_row(a.src, r, out);
+  if (a.shift != nullptr)
+    for (index_t j = 0; j < a.d; ++j) out[j] -= a.shift[j];
 }
 
 // Calls f with the row-access form the row-wise algorithms should use:
 // packed tiles for dense data when a SIMD kernel is available, the dense
 // matrix itself otherwise, and a CSR copy for sparse data.
+//
+// With a `shift` (dense data only), f sees the rows minus the shift: the
+// packed tiles are written shifted, or (portable build) a shifted copy is
+// made. Distances are computed as ||x||^2 + ||c||^2 - 2 x.c, which loses
+// every digit when the data sit far from the origin (an offset of 1e8 on
+// unit-scale clusters); shifted by their column means they do not.
 template <class F>
-auto with_row_access(const DenseMatrix& a, int n_threads, F f)
-    -> decltype(f(a)) {
+auto with_row_access(const DenseMatrix& a, int n_threads, F f,
+                     const double* shift = nullptr) -> decltype(f(a)) {
   if (simd_level() != SimdLevel::Portable) {
-    const PackedRows p(a, n_threads);
+    const PackedRows p(a, n_threads, shift);
     return f(p);
   }
-  return f(a);
+  if (shift == nullptr) return f(a);
+  std::vector<double> copy(static_cast<std::size_t>(a.n * a.d));
+  parallel_for(a.d, n_threads, [&](index_t j, int) {
+    const double* col = a.x + a.n * j;
+    double* dst = copy.data() + a.n * j;
+    for (index_t r = 0; r < a.n; ++r) dst[r] = col[r] - shift[j];
+  }, static_cast<double>(a.n) * a.d);
+  const DenseMatrix shifted(copy.data(), a.n, a.d);
+  return f(shifted);
 }
 
 template <class F>
-auto with_row_access(const SparseMatrix& a, int /*n_threads*/, F f)
+auto with_row_access(const SparseMatrix& a, int /*n_threads*/, F f,
+                     const double* shift = nullptr)
     -> decltype(f(std::declval<const SparseRows&>())) {
+  if (shift != nullptr)
+    throw std::invalid_argument("sparse rows cannot be shifted (they would become dense)");
   const SparseRows s(a);
   return f(s);
 }

@@ -116,6 +116,67 @@ inline std::vector<double> column_sqnorms(const SparseMatrix& a) {
   return out;
 }
 
+// Squared norm of every column of the centred A - 1 center^T, summed as
+// squared deviations (no cancellation for data far from the origin). Sparse:
+// the nonzeros' deviations plus (n - nnz_j) center_j^2 for the zeros.
+inline std::vector<double> column_sqnorms(const DenseMatrix& a, const double* center) {
+  if (center == nullptr) return column_sqnorms(a);
+  std::vector<double> out(a.d, 0.0);
+  for (index_t j = 0; j < a.d; ++j) {
+    const double* col = a.x + a.n * j;
+    double s = 0.0;
+    for (index_t r = 0; r < a.n; ++r) s += (col[r] - center[j]) * (col[r] - center[j]);
+    out[j] = s;
+  }
+  return out;
+}
+
+inline std::vector<double> column_sqnorms(const SparseMatrix& a, const double* center) {
+  if (center == nullptr) return column_sqnorms(a);
+  std::vector<double> out(a.d, 0.0);
+  for (index_t j = 0; j < a.d; ++j) {
+    double s = 0.0;
+    for (index_t t = a.p[j]; t < a.p[j + 1]; ++t)
+      s += (a.x[t] - center[j]) * (a.x[t] - center[j]);
+    out[j] = s + static_cast<double>(a.n - (a.p[j + 1] - a.p[j])) * center[j] * center[j];
+  }
+  return out;
+}
+
+// Products with the centred matrix A_c = A - 1 center^T, never formed (a
+// sparse A stays sparse): A_c B = A B - 1 (center^T B) and
+// A_c^T M = A^T M - center (1^T M). `out` holds the product with A; these
+// subtract the centring term in place. center == nullptr: nothing to do.
+//   out (n x m) -= 1 (center^T B), B d x m
+inline void center_product(double* out, index_t n, const double* center,
+                           const double* b, index_t d, index_t m) {
+  if (center == nullptr) return;
+  for (index_t c = 0; c < m; ++c) {
+    double s = 0.0;
+    for (index_t j = 0; j < d; ++j) s += center[j] * b[j + d * c];
+    double* o = out + n * c;
+    for (index_t r = 0; r < n; ++r) o[r] -= s;
+  }
+}
+//   out (n x m) -= 1 row^T for a row vector of length m (already center^T B)
+inline void subtract_row(double* out, index_t n, const double* row, index_t m) {
+  for (index_t c = 0; c < m; ++c) {
+    double* o = out + n * c;
+    for (index_t r = 0; r < n; ++r) o[r] -= row[c];
+  }
+}
+//   out (d x m) -= center (1^T M), M n x m
+inline void center_crossprod(double* out, index_t d, const double* center,
+                             const double* mm, index_t n, index_t m) {
+  if (center == nullptr) return;
+  for (index_t c = 0; c < m; ++c) {
+    double s = 0.0;
+    for (index_t r = 0; r < n; ++r) s += mm[r + n * c];
+    double* o = out + d * c;
+    for (index_t j = 0; j < d; ++j) o[j] -= center[j] * s;
+  }
+}
+
 // out (n x m) = columns idx (0-based) of A, column t scaled by scale[t].
 inline void gather_columns(const DenseMatrix& a, const std::vector<index_t>& idx,
                            const std::vector<double>& scale, double* out,

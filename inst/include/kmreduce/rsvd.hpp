@@ -58,27 +58,39 @@ inline arma::mat orthonormal_basis(const arma::mat& y) {
 }
 }  // namespace detail
 
+// With `center` (length d), the SVD of the centred A - 1 center^T (its
+// principal components), through products with A (a sparse A stays sparse).
 template <class Matrix>
 Svd randomized_svd(const Matrix& a, index_t k, index_t oversample,
                    int power_iters, std::uint64_t seed, int n_threads,
-                   const InterruptCheck& interrupt = InterruptCheck()) {
+                   const InterruptCheck& interrupt = InterruptCheck(),
+                   const double* center = nullptr) {
   const index_t n = a.n, d = a.d;
   if (k < 1 || k > std::min(n, d))
     throw std::invalid_argument("randomized_svd: k must be in [1, min(n, d)]");
   const index_t l = std::min(k + std::max<index_t>(oversample, 0), std::min(n, d));
   arma::mat y(n, l), z(d, l);
-  project_by_panels(a, GaussianTestMatrix(seed, d, l), y.memptr(), n_threads);
+  const GaussianTestMatrix omega(seed, d, l);
+  project_by_panels(a, omega, y.memptr(), n_threads);
+  if (center != nullptr) {  // minus 1 (center^T Omega)
+    std::vector<double> row(l);
+    project_by_panels(DenseMatrix(center, 1, d), omega, row.data(), 1);
+    subtract_row(y.memptr(), n, row.data(), l);
+  }
   arma::mat q = detail::orthonormal_basis(y);
   for (int it = 0; it < power_iters; ++it) {
     check_interrupt(interrupt);
     crossprod(a, q.memptr(), l, z.memptr(), n_threads);
+    center_crossprod(z.memptr(), d, center, q.memptr(), n, l);
     const arma::mat qz = detail::orthonormal_basis(z);
     multiply(a, qz.memptr(), l, y.memptr(), n_threads);
+    center_product(y.memptr(), n, center, qz.memptr(), d, l);
     q = detail::orthonormal_basis(y);
   }
   check_interrupt(interrupt);
   // B^T = A^T Q (d x l) = W S Ub^T, so A ~ Q B = (Q Ub) S W^T.
   crossprod(a, q.memptr(), l, z.memptr(), n_threads);
+  center_crossprod(z.memptr(), d, center, q.memptr(), n, l);
   struct Both {
     arma::mat w, ub;
     arma::vec s;

@@ -44,19 +44,24 @@ inline TopSvd top_svd_dense(const arma::mat& x, index_t k) {
 // LAPACK cannot be interrupted: where an interrupt check is installed the
 // decomposition runs on a helper thread (run_interruptible) and owns a copy
 // of the data, so that an interrupted caller can return at once.
-inline TopSvd top_svd(const DenseMatrix& a, index_t k) {
-  if (!interruptible_here()) {
+// With `center` (length d): the SVD of the centred copy A - 1 center^T.
+inline TopSvd top_svd(const DenseMatrix& a, index_t k, const double* center = nullptr) {
+  if (!interruptible_here() && center == nullptr) {
     const arma::mat x(const_cast<double*>(a.x), a.n, a.d, false, true);
     return detail::top_svd_dense(x, k);
   }
-  auto x = std::make_shared<const arma::mat>(a.x, a.n, a.d);
+  auto x = std::make_shared<arma::mat>(a.x, a.n, a.d);
+  if (center != nullptr)
+    for (index_t j = 0; j < a.d; ++j) x->col(j) -= center[j];
+  if (!interruptible_here()) return detail::top_svd_dense(*x, k);
   return run_interruptible<TopSvd>([x, k]() { return detail::top_svd_dense(*x, k); });
 }
 
-inline TopSvd top_svd(const SparseMatrix& a, index_t k) {
+inline TopSvd top_svd(const SparseMatrix& a, index_t k, const double* center = nullptr) {
   auto x = std::make_shared<arma::mat>(a.n, a.d, arma::fill::zeros);
   for (index_t j = 0; j < a.d; ++j) {
     for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) (*x)(a.i[t], j) = a.x[t];
+    if (center != nullptr) x->col(j) -= center[j];
     if (j % 256 == 0) poll_interrupt();
   }
   return run_interruptible<TopSvd>([x, k]() { return detail::top_svd_dense(*x, k); });
