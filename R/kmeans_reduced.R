@@ -67,6 +67,21 @@
 #' `"auto"` is `"sparse_embedding"` for sparse `x` (one pass over the
 #' nonzeros) and `"sign"` for dense `x`. `"none"` clusters `x` itself.
 #'
+#' @section Data far from the origin:
+#' k-means does not depend on where the data sit, but distances computed as
+#' \eqn{\|x\|^2 + \|c\|^2 - 2 x^T c}{||x||^2 + ||c||^2 - 2 x.c} (the fast
+#' way) lose every significant digit when the data are far from the origin
+#' (coordinates in metres, raw intensities, timestamps). So every step works
+#' on centred data: the reduced rows are centred (the reducer's `shift`, the
+#' column means of the reduced training rows, is subtracted from every row it
+#' maps, in `predict()` too); the SVD-based methods (`"leverage"`, `"cssp"`,
+#' `"svd"`, `"rsvd"`) decompose the centred data (each column minus its
+#' mean: principal components; for sparse `x` through products, without
+#' densifying); `"none"` and `refine` run Lloyd on the rows minus their
+#' column means (dense `x`). Adding `1e12` to unit-scale data gives the same
+#' partition. The centres and statistics are reported in the original
+#' coordinates. Sparse `x` is not shifted (its zeros stay zeros).
+#'
 #' The exact SVD (`"svd"`, `control$svd = "exact"`) is computed by LAPACK on a
 #' dense copy of `x` (a sparse `x` is densified for that step only); all other
 #' methods keep a sparse `x` sparse.
@@ -114,6 +129,9 @@
 #'   default) keeps the papers' algorithms. Each iteration is one pass over
 #'   `x`; the objective never increases. With `refine > 0`, rows (and
 #'   `predict()`) are assigned to the nearest centre in the original space.
+#'   When the reduction merges rows so that the reduced data have fewer than
+#'   `k` distinct rows, a warning says so and at least one iteration is run:
+#'   merged rows cannot be told apart by their reduced centres.
 #' @param control A named list of tuning parameters:
 #'   * `tol` (default `1e-6`): Lloyd also stops when the objective decreases
 #'     by less than this fraction in one iteration (`0`: only when no label
@@ -151,14 +169,16 @@
 #'     scale factor) and leverage `scores`, or the SVD `rotation`.}
 #'   \item{reduced_centers}{`k x dims` centres in the reduced space: every row
 #'     is assigned to the nearest of them.}
-#'   \item{reduced}{the reduced data (`nrow(x) x dims`), or `NULL`.}
+#'   \item{reduced}{the reduced data (`nrow(x) x dims`, centred: the
+#'     reducer's `shift` subtracted), or `NULL`.}
 #'   \item{sumsq}{\eqn{\|A\|_F^2}{||A||_F^2}, the sum of squares of `x`
 #'     (the papers report the objective divided by it).}
 #'   \item{n_reductions, objectives}{the number of reductions and the
 #'     objective (on the original data) of each.}
-#'   \item{refine, objective_before_refine, assignment_centers}{the refining
-#'     iterations, the objective before them and, when `refine > 0`, the
-#'     original-space centres rows are assigned to.}
+#'   \item{refine, objective_before_refine, assignment_centers, assignment_shift}{the
+#'     refining iterations, the objective before them and, when `refine > 0`,
+#'     the original-space centres rows are assigned to and the shift of the
+#'     rows in those distances (their grand mean; see Data far from the origin).}
 #'   \item{timing}{elapsed seconds: `reduce`, `cluster`, `total`.}
 #' @references
 #' Boutsidis, C., Zouzias, A., Mahoney, M. W. and Drineas, P. (2015).

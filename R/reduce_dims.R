@@ -5,6 +5,12 @@
 #' section of [kmeans_reduced()]). The fitted map is kept, so
 #' `predict(reducer, newdata)` maps new rows in exactly the same way.
 #'
+#' The reduced data are the map of the papers, `C = A R` (or the selected
+#' columns, or `A V`), not centred; the singular vectors of the SVD-based
+#' methods are those of the centred data, as in [kmeans_reduced()] (see its
+#' section Data far from the origin), whose reducer also subtracts the column
+#' means of `C` (its `shift`).
+#'
 #' @inheritParams kmeans_reduced
 #' @param method Reduction method (see [kmeans_reduced()]); `"auto"` is
 #'   `"sparse_embedding"` for sparse `x` and `"sign"` for dense `x`.

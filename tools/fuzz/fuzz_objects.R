@@ -28,7 +28,8 @@ fits <- list(
   rsvd = kmeans_reduced(x, 3, method = "rsvd", seed = 1),
   refine = kmeans_reduced(x, 3, method = "gaussian", dims = 4, refine = 2, seed = 1),
   sparse = kmeans_reduced(s, 3, method = "sparse_embedding", dims = 4, seed = 1))
-red <- reduce_dims(x, "srht", dims = 4, seed = 1)
+reducers <- list(reduce_dims(x, "srht", dims = 4, seed = 1),
+                 fits$sign$reducer, fits$none$reducer)  # with a shift
 values <- list(-1L, NA_integer_, 0L, 1L, 79L, 80L, 81L, 12L, 13L, .Machine$integer.max,
                -.Machine$integer.max, NA_real_, Inf, -Inf, NaN, 1e308, 0.5, "a", NULL, TRUE)
 what <- character(0)
@@ -65,7 +66,11 @@ tamper <- function(obj) {
   else if (how == "nested" && is.list(obj$reducer)) {
     g <- sample(names(obj$reducer), 1L)
     what <<- c(what, paste0("reducer$", g))
-    obj$reducer[[g]] <- pick(values)
+    obj$reducer[[g]] <- if (runif(1) < 0.3 && length(obj$reducer[[g]]) > 1L) {
+      obj$reducer[[g]][-1L]  # one value short (a shift, a rotation...)
+    } else {
+      pick(values)
+    }
   }
   obj
 }
@@ -104,7 +109,7 @@ for (case in from:to) {
     switch(kind,
       sparse = { m <- corrupt_sparse(s); run(pick(calls), m) },
       fit = { f <- tamper(fits[[sample.int(length(fits), 1L)]]); run(pick(fit_calls), f) },
-      reducer = run(function(r) predict(r, x), tamper(red)),
+      reducer = run(function(r) predict(r, x), tamper(reducers[[sample.int(length(reducers), 1L)]])),
       odd = { f <- pick(calls); run(f, pick(odd_inputs)()) })
     c("result", "")
   }, error = function(e) c("error", conditionMessage(e)),
