@@ -21,6 +21,10 @@ cluster_stats_cpp <- function(x, cluster, k, n_threads, means = NULL) {
     .Call(`_kmreduce_cluster_stats_cpp`, x, cluster, k, n_threads, means)
 }
 
+column_means_cpp <- function(x, n_threads) {
+    .Call(`_kmreduce_column_means_cpp`, x, n_threads)
+}
+
 has_distinct_rows_cpp <- function(x, k) {
     .Call(`_kmreduce_has_distinct_rows_cpp`, x, k)
 }

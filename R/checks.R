@@ -248,9 +248,7 @@ check_label_pair <- function(a, b) {
        cell_a = sa[new], cell_b = sb[new], count = tabulate(cumsum(new)))
 }
 
-reduction_methods <- function() {
-  c("auto", "none", projection_methods(), selection_methods(), extraction_methods())
-}
+reduction_methods <- function() c("auto", names(method_registry()))
 
 check_method <- function(method) {
   ok <- reduction_methods()
@@ -270,24 +268,17 @@ resolve_method <- function(method, x) {
 # Largest number of doubles a reduced matrix may have (32 GB).
 max_reduced_size <- function() 4e9
 
-# Most columns a reduced matrix of nrow(x) rows may have.
-max_dims <- function(x) min(.Machine$integer.max, floor(max_reduced_size() / nrow(x)))
-
 check_dims <- function(dims, method, k, x) {
   n <- nrow(x)
   d <- ncol(x)
   if (method == "none") return(as.integer(d))
-  upper <- switch(method,
-    svd = , rsvd = , cssp = min(n, d),
-    srht = 2^ceiling(log2(d)),
-    max_dims(x))
+  upper <- method_dims_upper(method, n, d)
   if (is.null(dims)) {
     if (is.null(k)) {
       stop_arg(sprintf("`dims` must be given (a whole number in [1, %s]) when `k` is not.",
                        format(upper)))
     }
-    dims <- if (method %in% extraction_methods()) k else min(d, 10 * k)
-    return(as.integer(min(dims, upper)))
+    return(method_dims_default(method, k, n, d))
   }
   check_whole(dims, "dims", 1, upper)
 }
@@ -467,9 +458,10 @@ check_reducer <- function(r, arg = "object") {
   if (!is_whole(r$dims) || r$dims < 1 || r$dims > imax) {
     bad(sprintf("`dims` must be a whole number in [1, %d], not %s", imax, describe(r$dims)))
   }
-  if (identical(r$method, "srht") && r$dims > 2^ceiling(log2(r$n_features))) {
-    bad(sprintf("`dims` of an SRHT of %s features must be at most %s, not %s", format(r$n_features),
-                format(2^ceiling(log2(r$n_features))), format(r$dims)))
+  if (!is.null(method_info(r$method)) && r$dims > method_info(r$method)$upper(Inf, r$n_features)) {
+    bad(sprintf("`dims` of a %s of %s features must be at most %s, not %s", method_label(r$method),
+                format(r$n_features), format(method_info(r$method)$upper(Inf, r$n_features)),
+                format(r$dims)))
   }
   if (!is.null(r$feature_names) &&
       (!is.character(r$feature_names) || length(r$feature_names) != r$n_features)) {

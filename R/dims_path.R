@@ -61,10 +61,7 @@ dims_path <- function(x, k, methods = c("sign", "sparse_embedding", "leverage"),
   seed <- resolve_seed(seed)
   runs <- expand.grid(dims = dims, method = unique(methods), rep = seq_len(repeats),
                       stringsAsFactors = FALSE)
-  upper <- vapply(runs$method, function(m) {
-    switch(m, svd = , rsvd = , cssp = min(dim(x)), srht = 2^ceiling(log2(ncol(x))),
-           max_dims(x))
-  }, numeric(1))
+  upper <- vapply(runs$method, method_dims_upper, numeric(1), n = nrow(x), d = ncol(x))
   runs <- runs[runs$dims <= upper, c("method", "dims", "rep"), drop = FALSE]
   if (reference) {
     runs <- rbind(data.frame(method = "none", dims = ncol(x), rep = seq_len(repeats),

@@ -1,20 +1,5 @@
 # S3 methods of "kmeans_reduced" (and its summary).
 
-method_label <- function(method) {
-  switch(method,
-    none = "none (original features)",
-    sign = "random sign projection",
-    gaussian = "Gaussian random projection",
-    achlioptas = "Achlioptas sparse random projection",
-    srht = "subsampled randomized Hadamard transform",
-    sparse_embedding = "sparse embedding (CountSketch)",
-    leverage = "leverage-score feature selection",
-    cssp = "two-stage column subset selection",
-    svd = "SVD extraction (exact)",
-    rsvd = "SVD extraction (randomized)",
-    method)
-}
-
 #' Print a kmeans_reduced fit
 #'
 #' Prints the method, the cluster sizes, the share of the total sum of
@@ -167,6 +152,10 @@ predict.kmeans_reduced <- function(object, newdata, n_threads = NULL, ...) {
     return(out)
   }
   newdata <- check_newdata(newdata, object$reducer, "newdata")
+  # Labels, norms and distances: a few numbers per row.
+  check_memory(24 * as.numeric(nrow(newdata)),
+               sprintf("Assigning the %s rows of `newdata`", format(nrow(newdata))),
+               "Predict blocks of rows in turn.")
   # The distances shift the rows as the fit did (dense rows; see fit_reducer()).
   dense <- is.matrix(newdata)
   cl <- if (is.null(object$assignment_centers)) {

@@ -16,7 +16,7 @@ mpi_kmeans_reduced <- function(x, k, method, dims, n_init, iter_max, seed, n_thr
   }
   k <- as.integer(k)
   method <- resolve_method(method, xl)
-  ok <- c("none", projection_methods(), "leverage", "rsvd")
+  ok <- registered_methods(source = "mpi")
   if (!(method %in% ok)) {
     stop_arg(sprintf("`method` \"%s\" is not available on distributed rows; use one of %s.",
                      method, paste0("\"", ok, "\"", collapse = ", ")))
@@ -26,12 +26,10 @@ mpi_kmeans_reduced <- function(x, k, method, dims, n_init, iter_max, seed, n_thr
     stop_arg("`control$svd` = \"exact\" is not available on distributed rows; use \"randomized\".")
   }
   d <- ncol(xl)
-  upper <- switch(method, none = d, rsvd = min(x$n, d), srht = 2^ceiling(log2(d)),
-                  min(.Machine$integer.max, floor(max_reduced_size() / x$n)))
   dims <- if (method == "none") d else if (is.null(dims)) {
-    as.integer(min(upper, if (method == "rsvd") k else min(d, 10 * k)))
+    method_dims_default(method, k, x$n, d)
   } else {
-    check_whole(dims, "dims", 1, upper)
+    check_whole(dims, "dims", 1, method_dims_upper(method, x$n, d))
   }
   # One seed for all ranks: rank 0's.
   seed <- mpi_sum(if (x$rank == 0L) resolve_seed(seed) else 0)

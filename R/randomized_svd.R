@@ -49,5 +49,5 @@ randomized_svd <- function(x, k, oversample = 10L, power_iters = 2L, seed = NULL
                        block_rows_for(x, block_rows), center))
   }
   randomized_svd_cpp(x, k, oversample, power_iters, seed, n_threads,
-                     if (center) column_means(x))
+                     if (center) column_means(x, n_threads))
 }

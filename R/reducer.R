@@ -11,15 +11,6 @@
 # centred data (principal components), and "none" runs Lloyd on the rows
 # minus their column means (`shift`, in the original space; dense data).
 
-projection_methods <- function() c("sign", "gaussian", "achlioptas", "srht", "sparse_embedding")
-selection_methods <- function() c("leverage", "cssp")
-extraction_methods <- function() c("svd", "rsvd")
-
-column_prefix <- function(method) {
-  switch(method, sign = "S", gaussian = "G", achlioptas = "A", srht = "H",
-         sparse_embedding = "E", svd = "SV", rsvd = "RSV", "D")
-}
-
 new_reducer <- function(method, dims, seed, x, ...) {
   structure(list(method = method, dims = as.integer(dims), seed = seed,
                  n_features = ncol(x), feature_names = colnames(x), ...),
@@ -42,7 +33,7 @@ top_right_vectors <- function(x, k, how, eps, power_iters, seed, n_threads,
                       n_threads, block_rows_for(x, block_rows), center)
     return(list(d = sv$d, v = sv$v))
   }
-  mu <- if (center) column_means(x) else NULL
+  mu <- if (center) column_means(x, n_threads) else NULL
   n <- as.numeric(nrow(x))
   d <- as.numeric(ncol(x))
   if (how == "exact") {
@@ -65,9 +56,10 @@ top_right_vectors <- function(x, k, how, eps, power_iters, seed, n_threads,
   list(d = sv$d, v = sv$v, center = mu)
 }
 
-# Column means of in-memory data (Matrix::colMeans for sparse x).
-column_means <- function(x) {
-  if (methods::is(x, "sparseMatrix")) unname(Matrix::colMeans(x)) else unname(colMeans(x))
+# Column means of in-memory data (threaded for dense x; Matrix::colMeans,
+# O(nnz), for sparse x).
+column_means <- function(x, n_threads = 1L) {
+  if (methods::is(x, "sparseMatrix")) unname(Matrix::colMeans(x)) else column_means_cpp(x, n_threads)
 }
 
 # Largest dense copy an exact SVD of sparse data may make (4 GB).
@@ -87,7 +79,7 @@ fit_reducer <- function(x, method, dims, k, seed, n_threads, control) {
     # Lloyd on the rows minus their column means (dense in-memory x; the
     # zeros of sparse x stay zeros).
     return(new_reducer("none", ncol(x), seed, x,
-                       shift = if (is.matrix(x)) column_means(x)))
+                       shift = if (is.matrix(x)) column_means(x, n_threads)))
   }
   if (method %in% projection_methods()) return(new_reducer(method, dims, seed, x))
   switch(method,

@@ -38,7 +38,7 @@
 sign_project <- function(x, dims, seed = NULL, algorithm = c("auto", "mailman", "gemm"),
                          n_threads = NULL) {
   x <- check_data(x, "x")
-  dims <- check_whole(dims, "dims", 1, max_dims(x))
+  dims <- check_whole(dims, "dims", 1, max_dims(nrow(x)))
   check_reduced_memory(nrow(x), dims)
   if (!is.character(algorithm) || length(algorithm) < 1L) {
     stop_arg(sprintf("`algorithm` must be one of \"auto\", \"mailman\", \"gemm\", not %s.",

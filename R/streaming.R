@@ -193,7 +193,7 @@ stream_rsvd <- function(x, k, oversample, power_iters, seed, n_threads, block_ro
 
 # Methods that work on a big.matrix, and the error for the others.
 check_big_method <- function(method, control) {
-  ok <- c(projection_methods(), "leverage", "rsvd")
+  ok <- registered_methods(source = "big")
   if (!(method %in% ok)) {
     stop_arg(sprintf(paste0("`method` \"%s\" needs the whole matrix in memory; a big.matrix ",
                             "`x` works with %s."), method,

@@ -88,6 +88,18 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// column_means_cpp
+Rcpp::NumericVector column_means_cpp(Rcpp::NumericMatrix x, int n_threads);
+RcppExport SEXP _kmreduce_column_means_cpp(SEXP xSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(column_means_cpp(x, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // has_distinct_rows_cpp
 bool has_distinct_rows_cpp(SEXP x, double k);
 RcppExport SEXP _kmreduce_has_distinct_rows_cpp(SEXP xSEXP, SEXP kSEXP) {
@@ -446,6 +458,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_lloyd_from_cpp", (DL_FUNC) &_kmreduce_lloyd_from_cpp, 6},
     {"_kmreduce_predict_nearest_cpp", (DL_FUNC) &_kmreduce_predict_nearest_cpp, 4},
     {"_kmreduce_cluster_stats_cpp", (DL_FUNC) &_kmreduce_cluster_stats_cpp, 5},
+    {"_kmreduce_column_means_cpp", (DL_FUNC) &_kmreduce_column_means_cpp, 2},
     {"_kmreduce_has_distinct_rows_cpp", (DL_FUNC) &_kmreduce_has_distinct_rows_cpp, 2},
     {"_kmreduce_distinct_rows_cpp", (DL_FUNC) &_kmreduce_distinct_rows_cpp, 1},
     {"_kmreduce_scan_values_cpp", (DL_FUNC) &_kmreduce_scan_values_cpp, 1},

@@ -202,6 +202,15 @@ Rcpp::List cluster_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k,
       Rcpp::Named("sumsq") = s.sumsq);
 }
 
+// Column means of a dense matrix, threaded.
+// [[Rcpp::export]]
+Rcpp::NumericVector column_means_cpp(Rcpp::NumericMatrix x, int n_threads) {
+  Rcpp::NumericVector out(x.ncol());
+  const kmreduce::DenseMatrix a(&x[0], x.nrow(), x.ncol());
+  kmreduce::column_means(a, &out[0], n_threads);
+  return out;
+}
+
 // [[Rcpp::export]]
 bool has_distinct_rows_cpp(SEXP x, double k) {
   return glue::with_matrix(x, [&](const auto& a) {

@@ -37,6 +37,9 @@ make_sparse_mixture <- function(n = 200, d = 60, k = 3, seed = 2) {
   })
 }
 
-# Every reduction method ("none" aside).
-all_methods <- c("sign", "gaussian", "achlioptas", "srht", "sparse_embedding",
-                 "leverage", "cssp", "svd", "rsvd")
+# The reduction methods of the registry ("none" aside), and of one family or
+# source: tests pick new methods up from there.
+all_methods <- setdiff(names(kmreduce:::method_registry()), "none")
+methods_of <- function(family = NULL, source = NULL) {
+  setdiff(kmreduce:::registered_methods(family, source), "none")
+}

@@ -79,7 +79,7 @@ test_that("bad method, dims, counts, seed and control are refused", {
 
 test_that("constant columns and all-zero data are valid input", {
   z <- matrix(0, 12, 4)
-  for (method in c("none", "sign", "leverage", "cssp", "rsvd", "sparse_embedding", "srht")) {
+  for (method in c("none", all_methods)) {
     fit <- kmeans_reduced(z, 1, method = method, dims = 2, seed = 1)
     expect_equal(fit$tot.withinss, 0, label = method)
   }
@@ -224,6 +224,12 @@ test_that("steps that cannot get their memory are refused with the figure, befor
   expect_error(randomized_svd(tall, 2, seed = 1),
                "The randomized SVD of the 2147483647 x 5 `x` \\(5 test vectors\\) would need")
   expect_error(leverage_scores(tall, 2, seed = 1), "The randomized SVD of the 2147483647 x 5 `x`")
+  # predict() on such rows: per-row labels and distances (48 GB), refused
+  # first where they do not fit.
+  fit5 <- kmeans_reduced(matrix(rnorm(50 * 5), 50), 2, method = "none", seed = 1)
+  if (isTRUE(kmreduce:::available_memory() < 40 * 2^30)) {
+    expect_error(predict(fit5, tall), "Assigning the 2147483647 rows of `newdata` would need about")
+  }
   red <- reduce_dims(m$x, "gaussian", dims = 3, seed = 1)
   red$dims <- 2^31 - 1
   expect_error(predict(red, m$x),

@@ -175,7 +175,9 @@ test_that("sparse matrices with more than 2^31 cells work with every sparse meth
   big <- withr::with_seed(1, Matrix::sparseMatrix(
     i = sample(100000, 100000, TRUE), j = sample(50000, 100000, TRUE), x = 1,
     dims = c(100000, 50000)))
-  for (method in c("sign", "gaussian", "achlioptas", "srht", "sparse_embedding", "leverage", "rsvd")) {
+  # (every method but the exact SVD, which densifies, and CSSP, whose 40
+  # repeats are slow at this size)
+  for (method in setdiff(all_methods, c("svd", "cssp"))) {
     fit <- kmeans_reduced(big, 3, method = method, dims = 6, seed = 1, n_init = 1)
     expect_identical(length(fit$cluster), 100000L, label = method)
     expect_equal(sum(fit$size), 100000L)

@@ -23,8 +23,9 @@ test_that("kmeans_reduced() on 2 MPI ranks equals one process on the stacked row
     system2(mpirun, args, stdout = TRUE, stderr = TRUE)))
   if (!file.exists(out)) fail(paste(c("mpirun wrote no result:", log), collapse = "\n"))
   res <- readRDS(out)
-  expect_named(res, c("none", "sign", "gaussian", "sparse_embedding", "srht", "leverage",
-                      "rsvd", "sparse/sparse_embedding", "sparse/none", "refine"))
+  # every method the registry runs on MPI, then sparse rows and refine
+  mpi_methods <- kmreduce:::registered_methods(source = "mpi")
+  expect_named(res, c(mpi_methods, "sparse/sparse_embedding", "sparse/none", "refine"))
   for (m in names(res)) {
     r <- res[[m]]
     expect_true(r$same_partition, info = m)
@@ -36,7 +37,7 @@ test_that("kmeans_reduced() on 2 MPI ranks equals one process on the stacked row
     expect_true(r$local_rows, info = m)
   }
   # Projections and the original rows: the very same labels.
-  for (m in c("none", "sign", "gaussian", "sparse_embedding", "srht", "sparse/none")) {
+  for (m in c("none", kmreduce:::registered_methods("projection", "mpi"), "sparse/none")) {
     expect_true(res[[m]]$identical_labels, info = m)
   }
 })

@@ -6,7 +6,7 @@ explicit_map <- function(method, d, dims, seed) {
 test_that("each projection equals the product with its explicit matrix", {
   m <- make_mixture(n = 40, d = 37, k = 2)
   s <- make_sparse_mixture(n = 40, d = 37)
-  for (method in c("sign", "gaussian", "achlioptas", "srht", "sparse_embedding")) {
+  for (method in methods_of("projection")) {
     r <- explicit_map(method, 37, 20, seed = 3)
     expect_equal(unname(reduce_dims(m$x, method, dims = 20, seed = 3)$reduced),
                  unname(m$x %*% r), tolerance = 1e-12)
@@ -34,7 +34,7 @@ test_that("projection matrices have the distributions of the papers", {
 
 test_that("random projections preserve squared norms in expectation (JL)", {
   x <- matrix(rnorm(10 * 300), 10, 300)
-  for (method in c("sign", "gaussian", "achlioptas", "srht", "sparse_embedding")) {
+  for (method in methods_of("projection")) {
     ratios <- vapply(1:40, function(s) {
       sum(reduce_dims(x, method, dims = 60, seed = s)$reduced^2) / sum(x^2)
     }, numeric(1))

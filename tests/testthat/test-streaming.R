@@ -15,7 +15,7 @@ test_that("projections of a file-backed matrix give the in-memory partition", {
   skip_if_not_installed("bigmemory")
   m <- make_mixture(n = 250, d = 70, k = 4, sd = 2, sep = 3)
   b <- big_copy(unname(m$x))
-  for (method in c("sign", "gaussian", "achlioptas", "srht", "sparse_embedding")) {
+  for (method in methods_of("projection")) {
     a <- kmeans_reduced(unname(m$x), 4, method = method, dims = 12, n_init = 2, seed = 3)
     s <- kmeans_reduced(b, 4, method = method, dims = 12, n_init = 2, seed = 3,
                         control = list(block_rows = 37))

@@ -211,6 +211,24 @@ inline void move_rows(const SparseRows& a, const std::vector<index_t>& rows,
   }
 }
 
+// Column means of A (length d), each column summed in row order (the same
+// result for every thread count); parallel over columns.
+inline void column_means(const DenseMatrix& a, double* out, int n_threads) {
+  parallel_for(a.d, n_threads, [&](index_t j, int) {
+    const double* col = a.x + a.n * j;
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    index_t r = 0;
+    for (; r + 4 <= a.n; r += 4) {
+      s0 += col[r];
+      s1 += col[r + 1];
+      s2 += col[r + 2];
+      s3 += col[r + 3];
+    }
+    for (; r < a.n; ++r) s0 += col[r];
+    out[j] = a.n > 0 ? ((s0 + s1) + (s2 + s3)) / static_cast<double>(a.n) : 0.0;
+  }, static_cast<double>(a.n) * a.d);
+}
+
 // Row r of A, written densely into out (length d).
 inline void get_row(const DenseMatrix& a, index_t r, double* out) {
   for (index_t j = 0; j < a.d; ++j) out[j] = a.x[r + a.n * j];

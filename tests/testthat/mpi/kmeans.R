@@ -34,7 +34,7 @@ run <- function(label, data, local, method, ...) {
     ranks_agree = centres_spread == 0,
     local_rows = length(fit$cluster) == length(rows))
 }
-for (m in c("none", "sign", "gaussian", "sparse_embedding", "srht", "leverage", "rsvd")) {
+for (m in kmreduce:::registered_methods(source = "mpi")) {
   run(m, x, x[rows, ], m)
 }
 run("sparse/sparse_embedding", xs, xs[rows, ], "sparse_embedding")

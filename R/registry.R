@@ -1,0 +1,85 @@
+# The reduction methods, one entry each: everything the rest of the package
+# needs to know about a method (argument checks, printing, the reduced
+# columns' names, dims_path(), the out-of-core and MPI inputs, the tests).
+# Adding a method takes its core header, its branch in the glue
+# (src/reduce.cpp) and in fit_reducer() / apply_reducer() (R/reducer.R) when
+# its family needs one, and an entry here.
+#
+#   label    name printed by print(), summary() and verbose progress
+#   family   "none"; "projection" (data-oblivious C = A R, R generated from
+#            the seed); "selection" (columns of A, rescaled); "extraction"
+#            (C = A V, V from an SVD)
+#   prefix   names of the reduced columns (prefix1, prefix2, ...); selections
+#            keep the names of their columns
+#   default  function(k, d): dims when not given, for k clusters and d columns
+#   upper    function(n, d): the largest dims for n rows and d columns (also
+#            limited by memory, see max_dims())
+#   sources  where it runs: "memory" (matrix, data frame, sparse Matrix),
+#            "big" (bigmemory::big.matrix, read in blocks), "mpi" (mpi_rows())
+method_registry <- function() {
+  ten_k <- function(k, d) min(d, 10 * k)
+  rank_k <- function(k, d) k
+  unbounded <- function(n, d) Inf
+  rank <- function(n, d) min(n, d)
+  everywhere <- c("memory", "big", "mpi")
+  entry <- function(label, family, prefix, default, upper, sources) {
+    list(label = label, family = family, prefix = prefix, default = default,
+         upper = upper, sources = sources)
+  }
+  list(
+    none = entry("none (original features)", "none", NULL,
+                 function(k, d) d, function(n, d) d, c("memory", "mpi")),
+    sign = entry("random sign projection", "projection", "S", ten_k, unbounded, everywhere),
+    gaussian = entry("Gaussian random projection", "projection", "G", ten_k, unbounded,
+                     everywhere),
+    achlioptas = entry("Achlioptas sparse random projection", "projection", "A", ten_k,
+                       unbounded, everywhere),
+    srht = entry("subsampled randomized Hadamard transform", "projection", "H", ten_k,
+                 function(n, d) 2^ceiling(log2(d)), everywhere),
+    sparse_embedding = entry("sparse embedding (CountSketch)", "projection", "E", ten_k,
+                             unbounded, everywhere),
+    leverage = entry("leverage-score feature selection", "selection", NULL, ten_k, unbounded,
+                     everywhere),
+    cssp = entry("two-stage column subset selection", "selection", NULL, ten_k, rank, "memory"),
+    svd = entry("SVD extraction (exact)", "extraction", "SV", rank_k, rank, "memory"),
+    rsvd = entry("SVD extraction (randomized)", "extraction", "RSV", rank_k, rank, everywhere)
+  )
+}
+
+# Names of the methods of a family and / or a source (all when NULL).
+registered_methods <- function(family = NULL, source = NULL) {
+  reg <- method_registry()
+  keep <- vapply(reg, function(e) {
+    (is.null(family) || e$family %in% family) && (is.null(source) || source %in% e$sources)
+  }, logical(1))
+  names(reg)[keep]
+}
+
+method_info <- function(method) method_registry()[[method]]
+
+projection_methods <- function() registered_methods("projection")
+selection_methods <- function() registered_methods("selection")
+extraction_methods <- function() registered_methods("extraction")
+
+method_label <- function(method) {
+  info <- method_info(method)
+  if (is.null(info)) method else info$label
+}
+
+# Column prefix of the reduced data ("D" for methods without one).
+column_prefix <- function(method) {
+  prefix <- method_info(method)$prefix
+  if (is.null(prefix)) "D" else prefix
+}
+
+# The largest and the default dims of a method for n rows and d columns.
+method_dims_upper <- function(method, n, d) {
+  if (method == "none") return(d)
+  min(method_info(method)$upper(n, d), max_dims(n))
+}
+method_dims_default <- function(method, k, n, d) {
+  as.integer(min(method_info(method)$default(k, d), method_dims_upper(method, n, d)))
+}
+
+# Most columns a reduced matrix of n rows may have.
+max_dims <- function(n) min(.Machine$integer.max, floor(max_reduced_size() / n))

@@ -1,0 +1,46 @@
+# The method registry: every entry is complete, and the package does what
+# the entry says (methods are picked up from the registry, not listed here).
+
+test_that("every registered method has a complete entry", {
+  reg <- kmreduce:::method_registry()
+  expect_true("none" %in% names(reg))
+  for (m in names(reg)) {
+    e <- reg[[m]]
+    expect_true(is.character(e$label) && nzchar(e$label), label = m)
+    expect_true(e$family %in% c("none", "projection", "selection", "extraction"), label = m)
+    expect_true(all(e$sources %in% c("memory", "big", "mpi")) && "memory" %in% e$sources,
+                label = m)
+    expect_true(is.function(e$default) && is.function(e$upper), label = m)
+    expect_lte(kmreduce:::method_dims_default(m, 3, 100, 40),
+               kmreduce:::method_dims_upper(m, 100, 40))
+  }
+  expect_identical(kmreduce:::reduction_methods(), c("auto", names(reg)))
+})
+
+test_that("each method runs on every source its entry lists, and is refused on the others", {
+  m <- make_mixture(n = 90, d = 20, k = 3, sd = 1, sep = 4)
+  for (method in all_methods) {
+    fit <- kmeans_reduced(m$x, 3, method = method, seed = 1, n_init = 1)
+    info <- kmreduce:::method_info(method)
+    expect_identical(fit$dims, kmreduce:::method_dims_default(method, 3, 90, 20), label = method)
+    expect_identical(summary(fit)$method, method)
+    expect_output(print(fit), info$label, fixed = TRUE)
+    if (!is.null(info$prefix)) {
+      expect_identical(colnames(fit$reduced), paste0(info$prefix, seq_len(fit$dims)))
+    }
+    expect_error(kmeans_reduced(m$x, 3, method = method,
+                                dims = kmreduce:::method_dims_upper(method, 90, 20) + 1),
+                 "`dims` must be a whole number", label = method)
+  }
+  skip_if_not_installed("bigmemory")
+  b <- bigmemory::as.big.matrix(m$x)
+  for (method in c("none", all_methods)) {
+    if ("big" %in% kmreduce:::method_info(method)$sources) {
+      fit <- kmeans_reduced(b, 3, method = method, seed = 1, n_init = 1)
+      expect_identical(length(fit$cluster), 90L, label = method)
+    } else {
+      expect_error(kmeans_reduced(b, 3, method = method, seed = 1),
+                   "needs the whole matrix in memory", label = method)
+    }
+  }
+})
