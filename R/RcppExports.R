@@ -13,6 +13,10 @@ lloyd_from_cpp <- function(x, centers, iter_max, tol, n_threads, shift = NULL) {
     .Call(`_kmreduce_lloyd_from_cpp`, x, centers, iter_max, tol, n_threads, shift)
 }
 
+lloyd_blocks_cpp <- function(read, n, d, block_rows, centers, iter_max, tol, n_threads, shift = NULL) {
+    .Call(`_kmreduce_lloyd_blocks_cpp`, read, n, d, block_rows, centers, iter_max, tol, n_threads, shift)
+}
+
 predict_nearest_cpp <- function(x, centers, n_threads, shift = NULL) {
     .Call(`_kmreduce_predict_nearest_cpp`, x, centers, n_threads, shift)
 }

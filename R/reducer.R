@@ -77,9 +77,12 @@ selected_features <- function(x, index, scale) {
 fit_reducer <- function(x, method, dims, k, seed, n_threads, control) {
   if (method == "none") {
     # Lloyd on the rows minus their column means (dense in-memory x; the
-    # zeros of sparse x stay zeros).
+    # zeros of sparse x stay zeros), estimated from at most 4096 rows spread
+    # over x: any point near the data does, and a full pass would cost as
+    # much as a Lloyd iteration.
+    rows <- unique(round(seq(1, nrow(x), length.out = min(nrow(x), 4096))))
     return(new_reducer("none", ncol(x), seed, x,
-                       shift = if (is.matrix(x)) column_means(x, n_threads)))
+                       shift = if (is.matrix(x)) column_means(x[rows, , drop = FALSE])))
   }
   if (method %in% projection_methods()) return(new_reducer(method, dims, seed, x))
   switch(method,

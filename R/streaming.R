@@ -109,42 +109,16 @@ stream_stats <- function(x, cluster, k, block_rows, n_threads) {
        sumsq = sumsq)
 }
 
-# Lloyd on the original data from given centres, one pass per iteration
-# (refine = iter_max): labels nearest to the centres, then the means. A
-# cluster that empties keeps its centre.
-# Distances with the rows minus `shift` (see with_row_access() in packed.hpp).
+# Lloyd on the original data from given centres (refine = iter_max): the
+# Lloyd of lloyd.hpp with the rows read block by block (lloyd_blocks_cpp),
+# rows minus `shift` in the distances (see with_row_access() in packed.hpp).
 stream_lloyd <- function(x, centers, iter_max, block_rows, n_threads, shift = NULL) {
-  k <- nrow(centers)
-  cluster <- integer(nrow(x))
-  assign_all <- function(centers) {
-    out <- integer(nrow(x))
-    for_row_blocks(x, block_rows, function(block, rows) {
-      out[rows] <<- predict_nearest_cpp(block, centers, n_threads, shift)
-    })
-    out
+  read <- function(first, last) {
+    block <- x[first:last, , drop = FALSE]
+    if (!is.double(block)) storage.mode(block) <- "double"
+    block
   }
-  converged <- FALSE
-  iter <- 0L
-  for (it in seq_len(iter_max)) {
-    iter <- it
-    new <- assign_all(centers)
-    if (it > 1L && identical(new, cluster)) {
-      converged <- TRUE
-      break
-    }
-    cluster <- new
-    sums <- matrix(0, k, ncol(x))
-    size <- numeric(k)
-    for_row_blocks(x, block_rows, function(block, rows) {
-      m <- block_moments_cpp(block, cluster[rows], k, n_threads, FALSE)
-      sums <<- sums + m$sums
-      size <<- size + m$size
-    })
-    keep <- size > 0
-    centers[keep, ] <- sums[keep, , drop = FALSE] / size[keep]
-  }
-  if (!converged) cluster <- assign_all(centers)
-  list(cluster = cluster, centers = centers, iter = iter, converged = converged)
+  lloyd_blocks_cpp(read, nrow(x), ncol(x), block_rows, centers, iter_max, 0, n_threads, shift)
 }
 
 # randomized_svd_cpp() with streamed products (the same algorithm and test

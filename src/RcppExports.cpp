@@ -59,6 +59,25 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// lloyd_blocks_cpp
+Rcpp::List lloyd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows, Rcpp::NumericMatrix centers, int iter_max, double tol, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
+RcppExport SEXP _kmreduce_lloyd_blocks_cpp(SEXP readSEXP, SEXP nSEXP, SEXP dSEXP, SEXP block_rowsSEXP, SEXP centersSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::Function >::type read(readSEXP);
+    Rcpp::traits::input_parameter< double >::type n(nSEXP);
+    Rcpp::traits::input_parameter< int >::type d(dSEXP);
+    Rcpp::traits::input_parameter< double >::type block_rows(block_rowsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
+    Rcpp::traits::input_parameter< int >::type iter_max(iter_maxSEXP);
+    Rcpp::traits::input_parameter< double >::type tol(tolSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
+    rcpp_result_gen = Rcpp::wrap(lloyd_blocks_cpp(read, n, d, block_rows, centers, iter_max, tol, n_threads, shift));
+    return rcpp_result_gen;
+END_RCPP
+}
 // predict_nearest_cpp
 Rcpp::IntegerVector predict_nearest_cpp(SEXP x, Rcpp::NumericMatrix centers, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
 RcppExport SEXP _kmreduce_predict_nearest_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
@@ -456,6 +475,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_sparse_problem_cpp", (DL_FUNC) &_kmreduce_sparse_problem_cpp, 1},
     {"_kmreduce_kmeans_cpp", (DL_FUNC) &_kmreduce_kmeans_cpp, 10},
     {"_kmreduce_lloyd_from_cpp", (DL_FUNC) &_kmreduce_lloyd_from_cpp, 6},
+    {"_kmreduce_lloyd_blocks_cpp", (DL_FUNC) &_kmreduce_lloyd_blocks_cpp, 9},
     {"_kmreduce_predict_nearest_cpp", (DL_FUNC) &_kmreduce_predict_nearest_cpp, 4},
     {"_kmreduce_cluster_stats_cpp", (DL_FUNC) &_kmreduce_cluster_stats_cpp, 5},
     {"_kmreduce_column_means_cpp", (DL_FUNC) &_kmreduce_column_means_cpp, 2},

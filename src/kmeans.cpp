@@ -10,6 +10,7 @@
 #include <kmreduce/distinct_rows.hpp>
 #include <kmreduce/kmeans.hpp>
 #include <kmreduce/packed.hpp>
+#include <kmreduce/row_source.hpp>
 #include <kmreduce/scan.hpp>
 
 namespace {
@@ -77,6 +78,51 @@ Rcpp::List lloyd_list(const kmreduce::LloydResult& res, int k, int d) {
       Rcpp::Named("converged") = res.converged,
       Rcpp::Named("means") = res.means);
 }
+
+// A row source (row_source.hpp) for rows kept out of memory: the R function
+// read(first, last) returns rows first..last (1-based) as a double matrix or
+// a dgCMatrix; blocks of block_rows rows are read in turn, on the calling
+// thread, and seen minus `shift` (see with_row_access()).
+class RBlockSource {
+ public:
+  static constexpr bool resident = false;
+  RBlockSource(Rcpp::Function read, kmreduce::index_t n, kmreduce::index_t d,
+               kmreduce::index_t block_rows, int n_threads, const double* shift)
+      : read_(read), n_(n), d_(d), block_(std::max<kmreduce::index_t>(1, block_rows)),
+        n_threads_(n_threads), shift_(shift) {}
+  kmreduce::index_t n() const { return n_; }
+  kmreduce::index_t d() const { return d_; }
+  template <class F>
+  void visit(F&& f) const {
+    for (kmreduce::index_t r0 = 0; r0 < n_; r0 += block_) {
+      const kmreduce::index_t r1 = std::min(n_, r0 + block_);
+      with_block(r0, r1, [&](const auto& rows) { f(rows, r0); });
+    }
+  }
+  void row(kmreduce::index_t r, double* out) const {
+    with_block(r, r + 1, [&](const auto& rows) { kmreduce::get_row(rows, 0, out); });
+  }
+
+ private:
+  template <class F>
+  void with_block(kmreduce::index_t r0, kmreduce::index_t r1, F&& f) const {
+    const Rcpp::RObject b = read_(static_cast<double>(r0 + 1), static_cast<double>(r1));
+    glue::with_matrix(b, [&](const auto& a) {
+      if (a.n != r1 - r0 || a.d != d_)
+        throw std::invalid_argument("a block of rows has the wrong shape");
+      kmreduce::with_row_access(a, n_threads_, [&](const auto& rows) {
+        f(rows);
+        return 0;
+      }, shift_);
+      return 0;
+    });
+  }
+  Rcpp::Function read_;
+  kmreduce::index_t n_, d_, block_;
+  int n_threads_;
+  const double* shift_;
+};
+constexpr bool RBlockSource::resident;
 
 }  // namespace
 
@@ -155,6 +201,30 @@ Rcpp::List lloyd_from_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max,
     }, s);
   });
   return lloyd_list(res, centers.nrow(), centers.ncol());
+}
+
+// lloyd_from_cpp() for rows read block by block by read(first, last) (an
+// out-of-core matrix): the same Lloyd, with the cluster sums of every
+// iteration summed block by block.
+// [[Rcpp::export]]
+Rcpp::List lloyd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows,
+                            Rcpp::NumericMatrix centers, int iter_max, double tol,
+                            int n_threads,
+                            Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
+  if (centers.ncol() != d) throw std::invalid_argument("centres need d columns");
+  kmreduce::KmeansOptions opt;
+  opt.k = centers.nrow();
+  opt.iter_max = iter_max;
+  opt.tol = tol;
+  opt.n_threads = n_threads;
+  Rcpp::NumericVector keep;
+  const double* s = shift_of(shift, keep, d);
+  const RBlockSource src(read, static_cast<kmreduce::index_t>(n), d,
+                         static_cast<kmreduce::index_t>(block_rows), n_threads, s);
+  kmreduce::LloydResult res = kmreduce::kmeans_from_source(
+      src, kmreduce::shifted_centres(&centers[0], opt.k, d, s), opt, glue::r_interrupt());
+  kmreduce::unshift_result_source(src, s, opt.k, res, n_threads);
+  return lloyd_list(res, centers.nrow(), d);
 }
 
 // [[Rcpp::export]]

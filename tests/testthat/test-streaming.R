@@ -68,6 +68,26 @@ test_that("refine, kmeans_objective and predict stream", {
   expect_identical(r$reduced, reduce_dims(unname(m$x), "sparse_embedding", dims = 6, seed = 2)$reduced)
 })
 
+test_that("refine on a big.matrix is the in-memory Lloyd, empty clusters included", {
+  skip_if_not_installed("bigmemory")
+  # Small awkward data: few distinct values, many clusters, so that Lloyd
+  # empties clusters and re-seeds them (the out-of-core Lloyd used to keep
+  # an emptied cluster's centre instead).
+  set.seed(3)
+  x <- matrix(sample(c(0, 1, 2, 10), 40 * 3, TRUE, prob = c(5, 3, 1, 1)), 40, 3)
+  x <- x + matrix(rnorm(40 * 3, sd = 1e-3), 40, 3)
+  b <- big_copy(x)
+  for (seed in 1:40) {
+    a <- kmeans_reduced(x, 8, method = "sign", dims = 1, seed = seed, n_init = 1, refine = 20)
+    s <- kmeans_reduced(b, 8, method = "sign", dims = 1, seed = seed, n_init = 1, refine = 20,
+                        control = list(block_rows = 7))
+    expect_identical(s$cluster, a$cluster, label = paste("seed", seed))
+    expect_equal(s$tot.withinss, a$tot.withinss, tolerance = 1e-10)
+    expect_equal(s$assignment_centers, a$assignment_centers, tolerance = 1e-10)
+    expect_true(all(s$size > 0))
+  }
+})
+
 test_that("big.matrix input is checked and unsupported uses are refused", {
   skip_if_not_installed("bigmemory")
   m <- make_mixture(n = 60, d = 10, k = 2)

@@ -67,17 +67,27 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
   return out;
 }
 
-// Lloyd from given centres (k x d, column-major): no seeding, one run.
+// Lloyd from given centres (k x d, column-major): no seeding, one run, on
+// the rows of a row source (row_source.hpp) or in memory.
+template <class Source>
+LloydResult kmeans_from_source(const Source& src, std::vector<double> centres,
+                               const KmeansOptions& opt,
+                               const InterruptCheck& interrupt = InterruptCheck()) {
+  if (static_cast<index_t>(centres.size()) != opt.k * src.d())
+    throw std::invalid_argument("centres must be k x d");
+  if (opt.k < 1 || opt.k > src.n())
+    throw std::invalid_argument("k must be in [1, number of rows]");
+  std::vector<double> row_norms(src.n());
+  source_row_sqnorms(src, row_norms.data(), opt.n_threads);
+  return lloyd_source(src, row_norms.data(), std::move(centres), opt.k, opt.iter_max,
+                      opt.tol, opt.n_threads, interrupt);
+}
+
 template <class Data>
 LloydResult kmeans_from(const Data& a, std::vector<double> centres,
                         const KmeansOptions& opt,
                         const InterruptCheck& interrupt = InterruptCheck()) {
-  if (static_cast<index_t>(centres.size()) != opt.k * a.d)
-    throw std::invalid_argument("centres must be k x d");
-  std::vector<double> row_norms(a.n);
-  row_sqnorms(a, row_norms.data(), opt.n_threads);
-  return lloyd(a, row_norms.data(), std::move(centres), opt.k, opt.iter_max,
-               opt.tol, opt.n_threads, interrupt);
+  return kmeans_from_source(ResidentRows<Data>(a), std::move(centres), opt, interrupt);
 }
 
 // Nearest-centre labels (0-based) of the rows of `a`.
@@ -108,25 +118,31 @@ inline std::vector<double> shifted_centres(const double* centres, index_t k,
 // gives the rows for the returned centres (shifted again: (c + s) - s, which
 // floating point does not always bring back to c), so when a centre does
 // not survive that round trip the rows are assigned once more.
-template <class Data>
-void unshift_result(const Data& rows, const double* shift, index_t k,
-                    LloydResult& res, int n_threads) {
+template <class Source>
+void unshift_result_source(const Source& src, const double* shift, index_t k,
+                           LloydResult& res, int n_threads) {
   if (shift == nullptr) return;
-  const index_t d = rows.d;
+  const index_t d = src.d();
   const std::vector<double> used = res.centres;  // what the labels are nearest to
   for (index_t j = 0; j < d; ++j)
     for (index_t q = 0; q < k; ++q) res.centres[q + k * j] += shift[j];
   const std::vector<double> back = shifted_centres(res.centres.data(), k, d, shift);
   const bool same = back == used;
   if (same) return;
-  std::vector<double> norms(rows.n), dist(rows.n);
-  row_sqnorms(rows, norms.data(), n_threads);
+  std::vector<double> norms(src.n()), dist(src.n());
+  source_row_sqnorms(src, norms.data(), n_threads);
   std::vector<int> label = res.label;
-  assign_nearest(rows, norms.data(), back.data(), k, label.data(), dist.data(),
-                 n_threads);
+  source_assign_nearest(src, norms.data(), back.data(), k, label.data(), dist.data(),
+                        n_threads);
   if (label != res.label) res.means = false;
   res.label = std::move(label);
   res.objective = serial_sum(dist);
+}
+
+template <class Data>
+void unshift_result(const Data& rows, const double* shift, index_t k,
+                    LloydResult& res, int n_threads) {
+  unshift_result_source(ResidentRows<Data>(rows), shift, k, res, n_threads);
 }
 
 }  // namespace kmreduce

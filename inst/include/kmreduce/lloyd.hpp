@@ -2,6 +2,8 @@
 // ||c||^2 - 2 x.c by row blocks (a GEMM per block), threads over blocks,
 // and empty clusters re-seeded from the point farthest from its centre.
 // Every result is independent of the thread count (see parallel.hpp).
+// Lloyd reads its rows from a row source (row_source.hpp): in memory the
+// whole matrix at once, out of core block by block; one implementation.
 #ifndef KMREDUCE_LLOYD_HPP
 #define KMREDUCE_LLOYD_HPP
 
@@ -13,6 +15,7 @@
 #include "kmeanspp.hpp"
 #include "matrix.hpp"
 #include "parallel.hpp"
+#include "row_source.hpp"
 
 namespace kmreduce {
 
@@ -157,6 +160,52 @@ void update_sums(const Data& a, index_t k, const int* label, const int* before,
   }
 }
 
+// update_sums() for a row source: in memory as above; a source read block
+// by block has no rows to move between passes, so the sums are fresh.
+template <class Rows>
+void source_update_sums(const ResidentRows<Rows>& src, index_t k, const int* label,
+                        const int* before, bool fresh, std::vector<double>& sums,
+                        std::vector<index_t>& count, int n_threads) {
+  update_sums(src.rows(), k, label, before, fresh, sums, count, n_threads);
+}
+template <class Source>
+void source_update_sums(const Source& src, index_t k, const int* label,
+                        const int* /*before*/, bool /*fresh*/, std::vector<double>& sums,
+                        std::vector<index_t>& count, int n_threads) {
+  std::fill(sums.begin(), sums.end(), 0.0);
+  src.visit([&](const auto& rows, index_t r0) {
+    cluster_sums(rows, label + r0, k, sums.data(), n_threads);
+  });
+  std::fill(count.begin(), count.end(), 0);
+  for (index_t r = 0; r < src.n(); ++r) ++count[label[r]];
+}
+
+// Assignment passes over every chunk of a source (the same labels and
+// distances as one pass over all the rows: a row's result does not depend
+// on its chunk). Return how many labels changed.
+template <class Source>
+index_t source_assign_nearest(const Source& src, const double* row_norms,
+                              const double* centres, index_t k, int* label,
+                              double* min_dist, int n_threads) {
+  index_t changes = 0;
+  src.visit([&](const auto& rows, index_t r0) {
+    changes += assign_nearest(rows, row_norms + r0, centres, k, label + r0, min_dist + r0,
+                              n_threads);
+  });
+  return changes;
+}
+template <class Source>
+index_t source_assign_bounded(const Source& src, const double* row_norms,
+                              const double* centres, index_t k, int* label,
+                              double* upper, double* lower, int n_threads) {
+  index_t changes = 0;
+  src.visit([&](const auto& rows, index_t r0) {
+    changes += assign_bounded(rows, row_norms + r0, centres, k, label + r0, upper + r0,
+                              lower + r0, n_threads);
+  });
+  return changes;
+}
+
 // Centres = means of their rows (sums and count as update_sums leaves them).
 // An empty cluster takes the row farthest from its centre among clusters
 // with more than one row; sums and count follow. Only a row at a positive
@@ -164,26 +213,26 @@ void update_sums(const Data& a, index_t k, const int* label, const int* before,
 // distinct rows than k) the cluster stays empty, keeping its centre, rather
 // than taking a duplicate row that the next assignment hands back (Lloyd
 // would cycle). Returns the rows moved to re-seed a cluster.
-template <class Data>
-std::vector<index_t> update_centres(const Data& a, index_t k, int* label,
+template <class Source>
+std::vector<index_t> update_centres(const Source& src, index_t k, int* label,
                                     double* min_dist, double* centres,
                                     std::vector<double>& sums,
                                     std::vector<index_t>& count) {
-  const index_t d = a.d;
+  const index_t d = src.d();
   std::vector<double> row(d);
   std::vector<index_t> reseeded;
   for (index_t q = 0; q < k; ++q) {
     if (count[q] > 0) continue;
     index_t far = -1;
     double far_d = 0.0;
-    for (index_t r = 0; r < a.n; ++r) {
+    for (index_t r = 0; r < src.n(); ++r) {
       if (count[label[r]] > 1 && min_dist[r] > far_d) {
         far_d = min_dist[r];
         far = r;
       }
     }
     if (far < 0) break;  // every row on its centre
-    get_row(a, far, row.data());
+    src.row(far, row.data());
     const int old = label[far];
     for (index_t j = 0; j < d; ++j) {
       sums[old + k * j] -= row[j];
@@ -218,13 +267,13 @@ inline double serial_sum(const std::vector<double>& v) {
 //
 // With `start` (the assignment k-means++ found for these centres), the first
 // assignment step takes its labels and distances instead of a pass.
-template <class Data>
-LloydResult lloyd(const Data& a, const double* row_norms,
-                  std::vector<double> centres, index_t k, int iter_max,
-                  double tol, int n_threads,
-                  const InterruptCheck& interrupt = InterruptCheck(),
-                  const SeedAssignment* start = nullptr) {
-  const index_t n = a.n, d = a.d;
+template <class Source>
+LloydResult lloyd_source(const Source& src, const double* row_norms,
+                         std::vector<double> centres, index_t k, int iter_max,
+                         double tol, int n_threads,
+                         const InterruptCheck& interrupt = InterruptCheck(),
+                         const SeedAssignment* start = nullptr) {
+  const index_t n = src.n(), d = src.d();
   LloydResult res;
   res.label.assign(n, -1);
   std::vector<double> upper(n, std::numeric_limits<double>::infinity());
@@ -270,8 +319,8 @@ LloydResult lloyd(const Data& a, const double* row_norms,
         lower[r] = std::sqrt(start->second[r]);
       }
     } else {
-      changes = assign_bounded(a, row_norms, centres.data(), k, res.label.data(),
-                               upper.data(), lower.data(), n_threads);
+      changes = source_assign_bounded(src, row_norms, centres.data(), k, res.label.data(),
+                                      upper.data(), lower.data(), n_threads);
     }
     res.iter = it;
     if (it > 1 && changes == 0) {
@@ -280,12 +329,12 @@ LloydResult lloyd(const Data& a, const double* row_norms,
       break;
     }
     old = centres;
-    update_sums(a, k, res.label.data(), before.data(), it == 1, sums, count,
-                n_threads);
+    source_update_sums(src, k, res.label.data(), before.data(), it == 1, sums, count,
+                       n_threads);
     if (it == 1) set_total();
     for (index_t r = 0; r < n; ++r) min_dist[r] = upper[r] * upper[r];
     const std::vector<index_t> reseeded = update_centres(
-        a, k, res.label.data(), min_dist.data(), centres.data(), sums, count);
+        src, k, res.label.data(), min_dist.data(), centres.data(), sums, count);
     before = res.label;
     // Centre shifts move the bounds (triangle inequality).
     std::vector<double> shift(k, 0.0);
@@ -326,20 +375,31 @@ LloydResult lloyd(const Data& a, const double* row_norms,
     res.objective = means_objective();
   } else {
     // Final exact pass: labels nearest to the returned centres.
-    assign_nearest(a, row_norms, centres.data(), k, res.label.data(),
-                   min_dist.data(), n_threads);
+    source_assign_nearest(src, row_norms, centres.data(), k, res.label.data(),
+                          min_dist.data(), n_threads);
     std::fill(count.begin(), count.end(), 0);
     for (index_t r = 0; r < n; ++r) ++count[res.label[r]];
     if (std::find(count.begin(), count.end(), 0) != count.end()) {
       // Stopped before convergence and a cluster emptied: re-seed it.
-      update_sums(a, k, res.label.data(), nullptr, true, sums, count, n_threads);
-      update_centres(a, k, res.label.data(), min_dist.data(), centres.data(),
+      source_update_sums(src, k, res.label.data(), nullptr, true, sums, count, n_threads);
+      update_centres(src, k, res.label.data(), min_dist.data(), centres.data(),
                      sums, count);
     }
     res.objective = serial_sum(min_dist);
   }
   res.centres = std::move(centres);
   return res;
+}
+
+// Lloyd on rows in memory (one resident chunk).
+template <class Data>
+LloydResult lloyd(const Data& a, const double* row_norms,
+                  std::vector<double> centres, index_t k, int iter_max,
+                  double tol, int n_threads,
+                  const InterruptCheck& interrupt = InterruptCheck(),
+                  const SeedAssignment* start = nullptr) {
+  return lloyd_source(ResidentRows<Data>(a), row_norms, std::move(centres), k, iter_max,
+                      tol, n_threads, interrupt, start);
 }
 
 }  // namespace kmreduce

@@ -1,0 +1,52 @@
+// kmreduce: where the row-wise algorithms (Lloyd) read their rows. A row
+// source visits its rows chunk by chunk, in order: visit(f) calls
+// f(rows, r0) for each chunk, `rows` a row-access view (packed tiles, dense
+// or sparse rows: anything cross_block(), cluster_sums() and row_sqnorms()
+// take) and r0 the index of its first row; row(r, out) writes one row.
+//
+// In memory the source is one resident chunk (ResidentRows): the algorithms
+// may keep using the rows between passes (Lloyd updates its cluster sums by
+// the rows that moved). An out-of-core source (a bigmemory::big.matrix, read
+// by the glue block by block between calls) is not resident: every pass
+// reads the blocks again, and the results are those of the resident source
+// on the same rows up to the summation order of the cluster sums.
+//
+// A source has: n(), d(), `static constexpr bool resident`, visit(f),
+// row(r, out).
+#ifndef KMREDUCE_ROW_SOURCE_HPP
+#define KMREDUCE_ROW_SOURCE_HPP
+
+#include "matrix.hpp"
+
+namespace kmreduce {
+
+template <class Rows>
+class ResidentRows {
+ public:
+  explicit ResidentRows(const Rows& rows) : rows_(rows) {}
+  static constexpr bool resident = true;
+  index_t n() const { return rows_.n; }
+  index_t d() const { return rows_.d; }
+  template <class F>
+  void visit(F&& f) const {
+    f(rows_, index_t(0));
+  }
+  void row(index_t r, double* out) const { get_row(rows_, r, out); }
+  const Rows& rows() const { return rows_; }
+
+ private:
+  const Rows& rows_;
+};
+
+template <class Rows>
+constexpr bool ResidentRows<Rows>::resident;
+
+// Squared norms of all the rows of a source (n values).
+template <class Source>
+void source_row_sqnorms(const Source& src, double* out, int n_threads) {
+  src.visit([&](const auto& rows, index_t r0) { row_sqnorms(rows, out + r0, n_threads); });
+}
+
+}  // namespace kmreduce
+
+#endif  // KMREDUCE_ROW_SOURCE_HPP
