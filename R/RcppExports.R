@@ -17,6 +17,14 @@ lloyd_blocks_cpp <- function(read, n, d, block_rows, centers, iter_max, tol, n_t
     .Call(`_kmreduce_lloyd_blocks_cpp`, read, n, d, block_rows, centers, iter_max, tol, n_threads, shift)
 }
 
+mpi_kmeans_cpp <- function(x, k, n_init, iter_max, tol, seed, n_threads, mpi) {
+    .Call(`_kmreduce_mpi_kmeans_cpp`, x, k, n_init, iter_max, tol, seed, n_threads, mpi)
+}
+
+mpi_lloyd_cpp <- function(x, centers, iter_max, tol, n_threads, mpi, shift = NULL) {
+    .Call(`_kmreduce_mpi_lloyd_cpp`, x, centers, iter_max, tol, n_threads, mpi, shift)
+}
+
 predict_nearest_cpp <- function(x, centers, n_threads, shift = NULL) {
     .Call(`_kmreduce_predict_nearest_cpp`, x, centers, n_threads, shift)
 }
@@ -47,30 +55,6 @@ block_moments_cpp <- function(x, cluster, k, n_threads, sumsq = TRUE) {
 
 block_deviations_cpp <- function(x, cluster, centers, mean) {
     .Call(`_kmreduce_block_deviations_cpp`, x, cluster, centers, mean)
-}
-
-rng_new_cpp <- function(seed, replicate) {
-    .Call(`_kmreduce_rng_new_cpp`, seed, replicate)
-}
-
-rng_uniform_cpp <- function(rng) {
-    .Call(`_kmreduce_rng_uniform_cpp`, rng)
-}
-
-rng_below_cpp <- function(rng, n) {
-    .Call(`_kmreduce_rng_below_cpp`, rng, n)
-}
-
-rows_handle_cpp <- function(x, n_threads) {
-    .Call(`_kmreduce_rows_handle_cpp`, x, n_threads)
-}
-
-dist2_cpp <- function(handle, points, n_threads) {
-    .Call(`_kmreduce_dist2_cpp`, handle, points, n_threads)
-}
-
-nearest_cpp <- function(handle, centers, n_threads) {
-    .Call(`_kmreduce_nearest_cpp`, handle, centers, n_threads)
 }
 
 sign_matrix_cpp <- function(d, dims, seed) {

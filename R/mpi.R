@@ -53,14 +53,16 @@ mpi_kmeans_reduced <- function(x, k, method, dims, n_init, iter_max, seed, n_thr
   }
   t1 <- elapsed()
   say(verbose && x$rank == 0L, "rank 0 of %d: reduced in %.3f s", x$size, t1 - t0)
-  km <- mpi_kmeans(reduced, k, n_init, iter_max, control$tol, seed, n_threads, x$n)
+  km <- mpi_kmeans_cpp(reduced, k, n_init, iter_max, control$tol, seed, n_threads, mpi_info(x))
   st <- mpi_stats(xl, km$cluster, k, n_threads, x$n)
   t2 <- elapsed()
   objective <- sum(st$withinss)
   objective_before <- objective
-  assignment_centers <- NULL
+  assignment_centers <- assignment_shift <- NULL
   if (refine > 0L) {
-    rk <- mpi_lloyd(xl, st$centers, refine, 0, n_threads, x$n)
+    # (rows minus their grand mean, as in kmeans_reduced())
+    if (is.matrix(xl)) assignment_shift <- unname(colSums(st$centers * st$size) / sum(st$size))
+    rk <- mpi_lloyd_cpp(xl, st$centers, refine, 0, n_threads, mpi_info(x), assignment_shift)
     st <- mpi_stats(xl, rk$cluster, k, n_threads, x$n)
     km$cluster <- rk$cluster
     objective <- sum(st$withinss)
@@ -89,6 +91,7 @@ mpi_kmeans_reduced <- function(x, k, method, dims, n_init, iter_max, seed, n_thr
     reduced = if (control$keep_reduced && method != "none") reduced else NULL,
     sumsq = st$sumsq, n_reductions = 1L, objectives = objective_before, refine = refine,
     objective_before_refine = objective_before, assignment_centers = assignment_centers,
+    assignment_shift = assignment_shift,
     mpi = list(rank = x$rank, size = x$size, n = x$n, offset = x$offset),
     timing = c(reduce = t1 - t0, cluster = t2 - t1, total = elapsed() - t_start)
   ), class = c("kmeans_reduced", "kmeans"))
@@ -109,154 +112,11 @@ mpi_stats <- function(xl, cluster, k, n_threads, n) {
        totss = dv_all[k + 1L], sumsq = tot[k * d + k + 1L])
 }
 
-# Replicates of k-means++ and Lloyd, as kmeans() in kmeans.hpp.
-mpi_kmeans <- function(y, k, n_init, iter_max, tol, seed, n_threads, n) {
-  best <- NULL
-  h <- rows_handle_cpp(y, n_threads)
-  for (t in seq_len(n_init)) {
-    centres <- mpi_kmeanspp(y, h, k, seed, t - 1L, n_threads, n)
-    res <- mpi_lloyd(y, centres, iter_max, tol, n_threads, n, h)
-    if (is.null(best) || res$objective < best$objective * (1 - 1e-10)) best <- res
-  }
-  best
-}
-
-# Index (1-based, global) drawn with probability dist / total over all ranks,
-# as draw_weighted() on the stacked vector.
-mpi_draw <- function(dist, rng, offset, n) {
-  totals <- unlist(pbdMPI::allgather(sum(dist)))
-  total <- sum(totals)
-  if (!(total > 0)) return(rng_below_cpp(rng, n) + 1)
-  u <- rng_uniform_cpp(rng) * total
-  rank <- pbdMPI::comm.rank()
-  before <- sum(totals[seq_len(rank)])
-  cum <- before + cumsum(dist)
-  hit <- which(dist > 0 & cum > u)
-  found <- if (length(hit) > 0L) offset + hit[1L] else Inf
-  g <- pbdMPI::allreduce(found, op = "min")
-  if (is.finite(g)) return(g)
-  pos <- which(dist > 0)
-  pbdMPI::allreduce(if (length(pos) > 0L) offset + max(pos) else 0, op = "max")
-}
-
-# Row `g` (global, 1-based) of the distributed y, on every rank.
-mpi_row <- function(y, g, offset) {
-  local <- g - offset
-  row <- if (local >= 1 && local <= nrow(y)) as.numeric(y[local, ]) else numeric(ncol(y))
-  mpi_sum(row)
-}
-
-mpi_kmeanspp <- function(y, h, k, seed, replicate, n_threads, n) {
-  offset <- pbdMPI::comm.rank()
-  offset <- sum(unlist(pbdMPI::allgather(nrow(y)))[seq_len(offset)])
-  rng <- rng_new_cpp(seed, replicate)
-  trials <- 2L + as.integer(floor(log(k)))
-  centres <- matrix(0, k, ncol(y))
-  first <- rng_below_cpp(rng, n) + 1
-  centres[1L, ] <- mpi_row(y, first, offset)
-  dist <- as.numeric(dist2_cpp(h, centres[1L, , drop = FALSE], n_threads))
-  own <- function(g) { l <- g - offset; if (l >= 1 && l <= nrow(y)) l else NA_integer_ }
-  if (!is.na(own(first))) dist[own(first)] <- 0
-  for (q in seq_len(k)[-1L]) {
-    cand_row <- numeric(trials)
-    pts <- matrix(0, trials, ncol(y))
-    for (t in seq_len(trials)) {
-      cand_row[t] <- mpi_draw(dist, rng, offset, n)
-      pts[t, ] <- mpi_row(y, cand_row[t], offset)
-    }
-    cand <- dist2_cpp(h, pts, n_threads)
-    pot_local <- vapply(seq_len(trials), function(t) {
-      v <- pmin(dist, cand[, t])
-      if (!is.na(own(cand_row[t]))) v[own(cand_row[t])] <- 0
-      sum(v)
-    }, numeric(1))
-    pot <- mpi_sum(pot_local)
-    b <- which.min(pot)
-    dist <- pmin(dist, cand[, b])
-    if (!is.na(own(cand_row[b]))) dist[own(cand_row[b])] <- 0
-    centres[q, ] <- pts[b, ]
-  }
-  centres
-}
-
-# Lloyd from given centres (k x dims) on the distributed rows, as lloyd() in
-# lloyd.hpp: stops when no label changes or the objective (closed form)
-# drops by less than tol; empty clusters take the farthest row; one final
-# exact pass.
-mpi_lloyd <- function(y, centres, iter_max, tol, n_threads, n,
-                      h = rows_handle_cpp(y, n_threads)) {
-  k <- nrow(centres)
-  d <- ncol(y)
-  offset <- sum(unlist(pbdMPI::allgather(nrow(y)))[seq_len(pbdMPI::comm.rank())])
-  labels <- integer(nrow(y))
-  total <- NA_real_
-  prev <- Inf
-  converged <- FALSE
-  iter <- 0L
-  count <- numeric(k)
-  reseed <- function(labels, dist, sums, count) {
-    for (q in which(count == 0)) {
-      ok <- count[labels] > 1
-      v <- if (any(ok)) max(dist[ok]) else -1
-      r <- if (any(ok)) which(ok & dist == v)[1L] else 0L
-      cands <- matrix(unlist(pbdMPI::allgather(c(v, offset + r))), nrow = 2L)
-      best_v <- max(cands[1L, ])
-      if (best_v < 0) break
-      g <- min(cands[2L, cands[1L, ] == best_v])
-      row <- mpi_row(y, g, offset)
-      local <- g - offset
-      old <- mpi_sum(if (local >= 1 && local <= nrow(y)) labels[local] else 0)
-      sums[old, ] <- sums[old, ] - row
-      sums[q, ] <- row
-      count[old] <- count[old] - 1
-      count[q] <- 1
-      if (local >= 1 && local <= nrow(y)) {
-        labels[local] <- q
-        dist[local] <- 0
-      }
-    }
-    list(labels = labels, dist = dist, sums = sums, count = count)
-  }
-  norms_total <- NA_real_
-  for (it in seq_len(iter_max)) {
-    iter <- it
-    nn <- nearest_cpp(h, centres, n_threads)
-    changes <- mpi_sum(sum(nn$cluster != labels))
-    labels <- nn$cluster
-    if (it > 1L && changes == 0) {
-      converged <- TRUE
-      break
-    }
-    m <- block_moments_cpp(y, labels, k, n_threads, FALSE)
-    tot <- mpi_sum(c(as.vector(m$sums), m$size))
-    sums <- matrix(tot[seq_len(k * d)], k, d)
-    count <- tot[k * d + seq_len(k)]
-    if (it == 1L && tol > 0) {
-      norms_total <- mpi_sum(sum(nn$norms))
-      total <- norms_total - sum(colSums(sums)^2) / n
-    }
-    if (any(count == 0)) {
-      rs <- reseed(labels, nn$dist, sums, count)
-      labels <- rs$labels
-      sums <- rs$sums
-      count <- rs$count
-    }
-    keep <- count > 0
-    centres[keep, ] <- sums[keep, , drop = FALSE] / count[keep]
-    if (tol > 0) {
-      grand <- sum(colSums(count * centres)^2)
-      obj <- max(0, total - (sum(count * rowSums(centres^2)) - grand / n))
-      if (it > 1L && prev - obj <= tol * prev) {
-        converged <- TRUE
-        break
-      }
-      prev <- obj
-    }
-  }
-  nn <- nearest_cpp(h, centres, n_threads)
-  labels <- nn$cluster
-  list(cluster = labels, centers = centres, iter = iter, converged = converged,
-       objective = mpi_sum(sum(nn$dist)))
+# What the C++ core needs to combine the ranks' work (its Combine, see
+# row_source.hpp): an allreduce-sum, this rank, the ranks, the global index
+# of this rank's first row and the total number of rows.
+mpi_info <- function(x) {
+  list(allreduce = mpi_sum, rank = x$rank, size = x$size, offset = x$offset, n = x$n)
 }
 
 # Orthonormal basis of a distributed tall matrix: Cholesky QR twice.

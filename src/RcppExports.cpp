@@ -78,6 +78,41 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// mpi_kmeans_cpp
+Rcpp::List mpi_kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol, double seed, int n_threads, Rcpp::List mpi);
+RcppExport SEXP _kmreduce_mpi_kmeans_cpp(SEXP xSEXP, SEXP kSEXP, SEXP n_initSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP mpiSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type n_init(n_initSEXP);
+    Rcpp::traits::input_parameter< int >::type iter_max(iter_maxSEXP);
+    Rcpp::traits::input_parameter< double >::type tol(tolSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type mpi(mpiSEXP);
+    rcpp_result_gen = Rcpp::wrap(mpi_kmeans_cpp(x, k, n_init, iter_max, tol, seed, n_threads, mpi));
+    return rcpp_result_gen;
+END_RCPP
+}
+// mpi_lloyd_cpp
+Rcpp::List mpi_lloyd_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max, double tol, int n_threads, Rcpp::List mpi, Rcpp::Nullable<Rcpp::NumericVector> shift);
+RcppExport SEXP _kmreduce_mpi_lloyd_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP n_threadsSEXP, SEXP mpiSEXP, SEXP shiftSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
+    Rcpp::traits::input_parameter< int >::type iter_max(iter_maxSEXP);
+    Rcpp::traits::input_parameter< double >::type tol(tolSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type mpi(mpiSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
+    rcpp_result_gen = Rcpp::wrap(mpi_lloyd_cpp(x, centers, iter_max, tol, n_threads, mpi, shift));
+    return rcpp_result_gen;
+END_RCPP
+}
 // predict_nearest_cpp
 Rcpp::IntegerVector predict_nearest_cpp(SEXP x, Rcpp::NumericMatrix centers, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
 RcppExport SEXP _kmreduce_predict_nearest_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
@@ -179,79 +214,6 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type mean(meanSEXP);
     rcpp_result_gen = Rcpp::wrap(block_deviations_cpp(x, cluster, centers, mean));
-    return rcpp_result_gen;
-END_RCPP
-}
-// rng_new_cpp
-SEXP rng_new_cpp(double seed, int replicate);
-RcppExport SEXP _kmreduce_rng_new_cpp(SEXP seedSEXP, SEXP replicateSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< int >::type replicate(replicateSEXP);
-    rcpp_result_gen = Rcpp::wrap(rng_new_cpp(seed, replicate));
-    return rcpp_result_gen;
-END_RCPP
-}
-// rng_uniform_cpp
-double rng_uniform_cpp(SEXP rng);
-RcppExport SEXP _kmreduce_rng_uniform_cpp(SEXP rngSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type rng(rngSEXP);
-    rcpp_result_gen = Rcpp::wrap(rng_uniform_cpp(rng));
-    return rcpp_result_gen;
-END_RCPP
-}
-// rng_below_cpp
-double rng_below_cpp(SEXP rng, double n);
-RcppExport SEXP _kmreduce_rng_below_cpp(SEXP rngSEXP, SEXP nSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type rng(rngSEXP);
-    Rcpp::traits::input_parameter< double >::type n(nSEXP);
-    rcpp_result_gen = Rcpp::wrap(rng_below_cpp(rng, n));
-    return rcpp_result_gen;
-END_RCPP
-}
-// rows_handle_cpp
-SEXP rows_handle_cpp(SEXP x, int n_threads);
-RcppExport SEXP _kmreduce_rows_handle_cpp(SEXP xSEXP, SEXP n_threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(rows_handle_cpp(x, n_threads));
-    return rcpp_result_gen;
-END_RCPP
-}
-// dist2_cpp
-Rcpp::NumericMatrix dist2_cpp(SEXP handle, Rcpp::NumericMatrix points, int n_threads);
-RcppExport SEXP _kmreduce_dist2_cpp(SEXP handleSEXP, SEXP pointsSEXP, SEXP n_threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type handle(handleSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type points(pointsSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(dist2_cpp(handle, points, n_threads));
-    return rcpp_result_gen;
-END_RCPP
-}
-// nearest_cpp
-Rcpp::List nearest_cpp(SEXP handle, Rcpp::NumericMatrix centers, int n_threads);
-RcppExport SEXP _kmreduce_nearest_cpp(SEXP handleSEXP, SEXP centersSEXP, SEXP n_threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type handle(handleSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(nearest_cpp(handle, centers, n_threads));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -476,6 +438,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_kmeans_cpp", (DL_FUNC) &_kmreduce_kmeans_cpp, 10},
     {"_kmreduce_lloyd_from_cpp", (DL_FUNC) &_kmreduce_lloyd_from_cpp, 6},
     {"_kmreduce_lloyd_blocks_cpp", (DL_FUNC) &_kmreduce_lloyd_blocks_cpp, 9},
+    {"_kmreduce_mpi_kmeans_cpp", (DL_FUNC) &_kmreduce_mpi_kmeans_cpp, 8},
+    {"_kmreduce_mpi_lloyd_cpp", (DL_FUNC) &_kmreduce_mpi_lloyd_cpp, 7},
     {"_kmreduce_predict_nearest_cpp", (DL_FUNC) &_kmreduce_predict_nearest_cpp, 4},
     {"_kmreduce_cluster_stats_cpp", (DL_FUNC) &_kmreduce_cluster_stats_cpp, 5},
     {"_kmreduce_column_means_cpp", (DL_FUNC) &_kmreduce_column_means_cpp, 2},
@@ -484,12 +448,6 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_scan_values_cpp", (DL_FUNC) &_kmreduce_scan_values_cpp, 1},
     {"_kmreduce_block_moments_cpp", (DL_FUNC) &_kmreduce_block_moments_cpp, 5},
     {"_kmreduce_block_deviations_cpp", (DL_FUNC) &_kmreduce_block_deviations_cpp, 4},
-    {"_kmreduce_rng_new_cpp", (DL_FUNC) &_kmreduce_rng_new_cpp, 2},
-    {"_kmreduce_rng_uniform_cpp", (DL_FUNC) &_kmreduce_rng_uniform_cpp, 1},
-    {"_kmreduce_rng_below_cpp", (DL_FUNC) &_kmreduce_rng_below_cpp, 2},
-    {"_kmreduce_rows_handle_cpp", (DL_FUNC) &_kmreduce_rows_handle_cpp, 2},
-    {"_kmreduce_dist2_cpp", (DL_FUNC) &_kmreduce_dist2_cpp, 3},
-    {"_kmreduce_nearest_cpp", (DL_FUNC) &_kmreduce_nearest_cpp, 3},
     {"_kmreduce_sign_matrix_cpp", (DL_FUNC) &_kmreduce_sign_matrix_cpp, 3},
     {"_kmreduce_project_cpp", (DL_FUNC) &_kmreduce_project_cpp, 7},
     {"_kmreduce_sign_project_cpp", (DL_FUNC) &_kmreduce_sign_project_cpp, 6},

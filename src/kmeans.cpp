@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <type_traits>
 
 #include <kmreduce/cluster_stats.hpp>
 #include <kmreduce/distinct_rows.hpp>
@@ -124,6 +125,38 @@ class RBlockSource {
 };
 constexpr bool RBlockSource::resident;
 
+// The Combine of rows split over MPI ranks (row_source.hpp): sum() calls the
+// R function allreduce(v) (pbdMPI's allreduce with op = "sum"); the core
+// stays free of MPI.
+class RCombine {
+ public:
+  RCombine(Rcpp::Function allreduce, int rank, int size, double offset, double total)
+      : allreduce_(allreduce), rank_(rank), size_(size),
+        offset_(static_cast<kmreduce::index_t>(offset)),
+        total_(static_cast<kmreduce::index_t>(total)) {}
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  kmreduce::index_t offset() const { return offset_; }
+  kmreduce::index_t total_rows(kmreduce::index_t) const { return total_; }
+  void sum(double* v, kmreduce::index_t m) const {
+    const Rcpp::NumericVector in(v, v + m);
+    const Rcpp::NumericVector out = allreduce_(in);
+    if (out.size() != m) throw std::runtime_error("allreduce returned the wrong length");
+    std::copy(out.begin(), out.end(), v);
+  }
+
+ private:
+  Rcpp::Function allreduce_;
+  int rank_, size_;
+  kmreduce::index_t offset_, total_;
+};
+
+RCombine mpi_combine(const Rcpp::List& mpi) {
+  return RCombine(Rcpp::as<Rcpp::Function>(mpi["allreduce"]), Rcpp::as<int>(mpi["rank"]),
+                  Rcpp::as<int>(mpi["size"]), Rcpp::as<double>(mpi["offset"]),
+                  Rcpp::as<double>(mpi["n"]));
+}
+
 }  // namespace
 
 // With limit > 0, the values of dense x are checked while they are packed
@@ -225,6 +258,58 @@ Rcpp::List lloyd_blocks_cpp(Rcpp::Function read, double n, int d, double block_r
       src, kmreduce::shifted_centres(&centers[0], opt.k, d, s), opt, glue::r_interrupt());
   kmreduce::unshift_result_source(src, s, opt.k, res, n_threads);
   return lloyd_list(res, centers.nrow(), d);
+}
+
+// kmeans_cpp() and lloyd_from_cpp() on the rows of this MPI rank; `mpi` is
+// list(allreduce, rank, size, offset, n) (see R/mpi.R). Collective: every
+// rank calls them in the same order.
+// [[Rcpp::export]]
+Rcpp::List mpi_kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
+                          double seed, int n_threads, Rcpp::List mpi) {
+  kmreduce::KmeansOptions opt;
+  opt.k = k;
+  opt.n_init = n_init;
+  opt.iter_max = iter_max;
+  opt.tol = tol;
+  opt.seed = glue::as_seed(seed);
+  opt.n_threads = n_threads;
+  const RCombine combine = mpi_combine(mpi);
+  int d = 0;
+  const kmreduce::KmeansResult res = glue::with_matrix(x, [&](const auto& a) {
+    d = static_cast<int>(a.d);
+    return kmreduce::with_row_access(a, n_threads, [&](const auto& rows) {
+      return kmreduce::kmeans(rows, opt, glue::r_interrupt(), combine);
+    });
+  });
+  Rcpp::List out = lloyd_list(res.best, k, d);
+  out["best_replicate"] = res.best_replicate + 1;
+  return out;
+}
+
+// [[Rcpp::export]]
+Rcpp::List mpi_lloyd_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max, double tol,
+                         int n_threads, Rcpp::List mpi,
+                         Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
+  kmreduce::KmeansOptions opt;
+  opt.k = centers.nrow();
+  opt.iter_max = iter_max;
+  opt.tol = tol;
+  opt.n_threads = n_threads;
+  const RCombine combine = mpi_combine(mpi);
+  Rcpp::NumericVector keep;
+  const kmreduce::LloydResult res = glue::with_matrix(x, [&](const auto& a) {
+    if (centers.ncol() != a.d) throw std::invalid_argument("centres need ncol(x) columns");
+    const double* s = shift_of(shift, keep, static_cast<int>(a.d));
+    const std::vector<double> c0 = kmreduce::shifted_centres(&centers[0], opt.k, a.d, s);
+    return kmreduce::with_row_access(a, n_threads, [&](const auto& rows) {
+      const kmreduce::ResidentRows<std::decay_t<decltype(rows)>> src(rows);
+      kmreduce::LloydResult r =
+          kmreduce::kmeans_from_source(src, c0, opt, glue::r_interrupt(), combine);
+      kmreduce::unshift_result_source(src, s, opt.k, r, n_threads, combine);
+      return r;
+    }, s);
+  });
+  return lloyd_list(res, centers.nrow(), centers.ncol());
 }
 
 // [[Rcpp::export]]
@@ -333,110 +418,4 @@ Rcpp::List block_deviations_cpp(SEXP x, Rcpp::IntegerVector cluster,
   });
   return Rcpp::List::create(Rcpp::Named("withinss") = Rcpp::wrap(dv.withinss),
                             Rcpp::Named("totss") = dv.totss);
-}
-
-// ---- pieces of the distributed (MPI) k-means, run on each rank's rows -----
-
-// The k-means++ random stream of replicate t (0-based), as kmeans() uses it.
-// [[Rcpp::export]]
-SEXP rng_new_cpp(double seed, int replicate) {
-  Rcpp::XPtr<kmreduce::Rng> p(new kmreduce::Rng(kmreduce::stream_key(
-      glue::as_seed(seed), kmreduce::kStreamKmeansInit,
-      static_cast<std::uint64_t>(replicate))));
-  return p;
-}
-
-// [[Rcpp::export]]
-double rng_uniform_cpp(SEXP rng) {
-  Rcpp::XPtr<kmreduce::Rng> p(rng);
-  return p->uniform();
-}
-
-// 0-based uniform integer in [0, n).
-// [[Rcpp::export]]
-double rng_below_cpp(SEXP rng, double n) {
-  Rcpp::XPtr<kmreduce::Rng> p(rng);
-  return static_cast<double>(p->below(static_cast<std::uint64_t>(n)));
-}
-
-// The rows of one rank in the form the row-wise kernels take (packed tiles
-// for dense data, a CSR copy for sparse), with their squared norms: made
-// once per k-means run, not once per iteration.
-namespace {
-struct RowsHandle {
-  Rcpp::RObject keep;  // the R matrix the views point into
-  std::unique_ptr<kmreduce::DenseMatrix> dense;
-  std::unique_ptr<kmreduce::PackedRows> packed;
-  std::unique_ptr<kmreduce::SparseMatrix> sparse;
-  std::unique_ptr<kmreduce::SparseRows> csr;
-  std::vector<double> norms;
-  kmreduce::index_t d = 0;
-  template <class F>
-  int visit(F f) const {
-    if (packed) return f(*packed);
-    if (csr) return f(*csr);
-    return f(*dense);
-  }
-};
-}  // namespace
-
-// [[Rcpp::export]]
-SEXP rows_handle_cpp(SEXP x, int n_threads) {
-  std::unique_ptr<RowsHandle> h(new RowsHandle);
-  h->keep = x;
-  if (Rf_isMatrix(x) && TYPEOF(x) == REALSXP) {
-    h->dense.reset(new kmreduce::DenseMatrix(REAL(x), Rf_nrows(x), Rf_ncols(x)));
-    if (kmreduce::simd_level() != kmreduce::SimdLevel::Portable)
-      h->packed.reset(new kmreduce::PackedRows(*h->dense, n_threads));
-    h->d = h->dense->d;
-  } else if (Rf_isS4(x) && Rf_inherits(x, "dgCMatrix")) {
-    const Eigen::Map<Eigen::SparseMatrix<double>> m =
-        Rcpp::as<Eigen::Map<Eigen::SparseMatrix<double>>>(x);
-    h->sparse.reset(new kmreduce::SparseMatrix(m.outerIndexPtr(), m.innerIndexPtr(),
-                                               m.valuePtr(), m.rows(), m.cols()));
-    h->csr.reset(new kmreduce::SparseRows(*h->sparse));
-    h->d = h->sparse->d;
-  } else {
-    throw std::invalid_argument("expected a double matrix or a dgCMatrix");
-  }
-  h->visit([&](const auto& rows) {
-    h->norms.assign(rows.n, 0.0);
-    kmreduce::row_sqnorms(rows, h->norms.data(), n_threads);
-    return 0;
-  });
-  return Rcpp::XPtr<RowsHandle>(h.release(), true);
-}
-
-// Squared distances (n x m) of the rows to the m points (m x d), with the
-// arithmetic of k-means++ (dist2_to_points).
-// [[Rcpp::export]]
-Rcpp::NumericMatrix dist2_cpp(SEXP handle, Rcpp::NumericMatrix points, int n_threads) {
-  Rcpp::XPtr<RowsHandle> h(handle);
-  if (points.ncol() != h->d) throw std::invalid_argument("dist2: points need d columns");
-  Rcpp::NumericMatrix out(static_cast<int>(h->norms.size()), points.nrow());
-  const std::vector<double> pts(points.begin(), points.end());
-  h->visit([&](const auto& rows) {
-    kmreduce::dist2_to_points(rows, h->norms.data(), pts.data(), points.nrow(),
-                              &out[0], n_threads);
-    return 0;
-  });
-  return out;
-}
-
-// Nearest centre (1-based) of every row and the squared distance to it, as
-// the final pass of lloyd(); also the squared row norms.
-// [[Rcpp::export]]
-Rcpp::List nearest_cpp(SEXP handle, Rcpp::NumericMatrix centers, int n_threads) {
-  Rcpp::XPtr<RowsHandle> h(handle);
-  if (centers.ncol() != h->d) throw std::invalid_argument("nearest: centres need d columns");
-  std::vector<int> label(h->norms.size(), -1);
-  std::vector<double> dist(h->norms.size(), 0.0);
-  h->visit([&](const auto& rows) {
-    kmreduce::assign_nearest(rows, h->norms.data(), &centers[0], centers.nrow(),
-                             label.data(), dist.data(), n_threads);
-    return 0;
-  });
-  return Rcpp::List::create(Rcpp::Named("cluster") = one_based(label),
-                            Rcpp::Named("dist") = Rcpp::wrap(dist),
-                            Rcpp::Named("norms") = Rcpp::wrap(h->norms));
 }

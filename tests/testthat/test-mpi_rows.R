@@ -25,7 +25,8 @@ test_that("kmeans_reduced() on 2 MPI ranks equals one process on the stacked row
   res <- readRDS(out)
   # every method the registry runs on MPI, then sparse rows and refine
   mpi_methods <- kmreduce:::registered_methods(source = "mpi")
-  expect_named(res, c(mpi_methods, "sparse/sparse_embedding", "sparse/none", "refine"))
+  expect_named(res, c(mpi_methods, "sparse/sparse_embedding", "sparse/none", "refine",
+                      "awkward/none", "awkward/refine"))
   for (m in names(res)) {
     r <- res[[m]]
     expect_true(r$same_partition, info = m)
@@ -37,7 +38,8 @@ test_that("kmeans_reduced() on 2 MPI ranks equals one process on the stacked row
     expect_true(r$local_rows, info = m)
   }
   # Projections and the original rows: the very same labels.
-  for (m in c("none", kmreduce:::registered_methods("projection", "mpi"), "sparse/none")) {
+  for (m in c("none", kmreduce:::registered_methods("projection", "mpi"), "sparse/none",
+              "awkward/none", "awkward/refine")) {
     expect_true(res[[m]]$identical_labels, info = m)
   }
 })

@@ -35,10 +35,14 @@ struct KmeansResult {
   std::vector<double> objectives;  // one per replicate
 };
 
-template <class Data>
+// With rows on several processes (Combine; see row_source.hpp), every
+// process calls this with its own rows: the replicates, centres and
+// objectives are global, the labels its own.
+template <class Data, class Combine = LocalCombine>
 KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
-                    const InterruptCheck& interrupt = InterruptCheck()) {
-  if (opt.k < 1 || opt.k > a.n)
+                    const InterruptCheck& interrupt = InterruptCheck(),
+                    const Combine& combine = Combine()) {
+  if (opt.k < 1 || opt.k > combine.total_rows(a.n))
     throw std::invalid_argument("k must be in [1, number of rows]");
   if (opt.n_init < 1 || opt.iter_max < 1)
     throw std::invalid_argument("n_init and iter_max must be positive");
@@ -50,10 +54,10 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
     std::vector<double> centres(opt.k * a.d);
     SeedAssignment seeds;
     kmeanspp(a, row_norms.data(), opt.k, rng, centres.data(), opt.n_threads,
-             interrupt, &seeds);
-    LloydResult res = lloyd(a, row_norms.data(), std::move(centres), opt.k,
-                            opt.iter_max, opt.tol, opt.n_threads, interrupt,
-                            &seeds);
+             interrupt, &seeds, combine);
+    LloydResult res = lloyd_source(ResidentRows<Data>(a), row_norms.data(), std::move(centres),
+                                   opt.k, opt.iter_max, opt.tol, opt.n_threads, interrupt,
+                                   &seeds, combine);
     out.objectives.push_back(res.objective);
     if (opt.on_replicate) opt.on_replicate(t + 1, res.iter, res.objective);
     // A later replicate must be better by more than rounding: replicates
@@ -69,18 +73,19 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
 
 // Lloyd from given centres (k x d, column-major): no seeding, one run, on
 // the rows of a row source (row_source.hpp) or in memory.
-template <class Source>
+template <class Source, class Combine = LocalCombine>
 LloydResult kmeans_from_source(const Source& src, std::vector<double> centres,
                                const KmeansOptions& opt,
-                               const InterruptCheck& interrupt = InterruptCheck()) {
+                               const InterruptCheck& interrupt = InterruptCheck(),
+                               const Combine& combine = Combine()) {
   if (static_cast<index_t>(centres.size()) != opt.k * src.d())
     throw std::invalid_argument("centres must be k x d");
-  if (opt.k < 1 || opt.k > src.n())
+  if (opt.k < 1 || opt.k > combine.total_rows(src.n()))
     throw std::invalid_argument("k must be in [1, number of rows]");
   std::vector<double> row_norms(src.n());
   source_row_sqnorms(src, row_norms.data(), opt.n_threads);
   return lloyd_source(src, row_norms.data(), std::move(centres), opt.k, opt.iter_max,
-                      opt.tol, opt.n_threads, interrupt);
+                      opt.tol, opt.n_threads, interrupt, nullptr, combine);
 }
 
 template <class Data>
@@ -118,9 +123,10 @@ inline std::vector<double> shifted_centres(const double* centres, index_t k,
 // gives the rows for the returned centres (shifted again: (c + s) - s, which
 // floating point does not always bring back to c), so when a centre does
 // not survive that round trip the rows are assigned once more.
-template <class Source>
+template <class Source, class Combine = LocalCombine>
 void unshift_result_source(const Source& src, const double* shift, index_t k,
-                           LloydResult& res, int n_threads) {
+                           LloydResult& res, int n_threads,
+                           const Combine& combine = Combine()) {
   if (shift == nullptr) return;
   const index_t d = src.d();
   const std::vector<double> used = res.centres;  // what the labels are nearest to
@@ -134,9 +140,10 @@ void unshift_result_source(const Source& src, const double* shift, index_t k,
   std::vector<int> label = res.label;
   source_assign_nearest(src, norms.data(), back.data(), k, label.data(), dist.data(),
                         n_threads);
-  if (label != res.label) res.means = false;
+  const double changed = combined_sum(combine, label != res.label ? 1.0 : 0.0);
+  if (changed > 0.0) res.means = false;
   res.label = std::move(label);
-  res.objective = serial_sum(dist);
+  res.objective = combined_sum(combine, serial_sum(dist));
 }
 
 template <class Data>

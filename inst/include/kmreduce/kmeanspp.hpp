@@ -10,6 +10,7 @@
 #include "matrix.hpp"
 #include "parallel.hpp"
 #include "rng.hpp"
+#include "row_source.hpp"
 
 namespace kmreduce {
 
@@ -30,6 +31,46 @@ inline index_t draw_weighted(const std::vector<double>& weight, double total,
     }
   }
   return last_positive;  // rounding: u landed beyond the accumulated sum
+}
+
+// draw_weighted() over the rows of all processes (global row index): the
+// process whose share of the total holds u draws from its rows, as one
+// process would from the stacked weights. `totals` holds every process's
+// total, in rank order.
+template <class Combine>
+index_t draw_weighted_combined(const std::vector<double>& weight,
+                               const std::vector<double>& totals, Rng& rng,
+                               const Combine& combine, index_t n_all) {
+  double total = 0.0;
+  for (double t : totals) total += t;
+  if (!(total > 0.0)) return static_cast<index_t>(rng.below(n_all));
+  const double u = rng.uniform() * total;
+  double cum = 0.0;
+  for (int p = 0; p < combine.rank(); ++p) cum += totals[p];
+  const index_t n = static_cast<index_t>(weight.size());
+  index_t hit = -1, last_positive = -1;
+  for (index_t r = 0; r < n; ++r) {
+    if (weight[r] > 0.0) {
+      cum += weight[r];
+      last_positive = r;
+      if (cum > u) {
+        hit = r;
+        break;
+      }
+    }
+  }
+  // The first hit of all (global order), else the last positive weight.
+  const int np = combine.size();
+  std::vector<double> found(2 * np, 0.0);
+  if (hit >= 0) found[combine.rank()] = static_cast<double>(combine.offset() + hit + 1);
+  if (last_positive >= 0)
+    found[np + combine.rank()] = static_cast<double>(combine.offset() + last_positive + 1);
+  combine.sum(found.data(), 2 * np);
+  for (int p = 0; p < np; ++p)
+    if (found[p] > 0.0) return static_cast<index_t>(found[p]) - 1;
+  for (int p = np - 1; p >= 0; --p)
+    if (found[np + p] > 0.0) return static_cast<index_t>(found[np + p]) - 1;
+  return 0;
 }
 
 // Squared distances of every row to the m points P (m x d, column-major):
@@ -64,48 +105,79 @@ struct SeedAssignment {
 // first uniformly, each next one the best (lowest potential) of `trials`
 // candidates drawn with probability proportional to D(x)^2. With `assign`,
 // also the assignment of the rows to the seeds.
-template <class Data>
+//
+// With rows on several processes (Combine), every process calls this with
+// its own rows and the same generator: the draws are those of one process
+// on the stacked rows (indices are global), the centres are the same on
+// every process, and `assign` is of the local rows.
+template <class Data, class Combine = LocalCombine>
 void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
               double* centres, int n_threads,
               const InterruptCheck& interrupt = InterruptCheck(),
-              SeedAssignment* assign = nullptr) {
+              SeedAssignment* assign = nullptr, const Combine& combine = Combine()) {
   const index_t n = a.n, d = a.d;
+  const index_t n_all = combine.total_rows(n);
+  const bool one = combine.size() == 1;
   const index_t trials = 2 + static_cast<index_t>(std::log(static_cast<double>(k)));
   std::vector<double> row(d), dist(n), cand(trials * n), cand_pts(trials * d);
   std::vector<index_t> cand_row(trials);
+  // Local index of global row g, or -1 when another process holds it.
+  auto local = [&](index_t g) {
+    const index_t l = g - combine.offset();
+    return l >= 0 && l < n ? l : index_t(-1);
+  };
+  auto fetch = [&](index_t g, double* out) {
+    if (one) {
+      get_row(a, g, out);
+    } else {
+      combined_row(combine, g, n, d, [&](index_t r, double* o) { get_row(a, r, o); }, out);
+    }
+  };
 
-  auto set_centre = [&](index_t q, index_t r) {
-    get_row(a, r, row.data());
+  auto set_centre = [&](index_t q, index_t g) {
+    fetch(g, row.data());
     for (index_t j = 0; j < d; ++j) centres[q + k * j] = row[j];
   };
 
-  const index_t first = static_cast<index_t>(rng.below(n));
+  const index_t first = static_cast<index_t>(rng.below(n_all));
   set_centre(0, first);
-  get_row(a, first, row.data());
   dist2_to_points(a, row_norms, row.data(), 1, dist.data(), n_threads);
-  dist[first] = 0.0;
+  if (local(first) >= 0) dist[local(first)] = 0.0;
   if (assign != nullptr) {
     assign->label.assign(n, 0);
     assign->second.assign(n, std::numeric_limits<double>::infinity());
   }
 
+  std::vector<double> totals(combine.size()), pots(trials);
   for (index_t q = 1; q < k; ++q) {
     double total = 0.0;
     for (index_t r = 0; r < n; ++r) total += dist[r];
+    if (!one) {
+      std::fill(totals.begin(), totals.end(), 0.0);
+      totals[combine.rank()] = total;
+      combine.sum(totals.data(), combine.size());
+    }
     for (index_t t = 0; t < trials; ++t) {
-      cand_row[t] = draw_weighted(dist, total, rng);
-      get_row(a, cand_row[t], row.data());
+      cand_row[t] = one ? draw_weighted(dist, total, rng)
+                        : draw_weighted_combined(dist, totals, rng, combine, n_all);
+      fetch(cand_row[t], row.data());
       for (index_t j = 0; j < d; ++j) cand_pts[t + trials * j] = row[j];
     }
     dist2_to_points(a, row_norms, cand_pts.data(), trials, cand.data(),
                     n_threads);
+    for (index_t t = 0; t < trials; ++t) {
+      const double* ct = cand.data() + n * t;
+      const index_t own = local(cand_row[t]);
+      double pot = 0.0;
+      for (index_t r = 0; r < n; ++r)
+        pot += (r == own) ? 0.0 : std::min(dist[r], ct[r]);
+      pots[t] = pot;
+    }
+    combine.sum(pots.data(), trials);
     index_t best = 0;
     double best_pot = 0.0;
     for (index_t t = 0; t < trials; ++t) {
-      const double* ct = cand.data() + n * t;
-      double pot = 0.0;
-      for (index_t r = 0; r < n; ++r)
-        pot += (r == cand_row[t]) ? 0.0 : std::min(dist[r], ct[r]);
+      const double pot = pots[t];
       if (t == 0 || pot < best_pot) {
         best_pot = pot;
         best = t;
@@ -123,15 +195,15 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
           sec[r] = cb[r];
         }
       }
-      const index_t c = cand_row[best];
-      if (lab[c] != static_cast<int>(q)) {  // the seed itself, at distance 0
+      const index_t c = local(cand_row[best]);
+      if (c >= 0 && lab[c] != static_cast<int>(q)) {  // the seed itself, at distance 0
         sec[c] = dist[c];
         lab[c] = static_cast<int>(q);
       }
     }
     for (index_t r = 0; r < n; ++r) dist[r] = std::min(dist[r], cb[r]);
-    dist[cand_row[best]] = 0.0;
-    set_centre(q, cand_row[best]);
+    if (local(cand_row[best]) >= 0) dist[local(cand_row[best])] = 0.0;
+    for (index_t j = 0; j < d; ++j) centres[q + k * j] = cand_pts[best + trials * j];
     check_interrupt(interrupt);
   }
   if (assign != nullptr) assign->nearest = std::move(dist);

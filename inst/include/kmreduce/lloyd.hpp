@@ -180,6 +180,28 @@ void source_update_sums(const Source& src, index_t k, const int* label,
   for (index_t r = 0; r < src.n(); ++r) ++count[label[r]];
 }
 
+// Global sums and counts: on one process as above (incremental in memory);
+// on several, each process's fresh sums and counts, summed.
+template <class Source, class Combine>
+void combined_update_sums(const Source& src, const Combine& combine, index_t k,
+                          const int* label, const int* before, bool fresh,
+                          std::vector<double>& sums, std::vector<index_t>& count,
+                          int n_threads) {
+  if (combine.size() == 1) {
+    source_update_sums(src, k, label, before, fresh, sums, count, n_threads);
+    return;
+  }
+  std::fill(sums.begin(), sums.end(), 0.0);
+  src.visit([&](const auto& rows, index_t r0) {
+    cluster_sums(rows, label + r0, k, sums.data(), n_threads);
+  });
+  std::vector<double> c(k, 0.0);
+  for (index_t r = 0; r < src.n(); ++r) c[label[r]] += 1.0;
+  combine.sum(sums.data(), static_cast<index_t>(sums.size()));
+  combine.sum(c.data(), k);
+  for (index_t q = 0; q < k; ++q) count[q] = static_cast<index_t>(c[q]);
+}
+
 // Assignment passes over every chunk of a source (the same labels and
 // distances as one pass over all the rows: a row's result does not depend
 // on its chunk). Return how many labels changed.
@@ -213,11 +235,15 @@ index_t source_assign_bounded(const Source& src, const double* row_norms,
 // distinct rows than k) the cluster stays empty, keeping its centre, rather
 // than taking a duplicate row that the next assignment hands back (Lloyd
 // would cycle). Returns the rows moved to re-seed a cluster.
-template <class Source>
+// With rows on several processes (Combine), sums and count are global; the
+// farthest row is the farthest of all (the first in global row order on
+// ties, as on one process), and every process applies the same move.
+template <class Source, class Combine = LocalCombine>
 std::vector<index_t> update_centres(const Source& src, index_t k, int* label,
                                     double* min_dist, double* centres,
                                     std::vector<double>& sums,
-                                    std::vector<index_t>& count) {
+                                    std::vector<index_t>& count,
+                                    const Combine& combine = Combine()) {
   const index_t d = src.d();
   std::vector<double> row(d);
   std::vector<index_t> reseeded;
@@ -231,18 +257,39 @@ std::vector<index_t> update_centres(const Source& src, index_t k, int* label,
         far = r;
       }
     }
-    if (far < 0) break;  // every row on its centre
-    src.row(far, row.data());
-    const int old = label[far];
+    int old = -1;
+    if (combine.size() == 1) {
+      if (far < 0) break;  // every row on its centre
+      src.row(far, row.data());
+      old = label[far];
+    } else {
+      // (distance, global row) of every process's candidate
+      const int p = combine.size();
+      std::vector<double> cand(2 * p, 0.0);
+      cand[2 * combine.rank()] = far < 0 ? -1.0 : far_d;
+      cand[2 * combine.rank() + 1] = far < 0 ? 0.0 : static_cast<double>(combine.offset() + far);
+      combine.sum(cand.data(), 2 * p);
+      int best = -1;
+      for (int t = 0; t < p; ++t)
+        if (cand[2 * t] > 0.0 && (best < 0 || cand[2 * t] > cand[2 * best])) best = t;
+      if (best < 0) break;  // every row on its centre
+      const index_t g = static_cast<index_t>(cand[2 * best + 1]);
+      far = best == combine.rank() ? g - combine.offset() : -1;
+      combined_row(combine, g, src.n(), d,
+                   [&](index_t r, double* out) { src.row(r, out); }, row.data());
+      old = static_cast<int>(combined_sum(combine, far >= 0 ? label[far] : 0.0));
+    }
     for (index_t j = 0; j < d; ++j) {
       sums[old + k * j] -= row[j];
       sums[q + k * j] = row[j];
     }
     --count[old];
     count[q] = 1;
-    label[far] = static_cast<int>(q);
-    min_dist[far] = 0.0;
-    reseeded.push_back(far);
+    if (far >= 0) {  // this process holds the row
+      label[far] = static_cast<int>(q);
+      min_dist[far] = 0.0;
+      reseeded.push_back(far);
+    }
   }
   for (index_t j = 0; j < d; ++j)
     for (index_t q = 0; q < k; ++q)
@@ -267,13 +314,19 @@ inline double serial_sum(const std::vector<double>& v) {
 //
 // With `start` (the assignment k-means++ found for these centres), the first
 // assignment step takes its labels and distances instead of a pass.
-template <class Source>
+//
+// With rows on several processes (Combine), every process runs this on its
+// own rows and gets the global centres, objective and stopping decisions;
+// labels are of its own rows.
+template <class Source, class Combine = LocalCombine>
 LloydResult lloyd_source(const Source& src, const double* row_norms,
                          std::vector<double> centres, index_t k, int iter_max,
                          double tol, int n_threads,
                          const InterruptCheck& interrupt = InterruptCheck(),
-                         const SeedAssignment* start = nullptr) {
+                         const SeedAssignment* start = nullptr,
+                         const Combine& combine = Combine()) {
   const index_t n = src.n(), d = src.d();
+  const double n_all = static_cast<double>(combine.total_rows(n));
   LloydResult res;
   res.label.assign(n, -1);
   std::vector<double> upper(n, std::numeric_limits<double>::infinity());
@@ -293,7 +346,8 @@ LloydResult lloyd_source(const Source& src, const double* row_norms,
       mm += g * g;
     }
     for (index_t r = 0; r < n; ++r) norms += row_norms[r];
-    total = norms - mm / static_cast<double>(n);
+    norms = combined_sum(combine, norms);
+    total = norms - mm / n_all;
   };
   auto means_objective = [&]() {
     double between = 0.0, grand = 0.0;
@@ -306,7 +360,7 @@ LloydResult lloyd_source(const Source& src, const double* row_norms,
       for (index_t j = 0; j < d; ++j) cc += centres[q + k * j] * centres[q + k * j];
       between += count[q] * cc;
     }
-    return std::max(0.0, total - (between - grand / static_cast<double>(n)));
+    return std::max(0.0, total - (between - grand / n_all));
   };
   double prev = std::numeric_limits<double>::infinity();
   bool settled = false;  // no label changed: labels nearest to their means
@@ -321,6 +375,8 @@ LloydResult lloyd_source(const Source& src, const double* row_norms,
     } else {
       changes = source_assign_bounded(src, row_norms, centres.data(), k, res.label.data(),
                                       upper.data(), lower.data(), n_threads);
+      if (combine.size() > 1)
+        changes = static_cast<index_t>(combined_sum(combine, static_cast<double>(changes)));
     }
     res.iter = it;
     if (it > 1 && changes == 0) {
@@ -329,12 +385,12 @@ LloydResult lloyd_source(const Source& src, const double* row_norms,
       break;
     }
     old = centres;
-    source_update_sums(src, k, res.label.data(), before.data(), it == 1, sums, count,
-                       n_threads);
+    combined_update_sums(src, combine, k, res.label.data(), before.data(), it == 1, sums,
+                         count, n_threads);
     if (it == 1) set_total();
     for (index_t r = 0; r < n; ++r) min_dist[r] = upper[r] * upper[r];
     const std::vector<index_t> reseeded = update_centres(
-        src, k, res.label.data(), min_dist.data(), centres.data(), sums, count);
+        src, k, res.label.data(), min_dist.data(), centres.data(), sums, count, combine);
     before = res.label;
     // Centre shifts move the bounds (triangle inequality).
     std::vector<double> shift(k, 0.0);
@@ -377,15 +433,17 @@ LloydResult lloyd_source(const Source& src, const double* row_norms,
     // Final exact pass: labels nearest to the returned centres.
     source_assign_nearest(src, row_norms, centres.data(), k, res.label.data(),
                           min_dist.data(), n_threads);
-    std::fill(count.begin(), count.end(), 0);
-    for (index_t r = 0; r < n; ++r) ++count[res.label[r]];
-    if (std::find(count.begin(), count.end(), 0) != count.end()) {
+    std::vector<double> c(k, 0.0);
+    for (index_t r = 0; r < n; ++r) c[res.label[r]] += 1.0;
+    combine.sum(c.data(), k);
+    if (std::find(c.begin(), c.end(), 0.0) != c.end()) {
       // Stopped before convergence and a cluster emptied: re-seed it.
-      source_update_sums(src, k, res.label.data(), nullptr, true, sums, count, n_threads);
+      combined_update_sums(src, combine, k, res.label.data(), nullptr, true, sums, count,
+                           n_threads);
       update_centres(src, k, res.label.data(), min_dist.data(), centres.data(),
-                     sums, count);
+                     sums, count, combine);
     }
-    res.objective = serial_sum(min_dist);
+    res.objective = combined_sum(combine, serial_sum(min_dist));
   }
   res.centres = std::move(centres);
   return res;

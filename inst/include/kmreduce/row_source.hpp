@@ -16,6 +16,9 @@
 #ifndef KMREDUCE_ROW_SOURCE_HPP
 #define KMREDUCE_ROW_SOURCE_HPP
 
+#include <algorithm>
+#include <vector>
+
 #include "matrix.hpp"
 
 namespace kmreduce {
@@ -40,6 +43,42 @@ class ResidentRows {
 
 template <class Rows>
 constexpr bool ResidentRows<Rows>::resident;
+
+// How the processes holding the rows combine what each computed on its own
+// rows. One process: nothing to combine (LocalCombine). Rows split over MPI
+// ranks: the glue provides sum() as an allreduce, the rank, the number of
+// ranks, the global index of the first local row and the total number of
+// rows. The algorithms use sum() only (a gather is a sum of vectors each
+// rank fills at its own place); with one process they take exactly the
+// steps they take without a Combine.
+struct LocalCombine {
+  int rank() const { return 0; }
+  int size() const { return 1; }
+  index_t offset() const { return 0; }
+  index_t total_rows(index_t local_rows) const { return local_rows; }
+  void sum(double* /*v*/, index_t /*m*/) const {}
+};
+
+// The sum over all processes of one number.
+template <class Combine>
+double combined_sum(const Combine& combine, double x) {
+  combine.sum(&x, 1);
+  return x;
+}
+
+// Global row g, written on every process by the one holding it (the others
+// add zeros: exact). get(local_row, out) writes a local row.
+template <class Combine, class Get>
+void combined_row(const Combine& combine, index_t g, index_t n_local, index_t d,
+                  Get get, double* out) {
+  const index_t local = g - combine.offset();
+  if (local >= 0 && local < n_local) {
+    get(local, out);
+  } else {
+    std::fill(out, out + d, 0.0);
+  }
+  combine.sum(out, d);
+}
 
 // Squared norms of all the rows of a source (n values).
 template <class Source>

@@ -19,9 +19,9 @@ counts <- matrix(rpois(n * d, 0.3 + 2 * (truth[row(matrix(0, n, d))] == (col(mat
 xs <- Matrix::Matrix(counts, sparse = TRUE)
 rows <- if (rank == 0L) 1:130 else 131:n
 results <- list()
-run <- function(label, data, local, method, ...) {
-  single <- kmeans_reduced(data, k, method = method, dims = 8, n_init = 2, seed = 7, ...)
-  fit <- kmeans_reduced(mpi_rows(local), k, method = method, dims = 8, n_init = 2, seed = 7, ...)
+run <- function(label, data, local, method, dims = 8, ...) {
+  single <- kmeans_reduced(data, k, method = method, dims = dims, n_init = 2, seed = 7, ...)
+  fit <- kmeans_reduced(mpi_rows(local), k, method = method, dims = dims, n_init = 2, seed = 7, ...)
   all_cluster <- unlist(allgather(unname(fit$cluster)))
   centres_spread <- allreduce(max(abs(fit$centers)), op = "max") - allreduce(max(abs(fit$centers)), op = "min")
   results[[label]] <<- list(
@@ -40,5 +40,13 @@ for (m in kmreduce:::registered_methods(source = "mpi")) {
 run("sparse/sparse_embedding", xs, xs[rows, ], "sparse_embedding")
 run("sparse/none", xs, xs[rows, ], "none")
 run("refine", x, x[rows, ], "sign", refine = 3)
+# Awkward data (few distinct values, many clusters): Lloyd empties clusters
+# and re-seeds them, on the reduced rows and when refining.
+set.seed(3)
+aw <- matrix(sample(c(0, 1, 2, 10), n * 3, TRUE, prob = c(5, 3, 1, 1)), n, 3) +
+  matrix(rnorm(n * 3, sd = 1e-3), n, 3)
+k <- 12L
+run("awkward/none", aw, aw[rows, ], "none", iter_max = 50)
+run("awkward/refine", aw, aw[rows, ], "sign", dims = 1, refine = 20)
 if (rank == 0L) saveRDS(results, out_file)
 finalize()
