@@ -33,6 +33,14 @@ cluster_stats_cpp <- function(x, cluster, k, n_threads, means = NULL) {
     .Call(`_kmreduce_cluster_stats_cpp`, x, cluster, k, n_threads, means)
 }
 
+stats_blocks_cpp <- function(read, n, d, block_rows, cluster, k, n_threads) {
+    .Call(`_kmreduce_stats_blocks_cpp`, read, n, d, block_rows, cluster, k, n_threads)
+}
+
+mpi_stats_cpp <- function(x, cluster, k, n_threads, mpi) {
+    .Call(`_kmreduce_mpi_stats_cpp`, x, cluster, k, n_threads, mpi)
+}
+
 column_means_cpp <- function(x, n_threads) {
     .Call(`_kmreduce_column_means_cpp`, x, n_threads)
 }
@@ -47,14 +55,6 @@ distinct_rows_cpp <- function(x) {
 
 scan_values_cpp <- function(v) {
     .Call(`_kmreduce_scan_values_cpp`, v)
-}
-
-block_moments_cpp <- function(x, cluster, k, n_threads, sumsq = TRUE) {
-    .Call(`_kmreduce_block_moments_cpp`, x, cluster, k, n_threads, sumsq)
-}
-
-block_deviations_cpp <- function(x, cluster, centers, mean) {
-    .Call(`_kmreduce_block_deviations_cpp`, x, cluster, centers, mean)
 }
 
 sign_matrix_cpp <- function(d, dims, seed) {

@@ -54,7 +54,7 @@ mpi_kmeans_reduced <- function(x, k, method, dims, n_init, iter_max, seed, n_thr
   t1 <- elapsed()
   say(verbose && x$rank == 0L, "rank 0 of %d: reduced in %.3f s", x$size, t1 - t0)
   km <- mpi_kmeans_cpp(reduced, k, n_init, iter_max, control$tol, seed, n_threads, mpi_info(x))
-  st <- mpi_stats(xl, km$cluster, k, n_threads, x$n)
+  st <- mpi_stats_cpp(xl, km$cluster, k, n_threads, mpi_info(x))
   t2 <- elapsed()
   objective <- sum(st$withinss)
   objective_before <- objective
@@ -63,7 +63,7 @@ mpi_kmeans_reduced <- function(x, k, method, dims, n_init, iter_max, seed, n_thr
     # (rows minus their grand mean, as in kmeans_reduced())
     if (is.matrix(xl)) assignment_shift <- unname(colSums(st$centers * st$size) / sum(st$size))
     rk <- mpi_lloyd_cpp(xl, st$centers, refine, 0, n_threads, mpi_info(x), assignment_shift)
-    st <- mpi_stats(xl, rk$cluster, k, n_threads, x$n)
+    st <- mpi_stats_cpp(xl, rk$cluster, k, n_threads, mpi_info(x))
     km$cluster <- rk$cluster
     objective <- sum(st$withinss)
     assignment_centers <- rk$centers
@@ -95,21 +95,6 @@ mpi_kmeans_reduced <- function(x, k, method, dims, n_init, iter_max, seed, n_thr
     mpi = list(rank = x$rank, size = x$size, n = x$n, offset = x$offset),
     timing = c(reduce = t1 - t0, cluster = t2 - t1, total = elapsed() - t_start)
   ), class = c("kmeans_reduced", "kmeans"))
-}
-
-# Statistics of cluster_stats_cpp() from every rank's rows.
-mpi_stats <- function(xl, cluster, k, n_threads, n) {
-  m <- block_moments_cpp(xl, cluster, k, n_threads)
-  tot <- mpi_sum(c(as.vector(m$sums), m$size, m$sumsq))
-  d <- ncol(xl)
-  sums <- matrix(tot[seq_len(k * d)], k, d)
-  size <- tot[k * d + seq_len(k)]
-  centers <- sums / ifelse(size > 0, size, 1)
-  mean <- colSums(sums) / n
-  dv <- block_deviations_cpp(xl, cluster, centers, mean)
-  dv_all <- mpi_sum(c(dv$withinss, dv$totss))
-  list(centers = centers, withinss = dv_all[seq_len(k)], size = as.integer(size),
-       totss = dv_all[k + 1L], sumsq = tot[k * d + k + 1L])
 }
 
 # What the C++ core needs to combine the ranks' work (its Combine, see

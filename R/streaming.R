@@ -84,41 +84,27 @@ stream_reduce <- function(reducer, x, block_rows, n_threads) {
   out
 }
 
-# cluster_stats_cpp() in two streaming passes.
+# The rows first..last of x as a double matrix: how the C++ core reads a
+# big.matrix (row sources of row_source.hpp, see src/kmeans.cpp).
+block_reader <- function(x) {
+  function(first, last) {
+    block <- x[first:last, , drop = FALSE]
+    if (!is.double(block)) storage.mode(block) <- "double"
+    block
+  }
+}
+
+# cluster_stats_cpp() in two passes over the blocks (cluster_stats_blocks()).
 stream_stats <- function(x, cluster, k, block_rows, n_threads) {
-  d <- ncol(x)
-  sums <- matrix(0, k, d)
-  size <- numeric(k)
-  sumsq <- 0
-  for_row_blocks(x, block_rows, function(block, rows) {
-    m <- block_moments_cpp(block, cluster[rows], k, n_threads)
-    sums <<- sums + m$sums
-    size <<- size + m$size
-    sumsq <<- sumsq + m$sumsq
-  })
-  centers <- sums / ifelse(size > 0, size, 1)
-  mean <- colSums(sums) / nrow(x)
-  withinss <- numeric(k)
-  totss <- 0
-  for_row_blocks(x, block_rows, function(block, rows) {
-    dv <- block_deviations_cpp(block, cluster[rows], centers, mean)
-    withinss <<- withinss + dv$withinss
-    totss <<- totss + dv$totss
-  })
-  list(centers = centers, withinss = withinss, size = as.integer(size), totss = totss,
-       sumsq = sumsq)
+  stats_blocks_cpp(block_reader(x), nrow(x), ncol(x), block_rows, cluster, k, n_threads)
 }
 
 # Lloyd on the original data from given centres (refine = iter_max): the
 # Lloyd of lloyd.hpp with the rows read block by block (lloyd_blocks_cpp),
 # rows minus `shift` in the distances (see with_row_access() in packed.hpp).
 stream_lloyd <- function(x, centers, iter_max, block_rows, n_threads, shift = NULL) {
-  read <- function(first, last) {
-    block <- x[first:last, , drop = FALSE]
-    if (!is.double(block)) storage.mode(block) <- "double"
-    block
-  }
-  lloyd_blocks_cpp(read, nrow(x), ncol(x), block_rows, centers, iter_max, 0, n_threads, shift)
+  lloyd_blocks_cpp(block_reader(x), nrow(x), ncol(x), block_rows, centers, iter_max, 0,
+                   n_threads, shift)
 }
 
 # randomized_svd_cpp() with streamed products (the same algorithm and test

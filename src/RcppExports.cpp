@@ -142,6 +142,38 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// stats_blocks_cpp
+Rcpp::List stats_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows, Rcpp::IntegerVector cluster, int k, int n_threads);
+RcppExport SEXP _kmreduce_stats_blocks_cpp(SEXP readSEXP, SEXP nSEXP, SEXP dSEXP, SEXP block_rowsSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::Function >::type read(readSEXP);
+    Rcpp::traits::input_parameter< double >::type n(nSEXP);
+    Rcpp::traits::input_parameter< int >::type d(dSEXP);
+    Rcpp::traits::input_parameter< double >::type block_rows(block_rowsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(stats_blocks_cpp(read, n, d, block_rows, cluster, k, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// mpi_stats_cpp
+Rcpp::List mpi_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k, int n_threads, Rcpp::List mpi);
+RcppExport SEXP _kmreduce_mpi_stats_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP, SEXP mpiSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type mpi(mpiSEXP);
+    rcpp_result_gen = Rcpp::wrap(mpi_stats_cpp(x, cluster, k, n_threads, mpi));
+    return rcpp_result_gen;
+END_RCPP
+}
 // column_means_cpp
 Rcpp::NumericVector column_means_cpp(Rcpp::NumericMatrix x, int n_threads);
 RcppExport SEXP _kmreduce_column_means_cpp(SEXP xSEXP, SEXP n_threadsSEXP) {
@@ -185,35 +217,6 @@ BEGIN_RCPP
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< SEXP >::type v(vSEXP);
     rcpp_result_gen = Rcpp::wrap(scan_values_cpp(v));
-    return rcpp_result_gen;
-END_RCPP
-}
-// block_moments_cpp
-Rcpp::List block_moments_cpp(SEXP x, Rcpp::IntegerVector cluster, int k, int n_threads, bool sumsq);
-RcppExport SEXP _kmreduce_block_moments_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP, SEXP sumsqSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< bool >::type sumsq(sumsqSEXP);
-    rcpp_result_gen = Rcpp::wrap(block_moments_cpp(x, cluster, k, n_threads, sumsq));
-    return rcpp_result_gen;
-END_RCPP
-}
-// block_deviations_cpp
-Rcpp::List block_deviations_cpp(SEXP x, Rcpp::IntegerVector cluster, Rcpp::NumericMatrix centers, Rcpp::NumericVector mean);
-RcppExport SEXP _kmreduce_block_deviations_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP centersSEXP, SEXP meanSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type mean(meanSEXP);
-    rcpp_result_gen = Rcpp::wrap(block_deviations_cpp(x, cluster, centers, mean));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -442,12 +445,12 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_mpi_lloyd_cpp", (DL_FUNC) &_kmreduce_mpi_lloyd_cpp, 7},
     {"_kmreduce_predict_nearest_cpp", (DL_FUNC) &_kmreduce_predict_nearest_cpp, 4},
     {"_kmreduce_cluster_stats_cpp", (DL_FUNC) &_kmreduce_cluster_stats_cpp, 5},
+    {"_kmreduce_stats_blocks_cpp", (DL_FUNC) &_kmreduce_stats_blocks_cpp, 7},
+    {"_kmreduce_mpi_stats_cpp", (DL_FUNC) &_kmreduce_mpi_stats_cpp, 5},
     {"_kmreduce_column_means_cpp", (DL_FUNC) &_kmreduce_column_means_cpp, 2},
     {"_kmreduce_has_distinct_rows_cpp", (DL_FUNC) &_kmreduce_has_distinct_rows_cpp, 2},
     {"_kmreduce_distinct_rows_cpp", (DL_FUNC) &_kmreduce_distinct_rows_cpp, 1},
     {"_kmreduce_scan_values_cpp", (DL_FUNC) &_kmreduce_scan_values_cpp, 1},
-    {"_kmreduce_block_moments_cpp", (DL_FUNC) &_kmreduce_block_moments_cpp, 5},
-    {"_kmreduce_block_deviations_cpp", (DL_FUNC) &_kmreduce_block_deviations_cpp, 4},
     {"_kmreduce_sign_matrix_cpp", (DL_FUNC) &_kmreduce_sign_matrix_cpp, 3},
     {"_kmreduce_project_cpp", (DL_FUNC) &_kmreduce_project_cpp, 7},
     {"_kmreduce_sign_project_cpp", (DL_FUNC) &_kmreduce_sign_project_cpp, 6},

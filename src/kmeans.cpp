@@ -70,6 +70,16 @@ kmreduce::ClusterStats stats_of(const kmreduce::SparseMatrix& a, const int* labe
   return kmreduce::cluster_stats(a, label, k, n_threads);
 }
 
+Rcpp::List stats_list(const kmreduce::ClusterStats& s, int k, int d) {
+  Rcpp::IntegerVector size(s.size.begin(), s.size.end());
+  return Rcpp::List::create(
+      Rcpp::Named("centers") = centres_matrix(s.centres, k, d),
+      Rcpp::Named("withinss") = Rcpp::wrap(s.withinss),
+      Rcpp::Named("size") = size,
+      Rcpp::Named("totss") = s.totss,
+      Rcpp::Named("sumsq") = s.sumsq);
+}
+
 Rcpp::List lloyd_list(const kmreduce::LloydResult& res, int k, int d) {
   return Rcpp::List::create(
       Rcpp::Named("cluster") = one_based(res.label),
@@ -102,6 +112,20 @@ class RBlockSource {
   }
   void row(kmreduce::index_t r, double* out) const {
     with_block(r, r + 1, [&](const auto& rows) { kmreduce::get_row(rows, 0, out); });
+  }
+  // The blocks themselves (DenseMatrix or SparseMatrix), unshifted.
+  template <class F>
+  void visit_blocks(F&& f) const {
+    for (kmreduce::index_t r0 = 0; r0 < n_; r0 += block_) {
+      const kmreduce::index_t r1 = std::min(n_, r0 + block_);
+      const Rcpp::RObject b = read_(static_cast<double>(r0 + 1), static_cast<double>(r1));
+      glue::with_matrix(b, [&](const auto& a) {
+        if (a.n != r1 - r0 || a.d != d_)
+          throw std::invalid_argument("a block of rows has the wrong shape");
+        f(a, r0);
+        return 0;
+      });
+    }
   }
 
  private:
@@ -348,13 +372,36 @@ Rcpp::List cluster_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k,
     d = static_cast<int>(a.d);
     return stats_of(a, label.data(), k, mu, n_threads);
   });
-  Rcpp::IntegerVector size(s.size.begin(), s.size.end());
-  return Rcpp::List::create(
-      Rcpp::Named("centers") = centres_matrix(s.centres, k, d),
-      Rcpp::Named("withinss") = Rcpp::wrap(s.withinss),
-      Rcpp::Named("size") = size,
-      Rcpp::Named("totss") = s.totss,
-      Rcpp::Named("sumsq") = s.sumsq);
+  return stats_list(s, k, d);
+}
+
+// cluster_stats_cpp() for rows read block by block by read(first, last).
+// [[Rcpp::export]]
+Rcpp::List stats_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows,
+                            Rcpp::IntegerVector cluster, int k, int n_threads) {
+  const std::vector<int> label = zero_based(cluster);
+  if (static_cast<double>(label.size()) != n) throw std::invalid_argument("one label per row");
+  const RBlockSource src(read, static_cast<kmreduce::index_t>(n), d,
+                         static_cast<kmreduce::index_t>(block_rows), n_threads, nullptr);
+  return stats_list(kmreduce::cluster_stats_blocks(src, label.data(), k, n_threads), k, d);
+}
+
+// cluster_stats_cpp() for the rows of all MPI ranks (collective).
+// [[Rcpp::export]]
+Rcpp::List mpi_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k, int n_threads,
+                         Rcpp::List mpi) {
+  const std::vector<int> label = zero_based(cluster);
+  const RCombine combine = mpi_combine(mpi);
+  int d = 0;
+  const kmreduce::ClusterStats s = glue::with_matrix(x, [&](const auto& a) {
+    d = static_cast<int>(a.d);
+    if (static_cast<kmreduce::index_t>(label.size()) != a.n)
+      throw std::invalid_argument("one label per row");
+    using Matrix = std::decay_t<decltype(a)>;
+    return kmreduce::cluster_stats_blocks(kmreduce::OneBlock<Matrix>(a), label.data(), k,
+                                          n_threads, combine);
+  });
+  return stats_list(s, k, d);
 }
 
 // Column means of a dense matrix, threaded.
@@ -389,33 +436,3 @@ Rcpp::List scan_values_cpp(SEXP v) {
                             Rcpp::Named("maxabs") = s.maxabs);
 }
 
-// Streaming statistics: the two passes of cluster_stats over one row block.
-// [[Rcpp::export]]
-Rcpp::List block_moments_cpp(SEXP x, Rcpp::IntegerVector cluster, int k,
-                             int n_threads, bool sumsq = true) {
-  const std::vector<int> label = zero_based(cluster);
-  int d = 0;
-  const kmreduce::BlockMoments m = glue::with_matrix(x, [&](const auto& a) {
-    d = static_cast<int>(a.d);
-    return kmreduce::block_moments(a, label.data(), k, n_threads, sumsq);
-  });
-  Rcpp::IntegerVector size(m.size.begin(), m.size.end());
-  return Rcpp::List::create(Rcpp::Named("sums") = centres_matrix(m.sums, k, d),
-                            Rcpp::Named("size") = size,
-                            Rcpp::Named("sumsq") = m.sumsq);
-}
-
-// [[Rcpp::export]]
-Rcpp::List block_deviations_cpp(SEXP x, Rcpp::IntegerVector cluster,
-                                Rcpp::NumericMatrix centers,
-                                Rcpp::NumericVector mean) {
-  const std::vector<int> label = zero_based(cluster);
-  const kmreduce::BlockDeviations dv = glue::with_matrix(x, [&](const auto& a) {
-    if (centers.ncol() != a.d || mean.size() != a.d)
-      throw std::invalid_argument("block_deviations: centres and mean need ncol(x) columns");
-    return kmreduce::block_deviations(a, label.data(), &centers[0],
-                                      centers.nrow(), &mean[0]);
-  });
-  return Rcpp::List::create(Rcpp::Named("withinss") = Rcpp::wrap(dv.withinss),
-                            Rcpp::Named("totss") = dv.totss);
-}

@@ -12,6 +12,7 @@
 
 #include "matrix.hpp"
 #include "products.hpp"
+#include "row_source.hpp"
 
 namespace kmreduce {
 
@@ -277,6 +278,50 @@ inline BlockDeviations block_deviations(const SparseMatrix& a, const int* label,
   }
   for (double& w : out.withinss) w = std::max(0.0, w);
   return out;
+}
+
+// The statistics of a partition of rows read block by block (an
+// out-of-core matrix) or spread over processes (Combine, row_source.hpp):
+// the two passes of cluster_stats with block_moments and block_deviations
+// on each block (src.visit_blocks(f): f(matrix block, first row)), the
+// per-block parts summed, then across processes.
+template <class Source, class Combine = LocalCombine>
+ClusterStats cluster_stats_blocks(const Source& src, const int* label, index_t k,
+                                  int n_threads, const Combine& combine = Combine()) {
+  const index_t d = src.d();
+  std::vector<double> acc(k * d + k + 1, 0.0);  // sums, sizes, sum of squares
+  src.visit_blocks([&](const auto& a, index_t r0) {
+    const BlockMoments m = block_moments(a, label + r0, k, n_threads, true);
+    for (index_t t = 0; t < k * d; ++t) acc[t] += m.sums[t];
+    for (index_t q = 0; q < k; ++q) acc[k * d + q] += static_cast<double>(m.size[q]);
+    acc[k * d + k] += m.sumsq;
+  });
+  combine.sum(acc.data(), static_cast<index_t>(acc.size()));
+  ClusterStats s;
+  s.size.assign(k, 0);
+  s.centres.assign(k * d, 0.0);
+  std::vector<double> mean(d, 0.0);
+  const double n_all = static_cast<double>(combine.total_rows(src.n()));
+  for (index_t q = 0; q < k; ++q) s.size[q] = static_cast<index_t>(acc[k * d + q]);
+  for (index_t j = 0; j < d; ++j) {
+    for (index_t q = 0; q < k; ++q) {
+      const double sum = acc[q + k * j];
+      mean[j] += sum;
+      s.centres[q + k * j] = s.size[q] > 0 ? sum / static_cast<double>(s.size[q]) : sum;
+    }
+    mean[j] /= n_all;
+  }
+  s.sumsq = acc[k * d + k];
+  std::vector<double> dev(k + 1, 0.0);  // withinss, totss
+  src.visit_blocks([&](const auto& a, index_t r0) {
+    const BlockDeviations v = block_deviations(a, label + r0, s.centres.data(), k, mean.data());
+    for (index_t q = 0; q < k; ++q) dev[q] += v.withinss[q];
+    dev[k] += v.totss;
+  });
+  combine.sum(dev.data(), k + 1);
+  s.withinss.assign(dev.begin(), dev.begin() + k);
+  s.totss = dev[k];
+  return s;
 }
 
 }  // namespace kmreduce

@@ -80,6 +80,24 @@ void combined_row(const Combine& combine, index_t g, index_t n_local, index_t d,
   combine.sum(out, d);
 }
 
+// The matrix kernels (statistics, products) take the blocks themselves:
+// visit_blocks(f) calls f(block, r0) with each block as a DenseMatrix or
+// SparseMatrix. In memory (or this process's rows) one block.
+template <class Matrix>
+class OneBlock {
+ public:
+  explicit OneBlock(const Matrix& a) : a_(a) {}
+  index_t n() const { return a_.n; }
+  index_t d() const { return a_.d; }
+  template <class F>
+  void visit_blocks(F&& f) const {
+    f(a_, index_t(0));
+  }
+
+ private:
+  const Matrix& a_;
+};
+
 // Squared norms of all the rows of a source (n values).
 template <class Source>
 void source_row_sqnorms(const Source& src, double* out, int n_threads) {
