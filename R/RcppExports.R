@@ -105,16 +105,20 @@ cssp_cpp <- function(x, v, c, repeats, seed, n_threads, center = NULL) {
     .Call(`_kmreduce_cssp_cpp`, x, v, c, repeats, seed, n_threads, center)
 }
 
-rsvd_range_cpp <- function(x, l, seed, n_threads) {
-    .Call(`_kmreduce_rsvd_range_cpp`, x, l, seed, n_threads)
-}
-
 gram_cpp <- function(x, n_threads) {
     .Call(`_kmreduce_gram_cpp`, x, n_threads)
 }
 
 sym_eigenvalues_cpp <- function(g) {
     .Call(`_kmreduce_sym_eigenvalues_cpp`, g)
+}
+
+rsvd_blocks_cpp <- function(read, n, d, block_rows, k, oversample, power_iters, seed, n_threads, center) {
+    .Call(`_kmreduce_rsvd_blocks_cpp`, read, n, d, block_rows, k, oversample, power_iters, seed, n_threads, center)
+}
+
+mpi_rsvd_cpp <- function(x, k, oversample, power_iters, seed, n_threads, center, mpi) {
+    .Call(`_kmreduce_mpi_rsvd_cpp`, x, k, oversample, power_iters, seed, n_threads, center, mpi)
 }
 
 threads_info_cpp <- function() {

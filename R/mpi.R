@@ -104,40 +104,14 @@ mpi_info <- function(x) {
   list(allreduce = mpi_sum, rank = x$rank, size = x$size, offset = x$offset, n = x$n)
 }
 
-# Orthonormal basis of a distributed tall matrix: Cholesky QR twice.
-mpi_cholqr <- function(y) {
-  for (pass in 1:2) {
-    g <- mpi_sum(crossprod(y))
-    r <- tryCatch(chol((g + t(g)) / 2), error = function(e) NULL)
-    if (is.null(r)) {
-      stop_arg("the distributed randomized SVD met a rank-deficient basis (Cholesky QR failed); use a projection method.")
-    }
-    y <- y %*% backsolve(r, diag(ncol(y)))
-  }
-  y
-}
-
-# Top right singular vectors (randomized, as randomized_svd_cpp) of the
-# distributed matrix, then the reducer of "leverage" or "rsvd".
+# Top right singular vectors (randomized_svd_blocks() of rsvd.hpp on every
+# rank's rows, centred as top_right_vectors() centres), then the reducer of
+# "leverage" or "rsvd".
 mpi_fit_svd_reducer <- function(x, method, dims, k, seed, n_threads, control) {
   xl <- x$x
   k_svd <- if (method == "leverage") min(k, x$n, ncol(xl)) else dims
-  l <- min(k_svd + as.integer(ceiling(k_svd / control$eps + 1)), min(x$n, ncol(xl)))
-  # Of the centred matrix (as top_right_vectors()): products minus their
-  # centring terms, with the global column means mu.
-  mu <- mpi_sum(unname(Matrix::colSums(xl))) / x$n
-  n_local <- nrow(xl)
-  cross <- function(u) {
-    mpi_sum(as.matrix(Matrix::crossprod(xl, u))) - outer(mu, mpi_sum(colSums(u)))
-  }
-  y <- rsvd_range_cpp(xl, l, seed, n_threads)
-  q <- mpi_cholqr(y - rep(drop(rsvd_range_cpp(matrix(mu, 1L), l, seed, 1L)), each = n_local))
-  for (it in seq_len(control$power_iters)) {
-    v <- qr.Q(qr(cross(q)))
-    q <- mpi_cholqr(multiply_cpp(xl, v, n_threads) - rep(drop(mu %*% v), each = n_local))
-  }
-  s <- svd(cross(q), nu = l, nv = 0)
-  sv <- list(d = s$d[seq_len(k_svd)], v = s$u[, seq_len(k_svd), drop = FALSE])
+  sv <- mpi_rsvd_cpp(xl, k_svd, oversample_for(k_svd, control$eps), control$power_iters, seed,
+                     n_threads, TRUE, mpi_info(x))
   if (method == "rsvd") return(rotation_reducer(xl, "rsvd", dims, sv, seed))
   leverage_reducer(xl, sv, k_svd, dims, seed, control)
 }

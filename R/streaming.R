@@ -107,48 +107,13 @@ stream_lloyd <- function(x, centers, iter_max, block_rows, n_threads, shift = NU
                    n_threads, shift)
 }
 
-# randomized_svd_cpp() with streamed products (the same algorithm and test
-# matrix; equal to rounding). With center = TRUE, of the centred matrix: the
-# column means come with the first pass, and every product subtracts its
-# centring term.
+# randomized_svd_cpp() with the products taken block by block
+# (randomized_svd_blocks() of rsvd.hpp: the same test matrix and steps, equal
+# to rounding); center = TRUE: of the centred matrix.
 stream_rsvd <- function(x, k, oversample, power_iters, seed, n_threads, block_rows,
                         center = FALSE) {
-  n <- nrow(x)
-  d <- ncol(x)
-  l <- min(k + max(oversample, 0L), min(n, d))
-  mu <- rep(0, d)
-  times <- function(v) {                  # A_c v (n x l)
-    out <- matrix(0, n, ncol(v))
-    for_row_blocks(x, block_rows, function(block, rows) {
-      out[rows, ] <<- multiply_cpp(block, v, n_threads)
-    })
-    out - rep(drop(mu %*% v), each = n)
-  }
-  cross <- function(u) {                  # A_c^T u (d x l)
-    out <- matrix(0, d, ncol(u))
-    for_row_blocks(x, block_rows, function(block, rows) {
-      out <<- out + crossprod(block, u[rows, , drop = FALSE])
-    })
-    out - outer(mu, colSums(u))
-  }
-  y <- matrix(0, n, l)
-  sums <- rep(0, d)
-  for_row_blocks(x, block_rows, function(block, rows) {
-    y[rows, ] <<- rsvd_range_cpp(block, l, seed, n_threads)
-    if (center) sums <<- sums + colSums(block)
-  })
-  if (center) {
-    mu <- sums / n
-    y <- y - rep(drop(rsvd_range_cpp(matrix(mu, 1L), l, seed, 1L)), each = n)
-  }
-  q <- qr.Q(qr(y))
-  for (it in seq_len(power_iters)) {
-    q <- qr.Q(qr(times(qr.Q(qr(cross(q))))))
-  }
-  z <- cross(q)
-  s <- svd(z, nu = l, nv = l)
-  list(d = s$d[seq_len(k)], u = (q %*% s$v)[, seq_len(k), drop = FALSE],
-       v = s$u[, seq_len(k), drop = FALSE])
+  rsvd_blocks_cpp(block_reader(x), nrow(x), ncol(x), block_rows, k, oversample, power_iters,
+                  seed, n_threads, center)
 }
 
 # Methods that work on a big.matrix, and the error for the others.

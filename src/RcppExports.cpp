@@ -388,20 +388,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// rsvd_range_cpp
-Rcpp::NumericMatrix rsvd_range_cpp(SEXP x, int l, double seed, int n_threads);
-RcppExport SEXP _kmreduce_rsvd_range_cpp(SEXP xSEXP, SEXP lSEXP, SEXP seedSEXP, SEXP n_threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< int >::type l(lSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(rsvd_range_cpp(x, l, seed, n_threads));
-    return rcpp_result_gen;
-END_RCPP
-}
 // gram_cpp
 Rcpp::NumericMatrix gram_cpp(Rcpp::NumericMatrix x, int n_threads);
 RcppExport SEXP _kmreduce_gram_cpp(SEXP xSEXP, SEXP n_threadsSEXP) {
@@ -422,6 +408,44 @@ BEGIN_RCPP
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type g(gSEXP);
     rcpp_result_gen = Rcpp::wrap(sym_eigenvalues_cpp(g));
+    return rcpp_result_gen;
+END_RCPP
+}
+// rsvd_blocks_cpp
+Rcpp::List rsvd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows, int k, int oversample, int power_iters, double seed, int n_threads, bool center);
+RcppExport SEXP _kmreduce_rsvd_blocks_cpp(SEXP readSEXP, SEXP nSEXP, SEXP dSEXP, SEXP block_rowsSEXP, SEXP kSEXP, SEXP oversampleSEXP, SEXP power_itersSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP centerSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::Function >::type read(readSEXP);
+    Rcpp::traits::input_parameter< double >::type n(nSEXP);
+    Rcpp::traits::input_parameter< int >::type d(dSEXP);
+    Rcpp::traits::input_parameter< double >::type block_rows(block_rowsSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type oversample(oversampleSEXP);
+    Rcpp::traits::input_parameter< int >::type power_iters(power_itersSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< bool >::type center(centerSEXP);
+    rcpp_result_gen = Rcpp::wrap(rsvd_blocks_cpp(read, n, d, block_rows, k, oversample, power_iters, seed, n_threads, center));
+    return rcpp_result_gen;
+END_RCPP
+}
+// mpi_rsvd_cpp
+Rcpp::List mpi_rsvd_cpp(SEXP x, int k, int oversample, int power_iters, double seed, int n_threads, bool center, Rcpp::List mpi);
+RcppExport SEXP _kmreduce_mpi_rsvd_cpp(SEXP xSEXP, SEXP kSEXP, SEXP oversampleSEXP, SEXP power_itersSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP centerSEXP, SEXP mpiSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type oversample(oversampleSEXP);
+    Rcpp::traits::input_parameter< int >::type power_iters(power_itersSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< bool >::type center(centerSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type mpi(mpiSEXP);
+    rcpp_result_gen = Rcpp::wrap(mpi_rsvd_cpp(x, k, oversample, power_iters, seed, n_threads, center, mpi));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -463,9 +487,10 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_top_svd_cpp", (DL_FUNC) &_kmreduce_top_svd_cpp, 3},
     {"_kmreduce_randomized_svd_cpp", (DL_FUNC) &_kmreduce_randomized_svd_cpp, 7},
     {"_kmreduce_cssp_cpp", (DL_FUNC) &_kmreduce_cssp_cpp, 7},
-    {"_kmreduce_rsvd_range_cpp", (DL_FUNC) &_kmreduce_rsvd_range_cpp, 4},
     {"_kmreduce_gram_cpp", (DL_FUNC) &_kmreduce_gram_cpp, 2},
     {"_kmreduce_sym_eigenvalues_cpp", (DL_FUNC) &_kmreduce_sym_eigenvalues_cpp, 1},
+    {"_kmreduce_rsvd_blocks_cpp", (DL_FUNC) &_kmreduce_rsvd_blocks_cpp, 10},
+    {"_kmreduce_mpi_rsvd_cpp", (DL_FUNC) &_kmreduce_mpi_rsvd_cpp, 8},
     {"_kmreduce_threads_info_cpp", (DL_FUNC) &_kmreduce_threads_info_cpp, 0},
     {NULL, NULL, 0}
 };

@@ -1,5 +1,6 @@
 // Glue for k-means and the original-space statistics.
 #include "glue.h"
+#include "sources.h"
 
 #include <cmath>
 #include <cstdio>
@@ -88,97 +89,6 @@ Rcpp::List lloyd_list(const kmreduce::LloydResult& res, int k, int d) {
       Rcpp::Named("iter") = res.iter,
       Rcpp::Named("converged") = res.converged,
       Rcpp::Named("means") = res.means);
-}
-
-// A row source (row_source.hpp) for rows kept out of memory: the R function
-// read(first, last) returns rows first..last (1-based) as a double matrix or
-// a dgCMatrix; blocks of block_rows rows are read in turn, on the calling
-// thread, and seen minus `shift` (see with_row_access()).
-class RBlockSource {
- public:
-  static constexpr bool resident = false;
-  RBlockSource(Rcpp::Function read, kmreduce::index_t n, kmreduce::index_t d,
-               kmreduce::index_t block_rows, int n_threads, const double* shift)
-      : read_(read), n_(n), d_(d), block_(std::max<kmreduce::index_t>(1, block_rows)),
-        n_threads_(n_threads), shift_(shift) {}
-  kmreduce::index_t n() const { return n_; }
-  kmreduce::index_t d() const { return d_; }
-  template <class F>
-  void visit(F&& f) const {
-    for (kmreduce::index_t r0 = 0; r0 < n_; r0 += block_) {
-      const kmreduce::index_t r1 = std::min(n_, r0 + block_);
-      with_block(r0, r1, [&](const auto& rows) { f(rows, r0); });
-    }
-  }
-  void row(kmreduce::index_t r, double* out) const {
-    with_block(r, r + 1, [&](const auto& rows) { kmreduce::get_row(rows, 0, out); });
-  }
-  // The blocks themselves (DenseMatrix or SparseMatrix), unshifted.
-  template <class F>
-  void visit_blocks(F&& f) const {
-    for (kmreduce::index_t r0 = 0; r0 < n_; r0 += block_) {
-      const kmreduce::index_t r1 = std::min(n_, r0 + block_);
-      const Rcpp::RObject b = read_(static_cast<double>(r0 + 1), static_cast<double>(r1));
-      glue::with_matrix(b, [&](const auto& a) {
-        if (a.n != r1 - r0 || a.d != d_)
-          throw std::invalid_argument("a block of rows has the wrong shape");
-        f(a, r0);
-        return 0;
-      });
-    }
-  }
-
- private:
-  template <class F>
-  void with_block(kmreduce::index_t r0, kmreduce::index_t r1, F&& f) const {
-    const Rcpp::RObject b = read_(static_cast<double>(r0 + 1), static_cast<double>(r1));
-    glue::with_matrix(b, [&](const auto& a) {
-      if (a.n != r1 - r0 || a.d != d_)
-        throw std::invalid_argument("a block of rows has the wrong shape");
-      kmreduce::with_row_access(a, n_threads_, [&](const auto& rows) {
-        f(rows);
-        return 0;
-      }, shift_);
-      return 0;
-    });
-  }
-  Rcpp::Function read_;
-  kmreduce::index_t n_, d_, block_;
-  int n_threads_;
-  const double* shift_;
-};
-constexpr bool RBlockSource::resident;
-
-// The Combine of rows split over MPI ranks (row_source.hpp): sum() calls the
-// R function allreduce(v) (pbdMPI's allreduce with op = "sum"); the core
-// stays free of MPI.
-class RCombine {
- public:
-  RCombine(Rcpp::Function allreduce, int rank, int size, double offset, double total)
-      : allreduce_(allreduce), rank_(rank), size_(size),
-        offset_(static_cast<kmreduce::index_t>(offset)),
-        total_(static_cast<kmreduce::index_t>(total)) {}
-  int rank() const { return rank_; }
-  int size() const { return size_; }
-  kmreduce::index_t offset() const { return offset_; }
-  kmreduce::index_t total_rows(kmreduce::index_t) const { return total_; }
-  void sum(double* v, kmreduce::index_t m) const {
-    const Rcpp::NumericVector in(v, v + m);
-    const Rcpp::NumericVector out = allreduce_(in);
-    if (out.size() != m) throw std::runtime_error("allreduce returned the wrong length");
-    std::copy(out.begin(), out.end(), v);
-  }
-
- private:
-  Rcpp::Function allreduce_;
-  int rank_, size_;
-  kmreduce::index_t offset_, total_;
-};
-
-RCombine mpi_combine(const Rcpp::List& mpi) {
-  return RCombine(Rcpp::as<Rcpp::Function>(mpi["allreduce"]), Rcpp::as<int>(mpi["rank"]),
-                  Rcpp::as<int>(mpi["size"]), Rcpp::as<double>(mpi["offset"]),
-                  Rcpp::as<double>(mpi["n"]));
 }
 
 }  // namespace
@@ -276,7 +186,7 @@ Rcpp::List lloyd_blocks_cpp(Rcpp::Function read, double n, int d, double block_r
   opt.n_threads = n_threads;
   Rcpp::NumericVector keep;
   const double* s = shift_of(shift, keep, d);
-  const RBlockSource src(read, static_cast<kmreduce::index_t>(n), d,
+  const glue::RBlockSource src(read, static_cast<kmreduce::index_t>(n), d,
                          static_cast<kmreduce::index_t>(block_rows), n_threads, s);
   kmreduce::LloydResult res = kmreduce::kmeans_from_source(
       src, kmreduce::shifted_centres(&centers[0], opt.k, d, s), opt, glue::r_interrupt());
@@ -297,7 +207,7 @@ Rcpp::List mpi_kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
   opt.tol = tol;
   opt.seed = glue::as_seed(seed);
   opt.n_threads = n_threads;
-  const RCombine combine = mpi_combine(mpi);
+  const glue::RCombine combine = glue::mpi_combine(mpi);
   int d = 0;
   const kmreduce::KmeansResult res = glue::with_matrix(x, [&](const auto& a) {
     d = static_cast<int>(a.d);
@@ -319,7 +229,7 @@ Rcpp::List mpi_lloyd_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max, doub
   opt.iter_max = iter_max;
   opt.tol = tol;
   opt.n_threads = n_threads;
-  const RCombine combine = mpi_combine(mpi);
+  const glue::RCombine combine = glue::mpi_combine(mpi);
   Rcpp::NumericVector keep;
   const kmreduce::LloydResult res = glue::with_matrix(x, [&](const auto& a) {
     if (centers.ncol() != a.d) throw std::invalid_argument("centres need ncol(x) columns");
@@ -381,7 +291,7 @@ Rcpp::List stats_blocks_cpp(Rcpp::Function read, double n, int d, double block_r
                             Rcpp::IntegerVector cluster, int k, int n_threads) {
   const std::vector<int> label = zero_based(cluster);
   if (static_cast<double>(label.size()) != n) throw std::invalid_argument("one label per row");
-  const RBlockSource src(read, static_cast<kmreduce::index_t>(n), d,
+  const glue::RBlockSource src(read, static_cast<kmreduce::index_t>(n), d,
                          static_cast<kmreduce::index_t>(block_rows), n_threads, nullptr);
   return stats_list(kmreduce::cluster_stats_blocks(src, label.data(), k, n_threads), k, d);
 }
@@ -391,7 +301,7 @@ Rcpp::List stats_blocks_cpp(Rcpp::Function read, double n, int d, double block_r
 Rcpp::List mpi_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k, int n_threads,
                          Rcpp::List mpi) {
   const std::vector<int> label = zero_based(cluster);
-  const RCombine combine = mpi_combine(mpi);
+  const glue::RCombine combine = glue::mpi_combine(mpi);
   int d = 0;
   const kmreduce::ClusterStats s = glue::with_matrix(x, [&](const auto& a) {
     d = static_cast<int>(a.d);

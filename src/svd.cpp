@@ -2,6 +2,9 @@
 #include <RcppArmadillo.h>
 
 #include "glue.h"
+#include "sources.h"
+
+#include <type_traits>
 
 #include <kmreduce/cssp.hpp>
 #include <kmreduce/rsvd.hpp>
@@ -74,21 +77,6 @@ Rcpp::List cssp_cpp(SEXP x, Rcpp::NumericMatrix v, double c, int repeats,
                             Rcpp::Named("best_repeat") = r.best_repeat + 1);
 }
 
-// A Omega for the Gaussian test matrix of randomized_svd (seed, l columns):
-// the range-finder product of one row block, for streamed input.
-// [[Rcpp::export]]
-Rcpp::NumericMatrix rsvd_range_cpp(SEXP x, int l, double seed, int n_threads) {
-  Rcpp::NumericMatrix out;
-  glue::with_matrix(x, [&](const auto& a) {
-    out = Rcpp::NumericMatrix(static_cast<int>(a.n), l);
-    kmreduce::project_by_panels(
-        a, kmreduce::GaussianTestMatrix(glue::as_seed(seed), a.d, l), &out[0],
-        n_threads);
-    return 0;
-  });
-  return out;
-}
-
 // [[Rcpp::export]]
 Rcpp::NumericMatrix gram_cpp(Rcpp::NumericMatrix x, int n_threads) {
   const kmreduce::DenseMatrix a(&x[0], x.nrow(), x.ncol());
@@ -101,4 +89,46 @@ Rcpp::NumericMatrix gram_cpp(Rcpp::NumericMatrix x, int n_threads) {
 // [[Rcpp::export]]
 Rcpp::NumericVector sym_eigenvalues_cpp(Rcpp::NumericMatrix g) {
   return Rcpp::wrap(kmreduce::sym_eigenvalues(&g[0], g.nrow()));
+}
+
+namespace {
+Rcpp::List svd_list(const kmreduce::Svd& s, kmreduce::index_t n, kmreduce::index_t d, int k) {
+  Rcpp::NumericMatrix u(static_cast<int>(n), k), v(static_cast<int>(d), k);
+  std::copy(s.u.begin(), s.u.end(), u.begin());
+  std::copy(s.v.begin(), s.v.end(), v.begin());
+  return Rcpp::List::create(Rcpp::Named("d") = Rcpp::wrap(s.d), Rcpp::Named("u") = u,
+                            Rcpp::Named("v") = v);
+}
+}  // namespace
+
+// randomized_svd_cpp() for rows read block by block by read(first, last);
+// center = TRUE: of the centred rows.
+// [[Rcpp::export]]
+Rcpp::List rsvd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows, int k,
+                           int oversample, int power_iters, double seed, int n_threads,
+                           bool center) {
+  const glue::RBlockSource src(read, static_cast<kmreduce::index_t>(n), d,
+                               static_cast<kmreduce::index_t>(block_rows), n_threads, nullptr);
+  const kmreduce::Svd s = kmreduce::randomized_svd_blocks(
+      src, k, oversample, power_iters, glue::as_seed(seed), n_threads, center,
+      glue::r_interrupt());
+  return svd_list(s, src.n(), d, k);
+}
+
+// randomized_svd_cpp() of the rows of all MPI ranks (collective); u holds
+// this rank's rows.
+// [[Rcpp::export]]
+Rcpp::List mpi_rsvd_cpp(SEXP x, int k, int oversample, int power_iters, double seed,
+                        int n_threads, bool center, Rcpp::List mpi) {
+  const glue::RCombine combine = glue::mpi_combine(mpi);
+  kmreduce::index_t n = 0, d = 0;
+  const kmreduce::Svd s = glue::with_matrix(x, [&](const auto& a) {
+    n = a.n;
+    d = a.d;
+    using Matrix = std::decay_t<decltype(a)>;
+    return kmreduce::randomized_svd_blocks(kmreduce::OneBlock<Matrix>(a), k, oversample,
+                                           power_iters, glue::as_seed(seed), n_threads, center,
+                                           glue::r_interrupt(), combine);
+  });
+  return svd_list(s, n, d, k);
 }

@@ -52,7 +52,7 @@ inline HugeBuffer huge_buffer(std::size_t count) {
 }  // namespace detail
 
 struct PackedRows {
-  static constexpr index_t T = 16;  // rows per tile (defined below for odr-use)
+  static constexpr index_t T = 16;  // rows per tile
   const DenseMatrix& src;  // the column-major original (for column passes)
   const double* shift;     // subtracted from every row, or nullptr
   index_t n, d, tiles;
@@ -88,7 +88,7 @@ struct PackedRows {
 
   // One tile with plain loops (zero-padded when it is the last, partial one).
   ValueSummary pack_tile(const DenseMatrix& a, index_t t) {
-    const index_t r0 = t * T, len = std::min(T, n - r0);
+    const index_t r0 = t * T, len = std::min<index_t>(index_t(T), n - r0);
     double* nrm = norms.data() + r0;
     ValueSummary vs;
     for (index_t j = 0; j < d; ++j) {
@@ -143,7 +143,8 @@ struct PackedRows {
   const double* tile(index_t t) const { return v.get() + t * d * T; }
 };
 
-constexpr index_t PackedRows::T;
+// (T is never odr-used: no out-of-class definition, so that this header can
+// be included by several translation units)
 
 // Computed while packing (same order: columns in turn).
 inline void row_sqnorms(const PackedRows& a, double* out, int /*n_threads*/) {

@@ -17,6 +17,7 @@
 #include "products.hpp"
 #include "random_projection.hpp"
 #include "rng.hpp"
+#include "row_source.hpp"
 
 namespace kmreduce {
 
@@ -106,6 +107,136 @@ Svd randomized_svd(const Matrix& a, index_t k, index_t oversample,
   const arma::mat& w = f.w;
   const arma::vec& s = f.s;
   const arma::mat u = q * f.ub;
+  Svd out;
+  out.k = k;
+  out.d.assign(s.begin(), s.begin() + k);
+  out.u.assign(u.memptr(), u.memptr() + n * k);
+  out.v.assign(w.memptr(), w.memptr() + d * k);
+  return out;
+}
+
+// randomized_svd() of rows read block by block or spread over processes
+// (src.visit_blocks(f), f(block, r0); Combine: row_source.hpp): the same
+// test matrix and steps, with every product taken block by block and A^T M
+// summed over blocks and processes. The orthonormal basis of the tall Y is a
+// QR on one process, Cholesky QR twice across processes. With center, of the
+// centred rows: the column means come with the range finder's pass.
+// out.u holds this process's rows.
+namespace detail {
+template <class Source>
+void blocks_multiply(const Source& src, index_t n, const double* b, index_t m, double* out,
+                     int n_threads) {
+  std::vector<double> part;
+  src.visit_blocks([&](const auto& a, index_t r0) {
+    part.resize(static_cast<std::size_t>(a.n * m));
+    multiply(a, b, m, part.data(), n_threads);
+    for (index_t c = 0; c < m; ++c)
+      std::copy(part.data() + a.n * c, part.data() + a.n * (c + 1), out + r0 + n * c);
+  });
+}
+
+template <class Source, class Combine>
+void blocks_crossprod(const Source& src, const Combine& combine, index_t n, const double* mm,
+                      index_t m, double* out, int n_threads) {
+  const index_t d = src.d();
+  std::fill(out, out + d * m, 0.0);
+  std::vector<double> rows, part(static_cast<std::size_t>(d * m));
+  src.visit_blocks([&](const auto& a, index_t r0) {
+    rows.resize(static_cast<std::size_t>(a.n * m));
+    for (index_t c = 0; c < m; ++c)
+      std::copy(mm + r0 + n * c, mm + r0 + a.n + n * c, rows.data() + a.n * c);
+    crossprod(a, rows.data(), m, part.data(), n_threads);
+    for (index_t t = 0; t < d * m; ++t) out[t] += part[t];
+  });
+  combine.sum(out, d * m);
+}
+
+// Orthonormal basis of the columns of y (n x l, this process's rows).
+template <class Combine>
+arma::mat combined_basis(const arma::mat& y, const Combine& combine) {
+  if (combine.size() == 1) return orthonormal_basis(y);
+  arma::mat q = y;
+  for (int pass = 0; pass < 2; ++pass) {  // Cholesky QR twice
+    arma::mat g = q.t() * q;
+    combine.sum(g.memptr(), static_cast<index_t>(g.n_elem));
+    g = 0.5 * (g + g.t());
+    arma::mat r;
+    if (!arma::chol(r, g))
+      throw std::runtime_error(
+          "the distributed randomized SVD met a rank-deficient basis (Cholesky QR failed): "
+          "use a projection method");
+    q = q * arma::inv(arma::trimatu(r));
+  }
+  return q;
+}
+}  // namespace detail
+
+template <class Source, class Combine = LocalCombine>
+Svd randomized_svd_blocks(const Source& src, index_t k, index_t oversample, int power_iters,
+                          std::uint64_t seed, int n_threads, bool center,
+                          const InterruptCheck& interrupt = InterruptCheck(),
+                          const Combine& combine = Combine()) {
+  const index_t n = src.n(), d = src.d();
+  const index_t n_all = combine.total_rows(n);
+  if (k < 1 || k > std::min(n_all, d))
+    throw std::invalid_argument("randomized_svd: k must be in [1, min(n, d)]");
+  const index_t l = std::min(k + std::max<index_t>(oversample, 0), std::min(n_all, d));
+  arma::mat y(n, l), z(d, l);
+  const GaussianTestMatrix omega(seed, d, l);
+  std::vector<double> mu(d, 0.0), part;
+  src.visit_blocks([&](const auto& a, index_t r0) {
+    part.resize(static_cast<std::size_t>(a.n * l));
+    project_by_panels(a, omega, part.data(), n_threads);
+    for (index_t c = 0; c < l; ++c)
+      std::copy(part.data() + a.n * c, part.data() + a.n * (c + 1), y.memptr() + r0 + n * c);
+    if (center) {
+      const std::vector<double> ones(a.n, 1.0);
+      std::vector<double> sums(d);
+      crossprod(a, ones.data(), 1, sums.data(), n_threads);
+      for (index_t j = 0; j < d; ++j) mu[j] += sums[j];
+    }
+  });
+  const double* cen = nullptr;
+  if (center) {
+    combine.sum(mu.data(), d);
+    for (double& v : mu) v /= static_cast<double>(n_all);
+    cen = mu.data();
+    std::vector<double> row(l);
+    project_by_panels(DenseMatrix(cen, 1, d), omega, row.data(), 1);
+    subtract_row(y.memptr(), n, row.data(), l);
+  }
+  arma::mat q = detail::combined_basis(y, combine);
+  for (int it = 0; it < power_iters; ++it) {
+    check_interrupt(interrupt);
+    detail::blocks_crossprod(src, combine, n, q.memptr(), l, z.memptr(), n_threads);
+    std::vector<double> colsum(l, 0.0);
+    if (center) {
+      for (index_t c = 0; c < l; ++c)
+        for (index_t r = 0; r < n; ++r) colsum[c] += q(r, c);
+      combine.sum(colsum.data(), l);
+      for (index_t c = 0; c < l; ++c)
+        for (index_t j = 0; j < d; ++j) z(j, c) -= cen[j] * colsum[c];
+    }
+    const arma::mat qz = detail::orthonormal_basis(z);
+    detail::blocks_multiply(src, n, qz.memptr(), l, y.memptr(), n_threads);
+    center_product(y.memptr(), n, cen, qz.memptr(), d, l);
+    q = detail::combined_basis(y, combine);
+  }
+  check_interrupt(interrupt);
+  detail::blocks_crossprod(src, combine, n, q.memptr(), l, z.memptr(), n_threads);
+  if (center) {
+    std::vector<double> colsum(l, 0.0);
+    for (index_t c = 0; c < l; ++c)
+      for (index_t r = 0; r < n; ++r) colsum[c] += q(r, c);
+    combine.sum(colsum.data(), l);
+    for (index_t c = 0; c < l; ++c)
+      for (index_t j = 0; j < d; ++j) z(j, c) -= cen[j] * colsum[c];
+  }
+  arma::mat w, ub;
+  arma::vec s;
+  if (!arma::svd_econ(w, s, ub, z, "both", "dc") && !arma::svd_econ(w, s, ub, z, "both", "std"))
+    throw std::runtime_error("the SVD (LAPACK) did not converge");
+  const arma::mat u = q * ub;
   Svd out;
   out.k = k;
   out.d.assign(s.begin(), s.begin() + k);
