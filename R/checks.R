@@ -174,6 +174,13 @@ check_values_later <- function(x, arg = "x") {
 }
 
 check_k <- function(k, x) {
+  if (inherits(x, "kmreduce_mpi")) {
+    if (!is_whole(k) || k < 1 || k > x$n) {
+      stop_arg(sprintf("`k` must be a whole number in [1, %s] (the rows of the distributed matrix), not %s.",
+                       format(x$n), describe(k)))
+    }
+    return(as.integer(k))
+  }
   n_max <- nrow(x)
   if (!is_whole(k) || k < 1 || k > n_max) {
     stop_arg(sprintf("`k` must be a whole number in [1, %d] (the number of rows of `x`), not %s.",
@@ -268,9 +275,8 @@ resolve_method <- function(method, x) {
 # Largest number of doubles a reduced matrix may have (32 GB).
 max_reduced_size <- function() 4e9
 
-check_dims <- function(dims, method, k, x) {
-  n <- nrow(x)
-  d <- ncol(x)
+# dims for n rows (of all sources) and d columns.
+check_dims <- function(dims, method, k, n, d) {
   if (method == "none") return(as.integer(d))
   upper <- method_dims_upper(method, n, d)
   if (is.null(dims)) {

@@ -227,46 +227,46 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
   call <- match.call()
   t_start <- elapsed()
   control <- check_control(control)
-  if (inherits(x, "kmreduce_mpi")) {
-    # Rows spread over MPI ranks (mpi_rows()): the collective version.
-    return(mpi_kmeans_reduced(
-      x, k, check_method(method), dims, check_whole(n_init, "n_init", 1, 1e6),
-      check_whole(iter_max, "iter_max", 1, 1e8), check_seed(seed),
-      check_n_threads(n_threads), check_whole(n_reductions, "n_reductions", 1, 1e4),
-      check_whole(refine, "refine", 0, 1e6), control, check_flag(verbose, "verbose"), call))
-  }
   # The sparse embedding and k-means on the data itself check the values of
   # a dense matrix while they read it: no pass of its own.
   fused <- is.matrix(x) && is.null(oldClass(x)) && is.double(x) && is.numeric(k) && !is.matrix(k) &&
     is.character(method) && length(method) == 1L &&
     method %in% c("none", "sparse_embedding")
-  x <- check_data(x, "x", big = TRUE, block_rows = control$block_rows, values = !fused)
+  # (the rows of an MPI rank were checked by mpi_rows())
+  if (!inherits(x, "kmreduce_mpi")) {
+    x <- check_data(x, "x", big = TRUE, block_rows = control$block_rows, values = !fused)
+  }
+  src <- row_source(x)
   # Labels, norms, distances and bounds: a few numbers per row.
-  check_memory(64 * as.numeric(nrow(x)), sprintf("Clustering the %s rows of `x`", format(nrow(x))),
+  check_memory(64 * as.numeric(nrow(src$data)),
+               sprintf("Clustering the %s rows of `x`", format(nrow(src$data))),
                "Cluster a sample of the rows, then assign the rest with predict().")
   method <- check_method(method)
   centers0 <- NULL
   if (inherits(k, "Matrix")) k <- as.matrix(k)  # sparse initial centres
   if (is.matrix(k) || is.data.frame(k)) {
+    if (src$kind == "mpi") stop_arg("`k` must be a number of clusters on distributed rows, not initial centres.")
     centers0 <- check_centers(k, x)
     k <- nrow(centers0)
   } else {
     k <- check_k(k, x)
   }
-  method <- resolve_method(method, x)
-  dims <- check_dims(dims, method, k, x)
+  method <- resolve_method(method, src$data)
+  check_source_method(method, src, control)
+  dims <- check_dims(dims, method, k, src$n, src$d)
   # The reduced rows (for "none" on dense data: the packed copy) and k-means.
-  check_memory(8 * as.numeric(nrow(x)) * (dims + 8),
-               sprintf("k-means on the %s x %s reduced data", format(nrow(x)), format(dims)),
+  check_memory(8 * as.numeric(nrow(src$data)) * (dims + 8),
+               sprintf("k-means on the %s x %s reduced data", format(nrow(src$data)), format(dims)),
                "Use fewer dimensions (`dims`), or cluster a sample of the rows and assign the rest with predict().")
   n_init <- check_whole(n_init, "n_init", 1, 1e6)
   iter_max <- check_whole(iter_max, "iter_max", 1, 1e8)
   n_threads <- check_n_threads(n_threads)
   n_reductions <- check_whole(n_reductions, "n_reductions", 1, 1e4)
   refine <- check_whole(refine, "refine", 0, 1e6)
-  if (is_big(x)) check_big_method(method, control)
   seed <- resolve_seed(seed)
-  verbose <- check_flag(verbose, "verbose")
+  # One seed for all MPI ranks: rank 0's.
+  if (src$kind == "mpi") seed <- mpi_sum(if (src$mpi$rank == 0L) seed else 0)
+  verbose <- check_flag(verbose, "verbose") && (src$kind != "mpi" || src$mpi$rank == 0L)
 
   best <- NULL
   objectives <- numeric(n_reductions)
@@ -275,18 +275,20 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
     # Repetition r uses its own seed (the given one for a single reduction).
     seed_r <- if (n_reductions == 1L) seed else derive_seed_cpp(seed, r)
     t0 <- elapsed()
-    say(verbose, "reducing %d x %d: %s to %d dimensions%s", nrow(x), ncol(x),
+    say(verbose, "reducing %s x %d: %s to %d dimensions%s", format(src$n), src$d,
         method_label(method), dims,
         if (n_reductions > 1L) sprintf(" (reduction %d of %d)", r, n_reductions) else "")
     limit <- if (fused && r == 1L) max_abs_value(as.numeric(nrow(x)) * ncol(x)) else 0
-    fitted <- reduce_training(fit_reducer(x, method, dims, k, seed_r, n_threads, control),
-                              x, n_threads, control$block_rows,
-                              if (method == "sparse_embedding") limit else 0)
+    fitted <- reduce_source(fit_source_reducer(src, method, dims, k, seed_r, n_threads, control),
+                            src, n_threads, control$block_rows,
+                            if (method == "sparse_embedding") limit else 0)
     reducer <- fitted$reducer
     reduced <- fitted$reduced
     # "none": Lloyd on the rows minus their column means (dense x).
     shift <- if (method == "none") reducer$shift
-    collapsed <- method != "none" && k > 1L && !has_distinct_rows_cpp(reduced, k)
+    # (on distributed rows each rank sees only its own reduced rows)
+    collapsed <- src$kind != "mpi" && method != "none" && k > 1L &&
+      !has_distinct_rows_cpp(reduced, k)
     if (collapsed) {
       warning(sprintf(paste0("The reduced data (%d dimensions) have fewer than k = %d distinct rows: ",
                              "the reduction merged rows that the original data tell apart, so the ",
@@ -295,25 +297,18 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
               call. = FALSE)
     }
     t1 <- elapsed()
-    say(verbose, "  done in %.3f s; k-means on %d x %d, k = %d%s", t1 - t0,
-        nrow(reduced), ncol(reduced), k,
+    say(verbose, "  done in %.3f s; k-means on %s x %d, k = %d%s", t1 - t0,
+        format(src$n), ncol(reduced), k,
         if (is.null(centers0)) sprintf(", %d k-means++ replicates", n_init) else
           " from the given centres")
-    km <- if (is.null(centers0)) {
-      kmeans_cpp(reduced, k, n_init, iter_max, control$tol, seed_r, n_threads, verbose,
-                 if (method == "none") limit else 0, shift)
-    } else {
-      start <- as.matrix(apply_reducer(reducer, centers0, n_threads))
-      lloyd_from_cpp(reduced, start, iter_max, control$tol, n_threads, shift)
-    }
+    start <- if (!is.null(centers0)) as.matrix(apply_reducer(reducer, centers0, n_threads))
+    km <- source_kmeans(src, reduced, k, start, n_init, iter_max, control$tol, seed_r,
+                        n_threads, verbose, if (method == "none") limit else 0, shift)
     if (isTRUE(km$invalid)) check_values_later(x)
-    st <- if (method == "none" && isTRUE(km$means) && is.matrix(x)) {
-      # Lloyd ran on x itself and stopped with its centres the cluster means:
-      # the statistics need one pass, not two.
-      cluster_stats_cpp(x, km$cluster, k, n_threads, km$centers)
-    } else {
-      data_stats(x, km$cluster, k, n_threads, control$block_rows)
-    }
+    # Lloyd ran on x itself and stopped with its centres the cluster means:
+    # the statistics need one pass, not two.
+    st <- source_stats(src, km$cluster, k, n_threads, control$block_rows,
+                       if (method == "none" && isTRUE(km$means)) km$centers)
     t2 <- elapsed()
     say(verbose, "  clustered in %.3f s; objective on the original data %.7g",
         t2 - t1, sum(st$withinss))
@@ -337,35 +332,30 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
     # Lloyd on the original data from the reduced solution's centres, with
     # the rows minus their grand mean (dense rows; see fit_reducer()).
     t0 <- elapsed()
-    if (!methods::is(x, "sparseMatrix")) {
+    if (!methods::is(src$data, "sparseMatrix")) {
       assignment_shift <- unname(colSums(st$centers * st$size) / sum(st$size))
     }
-    rk <- if (is_big(x)) {
-      stream_lloyd(x, st$centers, refine, block_rows_for(x, control$block_rows), n_threads,
-                   assignment_shift)
-    } else {
-      lloyd_from_cpp(x, st$centers, refine, 0, n_threads, assignment_shift)
-    }
-    st <- data_stats(x, rk$cluster, k, n_threads, control$block_rows)
+    rk <- source_lloyd(src, st$centers, refine, n_threads, control$block_rows, assignment_shift)
+    st <- source_stats(src, rk$cluster, k, n_threads, control$block_rows)
     km$cluster <- rk$cluster
     objective <- sum(st$withinss)
     assignment_centers <- rk$centers
-    dimnames(assignment_centers) <- list(seq_len(k), colnames(x))
+    dimnames(assignment_centers) <- list(seq_len(k), colnames(src$data))
     t_cluster <- t_cluster + (elapsed() - t0)
     say(verbose, "refined with %d Lloyd iterations on the original data in %.3f s: objective %.7g -> %.7g",
         rk$iter, elapsed() - t0, best$objective, objective)
   }
   cluster <- km$cluster
-  names(cluster) <- rownames(x)
+  names(cluster) <- rownames(src$data)
   centers <- st$centers
-  dimnames(centers) <- list(seq_len(k), colnames(x))
+  dimnames(centers) <- list(seq_len(k), colnames(src$data))
   reduced_centers <- km$centers
   dimnames(reduced_centers) <- list(seq_len(k), colnames(best$reduced))
   if (!km$converged) {
     warning(sprintf("Lloyd did not converge in %d iterations; increase `iter_max`.",
                     iter_max), call. = FALSE)
   }
-  structure(list(
+  structure(c(list(
     cluster = cluster,
     centers = centers,
     totss = st$totss,
@@ -388,8 +378,11 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
     refine = refine,
     objective_before_refine = best$objective,
     assignment_centers = assignment_centers,
-    assignment_shift = assignment_shift,
-    timing = c(reduce = t_reduce, cluster = t_cluster, total = elapsed() - t_start)
+    assignment_shift = assignment_shift),
+    if (src$kind == "mpi") {
+      list(mpi = unclass(src$mpi)[c("rank", "size", "n", "offset")])
+    },
+    list(timing = c(reduce = t_reduce, cluster = t_cluster, total = elapsed() - t_start))
   ), class = c("kmeans_reduced", "kmeans"))
 }
 

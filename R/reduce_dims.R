@@ -46,9 +46,9 @@ reduce_dims <- function(x, method = "auto", dims = NULL, k = NULL, seed = NULL,
   } else if (method == "leverage") {
     stop_arg("`k` (the number of clusters) is needed for method \"leverage\", not NULL.")
   }
-  dims <- check_dims(dims, method, k, x)
+  dims <- check_dims(dims, method, k, nrow(x), ncol(x))
   n_threads <- check_n_threads(n_threads)
-  if (is_big(x)) check_big_method(method, control)
+  check_source_method(method, row_source(x), control)
   seed <- resolve_seed(seed)
   reducer <- fit_reducer(x, method, dims, k, seed, n_threads, control)
   reducer$reduced <- apply_reducer(reducer, x, n_threads, control$block_rows)

@@ -116,20 +116,6 @@ stream_rsvd <- function(x, k, oversample, power_iters, seed, n_threads, block_ro
                   seed, n_threads, center)
 }
 
-# Methods that work on a big.matrix, and the error for the others.
-check_big_method <- function(method, control) {
-  ok <- registered_methods(source = "big")
-  if (!(method %in% ok)) {
-    stop_arg(sprintf(paste0("`method` \"%s\" needs the whole matrix in memory; a big.matrix ",
-                            "`x` works with %s."), method,
-                     paste0("\"", ok, "\"", collapse = ", ")))
-  }
-  if (method == "leverage" && control$svd == "exact") {
-    stop_arg("`control$svd` = \"exact\" needs the whole matrix in memory; use \"randomized\" with a big.matrix `x`.")
-  }
-  invisible(TRUE)
-}
-
 # cluster_stats_cpp() for in-memory data, two streaming passes for a big.matrix.
 data_stats <- function(x, cluster, k, n_threads, block_rows = NULL) {
   if (is_big(x)) return(stream_stats(x, cluster, k, block_rows_for(x, block_rows), n_threads))

@@ -199,7 +199,8 @@ Rcpp::List lloyd_blocks_cpp(Rcpp::Function read, double n, int d, double block_r
 // rank calls them in the same order.
 // [[Rcpp::export]]
 Rcpp::List mpi_kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
-                          double seed, int n_threads, Rcpp::List mpi) {
+                          double seed, int n_threads, Rcpp::List mpi,
+                          Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
   kmreduce::KmeansOptions opt;
   opt.k = k;
   opt.n_init = n_init;
@@ -209,11 +210,16 @@ Rcpp::List mpi_kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
   opt.n_threads = n_threads;
   const glue::RCombine combine = glue::mpi_combine(mpi);
   int d = 0;
+  Rcpp::NumericVector keep;
   const kmreduce::KmeansResult res = glue::with_matrix(x, [&](const auto& a) {
     d = static_cast<int>(a.d);
+    const double* s = shift_of(shift, keep, d);
     return kmreduce::with_row_access(a, n_threads, [&](const auto& rows) {
-      return kmreduce::kmeans(rows, opt, glue::r_interrupt(), combine);
-    });
+      kmreduce::KmeansResult r = kmreduce::kmeans(rows, opt, glue::r_interrupt(), combine);
+      kmreduce::unshift_result_source(kmreduce::ResidentRows<std::decay_t<decltype(rows)>>(rows),
+                                      s, opt.k, r.best, n_threads, combine);
+      return r;
+    }, s);
   });
   Rcpp::List out = lloyd_list(res.best, k, d);
   out["best_replicate"] = res.best_replicate + 1;

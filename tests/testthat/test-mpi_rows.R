@@ -26,7 +26,7 @@ test_that("kmeans_reduced() on 2 MPI ranks equals one process on the stacked row
   # every method the registry runs on MPI, then sparse rows and refine
   mpi_methods <- kmreduce:::registered_methods(source = "mpi")
   expect_named(res, c(mpi_methods, "sparse/sparse_embedding", "sparse/none", "refine",
-                      "awkward/none", "awkward/refine"))
+                      "n_reductions", "awkward/none", "awkward/refine"))
   for (m in names(res)) {
     r <- res[[m]]
     expect_true(r$same_partition, info = m)
@@ -39,7 +39,7 @@ test_that("kmeans_reduced() on 2 MPI ranks equals one process on the stacked row
   }
   # Projections and the original rows: the very same labels.
   for (m in c("none", kmreduce:::registered_methods("projection", "mpi"), "sparse/none",
-              "awkward/none", "awkward/refine")) {
+              "n_reductions", "awkward/none", "awkward/refine")) {
     expect_true(res[[m]]$identical_labels, info = m)
   }
 })
@@ -52,6 +52,6 @@ test_that("mpi_rows() needs pbdMPI and kmeans_reduced() checks distributed argum
                          offset = 0, n_local = 10L), class = "kmreduce_mpi")
   expect_error(kmeans_reduced(fake, 2, method = "cssp", dims = 1), "`method` \"cssp\" is not available on distributed rows")
   expect_error(kmeans_reduced(fake, 11), "`k` must be a whole number in \\[1, 10\\]")
-  expect_error(kmeans_reduced(fake, 2, n_reductions = 2), "`n_reductions` must be 1 on distributed rows")
+  expect_error(kmeans_reduced(fake, matrix(0, 2, 2)), "not initial centres")
   expect_output(print(fake), "rank 0 of 1 holds rows 1-10 of 10")
 })

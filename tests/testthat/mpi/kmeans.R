@@ -40,6 +40,7 @@ for (m in kmreduce:::registered_methods(source = "mpi")) {
 run("sparse/sparse_embedding", xs, xs[rows, ], "sparse_embedding")
 run("sparse/none", xs, xs[rows, ], "none")
 run("refine", x, x[rows, ], "sign", refine = 3)
+run("n_reductions", x, x[rows, ], "gaussian", n_reductions = 3)
 # Awkward data (few distinct values, many clusters): Lloyd empties clusters
 # and re-seeds them, on the reduced rows and when refining.
 set.seed(3)
