@@ -5,6 +5,46 @@ sparse_problem_cpp <- function(x) {
     .Call(`_kmreduce_sparse_problem_cpp`, x)
 }
 
+has_distinct_rows_cpp <- function(x, k) {
+    .Call(`_kmreduce_has_distinct_rows_cpp`, x, k)
+}
+
+distinct_rows_cpp <- function(x) {
+    .Call(`_kmreduce_distinct_rows_cpp`, x)
+}
+
+scan_values_cpp <- function(v) {
+    .Call(`_kmreduce_scan_values_cpp`, v)
+}
+
+top_svd_cpp <- function(x, k, center = NULL) {
+    .Call(`_kmreduce_top_svd_cpp`, x, k, center)
+}
+
+randomized_svd_cpp <- function(x, k, oversample, power_iters, seed, n_threads, center = NULL) {
+    .Call(`_kmreduce_randomized_svd_cpp`, x, k, oversample, power_iters, seed, n_threads, center)
+}
+
+cssp_cpp <- function(x, v, c, repeats, seed, n_threads, center = NULL) {
+    .Call(`_kmreduce_cssp_cpp`, x, v, c, repeats, seed, n_threads, center)
+}
+
+gram_cpp <- function(x, n_threads) {
+    .Call(`_kmreduce_gram_cpp`, x, n_threads)
+}
+
+sym_eigenvalues_cpp <- function(g) {
+    .Call(`_kmreduce_sym_eigenvalues_cpp`, g)
+}
+
+rsvd_blocks_cpp <- function(read, n, d, block_rows, k, oversample, power_iters, seed, n_threads, center) {
+    .Call(`_kmreduce_rsvd_blocks_cpp`, read, n, d, block_rows, k, oversample, power_iters, seed, n_threads, center)
+}
+
+mpi_rsvd_cpp <- function(x, k, oversample, power_iters, seed, n_threads, center, mpi) {
+    .Call(`_kmreduce_mpi_rsvd_cpp`, x, k, oversample, power_iters, seed, n_threads, center, mpi)
+}
+
 kmeans_cpp <- function(x, k, n_init, iter_max, tol, seed, n_threads, verbose = FALSE, limit = 0, shift = NULL) {
     .Call(`_kmreduce_kmeans_cpp`, x, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift)
 }
@@ -39,22 +79,6 @@ stats_blocks_cpp <- function(read, n, d, block_rows, cluster, k, n_threads) {
 
 mpi_stats_cpp <- function(x, cluster, k, n_threads, mpi) {
     .Call(`_kmreduce_mpi_stats_cpp`, x, cluster, k, n_threads, mpi)
-}
-
-column_means_cpp <- function(x, n_threads) {
-    .Call(`_kmreduce_column_means_cpp`, x, n_threads)
-}
-
-has_distinct_rows_cpp <- function(x, k) {
-    .Call(`_kmreduce_has_distinct_rows_cpp`, x, k)
-}
-
-distinct_rows_cpp <- function(x) {
-    .Call(`_kmreduce_distinct_rows_cpp`, x)
-}
-
-scan_values_cpp <- function(v) {
-    .Call(`_kmreduce_scan_values_cpp`, v)
 }
 
 sign_matrix_cpp <- function(d, dims, seed) {
@@ -93,32 +117,8 @@ leverage_sample_cpp <- function(scores, dims, seed) {
     .Call(`_kmreduce_leverage_sample_cpp`, scores, dims, seed)
 }
 
-top_svd_cpp <- function(x, k, center = NULL) {
-    .Call(`_kmreduce_top_svd_cpp`, x, k, center)
-}
-
-randomized_svd_cpp <- function(x, k, oversample, power_iters, seed, n_threads, center = NULL) {
-    .Call(`_kmreduce_randomized_svd_cpp`, x, k, oversample, power_iters, seed, n_threads, center)
-}
-
-cssp_cpp <- function(x, v, c, repeats, seed, n_threads, center = NULL) {
-    .Call(`_kmreduce_cssp_cpp`, x, v, c, repeats, seed, n_threads, center)
-}
-
-gram_cpp <- function(x, n_threads) {
-    .Call(`_kmreduce_gram_cpp`, x, n_threads)
-}
-
-sym_eigenvalues_cpp <- function(g) {
-    .Call(`_kmreduce_sym_eigenvalues_cpp`, g)
-}
-
-rsvd_blocks_cpp <- function(read, n, d, block_rows, k, oversample, power_iters, seed, n_threads, center) {
-    .Call(`_kmreduce_rsvd_blocks_cpp`, read, n, d, block_rows, k, oversample, power_iters, seed, n_threads, center)
-}
-
-mpi_rsvd_cpp <- function(x, k, oversample, power_iters, seed, n_threads, center, mpi) {
-    .Call(`_kmreduce_mpi_rsvd_cpp`, x, k, oversample, power_iters, seed, n_threads, center, mpi)
+column_means_cpp <- function(x, n_threads) {
+    .Call(`_kmreduce_column_means_cpp`, x, n_threads)
 }
 
 threads_info_cpp <- function() {

@@ -272,9 +272,6 @@ resolve_method <- function(method, x) {
   if (methods::is(x, "dgCMatrix")) "sparse_embedding" else "sign"
 }
 
-# Largest number of doubles a reduced matrix may have (32 GB).
-max_reduced_size <- function() 4e9
-
 # dims for n rows (of all sources) and d columns.
 check_dims <- function(dims, method, k, n, d) {
   if (method == "none") return(as.integer(d))
@@ -324,20 +321,6 @@ check_fit <- function(fit, arg = "fit") {
     stop_arg(sprintf("`%s` is not a valid k-means fit: %s.", arg, what))
   })
   invisible(fit)
-}
-
-# NULL: the default of kmreduce_threads(). A number above the available
-# cores is lowered to them, with a message (never an error or a crash).
-check_n_threads <- function(n_threads) {
-  if (is.null(n_threads)) return(as.integer(kmreduce_threads()))
-  n <- check_whole(n_threads, "n_threads", 1, Inf)
-  cores <- available_cores()
-  if (n > cores) {
-    message(sprintf("`n_threads` = %s is more than the %d core%s available; using %d.",
-                    format(n), cores, if (cores == 1L) "" else "s", cores))
-    n <- cores
-  }
-  as.integer(n)
 }
 
 control_defaults <- function() {
@@ -623,4 +606,39 @@ check_memory <- function(bytes, what, advice, entries = 0) {
                      what, gb(bytes), gb(avail), advice))
   }
   invisible(TRUE)
+}
+
+# check_data() for a big.matrix: a numeric type, at least one row and column,
+# finite values of a size whose squared distances stay finite.
+check_big_data <- function(x, arg, block_rows) {
+  if (!requireNamespace("bigmemory", quietly = TRUE)) {
+    stop_arg(sprintf("`%s` is a big.matrix but the bigmemory package is not installed.", arg))
+  }
+  if (nrow(x) == 0L || ncol(x) == 0L) {
+    stop_arg(sprintf("`%s` must have at least one row and one column, not %d x %d.",
+                     arg, nrow(x), ncol(x)))
+  }
+  for_row_blocks(x, block_rows, function(block, rows) {
+    m <- nrow(block)
+    check_finite_values(block, arg, function(t) {
+      sprintf("at row %d, column %d", rows[1L] - 1L + (t - 1L) %% m + 1L, (t - 1L) %/% m + 1L)
+    }, as.numeric(nrow(x)) * ncol(x))
+  })
+  x
+}
+
+# TRUE when x has at least k distinct rows (stops reading once it has).
+big_has_distinct <- function(x, k, block_rows) {
+  seen <- NULL
+  found <- FALSE
+  n <- nrow(x)
+  start <- 1L
+  while (!found && start <= n) {
+    rows <- start:min(n, start + block_rows - 1L)
+    block <- x[rows, , drop = FALSE]
+    seen <- unique(rbind(seen, unique(block)))
+    found <- nrow(seen) >= k
+    start <- start + block_rows
+  }
+  found
 }

@@ -23,7 +23,7 @@ kmeans_objective <- function(x, cluster, normalize = FALSE, block_rows = NULL) {
   if (!is.logical(normalize) || length(normalize) != 1L || is.na(normalize)) {
     stop_arg(sprintf("`normalize` must be TRUE or FALSE, not %s.", describe(normalize)))
   }
-  st <- data_stats(x, as.integer(cluster), nlevels(cluster), 1L, block_rows)
+  st <- source_stats(row_source(x), as.integer(cluster), nlevels(cluster), 1L, block_rows)
   obj <- sum(st$withinss)
   if (normalize) obj / st$sumsq else obj
 }

@@ -89,3 +89,18 @@ cgroup_cpu_quota <- function() {
   }
   NA_real_
 }
+
+# The n_threads argument of every function: NULL, the default of
+# kmreduce_threads(). A number above the available cores is lowered to them,
+# with a message (never an error or a crash).
+check_n_threads <- function(n_threads) {
+  if (is.null(n_threads)) return(as.integer(kmreduce_threads()))
+  n <- check_whole(n_threads, "n_threads", 1, Inf)
+  cores <- available_cores()
+  if (n > cores) {
+    message(sprintf("`n_threads` = %s is more than the %d core%s available; using %d.",
+                    format(n), cores, if (cores == 1L) "" else "s", cores))
+    n <- cores
+  }
+  as.integer(n)
+}

@@ -192,3 +192,21 @@ reduce_training <- function(reducer, x, n_threads = 1L, block_rows = NULL, limit
   attr(reduced, "shift") <- NULL
   list(reducer = reducer, reduced = reduced)
 }
+
+# As apply_reducer(): with reducer$shift = numeric(0), the column means of
+# all the reduced rows are subtracted and returned as attribute "shift".
+stream_reduce <- function(reducer, x, block_rows, n_threads) {
+  out <- NULL
+  fit_shift <- length(reducer$shift) == 0L && !is.null(reducer$shift)
+  if (fit_shift) reducer$shift <- NULL
+  for_row_blocks(x, block_rows, function(block, rows) {
+    r <- apply_reducer(reducer, block, n_threads)
+    if (is.null(out)) {
+      out <<- matrix(0, nrow(x), ncol(r), dimnames = list(NULL, colnames(r)))
+    }
+    out[rows, ] <<- r
+  })
+  rownames(out) <- rownames(x)
+  if (fit_shift) out <- center_columns_cpp(out)
+  out
+}

@@ -83,3 +83,6 @@ method_dims_default <- function(method, k, n, d) {
 
 # Most columns a reduced matrix of n rows may have.
 max_dims <- function(n) min(.Machine$integer.max, floor(max_reduced_size() / n))
+
+# Largest number of doubles a reduced matrix may have (32 GB).
+max_reduced_size <- function() 4e9

@@ -1,13 +1,16 @@
 # Out-of-core input: a bigmemory::big.matrix (file-backed or not) is read in
-# blocks of rows, never whole. Every pass over the data goes through
-# for_row_blocks(); what stays in memory is one block plus O((n + d) * dims).
+# blocks of rows, never whole; what stays in memory is one block plus
+# O((n + d) * dims). The C++ core reads the blocks itself through
+# block_reader() (a row source, see row_source.hpp and src/sources.h) and
+# runs the algorithms of in-memory data on them:
 #
 #   reduction   data-oblivious methods: each block is reduced on its own
-#               (the same numbers as in memory: the kernels work row by row);
-#               leverage / rsvd: the randomized SVD streams A Omega, A^T Q, A Z
+#               (the same numbers as in memory: the kernels work row by row;
+#               stream_reduce() in reducer.R); leverage / rsvd: the
+#               randomized SVD with its products taken block by block
 #   k-means     on the reduced rows, in memory
-#   statistics  two more passes (cluster sums, then squared deviations)
-#   refine      one pass per Lloyd iteration on the original data
+#   statistics  two passes (cluster sums, then squared deviations)
+#   refine      Lloyd of lloyd.hpp, one pass per iteration
 
 is_big <- function(x) inherits(x, "big.matrix")
 
@@ -31,61 +34,8 @@ for_row_blocks <- function(x, block_rows, f) {
   invisible(NULL)
 }
 
-# check_data() for a big.matrix: a numeric type, at least one row and column,
-# finite values of a size whose squared distances stay finite.
-check_big_data <- function(x, arg, block_rows) {
-  if (!requireNamespace("bigmemory", quietly = TRUE)) {
-    stop_arg(sprintf("`%s` is a big.matrix but the bigmemory package is not installed.", arg))
-  }
-  if (nrow(x) == 0L || ncol(x) == 0L) {
-    stop_arg(sprintf("`%s` must have at least one row and one column, not %d x %d.",
-                     arg, nrow(x), ncol(x)))
-  }
-  for_row_blocks(x, block_rows, function(block, rows) {
-    m <- nrow(block)
-    check_finite_values(block, arg, function(t) {
-      sprintf("at row %d, column %d", rows[1L] - 1L + (t - 1L) %% m + 1L, (t - 1L) %/% m + 1L)
-    }, as.numeric(nrow(x)) * ncol(x))
-  })
-  x
-}
-
-# TRUE when x has at least k distinct rows (stops reading once it has).
-big_has_distinct <- function(x, k, block_rows) {
-  seen <- NULL
-  found <- FALSE
-  n <- nrow(x)
-  start <- 1L
-  while (!found && start <= n) {
-    rows <- start:min(n, start + block_rows - 1L)
-    block <- x[rows, , drop = FALSE]
-    seen <- unique(rbind(seen, unique(block)))
-    found <- nrow(seen) >= k
-    start <- start + block_rows
-  }
-  found
-}
-
-# As apply_reducer(): with reducer$shift = numeric(0), the column means of
-# all the reduced rows are subtracted and returned as attribute "shift".
-stream_reduce <- function(reducer, x, block_rows, n_threads) {
-  out <- NULL
-  fit_shift <- length(reducer$shift) == 0L && !is.null(reducer$shift)
-  if (fit_shift) reducer$shift <- NULL
-  for_row_blocks(x, block_rows, function(block, rows) {
-    r <- apply_reducer(reducer, block, n_threads)
-    if (is.null(out)) {
-      out <<- matrix(0, nrow(x), ncol(r), dimnames = list(NULL, colnames(r)))
-    }
-    out[rows, ] <<- r
-  })
-  rownames(out) <- rownames(x)
-  if (fit_shift) out <- center_columns_cpp(out)
-  out
-}
-
 # The rows first..last of x as a double matrix: how the C++ core reads a
-# big.matrix (row sources of row_source.hpp, see src/kmeans.cpp).
+# big.matrix (the RBlockSource of src/sources.h).
 block_reader <- function(x) {
   function(first, last) {
     block <- x[first:last, , drop = FALSE]
@@ -114,10 +64,4 @@ stream_rsvd <- function(x, k, oversample, power_iters, seed, n_threads, block_ro
                         center = FALSE) {
   rsvd_blocks_cpp(block_reader(x), nrow(x), ncol(x), block_rows, k, oversample, power_iters,
                   seed, n_threads, center)
-}
-
-# cluster_stats_cpp() for in-memory data, two streaming passes for a big.matrix.
-data_stats <- function(x, cluster, k, n_threads, block_rows = NULL) {
-  if (is_big(x)) return(stream_stats(x, cluster, k, block_rows_for(x, block_rows), n_threads))
-  cluster_stats_cpp(x, cluster, k, n_threads)
 }

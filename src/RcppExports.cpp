@@ -23,6 +23,148 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// has_distinct_rows_cpp
+bool has_distinct_rows_cpp(SEXP x, double k);
+RcppExport SEXP _kmreduce_has_distinct_rows_cpp(SEXP xSEXP, SEXP kSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< double >::type k(kSEXP);
+    rcpp_result_gen = Rcpp::wrap(has_distinct_rows_cpp(x, k));
+    return rcpp_result_gen;
+END_RCPP
+}
+// distinct_rows_cpp
+double distinct_rows_cpp(SEXP x);
+RcppExport SEXP _kmreduce_distinct_rows_cpp(SEXP xSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    rcpp_result_gen = Rcpp::wrap(distinct_rows_cpp(x));
+    return rcpp_result_gen;
+END_RCPP
+}
+// scan_values_cpp
+Rcpp::List scan_values_cpp(SEXP v);
+RcppExport SEXP _kmreduce_scan_values_cpp(SEXP vSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type v(vSEXP);
+    rcpp_result_gen = Rcpp::wrap(scan_values_cpp(v));
+    return rcpp_result_gen;
+END_RCPP
+}
+// top_svd_cpp
+Rcpp::List top_svd_cpp(SEXP x, int k, Rcpp::Nullable<Rcpp::NumericVector> center);
+RcppExport SEXP _kmreduce_top_svd_cpp(SEXP xSEXP, SEXP kSEXP, SEXP centerSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type center(centerSEXP);
+    rcpp_result_gen = Rcpp::wrap(top_svd_cpp(x, k, center));
+    return rcpp_result_gen;
+END_RCPP
+}
+// randomized_svd_cpp
+Rcpp::List randomized_svd_cpp(SEXP x, int k, int oversample, int power_iters, double seed, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> center);
+RcppExport SEXP _kmreduce_randomized_svd_cpp(SEXP xSEXP, SEXP kSEXP, SEXP oversampleSEXP, SEXP power_itersSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP centerSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type oversample(oversampleSEXP);
+    Rcpp::traits::input_parameter< int >::type power_iters(power_itersSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type center(centerSEXP);
+    rcpp_result_gen = Rcpp::wrap(randomized_svd_cpp(x, k, oversample, power_iters, seed, n_threads, center));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cssp_cpp
+Rcpp::List cssp_cpp(SEXP x, Rcpp::NumericMatrix v, double c, int repeats, double seed, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> center);
+RcppExport SEXP _kmreduce_cssp_cpp(SEXP xSEXP, SEXP vSEXP, SEXP cSEXP, SEXP repeatsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP centerSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type v(vSEXP);
+    Rcpp::traits::input_parameter< double >::type c(cSEXP);
+    Rcpp::traits::input_parameter< int >::type repeats(repeatsSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type center(centerSEXP);
+    rcpp_result_gen = Rcpp::wrap(cssp_cpp(x, v, c, repeats, seed, n_threads, center));
+    return rcpp_result_gen;
+END_RCPP
+}
+// gram_cpp
+Rcpp::NumericMatrix gram_cpp(Rcpp::NumericMatrix x, int n_threads);
+RcppExport SEXP _kmreduce_gram_cpp(SEXP xSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(gram_cpp(x, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// sym_eigenvalues_cpp
+Rcpp::NumericVector sym_eigenvalues_cpp(Rcpp::NumericMatrix g);
+RcppExport SEXP _kmreduce_sym_eigenvalues_cpp(SEXP gSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type g(gSEXP);
+    rcpp_result_gen = Rcpp::wrap(sym_eigenvalues_cpp(g));
+    return rcpp_result_gen;
+END_RCPP
+}
+// rsvd_blocks_cpp
+Rcpp::List rsvd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows, int k, int oversample, int power_iters, double seed, int n_threads, bool center);
+RcppExport SEXP _kmreduce_rsvd_blocks_cpp(SEXP readSEXP, SEXP nSEXP, SEXP dSEXP, SEXP block_rowsSEXP, SEXP kSEXP, SEXP oversampleSEXP, SEXP power_itersSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP centerSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::Function >::type read(readSEXP);
+    Rcpp::traits::input_parameter< double >::type n(nSEXP);
+    Rcpp::traits::input_parameter< int >::type d(dSEXP);
+    Rcpp::traits::input_parameter< double >::type block_rows(block_rowsSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type oversample(oversampleSEXP);
+    Rcpp::traits::input_parameter< int >::type power_iters(power_itersSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< bool >::type center(centerSEXP);
+    rcpp_result_gen = Rcpp::wrap(rsvd_blocks_cpp(read, n, d, block_rows, k, oversample, power_iters, seed, n_threads, center));
+    return rcpp_result_gen;
+END_RCPP
+}
+// mpi_rsvd_cpp
+Rcpp::List mpi_rsvd_cpp(SEXP x, int k, int oversample, int power_iters, double seed, int n_threads, bool center, Rcpp::List mpi);
+RcppExport SEXP _kmreduce_mpi_rsvd_cpp(SEXP xSEXP, SEXP kSEXP, SEXP oversampleSEXP, SEXP power_itersSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP centerSEXP, SEXP mpiSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type oversample(oversampleSEXP);
+    Rcpp::traits::input_parameter< int >::type power_iters(power_itersSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< bool >::type center(centerSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type mpi(mpiSEXP);
+    rcpp_result_gen = Rcpp::wrap(mpi_rsvd_cpp(x, k, oversample, power_iters, seed, n_threads, center, mpi));
+    return rcpp_result_gen;
+END_RCPP
+}
 // kmeans_cpp
 Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol, double seed, int n_threads, bool verbose, double limit, Rcpp::Nullable<Rcpp::NumericVector> shift);
 RcppExport SEXP _kmreduce_kmeans_cpp(SEXP xSEXP, SEXP kSEXP, SEXP n_initSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP verboseSEXP, SEXP limitSEXP, SEXP shiftSEXP) {
@@ -175,52 +317,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// column_means_cpp
-Rcpp::NumericVector column_means_cpp(Rcpp::NumericMatrix x, int n_threads);
-RcppExport SEXP _kmreduce_column_means_cpp(SEXP xSEXP, SEXP n_threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(column_means_cpp(x, n_threads));
-    return rcpp_result_gen;
-END_RCPP
-}
-// has_distinct_rows_cpp
-bool has_distinct_rows_cpp(SEXP x, double k);
-RcppExport SEXP _kmreduce_has_distinct_rows_cpp(SEXP xSEXP, SEXP kSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< double >::type k(kSEXP);
-    rcpp_result_gen = Rcpp::wrap(has_distinct_rows_cpp(x, k));
-    return rcpp_result_gen;
-END_RCPP
-}
-// distinct_rows_cpp
-double distinct_rows_cpp(SEXP x);
-RcppExport SEXP _kmreduce_distinct_rows_cpp(SEXP xSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    rcpp_result_gen = Rcpp::wrap(distinct_rows_cpp(x));
-    return rcpp_result_gen;
-END_RCPP
-}
-// scan_values_cpp
-Rcpp::List scan_values_cpp(SEXP v);
-RcppExport SEXP _kmreduce_scan_values_cpp(SEXP vSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type v(vSEXP);
-    rcpp_result_gen = Rcpp::wrap(scan_values_cpp(v));
-    return rcpp_result_gen;
-END_RCPP
-}
 // sign_matrix_cpp
 Rcpp::NumericMatrix sign_matrix_cpp(double d, double dims, double seed);
 RcppExport SEXP _kmreduce_sign_matrix_cpp(SEXP dSEXP, SEXP dimsSEXP, SEXP seedSEXP) {
@@ -342,111 +438,15 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// top_svd_cpp
-Rcpp::List top_svd_cpp(SEXP x, int k, Rcpp::Nullable<Rcpp::NumericVector> center);
-RcppExport SEXP _kmreduce_top_svd_cpp(SEXP xSEXP, SEXP kSEXP, SEXP centerSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type center(centerSEXP);
-    rcpp_result_gen = Rcpp::wrap(top_svd_cpp(x, k, center));
-    return rcpp_result_gen;
-END_RCPP
-}
-// randomized_svd_cpp
-Rcpp::List randomized_svd_cpp(SEXP x, int k, int oversample, int power_iters, double seed, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> center);
-RcppExport SEXP _kmreduce_randomized_svd_cpp(SEXP xSEXP, SEXP kSEXP, SEXP oversampleSEXP, SEXP power_itersSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP centerSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< int >::type oversample(oversampleSEXP);
-    Rcpp::traits::input_parameter< int >::type power_iters(power_itersSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type center(centerSEXP);
-    rcpp_result_gen = Rcpp::wrap(randomized_svd_cpp(x, k, oversample, power_iters, seed, n_threads, center));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cssp_cpp
-Rcpp::List cssp_cpp(SEXP x, Rcpp::NumericMatrix v, double c, int repeats, double seed, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> center);
-RcppExport SEXP _kmreduce_cssp_cpp(SEXP xSEXP, SEXP vSEXP, SEXP cSEXP, SEXP repeatsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP centerSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type v(vSEXP);
-    Rcpp::traits::input_parameter< double >::type c(cSEXP);
-    Rcpp::traits::input_parameter< int >::type repeats(repeatsSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type center(centerSEXP);
-    rcpp_result_gen = Rcpp::wrap(cssp_cpp(x, v, c, repeats, seed, n_threads, center));
-    return rcpp_result_gen;
-END_RCPP
-}
-// gram_cpp
-Rcpp::NumericMatrix gram_cpp(Rcpp::NumericMatrix x, int n_threads);
-RcppExport SEXP _kmreduce_gram_cpp(SEXP xSEXP, SEXP n_threadsSEXP) {
+// column_means_cpp
+Rcpp::NumericVector column_means_cpp(Rcpp::NumericMatrix x, int n_threads);
+RcppExport SEXP _kmreduce_column_means_cpp(SEXP xSEXP, SEXP n_threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(gram_cpp(x, n_threads));
-    return rcpp_result_gen;
-END_RCPP
-}
-// sym_eigenvalues_cpp
-Rcpp::NumericVector sym_eigenvalues_cpp(Rcpp::NumericMatrix g);
-RcppExport SEXP _kmreduce_sym_eigenvalues_cpp(SEXP gSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type g(gSEXP);
-    rcpp_result_gen = Rcpp::wrap(sym_eigenvalues_cpp(g));
-    return rcpp_result_gen;
-END_RCPP
-}
-// rsvd_blocks_cpp
-Rcpp::List rsvd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows, int k, int oversample, int power_iters, double seed, int n_threads, bool center);
-RcppExport SEXP _kmreduce_rsvd_blocks_cpp(SEXP readSEXP, SEXP nSEXP, SEXP dSEXP, SEXP block_rowsSEXP, SEXP kSEXP, SEXP oversampleSEXP, SEXP power_itersSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP centerSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::Function >::type read(readSEXP);
-    Rcpp::traits::input_parameter< double >::type n(nSEXP);
-    Rcpp::traits::input_parameter< int >::type d(dSEXP);
-    Rcpp::traits::input_parameter< double >::type block_rows(block_rowsSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< int >::type oversample(oversampleSEXP);
-    Rcpp::traits::input_parameter< int >::type power_iters(power_itersSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< bool >::type center(centerSEXP);
-    rcpp_result_gen = Rcpp::wrap(rsvd_blocks_cpp(read, n, d, block_rows, k, oversample, power_iters, seed, n_threads, center));
-    return rcpp_result_gen;
-END_RCPP
-}
-// mpi_rsvd_cpp
-Rcpp::List mpi_rsvd_cpp(SEXP x, int k, int oversample, int power_iters, double seed, int n_threads, bool center, Rcpp::List mpi);
-RcppExport SEXP _kmreduce_mpi_rsvd_cpp(SEXP xSEXP, SEXP kSEXP, SEXP oversampleSEXP, SEXP power_itersSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP centerSEXP, SEXP mpiSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< int >::type oversample(oversampleSEXP);
-    Rcpp::traits::input_parameter< int >::type power_iters(power_itersSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< bool >::type center(centerSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type mpi(mpiSEXP);
-    rcpp_result_gen = Rcpp::wrap(mpi_rsvd_cpp(x, k, oversample, power_iters, seed, n_threads, center, mpi));
+    rcpp_result_gen = Rcpp::wrap(column_means_cpp(x, n_threads));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -463,6 +463,16 @@ END_RCPP
 
 static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_sparse_problem_cpp", (DL_FUNC) &_kmreduce_sparse_problem_cpp, 1},
+    {"_kmreduce_has_distinct_rows_cpp", (DL_FUNC) &_kmreduce_has_distinct_rows_cpp, 2},
+    {"_kmreduce_distinct_rows_cpp", (DL_FUNC) &_kmreduce_distinct_rows_cpp, 1},
+    {"_kmreduce_scan_values_cpp", (DL_FUNC) &_kmreduce_scan_values_cpp, 1},
+    {"_kmreduce_top_svd_cpp", (DL_FUNC) &_kmreduce_top_svd_cpp, 3},
+    {"_kmreduce_randomized_svd_cpp", (DL_FUNC) &_kmreduce_randomized_svd_cpp, 7},
+    {"_kmreduce_cssp_cpp", (DL_FUNC) &_kmreduce_cssp_cpp, 7},
+    {"_kmreduce_gram_cpp", (DL_FUNC) &_kmreduce_gram_cpp, 2},
+    {"_kmreduce_sym_eigenvalues_cpp", (DL_FUNC) &_kmreduce_sym_eigenvalues_cpp, 1},
+    {"_kmreduce_rsvd_blocks_cpp", (DL_FUNC) &_kmreduce_rsvd_blocks_cpp, 10},
+    {"_kmreduce_mpi_rsvd_cpp", (DL_FUNC) &_kmreduce_mpi_rsvd_cpp, 8},
     {"_kmreduce_kmeans_cpp", (DL_FUNC) &_kmreduce_kmeans_cpp, 10},
     {"_kmreduce_lloyd_from_cpp", (DL_FUNC) &_kmreduce_lloyd_from_cpp, 6},
     {"_kmreduce_lloyd_blocks_cpp", (DL_FUNC) &_kmreduce_lloyd_blocks_cpp, 9},
@@ -472,10 +482,6 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_cluster_stats_cpp", (DL_FUNC) &_kmreduce_cluster_stats_cpp, 5},
     {"_kmreduce_stats_blocks_cpp", (DL_FUNC) &_kmreduce_stats_blocks_cpp, 7},
     {"_kmreduce_mpi_stats_cpp", (DL_FUNC) &_kmreduce_mpi_stats_cpp, 5},
-    {"_kmreduce_column_means_cpp", (DL_FUNC) &_kmreduce_column_means_cpp, 2},
-    {"_kmreduce_has_distinct_rows_cpp", (DL_FUNC) &_kmreduce_has_distinct_rows_cpp, 2},
-    {"_kmreduce_distinct_rows_cpp", (DL_FUNC) &_kmreduce_distinct_rows_cpp, 1},
-    {"_kmreduce_scan_values_cpp", (DL_FUNC) &_kmreduce_scan_values_cpp, 1},
     {"_kmreduce_sign_matrix_cpp", (DL_FUNC) &_kmreduce_sign_matrix_cpp, 3},
     {"_kmreduce_project_cpp", (DL_FUNC) &_kmreduce_project_cpp, 7},
     {"_kmreduce_sign_project_cpp", (DL_FUNC) &_kmreduce_sign_project_cpp, 6},
@@ -485,13 +491,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_multiply_cpp", (DL_FUNC) &_kmreduce_multiply_cpp, 4},
     {"_kmreduce_gather_columns_cpp", (DL_FUNC) &_kmreduce_gather_columns_cpp, 5},
     {"_kmreduce_leverage_sample_cpp", (DL_FUNC) &_kmreduce_leverage_sample_cpp, 3},
-    {"_kmreduce_top_svd_cpp", (DL_FUNC) &_kmreduce_top_svd_cpp, 3},
-    {"_kmreduce_randomized_svd_cpp", (DL_FUNC) &_kmreduce_randomized_svd_cpp, 7},
-    {"_kmreduce_cssp_cpp", (DL_FUNC) &_kmreduce_cssp_cpp, 7},
-    {"_kmreduce_gram_cpp", (DL_FUNC) &_kmreduce_gram_cpp, 2},
-    {"_kmreduce_sym_eigenvalues_cpp", (DL_FUNC) &_kmreduce_sym_eigenvalues_cpp, 1},
-    {"_kmreduce_rsvd_blocks_cpp", (DL_FUNC) &_kmreduce_rsvd_blocks_cpp, 10},
-    {"_kmreduce_mpi_rsvd_cpp", (DL_FUNC) &_kmreduce_mpi_rsvd_cpp, 8},
+    {"_kmreduce_column_means_cpp", (DL_FUNC) &_kmreduce_column_means_cpp, 2},
     {"_kmreduce_threads_info_cpp", (DL_FUNC) &_kmreduce_threads_info_cpp, 0},
     {NULL, NULL, 0}
 };

@@ -1,7 +1,11 @@
-// Glue: validation of R objects before the core reads them.
-#include <Rcpp.h>
+// Glue: validation of R objects before the core reads them, and the scans
+// of the input checks (distinct rows, non-finite and largest values).
+#include "glue.h"
 
 #include <string>
+
+#include <kmreduce/distinct_rows.hpp>
+#include <kmreduce/scan.hpp>
 
 namespace {
 std::string slot_type(SEXP s) { return Rf_type2char(TYPEOF(s)); }
@@ -52,4 +56,27 @@ std::string sparse_problem_cpp(SEXP x) {
     }
   }
   return "";
+}
+
+// [[Rcpp::export]]
+bool has_distinct_rows_cpp(SEXP x, double k) {
+  return glue::with_matrix(x, [&](const auto& a) {
+    return kmreduce::has_distinct_rows(a, static_cast<kmreduce::index_t>(k));
+  });
+}
+
+// [[Rcpp::export]]
+double distinct_rows_cpp(SEXP x) {
+  return static_cast<double>(glue::with_matrix(
+      x, [](const auto& a) { return kmreduce::distinct_rows(a); }));
+}
+
+// One pass over the values: number of non-finite ones, the first (1-based),
+// and the largest finite magnitude. R's range() would copy the data.
+// [[Rcpp::export]]
+Rcpp::List scan_values_cpp(SEXP v) {
+  const kmreduce::ScanResult s = kmreduce::scan_values(REAL(v), XLENGTH(v));
+  return Rcpp::List::create(Rcpp::Named("nonfinite") = static_cast<double>(s.nonfinite),
+                            Rcpp::Named("first") = static_cast<double>(s.first + 1),
+                            Rcpp::Named("maxabs") = s.maxabs);
 }

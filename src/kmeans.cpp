@@ -1,4 +1,5 @@
-// Glue for k-means and the original-space statistics.
+// Glue for k-means and the original-space statistics, for every row source:
+// in memory, block by block (a big.matrix) and on MPI ranks (sources.h).
 #include "glue.h"
 #include "sources.h"
 
@@ -9,11 +10,9 @@
 #include <type_traits>
 
 #include <kmreduce/cluster_stats.hpp>
-#include <kmreduce/distinct_rows.hpp>
 #include <kmreduce/kmeans.hpp>
 #include <kmreduce/packed.hpp>
 #include <kmreduce/row_source.hpp>
-#include <kmreduce/scan.hpp>
 
 namespace {
 
@@ -318,37 +317,5 @@ Rcpp::List mpi_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k, int n_threa
                                           n_threads, combine);
   });
   return stats_list(s, k, d);
-}
-
-// Column means of a dense matrix, threaded.
-// [[Rcpp::export]]
-Rcpp::NumericVector column_means_cpp(Rcpp::NumericMatrix x, int n_threads) {
-  Rcpp::NumericVector out(x.ncol());
-  const kmreduce::DenseMatrix a(&x[0], x.nrow(), x.ncol());
-  kmreduce::column_means(a, &out[0], n_threads);
-  return out;
-}
-
-// [[Rcpp::export]]
-bool has_distinct_rows_cpp(SEXP x, double k) {
-  return glue::with_matrix(x, [&](const auto& a) {
-    return kmreduce::has_distinct_rows(a, static_cast<kmreduce::index_t>(k));
-  });
-}
-
-// [[Rcpp::export]]
-double distinct_rows_cpp(SEXP x) {
-  return static_cast<double>(glue::with_matrix(
-      x, [](const auto& a) { return kmreduce::distinct_rows(a); }));
-}
-
-// One pass over the values: number of non-finite ones, the first (1-based),
-// and the largest finite magnitude. R's range() would copy the data.
-// [[Rcpp::export]]
-Rcpp::List scan_values_cpp(SEXP v) {
-  const kmreduce::ScanResult s = kmreduce::scan_values(REAL(v), XLENGTH(v));
-  return Rcpp::List::create(Rcpp::Named("nonfinite") = static_cast<double>(s.nonfinite),
-                            Rcpp::Named("first") = static_cast<double>(s.first + 1),
-                            Rcpp::Named("maxabs") = s.maxabs);
 }
 

@@ -189,3 +189,12 @@ Rcpp::IntegerVector leverage_sample_cpp(Rcpp::NumericVector scores,
     out[t] = static_cast<int>(s.index[t]) + 1;
   return out;
 }
+
+// Column means of a dense matrix, threaded.
+// [[Rcpp::export]]
+Rcpp::NumericVector column_means_cpp(Rcpp::NumericMatrix x, int n_threads) {
+  Rcpp::NumericVector out(x.ncol());
+  const kmreduce::DenseMatrix a(&x[0], x.nrow(), x.ncol());
+  kmreduce::column_means(a, &out[0], n_threads);
+  return out;
+}

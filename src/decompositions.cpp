@@ -1,4 +1,5 @@
-// Glue for the exact SVD (LAPACK through Armadillo).
+// Glue for the decompositions (LAPACK through Armadillo): exact SVD, randomized
+// SVD (in memory, block by block, on MPI ranks), CSSP, Gram and eigenvalues.
 #include <RcppArmadillo.h>
 
 #include "glue.h"
