@@ -16,8 +16,13 @@
 #' so the same seed gives the same partition; `"leverage"` and `"rsvd"` run
 #' the randomized SVD with streamed products (equal to rounding). k-means
 #' runs on the reduced rows in memory; the original-space statistics take
-#' two more passes and `refine` one pass per iteration. `"none"`, `"cssp"`,
+#' two more passes and `refine` one pass per iteration (the same Lloyd as in
+#' memory, so the same seed gives the same partition). `"none"`, `"cssp"`,
 #' `"svd"` and the exact SVD need the whole matrix and are refused.
+#'
+#' @section Distributed rows:
+#' An [mpi_rows()] `x` runs the same steps on every MPI rank's rows, with the
+#' partial results combined across ranks (see [mpi_rows()]).
 #'
 #' @section Methods:
 #' Data-oblivious projections `C = A R` (`R` is `d x dims`, generated from

@@ -4,7 +4,9 @@
 #' every rank calls `mpi_rows()` on its own block of rows; the blocks of
 #' ranks 0, 1, ... stacked in rank order form one matrix. The result is
 #' given to [kmeans_reduced()] on all ranks (a collective call), which then
-#' runs without gathering the data anywhere:
+#' runs the same pipeline and the same C++ algorithms as for in-memory data,
+#' on each rank's rows, without gathering the data anywhere (the core
+#' combines the ranks' partial results with pbdMPI's allreduce):
 #'
 #' * the projections (`"sign"`, `"gaussian"`, `"achlioptas"`, `"srht"`,
 #'   `"sparse_embedding"`) reduce each rank's rows locally with the shared
@@ -15,7 +17,8 @@
 #' * k-means++ and Lloyd on the reduced rows: per iteration an allreduce of
 #'   the `k x dims` cluster sums and the `k` counts; k-means++ draws from the
 #'   same random stream as one process (the `D^2` draw is located across
-#'   ranks with an allgather of the local totals);
+#'   ranks from their totals); an emptied cluster takes the farthest row of
+#'   all ranks, as on one process;
 #' * the original-space statistics: two allreduces of `k x d` values;
 #'   `refine` one allreduce per iteration.
 #'
@@ -23,7 +26,8 @@
 #' labels of the local rows. With the same `seed` the partition is the one
 #' of one process on the stacked matrix, and the centres equal it to
 #' rounding (sums are added in another order). `"none"` (Lloyd on the
-#' original rows) is supported too; `"cssp"` and `"svd"` are not.
+#' original rows) and `n_reductions` are supported too; `"cssp"`, `"svd"`
+#' and initial centres are not.
 #'
 #' @param x_local This rank's rows: a numeric matrix or `dgCMatrix` (the
 #'   same class and number of columns on every rank; at least one row).

@@ -55,7 +55,8 @@ fit_source_reducer <- function(src, method, dims, k, seed, n_threads, control) {
 # reduce_training() for the source: the reduced rows, centred by the column
 # means of all the rows (of all ranks).
 reduce_source <- function(reducer, src, n_threads, block_rows, limit) {
-  if (src$kind != "mpi" || reducer$method == "none") {
+  # (one rank: its own column means are those of all rows)
+  if (src$kind != "mpi" || reducer$method == "none" || src$mpi$size == 1L) {
     return(reduce_training(reducer, src$data, n_threads, block_rows, limit))
   }
   raw <- apply_reducer(reducer, src$data, n_threads)

@@ -312,6 +312,8 @@ Rcpp::List mpi_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k, int n_threa
     d = static_cast<int>(a.d);
     if (static_cast<kmreduce::index_t>(label.size()) != a.n)
       throw std::invalid_argument("one label per row");
+    // One rank holds all the rows: the in-memory statistics (one pass).
+    if (combine.size() == 1) return stats_of(a, label.data(), k, nullptr, n_threads);
     using Matrix = std::decay_t<decltype(a)>;
     return kmreduce::cluster_stats_blocks(kmreduce::OneBlock<Matrix>(a), label.data(), k,
                                           n_threads, combine);

@@ -202,6 +202,32 @@ void combined_update_sums(const Source& src, const Combine& combine, index_t k,
   for (index_t q = 0; q < k; ++q) count[q] = static_cast<index_t>(c[q]);
 }
 
+// Whether the rows stay in memory between passes.
+template <class Rows>
+constexpr bool is_resident(const ResidentRows<Rows>&) { return true; }
+template <class Source>
+constexpr bool is_resident(const Source&) { return false; }
+
+// One pass over a source read block by block: the bounded assignment and,
+// while each block is at hand, the cluster sums and counts of the new
+// labels (what the centre update needs next: no second pass).
+template <class Source>
+index_t source_assign_bounded_sums(const Source& src, const double* row_norms,
+                                   const double* centres, index_t k, int* label,
+                                   double* upper, double* lower, std::vector<double>& sums,
+                                   std::vector<index_t>& count, int n_threads) {
+  index_t changes = 0;
+  std::fill(sums.begin(), sums.end(), 0.0);
+  src.visit([&](const auto& rows, index_t r0) {
+    changes += assign_bounded(rows, row_norms + r0, centres, k, label + r0, upper + r0,
+                              lower + r0, n_threads);
+    cluster_sums(rows, label + r0, k, sums.data(), n_threads);
+  });
+  std::fill(count.begin(), count.end(), 0);
+  for (index_t r = 0; r < src.n(); ++r) ++count[label[r]];
+  return changes;
+}
+
 // Assignment passes over every chunk of a source (the same labels and
 // distances as one pass over all the rows: a row's result does not depend
 // on its chunk). Return how many labels changed.
@@ -364,14 +390,23 @@ LloydResult lloyd_source(const Source& src, const double* row_norms,
   };
   double prev = std::numeric_limits<double>::infinity();
   bool settled = false;  // no label changed: labels nearest to their means
+  // Rows read block by block (one process): the sums come with the
+  // assignment pass.
+  const bool fused = !is_resident(src) && combine.size() == 1;
   for (int it = 1; it <= iter_max; ++it) {
     index_t changes = n;
+    bool have_sums = false;
     if (it == 1 && start != nullptr) {
       res.label = start->label;
       for (index_t r = 0; r < n; ++r) {
         upper[r] = std::sqrt(start->nearest[r]);
         lower[r] = std::sqrt(start->second[r]);
       }
+    } else if (fused) {
+      changes = source_assign_bounded_sums(src, row_norms, centres.data(), k,
+                                           res.label.data(), upper.data(), lower.data(), sums,
+                                           count, n_threads);
+      have_sums = true;
     } else {
       changes = source_assign_bounded(src, row_norms, centres.data(), k, res.label.data(),
                                       upper.data(), lower.data(), n_threads);
@@ -385,8 +420,9 @@ LloydResult lloyd_source(const Source& src, const double* row_norms,
       break;
     }
     old = centres;
-    combined_update_sums(src, combine, k, res.label.data(), before.data(), it == 1, sums,
-                         count, n_threads);
+    if (!have_sums)
+      combined_update_sums(src, combine, k, res.label.data(), before.data(), it == 1, sums,
+                           count, n_threads);
     if (it == 1) set_total();
     for (index_t r = 0; r < n; ++r) min_dist[r] = upper[r] * upper[r];
     const std::vector<index_t> reseeded = update_centres(
