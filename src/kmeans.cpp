@@ -70,6 +70,20 @@ kmreduce::ClusterStats stats_of(const kmreduce::SparseMatrix& a, const int* labe
   return kmreduce::cluster_stats(a, label, k, n_threads);
 }
 
+// The options of k-means (n_init replicates from k-means++) or of Lloyd from
+// given centres (n_init 1, no seed).
+kmreduce::KmeansOptions options(int k, int n_init, int iter_max, double tol, double seed,
+                                int n_threads) {
+  kmreduce::KmeansOptions opt;
+  opt.k = k;
+  opt.n_init = n_init;
+  opt.iter_max = iter_max;
+  opt.tol = tol;
+  opt.seed = glue::as_seed(seed);
+  opt.n_threads = n_threads;
+  return opt;
+}
+
 Rcpp::List stats_list(const kmreduce::ClusterStats& s, int k, int d) {
   Rcpp::IntegerVector size(s.size.begin(), s.size.end());
   return Rcpp::List::create(
@@ -102,7 +116,7 @@ Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
                       double seed, int n_threads, bool verbose = false,
                       double limit = 0,
                       Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
-  kmreduce::KmeansOptions opt;
+  kmreduce::KmeansOptions opt = options(k, n_init, iter_max, tol, seed, n_threads);
   if (verbose) {
     opt.on_replicate = [n_init](int t, int iter, double objective) {
       Rcpp::Function message("message");
@@ -113,12 +127,6 @@ Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
       message(std::string(buf));
     };
   }
-  opt.k = k;
-  opt.n_init = n_init;
-  opt.iter_max = iter_max;
-  opt.tol = tol;
-  opt.seed = glue::as_seed(seed);
-  opt.n_threads = n_threads;
   int d = 0;
   bool invalid = false;
   Rcpp::NumericVector keep;
@@ -149,11 +157,7 @@ Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
 Rcpp::List lloyd_from_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max,
                           double tol, int n_threads,
                           Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
-  kmreduce::KmeansOptions opt;
-  opt.k = centers.nrow();
-  opt.iter_max = iter_max;
-  opt.tol = tol;
-  opt.n_threads = n_threads;
+  const kmreduce::KmeansOptions opt = options(centers.nrow(), 1, iter_max, tol, 0, n_threads);
   Rcpp::NumericVector keep;
   const kmreduce::LloydResult res = glue::with_matrix(x, [&](const auto& a) {
     if (centers.ncol() != a.d) throw std::invalid_argument("centres need ncol(x) columns");
@@ -178,11 +182,7 @@ Rcpp::List lloyd_blocks_cpp(Rcpp::Function read, double n, int d, double block_r
                             int n_threads,
                             Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
   if (centers.ncol() != d) throw std::invalid_argument("centres need d columns");
-  kmreduce::KmeansOptions opt;
-  opt.k = centers.nrow();
-  opt.iter_max = iter_max;
-  opt.tol = tol;
-  opt.n_threads = n_threads;
+  const kmreduce::KmeansOptions opt = options(centers.nrow(), 1, iter_max, tol, 0, n_threads);
   Rcpp::NumericVector keep;
   const double* s = shift_of(shift, keep, d);
   const glue::RBlockSource src(read, static_cast<kmreduce::index_t>(n), d,
@@ -200,13 +200,7 @@ Rcpp::List lloyd_blocks_cpp(Rcpp::Function read, double n, int d, double block_r
 Rcpp::List mpi_kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
                           double seed, int n_threads, Rcpp::List mpi,
                           Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
-  kmreduce::KmeansOptions opt;
-  opt.k = k;
-  opt.n_init = n_init;
-  opt.iter_max = iter_max;
-  opt.tol = tol;
-  opt.seed = glue::as_seed(seed);
-  opt.n_threads = n_threads;
+  const kmreduce::KmeansOptions opt = options(k, n_init, iter_max, tol, seed, n_threads);
   const glue::RCombine combine = glue::mpi_combine(mpi);
   int d = 0;
   Rcpp::NumericVector keep;
@@ -229,11 +223,7 @@ Rcpp::List mpi_kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
 Rcpp::List mpi_lloyd_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max, double tol,
                          int n_threads, Rcpp::List mpi,
                          Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
-  kmreduce::KmeansOptions opt;
-  opt.k = centers.nrow();
-  opt.iter_max = iter_max;
-  opt.tol = tol;
-  opt.n_threads = n_threads;
+  const kmreduce::KmeansOptions opt = options(centers.nrow(), 1, iter_max, tol, 0, n_threads);
   const glue::RCombine combine = glue::mpi_combine(mpi);
   Rcpp::NumericVector keep;
   const kmreduce::LloydResult res = glue::with_matrix(x, [&](const auto& a) {
