@@ -93,10 +93,6 @@ sign_project_cpp <- function(x, dims, seed, algorithm, n_threads, shift = NULL) 
     .Call(`_kmreduce_sign_project_cpp`, x, dims, seed, algorithm, n_threads, shift)
 }
 
-center_columns_cpp <- function(m) {
-    .Call(`_kmreduce_center_columns_cpp`, m)
-}
-
 simd_level_cpp <- function() {
     .Call(`_kmreduce_simd_level_cpp`)
 }

@@ -207,6 +207,14 @@ stream_reduce <- function(reducer, x, block_rows, n_threads) {
     out[rows, ] <<- r
   })
   rownames(out) <- rownames(x)
-  if (fit_shift) out <- center_columns_cpp(out)
+  if (fit_shift) {
+    # Centred block by block (no second copy of the reduced rows), with the
+    # column means of apply_shift() (src/reduce.cpp).
+    shift <- column_means_cpp(out, 1L)
+    for_row_blocks_index(nrow(out), block_rows, function(rows) {
+      out[rows, ] <<- out[rows, , drop = FALSE] - rep(shift, each = length(rows))
+    })
+    attr(out, "shift") <- shift
+  }
   out
 }

@@ -34,6 +34,16 @@ for_row_blocks <- function(x, block_rows, f) {
   invisible(NULL)
 }
 
+# Calls f(rows) for consecutive blocks of block_rows of 1..n.
+for_row_blocks_index <- function(n, block_rows, f) {
+  start <- 1L
+  while (start <= n) {
+    f(start:min(n, start + block_rows - 1L))
+    start <- start + block_rows
+  }
+  invisible(NULL)
+}
+
 # The rows first..last of x as a double matrix: how the C++ core reads a
 # big.matrix (the RBlockSource of src/sources.h).
 block_reader <- function(x) {

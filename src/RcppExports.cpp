@@ -363,17 +363,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// center_columns_cpp
-Rcpp::NumericMatrix center_columns_cpp(Rcpp::NumericMatrix m);
-RcppExport SEXP _kmreduce_center_columns_cpp(SEXP mSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type m(mSEXP);
-    rcpp_result_gen = Rcpp::wrap(center_columns_cpp(m));
-    return rcpp_result_gen;
-END_RCPP
-}
 // simd_level_cpp
 std::string simd_level_cpp();
 RcppExport SEXP _kmreduce_simd_level_cpp() {
@@ -485,7 +474,6 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_sign_matrix_cpp", (DL_FUNC) &_kmreduce_sign_matrix_cpp, 3},
     {"_kmreduce_project_cpp", (DL_FUNC) &_kmreduce_project_cpp, 7},
     {"_kmreduce_sign_project_cpp", (DL_FUNC) &_kmreduce_sign_project_cpp, 6},
-    {"_kmreduce_center_columns_cpp", (DL_FUNC) &_kmreduce_center_columns_cpp, 1},
     {"_kmreduce_simd_level_cpp", (DL_FUNC) &_kmreduce_simd_level_cpp, 0},
     {"_kmreduce_derive_seed_cpp", (DL_FUNC) &_kmreduce_derive_seed_cpp, 2},
     {"_kmreduce_multiply_cpp", (DL_FUNC) &_kmreduce_multiply_cpp, 4},

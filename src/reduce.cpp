@@ -34,12 +34,8 @@ void apply_shift(Rcpp::NumericMatrix& out,
   const kmreduce::index_t n = out.nrow(), m = out.ncol();
   Rcpp::NumericVector s(m);
   if (given.size() == 0) {
-    for (kmreduce::index_t c = 0; c < m; ++c) {
-      const double* col = &out[0] + n * c;
-      double t = 0.0;
-      for (kmreduce::index_t r = 0; r < n; ++r) t += col[r];
-      s[c] = n > 0 ? t / static_cast<double>(n) : 0.0;
-    }
+    if (n > 0 && m > 0)
+      kmreduce::column_means(kmreduce::DenseMatrix(&out[0], n, m), &s[0], 1);
     out.attr("shift") = s;
   } else if (given.size() == m) {
     s = given;
@@ -120,15 +116,6 @@ Rcpp::NumericMatrix sign_project_cpp(SEXP x, double dims, double seed,
     return 0;
   });
   apply_shift(out, shift);
-  return out;
-}
-
-// A copy of `m` minus its column means (attribute "shift"): the reduced
-// rows of streamed input, centred as apply_shift() centres in-memory ones.
-// [[Rcpp::export]]
-Rcpp::NumericMatrix center_columns_cpp(Rcpp::NumericMatrix m) {
-  Rcpp::NumericMatrix out = Rcpp::clone(m);
-  apply_shift(out, Rcpp::NumericVector(0));
   return out;
 }
 
