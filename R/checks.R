@@ -70,7 +70,14 @@ check_finite_values <- function(v, arg, where, cells = 1) {
 # values = FALSE skips the scan for NA/Inf and huge values of a dense double
 # matrix: the caller has a kernel that checks them on its way (kmeans_cpp(),
 # project_cpp() with `limit`) and calls check_values_later() on failure.
-check_data <- function(x, arg = "x", big = FALSE, block_rows = NULL, values = TRUE) {
+# vector_column = TRUE: a plain numeric vector is one feature (one column),
+# as stats::kmeans() takes it.
+check_data <- function(x, arg = "x", big = FALSE, block_rows = NULL, values = TRUE,
+                       vector_column = FALSE) {
+  if (vector_column && is.numeric(x) && is.null(dim(x)) && is.null(oldClass(x)) &&
+      length(x) > 0L) {
+    x <- matrix(as.double(x), ncol = 1L, dimnames = list(names(x), NULL))
+  }
   if (is_big(x)) {
     if (!big) {
       stop_arg(sprintf(paste0("`%s` is a big.matrix; only kmeans_reduced(), reduce_dims(), ",
@@ -383,6 +390,16 @@ check_control <- function(control, defaults = control_defaults()) {
 # New data for predict()/plot(): checked like `x`, with the columns of the
 # data the model was fitted to (matched by name when both have names).
 check_newdata <- function(newdata, reducer, arg = "newdata") {
+  # A plain numeric vector: one row of the fit's features, or (one feature)
+  # one value per row.
+  if (is.numeric(newdata) && is.null(dim(newdata)) && is.null(oldClass(newdata)) &&
+      length(newdata) > 0L) {
+    newdata <- if (identical(as.numeric(reducer$n_features), 1)) {
+      matrix(as.double(newdata), ncol = 1L, dimnames = list(names(newdata), reducer$feature_names))
+    } else {
+      matrix(as.double(newdata), nrow = 1L, dimnames = list(NULL, names(newdata)))
+    }
+  }
   newdata <- check_data(newdata, arg)
   names_fit <- reducer$feature_names
   d <- reducer$n_features

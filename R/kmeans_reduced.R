@@ -91,7 +91,8 @@
 #' dense copy of `x` (a sparse `x` is densified for that step only); all other
 #' methods keep a sparse `x` sparse.
 #'
-#' @param x Data: a numeric matrix, a data frame of numeric columns, a
+#' @param x Data: a numeric matrix (a numeric vector is one column), a data
+#'   frame of numeric columns, a
 #'   sparse `Matrix` (kept as a `dgCMatrix`; other sparse classes are
 #'   converted), or a file-backed `bigmemory::big.matrix` (see Out of core).
 #'   One row per observation. No `NA`, `NaN` or `Inf`. In an MPI program,
@@ -110,6 +111,10 @@
 #' @param n_init Number of k-means++ replicates; the one with the lowest
 #'   objective on the reduced data is kept.
 #' @param iter_max Maximum number of Lloyd iterations per replicate.
+#' @param centers,nstart,iter.max The names of [stats::kmeans()] for `k`,
+#'   `n_init` and `iter_max`, so that a call to `kmeans()` runs unchanged
+#'   (`kmeans_reduced(x, centers = 7, nstart = 25, iter.max = 50)`). Give one
+#'   name or the other, not both.
 #' @param verbose Report progress with [message()]: each stage with its
 #'   time, and every k-means++ replicate (Lloyd iterations, objective). Off
 #'   by default, when it costs nothing.
@@ -228,9 +233,19 @@
 kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
                            iter_max = 100L, seed = NULL, n_threads = NULL,
                            n_reductions = 1L, refine = 0L, control = list(),
-                           verbose = FALSE) {
+                           verbose = FALSE, centers, nstart, iter.max) {
   call <- match.call()
   t_start <- elapsed()
+  # The argument names of stats::kmeans(), as aliases.
+  if (missing(k) && missing(centers)) {
+    stop_arg("`k` (or `centers`, as in stats::kmeans()) must be given.")
+  }
+  k <- kmeans_alias(if (!missing(k)) k, if (!missing(centers)) centers, !missing(k),
+                    !missing(centers), "k", "centers")
+  n_init <- kmeans_alias(n_init, if (!missing(nstart)) nstart, !missing(n_init),
+                         !missing(nstart), "n_init", "nstart")
+  iter_max <- kmeans_alias(iter_max, if (!missing(iter.max)) iter.max, !missing(iter_max),
+                           !missing(iter.max), "iter_max", "iter.max")
   control <- check_control(control)
   # The sparse embedding and k-means on the data itself check the values of
   # a dense matrix while they read it: no pass of its own.
@@ -239,7 +254,8 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
     method %in% c("none", "sparse_embedding")
   # (the rows of an MPI rank were checked by mpi_rows())
   if (!inherits(x, "kmreduce_mpi")) {
-    x <- check_data(x, "x", big = TRUE, block_rows = control$block_rows, values = !fused)
+    x <- check_data(x, "x", big = TRUE, block_rows = control$block_rows, values = !fused,
+                    vector_column = TRUE)
   }
   src <- row_source(x)
   # Labels, norms, distances and bounds: a few numbers per row.
@@ -392,6 +408,17 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
 }
 
 elapsed <- function() proc.time()[["elapsed"]]
+
+# `ours`, or the value given under the stats::kmeans() name (`theirs`);
+# both given: an error naming them.
+kmeans_alias <- function(ours, theirs, has_ours, has_theirs, our_name, their_name) {
+  if (!has_theirs) return(ours)
+  if (has_ours) {
+    stop_arg(sprintf("Give `%s` or `%s` (its name in stats::kmeans()), not both.",
+                     our_name, their_name))
+  }
+  theirs
+}
 
 # Progress messages of verbose = TRUE (suppressMessages() silences them).
 say <- function(verbose, fmt, ...) {

@@ -295,3 +295,28 @@ test_that("rows merged by the reduction: a warning, k clusters, predict() gives 
   expect_true(km$converged)
   expect_lt(km$iter, 100L)
 })
+
+test_that("the argument names of stats::kmeans() work, and a vector is one feature", {
+  m <- make_mixture(n = 150, d = 8, k = 3, sd = 1, sep = 4)
+  a <- kmeans_reduced(m$x, 3, method = "none", n_init = 4, iter_max = 20, seed = 2)
+  b <- kmeans_reduced(m$x, centers = 3, nstart = 4, iter.max = 20, method = "none", seed = 2)
+  expect_identical(b$cluster, a$cluster)
+  expect_identical(b$centers, a$centers)
+  # initial centres under their stats::kmeans() name
+  init <- m$x[c(1, 2, 3), ]
+  expect_identical(kmeans_reduced(m$x, centers = init, method = "none", seed = 1)$cluster,
+                   kmeans_reduced(m$x, init, method = "none", seed = 1)$cluster)
+  expect_error(kmeans_reduced(m$x, 3, centers = 3), "Give `k` or `centers`")
+  expect_error(kmeans_reduced(m$x, 3, n_init = 2, nstart = 2), "Give `n_init` or `nstart`")
+  expect_error(kmeans_reduced(m$x, 3, iter_max = 2, iter.max = 2), "Give `iter_max` or `iter.max`")
+  expect_error(kmeans_reduced(m$x), "`k` \\(or `centers`")
+  # one feature as a plain vector, as stats::kmeans() takes it
+  v <- c(rnorm(50), rnorm(50, 10))
+  fv <- kmeans_reduced(v, 2, method = "none", seed = 1)
+  ref <- stats::kmeans(v, 2, nstart = 5)
+  expect_equal(fv$tot.withinss, ref$tot.withinss, tolerance = 1e-10)
+  expect_equal(adjusted_rand_index(fv$cluster, ref$cluster), 1)
+  expect_identical(predict(fv, v), fv$cluster)
+  # a single row of a fit with several features, as a vector
+  expect_identical(predict(a, m$x[5, ]), unname(a$cluster[5]))
+})
