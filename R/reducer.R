@@ -77,10 +77,10 @@ selected_features <- function(x, index, scale) {
 fit_reducer <- function(x, method, dims, k, seed, n_threads, control) {
   if (method == "none") {
     # Lloyd on the rows minus their column means (dense in-memory x; the
-    # zeros of sparse x stay zeros), estimated from at most 4096 rows spread
-    # over x: any point near the data does, and a full pass would cost as
-    # much as a Lloyd iteration.
-    rows <- unique(round(seq(1, nrow(x), length.out = min(nrow(x), 4096))))
+    # zeros of sparse x stay zeros), estimated from at most 256 rows spread
+    # over x: any point near the data does, and a full pass (or a large
+    # sample) would cost as much as a Lloyd iteration.
+    rows <- unique(round(seq(1, nrow(x), length.out = min(nrow(x), 256))))
     return(new_reducer("none", ncol(x), seed, x,
                        shift = if (is.matrix(x)) column_means(x[rows, , drop = FALSE])))
   }
