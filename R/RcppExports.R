@@ -65,6 +65,10 @@ mpi_lloyd_cpp <- function(x, centers, iter_max, tol, n_threads, mpi, shift = NUL
     .Call(`_kmreduce_mpi_lloyd_cpp`, x, centers, iter_max, tol, n_threads, mpi, shift)
 }
 
+centre_distances_cpp <- function(x, centers, n_threads, shift = NULL) {
+    .Call(`_kmreduce_centre_distances_cpp`, x, centers, n_threads, shift)
+}
+
 predict_nearest_cpp <- function(x, centers, n_threads, shift = NULL) {
     .Call(`_kmreduce_predict_nearest_cpp`, x, centers, n_threads, shift)
 }

@@ -128,44 +128,72 @@ print.summary.kmeans_reduced <- function(x, ...) {
 #'   `Matrix` or `bigmemory::big.matrix` (read in blocks) with the columns of
 #'   the data used in the fit (matched by name when both have column names).
 #' @param n_threads Number of threads, or `NULL` for [kmreduce_threads()].
+#' @param type `"cluster"` (the default): the cluster of each row.
+#'   `"distances"`: the squared Euclidean distances of each row to the `k`
+#'   centres in the space where rows are assigned (the reduced space, or the
+#'   original space after `refine`), as scikit-learn's `transform()` (which
+#'   gives them unsquared); the cluster is the column of the smallest.
 #' @param ... Ignored.
-#' @return Integer vector of clusters, one per row of `newdata`.
+#' @return For `type = "cluster"`, an integer vector of clusters, one per row
+#'   of `newdata`; for `"distances"`, a `nrow(newdata) x k` matrix.
 #' @examples
 #' x <- fashion_mnist$x / 255
 #' fit <- kmeans_reduced(x[1:2000, ], k = 10, dims = 40, n_init = 2, seed = 1)
 #' table(predict(fit, x[2001:3000, ]))
+#' d2 <- predict(fit, x[2001:2005, ], type = "distances")  # 5 x 10
+#' max.col(-d2) == predict(fit, x[2001:2005, ])
 #' @export
-predict.kmeans_reduced <- function(object, newdata, n_threads = NULL, ...) {
-  if (missing(newdata)) return(object$cluster)
+predict.kmeans_reduced <- function(object, newdata, n_threads = NULL,
+                                   type = c("cluster", "distances"), ...) {
+  if (!is.character(type) || length(type) < 1L || anyNA(type)) {
+    stop_arg(sprintf("`type` must be \"cluster\" or \"distances\", not %s.", describe(type)))
+  }
+  type <- check_choice(type[1L], "type", c("cluster", "distances"))
+  if (missing(newdata)) {
+    if (type == "cluster") return(object$cluster)
+    stop_arg("`newdata` must be given for type = \"distances\" (the fit keeps no rows).")
+  }
   check_reduced_fit(object, "object")
   n_threads <- check_n_threads(n_threads)
+  k <- if (is.null(object$assignment_centers)) nrow(object$reduced_centers) else
+    nrow(object$assignment_centers)
   if (is_big(newdata)) {
     # Out of core: block by block.
     if (ncol(newdata) != object$reducer$n_features) {
       stop_arg(sprintf("`newdata` must have %d columns (as the data the model was fitted to), not %d.",
                        object$reducer$n_features, ncol(newdata)))
     }
-    out <- integer(nrow(newdata))
+    out <- if (type == "cluster") integer(nrow(newdata)) else matrix(0, nrow(newdata), k)
     for_row_blocks(newdata, block_rows_for(newdata), function(block, rows) {
-      out[rows] <<- predict.kmeans_reduced(object, block, n_threads)
+      p <- predict.kmeans_reduced(object, block, n_threads, type = type)
+      if (type == "cluster") out[rows] <<- p else out[rows, ] <<- p
     })
+    if (type == "distances") colnames(out) <- seq_len(k)
     return(out)
   }
   newdata <- check_newdata(newdata, object$reducer, "newdata")
-  # Labels, norms and distances: a few numbers per row.
-  check_memory(24 * as.numeric(nrow(newdata)),
+  # Labels, norms and distances: a few numbers per row (k per row for the
+  # distances).
+  check_memory(8 * as.numeric(nrow(newdata)) * (3 + if (type == "distances") k else 0),
                sprintf("Assigning the %s rows of `newdata`", format(nrow(newdata))),
                "Predict blocks of rows in turn.")
   # The distances shift the rows as the fit did (dense rows; see fit_reducer()).
   dense <- is.matrix(newdata)
-  cl <- if (is.null(object$assignment_centers)) {
-    reduced <- apply_reducer(object$reducer, newdata, n_threads)
+  if (is.null(object$assignment_centers)) {
+    rows <- apply_reducer(object$reducer, newdata, n_threads)
+    centers <- unname(object$reduced_centers)
     shift <- if (object$reducer$method == "none" && dense) object$reducer$shift
-    predict_nearest_cpp(reduced, unname(object$reduced_centers), n_threads, shift)
   } else {
-    predict_nearest_cpp(newdata, unname(object$assignment_centers), n_threads,
-                        if (dense) object$assignment_shift)
+    rows <- newdata
+    centers <- unname(object$assignment_centers)
+    shift <- if (dense) object$assignment_shift
   }
+  if (type == "distances") {
+    out <- centre_distances_cpp(rows, centers, n_threads, shift)
+    dimnames(out) <- list(rownames(newdata), seq_len(k))
+    return(out)
+  }
+  cl <- predict_nearest_cpp(rows, centers, n_threads, shift)
   names(cl) <- rownames(newdata)
   cl
 }

@@ -241,6 +241,30 @@ Rcpp::List mpi_lloyd_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max, doub
   return lloyd_list(res, centers.nrow(), centers.ncol());
 }
 
+// Squared distances (nrow(x) x k) of the rows to the centres, as the
+// assignment computes them (rows minus `shift`: see with_row_access()).
+// [[Rcpp::export]]
+Rcpp::NumericMatrix centre_distances_cpp(SEXP x, Rcpp::NumericMatrix centers, int n_threads,
+                                         Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
+  Rcpp::NumericVector keep;
+  Rcpp::NumericMatrix out;
+  glue::with_matrix(x, [&](const auto& a) {
+    if (centers.ncol() != a.d) throw std::invalid_argument("centres need ncol(x) columns");
+    const double* s = shift_of(shift, keep, static_cast<int>(a.d));
+    const std::vector<double> c = kmreduce::shifted_centres(&centers[0], centers.nrow(), a.d, s);
+    out = Rcpp::NumericMatrix(static_cast<int>(a.n), centers.nrow());
+    kmreduce::with_row_access(a, n_threads, [&](const auto& rows) {
+      std::vector<double> norms(a.n);
+      kmreduce::row_sqnorms(rows, norms.data(), n_threads);
+      kmreduce::dist2_to_points(rows, norms.data(), c.data(), centers.nrow(), &out[0],
+                                n_threads);
+      return 0;
+    }, s);
+    return 0;
+  });
+  return out;
+}
+
 // [[Rcpp::export]]
 Rcpp::IntegerVector predict_nearest_cpp(SEXP x, Rcpp::NumericMatrix centers,
                                         int n_threads,

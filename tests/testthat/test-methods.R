@@ -139,3 +139,23 @@ test_that("autoplot() gives ggplot objects for both plots", {
   grDevices::dev.off()
   expect_gt(file.size(f), 1000)
 })
+
+test_that("predict(type = \"distances\") gives the squared distances to the centres", {
+  m <- make_mixture(n = 120, d = 10, k = 3, sd = 1, sep = 3)
+  for (method in c("none", "sign", "leverage")) {
+    fit <- kmeans_reduced(m$x, 3, method = method, dims = 4, seed = 1)
+    d2 <- predict(fit, m$x, type = "distances")
+    expect_identical(dim(d2), c(120L, 3L))
+    space <- if (method == "none") m$x else fit$reduced
+    ref <- sapply(1:3, function(q) rowSums(sweep(space, 2, fit$reduced_centers[q, ])^2))
+    expect_equal(unname(d2), unname(ref), tolerance = 1e-8, label = method)
+    expect_identical(unname(max.col(-d2, ties.method = "first")), unname(fit$cluster))
+  }
+  # after refine: distances in the original space, to the assignment centres
+  fit <- kmeans_reduced(m$x, 3, method = "sign", dims = 4, seed = 1, refine = 2)
+  d2 <- predict(fit, m$x, type = "distances")
+  ref <- sapply(1:3, function(q) rowSums(sweep(m$x, 2, fit$assignment_centers[q, ])^2))
+  expect_equal(unname(d2), unname(ref), tolerance = 1e-8)
+  expect_error(predict(fit, type = "distances"), "`newdata` must be given")
+  expect_error(predict(fit, m$x, type = "dist2"), "`type` must be")
+})
