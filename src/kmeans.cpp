@@ -104,6 +104,68 @@ Rcpp::List lloyd_list(const kmreduce::LloydResult& res, int k, int d) {
       Rcpp::Named("means") = res.means);
 }
 
+// Calls f(rows, centres, shift) with the rows of x as the row-wise
+// algorithms take them and the centres, both minus `shift` (see
+// with_row_access()): where predict, distances and Lloyd from given centres
+// compare rows with centres as the fit did.
+template <class F>
+auto with_shifted_rows(SEXP x, const Rcpp::NumericMatrix& centers,
+                       const Rcpp::Nullable<Rcpp::NumericVector>& shift, int n_threads, F f) {
+  Rcpp::NumericVector keep;
+  return glue::with_matrix(x, [&](const auto& a) {
+    if (centers.ncol() != a.d) throw std::invalid_argument("centres need ncol(x) columns");
+    const double* s = shift_of(shift, keep, static_cast<int>(a.d));
+    const std::vector<double> c = kmreduce::shifted_centres(&centers[0], centers.nrow(), a.d, s);
+    return kmreduce::with_row_access(a, n_threads, [&](const auto& rows) {
+      return f(rows, c, s);
+    }, s);
+  });
+}
+
+// k-means (k-means++ replicates and Lloyd) on the rows of x, and Lloyd from
+// given centres, on one process or an MPI rank (Combine).
+template <class Combine>
+kmreduce::KmeansResult kmeans_rows(SEXP x, const kmreduce::KmeansOptions& opt,
+                                   const Rcpp::Nullable<Rcpp::NumericVector>& shift,
+                                   double limit, const Combine& combine, int& d,
+                                   bool& invalid) {
+  Rcpp::NumericVector keep;
+  return glue::with_matrix(x, [&](const auto& a) {
+    d = static_cast<int>(a.d);
+    const double* s = shift_of(shift, keep, d);
+    return kmreduce::with_row_access(a, opt.n_threads, [&](const auto& rows) {
+      if (limit > 0) {
+        const kmreduce::ValueSummary v = value_summary(rows, a);
+        if (!v.finite || v.maxabs > limit) {
+          invalid = true;
+          return kmreduce::KmeansResult();
+        }
+      }
+      kmreduce::KmeansResult r = kmreduce::kmeans(rows, opt, glue::r_interrupt(), combine);
+      kmreduce::unshift_result(kmreduce::ResidentRows<std::decay_t<decltype(rows)>>(rows), s,
+                               opt.k, r.best, opt.n_threads, combine);
+      return r;
+    }, s);
+  });
+}
+
+template <class Combine>
+Rcpp::List lloyd_from_rows(SEXP x, const Rcpp::NumericMatrix& centers, int iter_max, double tol,
+                           int n_threads, const Rcpp::Nullable<Rcpp::NumericVector>& shift,
+                           const Combine& combine) {
+  const kmreduce::KmeansOptions opt = options(centers.nrow(), 1, iter_max, tol, 0, n_threads);
+  const kmreduce::LloydResult res = with_shifted_rows(
+      x, centers, shift, n_threads,
+      [&](const auto& rows, const std::vector<double>& c0, const double* s) {
+        const kmreduce::ResidentRows<std::decay_t<decltype(rows)>> src(rows);
+        kmreduce::LloydResult r = kmreduce::kmeans_from(src, c0, opt, glue::r_interrupt(), combine);
+        kmreduce::unshift_result(src, s, opt.k, r, n_threads, combine);
+        return r;
+      });
+  return lloyd_list(res, centers.nrow(), centers.ncol());
+}
+
+
 }  // namespace
 
 // With limit > 0, the values of dense x are checked while they are packed
@@ -129,23 +191,8 @@ Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
   }
   int d = 0;
   bool invalid = false;
-  Rcpp::NumericVector keep;
-  const kmreduce::KmeansResult res = glue::with_matrix(x, [&](const auto& a) {
-    d = static_cast<int>(a.d);
-    const double* s = shift_of(shift, keep, d);
-    return kmreduce::with_row_access(a, n_threads, [&](const auto& rows) {
-      if (limit > 0) {
-        const kmreduce::ValueSummary v = value_summary(rows, a);
-        if (!v.finite || v.maxabs > limit) {
-          invalid = true;
-          return kmreduce::KmeansResult();
-        }
-      }
-      kmreduce::KmeansResult r = kmreduce::kmeans(rows, opt, glue::r_interrupt());
-      kmreduce::unshift_result(rows, s, opt.k, r.best, n_threads);
-      return r;
-    }, s);
-  });
+  const kmreduce::KmeansResult res =
+      kmeans_rows(x, opt, shift, limit, kmreduce::LocalCombine(), d, invalid);
   if (invalid) return Rcpp::List::create(Rcpp::Named("invalid") = true);
   Rcpp::List out = lloyd_list(res.best, k, d);
   out["best_replicate"] = res.best_replicate + 1;
@@ -157,20 +204,7 @@ Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
 Rcpp::List lloyd_from_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max,
                           double tol, int n_threads,
                           Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
-  const kmreduce::KmeansOptions opt = options(centers.nrow(), 1, iter_max, tol, 0, n_threads);
-  Rcpp::NumericVector keep;
-  const kmreduce::LloydResult res = glue::with_matrix(x, [&](const auto& a) {
-    if (centers.ncol() != a.d) throw std::invalid_argument("centres need ncol(x) columns");
-    const double* s = shift_of(shift, keep, static_cast<int>(a.d));
-    const std::vector<double> c0 =
-        kmreduce::shifted_centres(&centers[0], opt.k, a.d, s);
-    return kmreduce::with_row_access(a, n_threads, [&](const auto& rows) {
-      kmreduce::LloydResult r = kmreduce::kmeans_from(rows, c0, opt, glue::r_interrupt());
-      kmreduce::unshift_result(rows, s, opt.k, r, n_threads);
-      return r;
-    }, s);
-  });
-  return lloyd_list(res, centers.nrow(), centers.ncol());
+  return lloyd_from_rows(x, centers, iter_max, tol, n_threads, shift, kmreduce::LocalCombine());
 }
 
 // lloyd_from_cpp() for rows read block by block by read(first, last) (an
@@ -187,9 +221,9 @@ Rcpp::List lloyd_blocks_cpp(Rcpp::Function read, double n, int d, double block_r
   const double* s = shift_of(shift, keep, d);
   const glue::RBlockSource src(read, static_cast<kmreduce::index_t>(n), d,
                          static_cast<kmreduce::index_t>(block_rows), n_threads, s);
-  kmreduce::LloydResult res = kmreduce::kmeans_from_source(
+  kmreduce::LloydResult res = kmreduce::kmeans_from(
       src, kmreduce::shifted_centres(&centers[0], opt.k, d, s), opt, glue::r_interrupt());
-  kmreduce::unshift_result_source(src, s, opt.k, res, n_threads);
+  kmreduce::unshift_result(src, s, opt.k, res, n_threads);
   return lloyd_list(res, centers.nrow(), d);
 }
 
@@ -200,20 +234,11 @@ Rcpp::List lloyd_blocks_cpp(Rcpp::Function read, double n, int d, double block_r
 Rcpp::List mpi_kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
                           double seed, int n_threads, Rcpp::List mpi,
                           Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
-  const kmreduce::KmeansOptions opt = options(k, n_init, iter_max, tol, seed, n_threads);
-  const glue::RCombine combine = glue::mpi_combine(mpi);
   int d = 0;
-  Rcpp::NumericVector keep;
-  const kmreduce::KmeansResult res = glue::with_matrix(x, [&](const auto& a) {
-    d = static_cast<int>(a.d);
-    const double* s = shift_of(shift, keep, d);
-    return kmreduce::with_row_access(a, n_threads, [&](const auto& rows) {
-      kmreduce::KmeansResult r = kmreduce::kmeans(rows, opt, glue::r_interrupt(), combine);
-      kmreduce::unshift_result_source(kmreduce::ResidentRows<std::decay_t<decltype(rows)>>(rows),
-                                      s, opt.k, r.best, n_threads, combine);
-      return r;
-    }, s);
-  });
+  bool invalid = false;
+  const kmreduce::KmeansResult res =
+      kmeans_rows(x, options(k, n_init, iter_max, tol, seed, n_threads), shift, 0,
+                  glue::mpi_combine(mpi), d, invalid);
   Rcpp::List out = lloyd_list(res.best, k, d);
   out["best_replicate"] = res.best_replicate + 1;
   return out;
@@ -223,22 +248,7 @@ Rcpp::List mpi_kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
 Rcpp::List mpi_lloyd_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max, double tol,
                          int n_threads, Rcpp::List mpi,
                          Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
-  const kmreduce::KmeansOptions opt = options(centers.nrow(), 1, iter_max, tol, 0, n_threads);
-  const glue::RCombine combine = glue::mpi_combine(mpi);
-  Rcpp::NumericVector keep;
-  const kmreduce::LloydResult res = glue::with_matrix(x, [&](const auto& a) {
-    if (centers.ncol() != a.d) throw std::invalid_argument("centres need ncol(x) columns");
-    const double* s = shift_of(shift, keep, static_cast<int>(a.d));
-    const std::vector<double> c0 = kmreduce::shifted_centres(&centers[0], opt.k, a.d, s);
-    return kmreduce::with_row_access(a, n_threads, [&](const auto& rows) {
-      const kmreduce::ResidentRows<std::decay_t<decltype(rows)>> src(rows);
-      kmreduce::LloydResult r =
-          kmreduce::kmeans_from_source(src, c0, opt, glue::r_interrupt(), combine);
-      kmreduce::unshift_result_source(src, s, opt.k, r, n_threads, combine);
-      return r;
-    }, s);
-  });
-  return lloyd_list(res, centers.nrow(), centers.ncol());
+  return lloyd_from_rows(x, centers, iter_max, tol, n_threads, shift, glue::mpi_combine(mpi));
 }
 
 // Squared distances (nrow(x) x k) of the rows to the centres, as the
@@ -246,40 +256,25 @@ Rcpp::List mpi_lloyd_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max, doub
 // [[Rcpp::export]]
 Rcpp::NumericMatrix centre_distances_cpp(SEXP x, Rcpp::NumericMatrix centers, int n_threads,
                                          Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
-  Rcpp::NumericVector keep;
-  Rcpp::NumericMatrix out;
-  glue::with_matrix(x, [&](const auto& a) {
-    if (centers.ncol() != a.d) throw std::invalid_argument("centres need ncol(x) columns");
-    const double* s = shift_of(shift, keep, static_cast<int>(a.d));
-    const std::vector<double> c = kmreduce::shifted_centres(&centers[0], centers.nrow(), a.d, s);
-    out = Rcpp::NumericMatrix(static_cast<int>(a.n), centers.nrow());
-    kmreduce::with_row_access(a, n_threads, [&](const auto& rows) {
-      std::vector<double> norms(a.n);
-      kmreduce::row_sqnorms(rows, norms.data(), n_threads);
-      kmreduce::dist2_to_points(rows, norms.data(), c.data(), centers.nrow(), &out[0],
-                                n_threads);
-      return 0;
-    }, s);
-    return 0;
+  return with_shifted_rows(x, centers, shift, n_threads,
+                           [&](const auto& rows, const std::vector<double>& c, const double*) {
+    Rcpp::NumericMatrix out(static_cast<int>(rows.n), centers.nrow());
+    std::vector<double> norms(rows.n);
+    kmreduce::row_sqnorms(rows, norms.data(), n_threads);
+    kmreduce::dist2_to_points(rows, norms.data(), c.data(), centers.nrow(), &out[0], n_threads);
+    return out;
   });
-  return out;
 }
 
 // [[Rcpp::export]]
 Rcpp::IntegerVector predict_nearest_cpp(SEXP x, Rcpp::NumericMatrix centers,
                                         int n_threads,
                                         Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
-  Rcpp::NumericVector keep;
-  const std::vector<int> label = glue::with_matrix(x, [&](const auto& a) {
-    if (centers.ncol() != a.d) throw std::invalid_argument("centres need ncol(x) columns");
-    const double* s = shift_of(shift, keep, static_cast<int>(a.d));
-    const std::vector<double> c =
-        kmreduce::shifted_centres(&centers[0], centers.nrow(), a.d, s);
-    return kmreduce::with_row_access(a, n_threads, [&](const auto& rows) {
-      return kmreduce::predict_nearest(rows, c.data(), centers.nrow(), n_threads);
-    }, s);
-  });
-  return one_based(label);
+  return one_based(with_shifted_rows(
+      x, centers, shift, n_threads,
+      [&](const auto& rows, const std::vector<double>& c, const double*) {
+        return kmreduce::predict_nearest(rows, c.data(), centers.nrow(), n_threads);
+      }));
 }
 
 // With `means` (k x ncol(x), the cluster means of these labels, as Lloyd

@@ -55,7 +55,7 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
     SeedAssignment seeds;
     kmeanspp(a, row_norms.data(), opt.k, rng, centres.data(), opt.n_threads,
              interrupt, &seeds, combine);
-    LloydResult res = lloyd_source(ResidentRows<Data>(a), row_norms.data(), std::move(centres),
+    LloydResult res = lloyd(ResidentRows<Data>(a), row_norms.data(), std::move(centres),
                                    opt.k, opt.iter_max, opt.tol, opt.n_threads, interrupt,
                                    &seeds, combine);
     out.objectives.push_back(res.objective);
@@ -72,27 +72,20 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
 }
 
 // Lloyd from given centres (k x d, column-major): no seeding, one run, on
-// the rows of a row source (row_source.hpp) or in memory.
+// the rows of a row source (row_source.hpp; rows in memory: ResidentRows).
 template <class Source, class Combine = LocalCombine>
-LloydResult kmeans_from_source(const Source& src, std::vector<double> centres,
-                               const KmeansOptions& opt,
-                               const InterruptCheck& interrupt = InterruptCheck(),
-                               const Combine& combine = Combine()) {
+LloydResult kmeans_from(const Source& src, std::vector<double> centres,
+                        const KmeansOptions& opt,
+                        const InterruptCheck& interrupt = InterruptCheck(),
+                        const Combine& combine = Combine()) {
   if (static_cast<index_t>(centres.size()) != opt.k * src.d())
     throw std::invalid_argument("centres must be k x d");
   if (opt.k < 1 || opt.k > combine.total_rows(src.n()))
     throw std::invalid_argument("k must be in [1, number of rows]");
   std::vector<double> row_norms(src.n());
   source_row_sqnorms(src, row_norms.data(), opt.n_threads);
-  return lloyd_source(src, row_norms.data(), std::move(centres), opt.k, opt.iter_max,
-                      opt.tol, opt.n_threads, interrupt, nullptr, combine);
-}
-
-template <class Data>
-LloydResult kmeans_from(const Data& a, std::vector<double> centres,
-                        const KmeansOptions& opt,
-                        const InterruptCheck& interrupt = InterruptCheck()) {
-  return kmeans_from_source(ResidentRows<Data>(a), std::move(centres), opt, interrupt);
+  return lloyd(src, row_norms.data(), std::move(centres), opt.k, opt.iter_max, opt.tol,
+               opt.n_threads, interrupt, nullptr, combine);
 }
 
 // Nearest-centre labels (0-based) of the rows of `a`.
@@ -124,9 +117,8 @@ inline std::vector<double> shifted_centres(const double* centres, index_t k,
 // floating point does not always bring back to c), so when a centre does
 // not survive that round trip the rows are assigned once more.
 template <class Source, class Combine = LocalCombine>
-void unshift_result_source(const Source& src, const double* shift, index_t k,
-                           LloydResult& res, int n_threads,
-                           const Combine& combine = Combine()) {
+void unshift_result(const Source& src, const double* shift, index_t k, LloydResult& res,
+                    int n_threads, const Combine& combine = Combine()) {
   if (shift == nullptr) return;
   const index_t d = src.d();
   const std::vector<double> used = res.centres;  // what the labels are nearest to
@@ -144,12 +136,6 @@ void unshift_result_source(const Source& src, const double* shift, index_t k,
   if (changed > 0.0) res.means = false;
   res.label = std::move(label);
   res.objective = combined_sum(combine, serial_sum(dist));
-}
-
-template <class Data>
-void unshift_result(const Data& rows, const double* shift, index_t k,
-                    LloydResult& res, int n_threads) {
-  unshift_result_source(ResidentRows<Data>(rows), shift, k, res, n_threads);
 }
 
 }  // namespace kmreduce

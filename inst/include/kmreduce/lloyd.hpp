@@ -128,6 +128,23 @@ index_t assign_bounded(const Data& a, const double* row_norms,
   return detail::total_changes(ws);
 }
 
+// Number of rows in each cluster.
+inline void count_labels(const int* label, index_t n, std::vector<index_t>& count) {
+  std::fill(count.begin(), count.end(), 0);
+  for (index_t r = 0; r < n; ++r) ++count[label[r]];
+}
+
+// Per-cluster sums and counts of all the rows of a source, in one pass.
+template <class Source>
+void fresh_sums(const Source& src, index_t k, const int* label, std::vector<double>& sums,
+                std::vector<index_t>& count, int n_threads) {
+  std::fill(sums.begin(), sums.end(), 0.0);
+  src.visit([&](const auto& rows, index_t r0) {
+    cluster_sums(rows, label + r0, k, sums.data(), n_threads);
+  });
+  count_labels(label, src.n(), count);
+}
+
 // Per-cluster sums and counts of the rows for the current labels. Fresh (one
 // pass over the data), or updated from the labels `before` by adding and
 // subtracting only the rows that moved, when few did (after the first Lloyd
@@ -146,10 +163,7 @@ void update_sums(const Data& a, index_t k, const int* label, const int* before,
     fresh = static_cast<index_t>(moved.size()) * 16 > n;
   }
   if (fresh) {
-    std::fill(sums.begin(), sums.end(), 0.0);
-    cluster_sums(a, label, k, sums.data(), n_threads);
-    std::fill(count.begin(), count.end(), 0);
-    for (index_t r = 0; r < n; ++r) ++count[label[r]];
+    fresh_sums(ResidentRows<Data>(a), k, label, sums, count, n_threads);
     return;
   }
   if (moved.empty()) return;
@@ -172,12 +186,7 @@ template <class Source>
 void source_update_sums(const Source& src, index_t k, const int* label,
                         const int* /*before*/, bool /*fresh*/, std::vector<double>& sums,
                         std::vector<index_t>& count, int n_threads) {
-  std::fill(sums.begin(), sums.end(), 0.0);
-  src.visit([&](const auto& rows, index_t r0) {
-    cluster_sums(rows, label + r0, k, sums.data(), n_threads);
-  });
-  std::fill(count.begin(), count.end(), 0);
-  for (index_t r = 0; r < src.n(); ++r) ++count[label[r]];
+  fresh_sums(src, k, label, sums, count, n_threads);
 }
 
 // Global sums and counts: on one process as above (incremental in memory);
@@ -191,46 +200,19 @@ void combined_update_sums(const Source& src, const Combine& combine, index_t k,
     source_update_sums(src, k, label, before, fresh, sums, count, n_threads);
     return;
   }
-  std::fill(sums.begin(), sums.end(), 0.0);
-  src.visit([&](const auto& rows, index_t r0) {
-    cluster_sums(rows, label + r0, k, sums.data(), n_threads);
-  });
-  std::vector<double> c(k, 0.0);
-  for (index_t r = 0; r < src.n(); ++r) c[label[r]] += 1.0;
+  fresh_sums(src, k, label, sums, count, n_threads);
+  std::vector<double> c(count.begin(), count.end());
   combine.sum(sums.data(), static_cast<index_t>(sums.size()));
   combine.sum(c.data(), k);
   for (index_t q = 0; q < k; ++q) count[q] = static_cast<index_t>(c[q]);
 }
 
-// Whether the rows stay in memory between passes.
-template <class Rows>
-constexpr bool is_resident(const ResidentRows<Rows>&) { return true; }
-template <class Source>
-constexpr bool is_resident(const Source&) { return false; }
-
-// One pass over a source read block by block: the bounded assignment and,
-// while each block is at hand, the cluster sums and counts of the new
-// labels (what the centre update needs next: no second pass).
-template <class Source>
-index_t source_assign_bounded_sums(const Source& src, const double* row_norms,
-                                   const double* centres, index_t k, int* label,
-                                   double* upper, double* lower, std::vector<double>& sums,
-                                   std::vector<index_t>& count, int n_threads) {
-  index_t changes = 0;
-  std::fill(sums.begin(), sums.end(), 0.0);
-  src.visit([&](const auto& rows, index_t r0) {
-    changes += assign_bounded(rows, row_norms + r0, centres, k, label + r0, upper + r0,
-                              lower + r0, n_threads);
-    cluster_sums(rows, label + r0, k, sums.data(), n_threads);
-  });
-  std::fill(count.begin(), count.end(), 0);
-  for (index_t r = 0; r < src.n(); ++r) ++count[label[r]];
-  return changes;
-}
-
 // Assignment passes over every chunk of a source (the same labels and
 // distances as one pass over all the rows: a row's result does not depend
-// on its chunk). Return how many labels changed.
+// on its chunk). Return how many labels changed. With `sums` (a source read
+// block by block), the bounded pass also takes the cluster sums and counts
+// of the new labels while each block is at hand: what the centre update
+// needs next, without a second pass.
 template <class Source>
 index_t source_assign_nearest(const Source& src, const double* row_norms,
                               const double* centres, index_t k, int* label,
@@ -245,12 +227,17 @@ index_t source_assign_nearest(const Source& src, const double* row_norms,
 template <class Source>
 index_t source_assign_bounded(const Source& src, const double* row_norms,
                               const double* centres, index_t k, int* label,
-                              double* upper, double* lower, int n_threads) {
+                              double* upper, double* lower, int n_threads,
+                              std::vector<double>* sums = nullptr,
+                              std::vector<index_t>* count = nullptr) {
   index_t changes = 0;
+  if (sums != nullptr) std::fill(sums->begin(), sums->end(), 0.0);
   src.visit([&](const auto& rows, index_t r0) {
     changes += assign_bounded(rows, row_norms + r0, centres, k, label + r0, upper + r0,
                               lower + r0, n_threads);
+    if (sums != nullptr) cluster_sums(rows, label + r0, k, sums->data(), n_threads);
   });
+  if (count != nullptr) count_labels(label, src.n(), *count);
   return changes;
 }
 
@@ -345,12 +332,12 @@ inline double serial_sum(const std::vector<double>& v) {
 // own rows and gets the global centres, objective and stopping decisions;
 // labels are of its own rows.
 template <class Source, class Combine = LocalCombine>
-LloydResult lloyd_source(const Source& src, const double* row_norms,
-                         std::vector<double> centres, index_t k, int iter_max,
-                         double tol, int n_threads,
-                         const InterruptCheck& interrupt = InterruptCheck(),
-                         const SeedAssignment* start = nullptr,
-                         const Combine& combine = Combine()) {
+LloydResult lloyd(const Source& src, const double* row_norms,
+                  std::vector<double> centres, index_t k, int iter_max,
+                  double tol, int n_threads,
+                  const InterruptCheck& interrupt = InterruptCheck(),
+                  const SeedAssignment* start = nullptr,
+                  const Combine& combine = Combine()) {
   const index_t n = src.n(), d = src.d();
   const double n_all = static_cast<double>(combine.total_rows(n));
   LloydResult res;
@@ -392,7 +379,7 @@ LloydResult lloyd_source(const Source& src, const double* row_norms,
   bool settled = false;  // no label changed: labels nearest to their means
   // Rows read block by block (one process): the sums come with the
   // assignment pass.
-  const bool fused = !is_resident(src) && combine.size() == 1;
+  const bool fused = !Source::resident && combine.size() == 1;
   for (int it = 1; it <= iter_max; ++it) {
     index_t changes = n;
     bool have_sums = false;
@@ -403,9 +390,8 @@ LloydResult lloyd_source(const Source& src, const double* row_norms,
         lower[r] = std::sqrt(start->second[r]);
       }
     } else if (fused) {
-      changes = source_assign_bounded_sums(src, row_norms, centres.data(), k,
-                                           res.label.data(), upper.data(), lower.data(), sums,
-                                           count, n_threads);
+      changes = source_assign_bounded(src, row_norms, centres.data(), k, res.label.data(),
+                                      upper.data(), lower.data(), n_threads, &sums, &count);
       have_sums = true;
     } else {
       changes = source_assign_bounded(src, row_norms, centres.data(), k, res.label.data(),
@@ -483,17 +469,6 @@ LloydResult lloyd_source(const Source& src, const double* row_norms,
   }
   res.centres = std::move(centres);
   return res;
-}
-
-// Lloyd on rows in memory (one resident chunk).
-template <class Data>
-LloydResult lloyd(const Data& a, const double* row_norms,
-                  std::vector<double> centres, index_t k, int iter_max,
-                  double tol, int n_threads,
-                  const InterruptCheck& interrupt = InterruptCheck(),
-                  const SeedAssignment* start = nullptr) {
-  return lloyd_source(ResidentRows<Data>(a), row_norms, std::move(centres), k, iter_max,
-                      tol, n_threads, interrupt, start);
 }
 
 }  // namespace kmreduce

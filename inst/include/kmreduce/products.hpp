@@ -165,16 +165,24 @@ inline void subtract_row(double* out, index_t n, const double* row, index_t m) {
     for (index_t r = 0; r < n; ++r) o[r] -= row[c];
   }
 }
+//   the column sums 1^T M (length m) of M (n x m)
+inline std::vector<double> column_sums(const double* mm, index_t n, index_t m) {
+  std::vector<double> out(m, 0.0);
+  for (index_t c = 0; c < m; ++c)
+    for (index_t r = 0; r < n; ++r) out[c] += mm[r + n * c];
+  return out;
+}
+//   out (d x m) -= center colsum^T
+inline void subtract_outer(double* out, index_t d, const double* center,
+                           const std::vector<double>& colsum) {
+  for (index_t c = 0; c < static_cast<index_t>(colsum.size()); ++c)
+    for (index_t j = 0; j < d; ++j) out[j + d * c] -= center[j] * colsum[c];
+}
 //   out (d x m) -= center (1^T M), M n x m
 inline void center_crossprod(double* out, index_t d, const double* center,
                              const double* mm, index_t n, index_t m) {
   if (center == nullptr) return;
-  for (index_t c = 0; c < m; ++c) {
-    double s = 0.0;
-    for (index_t r = 0; r < n; ++r) s += mm[r + n * c];
-    double* o = out + d * c;
-    for (index_t j = 0; j < d; ++j) o[j] -= center[j] * s;
-  }
+  subtract_outer(out, d, center, column_sums(mm, n, m));
 }
 
 // out (n x m) = columns idx (0-based) of A, column t scaled by scale[t].

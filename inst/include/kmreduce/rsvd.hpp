@@ -57,6 +57,41 @@ inline arma::mat orthonormal_basis(const arma::mat& y) {
     return q;
   });
 }
+
+// y (n x l, A Omega) minus 1 (center^T Omega): the range finder's product
+// with the centred A.
+inline void center_range(double* y, index_t n, const double* center, index_t d,
+                         const GaussianTestMatrix& omega) {
+  if (center == nullptr) return;
+  std::vector<double> row(omega.cols());
+  project_by_panels(DenseMatrix(center, 1, d), omega, row.data(), 1);
+  subtract_row(y, n, row.data(), omega.cols());
+}
+
+// The SVD of B^T = A^T Q (z, d x l) = W S Ub^T, so that A ~ Q B = (Q Ub) S
+// W^T: the top k singular values and vectors (u of the rows q holds). LAPACK
+// on a helper thread where the caller can be interrupted.
+inline Svd finish_svd(const arma::mat& q, const arma::mat& z, index_t k) {
+  struct Both {
+    arma::mat w, ub;
+    arma::vec s;
+  };
+  auto zz = std::make_shared<const arma::mat>(z);
+  const Both f = run_interruptible<Both>([zz]() {
+    Both b;
+    if (!arma::svd_econ(b.w, b.s, b.ub, *zz, "both", "dc") &&
+        !arma::svd_econ(b.w, b.s, b.ub, *zz, "both", "std"))
+      throw std::runtime_error("the SVD (LAPACK) did not converge");
+    return b;
+  });
+  const arma::mat u = q * f.ub;
+  Svd out;
+  out.k = k;
+  out.d.assign(f.s.begin(), f.s.begin() + k);
+  out.u.assign(u.memptr(), u.memptr() + u.n_rows * k);
+  out.v.assign(f.w.memptr(), f.w.memptr() + f.w.n_rows * k);
+  return out;
+}
 }  // namespace detail
 
 // With `center` (length d), the SVD of the centred A - 1 center^T (its
@@ -73,11 +108,7 @@ Svd randomized_svd(const Matrix& a, index_t k, index_t oversample,
   arma::mat y(n, l), z(d, l);
   const GaussianTestMatrix omega(seed, d, l);
   project_by_panels(a, omega, y.memptr(), n_threads);
-  if (center != nullptr) {  // minus 1 (center^T Omega)
-    std::vector<double> row(l);
-    project_by_panels(DenseMatrix(center, 1, d), omega, row.data(), 1);
-    subtract_row(y.memptr(), n, row.data(), l);
-  }
+  detail::center_range(y.memptr(), n, center, d, omega);
   arma::mat q = detail::orthonormal_basis(y);
   for (int it = 0; it < power_iters; ++it) {
     check_interrupt(interrupt);
@@ -92,27 +123,7 @@ Svd randomized_svd(const Matrix& a, index_t k, index_t oversample,
   // B^T = A^T Q (d x l) = W S Ub^T, so A ~ Q B = (Q Ub) S W^T.
   crossprod(a, q.memptr(), l, z.memptr(), n_threads);
   center_crossprod(z.memptr(), d, center, q.memptr(), n, l);
-  struct Both {
-    arma::mat w, ub;
-    arma::vec s;
-  };
-  auto zz = std::make_shared<const arma::mat>(z);
-  const Both f = run_interruptible<Both>([zz]() {
-    Both b;
-    if (!arma::svd_econ(b.w, b.s, b.ub, *zz, "both", "dc") &&
-        !arma::svd_econ(b.w, b.s, b.ub, *zz, "both", "std"))
-      throw std::runtime_error("the SVD (LAPACK) did not converge");
-    return b;
-  });
-  const arma::mat& w = f.w;
-  const arma::vec& s = f.s;
-  const arma::mat u = q * f.ub;
-  Svd out;
-  out.k = k;
-  out.d.assign(s.begin(), s.begin() + k);
-  out.u.assign(u.memptr(), u.memptr() + n * k);
-  out.v.assign(w.memptr(), w.memptr() + d * k);
-  return out;
+  return detail::finish_svd(q, z, k);
 }
 
 // randomized_svd() of rows read block by block or spread over processes
@@ -135,9 +146,11 @@ void blocks_multiply(const Source& src, index_t n, const double* b, index_t m, d
   });
 }
 
+// out (d x m) = A_c^T M summed over blocks and processes (A_c: A minus
+// 1 center^T when center is given, as center_crossprod()).
 template <class Source, class Combine>
 void blocks_crossprod(const Source& src, const Combine& combine, index_t n, const double* mm,
-                      index_t m, double* out, int n_threads) {
+                      index_t m, double* out, int n_threads, const double* center) {
   const index_t d = src.d();
   std::fill(out, out + d * m, 0.0);
   std::vector<double> rows, part(static_cast<std::size_t>(d * m));
@@ -149,6 +162,11 @@ void blocks_crossprod(const Source& src, const Combine& combine, index_t n, cons
     for (index_t t = 0; t < d * m; ++t) out[t] += part[t];
   });
   combine.sum(out, d * m);
+  if (center != nullptr) {  // minus center (1^T M), the column sums of all rows
+    std::vector<double> colsum = column_sums(mm, n, m);
+    combine.sum(colsum.data(), m);
+    subtract_outer(out, d, center, colsum);
+  }
 }
 
 // Orthonormal basis of the columns of y (n x l, this process's rows).
@@ -201,48 +219,20 @@ Svd randomized_svd_blocks(const Source& src, index_t k, index_t oversample, int 
     combine.sum(mu.data(), d);
     for (double& v : mu) v /= static_cast<double>(n_all);
     cen = mu.data();
-    std::vector<double> row(l);
-    project_by_panels(DenseMatrix(cen, 1, d), omega, row.data(), 1);
-    subtract_row(y.memptr(), n, row.data(), l);
+    detail::center_range(y.memptr(), n, cen, d, omega);
   }
   arma::mat q = detail::combined_basis(y, combine);
   for (int it = 0; it < power_iters; ++it) {
     check_interrupt(interrupt);
-    detail::blocks_crossprod(src, combine, n, q.memptr(), l, z.memptr(), n_threads);
-    std::vector<double> colsum(l, 0.0);
-    if (center) {
-      for (index_t c = 0; c < l; ++c)
-        for (index_t r = 0; r < n; ++r) colsum[c] += q(r, c);
-      combine.sum(colsum.data(), l);
-      for (index_t c = 0; c < l; ++c)
-        for (index_t j = 0; j < d; ++j) z(j, c) -= cen[j] * colsum[c];
-    }
+    detail::blocks_crossprod(src, combine, n, q.memptr(), l, z.memptr(), n_threads, cen);
     const arma::mat qz = detail::orthonormal_basis(z);
     detail::blocks_multiply(src, n, qz.memptr(), l, y.memptr(), n_threads);
     center_product(y.memptr(), n, cen, qz.memptr(), d, l);
     q = detail::combined_basis(y, combine);
   }
   check_interrupt(interrupt);
-  detail::blocks_crossprod(src, combine, n, q.memptr(), l, z.memptr(), n_threads);
-  if (center) {
-    std::vector<double> colsum(l, 0.0);
-    for (index_t c = 0; c < l; ++c)
-      for (index_t r = 0; r < n; ++r) colsum[c] += q(r, c);
-    combine.sum(colsum.data(), l);
-    for (index_t c = 0; c < l; ++c)
-      for (index_t j = 0; j < d; ++j) z(j, c) -= cen[j] * colsum[c];
-  }
-  arma::mat w, ub;
-  arma::vec s;
-  if (!arma::svd_econ(w, s, ub, z, "both", "dc") && !arma::svd_econ(w, s, ub, z, "both", "std"))
-    throw std::runtime_error("the SVD (LAPACK) did not converge");
-  const arma::mat u = q * ub;
-  Svd out;
-  out.k = k;
-  out.d.assign(s.begin(), s.begin() + k);
-  out.u.assign(u.memptr(), u.memptr() + n * k);
-  out.v.assign(w.memptr(), w.memptr() + d * k);
-  return out;
+  detail::blocks_crossprod(src, combine, n, q.memptr(), l, z.memptr(), n_threads, cen);
+  return detail::finish_svd(q, z, k);
 }
 
 }  // namespace kmreduce
