@@ -227,10 +227,16 @@ test_that("steps that cannot get their memory are refused with the figure, befor
                "The randomized SVD of the 2147483647 x 5 `x` \\(5 test vectors\\) would need")
   expect_error(leverage_scores(tall, 2, seed = 1), "The randomized SVD of the 2147483647 x 5 `x`")
   # predict() on such rows: per-row labels and distances (48 GB), refused
-  # first where they do not fit.
-  fit5 <- kmeans_reduced(matrix(rnorm(50 * 5), 50), 2, method = "none", seed = 1)
+  # first where they do not fit (in a child process: the R session used to
+  # be killed for memory here).
   if (isTRUE(kmreduce:::available_memory() < 40 * 2^30)) {
-    expect_error(predict(fit5, tall), "Assigning the 2147483647 rows of `newdata` would need about")
+    res <- run_child(
+      c("tall <- methods::new('dgCMatrix', i = c(0L, 2147483646L), p = c(0L, 1L, 2L, 2L, 2L, 2L),",
+        "                     x = c(1, 2), Dim = c(2147483647L, 5L))",
+        "fit5 <- kmeans_reduced(matrix(rnorm(50 * 5), 50), 2, method = 'none', seed = 1)"),
+      "tryCatch({ predict(fit5, tall); 'no error' }, error = function(e) conditionMessage(e))")
+    expect_identical(res$status, "finished", info = paste(res$log, collapse = "\n"))
+    expect_match(res$value, "Assigning the 2147483647 rows of `newdata` would need about")
   }
   red <- reduce_dims(m$x, "gaussian", dims = 3, seed = 1)
   red$dims <- 2^31 - 1
