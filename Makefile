@@ -1,35 +1,54 @@
-# make demo: install dependencies, build, run the main job on the shipped data
-# make test: install dependencies, build, run the test suite
+# make demo: install what the package needs, build it (only when its sources
+#            changed), run the main job on the shipped data
+# make test: install what the tests need (OpenMPI and pbdMPI too), build, run
+#            the test suite
 R       ?= R
 RSCRIPT ?= Rscript
 LIB     := $(CURDIR)/.Rlib
 RUN     := R_LIBS="$(LIB)$${R_LIBS:+:$$R_LIBS}" $(RSCRIPT) --vanilla
+# Everything the installed package is built from: a change to any of them
+# rebuilds it, otherwise the installed copy in .Rlib is used as it is.
+PKG_SRC := DESCRIPTION NAMESPACE $(wildcard R/*.R src/*.cpp src/*.h src/Makevars* \
+             inst/include/kmreduce/*.hpp data/*.rda inst/CITATION)
+STAMP   := $(LIB)/kmreduce/.built
 
-.PHONY: deps install test demo document check clean
+.PHONY: deps-build deps-test deps-check deps-docs install test demo document check site clean
 
-deps:
-	bash tools/install-deps.sh
+deps-build:
+	bash tools/install-deps.sh build
+deps-test:
+	bash tools/install-deps.sh test
+deps-check:
+	bash tools/install-deps.sh check
+deps-docs:
+	bash tools/install-deps.sh docs
 
-install: deps
+$(STAMP): $(PKG_SRC)
 	mkdir -p $(LIB)
 	rm -f src/*.o src/*.so
 	R_LIBS="$(LIB)$${R_LIBS:+:$$R_LIBS}" $(R) CMD INSTALL --preclean --no-multiarch -l $(LIB) . > $(LIB)/install.log 2>&1 || (cat $(LIB)/install.log; exit 1)
 	rm -f src/*.o src/*.so
+	touch $@
 
-test: install
+install: deps-build $(STAMP)
+
+test: deps-test $(STAMP)
 	$(RUN) tools/run-tests.R
 
-demo: install
+demo: deps-build $(STAMP)
 	$(RUN) tools/demo.R
 
-document:
+document: deps-docs
 	rm -f src/*.o src/*.so
 	$(RSCRIPT) -e 'Rcpp::compileAttributes(); roxygen2::roxygenise()'
 	rm -f src/*.o src/*.so
 
-check: deps
+check: deps-check
 	rm -rf check && mkdir -p check
 	cd check && $(R) CMD build .. && R_LIBS="$(LIB)" _R_CHECK_FORCE_SUGGESTS_=false _R_CHECK_CRAN_INCOMING_=false $(R) CMD check --as-cran --no-manual kmreduce_*.tar.gz
 
+site: deps-docs $(STAMP)
+	R_LIBS="$(LIB)$${R_LIBS:+:$$R_LIBS}" $(RSCRIPT) --vanilla tools/build-site.R
+
 clean:
-	rm -rf .Rlib check src/*.o src/*.so kmreduce-demo.png
+	rm -rf .Rlib check docs src/*.o src/*.so kmreduce-demo*.png

@@ -16,13 +16,13 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   apt-get install -y -qq --no-install-recommends python3-sklearn \
     dataset-fashion-mnist r-cran-irlba r-cran-rsvd libopenblas0-pthread time >/dev/null
 fi
-R_LIBS="$LIB" Rscript --vanilla -e '
+R_LIBS="$LIB" Rscript --no-save --no-restore -e '
+  source("tools/repos.R")
   need <- c("ClusterR", "irlba", "rsvd")
   miss <- need[!vapply(need, requireNamespace, logical(1), quietly = TRUE)]
-  if (length(miss)) install.packages(miss, lib = Sys.getenv("R_LIBS"),
-                                     repos = "https://cloud.r-project.org")
+  if (length(miss)) install.packages(miss, lib = Sys.getenv("R_LIBS"))
   # 20 Newsgroups (bench/newsgroups.R): lda 1.4.2 from the CRAN archive (the
   # current lda needs R >= 4.3).
   if (!requireNamespace("lda", quietly = TRUE))
-    install.packages("https://cloud.r-project.org/src/contrib/Archive/lda/lda_1.4.2.tar.gz",
+    install.packages(paste0(contrib.url(getOption("repos")[["CRAN"]]), "/Archive/lda/lda_1.4.2.tar.gz"),
                      repos = NULL, type = "source", lib = Sys.getenv("R_LIBS"))'

@@ -33,8 +33,16 @@ rows$speedup_vs_stats <- t_stats / rows$seconds
 cat("\nAll with 10 starts, 1 thread; objective on the original 784 pixels:\n")
 print(format(rows, digits = 4), row.names = FALSE)
 
+# The cluster centres as images (what each cluster looks like), and the
+# clusters in the first two principal axes coloured by the true class.
 png_file <- "kmreduce-demo.png"
-grDevices::png(png_file, width = 900, height = 700)
-plot(fit, main = "Fashion-MNIST (3000 images): kmeans_reduced, sign projection to 100 dims")
-grDevices::dev.off()
-cat(sprintf("\nPlot written to %s\n", png_file))
+grDevices::png(png_file, width = 900, height = 620)
+plot(fit, which = "centers", image_dim = c(28, 28),
+     main = "Fashion-MNIST: the 10 cluster centres of kmeans_reduced (sign projection, 100 dims)")
+invisible(grDevices::dev.off())
+png_clusters <- "kmreduce-demo-clusters.png"
+grDevices::png(png_clusters, width = 900, height = 700)
+plot(fit, labels = truth,
+     main = "Fashion-MNIST (3000 images): clusters (numbers) and true classes (colours)")
+invisible(grDevices::dev.off())
+cat(sprintf("\nPlots written to %s (centres) and %s (clusters)\n", png_file, png_clusters))

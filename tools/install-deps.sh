@@ -1,19 +1,36 @@
 #!/usr/bin/env bash
-# Installs what kmreduce needs to build, test and run its demo.
+# Installs what kmreduce needs, by level:
+#   install-deps.sh build   the packages it is built with and imports (make demo)
+#   install-deps.sh test    + the test suite's packages, OpenMPI and pbdMPI (make test)
+#   install-deps.sh check   + pandoc and qpdf for R CMD check (make check)
+#   install-deps.sh docs    + roxygen2 and pkgdown (make document, make site)
 # As root with apt: Debian's prebuilt r-cran-* packages. Anywhere: whatever is
-# still missing comes from CRAN into the first writable library (or .Rlib).
+# still missing comes from your configured repository (tools/repos.R) into the
+# first writable library (or .Rlib).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+level="${1:-test}"
 
-APT_PKGS="r-cran-rcpp r-cran-rcpparmadillo r-cran-rcppeigen r-cran-matrix \
-  r-cran-testthat r-cran-withr r-cran-knitr r-cran-rmarkdown r-cran-roxygen2 r-cran-broom r-cran-factoextra \
-  r-cran-clue r-cran-generics r-cran-ggplot2 r-cran-bigmemory pandoc qpdf \
-  openmpi-bin libopenmpi-dev"
-R_PKGS="Rcpp RcppArmadillo RcppEigen Matrix testthat withr knitr rmarkdown clue generics ggplot2 bigmemory"
+APT_BUILD="r-cran-rcpp r-cran-rcpparmadillo r-cran-rcppeigen r-cran-matrix r-cran-clue r-cran-generics"
+R_BUILD="Rcpp RcppArmadillo RcppEigen Matrix clue generics"
+APT_TEST="r-cran-testthat r-cran-withr r-cran-knitr r-cran-rmarkdown r-cran-broom r-cran-factoextra \
+  r-cran-ggplot2 r-cran-tibble r-cran-bigmemory r-cran-cluster pandoc openmpi-bin libopenmpi-dev"
+R_TEST="testthat withr knitr rmarkdown broom ggplot2 tibble bigmemory cluster"
+APT_CHECK="qpdf"
+APT_DOCS="r-cran-roxygen2 r-cran-pkgdown"
+R_DOCS="roxygen2 pkgdown"
+
+case "$level" in
+  build) apt_pkgs="$APT_BUILD"; r_pkgs="$R_BUILD" ;;
+  test)  apt_pkgs="$APT_BUILD $APT_TEST"; r_pkgs="$R_BUILD $R_TEST" ;;
+  check) apt_pkgs="$APT_BUILD $APT_TEST $APT_CHECK"; r_pkgs="$R_BUILD $R_TEST" ;;
+  docs)  apt_pkgs="$APT_BUILD $APT_TEST $APT_DOCS"; r_pkgs="$R_BUILD $R_TEST $R_DOCS" ;;
+  *) echo "usage: install-deps.sh build|test|check|docs" >&2; exit 2 ;;
+esac
 
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
   missing=""
-  for p in $APT_PKGS; do
+  for p in $apt_pkgs; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
   done
   if [ -n "$missing" ]; then
@@ -23,19 +40,43 @@ if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
   fi
 fi
 
+# Not --vanilla: the user's and the site's profiles say which repository to use.
 mkdir -p .Rlib
-R_LIBS="$PWD/.Rlib${R_LIBS:+:$R_LIBS}" Rscript --vanilla - $R_PKGS <<'REOF'
+R_LIBS="$PWD/.Rlib${R_LIBS:+:$R_LIBS}" Rscript --no-save --no-restore - $r_pkgs <<'REOF'
 pkgs <- commandArgs(trailingOnly = TRUE)
 installed <- function(p) nzchar(system.file(package = p))
 missing <- pkgs[!vapply(pkgs, installed, logical(1))]
 if (length(missing) > 0L) {
+  source("tools/repos.R")
   lib <- Filter(function(p) file.access(p, 2L) == 0L, .libPaths())[1L]
-  message("install-deps: from CRAN into ", lib, ": ", paste(missing, collapse = " "))
-  install.packages(missing, lib = lib, repos = "https://cloud.r-project.org", quiet = TRUE)
+  message("install-deps: from ", getOption("repos")[[1L]], " into ", lib, ": ",
+          paste(missing, collapse = " "))
+  install.packages(missing, lib = lib, quiet = TRUE)
   still <- missing[!vapply(missing, installed, logical(1))]
   if (length(still) > 0L) stop("could not install: ", paste(still, collapse = " "))
 }
 REOF
 
+# Suggested packages some tests use, best effort (their tests are skipped
+# without them): tidyclust (the tidymodels engine; from CRAN, it brings
+# newer rlang/vctrs/dplyr than Debian's into .Rlib).
+if [ "$level" != "build" ]; then
+  R_LIBS="$PWD/.Rlib${R_LIBS:+:$R_LIBS}" Rscript --no-save --no-restore - tidyclust <<'REOF' || true
+pkgs <- commandArgs(trailingOnly = TRUE)
+missing <- pkgs[!vapply(pkgs, function(p) nzchar(system.file(package = p)), logical(1))]
+if (length(missing) > 0L) {
+  source("tools/repos.R")
+  message("install-deps: optional, from ", getOption("repos")[[1L]], ": ",
+          paste(missing, collapse = " "))
+  lib <- Filter(function(p) file.access(p, 2L) == 0L, .libPaths())[1L]
+  try(install.packages(missing, lib = lib, quiet = TRUE,
+                       Ncpus = max(1L, parallel::detectCores(), na.rm = TRUE)))
+  for (p in missing) if (!nzchar(system.file(package = p))) message("install-deps: ", p, " not installed; its tests are skipped")
+}
+REOF
+fi
+
 # pbdMPI (Suggests) for the MPI test; best effort, see the script.
-bash tools/install-pbdmpi.sh "$PWD/.Rlib"
+if [ "$level" != "build" ]; then
+  bash tools/install-pbdmpi.sh "$PWD/.Rlib"
+fi

@@ -8,22 +8,24 @@
 # OpenMPI's headers (Debian libopenmpi-dev) and mpirun (openmpi-bin).
 set -uo pipefail
 lib="${1:?usage: install-pbdmpi.sh LIB}"
+here=$(cd "$(dirname "$0")" && pwd)
 if R_LIBS="$lib${R_LIBS:+:$R_LIBS}" Rscript -e 'quit(status = !requireNamespace("pbdMPI", quietly = TRUE))' 2>/dev/null; then
   exit 0
 fi
 command -v mpicc >/dev/null 2>&1 || { echo "install-pbdmpi: no mpicc (libopenmpi-dev): skipped"; exit 0; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-Rscript --vanilla -e "download.packages('pbdMPI', destdir = '$work', repos = 'https://cloud.r-project.org', quiet = TRUE)" >/dev/null 2>&1 \
+Rscript --no-save --no-restore -e "source('$here/repos.R'); download.packages('pbdMPI', destdir = '$work', quiet = TRUE)" >/dev/null 2>&1 \
   || { echo "install-pbdmpi: download failed: skipped"; exit 0; }
 tar xzf "$work"/pbdMPI_*.tar.gz -C "$work" || exit 0
 # Its own dependencies (float) from CRAN.
-R_LIBS="$lib${R_LIBS:+:$R_LIBS}" Rscript --vanilla -e "
+R_LIBS="$lib${R_LIBS:+:$R_LIBS}" Rscript --no-save --no-restore -e "
+source('$here/repos.R')
 d <- read.dcf('$work/pbdMPI/DESCRIPTION', c('Depends', 'Imports', 'LinkingTo'))
 p <- unique(trimws(sub('[(].*', '', unlist(strsplit(d[!is.na(d)], ',')))))
 p <- setdiff(p, c('R', rownames(installed.packages(priority = 'base'))))
 p <- p[!vapply(p, function(q) nzchar(system.file(package = q)), logical(1))]
-if (length(p)) install.packages(p, lib = '$lib', repos = 'https://cloud.r-project.org', quiet = TRUE)
+if (length(p)) install.packages(p, lib = '$lib', quiet = TRUE)
  " >"$work/deps.log" 2>&1 || tail -5 "$work/deps.log"
 for f in "$work"/pbdMPI/src/pkg_tools.c "$work"/pbdMPI/src/pkg_dl.c; do
   [ -f "$f" ] && grep -q R_getVarEx "$f" || continue

@@ -3,6 +3,9 @@
 suppressPackageStartupMessages(library(testthat))
 # Run the long cases too (skip_on_cran() skips them only on CRAN).
 Sys.setenv(NOT_CRAN = "true")
+# Packages that ask for the time zone (tidyclust's dependencies) warn when it
+# is unset and the machine has no timedatectl.
+if (!nzchar(Sys.getenv("TZ"))) Sys.setenv(TZ = "UTC")
 res <- testthat::test_dir("tests/testthat", package = "kmreduce",
                           load_package = "installed", stop_on_failure = FALSE,
                           reporter = testthat::ProgressReporter$new(show_praise = FALSE))
