@@ -290,6 +290,13 @@ check_dims <- function(dims, method, k, n, d) {
     }
     return(method_dims_default(method, k, n, d))
   }
+  if (is_whole(dims) && dims > d && dims <= .Machine$integer.max &&
+      method_info(method)$family == "projection") {
+    stop_arg(sprintf(paste0("`dims` must be at most the number of features (%s) for method ",
+                            "\"%s\", not %s: a projection to more dimensions than the data have ",
+                            "costs more than clustering the data themselves (method = \"none\")."),
+                     format(d), method, format(dims)))
+  }
   check_whole(dims, "dims", 1, upper)
 }
 
@@ -658,4 +665,36 @@ big_has_distinct <- function(x, k, block_rows) {
     start <- start + block_rows
   }
   found
+}
+
+# Known labels for colouring, as a factor (unused levels dropped).
+check_labels <- function(labels, n, arg) {
+  if (!is.atomic(labels) || length(labels) != n || anyNA(labels)) {
+    stop_arg(sprintf("`%s` must be %d labels (one per row, no NA), not %s.", arg, n,
+                     describe(labels)))
+  }
+  droplevels(as.factor(labels))
+}
+
+# Colours for n groups: the default palette, or the user's (recycled).
+check_colours <- function(col, n, arg) {
+  if (is.null(col)) return(cluster_colours(n))
+  ok <- (is.character(col) || is.numeric(col)) && length(col) > 0L && !anyNA(col) &&
+    !inherits(try(grDevices::col2rgb(col), silent = TRUE), "try-error")
+  if (!ok) {
+    stop_arg(sprintf("`%s` must be colours (names, \"#RRGGBB\" or palette numbers), not %s.",
+                     arg, describe(col)))
+  }
+  rep_len(col, n)
+}
+
+# Height and width of the images whose pixels are the d features.
+check_image_dim <- function(image_dim, d) {
+  if (!is.numeric(image_dim) || length(image_dim) != 2L || anyNA(image_dim) ||
+      any(image_dim < 1) || any(image_dim != round(image_dim)) || prod(image_dim) != d) {
+    stop_arg(sprintf(paste0("`image_dim` must be the height and width of the images, two whole ",
+                            "numbers whose product is the number of features (%d), not %s."),
+                     d, describe(image_dim)))
+  }
+  as.integer(image_dim)
 }

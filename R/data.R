@@ -29,6 +29,13 @@
 #' @examples
 #' dim(fashion_mnist$x)
 #' table(fashion_mnist$label)
-#' image(matrix(fashion_mnist$x[1, ], 28, 28, byrow = TRUE)[, 28:1],
-#'       col = grey.colors(256, rev = TRUE), axes = FALSE)
+#' # Pixels are stored row by row; image() draws z[i, j] at x = i, y = j
+#' # upwards, so transpose and flip the rows to see the picture upright:
+#' img <- matrix(fashion_mnist$x[1, ], 28, 28, byrow = TRUE)
+#' image(t(img)[, 28:1], col = grey.colors(256, rev = TRUE), axes = FALSE, asp = 1)
+#' fashion_mnist$label[1]
+#'
+#' # Cluster centres drawn as images
+#' fit <- kmeans_reduced(fashion_mnist$x / 255, 10, dims = 50, seed = 1)
+#' plot(fit, which = "centers", image_dim = c(28, 28))
 "fashion_mnist"

@@ -4,11 +4,14 @@
 #' dimensions in `dims` (and `repeats` times each, with seeds derived from
 #' `seed`), plus the full k-means (`method = "none"`) as a reference, and
 #' collects what the experiments of the papers report: the objective on the
-#' original data (also normalized by \eqn{\|A\|_F^2}), the accuracy, adjusted
+#' original data (also normalized by \eqn{\|A\|_F^2}{||A||_F^2}), the accuracy, adjusted
 #' Rand index and normalized mutual information against `truth` when given,
 #' and the reduction and clustering times. `plot()` draws the three panels of
 #' the papers' figures (time, normalized objective and accuracy against
-#' `dims`), with the full k-means as a dashed reference line.
+#' `dims`), with the full k-means as a dashed reference line. The reference
+#' runs with `reference_n_init` starts (10 by default) so that it is the best
+#' partition the full k-means finds, not one start's; each method has a fixed
+#' colour in every plot.
 #'
 #' @inheritParams kmeans_reduced
 #' @param methods Reduction methods to compare (see [kmeans_reduced()]).
@@ -18,12 +21,15 @@
 #' @param repeats Runs per method and number of dimensions (seeds derived
 #'   from `seed`); the papers average over such runs.
 #' @param reference Also run the full k-means (`method = "none"`).
+#' @param reference_n_init Starts of the full k-means reference.
 #' @param verbose Show a progress bar.
 #' @param ... Passed to [kmeans_reduced()] (e.g. `control`).
 #' @return An object of class `kmreduce_path`: a list with `results` (one row
 #'   per run: `method`, `dims`, `rep`, `seed`, `objective`, `normalized`,
 #'   `accuracy`, `ari`, `nmi` (`NA` without `truth`), `reduce_time`,
-#'   `cluster_time`, `total_time`), `k`, `n`, `d`. `as.data.frame()` returns
+#'   `cluster_time`, `total_time` (seconds, to 0.1 ms)), `k`, `n`, `d`. The
+#'   seed of each run is a whole number below 2^31 that reproduces it with
+#'   [kmeans_reduced()]. `as.data.frame()` returns
 #'   `results`; `summary()` the means per method and `dims`.
 #' @references Boutsidis, C., Zouzias, A., Mahoney, M. W. and Drineas, P.
 #'   (2015). Randomized dimensionality reduction for k-means clustering.
@@ -38,7 +44,8 @@
 #' @export
 dims_path <- function(x, k, methods = c("sign", "sparse_embedding", "leverage"),
                       dims = c(5L, 10L, 20L, 50L, 100L), truth = NULL, seed = NULL,
-                      n_init = 1L, repeats = 1L, reference = TRUE, n_threads = NULL,
+                      n_init = 1L, repeats = 1L, reference = TRUE,
+                      reference_n_init = 10L, n_threads = NULL,
                       verbose = interactive(), ...) {
   x <- check_data(x, "x")
   k <- check_k(k, x)
@@ -56,6 +63,7 @@ dims_path <- function(x, k, methods = c("sign", "sparse_embedding", "leverage"),
   if (!is.null(truth)) check_cluster(truth, nrow(x), "truth")
   repeats <- check_whole(repeats, "repeats", 1, 1e4)
   reference <- check_flag(reference, "reference")
+  reference_n_init <- check_whole(reference_n_init, "reference_n_init", 1, 1e4)
   n_threads <- check_n_threads(n_threads)
   verbose <- check_flag(verbose, "verbose")
   seed <- resolve_seed(seed)
@@ -71,9 +79,11 @@ dims_path <- function(x, k, methods = c("sign", "sparse_embedding", "leverage"),
   bar <- if (isTRUE(verbose)) utils::txtProgressBar(max = nrow(runs), style = 3) else NULL
   rows <- vector("list", nrow(runs))
   for (i in seq_len(nrow(runs))) {
-    run_seed <- derive_seed_cpp(seed, runs$rep[i])
+    # A whole number below 2^31 (prints as typed, reproduces the run).
+    run_seed <- as.integer(derive_seed_cpp(seed, runs$rep[i]) %% .Machine$integer.max + 1)
     fit <- kmeans_reduced(x, k, method = runs$method[i], dims = runs$dims[i],
-                          n_init = n_init, seed = run_seed, n_threads = n_threads, ...)
+                          n_init = if (runs$method[i] == "none") reference_n_init else n_init,
+                          seed = run_seed, n_threads = n_threads, ...)
     scores <- if (is.null(truth)) c(NA_real_, NA_real_, NA_real_) else
       c(cluster_accuracy(fit$cluster, truth), adjusted_rand_index(fit$cluster, truth),
         normalized_mutual_info(fit$cluster, truth))
@@ -81,8 +91,9 @@ dims_path <- function(x, k, methods = c("sign", "sparse_embedding", "leverage"),
       method = runs$method[i], dims = runs$dims[i], rep = runs$rep[i], seed = run_seed,
       objective = fit$tot.withinss, normalized = fit$tot.withinss / fit$sumsq,
       accuracy = scores[1L], ari = scores[2L], nmi = scores[3L],
-      reduce_time = fit$timing[["reduce"]], cluster_time = fit$timing[["cluster"]],
-      total_time = fit$timing[["total"]], stringsAsFactors = FALSE)
+      reduce_time = round(fit$timing[["reduce"]], 4),
+      cluster_time = round(fit$timing[["cluster"]], 4),
+      total_time = round(fit$timing[["total"]], 4), stringsAsFactors = FALSE)
     if (!is.null(bar)) utils::setTxtProgressBar(bar, i)
   }
   if (!is.null(bar)) close(bar)
@@ -128,7 +139,8 @@ print.kmreduce_path <- function(x, ...) {
 #' @rdname dims_path
 #' @param which Panels to draw: any of `"time"`, `"objective"`, `"accuracy"`
 #'   (the last only with `truth`).
-#' @param col Colours, one per method.
+#' @param col Colours, one per method (by default each method's fixed
+#'   colour).
 #' @export
 plot.kmreduce_path <- function(x, which = c("time", "objective", "accuracy"),
                                col = NULL, ...) {
@@ -142,7 +154,7 @@ plot.kmreduce_path <- function(x, which = c("time", "objective", "accuracy"),
   ref <- s[s$method == "none", , drop = FALSE]
   s <- s[s$method != "none", , drop = FALSE]
   methods <- unique(s$method)
-  if (is.null(col)) col <- grDevices::hcl.colors(max(2L, length(methods)), "Dark 3")
+  col <- if (is.null(col)) method_colour(methods) else check_colours(col, length(methods), "col")
   old <- graphics::par(mfrow = c(1L, length(which)), mar = c(4.2, 4.2, 2.5, 0.8))
   on.exit(graphics::par(old))
   panel <- function(column, ylab, main) {
@@ -161,8 +173,9 @@ plot.kmreduce_path <- function(x, which = c("time", "objective", "accuracy"),
       objective = panel("normalized", "objective / ||A||_F^2", "Objective"),
       accuracy = panel("accuracy", "accuracy", "Accuracy"))
   }
-  graphics::legend("bottomright", legend = c(methods, if (nrow(ref) > 0L) "full k-means"),
-                   col = c(col[seq_along(methods)], if (nrow(ref) > 0L) "black"),
+  graphics::legend("bottomright",
+                   legend = c(methods, if (nrow(ref) > 0L) "full k-means (reference)"),
+                   col = c(col[seq_along(methods)], if (nrow(ref) > 0L) method_colour("none")),
                    lty = c(rep(1, length(methods)), if (nrow(ref) > 0L) 2),
                    pch = c(rep(19, length(methods)), if (nrow(ref) > 0L) NA),
                    bty = "n", cex = 0.8)

@@ -10,6 +10,10 @@
 #' @param max_cols Number of centre columns shown.
 #' @param ... Ignored.
 #' @return `x`, invisibly.
+#' @examples
+#' fit <- kmeans_reduced(fashion_mnist$x / 255, 10, dims = 50, seed = 1)
+#' fit                      # print(fit)
+#' print(fit, max_cols = 3)
 #' @export
 print.kmeans_reduced <- function(x, max_cols = 6L, ...) {
   check_reduced_fit(x, "x", fields = TRUE)
@@ -50,6 +54,14 @@ print.kmeans_reduced <- function(x, max_cols = 6L, ...) {
 #'   feature selection, `features` (selected features with the number of
 #'   times each was drawn and its scale factor) and, when `x` is given,
 #'   `bound` (a `kmreduce_bound`).
+#' @examples
+#' x <- fashion_mnist$x / 255
+#' fit <- kmeans_reduced(x, 10, method = "leverage", dims = 60, seed = 1)
+#' summary(fit)
+#' # with the data: also the proven bound on how far from optimal the fit is
+#' summary(fit, x)
+#' s <- summary(fit)
+#' head(s$features)   # the features the leverage scores selected
 #' @export
 summary.kmeans_reduced <- function(object, x = NULL, ...) {
   check_reduced_fit(object, "object", fields = TRUE)
@@ -208,6 +220,13 @@ predict.kmeans_reduced <- function(object, newdata, n_threads = NULL,
 #'   `"classes"` (the cluster of each row).
 #' @param ... Ignored.
 #' @return A matrix or an integer vector.
+#' @examples
+#' x <- fashion_mnist$x / 255
+#' fit <- kmeans_reduced(x, 10, dims = 50, seed = 1)
+#' head(fitted(fit, "classes"))
+#' # Residuals from the cluster centres; their sum of squares is the objective
+#' r <- x - fitted(fit)
+#' all.equal(sum(r^2), fit$tot.withinss)
 #' @export
 fitted.kmeans_reduced <- function(object, method = c("centers", "classes"), ...) {
   check_reduced_fit(object, "object", fields = TRUE)
@@ -219,24 +238,45 @@ fitted.kmeans_reduced <- function(object, method = c("centers", "classes"), ...)
 #' Plot a kmeans_reduced fit
 #'
 #' `which = "clusters"` (the default) draws the rows in the first two
-#' principal axes of the reduced data, coloured by cluster, with the cluster
-#' centres marked. `which = "scores"`, for the feature-selection methods
-#' (`"leverage"`, `"cssp"`), draws the score of every feature (leverage
-#' score, or the sampling probability of CSSP) with the selected features
-#' highlighted and the highest-scoring of them labelled by name, as Figure 1
-#' of Boutsidis, Mahoney and Drineas (2009). Base graphics; see
-#' [autoplot.kmeans_reduced()] for ggplot2.
+#' principal axes of the reduced data, coloured by cluster (or by known
+#' labels, `labels`), with the cluster centres marked by their numbers and a
+#' legend. `which = "centers"` draws the cluster centres in the original
+#' space: as images when the features are the pixels of an image
+#' (`image_dim`), otherwise as a heat map of centres by features.
+#' `which = "scores"`, for the feature-selection methods (`"leverage"`,
+#' `"cssp"`), draws the score of every feature (leverage score, or the
+#' sampling probability of CSSP) with the selected features highlighted and
+#' the highest-scoring of them labelled by name, as Figure 1 of Boutsidis,
+#' Mahoney and Drineas (2009). Base graphics; see [autoplot.kmeans_reduced()]
+#' for ggplot2.
+#'
+#' Cluster colours come from [cluster_colours()]: distinct for any `k`
+#' (qualitative palettes up to 36 clusters, then hues spread by the golden
+#' angle at alternating lightness), and the same in `plot()` and `autoplot()`.
 #'
 #' @param x A `kmeans_reduced` object.
 #' @param data Optional data (with the columns used in the fit) to map and
 #'   draw instead of the stored reduced data; needed when the fit keeps no
 #'   reduced data (method `"none"` or `control$keep_reduced = FALSE`).
-#' @param which `"clusters"` or `"scores"`.
-#' @param col Colours, one per cluster.
+#' @param which `"clusters"`, `"centers"` or `"scores"`.
+#' @param col Colours: one per cluster (or per level of `labels`) for
+#'   `"clusters"`, a colour scale for `"centers"`. A factor with one value
+#'   per row is taken as `labels`.
+#' @param labels Optional known labels, one per row (a factor or a vector):
+#'   the points are coloured by label instead of by cluster, and the legend
+#'   names the labels.
+#' @param legend Draw a legend (`"clusters"`; off by default above 30
+#'   groups).
+#' @param image_dim For `which = "centers"`: the height and width of the
+#'   image whose pixels are the features, such as `c(28, 28)` for
+#'   Fashion-MNIST; `NULL` draws a heat map.
+#' @param byrow For `image_dim`: are the pixels stored row by row (as in
+#'   MNIST and Fashion-MNIST, the default) or column by column (as an R
+#'   matrix)?
 #' @param pch,cex Point symbol and size.
 #' @param main Title.
 #' @param n_labels Number of selected features labelled (`which = "scores"`).
-#' @param ... Passed to [graphics::plot()].
+#' @param ... Passed to [graphics::plot()] (`"clusters"`, `"scores"`).
 #' @return `x`, invisibly.
 #' @references Boutsidis, C., Mahoney, M. W. and Drineas, P. (2009).
 #'   Unsupervised feature selection for the k-means clustering problem.
@@ -245,31 +285,99 @@ fitted.kmeans_reduced <- function(object, method = c("centers", "classes"), ...)
 #' x <- fashion_mnist$x / 255
 #' fit <- kmeans_reduced(x, 10, method = "leverage", dims = 60, seed = 1)
 #' plot(fit)
+#' plot(fit, labels = fashion_mnist$label)          # coloured by known class
+#' plot(fit, which = "centers", image_dim = c(28, 28))
 #' plot(fit, which = "scores")
 #' @export
-plot.kmeans_reduced <- function(x, data = NULL, which = c("clusters", "scores"),
-                                col = NULL, pch = 20, cex = 0.6, main = NULL,
+plot.kmeans_reduced <- function(x, data = NULL, which = c("clusters", "centers", "scores"),
+                                col = NULL, labels = NULL, legend = NULL, image_dim = NULL,
+                                byrow = TRUE, pch = 20, cex = 0.6, main = NULL,
                                 n_labels = 10L, ...) {
   check_reduced_fit(x, "x", fields = TRUE)
   if (missing(which)) which <- "clusters"
-  which <- check_choice(which, "which", c("clusters", "scores"))
+  which <- check_choice(which, "which", c("clusters", "centers", "scores"))
   if (which == "scores") {
     feature_scores_plot(x, check_whole(n_labels, "n_labels", 0), main, ...)
     return(invisible(x))
   }
+  if (which == "centers") {
+    centres_plot(x, image_dim, check_flag(byrow, "byrow"), col, main)
+    return(invisible(x))
+  }
   k <- length(x$size)
   sc <- cluster_scores(x, data)
-  if (is.null(col)) col <- grDevices::hcl.colors(k, "Dark 3")
+  p <- sc$points
+  if (is.null(labels) && is.factor(col) && length(col) == nrow(p)) {
+    labels <- col
+    col <- NULL
+  }
+  group <- if (is.null(labels)) p$cluster else check_labels(labels, nrow(p), "labels")
+  lev <- levels(group)
+  col <- check_colours(col, length(lev), "col")
+  legend <- if (is.null(legend)) length(lev) <= 30L else check_flag(legend, "legend")
   if (is.null(main)) main <- sprintf("kmeans_reduced: %d clusters, %s, %d dims",
                                      k, x$method, x$dims)
-  p <- sc$points
-  graphics::plot(p$PC1, p$PC2, col = col[p$cluster], pch = pch, cex = cex,
-                 xlab = sc$labels[1L], ylab = sc$labels[2L], main = main, ...)
-  graphics::points(sc$centres$PC1, sc$centres$PC2, pch = 21, bg = col[seq_len(k)],
+  xr <- range(p$PC1, sc$centres$PC1)
+  # Room on the right for the legend, so that it covers no point.
+  columns <- ceiling(length(lev) / 15)
+  if (legend) xr[2L] <- xr[2L] + diff(xr) * 0.12 * columns * max(1, max(nchar(lev)) / 6)
+  graphics::plot(p$PC1, p$PC2, col = col[as.integer(group)], pch = pch, cex = cex,
+                 xlim = xr, xlab = sc$labels[1L], ylab = sc$labels[2L], main = main, ...)
+  centre_fill <- if (is.null(labels)) col[seq_len(k)] else "white"
+  graphics::points(sc$centres$PC1, sc$centres$PC2, pch = 21, bg = centre_fill,
                    col = "black", cex = 2.2, lwd = 2)
   graphics::text(sc$centres$PC1, sc$centres$PC2, labels = seq_len(k), cex = 0.7,
-                 col = "white", font = 2)
+                 col = if (is.null(labels)) "white" else "black", font = 2)
+  if (legend) {
+    graphics::legend("topright", legend = lev, col = col, pch = 19, bty = "n",
+                     cex = 0.8, ncol = columns,
+                     title = if (is.null(labels)) "cluster" else "label")
+  }
   invisible(x)
+}
+
+# The pixels v of an h x w picture as the z of image(), which puts z[i, j]
+# at x = i, y = j (upwards): picture columns across, picture rows down.
+upright_image <- function(v, h, w, byrow) {
+  img <- matrix(v, nrow = h, ncol = w, byrow = byrow)
+  t(img)[, h:1, drop = FALSE]
+}
+
+# The centres in the original space: images (image_dim) or a heat map.
+centres_plot <- function(x, image_dim, byrow, col, main) {
+  centres <- x$centers
+  k <- nrow(centres)
+  d <- ncol(centres)
+  if (is.null(col)) {
+    col <- if (is.null(image_dim)) grDevices::hcl.colors(64L, "viridis")
+           else grDevices::gray.colors(64L, start = 1, end = 0)
+  } else {
+    col <- check_colours(col, length(col), "col")
+  }
+  if (is.null(image_dim)) {
+    if (is.null(main)) main <- sprintf("Cluster centres (%d clusters x %d features)", k, d)
+    graphics::image(seq_len(d), seq_len(k), t(centres), col = col, xlab = "feature",
+                    ylab = "cluster", main = main, yaxt = "n")
+    graphics::axis(2L, at = seq_len(k), labels = seq_len(k), las = 1L,
+                   cex.axis = if (k > 20L) 0.6 else 1)
+    return(invisible())
+  }
+  image_dim <- check_image_dim(image_dim, d)
+  h <- image_dim[1L]
+  w <- image_dim[2L]
+  columns <- ceiling(sqrt(k * 1.5))
+  rows <- ceiling(k / columns)
+  old <- graphics::par(mfrow = c(rows, columns), mar = c(0.2, 0.2, 1.6, 0.2),
+                       oma = c(0, 0, if (is.null(main)) 0 else 2, 0))
+  on.exit(graphics::par(old))
+  zr <- range(centres)
+  for (j in seq_len(k)) {
+    graphics::image(seq_len(w), seq_len(h), upright_image(centres[j, ], h, w, byrow),
+                    col = col, zlim = zr, axes = FALSE, xlab = "", ylab = "", asp = 1)
+    graphics::title(sprintf("%d (n = %d)", j, x$size[j]), cex.main = 0.9, font.main = 1)
+  }
+  if (!is.null(main)) graphics::mtext(main, outer = TRUE, cex = 1.1, font = 2)
+  invisible()
 }
 
 # Rows and centres in the first two principal axes of the reduced data.
@@ -384,27 +492,42 @@ print.kmreduce_reducer <- function(x, ...) {
 #'
 #' The tidiers of broom's `kmeans` methods, for `kmeans_reduced` fits (they
 #' are generics of the `generics` package, so they work with and without
-#' broom loaded). Data frames are returned (broom returns tibbles; convert
-#' with `tibble::as_tibble()` if wanted).
+#' broom loaded). As in broom, they return tibbles when the tibble package is
+#' installed, data frames otherwise.
 #'
-#' * `tidy()`: one row per cluster with the original-space centre (one
-#'   column per feature), `size`, `withinss` and `cluster`.
+#' * `tidy()`: one row per cluster: `cluster`, `size`, `withinss`, then the
+#'   original-space centre, one column per feature. The summary columns come
+#'   first and keep their names: a feature called `cluster`, `size` or
+#'   `withinss` (a word of a document-term matrix, say) is renamed by
+#'   [make.unique()] (`size.1`), so `tidy(fit)$size` is always the cluster
+#'   size.
 #' * `glance()`: one row with `totss`, `tot.withinss`, `betweenss`, `iter`,
 #'   and kmreduce's `method`, `dims` and `normalized_objective`.
 #' * `augment()`: the data (or `newdata`) with a `.cluster` factor column.
+#'   Sparse data (a `Matrix`, such as a `dgCMatrix` document-term matrix)
+#'   stay sparse: the result is in long form, one row per non-zero entry
+#'   with `.row`, `.column`, `value` and the row's `.cluster` (row and column
+#'   names when the matrix has them, indices otherwise), as tidytext tidies a
+#'   document-term matrix, so its size follows the non-zeros, not rows x
+#'   columns.
 #'
 #' @param x A `kmeans_reduced` object.
 #' @param col.names Names of the centre columns in `tidy()`.
 #' @param data The data of the fit, for `augment()`.
 #' @param newdata New rows for `augment()`, assigned with [predict()].
 #' @param ... Ignored.
-#' @return A data frame.
+#' @return A tibble (a data frame without the tibble package).
 #' @examples
 #' x <- fashion_mnist$x / 255
 #' fit <- kmeans_reduced(x, 10, dims = 40, seed = 1)
 #' glance(fit)
-#' tidy(fit)[, c("size", "withinss", "cluster")]
+#' tidy(fit)[, c("cluster", "size", "withinss")]
 #' head(augment(fit, fashion_mnist$x)$.cluster)
+#'
+#' # A sparse matrix stays sparse: one row per non-zero entry
+#' s <- Matrix::rsparsematrix(200, 50, density = 0.05)
+#' sfit <- kmeans_reduced(s, 3, method = "sparse_embedding", dims = 10, seed = 1)
+#' head(augment(sfit, s))
 #' @name tidiers
 NULL
 
@@ -420,22 +543,30 @@ generics::glance
 #' @export
 generics::augment
 
+# broom's convention: a tibble when tibble is installed.
+as_tidy_frame <- function(df) {
+  rownames(df) <- NULL
+  if (requireNamespace("tibble", quietly = TRUE)) tibble::as_tibble(df) else df
+}
+
 #' @rdname tidiers
 #' @method tidy kmeans_reduced
 #' @export
 tidy.kmeans_reduced <- function(x, col.names = colnames(x$centers), ...) {
   check_reduced_fit(x, "x", fields = TRUE)
-  centres <- as.data.frame(x$centers)
-  if (is.null(col.names)) col.names <- paste0("x", seq_len(ncol(centres)))
-  if (length(col.names) != ncol(centres)) {
-    stop_arg(sprintf("`col.names` must have %d names (one per column of the centres), not %s.",
-                     ncol(centres), describe(col.names)))
+  k <- length(x$size)
+  if (is.null(col.names)) col.names <- paste0("x", seq_len(ncol(x$centers)))
+  if (!is.character(col.names) || length(col.names) != ncol(x$centers) || anyNA(col.names)) {
+    stop_arg(sprintf("`col.names` must be %d names (one per column of the centres), not %s.",
+                     ncol(x$centers), describe(col.names)))
   }
-  names(centres) <- col.names
-  out <- cbind(centres, size = as.integer(x$size), withinss = x$withinss,
-               cluster = factor(seq_along(x$size)))
-  rownames(out) <- NULL
-  out
+  summary_cols <- c("cluster", "size", "withinss")
+  names <- make.unique(c(summary_cols, col.names))
+  out <- data.frame(cluster = factor(seq_len(k)), size = as.integer(x$size),
+                    withinss = x$withinss)
+  centres <- as.data.frame(unname(x$centers))
+  names(centres) <- names[-seq_along(summary_cols)]
+  as_tidy_frame(cbind(out, centres))
 }
 
 #' @rdname tidiers
@@ -443,11 +574,11 @@ tidy.kmeans_reduced <- function(x, col.names = colnames(x$centers), ...) {
 #' @export
 glance.kmeans_reduced <- function(x, ...) {
   check_reduced_fit(x, "x", fields = TRUE)
-  data.frame(totss = x$totss, tot.withinss = x$tot.withinss,
-             betweenss = x$betweenss, iter = as.integer(x$iter),
-             method = x$method, dims = as.integer(x$dims),
-             normalized_objective = x$tot.withinss / x$sumsq,
-             stringsAsFactors = FALSE)
+  as_tidy_frame(data.frame(totss = x$totss, tot.withinss = x$tot.withinss,
+                           betweenss = x$betweenss, iter = as.integer(x$iter),
+                           method = x$method, dims = as.integer(x$dims),
+                           normalized_objective = x$tot.withinss / x$sumsq,
+                           stringsAsFactors = FALSE))
 }
 
 #' @rdname tidiers
@@ -468,21 +599,43 @@ augment.kmeans_reduced <- function(x, data = NULL, newdata = NULL, ...) {
     }
     cluster <- x$cluster
   }
-  if (methods::is(data, "Matrix")) data <- as.matrix(data)
+  cluster <- factor(cluster, levels = seq_along(x$size))
+  if (methods::is(data, "Matrix")) return(augment_sparse(data, cluster))
   out <- as.data.frame(data, stringsAsFactors = FALSE)
-  out$.cluster <- factor(cluster, levels = seq_along(x$size))
-  out
+  out$.cluster <- cluster
+  as_tidy_frame(out)
+}
+
+# Long form of a Matrix: one row per stored non-zero entry with its row's
+# cluster (never rows x columns).
+augment_sparse <- function(data, cluster) {
+  t <- methods::as(methods::as(data, "generalMatrix"), "TsparseMatrix")
+  has_x <- methods::.hasSlot(t, "x")
+  keep <- if (has_x) t@x != 0 else rep(TRUE, length(t@i))
+  i <- t@i[keep] + 1L
+  j <- t@j[keep] + 1L
+  o <- order(i, j)
+  i <- i[o]
+  j <- j[o]
+  rn <- rownames(data)
+  cn <- colnames(data)
+  value <- if (has_x) t@x[keep][o] else rep(TRUE, length(i))
+  as_tidy_frame(data.frame(.row = if (is.null(rn)) i else rn[i],
+                           .column = if (is.null(cn)) j else cn[j],
+                           value = value, .cluster = cluster[i],
+                           stringsAsFactors = FALSE))
 }
 
 # ---- ggplot2 (Suggests) -----------------------------------------------------
 
 #' ggplot2 plots of a kmeans_reduced fit
 #'
-#' The two plots of [plot.kmeans_reduced()] as `ggplot` objects: the
-#' clusters in the first two principal axes of the reduced data, or the
-#' feature scores of a selection method with the selected features labelled.
-#' Needs ggplot2 (a suggested package); the method is registered when
-#' ggplot2 is loaded.
+#' The plots of [plot.kmeans_reduced()] as `ggplot` objects: the clusters in
+#' the first two principal axes of the reduced data (coloured by cluster or
+#' by known `labels`), the centres as images or a heat map, or the feature
+#' scores of a selection method with the selected features labelled. Needs
+#' ggplot2 (a suggested package); the method is registered when ggplot2 is
+#' loaded. Cluster colours are those of `plot()` ([cluster_colours()]).
 #'
 #' @param object A `kmeans_reduced` object.
 #' @inheritParams plot.kmeans_reduced
@@ -493,16 +646,19 @@ augment.kmeans_reduced <- function(x, data = NULL, newdata = NULL, ...) {
 #' x <- fashion_mnist$x / 255
 #' fit <- kmeans_reduced(x, 10, method = "leverage", dims = 60, seed = 1)
 #' autoplot(fit)
+#' autoplot(fit, labels = fashion_mnist$label)
+#' autoplot(fit, which = "centers", image_dim = c(28, 28))
 #' autoplot(fit, which = "scores")
 #' @exportS3Method ggplot2::autoplot
-autoplot.kmeans_reduced <- function(object, which = c("clusters", "scores"),
-                                    data = NULL, n_labels = 10L, ...) {
+autoplot.kmeans_reduced <- function(object, which = c("clusters", "centers", "scores"),
+                                    data = NULL, labels = NULL, image_dim = NULL,
+                                    byrow = TRUE, n_labels = 10L, ...) {
   check_reduced_fit(object, "object", fields = TRUE)
   if (!requireNamespace("ggplot2", quietly = TRUE)) {
     stop_arg("autoplot() needs the ggplot2 package: install.packages(\"ggplot2\").")
   }
   if (missing(which)) which <- "clusters"
-  which <- check_choice(which, "which", c("clusters", "scores"))
+  which <- check_choice(which, "which", c("clusters", "centers", "scores"))
   n_labels <- check_whole(n_labels, "n_labels", 0)
   if (which == "scores") {
     fs <- feature_scores(object)
@@ -519,14 +675,52 @@ autoplot.kmeans_reduced <- function(object, which = c("clusters", "scores"),
                                     nrow(fs))) +
       ggplot2::theme_minimal())
   }
+  k <- length(object$size)
+  if (which == "centers") return(centres_ggplot(object, image_dim, check_flag(byrow, "byrow")))
   sc <- cluster_scores(object, data)
-  ggplot2::ggplot(sc$points, ggplot2::aes(x = .data$PC1, y = .data$PC2,
-                                          colour = .data$cluster)) +
+  pts <- sc$points
+  by_label <- !is.null(labels)
+  pts$group <- if (by_label) check_labels(labels, nrow(pts), "labels") else pts$cluster
+  ggplot2::ggplot(pts, ggplot2::aes(x = .data$PC1, y = .data$PC2, colour = .data$group)) +
     ggplot2::geom_point(size = 0.8, alpha = 0.7) +
     ggplot2::geom_label(data = sc$centres, ggplot2::aes(label = .data$cluster),
-                        fontface = "bold", show.legend = FALSE) +
-    ggplot2::labs(x = sc$labels[1L], y = sc$labels[2L], colour = "cluster",
+                        colour = "black", fontface = "bold", show.legend = FALSE) +
+    ggplot2::scale_colour_manual(values = cluster_colours(nlevels(pts$group)),
+                                 guide = if (nlevels(pts$group) > 30L) "none" else "legend") +
+    ggplot2::labs(x = sc$labels[1L], y = sc$labels[2L],
+                  colour = if (by_label) "label" else "cluster",
                   title = sprintf("kmeans_reduced: %d clusters, %s, %d dims",
-                                  length(object$size), object$method, object$dims)) +
+                                  k, object$method, object$dims)) +
     ggplot2::theme_minimal()
+}
+
+# The centres as images (facets) or as a heat map, for autoplot().
+centres_ggplot <- function(object, image_dim, byrow) {
+  centres <- object$centers
+  k <- nrow(centres)
+  d <- ncol(centres)
+  if (is.null(image_dim)) {
+    df <- data.frame(cluster = factor(rep(seq_len(k), d)), feature = rep(seq_len(d), each = k),
+                     value = as.vector(centres))
+    return(ggplot2::ggplot(df, ggplot2::aes(x = .data$feature, y = .data$cluster,
+                                            fill = .data$value)) +
+      ggplot2::geom_raster() + ggplot2::scale_fill_viridis_c() +
+      ggplot2::labs(title = sprintf("Cluster centres (%d clusters x %d features)", k, d)) +
+      ggplot2::theme_minimal())
+  }
+  image_dim <- check_image_dim(image_dim, d)
+  h <- image_dim[1L]
+  w <- image_dim[2L]
+  pixel <- seq_len(d) - 1L
+  row <- if (byrow) pixel %/% w + 1L else pixel %% h + 1L
+  col <- if (byrow) pixel %% w + 1L else pixel %/% h + 1L
+  panel <- sprintf("%d (n = %d)", seq_len(k), object$size)
+  df <- data.frame(panel = factor(rep(panel, d), levels = panel), row = rep(row, each = k),
+                   col = rep(col, each = k), value = as.vector(centres))
+  ggplot2::ggplot(df, ggplot2::aes(x = .data$col, y = .data$row, fill = .data$value)) +
+    ggplot2::geom_raster() + ggplot2::scale_y_reverse() +
+    ggplot2::scale_fill_gradient(low = "white", high = "black") +
+    ggplot2::facet_wrap(~panel) + ggplot2::coord_equal() +
+    ggplot2::labs(title = "Cluster centres", x = NULL, y = NULL) +
+    ggplot2::theme_void()
 }

@@ -5,13 +5,13 @@
 #' (one row per point) minus the grand mean has rank at most `k - 1`, so by
 #' the Eckart--Young theorem the objective of the *optimal* partition is at
 #' least
-#' \deqn{F_{opt} \ge \|A_c\|_F^2 - \sum_{i < k} \sigma_i^2(A_c),}
-#' where \eqn{A_c} is `x` with its column means removed. `lower` is this
+#' \deqn{F_{opt} \ge \|A_c\|_F^2 - \sum_{i < k} \sigma_i^2(A_c),}{F_opt >= ||A_c||_F^2 - sum_{i < k} sigma_i(A_c)^2,}
+#' where \eqn{A_c}{A_c} is `x` with its column means removed. `lower` is this
 #' bound and `ratio = fit$tot.withinss / lower` bounds how many times larger
 #' than the optimum the fit's objective can be (1 means certified optimal).
 #'
 #' @section How the singular values are bounded:
-#' The bound needs an *upper* bound on \eqn{s = \sum_{i<k}\sigma_i^2(A_c)};
+#' The bound needs an *upper* bound on \eqn{s = \sum_{i<k}\sigma_i^2(A_c)}{s = sum_{i < k} sigma_i(A_c)^2};
 #' an approximation from below (as any randomized SVD gives) would make the
 #' "bound" invalid, so neither method uses one.
 #'
@@ -20,17 +20,18 @@
 #'   removed in closed form, so sparse `x` is never densified) and its
 #'   eigenvalues by LAPACK. The rounding errors of the products, of the
 #'   centring and of the symmetric eigensolver are bounded by Weyl's theorem
-#'   and added to \eqn{s} (see `margin`); this costs
+#'   and added to \eqn{s}{s} (see `margin`); this costs
 #'   `min(n, d)^2 * max(n, d)` flops and `8 * min(n, d)^2` bytes.
 #' * `"krylov"`: for large inputs. A block Krylov subspace spanned by an
 #'   orthonormal `V` (`d x p`, `p = k - 1 + 10`, `power_iters` iterations on
-#'   the implicitly centred matrix) splits \eqn{G = A_c^T A_c} into the
-#'   Ritz block \eqn{H = V^T G V}, its complement \eqn{E} and the coupling
-#'   \eqn{B}. Ky Fan's inequality gives, for `m = k - 1`,
+#'   the implicitly centred matrix) splits \eqn{G = A_c^T A_c}{G = t(A_c) A_c} into the
+#'   Ritz block \eqn{H = V^T G V}{H = t(V) G V}, its complement \eqn{E}{E} and the
+#'   coupling \eqn{B}{B}. Ky Fan's inequality gives, for `m = k - 1`,
 #'   \deqn{s \le \max\left(\sum_{i\le m}\theta_i,\; \sum_{i<m}\theta_i +
-#'   \mathrm{tr}(E)\right) + \sqrt{m}\,\|GV - VH\|_F,}
-#'   with \eqn{\theta} the eigenvalues of \eqn{H} and
-#'   \eqn{\mathrm{tr}(E) = \|A_c\|_F^2 - \mathrm{tr}(H)}: valid whatever the
+#'   \mathrm{tr}(E)\right) + \sqrt{m}\,\|GV - VH\|_F,}{s <= max(sum_{i <= m} theta_i,
+#'   sum_{i < m} theta_i + tr(E)) + sqrt(m) ||G V - V H||_F,}
+#'   with \eqn{\theta}{theta} the eigenvalues of \eqn{H}{H} and
+#'   \eqn{\mathrm{tr}(E) = \|A_c\|_F^2 - \mathrm{tr}(H)}{tr(E) = ||A_c||_F^2 - tr(H)}: valid whatever the
 #'   quality of `V`, but loose (even 0) when the variance left outside the
 #'   subspace exceeds the `(k-1)`-th Ritz value, as on noisy data.
 #'
@@ -49,8 +50,8 @@
 #' @return An object of class `kmreduce_bound`, a list with `lower` (the
 #'   lower bound on the optimal objective, `>= 0`), `ratio`
 #'   (`tot.withinss / lower`, `Inf` when `lower` is 0), `objective`
-#'   (`fit$tot.withinss`), `totss` (\eqn{\|A_c\|_F^2}), `top` (the upper
-#'   bound on \eqn{\sum_{i<k}\sigma_i^2(A_c)}, margin included), `margin`
+#'   (`fit$tot.withinss`), `totss` (\eqn{\|A_c\|_F^2}{||A_c||_F^2}), `top` (the upper
+#'   bound on \eqn{\sum_{i<k}\sigma_i^2(A_c)}{sum_{i < k} sigma_i(A_c)^2}, margin included), `margin`
 #'   (the rounding allowance), `k` and `method`.
 #' @references Boutsidis, C., Zouzias, A., Mahoney, M. W. and Drineas, P.
 #'   (2015). Randomized dimensionality reduction for k-means clustering.

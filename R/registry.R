@@ -13,37 +13,46 @@
 #            keep the names of their columns
 #   default  function(k, d): dims when not given, for k clusters and d columns
 #   upper    function(n, d): the largest dims for n rows and d columns (also
-#            limited by memory, see max_dims())
+#            limited by memory, see max_dims()). A projection maps to at most
+#            d dimensions (more would cost more than clustering the data as
+#            they are); leverage-score sampling draws dims columns with
+#            replacement, as the papers' r, so dims may exceed d there
+#   colour   its colour in every plot that compares methods (dims_path())
 #   sources  where it runs: "memory" (matrix, data frame, sparse Matrix),
 #            "big" (bigmemory::big.matrix, read in blocks), "mpi" (mpi_rows())
 method_registry <- function() {
   ten_k <- function(k, d) min(d, 10 * k)
   rank_k <- function(k, d) k
   unbounded <- function(n, d) Inf
+  features <- function(n, d) d
   rank <- function(n, d) min(n, d)
   everywhere <- c("memory", "big", "mpi")
   entry <- function(label, family, prefix, default, upper, sources) {
     list(label = label, family = family, prefix = prefix, default = default,
          upper = upper, sources = sources)
   }
-  list(
+  reg <- list(
     none = entry("none (original features)", "none", NULL,
                  function(k, d) d, function(n, d) d, c("memory", "mpi")),
-    sign = entry("random sign projection", "projection", "S", ten_k, unbounded, everywhere),
-    gaussian = entry("Gaussian random projection", "projection", "G", ten_k, unbounded,
+    sign = entry("random sign projection", "projection", "S", ten_k, features, everywhere),
+    gaussian = entry("Gaussian random projection", "projection", "G", ten_k, features,
                      everywhere),
     achlioptas = entry("Achlioptas sparse random projection", "projection", "A", ten_k,
-                       unbounded, everywhere),
+                       features, everywhere),
     srht = entry("subsampled randomized Hadamard transform", "projection", "H", ten_k,
-                 function(n, d) 2^ceiling(log2(d)), everywhere),
+                 features, everywhere),
     sparse_embedding = entry("sparse embedding (CountSketch)", "projection", "E", ten_k,
-                             unbounded, everywhere),
+                             features, everywhere),
     leverage = entry("leverage-score feature selection", "selection", NULL, ten_k, unbounded,
                      everywhere),
     cssp = entry("two-stage column subset selection", "selection", NULL, ten_k, rank, "memory"),
     svd = entry("SVD extraction (exact)", "extraction", "SV", rank_k, rank, "memory"),
     rsvd = entry("SVD extraction (randomized)", "extraction", "RSV", rank_k, rank, everywhere)
   )
+  # Fixed colours: none black, the others Tableau 10 in registry order.
+  colours <- c("black", unname(grDevices::palette.colors(10L, "Tableau 10"))[seq_len(length(reg) - 1L)])
+  for (i in seq_along(reg)) reg[[i]]$colour <- colours[i]
+  reg
 }
 
 # Names of the methods of a family and / or a source (all when NULL).
@@ -60,6 +69,10 @@ method_info <- function(method) method_registry()[[method]]
 projection_methods <- function() registered_methods("projection")
 selection_methods <- function() registered_methods("selection")
 extraction_methods <- function() registered_methods("extraction")
+
+method_colour <- function(method) {
+  vapply(method, function(m) method_info(m)$colour, character(1), USE.NAMES = FALSE)
+}
 
 method_label <- function(method) {
   info <- method_info(method)

@@ -105,7 +105,6 @@ Rcpp::NumericMatrix sign_project_cpp(SEXP x, double dims, double seed,
                                      Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
   const kmreduce::index_t m = static_cast<kmreduce::index_t>(dims);
   Rcpp::NumericMatrix out;
-  bool invalid = false;
   glue::with_matrix(x, [&](const auto& a) {
     out = Rcpp::NumericMatrix(static_cast<int>(a.n), static_cast<int>(m));
     if (algorithm == "mailman") {

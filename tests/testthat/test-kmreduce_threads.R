@@ -95,9 +95,9 @@ test_that("every long step answers Ctrl-C (SIGINT) within 2 seconds", {
   skip_on_os("windows")
   skip_on_cran()
   cases <- list(
-    gaussian = c("x <- matrix(rnorm(2500 * 4000), 2500)",
+    gaussian = c("x <- matrix(rnorm(2500 * 10000), 2500)",
                  "reduce_dims(x, 'gaussian', dims = 10000, seed = 1, n_threads = 2)"),
-    sign = c("x <- matrix(rnorm(2000 * 8000), 2000)",
+    sign = c("x <- matrix(rnorm(2000 * 16000), 2000)",
              "reduce_dims(x, 'sign', dims = 16000, seed = 1, n_threads = 2)"),
     exact_svd = c("x <- matrix(rnorm(2000 * 1200), 2000)",
                   "kmeans_reduced(x, 5, method = 'svd', seed = 1, n_threads = 1)"),

@@ -90,20 +90,26 @@ test_that("plot(which = \"scores\") shows the leverage scores with the selected 
   sg <- kmeans_reduced(m$x, 4, method = "sign", seed = 2)
   expect_error(plot(sg, which = "scores"),
                "`which = \"scores\"` needs a feature-selection fit .*method \"sign\"")
-  expect_error(plot(sg, which = "bars"), "`which` must be one of \"clusters\", \"scores\"")
+  expect_error(plot(sg, which = "bars"), "`which` must be one of \"clusters\", \"centers\", \"scores\"")
 })
 
 test_that("tidy(), glance() and augment() follow broom's kmeans tidiers", {
   fit <- kmeans_reduced(m$x, 4, method = "sign", seed = 2)
   td <- tidy(fit)
   expect_s3_class(td, "data.frame")
+  if (requireNamespace("tibble", quietly = TRUE)) {
+    expect_s3_class(td, "tbl_df")
+    expect_s3_class(glance(fit), "tbl_df")
+    expect_s3_class(augment(fit, data = m$x), "tbl_df")
+  }
+  expect_identical(names(td)[1:3], c("cluster", "size", "withinss"))
   expect_identical(nrow(td), 4L)
   expect_equal(as.matrix(td[, colnames(m$x)]), unname(fit$centers), ignore_attr = TRUE)
   expect_identical(td$size, as.integer(fit$size))
   expect_identical(td$withinss, fit$withinss)
   expect_identical(levels(td$cluster), as.character(1:4))
-  expect_named(tidy(fit, col.names = paste0("c", 1:30))[1:2], c("c1", "c2"))
-  expect_error(tidy(fit, col.names = "a"), "`col.names` must have 30 names")
+  expect_named(tidy(fit, col.names = paste0("c", 1:30))[4:5], c("c1", "c2"))
+  expect_error(tidy(fit, col.names = "a"), "`col.names` must be 30 names")
   gl <- glance(fit)
   expect_identical(nrow(gl), 1L)
   expect_equal(gl$tot.withinss, fit$tot.withinss)
@@ -158,4 +164,82 @@ test_that("predict(type = \"distances\") gives the squared distances to the cent
   expect_equal(unname(d2), unname(ref), tolerance = 1e-8)
   expect_error(predict(fit, type = "distances"), "`newdata` must be given")
   expect_error(predict(fit, m$x, type = "dist2"), "`type` must be")
+})
+
+test_that("tidy(): feature names cannot shadow the summary columns", {
+  # A document-term matrix with the words "cluster", "size" and "withinss".
+  x <- m$x
+  colnames(x)[1:4] <- c("cluster", "size", "withinss", "size.1")
+  fit <- kmeans_reduced(x, 4, method = "sign", seed = 2)
+  td <- tidy(fit)
+  expect_identical(td$size, as.integer(fit$size))
+  expect_identical(td$withinss, fit$withinss)
+  expect_identical(levels(td$cluster), as.character(1:4))
+  expect_false(anyDuplicated(names(td)) > 0)
+  # the word columns are there, renamed, with the centres' values
+  expect_identical(names(td)[4:7], c("cluster.1", "size.2", "withinss.1", "size.1"))
+  expect_equal(td[["size.2"]], unname(fit$centers[, 2]))
+  expect_equal(td[["size.1"]], unname(fit$centers[, 4]))
+  expect_equal(as.matrix(td[, -(1:3)]), unname(fit$centers), ignore_attr = TRUE)
+})
+
+test_that("augment() keeps sparse data sparse: one row per non-zero entry", {
+  s <- make_sparse_mixture()
+  x <- s$x
+  rownames(x) <- paste0("doc", seq_len(nrow(x)))
+  colnames(x) <- paste0("w", seq_len(ncol(x)))
+  fit <- kmeans_reduced(x, 3, method = "sparse_embedding", dims = 10, seed = 2)
+  au <- augment(fit, data = x)
+  expect_identical(nrow(au), length(x@x[x@x != 0]))
+  expect_identical(names(au), c(".row", ".column", "value", ".cluster"))
+  # the triplets rebuild the matrix; each entry carries its row's cluster
+  back <- Matrix::sparseMatrix(i = match(au$.row, rownames(x)), j = match(au$.column, colnames(x)),
+                               x = au$value, dims = dim(x), dimnames = dimnames(x))
+  expect_equal(as.matrix(back), as.matrix(x))
+  expect_identical(as.integer(au$.cluster), unname(fit$cluster[match(au$.row, rownames(x))]))
+  # without names: indices; newdata: predicted clusters
+  an <- augment(fit, newdata = unname(x[1:5, ]))
+  expect_true(is.integer(an$.row) && all(an$.row %in% 1:5))
+  expect_identical(as.integer(an$.cluster), unname(predict(fit, x[1:5, ])[an$.row]))
+  # the long form is never rows x columns: memory follows the non-zeros
+  big <- withr::with_seed(1, Matrix::rsparsematrix(4000, 2000, density = 0.002))
+  bfit <- kmeans_reduced(big, 3, method = "sparse_embedding", dims = 10, seed = 1)
+  ab <- augment(bfit, big)
+  expect_identical(nrow(ab), Matrix::nnzero(big))
+  expect_lt(as.numeric(utils::object.size(ab)), 0.02 * 8 * prod(dim(big)))
+})
+
+test_that("plot(): legend, distinct colours, known labels, centres as images", {
+  fit <- kmeans_reduced(m$x, 4, method = "sign", seed = 2)
+  f <- tempfile(fileext = ".png")
+  grDevices::png(f, width = 600, height = 500)
+  expect_invisible(plot(fit, labels = m$truth))
+  plot(fit, col = factor(letters[m$truth]))            # a factor of labels as `col`
+  plot(fit, legend = FALSE, col = c("red", "blue", "green", "black"))
+  expect_invisible(plot(fit, which = "centers"))       # heat map
+  expect_invisible(plot(fit, which = "centers", image_dim = c(5, 6)))
+  grDevices::dev.off()
+  expect_gt(file.size(f), 1000)
+  expect_error(plot(fit, labels = 1:3), "`labels` must be 240 labels \\(one per row, no NA\\), not")
+  expect_error(plot(fit, col = list(1)), "`col` must be colours")
+  expect_error(plot(fit, which = "centers", image_dim = c(28, 28)),
+               "`image_dim` must be the height and width of the images, two whole numbers whose product is the number of features \\(30\\)")
+  expect_error(plot(fit, legend = NA), "`legend` must be TRUE or FALSE")
+})
+
+test_that("plot(which = \"centers\") draws images upright", {
+  # A 4 x 6 picture with a bright top-left pixel and a dim bottom-right one.
+  img <- matrix(0, 4, 6)
+  img[1, 1] <- 1
+  img[4, 6] <- 0.5
+  # image() puts z[i, j] at x = i, y = j (upwards): the top-left pixel is at
+  # x = 1, y = 4 and the bottom-right at x = 6, y = 1.
+  for (byrow in c(TRUE, FALSE)) {
+    v <- if (byrow) as.vector(t(img)) else as.vector(img)
+    z <- kmreduce:::upright_image(v, 4, 6, byrow)
+    expect_identical(dim(z), c(6L, 4L))
+    expect_identical(z[1, 4], 1)
+    expect_identical(z[6, 1], 0.5)
+    expect_identical(sum(z), 1.5)
+  }
 })

@@ -155,7 +155,7 @@ test_that("reduce_dims checks its arguments", {
   m <- make_mixture(n = 20, d = 10)
   expect_error(reduce_dims(m$x, "leverage", dims = 3), "`k` \\(the number of clusters\\) is needed for method \"leverage\"")
   expect_error(reduce_dims(m$x, "sign"), "`dims` must be given")
-  expect_error(reduce_dims(m$x, "srht", dims = 17), "`dims` must be a whole number in \\[1, 16\\], not 17")
+  expect_error(reduce_dims(m$x, "srht", dims = 11), "`dims` must be at most the number of features \\(10\\) for method \"srht\", not 11")
   expect_error(reduce_dims(m$x, "cssp", dims = 11), "`dims` must be a whole number in \\[1, 10\\], not 11")
   expect_error(reduce_dims(m$x, "sign", dims = 3, control = list(svd = "fast")), "`control\\$svd` must be one of \"randomized\", \"exact\", not \"fast\"")
   expect_error(reduce_dims(m$x, "sign", dims = 3, control = list(eps = 0)), "`control\\$eps` must be a number in \\(0, 1\\), not 0")

@@ -37,12 +37,12 @@ test_that("svd reduction is A V_k with the exact right singular vectors", {
 })
 
 test_that("sign projection is x times a +-1/sqrt(dims) matrix defined by the seed", {
-  m <- make_mixture(n = 50, d = 70, k = 2)
-  s <- kmreduce:::sign_matrix_cpp(70, 130, 9)
+  m <- make_mixture(n = 50, d = 140, k = 2)
+  s <- kmreduce:::sign_matrix_cpp(140, 130, 9)
   expect_true(all(abs(s) == 1 / sqrt(130)))
   expect_equal(mean(s > 0), 0.5, tolerance = 0.02)
-  expect_identical(s, kmreduce:::sign_matrix_cpp(70, 130, 9))
-  expect_false(identical(s, kmreduce:::sign_matrix_cpp(70, 130, 10)))
+  expect_identical(s, kmreduce:::sign_matrix_cpp(140, 130, 9))
+  expect_false(identical(s, kmreduce:::sign_matrix_cpp(140, 130, 10)))
   # column j does not depend on dims beyond the 64-bit word layout of a row
   fit <- kmeans_reduced(m$x, 2, method = "sign", dims = 130, seed = 9)
   # (centred: minus the column means, the reducer's shift)

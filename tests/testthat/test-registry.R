@@ -15,6 +15,25 @@ test_that("every registered method has a complete entry", {
                kmreduce:::method_dims_upper(m, 100, 40))
   }
   expect_identical(kmreduce:::reduction_methods(), c("auto", names(reg)))
+  # one fixed colour per method, all different, the reference black
+  cols <- vapply(reg, function(e) e$colour, character(1))
+  expect_false(anyDuplicated(cols) > 0)
+  expect_identical(kmreduce:::method_colour(c("none", "sign")), unname(cols[c("none", "sign")]))
+  expect_identical(unname(cols["none"]), "black")
+})
+
+test_that("a projection maps to at most ncol(x) dimensions; leverage samples may exceed it", {
+  m <- make_mixture(n = 60, d = 12, k = 2)
+  for (method in methods_of("projection")) {
+    expect_error(kmeans_reduced(m$x, 2, method = method, dims = 13, seed = 1),
+                 sprintf("`dims` must be at most the number of features \\(12\\) for method \"%s\", not 13", method))
+    expect_error(reduce_dims(m$x, method = method, dims = 13, seed = 1),
+                 "`dims` must be at most the number of features \\(12\\)")
+    expect_identical(kmeans_reduced(m$x, 2, method = method, dims = 12, seed = 1)$dims, 12L)
+  }
+  # leverage-score sampling draws dims columns with replacement (the papers' r)
+  fit <- kmeans_reduced(m$x, 2, method = "leverage", dims = 30, seed = 1)
+  expect_identical(nrow(fit$reducer$features), 30L)
 })
 
 test_that("each method runs on every source its entry lists, and is refused on the others", {
@@ -30,7 +49,7 @@ test_that("each method runs on every source its entry lists, and is refused on t
     }
     expect_error(kmeans_reduced(m$x, 3, method = method,
                                 dims = kmreduce:::method_dims_upper(method, 90, 20) + 1),
-                 "`dims` must be a whole number", label = method)
+                 "`dims` must be (a whole number|at most the number of features)", label = method)
   }
   skip_if_not_installed("bigmemory")
   b <- bigmemory::as.big.matrix(m$x)
