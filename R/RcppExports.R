@@ -85,6 +85,14 @@ mpi_stats_cpp <- function(x, cluster, k, n_threads, mpi) {
     .Call(`_kmreduce_mpi_stats_cpp`, x, cluster, k, n_threads, mpi)
 }
 
+silhouette_cpp <- function(x, cluster, k, n_threads) {
+    .Call(`_kmreduce_silhouette_cpp`, x, cluster, k, n_threads)
+}
+
+uniform_box_cpp <- function(n, lo, hi, seed, set, n_threads) {
+    .Call(`_kmreduce_uniform_box_cpp`, n, lo, hi, seed, set, n_threads)
+}
+
 sign_matrix_cpp <- function(d, dims, seed) {
     .Call(`_kmreduce_sign_matrix_cpp`, d, dims, seed)
 }

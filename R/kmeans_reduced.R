@@ -303,46 +303,62 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
     fitted <- reduce_source(fit_source_reducer(src, method, dims, k, seed_r, n_threads, control),
                             src, n_threads, control$block_rows,
                             if (method == "sparse_embedding") limit else 0)
-    reducer <- fitted$reducer
-    reduced <- fitted$reduced
-    # "none": Lloyd on the rows minus their column means (dense x).
-    shift <- if (method == "none") reducer$shift
-    # (on distributed rows each rank sees only its own reduced rows)
-    collapsed <- src$kind != "mpi" && method != "none" && k > 1L &&
-      !has_distinct_rows_cpp(reduced, k)
-    if (collapsed) {
-      warning(sprintf(paste0("The reduced data (%d dimensions) have fewer than k = %d distinct rows: ",
-                             "the reduction merged rows that the original data tell apart, so the ",
-                             "partition is refined on the original data (refine = 1 at least). ",
-                             "Increase `dims` or choose another method."), ncol(reduced), k),
-              call. = FALSE)
-    }
-    t1 <- elapsed()
-    say(verbose, "  done in %.3f s; k-means on %s x %d, k = %d%s", t1 - t0,
-        format(src$n), ncol(reduced), k,
-        if (is.null(centers0)) sprintf(", %d k-means++ replicates", n_init) else
-          " from the given centres")
-    start <- if (!is.null(centers0)) as.matrix(apply_reducer(reducer, centers0, n_threads))
-    km <- source_kmeans(src, reduced, k, start, n_init, iter_max, control$tol, seed_r,
-                        n_threads, verbose, if (method == "none") limit else 0, shift)
-    if (isTRUE(km$invalid)) check_values_later(x)
-    # Lloyd ran on x itself and stopped with its centres the cluster means:
-    # the statistics need one pass, not two.
-    st <- source_stats(src, km$cluster, k, n_threads, control$block_rows,
-                       if (method == "none" && isTRUE(km$means)) km$centers)
-    t2 <- elapsed()
-    say(verbose, "  clustered in %.3f s; objective on the original data %.7g",
-        t2 - t1, sum(st$withinss))
-    t_reduce <- t_reduce + (t1 - t0)
-    t_cluster <- t_cluster + (t2 - t1)
-    objectives[r] <- sum(st$withinss)
-    if (is.null(best) || objectives[r] < best$objective) {
-      best <- list(objective = objectives[r], reducer = reducer, reduced = reduced,
-                   km = km, st = st, seed = seed_r, collapsed = collapsed)
-    }
+    t_reduce <- t_reduce + (elapsed() - t0)
+    say(verbose, "  done in %.3f s", elapsed() - t0)
+    run <- cluster_reduced(src, x, fitted$reducer, fitted$reduced, k, centers0, n_init, iter_max,
+                           seed_r, n_threads, control, verbose,
+                           if (method == "none") limit else 0)
+    objectives[r] <- run$objective
+    t_cluster <- t_cluster + run$time
+    if (is.null(best) || objectives[r] < best$objective) best <- run
   }
+  finish_fit(best, src, refine, n_threads, control, verbose, seed, call, n_reductions,
+             objectives, t_reduce, t_cluster, t_start, iter_max)
+}
+
+# k-means on the reduced rows of one reduction and the statistics of its
+# partition on the original rows (kmeans_reduced(), k_path()).
+cluster_reduced <- function(src, x, reducer, reduced, k, centers0, n_init, iter_max, seed,
+                            n_threads, control, verbose, limit) {
+  t1 <- elapsed()
+  method <- reducer$method
+  # "none": Lloyd on the rows minus their column means (dense x).
+  shift <- if (method == "none") reducer$shift
+  # (on distributed rows each rank sees only its own reduced rows)
+  collapsed <- src$kind != "mpi" && method != "none" && k > 1L &&
+    !has_distinct_rows_cpp(reduced, k)
+  if (collapsed) {
+    warning(sprintf(paste0("The reduced data (%d dimensions) have fewer than k = %d distinct rows: ",
+                           "the reduction merged rows that the original data tell apart, so the ",
+                           "partition is refined on the original data (refine = 1 at least). ",
+                           "Increase `dims` or choose another method."), ncol(reduced), k),
+            call. = FALSE)
+  }
+  say(verbose, "  k-means on %s x %d, k = %d%s", format(src$n), ncol(reduced), k,
+      if (is.null(centers0)) sprintf(", %d k-means++ replicates", n_init) else
+        " from the given centres")
+  start <- if (!is.null(centers0)) as.matrix(apply_reducer(reducer, centers0, n_threads))
+  km <- source_kmeans(src, reduced, k, start, n_init, iter_max, control$tol, seed,
+                      n_threads, verbose, limit, shift)
+  if (isTRUE(km$invalid)) check_values_later(x)
+  # Lloyd ran on x itself and stopped with its centres the cluster means:
+  # the statistics need one pass, not two.
+  st <- source_stats(src, km$cluster, k, n_threads, control$block_rows,
+                     if (method == "none" && isTRUE(km$means)) km$centers)
+  say(verbose, "  clustered in %.3f s; objective on the original data %.7g",
+      elapsed() - t1, sum(st$withinss))
+  list(objective = sum(st$withinss), reducer = reducer, reduced = reduced, km = km, st = st,
+       seed = seed, collapsed = collapsed, time = elapsed() - t1)
+}
+
+# The kmeans_reduced object of the chosen run: refine on the original data
+# if asked (or if the reduction merged rows), then assemble.
+finish_fit <- function(best, src, refine, n_threads, control, verbose, seed, call, n_reductions,
+                       objectives, t_reduce, t_cluster, t_start, iter_max) {
   km <- best$km
   st <- best$st
+  k <- length(st$size)
+  method <- best$reducer$method
   objective <- best$objective
   assignment_centers <- assignment_shift <- NULL
   # Rows merged by the reduction cannot be told apart by nearest reduced

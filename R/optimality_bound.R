@@ -82,18 +82,27 @@ optimality_bound <- function(fit, x, method = c("auto", "gram", "krylov"),
                             "not %d x %d."), length(fit$cluster), ncol(fit$centers),
                      nrow(x), ncol(x)))
   }
+  tb <- bound_tops(x, k - 1L, method, max_gram, power_iters, seed, n_threads)
+  bound_of(tb, fit$tot.withinss, k)
+}
+
+# Upper bounds, margins included, on the sums of the j largest squared
+# singular values of the centred x, top[j + 1] for j = 0, ..., m (m at most
+# min(n - 1, d)), from one Gram matrix or one Krylov subspace: k_path() asks
+# for every k at the price of one.
+bound_tops <- function(x, m, method, max_gram, power_iters, seed, n_threads) {
   n <- nrow(x)
   d <- ncol(x)
   st <- cluster_stats_cpp(x, rep.int(1L, n), 1L, n_threads)
   totss <- st$totss
   mu <- as.numeric(st$centers)
-  m <- min(k - 1L, n - 1L, d)
+  m <- min(m, n - 1L, d)
   if (method == "auto") method <- if (min(n, d) <= max_gram) "gram" else "krylov"
   eps <- .Machine$double.eps
   gamma <- function(j) j * eps / (1 - j * eps)
+  j <- seq_len(m)
   if (m == 0L) {
-    top <- 0
-    margin <- 0
+    return(list(totss = totss, top = 0, margin = 0, method = "exact"))
   } else if (method == "gram") {
     g <- centred_gram(x, mu, n_threads)
     ev <- sym_eigenvalues_cpp(g)
@@ -102,19 +111,26 @@ optimality_bound <- function(fit, x, method = c("auto", "gram", "krylov"),
     # error of order size * eps * ||G||_2, ||G||_2 <= ||A||_F^2; Weyl's theorem
     # moves each eigenvalue by at most the sum. Totss: summation error.
     inner <- max(n, d)
-    margin <- (m * (gamma(inner + 3) + 10 * nrow(g) * eps) + gamma(n + d + 2)) * st$sumsq
-    top <- sum(pmax(ev[seq_len(m)], 0)) + margin
+    margin <- (j * (gamma(inner + 3) + 10 * nrow(g) * eps) + gamma(n + d + 2)) * st$sumsq
+    top <- cumsum(pmax(ev[j], 0)) + margin
   } else {
     kr <- krylov_top_bound(x, mu, totss, m, power_iters, resolve_seed(seed), n_threads)
-    margin <- (m * 10 * (n + d + kr$p) * eps + gamma(n + d + 2)) * st$sumsq
+    margin <- (j * 10 * (n + d + kr$p) * eps + gamma(n + d + 2)) * st$sumsq
     top <- kr$top + margin
   }
-  lower <- max(0, totss - top)
-  if (m == 0L) lower <- totss
+  list(totss = totss, top = c(0, top), margin = c(0, margin), method = method)
+}
+
+# The certificate of an objective for k clusters from bound_tops().
+bound_of <- function(tb, objective, k) {
+  m <- min(k - 1L, length(tb$top) - 1L)
+  top <- tb$top[m + 1L]
+  lower <- if (m == 0L) tb$totss else max(0, tb$totss - top)
   structure(list(lower = lower,
-                 ratio = if (lower > 0) fit$tot.withinss / lower else Inf,
-                 objective = fit$tot.withinss, totss = totss, top = top,
-                 margin = margin, k = k, method = if (m == 0L) "exact" else method),
+                 ratio = if (lower > 0) objective / lower else Inf,
+                 objective = objective, totss = tb$totss, top = top,
+                 margin = tb$margin[m + 1L], k = k,
+                 method = if (m == 0L) "exact" else tb$method),
             class = "kmreduce_bound")
 }
 
@@ -161,9 +177,11 @@ krylov_top_bound <- function(x, mu, totss, m, power_iters, seed, n_threads) {
   theta <- sort(pmax(sym_eigenvalues_cpp(h), 0), decreasing = TRUE)
   r <- act(w) - v %*% h
   trace_e <- max(0, totss - sum(diag(h)))
-  mm <- min(m, p)
-  ritz <- max(sum(theta[seq_len(mm)]),
-              sum(theta[seq_len(mm - 1L)]) + trace_e)
+  # The bound for every j <= m (the Ky Fan argument holds for each j <= p).
+  j <- seq_len(m)
+  mm <- pmin(j, p)
+  cs <- c(0, cumsum(theta))
+  ritz <- pmax(cs[mm + 1L], cs[mm] + trace_e)
   list(top = ritz + sqrt(mm) * sqrt(sum(r^2)), p = p)
 }
 

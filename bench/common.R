@@ -37,3 +37,23 @@ load_fashion <- function() {
   list(x = fashion_mnist$x / 255, truth = fashion_mnist$label, k = 10L,
        name = "Fashion-MNIST (3000 x 784)", source = "kmreduce::fashion_mnist")
 }
+
+# Fashion-MNIST from Debian's dataset-fashion-mnist: the training images then
+# the test images (70000 x 784, grey levels / 255), the first `n` of them.
+load_fashion_full <- function(n = 70000L) {
+  read_idx <- function(path) {
+    con <- gzfile(path, "rb")
+    on.exit(close(con))
+    magic <- readBin(con, "integer", n = 1, size = 4, endian = "big")
+    dims <- readBin(con, "integer", n = magic %% 256, size = 4, endian = "big")
+    readBin(con, "integer", n = prod(dims), size = 1, signed = FALSE)
+  }
+  dir <- "/usr/share/datasets/fashion-mnist"
+  v <- c(read_idx(file.path(dir, "train-images-idx3-ubyte.gz")),
+         read_idx(file.path(dir, "t10k-images-idx3-ubyte.gz")))
+  lab <- c(read_idx(file.path(dir, "train-labels-idx1-ubyte.gz")),
+           read_idx(file.path(dir, "t10k-labels-idx1-ubyte.gz")))
+  x <- matrix(as.double(v), ncol = 784L, byrow = TRUE) / 255
+  list(name = sprintf("Fashion-MNIST %d x 784", as.integer(n)), k = 10L,
+       x = x[seq_len(n), , drop = FALSE], truth = factor(lab[seq_len(n)]))
+}

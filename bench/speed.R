@@ -21,20 +21,7 @@ mixture <- function() {
        x = centres[truth, ] + matrix(rnorm(n * d, sd = 3), n, d))
 }
 
-fashion_full <- function() {
-  read_idx <- function(path) {
-    con <- gzfile(path, "rb")
-    on.exit(close(con))
-    magic <- readBin(con, "integer", n = 1, size = 4, endian = "big")
-    dims <- readBin(con, "integer", n = magic %% 256, size = 4, endian = "big")
-    readBin(con, "integer", n = prod(dims), size = 1, signed = FALSE)
-  }
-  dir <- "/usr/share/datasets/fashion-mnist"
-  v <- c(read_idx(file.path(dir, "train-images-idx3-ubyte.gz")),
-         read_idx(file.path(dir, "t10k-images-idx3-ubyte.gz")))
-  list(name = "Fashion-MNIST 70000 x 784", k = 10L,
-       x = matrix(as.double(v), ncol = 784L, byrow = TRUE) / 255)
-}
+fashion_full <- function() load_fashion_full()
 
 best_of <- function(f, reps = 3) {
   t <- Inf

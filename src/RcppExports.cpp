@@ -331,6 +331,36 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// silhouette_cpp
+Rcpp::NumericMatrix silhouette_cpp(Rcpp::NumericMatrix x, Rcpp::IntegerMatrix cluster, Rcpp::IntegerVector k, int n_threads);
+RcppExport SEXP _kmreduce_silhouette_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerMatrix >::type cluster(clusterSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(silhouette_cpp(x, cluster, k, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// uniform_box_cpp
+Rcpp::NumericMatrix uniform_box_cpp(double n, Rcpp::NumericVector lo, Rcpp::NumericVector hi, double seed, double set, int n_threads);
+RcppExport SEXP _kmreduce_uniform_box_cpp(SEXP nSEXP, SEXP loSEXP, SEXP hiSEXP, SEXP seedSEXP, SEXP setSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< double >::type n(nSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type lo(loSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type hi(hiSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< double >::type set(setSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(uniform_box_cpp(n, lo, hi, seed, set, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // sign_matrix_cpp
 Rcpp::NumericMatrix sign_matrix_cpp(double d, double dims, double seed);
 RcppExport SEXP _kmreduce_sign_matrix_cpp(SEXP dSEXP, SEXP dimsSEXP, SEXP seedSEXP) {
@@ -486,6 +516,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_cluster_stats_cpp", (DL_FUNC) &_kmreduce_cluster_stats_cpp, 5},
     {"_kmreduce_stats_blocks_cpp", (DL_FUNC) &_kmreduce_stats_blocks_cpp, 7},
     {"_kmreduce_mpi_stats_cpp", (DL_FUNC) &_kmreduce_mpi_stats_cpp, 5},
+    {"_kmreduce_silhouette_cpp", (DL_FUNC) &_kmreduce_silhouette_cpp, 4},
+    {"_kmreduce_uniform_box_cpp", (DL_FUNC) &_kmreduce_uniform_box_cpp, 6},
     {"_kmreduce_sign_matrix_cpp", (DL_FUNC) &_kmreduce_sign_matrix_cpp, 3},
     {"_kmreduce_project_cpp", (DL_FUNC) &_kmreduce_project_cpp, 7},
     {"_kmreduce_sign_project_cpp", (DL_FUNC) &_kmreduce_sign_project_cpp, 6},

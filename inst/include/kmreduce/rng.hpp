@@ -52,7 +52,8 @@ enum StreamPurpose : std::uint64_t {
   kStreamSparseEmbedding = 7,
   kStreamRsvd = 8,
   kStreamCssp = 9,
-  kStreamRepeat = 10
+  kStreamRepeat = 10,
+  kStreamGapReference = 11
 };
 
 class Rng {

@@ -1,0 +1,331 @@
+#' Choose the number of clusters: objective, certificate, silhouette and gap for a range of k
+#'
+#' Reduces `x` once (with the dimensions the method asks for the largest
+#' `k`), clusters the reduced rows for every `k`, and reports per `k` what
+#' is used to choose it:
+#'
+#' * the objective on the original data and the share of the total sum of
+#'   squares between clusters (the "elbow");
+#' * the proven lower bound of [optimality_bound()] on the optimal objective
+#'   and the ratio objective / bound (computed once for all `k`);
+#' * the mean silhouette width (Rousseeuw 1987) of the partition of the
+#'   reduced rows, with Euclidean distances: exact when `n <=
+#'   silhouette_max`, otherwise on `silhouette_max` rows drawn at random
+#'   (the same rows for every `k`; distances among the drawn rows, as
+#'   scikit-learn's `silhouette_score(sample_size =)`);
+#' * the gap statistic of Tibshirani, Walther and Hastie (2001),
+#'   \eqn{Gap(k) = E^*[\log W^*_k] - \log W_k}{Gap(k) = E*[log W*_k] - log W_k},
+#'   with \eqn{W_k}{W_k} the within-cluster sum of squares of the reduced rows
+#'   (the paper's \eqn{W_k}{W_k}, `cluster::clusGap(d.power = 2)`) and
+#'   \eqn{E^*}{E*} the mean over `B` reference sets drawn uniformly in the
+#'   box of the principal axes of the reduced rows (the paper's reference
+#'   "(b)", `clusGap(spaceH0 = "scaledPCA")`), clustered like the data; its
+#'   standard error is \eqn{s_k = sd_k \sqrt{1 + 1/B}}{s_k = sd_k sqrt(1 + 1/B)}.
+#'
+#' Because the reduction is done once and every reference set is k-means on
+#' `n x dims` rows, the whole path costs about `(B + 1) * length(k)` k-means
+#' runs on the reduced rows, not as many runs of the full pipeline.
+#'
+#' The chosen `k`: by the gap statistic with the rules of
+#' [cluster::maxSE()] (`"firstSEmax"`, the default of `clusGap()`, and
+#' `"Tibs2001SEmax"`, the paper's: the smallest `k` with \eqn{Gap(k) \ge
+#' Gap(k+1) - s_{k+1}}{Gap(k) >= Gap(k + 1) - s_(k + 1)}), applied to the
+#' values of `k` in increasing order, and by the largest mean silhouette.
+#'
+#' @inheritParams kmeans_reduced
+#' @param k The numbers of clusters to compare, whole numbers >= 1 (the gap
+#'   rules compare neighbours in the order given, so use consecutive values;
+#'   `k = 1` is allowed and has no silhouette).
+#' @param dims Dimensions of the reduction, by default the method's default
+#'   for the largest `k`.
+#' @param n_init k-means++ replicates for each `k` on the data.
+#' @param B Number of reference sets of the gap statistic (0: no gap).
+#' @param n_init_reference k-means++ replicates for each `k` on each reference
+#'   set. One by default: uniform data have no clusters to miss, and the
+#'   local optima of k-means differ there by far less than the standard
+#'   error of the gap (on 20000 x 120 uniform rows, k = 2 to 12: 1 and 10
+#'   starts differ by 2e-4 to 6e-5 in log W, the standard error is about
+#'   1e-3); the data's partitions use `n_init` starts, since a local optimum
+#'   there lowers the gap at the right k.
+#' @param silhouette_max Largest number of rows for the exact silhouette.
+#' @param bound Compute the optimality certificate.
+#' @param verbose Show a progress bar.
+#' @return An object of class `kmreduce_kpath`: a list with `results` (one
+#'   row per `k`: `k`, `objective`, `between_total`, `lower` and `ratio` (the
+#'   certificate, `NA` without `bound`), `silhouette`, `logW`, `E_logW`,
+#'   `gap`, `gap_se`), `chosen` (the `k` of the rules `gap_firstSEmax`,
+#'   `gap_Tibs2001SEmax` and `silhouette`), `fits` (the `kmeans_reduced`
+#'   fit of each `k`, `path$fits[[k]]`), `method`, `dims`, `seed`, `B`,
+#'   `silhouette_n` (rows used) and `silhouette_rows` (which, when a
+#'   sample), `n`, `d` and `timing`. `logW` is the logarithm of the
+#'   paper's \eqn{W_k}{W_k}, the within-cluster sum of squares; `clusGap()`'s
+#'   `logW` with `d.power = 2` is that of half of it (the gap is the same). Each fit uses the
+#'   path's reduction and `seed`; for the projections (whose reduction does
+#'   not depend on `k`) `kmeans_reduced(x, k, method, dims = path$dims,
+#'   seed = path$seed, n_init = n_init)` gives the same fit.
+#' @references Tibshirani, R., Walther, G. and Hastie, T. (2001). Estimating
+#'   the number of clusters in a data set via the gap statistic. *Journal of
+#'   the Royal Statistical Society B* 63(2), 411--423.
+#'
+#'   Rousseeuw, P. J. (1987). Silhouettes: a graphical aid to the
+#'   interpretation and validation of cluster analysis. *Journal of
+#'   Computational and Applied Mathematics* 20, 53--65.
+#' @seealso [optimality_bound()], [dims_path()].
+#' @examples
+#' x <- fashion_mnist$x[1:1000, ] / 255
+#' path <- k_path(x, k = 2:8, method = "sign", dims = 40, B = 5, seed = 1)
+#' path
+#' plot(path)
+#' path$chosen
+#' path$fits[[5]]
+#' @export
+k_path <- function(x, k = 2:10, method = "auto", dims = NULL, n_init = 10L, B = 20L,
+                   n_init_reference = 1L, seed = NULL, silhouette_max = 4000L, bound = TRUE, iter_max = 100L,
+                   n_threads = NULL, control = list(), verbose = interactive()) {
+  call <- match.call()
+  t_start <- elapsed()
+  control <- check_control(control)
+  x <- check_data(x, "x", vector_column = TRUE)
+  if (!is.numeric(k) || length(k) == 0L || anyNA(k) || any(k < 1) || any(k != round(k)) ||
+      anyDuplicated(k)) {
+    stop_arg(sprintf("`k` must be distinct whole numbers >= 1, not %s.", describe(k)))
+  }
+  k <- as.integer(sort(k))
+  k_max <- check_k(max(k), x)
+  method <- resolve_method(check_method(method), x)
+  n <- nrow(x)
+  dims <- check_dims(dims, method, k_max, n, ncol(x))
+  n_init <- check_whole(n_init, "n_init", 1, 1e6)
+  B <- check_whole(B, "B", 0, 1e4)
+  n_init_reference <- check_whole(n_init_reference, "n_init_reference", 1, 1e6)
+  silhouette_max <- check_whole(silhouette_max, "silhouette_max", 2, 1e5)
+  bound <- check_flag(bound, "bound")
+  iter_max <- check_whole(iter_max, "iter_max", 1, 1e8)
+  n_threads <- check_n_threads(n_threads)
+  verbose <- check_flag(verbose, "verbose")
+  seed <- resolve_seed(seed)
+  check_memory(8 * as.numeric(n) * (dims + 8),
+               sprintf("k_path() on the %s x %s reduced data", format(n), format(dims)),
+               "Use fewer dimensions (`dims`), or a sample of the rows.")
+
+  # One reduction for every k.
+  src <- row_source(x)
+  t0 <- elapsed()
+  fitted <- reduce_source(fit_source_reducer(src, method, dims, k_max, seed, n_threads, control),
+                          src, n_threads, control$block_rows, 0)
+  t_reduce <- elapsed() - t0
+  # The rows k-means sees (centred): the reduced rows, or x minus its means.
+  space <- if (method == "none") {
+    sweep(as.matrix(x), 2L, fitted$reducer$shift)
+  } else {
+    fitted$reduced
+  }
+  storage.mode(space) <- "double"
+
+  steps <- length(k) * (1L + B) + 1L
+  bar <- if (verbose) utils::txtProgressBar(max = steps, style = 3) else NULL
+  tick <- function(i) if (!is.null(bar)) utils::setTxtProgressBar(bar, i)
+  fits <- vector("list", k_max)
+  logw <- numeric(length(k))
+  for (i in seq_along(k)) {
+    run <- cluster_reduced(src, x, fitted$reducer, fitted$reduced, k[i], NULL, n_init, iter_max,
+                           seed, n_threads, control, FALSE, 0)
+    fits[[k[i]]] <- finish_fit(run, src, 0L, n_threads, control, FALSE, seed, call, 1L,
+                               run$objective, t_reduce, run$time, t0, iter_max)
+    logw[i] <- log(run$km$objective)
+    tick(i)
+  }
+
+  # Silhouettes: exact, or on a random sample of rows (the same for every k).
+  rows <- if (n <= silhouette_max) seq_len(n) else {
+    order(uniform_box_cpp(n, 0, 1, seed, 2^32, 1L)[, 1L])[seq_len(silhouette_max)]
+  }
+  # (one pass over the pairwise distances serves every k)
+  labels <- vapply(k, function(q) unname(fits[[q]]$cluster[rows]), integer(length(rows)))
+  widths <- silhouette_cpp(space[rows, , drop = FALSE], matrix(labels, ncol = length(k)), k,
+                           n_threads)
+  sil <- ifelse(k == 1L, NA_real_, colMeans(widths))
+
+  # Gap: B reference sets, uniform in the box of the principal axes of the
+  # centred reduced rows (k-means is invariant to the rotation, so the sets
+  # are clustered in the principal coordinates themselves).
+  e_logw <- gap_se <- rep(NA_real_, length(k))
+  if (B > 0L) {
+    pc <- space %*% svd(space, nu = 0L)$v
+    lo <- apply(pc, 2L, min)
+    hi <- apply(pc, 2L, max)
+    rm(pc)
+    logw_star <- matrix(NA_real_, B, length(k))
+    for (b in seq_len(B)) {
+      ref <- uniform_box_cpp(n, lo, hi, seed, b - 1, n_threads)
+      seed_b <- derive_seed_cpp(seed, b)
+      for (i in seq_along(k)) {
+        km <- kmeans_cpp(ref, k[i], n_init_reference, iter_max, control$tol, seed_b, n_threads,
+                         FALSE, 0, NULL)
+        logw_star[b, i] <- log(km$objective)
+        tick(length(k) * b + i)
+      }
+    }
+    e_logw <- colMeans(logw_star)
+    gap_se <- sqrt(1 + 1 / B) * apply(logw_star, 2L, stats::sd)
+  }
+  gap <- e_logw - logw
+
+  # Certificate for every k from one spectrum.
+  lower <- ratio <- rep(NA_real_, length(k))
+  if (bound) {
+    tb <- bound_tops(x, k_max - 1L, "auto", 5000L, 4L, seed, n_threads)
+    for (i in seq_along(k)) {
+      b <- bound_of(tb, fits[[k[i]]]$tot.withinss, k[i])
+      lower[i] <- b$lower
+      ratio[i] <- b$ratio
+    }
+  }
+  tick(steps)
+  if (!is.null(bar)) close(bar)
+
+  objective <- vapply(k, function(q) fits[[q]]$tot.withinss, numeric(1))
+  totss <- fits[[k[1L]]]$totss
+  results <- data.frame(k = k, objective = objective,
+                        between_total = pmax(0, 1 - objective / totss),
+                        lower = lower, ratio = ratio, silhouette = sil, logW = logw,
+                        E_logW = e_logw, gap = gap, gap_se = gap_se)
+  chosen <- c(
+    gap_firstSEmax = if (B > 0L) k[gap_rule(gap, gap_se, "firstSEmax")] else NA_integer_,
+    gap_Tibs2001SEmax = if (B > 0L) k[gap_rule(gap, gap_se, "Tibs2001SEmax")] else NA_integer_,
+    silhouette = if (any(!is.na(sil))) k[which.max(sil)] else NA_integer_)
+  structure(list(results = results, chosen = chosen, fits = fits, method = method,
+                 dims = fitted$reducer$dims, seed = seed, B = B, silhouette_n = length(rows),
+                 silhouette_rows = if (length(rows) < n) rows,
+                 n = n, d = ncol(x), n_init = n_init, n_init_reference = n_init_reference,
+                 timing = c(reduce = t_reduce, total = elapsed() - t_start)),
+            class = "kmreduce_kpath")
+}
+
+# Position of the chosen k by a gap rule (as cluster::maxSE() defines them;
+# `f` the gap values in increasing k, `se` their standard errors).
+gap_rule <- function(f, se, rule) {
+  K <- length(f)
+  first_max <- function() {
+    decr <- diff(f) <= 0
+    if (any(decr)) which.max(decr) else K
+  }
+  switch(rule,
+    firstSEmax = {
+      nc <- first_max()
+      within <- f[seq_len(nc - 1L)] >= f[nc] - se[nc]
+      if (any(within)) which(within)[1L] else nc
+    },
+    Tibs2001SEmax = {
+      within <- f[-K] >= (f - se)[-1L]
+      if (any(within)) which.max(within) else K
+    })
+}
+
+#' @rdname k_path
+#' @param row.names,optional Ignored (for the generic).
+#' @export
+as.data.frame.kmreduce_kpath <- function(x, row.names = NULL, optional = FALSE, ...) {
+  x$results
+}
+
+#' @rdname k_path
+#' @param object A `kmreduce_kpath`.
+#' @param ... Ignored.
+#' @export
+summary.kmreduce_kpath <- function(object, ...) {
+  object$results
+}
+
+#' @rdname k_path
+#' @export
+print.kmreduce_kpath <- function(x, ...) {
+  cat(sprintf("kmreduce k path: %d x %d data, %s, %d dims, k = %s (seed %s)\n",
+              x$n, x$d, method_label(x$method), x$dims,
+              paste(range(x$results$k), collapse = "..."), format(x$seed, scientific = FALSE)))
+  r <- x$results[c("k", "objective", "between_total", "ratio", "silhouette", "gap", "gap_se")]
+  print(format(r, digits = 4), row.names = FALSE)
+  if (x$silhouette_n < x$n) {
+    cat(sprintf("silhouette on %d rows drawn at random of %d\n", x$silhouette_n, x$n))
+  }
+  ch <- x$chosen
+  cat(sprintf("chosen k: gap (firstSEmax) %s, gap (Tibs2001SEmax) %s, silhouette %s\n",
+              ch[["gap_firstSEmax"]], ch[["gap_Tibs2001SEmax"]], ch[["silhouette"]]))
+  invisible(x)
+}
+
+#' @rdname k_path
+#' @param which Panels: any of `"objective"` (the elbow), `"silhouette"`,
+#'   `"gap"` (with its standard errors) and `"certificate"` (objective and
+#'   its proven lower bound).
+#' @export
+plot.kmreduce_kpath <- function(x, which = c("objective", "silhouette", "gap", "certificate"),
+                                ...) {
+  ok <- c("objective", "silhouette", "gap", "certificate")
+  if (!is.character(which) || length(which) == 0L || !all(which %in% ok)) {
+    stop_arg(sprintf("`which` must be a subset of %s, not %s.",
+                     paste0("\"", ok, "\"", collapse = ", "), describe(which)))
+  }
+  r <- x$results
+  if (all(is.na(r$gap))) which <- setdiff(which, "gap")
+  if (all(is.na(r$lower))) which <- setdiff(which, "certificate")
+  if (length(which) == 0L) stop_arg("nothing to draw: the path has no gap and no certificate.")
+  old <- graphics::par(mfrow = c(1L, length(which)), mar = c(4.2, 4.2, 2.5, 0.8))
+  on.exit(graphics::par(old))
+  col <- cluster_colours(3L)
+  mark <- function(kk) if (!is.na(kk)) graphics::abline(v = kk, lty = 3, col = "grey50")
+  for (w in which) {
+    switch(w,
+      objective = graphics::plot(r$k, r$objective, type = "b", pch = 19, col = col[1L],
+                                 xlab = "k", ylab = "objective (tot.withinss)",
+                                 main = "Elbow", ...),
+      silhouette = {
+        graphics::plot(r$k, r$silhouette, type = "b", pch = 19, col = col[2L], xlab = "k",
+                       ylab = "mean silhouette width", main = "Silhouette", ...)
+        mark(x$chosen[["silhouette"]])
+      },
+      gap = {
+        yr <- range(c(r$gap - r$gap_se, r$gap + r$gap_se), na.rm = TRUE)
+        graphics::plot(r$k, r$gap, type = "b", pch = 19, col = col[3L], ylim = yr, xlab = "k",
+                       ylab = "gap statistic", main = "Gap (+- 1 s.e.)", ...)
+        graphics::arrows(r$k, r$gap - r$gap_se, r$k, r$gap + r$gap_se, angle = 90,
+                         code = 3, length = 0.04, col = col[3L])
+        mark(x$chosen[["gap_firstSEmax"]])
+      },
+      certificate = {
+        yr <- range(c(0, r$objective, r$lower), na.rm = TRUE)
+        graphics::plot(r$k, r$objective, type = "b", pch = 19, ylim = yr, xlab = "k",
+                       ylab = "objective", main = "Objective and proven lower bound", ...)
+        graphics::lines(r$k, r$lower, type = "b", pch = 1, lty = 2)
+        graphics::legend("topright", c("objective", "lower bound on the optimum"),
+                         lty = c(1, 2), pch = c(19, 1), bty = "n", cex = 0.8)
+      })
+  }
+  invisible(x)
+}
+
+#' @rdname k_path
+#' @exportS3Method ggplot2::autoplot
+autoplot.kmreduce_kpath <- function(object, ...) {
+  if (!requireNamespace("ggplot2", quietly = TRUE)) {
+    stop_arg("autoplot() needs the ggplot2 package: install.packages(\"ggplot2\").")
+  }
+  r <- object$results
+  panel <- function(name, y, se = NA_real_) {
+    data.frame(k = r$k, panel = name, value = y, se = se, stringsAsFactors = FALSE)
+  }
+  long <- rbind(panel("objective", r$objective), panel("silhouette", r$silhouette),
+                if (!all(is.na(r$gap))) panel("gap", r$gap, r$gap_se),
+                if (!all(is.na(r$lower))) panel("lower bound", r$lower))
+  long <- long[!is.na(long$value), , drop = FALSE]
+  long$panel <- factor(long$panel, levels = c("objective", "lower bound", "silhouette", "gap"))
+  ggplot2::ggplot(long, ggplot2::aes(x = .data$k, y = .data$value)) +
+    ggplot2::geom_line() + ggplot2::geom_point() +
+    ggplot2::geom_errorbar(data = long[!is.na(long$se), , drop = FALSE],
+                           ggplot2::aes(ymin = .data$value - .data$se,
+                                        ymax = .data$value + .data$se), width = 0.2) +
+    ggplot2::facet_wrap(~panel, scales = "free_y") +
+    ggplot2::labs(x = "k", y = NULL,
+                  title = sprintf("Choosing k: %s, %d dims", object$method, object$dims)) +
+    ggplot2::theme_minimal()
+}

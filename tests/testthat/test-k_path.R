@@ -1,0 +1,144 @@
+# k_path(): objective, certificate, silhouette and gap for a range of k.
+
+separated <- function(K, n_per = 50, d = 8, sep = 10, seed = 1) {
+  withr::with_seed(seed, {
+    ctr <- matrix(rnorm(K * d, sd = sep), K, d)
+    list(x = ctr[rep(seq_len(K), each = n_per), ] + matrix(rnorm(K * n_per * d), K * n_per),
+         truth = rep(seq_len(K), each = n_per))
+  })
+}
+
+test_that("the gap statistic agrees with cluster::clusGap() and picks the same k", {
+  skip_if_not_installed("cluster")
+  for (K in c(3, 5, 8)) {
+    m <- separated(K, seed = K)
+    p <- k_path(m$x, k = 1:10, method = "none", B = 20, seed = 1, verbose = FALSE)
+    cg <- withr::with_seed(2, cluster::clusGap(m$x, stats::kmeans, K.max = 10, B = 20,
+                                                d.power = 2, nstart = 10, verbose = FALSE))
+    tab <- cg$Tab
+    r <- p$results
+    # Where both find the same partition quality (clusGap's W is half the
+    # within sum of squares), the gaps agree within their standard errors.
+    # (at the true K both find the planted partition; elsewhere the two
+    # k-means may stop in different local optima)
+    same <- abs(r$logW - (tab[, "logW"] + log(2))) < 1e-6
+    expect_true(same[K])
+    expect_gte(sum(same), 3L)
+    z <- abs(r$gap - tab[, "gap"]) / sqrt(r$gap_se^2 + tab[, "SE.sim"]^2)
+    expect_true(all(z[same] < 4), label = sprintf("K = %d: z = %s", K, paste(round(z, 2), collapse = " ")))
+    for (rule in c("firstSEmax", "Tibs2001SEmax")) {
+      expect_identical(unname(p$chosen[[paste0("gap_", rule)]]), as.integer(K))
+      expect_identical(cluster::maxSE(tab[, "gap"], tab[, "SE.sim"], rule), as.integer(K))
+      # our rule on clusGap's numbers gives clusGap's choice
+      expect_identical(kmreduce:::gap_rule(tab[, "gap"], tab[, "SE.sim"], rule),
+                       cluster::maxSE(tab[, "gap"], tab[, "SE.sim"], rule))
+    }
+    expect_identical(unname(p$chosen[["silhouette"]]), as.integer(K))
+  }
+})
+
+test_that("gap_rule() is cluster::maxSE() on awkward sequences", {
+  skip_if_not_installed("cluster")
+  withr::with_seed(3, for (i in 1:200) {
+    f <- cumsum(rnorm(8))
+    se <- abs(rnorm(8, sd = 0.5))
+    for (rule in c("firstSEmax", "Tibs2001SEmax")) {
+      expect_identical(kmreduce:::gap_rule(f, se, rule), cluster::maxSE(f, se, rule))
+    }
+  })
+})
+
+test_that("silhouettes equal cluster::silhouette() on the same partition and distances", {
+  skip_if_not_installed("cluster")
+  m <- separated(4, n_per = 40, d = 30, sep = 2)
+  p <- k_path(m$x, k = 2:6, method = "sign", dims = 12, B = 0, seed = 4, verbose = FALSE)
+  space <- p$fits[[2]]$reduced
+  for (q in 2:6) {
+    s <- cluster::silhouette(p$fits[[q]]$cluster, stats::dist(space))
+    expect_equal(p$results$silhouette[p$results$k == q], mean(s[, "sil_width"]), tolerance = 1e-12)
+    w <- kmreduce:::silhouette_cpp(space, matrix(p$fits[[q]]$cluster), q, 2L)
+    expect_equal(w[, 1], unname(s[, "sil_width"]), tolerance = 1e-12)
+  }
+  # A cluster of one row has width 0 (cluster::silhouette's convention).
+  lab <- c(1L, rep(2L, 5), rep(3L, 6))
+  y <- space[1:12, ]
+  w <- kmreduce:::silhouette_cpp(y, cbind(lab, rev(lab), 1L), c(3L, 3L, 1L), 1L)
+  expect_equal(w[, 1], unname(cluster::silhouette(lab, stats::dist(y))[, "sil_width"]),
+               tolerance = 1e-12)
+  expect_equal(w[, 2], unname(cluster::silhouette(rev(lab), stats::dist(y))[, "sil_width"]),
+               tolerance = 1e-12)
+  expect_identical(w[, 3], rep(0, 12))   # one cluster: no silhouette
+  expect_error(kmreduce:::silhouette_cpp(y, matrix(c(lab[-1], 4L)), 3L, 1L), "label out of range")
+  # Above silhouette_max: the drawn rows, the same for every k.
+  ps <- k_path(m$x, k = 2:4, method = "sign", dims = 12, B = 0, seed = 4, silhouette_max = 50,
+               verbose = FALSE)
+  rows <- ps$silhouette_rows
+  expect_length(unique(rows), 50L)
+  expect_identical(ps$silhouette_n, 50L)
+  for (q in 2:4) {
+    s <- cluster::silhouette(ps$fits[[q]]$cluster[rows], stats::dist(space[rows, ]))
+    expect_equal(ps$results$silhouette[ps$results$k == q], mean(s[, "sil_width"]),
+                 tolerance = 1e-12)
+  }
+})
+
+test_that("each k's fit is reachable and carries the certificate of optimality_bound()", {
+  m <- separated(3, n_per = 40, d = 40, sep = 2)
+  p <- k_path(m$x, k = 2:5, method = "sign", B = 3, seed = 7, n_init = 4, verbose = FALSE)
+  for (q in 2:5) {
+    f <- kmeans_reduced(m$x, q, method = "sign", dims = p$dims, seed = p$seed, n_init = 4)
+    expect_identical(p$fits[[q]]$cluster, f$cluster)
+    expect_equal(p$fits[[q]]$tot.withinss, f$tot.withinss)
+    expect_identical(predict(p$fits[[q]], m$x), p$fits[[q]]$cluster)
+    b <- optimality_bound(f, m$x)
+    expect_equal(p$results$lower[p$results$k == q], b$lower, tolerance = 1e-10)
+    expect_equal(p$results$ratio[p$results$k == q], b$ratio, tolerance = 1e-10)
+  }
+  expect_identical(p$dims, 40L)     # the method's default for k = 5: min(d, 10 k)
+  expect_equal(p$results$objective, vapply(2:5, function(q) p$fits[[q]]$tot.withinss, 1))
+  # leverage: the reduction for the largest k serves every k
+  pl <- k_path(m$x, k = 2:4, method = "leverage", dims = 20, B = 2, seed = 7, verbose = FALSE)
+  expect_identical(pl$fits[[2]]$reducer, pl$fits[[4]]$reducer)
+})
+
+test_that("same seed, same path, for any thread count; the RNG is left alone", {
+  m <- separated(3, n_per = 30, d = 20, sep = 3)
+  old <- withr::with_seed(11, {
+    s0 <- .Random.seed
+    p1 <- k_path(m$x, k = 1:4, method = "sign", dims = 8, B = 4, seed = 5, n_threads = 1,
+                 verbose = FALSE)
+    expect_identical(.Random.seed, s0)
+  })
+  p2 <- k_path(m$x, k = 1:4, method = "sign", dims = 8, B = 4, seed = 5, n_threads = 2,
+               verbose = FALSE)
+  expect_identical(p1$results, p2$results)
+  expect_true(is.na(p1$results$silhouette[1]))
+})
+
+test_that("print, summary, plot and autoplot", {
+  m <- separated(3, n_per = 30, d = 20, sep = 3)
+  p <- k_path(m$x, k = 1:5, method = "sign", dims = 8, B = 3, seed = 5, verbose = FALSE)
+  expect_output(print(p), "chosen k: gap \\(firstSEmax\\) 3, gap \\(Tibs2001SEmax\\) 3, silhouette 3")
+  expect_identical(summary(p), as.data.frame(p))
+  f <- tempfile(fileext = ".png")
+  grDevices::png(f, width = 1000, height = 300)
+  expect_invisible(plot(p))
+  plot(p, which = "gap")
+  grDevices::dev.off()
+  expect_gt(file.size(f), 1000)
+  expect_error(plot(p, which = "elbow"), "`which` must be a subset of")
+  skip_if_not_installed("ggplot2")
+  expect_s3_class(ggplot2::autoplot(p), "ggplot")
+})
+
+test_that("bad arguments are named in the error", {
+  m <- separated(2, n_per = 20, d = 5)
+  expect_error(k_path(m$x, k = c(2, 2.5), verbose = FALSE), "`k` must be distinct whole numbers >= 1")
+  expect_error(k_path(m$x, k = c(2, 2), verbose = FALSE), "`k` must be distinct whole numbers >= 1")
+  expect_error(k_path(m$x, k = 2:3, B = -1, verbose = FALSE), "`B` must be a whole number")
+  expect_error(k_path(m$x, k = 2:3, n_init_reference = 0, verbose = FALSE),
+               "`n_init_reference` must be a whole number")
+  expect_error(k_path(m$x, k = 2:3, silhouette_max = 1, verbose = FALSE), "`silhouette_max` must be a whole number")
+  expect_error(k_path(m$x, k = 2:3, bound = NA, verbose = FALSE), "`bound` must be TRUE or FALSE")
+  expect_error(k_path(m$x, k = 2:3, method = "magic", verbose = FALSE), "`method` must be one of")
+})
