@@ -279,9 +279,24 @@ resolve_method <- function(method, x) {
   if (methods::is(x, "dgCMatrix")) "sparse_embedding" else "sign"
 }
 
+# The dimensions dims = "auto" tries: from 2k (k for the SVD methods),
+# doubling, to the largest the method allows (at most d).
+auto_dims_schedule <- function(method, k, n, d) {
+  upper <- min(method_dims_upper(method, n, d), d)
+  start <- if (method_info(method)$family == "extraction") k else 2 * k
+  start <- max(1, min(start, upper))
+  s <- start * 2^(0:60)
+  as.integer(unique(c(s[s < upper], upper)))
+}
+
 # dims for n rows (of all sources) and d columns.
-check_dims <- function(dims, method, k, n, d) {
+check_dims <- function(dims, method, k, n, d, auto = FALSE) {
   if (method == "none") return(as.integer(d))
+  if (identical(dims, "auto")) {
+    if (!auto) stop_arg("`dims = \"auto\"` is for kmeans_reduced(); give a number here.")
+    if (is.null(k)) stop_arg("`dims = \"auto\"` needs `k`.")
+    return("auto")
+  }
   upper <- method_dims_upper(method, n, d)
   if (is.null(dims)) {
     if (is.null(k)) {
@@ -340,7 +355,7 @@ check_fit <- function(fit, arg = "fit") {
 control_defaults <- function() {
   list(tol = 1e-6, keep_reduced = TRUE, svd = "randomized", eps = 1 / 3,
        power_iters = 0L, scores = "squared", sampling = "random", c = NULL,
-       repeats = 40L, block_rows = NULL)
+       repeats = 40L, block_rows = NULL, dims_tol = 0.01)
 }
 
 check_choice <- function(value, arg, choices) {
@@ -376,6 +391,7 @@ check_control <- function(control, defaults = control_defaults()) {
     }
   }
   number_in(out$tol, "tol", 0, 1)
+  number_in(out$dims_tol, "dims_tol", 0, 1)
   number_in(out$eps, "eps", 0, 1, open_lower = TRUE)
   if (!is.logical(out$keep_reduced) || length(out$keep_reduced) != 1L ||
       is.na(out$keep_reduced)) {

@@ -130,7 +130,10 @@ k_path <- function(x, k = 2:10, method = "auto", dims = NULL, n_init = 10L, B = 
   for (i in seq_along(k)) {
     run <- cluster_reduced(src, x, fitted$reducer, fitted$reduced, k[i], NULL, n_init, iter_max,
                            seed, n_threads, control, FALSE, 0)
-    fits[[k[i]]] <- finish_fit(run, src, 0L, n_threads, control, FALSE, seed, call, 1L,
+    # (the call of kmeans_reduced() that gives this fit for the projections)
+    fit_call <- as.call(list(quote(kmeans_reduced), x = call$x, k = k[i], method = method,
+                             dims = fitted$reducer$dims, n_init = n_init, seed = seed))
+    fits[[k[i]]] <- finish_fit(run, src, 0L, n_threads, control, FALSE, seed, fit_call, 1L,
                                run$objective, t_reduce, run$time, t0, iter_max)
     logw[i] <- log(run$km$objective)
     tick(i)

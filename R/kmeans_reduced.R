@@ -106,8 +106,17 @@
 #'   `"leverage"`, `"cssp"`, `"svd"` or `"rsvd"` (see Methods).
 #' @param dims Number of dimensions of the reduced data. Default
 #'   `min(ncol(x), 10 * k)`, and `k` for `"svd"` and `"rsvd"`; at most
-#'   `min(nrow(x), ncol(x))` for `"svd"`, `"rsvd"` and `"cssp"`, and
-#'   `2^ceiling(log2(ncol(x)))` for `"srht"`. Ignored for `"none"`.
+#'   `ncol(x)` for the projections and `min(nrow(x), ncol(x))` for `"svd"`,
+#'   `"rsvd"` and `"cssp"`. Ignored for `"none"`.
+#'
+#'   `dims = "auto"` chooses it from the data: reductions to `2k`, `4k`,
+#'   `8k`, ... dimensions (`k`, `2k`, ... for `"svd"` and `"rsvd"`; at most
+#'   `ncol(x)`), each clustered and evaluated on the original data, until a
+#'   doubling improves the objective by less than `control$dims_tol` (1%,
+#'   relative); the fit is the best of those tried, and `fit$dims_auto` lists
+#'   the steps (dims, objective, seconds). The sizes double, so the
+#'   reductions cost about twice one reduction at the chosen size, plus one
+#'   k-means per step.
 #' @param n_init Number of k-means++ replicates; the one with the lowest
 #'   objective on the reduced data is kept.
 #' @param iter_max Maximum number of Lloyd iterations per replicate.
@@ -159,6 +168,8 @@
 #'     the randomized phase and the repetitions of `"cssp"`.
 #'   * `block_rows` (default: about 64 MB of rows): rows read at a time from
 #'     a `big.matrix` `x`.
+#'   * `dims_tol` (default 0.01): `dims = "auto"` stops when doubling the
+#'     dimensions improves the objective by less than this fraction.
 #' @return An object of class `c("kmeans_reduced", "kmeans")`: a list with
 #'   the components of [stats::kmeans()], all in the original feature space,
 #'   \item{cluster}{integer vector of the cluster (1 to `k`) of each row.}
@@ -274,7 +285,12 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
   }
   method <- resolve_method(method, src$data)
   check_source_method(method, src, control)
-  dims <- check_dims(dims, method, k, src$n, src$d)
+  dims <- check_dims(dims, method, k, src$n, src$d, auto = TRUE)
+  auto <- identical(dims, "auto")
+  if (auto) {
+    schedule <- auto_dims_schedule(method, k, src$n, src$d)
+    dims <- max(schedule)
+  }
   # The reduced rows (for "none" on dense data: the packed copy) and k-means.
   check_memory(8 * as.numeric(nrow(src$data)) * (dims + 8),
                sprintf("k-means on the %s x %s reduced data", format(nrow(src$data)), format(dims)),
@@ -283,12 +299,19 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
   iter_max <- check_whole(iter_max, "iter_max", 1, 1e8)
   n_threads <- check_n_threads(n_threads)
   n_reductions <- check_whole(n_reductions, "n_reductions", 1, 1e4)
+  if (auto && n_reductions > 1L) {
+    stop_arg("`dims = \"auto\"` chooses one reduction: use it with n_reductions = 1.")
+  }
   refine <- check_whole(refine, "refine", 0, 1e6)
   seed <- resolve_seed(seed)
   # One seed for all MPI ranks: rank 0's.
   if (src$kind == "mpi") seed <- mpi_sum(if (src$mpi$rank == 0L) seed else 0)
   verbose <- check_flag(verbose, "verbose") && (src$kind != "mpi" || src$mpi$rank == 0L)
 
+  if (auto) {
+    return(auto_dims_fit(src, x, method, schedule, k, centers0, n_init, iter_max, seed,
+                         n_threads, control, verbose, refine, call, t_start))
+  }
   best <- NULL
   objectives <- numeric(n_reductions)
   t_reduce <- t_cluster <- 0
@@ -314,6 +337,41 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
   }
   finish_fit(best, src, refine, n_threads, control, verbose, seed, call, n_reductions,
              objectives, t_reduce, t_cluster, t_start, iter_max)
+}
+
+# dims = "auto": reductions of growing size (the schedule), each clustered
+# and evaluated on the original data, until one more doubling improves the
+# objective by less than control$dims_tol (relative); the best of those tried
+# is the fit, with the steps in fit$dims_auto.
+auto_dims_fit <- function(src, x, method, schedule, k, centers0, n_init, iter_max, seed,
+                          n_threads, control, verbose, refine, call, t_start) {
+  steps <- data.frame(dims = integer(0), objective = numeric(0), seconds = numeric(0))
+  best <- NULL
+  t_reduce <- t_cluster <- 0
+  for (dims in schedule) {
+    t0 <- elapsed()
+    fitted <- reduce_source(fit_source_reducer(src, method, dims, k, seed, n_threads, control),
+                            src, n_threads, control$block_rows, 0)
+    t_reduce <- t_reduce + (elapsed() - t0)
+    run <- suppressWarnings(cluster_reduced(src, x, fitted$reducer, fitted$reduced, k, centers0,
+                                            n_init, iter_max, seed, n_threads, control, FALSE, 0))
+    t_cluster <- t_cluster + run$time
+    steps[nrow(steps) + 1L, ] <- list(dims, run$objective, elapsed() - t0)
+    say(verbose, "dims = \"auto\": %d dimensions, objective %.7g (%.3f s)", dims, run$objective,
+        elapsed() - t0)
+    improved <- is.null(best) || run$objective < best$objective * (1 - control$dims_tol)
+    if (is.null(best) || run$objective < best$objective) best <- run
+    if (!improved) break
+  }
+  if (best$collapsed) {
+    warning(sprintf(paste0("The reduced data (%d dimensions) have fewer than k = %d distinct rows: ",
+                           "the partition is refined on the original data."), best$reducer$dims, k),
+            call. = FALSE)
+  }
+  fit <- finish_fit(best, src, refine, n_threads, control, verbose, seed, call, 1L,
+                    best$objective, t_reduce, t_cluster, t_start, iter_max)
+  fit$dims_auto <- steps
+  fit
 }
 
 # k-means on the reduced rows of one reduction and the statistics of its

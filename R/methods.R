@@ -53,7 +53,8 @@ print.kmeans_reduced <- function(x, max_cols = 6L, ...) {
 #'   (`betweenss / totss`), `iter`, `ifault`, `seed`, `timing` and, for
 #'   feature selection, `features` (selected features with the number of
 #'   times each was drawn and its scale factor) and, when `x` is given,
-#'   `bound` (a `kmreduce_bound`).
+#'   `bound` (a `kmreduce_bound`), and `dims_auto` (the steps of
+#'   `dims = "auto"`, when used).
 #' @examples
 #' x <- fashion_mnist$x / 255
 #' fit <- kmeans_reduced(x, 10, method = "leverage", dims = 60, seed = 1)
@@ -92,7 +93,8 @@ summary.kmeans_reduced <- function(object, x = NULL, ...) {
     seed = object$seed,
     timing = object$timing,
     features = features,
-    bound = bound
+    bound = bound,
+    dims_auto = object$dims_auto
   ), class = "summary.kmeans_reduced")
 }
 
@@ -103,6 +105,10 @@ print.summary.kmeans_reduced <- function(x, ...) {
   cat(sprintf("  data:        %d rows x %d features\n", x$n, x$n_features))
   cat(sprintf("  reduction:   %s, %d dimensions (seed %s)\n",
               method_label(x$method), x$dims, format(x$seed, scientific = FALSE)))
+  if (!is.null(x$dims_auto)) {
+    cat(sprintf("  dims:        %d, chosen by dims = \"auto\" (tried %s)\n", x$dims,
+                paste(x$dims_auto$dims, collapse = ", ")))
+  }
   cat(sprintf("  clusters:    %d, sizes %s\n", x$k, paste(x$size, collapse = ", ")))
   cat(sprintf("  objective:   %s (tot.withinss on the original data)\n",
               format(x$tot.withinss, digits = 6)))

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Installs the peers the benchmarks compare against (not needed by the
 # package or its tests): scikit-learn and Fashion-MNIST from Debian, irlba
-# and rsvd from Debian (r-cran-*), ClusterR and lda 1.4.2 (20 Newsgroups)
-# from CRAN into .Rlib, and
+# and rsvd from Debian (r-cran-*), ClusterR, RnavGraphImageData (USPS, ORL)
+# and lda 1.4.2 (20 Newsgroups) from CRAN into .Rlib, and
 # OpenBLAS, which becomes the system BLAS (numpy, rsvd and irlba run at their
-# best with it; the issue's peer figures were taken with it).
+# best with it).
 # Works as root with apt; otherwise only the CRAN part (into .Rlib).
 set -eu
 cd "$(dirname "$0")/.."
@@ -18,7 +18,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 fi
 R_LIBS="$LIB" Rscript --no-save --no-restore -e '
   source("tools/repos.R")
-  need <- c("ClusterR", "irlba", "rsvd")
+  need <- c("ClusterR", "irlba", "rsvd", "RnavGraphImageData")
   miss <- need[!vapply(need, requireNamespace, logical(1), quietly = TRUE)]
   if (length(miss)) install.packages(miss, lib = Sys.getenv("R_LIBS"))
   # 20 Newsgroups (bench/newsgroups.R): lda 1.4.2 from the CRAN archive (the

@@ -320,3 +320,44 @@ test_that("the argument names of stats::kmeans() work, and a vector is one featu
   # a single row of a fit with several features, as a vector
   expect_identical(predict(a, m$x[5, ]), unname(a$cluster[5]))
 })
+
+test_that("dims = \"auto\" doubles dims until the objective stops improving", {
+  m <- make_mixture(n = 300, d = 200, k = 4, sd = 3, sep = 1)
+  fit <- kmeans_reduced(m$x, 4, method = "sign", dims = "auto", seed = 3)
+  steps <- fit$dims_auto
+  expect_identical(steps$dims, kmreduce:::auto_dims_schedule("sign", 4, 300, 200)[seq_len(nrow(steps))])
+  expect_identical(steps$dims[1:2], c(8L, 16L))
+  # every step is the fit kmeans_reduced() gives at that dims with the seed
+  for (i in seq_len(nrow(steps))) {
+    f <- kmeans_reduced(m$x, 4, method = "sign", dims = steps$dims[i], seed = 3)
+    expect_equal(steps$objective[i], f$tot.withinss)
+  }
+  # the fit is the best step; it stopped at the first doubling that gained < 1 %
+  best <- which.min(steps$objective)
+  expect_identical(fit$dims, steps$dims[best])
+  expect_equal(fit$tot.withinss, min(steps$objective))
+  gain <- -diff(cummin(steps$objective)) / utils::head(cummin(steps$objective), -1)
+  last <- nrow(steps)
+  if (last < length(kmreduce:::auto_dims_schedule("sign", 4, 300, 200))) {
+    expect_lt(gain[last - 1L], 0.01)
+  }
+  expect_true(all(utils::head(gain, -1) >= 0.01))
+  expect_identical(predict(fit, m$x), fit$cluster)
+  expect_output(print(summary(fit)), "chosen by dims = \"auto\" \\(tried 8, 16")
+  # a looser tolerance stops no later
+  f2 <- kmeans_reduced(m$x, 4, method = "sign", dims = "auto", seed = 3,
+                       control = list(dims_tol = 0.5))
+  expect_lte(nrow(f2$dims_auto), nrow(steps))
+  # SVD extraction starts at k; every projection and selection method runs
+  expect_identical(kmeans_reduced(m$x, 4, method = "rsvd", dims = "auto", seed = 1)$dims_auto$dims[1],
+                   4L)
+  for (method in c(methods_of("projection"), "leverage")) {
+    f <- kmeans_reduced(m$x, 4, method = method, dims = "auto", seed = 1)
+    expect_true(f$dims %in% f$dims_auto$dims, label = method)
+  }
+  expect_error(kmeans_reduced(m$x, 4, dims = "auto", n_reductions = 2),
+               "`dims = \"auto\"` chooses one reduction")
+  expect_error(reduce_dims(m$x, "sign", dims = "auto"), "`dims = \"auto\"` is for kmeans_reduced()")
+  expect_error(kmeans_reduced(m$x, 4, dims = "auto", control = list(dims_tol = 2)),
+               "`control\\$dims_tol` must be a number in \\[0, 1\\)")
+})
