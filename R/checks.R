@@ -280,9 +280,10 @@ resolve_method <- function(method, x) {
 }
 
 # The dimensions dims = "auto" tries: from 2k (k for the SVD methods),
-# doubling, to the largest the method allows (at most d).
+# doubling, to the largest the method allows and at most half of d (beyond,
+# a reduction costs about as much as k-means on the data themselves).
 auto_dims_schedule <- function(method, k, n, d) {
-  upper <- min(method_dims_upper(method, n, d), d)
+  upper <- max(1, min(method_dims_upper(method, n, d), floor(d / 2)))
   start <- if (method_info(method)$family == "extraction") k else 2 * k
   start <- max(1, min(start, upper))
   s <- start * 2^(0:60)

@@ -111,12 +111,13 @@
 #'
 #'   `dims = "auto"` chooses it from the data: reductions to `2k`, `4k`,
 #'   `8k`, ... dimensions (`k`, `2k`, ... for `"svd"` and `"rsvd"`; at most
-#'   `ncol(x)`), each clustered and evaluated on the original data, until a
-#'   doubling improves the objective by less than `control$dims_tol` (1%,
-#'   relative); the fit is the best of those tried, and `fit$dims_auto` lists
-#'   the steps (dims, objective, seconds). The sizes double, so the
-#'   reductions cost about twice one reduction at the chosen size, plus one
-#'   k-means per step.
+#'   half of `ncol(x)`), each clustered and evaluated on the original data,
+#'   until a doubling improves the objective by less than `control$dims_tol`
+#'   (1%, relative); the fit is the best of those tried, and `fit$dims_auto`
+#'   lists the steps (dims, objective, seconds). The first size runs the
+#'   `n_init` k-means++ replicates; each next size starts one Lloyd run from
+#'   the best partition so far. The sizes double, so the reductions cost
+#'   about twice one reduction at the chosen size.
 #' @param n_init Number of k-means++ replicates; the one with the lowest
 #'   objective on the reduced data is kept.
 #' @param iter_max Maximum number of Lloyd iterations per replicate.
@@ -353,7 +354,11 @@ auto_dims_fit <- function(src, x, method, schedule, k, centers0, n_init, iter_ma
     fitted <- reduce_source(fit_source_reducer(src, method, dims, k, seed, n_threads, control),
                             src, n_threads, control$block_rows, 0)
     t_reduce <- t_reduce + (elapsed() - t0)
-    run <- suppressWarnings(cluster_reduced(src, x, fitted$reducer, fitted$reduced, k, centers0,
+    # The first size from k-means++ (or the given centres); each next one
+    # from the partition of the best so far (its centres mapped by the new
+    # reduction are the means of its clusters there), one Lloyd run.
+    start <- if (is.null(best)) centers0 else best$st$centers
+    run <- suppressWarnings(cluster_reduced(src, x, fitted$reducer, fitted$reduced, k, start,
                                             n_init, iter_max, seed, n_threads, control, FALSE, 0))
     t_cluster <- t_cluster + run$time
     steps[nrow(steps) + 1L, ] <- list(dims, run$objective, elapsed() - t0)

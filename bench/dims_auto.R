@@ -36,4 +36,4 @@ for (ds in list(load_usps(), load_orl(), load_fashion_full(20000L))) {
     t_none = none$t, t_auto = auto$t, t_10k = d10$t,
     time_auto_vs_none = auto$t / none$t)
 }
-print(format(do.call(rbind, rows), digits = 3), row.names = FALSE)
+print(format(do.call(rbind, rows), digits = 4), row.names = FALSE)

@@ -326,11 +326,16 @@ test_that("dims = \"auto\" doubles dims until the objective stops improving", {
   fit <- kmeans_reduced(m$x, 4, method = "sign", dims = "auto", seed = 3)
   steps <- fit$dims_auto
   expect_identical(steps$dims, kmreduce:::auto_dims_schedule("sign", 4, 300, 200)[seq_len(nrow(steps))])
+  expect_identical(kmreduce:::auto_dims_schedule("sign", 4, 300, 200), c(8L, 16L, 32L, 64L, 100L))
   expect_identical(steps$dims[1:2], c(8L, 16L))
-  # every step is the fit kmeans_reduced() gives at that dims with the seed
-  for (i in seq_len(nrow(steps))) {
-    f <- kmeans_reduced(m$x, 4, method = "sign", dims = steps$dims[i], seed = 3)
+  # the first step is kmeans_reduced() at that dims with the seed; each next
+  # one Lloyd run from the centres of the best partition so far
+  best_fit <- kmeans_reduced(m$x, 4, method = "sign", dims = steps$dims[1], seed = 3)
+  expect_equal(steps$objective[1], best_fit$tot.withinss)
+  for (i in seq_len(nrow(steps))[-1]) {
+    f <- kmeans_reduced(m$x, best_fit$centers, method = "sign", dims = steps$dims[i], seed = 3)
     expect_equal(steps$objective[i], f$tot.withinss)
+    if (f$tot.withinss < best_fit$tot.withinss) best_fit <- f
   }
   # the fit is the best step; it stopped at the first doubling that gained < 1 %
   best <- which.min(steps$objective)
