@@ -23,6 +23,13 @@
 #' @param reference Also run the full k-means (`method = "none"`).
 #' @param reference_n_init Starts of the full k-means reference.
 #' @param verbose Show a progress bar.
+#' @param protocol `"custom"` (the arguments as given) or `"paper"`: the
+#'   protocol of Boutsidis et al. (2015), section 7, for every method and the
+#'   reference: k-means with 5 k-means++ replicates of at most 500 Lloyd
+#'   iterations, and every figure the mean of 5 independent runs
+#'   (`n_init = 5`, `reference_n_init = 5`, `iter_max = 500`, `repeats = 5`;
+#'   giving any of these too is an error). The paper's Synth data:
+#'   [synth_data()].
 #' @param ... Passed to [kmeans_reduced()] (e.g. `control`).
 #' @return An object of class `kmreduce_path`: a list with `results` (one row
 #'   per run: `method`, `dims`, `rep`, `seed`, `objective`, `normalized`,
@@ -46,7 +53,24 @@ dims_path <- function(x, k, methods = c("sign", "sparse_embedding", "leverage"),
                       dims = c(5L, 10L, 20L, 50L, 100L), truth = NULL, seed = NULL,
                       n_init = 1L, repeats = 1L, reference = TRUE,
                       reference_n_init = 10L, n_threads = NULL,
-                      verbose = interactive(), ...) {
+                      verbose = interactive(), protocol = c("custom", "paper"), ...) {
+  protocol <- if (missing(protocol)) "custom" else
+    check_choice(protocol, "protocol", c("custom", "paper"))
+  if (protocol == "paper") {
+    given <- c(n_init = !missing(n_init), repeats = !missing(repeats),
+               reference_n_init = !missing(reference_n_init), iter_max = "iter_max" %in% names(list(...)))
+    if (any(given)) {
+      stop_arg(sprintf("`protocol = \"paper\"` sets %s: give the protocol or them, not both.",
+                       paste0("`", names(given)[given], "`", collapse = ", ")))
+    }
+    # Boutsidis et al. (2015), section 7: k-means is "500 iterations of
+    # Lloyd's algorithm with 5 different random initializations", and every
+    # reported quantity the average of five independent executions.
+    n_init <- 5L
+    reference_n_init <- 5L
+    repeats <- 5L
+    iter_max <- 500L
+  }
   x <- check_data(x, "x")
   k <- check_k(k, x)
   if (!is.character(methods) || length(methods) == 0L || anyNA(methods) ||
@@ -81,9 +105,12 @@ dims_path <- function(x, k, methods = c("sign", "sparse_embedding", "leverage"),
   for (i in seq_len(nrow(runs))) {
     # A whole number below 2^31 (prints as typed, reproduces the run).
     run_seed <- as.integer(derive_seed_cpp(seed, runs$rep[i]) %% .Machine$integer.max + 1)
-    fit <- kmeans_reduced(x, k, method = runs$method[i], dims = runs$dims[i],
-                          n_init = if (runs$method[i] == "none") reference_n_init else n_init,
-                          seed = run_seed, n_threads = n_threads, ...)
+    run_fit <- function(...) {
+      kmeans_reduced(x, k, method = runs$method[i], dims = runs$dims[i],
+                     n_init = if (runs$method[i] == "none") reference_n_init else n_init,
+                     seed = run_seed, n_threads = n_threads, ...)
+    }
+    fit <- if (protocol == "paper") run_fit(iter_max = iter_max, ...) else run_fit(...)
     scores <- if (is.null(truth)) c(NA_real_, NA_real_, NA_real_) else
       c(cluster_accuracy(fit$cluster, truth), adjusted_rand_index(fit$cluster, truth),
         normalized_mutual_info(fit$cluster, truth))
