@@ -33,6 +33,9 @@
 #' values of `k` in increasing order, and by the largest mean silhouette.
 #'
 #' @inheritParams kmeans_reduced
+#' @param x Data in memory: a numeric matrix (a numeric vector is one
+#'   column), a data frame of numeric columns or a sparse `Matrix`; one row
+#'   per observation, no `NA`, `NaN` or `Inf`.
 #' @param k The numbers of clusters to compare, whole numbers >= 1 (the gap
 #'   rules compare neighbours in the order given, so use consecutive values;
 #'   `k = 1` is allowed and has no silhouette).
