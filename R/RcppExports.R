@@ -25,8 +25,8 @@ randomized_svd_cpp <- function(x, k, oversample, power_iters, seed, n_threads, c
     .Call(`_kmreduce_randomized_svd_cpp`, x, k, oversample, power_iters, seed, n_threads, center)
 }
 
-cssp_cpp <- function(x, v, c, repeats, seed, n_threads, center = NULL) {
-    .Call(`_kmreduce_cssp_cpp`, x, v, c, repeats, seed, n_threads, center)
+cssp_cpp <- function(x, v, c, repeats, seed, n_threads, center = NULL, spectral = FALSE) {
+    .Call(`_kmreduce_cssp_cpp`, x, v, c, repeats, seed, n_threads, center, spectral)
 }
 
 gram_cpp <- function(x, n_threads) {

@@ -59,7 +59,16 @@
 #'   `c = 2 dims max(1, log(dims))`, `control$c`), a deterministic phase
 #'   choosing exactly `dims` columns by column-pivoted QR, repeated
 #'   `control$repeats` (40) times keeping the columns with the smallest
-#'   residual \eqn{\|A - P_C A\|_F}{||A - P_C A||_F}. Columns are returned unscaled.
+#'   residual \eqn{\|A - P_C A\|_F}{||A - P_C A||_F}, or the spectral norm
+#'   \eqn{\|A - P_C A\|_2}{||A - P_C A||_2} of the paper's experiments with
+#'   `control$residual = "spectral"` (one `ncol(x) x ncol(x)` Gram matrix,
+#'   then one symmetric eigenproblem per repeat). Columns are returned
+#'   unscaled. Two departures from the paper: when the randomized phase keeps
+#'   fewer than `dims` columns, the most probable others are added (the
+#'   paper leaves this case open), and the deterministic phase is LAPACK's
+#'   greedy pivoted QR (as in the paper's experiments), not a rank-revealing
+#'   QR with guarantees, so its `O(k sqrt(log k))` bound is not proven for
+#'   this path.
 #'
 #' Feature extraction:
 #' * `"svd"`: `C = A V_dims` with the exact top right singular vectors
@@ -166,7 +175,8 @@
 #'   * `scores` (`"squared"` or `"sqrt"`) and `sampling` (`"random"` or
 #'     `"top"`): variants of `"leverage"`.
 #'   * `c` (default `2 dims max(1, log(dims))`) and `repeats` (default 40):
-#'     the randomized phase and the repetitions of `"cssp"`.
+#'     the randomized phase and the repetitions of `"cssp"`; `residual`
+#'     (`"frobenius"` or `"spectral"`): the norm that picks the best repeat.
 #'   * `block_rows` (default: about 64 MB of rows): rows read at a time from
 #'     a `big.matrix` `x`.
 #'   * `dims_tol` (default 0.01): `dims = "auto"` stops when doubling the

@@ -487,7 +487,8 @@ print.kmreduce_reducer <- function(x, ...) {
     cat("Most often selected features:", paste0(names(top), " (", top, ")", collapse = ", "), "\n")
   }
   if (!is.null(x$relative_residual)) {
-    cat(sprintf("Residual ||A - P_C A||_F^2 / ||A||_F^2 = %.4f\n", x$relative_residual))
+    cat(sprintf("Residual ||A - P_C A||_%s^2 / ||A||_F^2 = %.4f\n",
+                if (identical(x$residual_norm, "spectral")) "2" else "F", x$relative_residual))
   }
   invisible(x)
 }

@@ -100,13 +100,21 @@ fit_reducer <- function(x, method, dims, k, seed, n_threads, control) {
       sv <- top_right_vectors(x, dims, control$svd, control$eps, control$power_iters,
                               seed, n_threads)
       c_keep <- if (is.null(control$c)) 2 * dims * max(1, log(dims)) else control$c
-      res <- cssp_cpp(x, sv$v, c_keep, control$repeats, seed, n_threads, sv$center)
+      spectral <- control$residual == "spectral"
+      if (spectral) {
+        check_memory(8 * 2 * as.numeric(ncol(x))^2,
+                     sprintf("The spectral residual of CSSP (a %s x %s Gram matrix)",
+                             format(ncol(x)), format(ncol(x))),
+                     "Use control = list(residual = \"frobenius\").")
+      }
+      res <- cssp_cpp(x, sv$v, c_keep, control$repeats, seed, n_threads, sv$center, spectral)
       scores <- res$prob
       names(scores) <- colnames(x)
       new_reducer("cssp", dims, seed, x,
                   features = selected_features(x, res$index, rep(1, dims)),
                   scores = scores, singular_values = sv$d,
-                  residual = res$residual, relative_residual = res$residual / res$frob2)
+                  residual = res$residual, residual_norm = control$residual,
+                  relative_residual = res$residual / res$frob2)
     },
     svd = ,
     rsvd = {

@@ -88,8 +88,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cssp_cpp
-Rcpp::List cssp_cpp(SEXP x, Rcpp::NumericMatrix v, double c, int repeats, double seed, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> center);
-RcppExport SEXP _kmreduce_cssp_cpp(SEXP xSEXP, SEXP vSEXP, SEXP cSEXP, SEXP repeatsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP centerSEXP) {
+Rcpp::List cssp_cpp(SEXP x, Rcpp::NumericMatrix v, double c, int repeats, double seed, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> center, bool spectral);
+RcppExport SEXP _kmreduce_cssp_cpp(SEXP xSEXP, SEXP vSEXP, SEXP cSEXP, SEXP repeatsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP centerSEXP, SEXP spectralSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -100,7 +100,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type center(centerSEXP);
-    rcpp_result_gen = Rcpp::wrap(cssp_cpp(x, v, c, repeats, seed, n_threads, center));
+    Rcpp::traits::input_parameter< bool >::type spectral(spectralSEXP);
+    rcpp_result_gen = Rcpp::wrap(cssp_cpp(x, v, c, repeats, seed, n_threads, center, spectral));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -501,7 +502,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_scan_values_cpp", (DL_FUNC) &_kmreduce_scan_values_cpp, 1},
     {"_kmreduce_top_svd_cpp", (DL_FUNC) &_kmreduce_top_svd_cpp, 3},
     {"_kmreduce_randomized_svd_cpp", (DL_FUNC) &_kmreduce_randomized_svd_cpp, 7},
-    {"_kmreduce_cssp_cpp", (DL_FUNC) &_kmreduce_cssp_cpp, 7},
+    {"_kmreduce_cssp_cpp", (DL_FUNC) &_kmreduce_cssp_cpp, 8},
     {"_kmreduce_gram_cpp", (DL_FUNC) &_kmreduce_gram_cpp, 2},
     {"_kmreduce_sym_eigenvalues_cpp", (DL_FUNC) &_kmreduce_sym_eigenvalues_cpp, 1},
     {"_kmreduce_rsvd_blocks_cpp", (DL_FUNC) &_kmreduce_rsvd_blocks_cpp, 10},

@@ -61,12 +61,14 @@ Rcpp::List randomized_svd_cpp(SEXP x, int k, int oversample, int power_iters,
 // [[Rcpp::export]]
 Rcpp::List cssp_cpp(SEXP x, Rcpp::NumericMatrix v, double c, int repeats,
                     double seed, int n_threads,
-                    Rcpp::Nullable<Rcpp::NumericVector> center = R_NilValue) {
+                    Rcpp::Nullable<Rcpp::NumericVector> center = R_NilValue,
+                    bool spectral = false) {
   Rcpp::NumericVector keep;
   const kmreduce::CsspResult r = glue::with_matrix(x, [&](const auto& a) {
     if (v.nrow() != a.d) throw std::invalid_argument("cssp: V must have d rows");
     return kmreduce::cssp(a, &v[0], v.ncol(), c, repeats, glue::as_seed(seed),
-                          n_threads, glue::r_interrupt(), center_of(center, keep, a.d));
+                          n_threads, glue::r_interrupt(), center_of(center, keep, a.d),
+                          spectral);
   });
   Rcpp::IntegerVector index(r.index.size());
   for (std::size_t t = 0; t < r.index.size(); ++t)

@@ -122,6 +122,26 @@ test_that("cssp returns exactly dims distinct columns beating random columns", {
   expect_equal(sum(r$scores), 1, tolerance = 1e-12)
   exact <- reduce_dims(x, "cssp", dims = 5, seed = 1, control = list(svd = "exact", repeats = 5))
   expect_length(unique(exact$features$index), 5L)
+  # The spectral residual of the paper's experiments: norm(A - P_C A, "2")^2
+  # of the chosen columns, the smallest over the repeats.
+  spec2 <- function(cols) {
+    q <- qr.Q(qr(xc[, cols]))
+    norm(xc - q %*% crossprod(q, xc), "2")^2
+  }
+  for (input in list(x, Matrix::Matrix(x, sparse = TRUE))) {
+    sp <- reduce_dims(input, "cssp", dims = 5, seed = 1, control = list(residual = "spectral"))
+    expect_equal(sp$residual, spec2(sp$features$index), tolerance = 1e-8)
+    expect_identical(sp$residual_norm, "spectral")
+    # every repeat's columns (the same seed) have a spectral residual >= the chosen one
+    for (rep in c(1, 3)) {
+      one <- reduce_dims(input, "cssp", dims = 5, seed = 1,
+                         control = list(residual = "spectral", repeats = rep))
+      expect_gte(spec2(one$features$index), sp$residual * (1 - 1e-10))
+    }
+  }
+  expect_output(print(sp), "Residual \\|\\|A - P_C A\\|\\|_2\\^2")
+  expect_error(reduce_dims(x, "cssp", dims = 5, control = list(residual = "nuclear")),
+               "`control\\$residual` must be one of \"frobenius\", \"spectral\"")
 })
 
 test_that("rsvd gives A Z with Z close to the top right singular vectors", {

@@ -8,7 +8,8 @@
 //   deterministic phase: the first k pivots of a column-pivoted QR (LAPACK
 //     dgeqp3) of V_k^T S1 D1 (the paper's experiments also use pivoted QR);
 //   repeated `repeats` times, keeping the columns with the smallest residual
-//     ||A - P_C A||_F.
+//     ||A - P_C A||_F, or ||A - P_C A||_2 (the paper's experiments) with
+//     `spectral`.
 // V (d x k, orthonormal columns) is given: exact or randomized. With
 // `center`, every quantity is of the centred A - 1 center^T (never formed).
 #ifndef KMREDUCE_CSSP_HPP
@@ -33,16 +34,44 @@ namespace kmreduce {
 struct CsspResult {
   std::vector<index_t> index;  // 0-based, in pivot order
   std::vector<double> prob;    // p_j of eqn (5)
-  double residual = 0.0;       // ||A - P_C A||_F^2 of the chosen columns
+  double residual = 0.0;       // ||A - P_C A||^2 (Frobenius or spectral)
   double frob2 = 0.0;          // ||A||_F^2
   int best_repeat = 0;
 };
 
 namespace detail {
-// ||A - P_C A||_F^2 for C = the given columns of A.
+// G = A^T A (d x d, of the centred A with `center`), column panel by column
+// panel: for the spectral residual.
+template <class Matrix>
+arma::mat column_gram(const Matrix& a, int n_threads, const double* center) {
+  const index_t d = a.d, width = 64;
+  arma::mat g(d, d);
+  std::vector<double> panel, z;
+  for (index_t j0 = 0; j0 < d; j0 += width) {
+    const index_t p = std::min(width, d - j0);
+    std::vector<index_t> idx(p);
+    std::iota(idx.begin(), idx.end(), j0);
+    panel.assign(static_cast<std::size_t>(a.n) * p, 0.0);
+    gather_columns(a, idx, std::vector<double>(p, 1.0), panel.data(), n_threads);
+    if (center != nullptr)
+      for (index_t t = 0; t < p; ++t)
+        for (index_t r = 0; r < a.n; ++r) panel[r + a.n * t] -= center[j0 + t];
+    z.assign(static_cast<std::size_t>(d) * p, 0.0);
+    crossprod(a, panel.data(), p, z.data(), n_threads);
+    center_crossprod(z.data(), d, center, panel.data(), a.n, p);
+    for (index_t t = 0; t < p; ++t)
+      std::copy(z.begin() + d * t, z.begin() + d * (t + 1), g.colptr(j0 + t));
+  }
+  return 0.5 * (g + g.t());
+}
+
+// ||A - P_C A||^2 for C = the given columns of A: Frobenius, or spectral
+// when `gram` (A^T A) is given: the largest eigenvalue of
+// A^T (I - U U^T) A = G - (A^T U)(A^T U)^T.
 template <class Matrix>
 double column_residual(const Matrix& a, const std::vector<index_t>& idx,
-                       double frob2, int n_threads, const double* center) {
+                       double frob2, int n_threads, const double* center,
+                       const arma::mat* gram = nullptr) {
   const index_t m = static_cast<index_t>(idx.size());
   auto c = std::make_shared<arma::mat>(a.n, m);
   gather_columns(a, idx, std::vector<double>(m, 1.0), c->memptr(), n_threads);
@@ -68,10 +97,26 @@ double column_residual(const Matrix& a, const std::vector<index_t>& idx,
                      std::numeric_limits<double>::epsilon();
   index_t r = 0;
   while (r < static_cast<index_t>(s.n_elem) && s[r] > tol) ++r;
+  std::vector<double> z(a.d * std::max<index_t>(r, 1));
+  if (r > 0) {
+    crossprod(a, u.memptr(), r, z.data(), n_threads);
+    center_crossprod(z.data(), a.d, center, u.memptr(), a.n, r);
+  }
+  if (gram != nullptr) {
+    auto rest = std::make_shared<arma::mat>(*gram);
+    if (r > 0) {
+      const arma::mat zm(z.data(), a.d, r, false, true);
+      *rest -= zm * zm.t();
+    }
+    const arma::vec ev = run_interruptible<arma::vec>([rest]() {
+      arma::vec e;
+      if (!arma::eig_sym(e, 0.5 * (*rest + rest->t())))
+        throw std::runtime_error("the symmetric eigensolver (LAPACK) failed");
+      return e;
+    });
+    return std::max(0.0, ev.max());
+  }
   if (r == 0) return frob2;
-  std::vector<double> z(a.d * r);
-  crossprod(a, u.memptr(), r, z.data(), n_threads);
-  center_crossprod(z.data(), a.d, center, u.memptr(), a.n, r);
   double proj = 0.0;
   for (double x : z) proj += x * x;
   return std::max(0.0, frob2 - proj);
@@ -82,7 +127,7 @@ template <class Matrix>
 CsspResult cssp(const Matrix& a, const double* v, index_t k, double c,
                 int repeats, std::uint64_t seed, int n_threads,
                 const InterruptCheck& interrupt = InterruptCheck(),
-                const double* center = nullptr) {
+                const double* center = nullptr, bool spectral = false) {
   const index_t d = a.d;
   if (k < 1 || k > std::min(a.n, d))
     throw std::invalid_argument("cssp: k must be in [1, min(n, d)]");
@@ -125,6 +170,8 @@ CsspResult cssp(const Matrix& a, const double* v, index_t k, double c,
   }
   if (!random_phase) repeats = std::min(repeats, 1);
 
+  arma::mat gram;
+  if (spectral) gram = detail::column_gram(a, n_threads, center);
   std::vector<std::vector<index_t>> seen;
   std::vector<double> seen_resid;
   res.residual = std::numeric_limits<double>::infinity();
@@ -170,7 +217,8 @@ CsspResult cssp(const Matrix& a, const double* v, index_t k, double c,
     if (it != seen.end()) {
       resid = seen_resid[it - seen.begin()];
     } else {
-      resid = detail::column_residual(a, chosen, res.frob2, n_threads, center);
+      resid = detail::column_residual(a, chosen, res.frob2, n_threads, center,
+                                      spectral ? &gram : nullptr);
       seen.push_back(key);
       seen_resid.push_back(resid);
     }
