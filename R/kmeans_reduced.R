@@ -378,15 +378,20 @@ auto_dims_fit <- function(src, x, method, schedule, k, centers0, n_init, iter_ma
     if (is.null(best) || run$objective < best$objective) best <- run
     if (!improved) break
   }
-  if (best$collapsed) {
-    warning(sprintf(paste0("The reduced data (%d dimensions) have fewer than k = %d distinct rows: ",
-                           "the partition is refined on the original data."), best$reducer$dims, k),
-            call. = FALSE)
-  }
+  if (best$collapsed) warn_collapsed(best$reducer$dims, k)
   fit <- finish_fit(best, src, refine, n_threads, control, verbose, seed, call, 1L,
                     best$objective, t_reduce, t_cluster, t_start, iter_max)
   fit$dims_auto <- steps
   fit
+}
+
+# The reduction merged rows: finish_fit() refines on the original data.
+warn_collapsed <- function(dims, k) {
+  warning(sprintf(paste0("The reduced data (%d dimensions) have fewer than k = %d distinct rows: ",
+                         "the reduction merged rows that the original data tell apart, so the ",
+                         "partition is refined on the original data (refine = 1 at least). ",
+                         "Increase `dims` or choose another method."), dims, k),
+          call. = FALSE)
 }
 
 # k-means on the reduced rows of one reduction and the statistics of its
@@ -400,13 +405,7 @@ cluster_reduced <- function(src, x, reducer, reduced, k, centers0, n_init, iter_
   # (on distributed rows each rank sees only its own reduced rows)
   collapsed <- src$kind != "mpi" && method != "none" && k > 1L &&
     !has_distinct_rows_cpp(reduced, k)
-  if (collapsed) {
-    warning(sprintf(paste0("The reduced data (%d dimensions) have fewer than k = %d distinct rows: ",
-                           "the reduction merged rows that the original data tell apart, so the ",
-                           "partition is refined on the original data (refine = 1 at least). ",
-                           "Increase `dims` or choose another method."), ncol(reduced), k),
-            call. = FALSE)
-  }
+  if (collapsed) warn_collapsed(ncol(reduced), k)
   say(verbose, "  k-means on %s x %d, k = %d%s", format(src$n), ncol(reduced), k,
       if (is.null(centers0)) sprintf(", %d k-means++ replicates", n_init) else
         " from the given centres")

@@ -718,14 +718,16 @@ centres_ggplot <- function(object, image_dim, byrow) {
   image_dim <- check_image_dim(image_dim, d)
   h <- image_dim[1L]
   w <- image_dim[2L]
-  pixel <- seq_len(d) - 1L
-  row <- if (byrow) pixel %/% w + 1L else pixel %% h + 1L
-  col <- if (byrow) pixel %% w + 1L else pixel %/% h + 1L
   panel <- sprintf("%d (n = %d)", seq_len(k), object$size)
-  df <- data.frame(panel = factor(rep(panel, d), levels = panel), row = rep(row, each = k),
-                   col = rep(col, each = k), value = as.vector(centres))
-  ggplot2::ggplot(df, ggplot2::aes(x = .data$col, y = .data$row, fill = .data$value)) +
-    ggplot2::geom_raster() + ggplot2::scale_y_reverse() +
+  # The same upright pictures as plot(): z[i, j] at x = i, y = j (upwards).
+  df <- do.call(rbind, lapply(seq_len(k), function(j) {
+    z <- upright_image(centres[j, ], h, w, byrow)
+    data.frame(panel = panel[j], x = as.vector(row(z)), y = as.vector(col(z)),
+               value = as.vector(z))
+  }))
+  df$panel <- factor(df$panel, levels = panel)
+  ggplot2::ggplot(df, ggplot2::aes(x = .data$x, y = .data$y, fill = .data$value)) +
+    ggplot2::geom_raster() +
     ggplot2::scale_fill_gradient(low = "white", high = "black") +
     ggplot2::facet_wrap(~panel) + ggplot2::coord_equal() +
     ggplot2::labs(title = "Cluster centres", x = NULL, y = NULL) +

@@ -57,3 +57,13 @@ load_fashion_full <- function(n = 70000L) {
   list(name = sprintf("Fashion-MNIST %d x 784", as.integer(n)), k = 10L,
        x = x[seq_len(n), , drop = FALSE], truth = factor(lab[seq_len(n)]))
 }
+
+# Best elapsed time of `reps` runs of f(), and the last result.
+best_of <- function(f, reps = 3L) {
+  t <- Inf
+  for (r in seq_len(reps)) {
+    s <- system.time(out <- f())[["elapsed"]]
+    t <- min(t, s)
+  }
+  list(t = t, out = out)
+}

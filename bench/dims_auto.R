@@ -10,14 +10,6 @@ args <- commandArgs(trailingOnly = TRUE)
 threads <- if (length(args)) as.integer(args[1]) else 1L
 cat(machine_info(), sprintf("; %d thread(s)\n\n", threads))
 
-best_of <- function(f, reps = 3L) {
-  t <- Inf
-  for (r in seq_len(reps)) {
-    s <- system.time(out <- f())[["elapsed"]]
-    t <- min(t, s)
-  }
-  list(t = t, out = out)
-}
 rows <- list()
 for (ds in list(load_usps(), load_orl(), load_fashion_full(20000L))) {
   x <- ds$x

@@ -34,14 +34,6 @@ mixture <- function(n) {
        x = centres[truth, ] + matrix(rnorm(n * d), n, d))
 }
 
-timed <- function(f, reps = 1L) {
-  best <- Inf
-  for (r in seq_len(reps)) {
-    t <- system.time(out <- f())[["elapsed"]]
-    best <- min(best, t)
-  }
-  list(t = best, out = out)
-}
 
 data_sets <- list(
   fashion = function() list(name = "Fashion-MNIST 3000 x 784 (shipped)", k = 10L,
@@ -59,8 +51,8 @@ for (ds in lapply(data_sets, function(f) f())) {
   cat(sprintf("== %s (true classes: %d)\n", ds$name, ds$k))
   if (part %in% c("ours", "all")) {
     for (th in c(1L, 2L)) {
-      kp <- timed(function() k_path(x, k = 1:12, B = 20, seed = 1, n_threads = th,
-                                    verbose = FALSE), reps = 3L)
+      kp <- best_of(function() k_path(x, k = 1:12, B = 20, seed = 1, n_threads = th,
+                                      verbose = FALSE), reps = 3L)
       cat(sprintf("k_path, %d thread(s): %.1f s, chosen k: gap %d (firstSEmax), %d (Tibs2001SEmax), silhouette %d\n",
                   th, kp$t, kp$out$chosen[["gap_firstSEmax"]], kp$out$chosen[["gap_Tibs2001SEmax"]],
                   kp$out$chosen[["silhouette"]]))
@@ -72,15 +64,17 @@ for (ds in lapply(data_sets, function(f) f())) {
   }
   if (part %in% c("peers", "all")) {
     set.seed(1)
-    cg <- timed(function() clusGap(x, kmeans, K.max = 12, B = 20, verbose = FALSE))
+    cg <- best_of(reps = 1L,
+                  function() clusGap(x, kmeans, K.max = 12, B = 20, verbose = FALSE))
     k_cg <- maxSE(cg$out$Tab[, "gap"], cg$out$Tab[, "SE.sim"], "firstSEmax")
     cat(sprintf("clusGap(x, kmeans, K.max = 12, B = 20): %.1f s, chosen k %d\n", cg$t, k_cg))
     print(cg$out, method = "firstSEmax")
     rows[[length(rows) + 1L]] <- data.frame(data = ds$name, run = "cluster::clusGap",
                                             seconds = cg$t, k_gap = k_cg)
     set.seed(1)
-    fz <- timed(function() fviz_nbclust(x, kmeans, method = "gap_stat", k.max = 12, nboot = 20,
-                                        verbose = FALSE))
+    fz <- best_of(reps = 1L,
+                  function() fviz_nbclust(x, kmeans, method = "gap_stat", k.max = 12, nboot = 20,
+                                          verbose = FALSE))
     gap_tab <- fz$out$data
     k_fz <- maxSE(gap_tab$gap, gap_tab$SE.sim, "firstSEmax")
     cat(sprintf("fviz_nbclust(x, kmeans, \"gap_stat\", k.max = 12, nboot = 20): %.1f s, chosen k %d\n\n",

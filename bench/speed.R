@@ -23,15 +23,6 @@ mixture <- function() {
 
 fashion_full <- function() load_fashion_full()
 
-best_of <- function(f, reps = 3) {
-  t <- Inf
-  for (r in seq_len(reps)) {
-    s <- system.time(out <- f())[["elapsed"]]
-    t <- min(t, s)
-  }
-  list(t = t, out = out)
-}
-
 run_dataset <- function(ds, svd = TRUE) {
   x <- ds$x; k <- ds$k
   rows <- list()
