@@ -97,8 +97,12 @@ sign_matrix_cpp <- function(d, dims, seed) {
     .Call(`_kmreduce_sign_matrix_cpp`, d, dims, seed)
 }
 
-project_cpp <- function(x, method, dims, seed, n_threads, limit = 0, shift = NULL) {
-    .Call(`_kmreduce_project_cpp`, x, method, dims, seed, n_threads, limit, shift)
+project_cpp <- function(x, method, dims, seed, n_threads, limit = 0, shift = NULL, density = 1) {
+    .Call(`_kmreduce_project_cpp`, x, method, dims, seed, n_threads, limit, shift, density)
+}
+
+fjlt_parts_cpp <- function(d, dims, seed, density, n = 1, stored = 1) {
+    .Call(`_kmreduce_fjlt_parts_cpp`, d, dims, seed, density, n, stored)
 }
 
 sign_project_cpp <- function(x, dims, seed, algorithm, n_threads, shift = NULL) {

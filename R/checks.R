@@ -356,7 +356,8 @@ check_fit <- function(fit, arg = "fit") {
 control_defaults <- function() {
   list(tol = 1e-6, keep_reduced = TRUE, svd = "randomized", eps = 1 / 3,
        power_iters = 0L, scores = "squared", sampling = "random", c = NULL,
-       repeats = 40L, block_rows = NULL, dims_tol = 0.01, residual = "frobenius")
+       repeats = 40L, block_rows = NULL, dims_tol = 0.01, residual = "frobenius",
+       fjlt_density = NULL)
 }
 
 check_choice <- function(value, arg, choices) {
@@ -406,6 +407,12 @@ check_control <- function(control, defaults = control_defaults()) {
   out$power_iters <- check_whole(out$power_iters, "control$power_iters", 0, 100)
   out$repeats <- check_whole(out$repeats, "control$repeats", 1, 10000)
   if (!is.null(out$c)) number_in(out$c, "c", 0, Inf, open_lower = TRUE)
+  if (!is.null(out$fjlt_density) &&
+      !(is.numeric(out$fjlt_density) && length(out$fjlt_density) == 1L &&
+        !is.na(out$fjlt_density) && out$fjlt_density > 0 && out$fjlt_density <= 1)) {
+    stop_arg(sprintf("`control$fjlt_density` must be NULL or a number in (0, 1], not %s.",
+                     describe(out$fjlt_density)))
+  }
   if (!is.null(out$block_rows)) {
     out$block_rows <- check_whole(out$block_rows, "control$block_rows", 1)
   }
@@ -502,6 +509,10 @@ check_reducer <- function(r, arg = "object") {
   m <- r$method
   if (m %in% projection_methods() && (!is_whole(r$seed) || abs(r$seed) > 2^53)) {
     bad(sprintf("`seed` must be a whole number, not %s", describe(r$seed)))
+  }
+  if (m == "fjlt" && !(is.numeric(r$density) && length(r$density) == 1L &&
+                       !is.na(r$density) && r$density > 0 && r$density <= 1)) {
+    bad(sprintf("`density` must be a number in (0, 1], not %s", describe(r$density)))
   }
   if (m == "none" && r$dims != r$n_features) {
     bad(sprintf("`dims` must equal `n_features` (%s) for method \"none\", not %s",

@@ -17,6 +17,7 @@
 #' | `"sparse_embedding"` | Liu, Shen and Tsang (2017), Theorem 1 and Lemma 1 | \eqn{O(\max((k + \log(1/\delta))/\varepsilon'^2, 6/(\varepsilon'^2\delta)))}{O(max((k + log2(1/delta)) / eps'^2, 6 / (eps'^2 delta)))}, \eqn{\varepsilon' = \varepsilon/(2+\varepsilon)}{eps' = eps / (2 + eps)}; the O() constant is not stated | 1 + eps | 1 - O(delta) |
 #' | `"cssp"` | Boutsidis, Mahoney and Drineas (2008), Theorem 1 | `k` columns kept, after sampling \eqn{c = O(k\log k)}{c = O(k log k)} (no constant) | Frobenius residual within \eqn{O(k\sqrt{\log k})}{O(k sqrt(log k))} of the best rank k (not a k-means bound) | 1 - 1e-20 (40 repeats) |
 #' | `"srht"` | no k-means theorem in these papers | -- | -- | -- |
+#' | `"fjlt"` | Ailon and Chazelle (2009), Lemma 1 (FJLT), via Theorem 16's Johnson--Lindenstrauss argument | \eqn{O(\log(n)/\varepsilon^2)}{O(log(n) / eps^2)}, no constant stated | 1 + eps (all pairwise distances) | 2/3 |
 #'
 #' `dims` is `NA` where the paper gives no constant (`constant_stated =
 #' FALSE`); for the sparse embedding the O() constant is taken as 1 and
@@ -46,6 +47,10 @@
 #'
 #'   Liu, W., Shen, X. and Tsang, I. (2017). Sparse embedded k-means
 #'   clustering. *NIPS* 30.
+#'
+#'   Ailon, N. and Chazelle, B. (2009). The fast Johnson-Lindenstrauss
+#'   transform and approximate nearest neighbors. *SIAM Journal on Computing*
+#'   39(1), 302--322.
 #' @examples
 #' # What the theorems ask for 10 clusters at eps = 0.3, against 10 k = 100:
 #' dims_for(k = 10, eps = 0.3, n = 70000)[, c("method", "result", "dims", "guarantee")]
@@ -102,7 +107,10 @@ dims_for <- function(method = NULL, k, eps = 1 / 3, delta = 0.01, n = NULL) {
                     "k columns kept (c = O(k log k) sampled, no constant stated)",
                     "Frobenius residual O(k sqrt(log k)) x best rank k (not a k-means bound)",
                     "1 - 1e-20 (40 repeats)")),
-    srht = list(row("srht", "none of these papers", "no k-means theorem", NA, "--", "--", "--"))
+    srht = list(row("srht", "none of these papers", "no k-means theorem", NA, "--", "--", "--")),
+    fjlt = list(row("fjlt", "Ailon, Chazelle (2009)", "Lemma 1 (FJLT)", NA,
+                    "O(log(n) / eps^2), no constant stated",
+                    "1 + eps (all pairwise distances)", "2/3"))
   )
   jl <- function(m) {
     list(row(m, bzmd, "Theorem 16 (Johnson-Lindenstrauss)",

@@ -11,7 +11,7 @@
 #' A `bigmemory::big.matrix` (file-backed or in shared memory) is read in
 #' blocks of `control$block_rows` rows and never held whole: memory stays at
 #' one block plus O((n + d) * dims). The data-oblivious methods (`"sign"`,
-#' `"gaussian"`, `"achlioptas"`, `"srht"`, `"sparse_embedding"`) reduce each
+#' `"gaussian"`, `"achlioptas"`, `"srht"`, `"fjlt"`, `"sparse_embedding"`) reduce each
 #' block on its own, with exactly the numbers of the in-memory computation,
 #' so the same seed gives the same partition; `"leverage"` and `"rsvd"` run
 #' the randomized SVD with streamed products (equal to rounding). k-means
@@ -36,6 +36,19 @@
 #'   Walsh-Hadamard transform with zero padding to `D = 2^ceiling(log2(d))`,
 #'   `dims <= D` coordinates sampled without replacement, scaled by
 #'   `sqrt(D / dims)`); `O(n D log D)` time.
+#' * `"fjlt"`: the fast Johnson-Lindenstrauss transform of Ailon and Chazelle
+#'   (2009) as Li and Fan (2020, section 2.5.1) use it, \eqn{\Phi = P H D}{Phi = P H D}:
+#'   random signs `D`, the normalised Hadamard matrix `H` (zero padding to
+#'   `D = 2^ceiling(log2(d))` columns) and a sparse Gaussian `P` whose entries
+#'   are N(0, 1/q) with probability `q` and 0 otherwise,
+#'   \eqn{q = \min(\Theta(\log^2 n / D), 1)}{q = min(Theta(log^2(n) / D), 1)};
+#'   the papers give no constant for the \eqn{\Theta}{Theta}: we use
+#'   `q = min(1, log(n)^2 / D)` (natural logarithm, `n` the number of rows,
+#'   all ranks' rows for [mpi_rows()]), or `control$fjlt_density`. Scaled by
+#'   `1 / sqrt(dims)`, so squared norms are kept in expectation. Computed
+#'   either by the transform of each row and the sparse `P`
+#'   (`O(n (D log D + q D dims))`) or, when that costs more, by forming
+#'   `R = D H P^T / sqrt(dims)` and one matrix product, whichever is cheaper.
 #' * `"sparse_embedding"`: CountSketch, `C = A Q Phi` (Algorithm 1 of Liu, Shen
 #'   and Tsang 2017): each column of `A`, with a random sign, is added to one
 #'   random column of `C`; `O(nnz(A))` time.
@@ -111,7 +124,7 @@
 #'   initial centres (one row per cluster, the columns of `x`): they are mapped
 #'   by the reduction and Lloyd starts from them (`n_init` is then ignored).
 #' @param method Reduction method: `"auto"`, `"none"`, `"sign"`,
-#'   `"gaussian"`, `"achlioptas"`, `"srht"`, `"sparse_embedding"`,
+#'   `"gaussian"`, `"achlioptas"`, `"srht"`, `"fjlt"`, `"sparse_embedding"`,
 #'   `"leverage"`, `"cssp"`, `"svd"` or `"rsvd"` (see Methods).
 #' @param dims Number of dimensions of the reduced data. Default
 #'   `min(ncol(x), 10 * k)`, and `k` for `"svd"` and `"rsvd"`; at most
@@ -181,6 +194,8 @@
 #'     a `big.matrix` `x`.
 #'   * `dims_tol` (default 0.01): `dims = "auto"` stops when doubling the
 #'     dimensions improves the objective by less than this fraction.
+#'   * `fjlt_density` (default `NULL`: `min(1, log(n)^2 / D)`): the
+#'     probability `q` that an entry of the FJLT's `P` is non-zero.
 #' @return An object of class `c("kmeans_reduced", "kmeans")`: a list with
 #'   the components of [stats::kmeans()], all in the original feature space,
 #'   \item{cluster}{integer vector of the cluster (1 to `k`) of each row.}
@@ -238,6 +253,10 @@
 #'
 #' Li, Y. and Fan, Z. (2020). Dimensionality reduction for k-means
 #' (report, in Chinese).
+#'
+#' Ailon, N. and Chazelle, B. (2009). The fast Johnson-Lindenstrauss transform
+#' and approximate nearest neighbors. *SIAM Journal on Computing* 39(1),
+#' 302--322.
 #'
 #' Arthur, D. and Vassilvitskii, S. (2007). k-means++: the advantages of
 #' careful seeding. *SODA*, 1027--1035.

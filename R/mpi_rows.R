@@ -8,7 +8,7 @@
 #' on each rank's rows, without gathering the data anywhere (the core
 #' combines the ranks' partial results with pbdMPI's allreduce):
 #'
-#' * the projections (`"sign"`, `"gaussian"`, `"achlioptas"`, `"srht"`,
+#' * the projections (`"sign"`, `"gaussian"`, `"achlioptas"`, `"srht"`, `"fjlt"`,
 #'   `"sparse_embedding"`) reduce each rank's rows locally with the shared
 #'   seed, no communication (exactly the numbers of one process);
 #' * `"leverage"` and `"rsvd"` run the randomized SVD with the tall factors

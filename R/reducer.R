@@ -84,6 +84,10 @@ fit_reducer <- function(x, method, dims, k, seed, n_threads, control) {
     return(new_reducer("none", ncol(x), seed, x,
                        shift = if (is.matrix(x)) column_means(x[rows, , drop = FALSE])))
   }
+  if (method == "fjlt") {
+    return(new_reducer(method, dims, seed, x,
+                       density = fjlt_density(nrow(x), ncol(x), control$fjlt_density)))
+  }
   if (method %in% projection_methods()) return(new_reducer(method, dims, seed, x))
   switch(method,
     leverage = {
@@ -129,6 +133,16 @@ fit_reducer <- function(x, method, dims, k, seed, n_threads, control) {
   )
 }
 
+# The FJLT's density q = min(Theta(log^2 n / d), 1) (Ailon and Chazelle
+# 2009; Li and Fan 2020, section 2.5.1) for n rows and d columns, d padded to
+# a power of two as the Hadamard transform is; Theta's constant is not
+# stated: taken as 1, natural logarithm. `given`: control$fjlt_density.
+fjlt_density <- function(n, d, given = NULL) {
+  if (!is.null(given)) return(given)
+  padded <- 2^ceiling(log2(max(d, 1)))
+  min(1, log(max(n, 2))^2 / padded)
+}
+
 # Algorithm 1 of Boutsidis et al. (2015); Boutsidis, Mahoney and Drineas
 # (2009): scores from the top-k right singular vectors sv$v, dims columns
 # drawn (or the top ones) and rescaled.
@@ -172,7 +186,8 @@ apply_reducer <- function(reducer, x, n_threads = 1L, block_rows = NULL, limit =
   out <- if (method == "sign") {
     sign_project_cpp(x, reducer$dims, reducer$seed, sign_algorithm("auto", x), n_threads, shift)
   } else if (method %in% projection_methods()) {
-    project_cpp(x, method, reducer$dims, reducer$seed, n_threads, limit, shift)
+    project_cpp(x, method, reducer$dims, reducer$seed, n_threads, limit, shift,
+                if (method == "fjlt") reducer$density else 1)
   } else if (method %in% selection_methods()) {
     gather_columns_cpp(x, reducer$features$index, reducer$features$scale, n_threads, shift)
   } else {

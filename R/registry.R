@@ -47,7 +47,9 @@ method_registry <- function() {
                      everywhere),
     cssp = entry("two-stage column subset selection", "selection", NULL, ten_k, rank, "memory"),
     svd = entry("SVD extraction (exact)", "extraction", "SV", rank_k, rank, "memory"),
-    rsvd = entry("SVD extraction (randomized)", "extraction", "RSV", rank_k, rank, everywhere)
+    rsvd = entry("SVD extraction (randomized)", "extraction", "RSV", rank_k, rank, everywhere),
+    fjlt = entry("fast Johnson-Lindenstrauss transform (FJLT)", "projection", "F", ten_k,
+                 features, everywhere)
   )
   # Fixed colours: none black, the others Tableau 10 in registry order.
   colours <- c("black", unname(grDevices::palette.colors(10L, "Tableau 10"))[seq_len(length(reg) - 1L)])

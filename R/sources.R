@@ -45,6 +45,10 @@ fit_source_reducer <- function(src, method, dims, k, seed, n_threads, control) {
     return(mpi_fit_svd_reducer(src$mpi, method, dims, k, seed, n_threads, control))
   }
   reducer <- fit_reducer(src$data, method, dims, k, seed, n_threads, control)
+  if (src$kind == "mpi" && method == "fjlt") {
+    # q from the rows of all ranks, so every rank maps with the same matrix
+    reducer$density <- fjlt_density(src$n, reducer$n_features, control$fjlt_density)
+  }
   if (src$kind == "mpi" && method == "none") {
     # the column means of all the ranks' rows
     reducer$shift <- if (is.matrix(src$data)) mpi_sum(colSums(src$data)) / src$n

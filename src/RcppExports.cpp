@@ -376,8 +376,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // project_cpp
-Rcpp::NumericMatrix project_cpp(SEXP x, std::string method, double dims, double seed, int n_threads, double limit, Rcpp::Nullable<Rcpp::NumericVector> shift);
-RcppExport SEXP _kmreduce_project_cpp(SEXP xSEXP, SEXP methodSEXP, SEXP dimsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP limitSEXP, SEXP shiftSEXP) {
+Rcpp::NumericMatrix project_cpp(SEXP x, std::string method, double dims, double seed, int n_threads, double limit, Rcpp::Nullable<Rcpp::NumericVector> shift, double density);
+RcppExport SEXP _kmreduce_project_cpp(SEXP xSEXP, SEXP methodSEXP, SEXP dimsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP limitSEXP, SEXP shiftSEXP, SEXP densitySEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -388,7 +388,24 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     Rcpp::traits::input_parameter< double >::type limit(limitSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
-    rcpp_result_gen = Rcpp::wrap(project_cpp(x, method, dims, seed, n_threads, limit, shift));
+    Rcpp::traits::input_parameter< double >::type density(densitySEXP);
+    rcpp_result_gen = Rcpp::wrap(project_cpp(x, method, dims, seed, n_threads, limit, shift, density));
+    return rcpp_result_gen;
+END_RCPP
+}
+// fjlt_parts_cpp
+Rcpp::List fjlt_parts_cpp(double d, double dims, double seed, double density, double n, double stored);
+RcppExport SEXP _kmreduce_fjlt_parts_cpp(SEXP dSEXP, SEXP dimsSEXP, SEXP seedSEXP, SEXP densitySEXP, SEXP nSEXP, SEXP storedSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< double >::type d(dSEXP);
+    Rcpp::traits::input_parameter< double >::type dims(dimsSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< double >::type density(densitySEXP);
+    Rcpp::traits::input_parameter< double >::type n(nSEXP);
+    Rcpp::traits::input_parameter< double >::type stored(storedSEXP);
+    rcpp_result_gen = Rcpp::wrap(fjlt_parts_cpp(d, dims, seed, density, n, stored));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -520,7 +537,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_silhouette_cpp", (DL_FUNC) &_kmreduce_silhouette_cpp, 4},
     {"_kmreduce_uniform_box_cpp", (DL_FUNC) &_kmreduce_uniform_box_cpp, 6},
     {"_kmreduce_sign_matrix_cpp", (DL_FUNC) &_kmreduce_sign_matrix_cpp, 3},
-    {"_kmreduce_project_cpp", (DL_FUNC) &_kmreduce_project_cpp, 7},
+    {"_kmreduce_project_cpp", (DL_FUNC) &_kmreduce_project_cpp, 8},
+    {"_kmreduce_fjlt_parts_cpp", (DL_FUNC) &_kmreduce_fjlt_parts_cpp, 6},
     {"_kmreduce_sign_project_cpp", (DL_FUNC) &_kmreduce_sign_project_cpp, 6},
     {"_kmreduce_simd_level_cpp", (DL_FUNC) &_kmreduce_simd_level_cpp, 0},
     {"_kmreduce_derive_seed_cpp", (DL_FUNC) &_kmreduce_derive_seed_cpp, 2},

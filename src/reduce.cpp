@@ -1,8 +1,10 @@
 // Glue for the reducers: sign projection, products, leverage sampling, SVD.
 #include "glue.h"
 
+#include <cmath>
 #include <string>
 
+#include <kmreduce/fjlt.hpp>
 #include <kmreduce/leverage.hpp>
 #include <kmreduce/mailman.hpp>
 #include <kmreduce/products.hpp>
@@ -60,14 +62,16 @@ void sparse_embed_checked(const kmreduce::SparseMatrix& a,
 }  // namespace
 
 // C = A R for the data-oblivious maps: "sign", "gaussian", "achlioptas",
-// "srht", "sparse_embedding"; R is defined by (seed, ncol(x), dims).
+// "srht", "fjlt", "sparse_embedding"; R is defined by (seed, ncol(x), dims)
+// and, for "fjlt", the density q of its sparse Gaussian matrix.
 // With limit > 0 (sparse embedding of dense x only), the values are checked
 // on the way: attribute "invalid" is TRUE when one is not finite or exceeds
 // limit in magnitude.
 // [[Rcpp::export]]
 Rcpp::NumericMatrix project_cpp(SEXP x, std::string method, double dims,
                                 double seed, int n_threads, double limit = 0,
-                                Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
+                                Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
+                                double density = 1) {
   const kmreduce::index_t m = static_cast<kmreduce::index_t>(dims);
   const std::uint64_t s = glue::as_seed(seed);
   Rcpp::NumericMatrix out;
@@ -85,6 +89,8 @@ Rcpp::NumericMatrix project_cpp(SEXP x, std::string method, double dims,
       const kmreduce::SrhtMap map(s, a.d, m);
       const auto& rows = kmreduce::row_access(a);
       kmreduce::srht_project(rows, map, o, n_threads);
+    } else if (method == "fjlt") {
+      kmreduce::fjlt_project(a, kmreduce::FjltMap(s, a.d, m, density), o, n_threads);
     } else if (method == "sparse_embedding") {
       sparse_embed_checked(a, kmreduce::CountSketch(s, a.d, m), o, n_threads,
                            limit, invalid);
@@ -96,6 +102,32 @@ Rcpp::NumericMatrix project_cpp(SEXP x, std::string method, double dims,
   if (limit > 0) out.attr("invalid") = invalid;
   if (!invalid) apply_shift(out, shift);
   return out;
+}
+
+// The pieces of the FJLT's R = D H P^T / sqrt(dims) (tests build R from
+// them): the signs of D, and P (dims x 2^ceil(log2 d)) as triplets, 1-based;
+// `transform`: whether n rows with `stored` values take the transform.
+// [[Rcpp::export]]
+Rcpp::List fjlt_parts_cpp(double d, double dims, double seed, double density,
+                          double n = 1, double stored = 1) {
+  const kmreduce::FjltMap m(glue::as_seed(seed), static_cast<kmreduce::index_t>(d),
+                            static_cast<kmreduce::index_t>(dims), density);
+  const double unscale = std::sqrt(static_cast<double>(m.padded) * m.dims);
+  Rcpp::IntegerVector i(m.coord.size()), j(m.coord.size());
+  Rcpp::NumericVector x(m.coord.size());
+  for (kmreduce::index_t t = 0; t < m.dims; ++t) {
+    for (kmreduce::index_t e = m.start[t]; e < m.start[t + 1]; ++e) {
+      i[e] = static_cast<int>(t + 1);
+      j[e] = static_cast<int>(m.coord[e] + 1);
+      x[e] = m.value[e] * unscale;
+    }
+  }
+  return Rcpp::List::create(Rcpp::Named("sign") = Rcpp::wrap(m.sign),
+                            Rcpp::Named("padded") = static_cast<double>(m.padded),
+                            Rcpp::Named("i") = i, Rcpp::Named("j") = j,
+                            Rcpp::Named("x") = x,
+                            Rcpp::Named("transform") = kmreduce::fjlt_use_transform(
+                                stored, static_cast<kmreduce::index_t>(n), m));
 }
 
 // The sign projection by the mailman kernel or by GEMM on generated panels.

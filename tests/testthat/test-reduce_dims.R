@@ -1,6 +1,8 @@
-# The explicit d x dims matrix of a data-oblivious map: the map of the identity.
+# The explicit d x dims matrix of a data-oblivious map: the map of the
+# identity. The FJLT's density depends on the number of rows: fixed here.
+fixed_density <- list(fjlt_density = 0.2)
 explicit_map <- function(method, d, dims, seed) {
-  reduce_dims(diag(d), method, dims = dims, seed = seed)$reduced
+  reduce_dims(diag(d), method, dims = dims, seed = seed, control = fixed_density)$reduced
 }
 
 test_that("each projection equals the product with its explicit matrix", {
@@ -8,11 +10,71 @@ test_that("each projection equals the product with its explicit matrix", {
   s <- make_sparse_mixture(n = 40, d = 37)
   for (method in methods_of("projection")) {
     r <- explicit_map(method, 37, 20, seed = 3)
-    expect_equal(unname(reduce_dims(m$x, method, dims = 20, seed = 3)$reduced),
+    expect_equal(unname(reduce_dims(m$x, method, dims = 20, seed = 3,
+                                    control = fixed_density)$reduced),
                  unname(m$x %*% r), tolerance = 1e-12)
-    expect_equal(unname(reduce_dims(s$x, method, dims = 20, seed = 3)$reduced),
+    expect_equal(unname(reduce_dims(s$x, method, dims = 20, seed = 3,
+                                    control = fixed_density)$reduced),
                  unname(s$dense %*% r), tolerance = 1e-12)
   }
+})
+
+# The FJLT from its definition (Ailon and Chazelle 2009): R = D H P^T /
+# sqrt(dims), H the normalised Hadamard matrix of order 2^ceiling(log2 d)
+# (Sylvester's construction), D the signs, P the sparse Gaussian matrix.
+fjlt_reference <- function(d, dims, seed, q) {
+  p <- kmreduce:::fjlt_parts_cpp(d, dims, seed, q)
+  h <- matrix(1, 1, 1)
+  while (nrow(h) < p$padded) h <- rbind(cbind(h, h), cbind(h, -h))
+  pm <- matrix(0, dims, p$padded)
+  pm[cbind(p$i, p$j)] <- p$x
+  list(r = diag(p$sign, d) %*% (h[seq_len(d), , drop = FALSE] / sqrt(p$padded)) %*% t(pm) /
+         sqrt(dims), p = pm, sign = p$sign)
+}
+
+test_that("fjlt equals D H P^T / sqrt(dims) built from its definition, both ways of computing it", {
+  set.seed(11)
+  # 40 x 37 (padded to 64), 30 x 300 (512), 20 x 1000 (1024); densities from
+  # very sparse to dense P; few dims (explicit R and GEMM) and many with a
+  # sparse P (the transform of each row)
+  ways <- character(0)
+  for (case in list(c(40, 37, 5), c(40, 37, 30), c(30, 300, 4), c(30, 300, 250),
+                    c(20, 1000, 500))) {
+    for (q in c(0.01, 0.3, 1)) {
+      n <- case[1]; d <- case[2]; dims <- case[3]
+      ref <- fjlt_reference(d, dims, 7, q)
+      x <- matrix(rnorm(n * d), n, d)
+      ctl <- list(fjlt_density = q)
+      expect_equal(unname(reduce_dims(x, "fjlt", dims = dims, seed = 7, control = ctl)$reduced),
+                   x %*% ref$r, tolerance = 1e-12)
+      for (density in c(0.1, 0.95)) {
+        s <- Matrix::rsparsematrix(n, d, density)
+        expect_equal(unname(reduce_dims(s, "fjlt", dims = dims, seed = 7, control = ctl)$reduced),
+                     as.matrix(s %*% ref$r), tolerance = 1e-12)
+        ways <- c(ways, paste("sparse", kmreduce:::fjlt_parts_cpp(d, dims, 7, q, n,
+                                                                  length(s@x))$transform))
+      }
+      ways <- c(ways, paste("dense", kmreduce:::fjlt_parts_cpp(d, dims, 7, q, n, n * d)$transform))
+    }
+  }
+  # both ways were taken, for dense and for sparse rows
+  expect_setequal(unique(ways), c("dense TRUE", "dense FALSE", "sparse TRUE", "sparse FALSE"))
+})
+
+test_that("fjlt's P has density q and N(0, 1/q) entries; D is random signs", {
+  q <- 0.05
+  ref <- fjlt_reference(1000, 400, 3, q)  # 400 x 1024, about 20000 non-zeros
+  nz <- ref$p[ref$p != 0]
+  expect_equal(mean(ref$p != 0), q, tolerance = 0.03)
+  expect_equal(mean(nz), 0, tolerance = 0.02 / sqrt(q))
+  expect_equal(var(nz) * q, 1, tolerance = 0.03)
+  expect_lt(abs(stats::ks.test(nz * sqrt(q), "pnorm")$statistic), 0.015)
+  expect_setequal(unique(ref$sign), c(-1, 1))
+  expect_equal(mean(ref$sign == 1), 0.5, tolerance = 0.1)
+  # the default density: min(1, ln(n)^2 / 2^ceiling(log2 d))
+  x <- matrix(rnorm(500 * 300), 500, 300)
+  expect_equal(reduce_dims(x, "fjlt", dims = 10, seed = 1)$density, log(500)^2 / 512)
+  expect_equal(reduce_dims(x[, 1:20], "fjlt", dims = 10, seed = 1)$density, 1)
 })
 
 test_that("projection matrices have the distributions of the papers", {

@@ -53,7 +53,8 @@ enum StreamPurpose : std::uint64_t {
   kStreamRsvd = 8,
   kStreamCssp = 9,
   kStreamRepeat = 10,
-  kStreamGapReference = 11
+  kStreamGapReference = 11,
+  kStreamFjlt = 12
 };
 
 class Rng {
