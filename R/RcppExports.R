@@ -25,8 +25,12 @@ randomized_svd_cpp <- function(x, k, oversample, power_iters, seed, n_threads, c
     .Call(`_kmreduce_randomized_svd_cpp`, x, k, oversample, power_iters, seed, n_threads, center)
 }
 
-cssp_cpp <- function(x, v, c, repeats, seed, n_threads, center = NULL, spectral = FALSE) {
-    .Call(`_kmreduce_cssp_cpp`, x, v, c, repeats, seed, n_threads, center, spectral)
+cssp_cpp <- function(x, v, c, repeats, seed, n_threads, center = NULL, spectral = FALSE, strong_f = 0) {
+    .Call(`_kmreduce_cssp_cpp`, x, v, c, repeats, seed, n_threads, center, spectral, strong_f)
+}
+
+strong_rrqr_cpp <- function(m, k, f) {
+    .Call(`_kmreduce_strong_rrqr_cpp`, m, k, f)
 }
 
 gram_cpp <- function(x, n_threads) {

@@ -357,7 +357,7 @@ control_defaults <- function() {
   list(tol = 1e-6, keep_reduced = TRUE, svd = "randomized", eps = 1 / 3,
        power_iters = 0L, scores = "squared", sampling = "random", c = NULL,
        repeats = 40L, block_rows = NULL, dims_tol = 0.01, residual = "frobenius",
-       fjlt_density = NULL)
+       fjlt_density = NULL, qr = "pivoted")
 }
 
 check_choice <- function(value, arg, choices) {
@@ -404,6 +404,7 @@ check_control <- function(control, defaults = control_defaults()) {
   check_choice(out$scores, "control$scores", c("squared", "sqrt"))
   check_choice(out$sampling, "control$sampling", c("random", "top"))
   check_choice(out$residual, "control$residual", c("frobenius", "spectral"))
+  check_choice(out$qr, "control$qr", c("pivoted", "strong"))
   out$power_iters <- check_whole(out$power_iters, "control$power_iters", 0, 100)
   out$repeats <- check_whole(out$repeats, "control$repeats", 1, 10000)
   if (!is.null(out$c)) number_in(out$c, "c", 0, Inf, open_lower = TRUE)

@@ -15,7 +15,7 @@
 #' | `"svd"` | exact SVD (Table 1 of the 2015 paper) | `k` | 2 | 1 |
 #' | `"gaussian"`, `"achlioptas"` | Boutsidis et al. (2015), Theorem 16 (Johnson--Lindenstrauss) | \eqn{36\log(n)\log(1/\delta)/\varepsilon^2}{36 log(n) log(1/delta) / eps^2} (natural logarithms) | 1 + eps (all pairwise distances) | 1 - delta |
 #' | `"sparse_embedding"` | Liu, Shen and Tsang (2017), Theorem 1 and Lemma 1 | \eqn{O(\max((k + \log(1/\delta))/\varepsilon'^2, 6/(\varepsilon'^2\delta)))}{O(max((k + log2(1/delta)) / eps'^2, 6 / (eps'^2 delta)))}, \eqn{\varepsilon' = \varepsilon/(2+\varepsilon)}{eps' = eps / (2 + eps)}; the O() constant is not stated | 1 + eps | 1 - O(delta) |
-#' | `"cssp"` | Boutsidis, Mahoney and Drineas (2008), Theorem 1 | `k` columns kept, after sampling \eqn{c = O(k\log k)}{c = O(k log k)} (no constant) | Frobenius residual within \eqn{O(k\sqrt{\log k})}{O(k sqrt(log k))} of the best rank k (not a k-means bound) | 1 - 1e-20 (40 repeats) |
+#' | `"cssp"` | Boutsidis, Mahoney and Drineas (2008), Theorem 1 | `k` columns kept, after sampling \eqn{c = O(k\log k)}{c = O(k log k)} (no constant) | Frobenius residual within \eqn{O(k\sqrt{\log k})}{O(k sqrt(log k))} of the best rank k (not a k-means bound), with `control = list(svd = "exact", qr = "strong")` | 1 - 1e-20 (40 repeats) |
 #' | `"srht"` | no k-means theorem in these papers | -- | -- | -- |
 #' | `"fjlt"` | Ailon and Chazelle (2009), Lemma 1 (FJLT), via Theorem 16's Johnson--Lindenstrauss argument | \eqn{O(\log(n)/\varepsilon^2)}{O(log(n) / eps^2)}, no constant stated | 1 + eps (all pairwise distances) | 2/3 |
 #'
@@ -105,7 +105,7 @@ dims_for <- function(method = NULL, k, eps = 1 / 3, delta = 0.01, n = NULL) {
                                 "1 + eps", "1 - O(delta)")),
     cssp = list(row("cssp", "Boutsidis, Mahoney, Drineas (2008)", "Theorem 1", k,
                     "k columns kept (c = O(k log k) sampled, no constant stated)",
-                    "Frobenius residual O(k sqrt(log k)) x best rank k (not a k-means bound)",
+                    "Frobenius residual O(k sqrt(log k)) x best rank k (not a k-means bound; exact SVD and strong RRQR)",
                     "1 - 1e-20 (40 repeats)")),
     srht = list(row("srht", "none of these papers", "no k-means theorem", NA, "--", "--", "--")),
     fjlt = list(row("fjlt", "Ailon, Chazelle (2009)", "Lemma 1 (FJLT)", NA,

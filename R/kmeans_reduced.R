@@ -76,12 +76,22 @@
 #'   \eqn{\|A - P_C A\|_2}{||A - P_C A||_2} of the paper's experiments with
 #'   `control$residual = "spectral"` (one `ncol(x) x ncol(x)` Gram matrix,
 #'   then one symmetric eigenproblem per repeat). Columns are returned
-#'   unscaled. Two departures from the paper: when the randomized phase keeps
-#'   fewer than `dims` columns, the most probable others are added (the
-#'   paper leaves this case open), and the deterministic phase is LAPACK's
-#'   greedy pivoted QR (as in the paper's experiments), not a rank-revealing
-#'   QR with guarantees, so its `O(k sqrt(log k))` bound is not proven for
-#'   this path.
+#'   unscaled. The deterministic phase is by default LAPACK's greedy pivoted
+#'   QR (as in the paper's experiments); `control$qr = "strong"` runs a
+#'   strong rank-revealing QR (Gu and Eisenstat 1996, Algorithm 4, with
+#'   `f = 2`: greedy pivoting, then column swaps until every entry of
+#'   \eqn{A_k^{-1} B_k}{A_k^-1 B_k} is at most `f`), which gives the bound
+#'   \eqn{\sigma_k(A_k) \ge \sigma_k(M) / \sqrt{1 + f^2 k (c - k)}}{sigma_k(A_k) >= sigma_k(M) / sqrt(1 + f^2 k (c - k))}
+#'   the paper's proof takes from Pan (2000) (up to the factor `f`). What is
+#'   guaranteed: the paper's Theorem 1 (residual within
+#'   \eqn{O(k\sqrt{\log k})}{O(k sqrt(log k))} of the best rank `dims` in
+#'   Frobenius norm, \eqn{O(k^{3/4}\log^{1/2} k\,(\rho - k)^{1/4})}{O(k^(3/4) log(k)^(1/2) (rho - k)^(1/4))}
+#'   in spectral norm, the norm of `control$residual`) holds with
+#'   `control = list(svd = "exact", qr = "strong")`; the default path
+#'   (randomized `V_k`, greedy QR) is the paper's experimental setting,
+#'   without that proof. One departure: when the randomized phase keeps
+#'   fewer than `dims` columns (outside the theorem's event), the most
+#'   probable others are added (the paper leaves this case open).
 #'
 #' Feature extraction:
 #' * `"svd"`: `C = A V_dims` with the exact top right singular vectors
@@ -189,7 +199,9 @@
 #'     `"top"`): variants of `"leverage"`.
 #'   * `c` (default `2 dims max(1, log(dims))`) and `repeats` (default 40):
 #'     the randomized phase and the repetitions of `"cssp"`; `residual`
-#'     (`"frobenius"` or `"spectral"`): the norm that picks the best repeat.
+#'     (`"frobenius"` or `"spectral"`): the norm that picks the best repeat;
+#'     `qr` (`"pivoted"` or `"strong"`): its deterministic phase, greedy
+#'     pivoted QR or strong rank-revealing QR (see Methods).
 #'   * `block_rows` (default: about 64 MB of rows): rows read at a time from
 #'     a `big.matrix` `x`.
 #'   * `dims_tol` (default 0.01): `dims = "auto"` stops when doubling the
@@ -253,6 +265,13 @@
 #'
 #' Li, Y. and Fan, Z. (2020). Dimensionality reduction for k-means
 #' (report, in Chinese).
+#'
+#' Gu, M. and Eisenstat, S. C. (1996). Efficient algorithms for computing a
+#' strong rank-revealing QR factorization. *SIAM Journal on Scientific
+#' Computing* 17(4), 848--869.
+#'
+#' Pan, C.-T. (2000). On the existence and computation of rank-revealing LU
+#' factorizations. *Linear Algebra and its Applications* 316, 199--222.
 #'
 #' Ailon, N. and Chazelle, B. (2009). The fast Johnson-Lindenstrauss transform
 #' and approximate nearest neighbors. *SIAM Journal on Computing* 39(1),

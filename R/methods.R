@@ -490,6 +490,10 @@ print.kmreduce_reducer <- function(x, ...) {
     cat(sprintf("Residual ||A - P_C A||_%s^2 / ||A||_F^2 = %.4f\n",
                 if (identical(x$residual_norm, "spectral")) "2" else "F", x$relative_residual))
   }
+  if (identical(x$qr, "strong")) {
+    cat(sprintf("Columns chosen by a strong rank-revealing QR (f = %g)\n", strong_rrqr_f()))
+  }
+  if (!is.null(x$density)) cat(sprintf("Density of the sparse Gaussian matrix: q = %.4g\n", x$density))
   invisible(x)
 }
 

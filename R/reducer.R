@@ -111,13 +111,14 @@ fit_reducer <- function(x, method, dims, k, seed, n_threads, control) {
                              format(ncol(x)), format(ncol(x))),
                      "Use control = list(residual = \"frobenius\").")
       }
-      res <- cssp_cpp(x, sv$v, c_keep, control$repeats, seed, n_threads, sv$center, spectral)
+      res <- cssp_cpp(x, sv$v, c_keep, control$repeats, seed, n_threads, sv$center, spectral,
+                      if (control$qr == "strong") strong_rrqr_f() else 0)
       scores <- res$prob
       names(scores) <- colnames(x)
       new_reducer("cssp", dims, seed, x,
                   features = selected_features(x, res$index, rep(1, dims)),
                   scores = scores, singular_values = sv$d,
-                  residual = res$residual, residual_norm = control$residual,
+                  residual = res$residual, residual_norm = control$residual, qr = control$qr,
                   relative_residual = res$residual / res$frob2)
     },
     svd = ,
@@ -132,6 +133,11 @@ fit_reducer <- function(x, method, dims, k, seed, n_threads, control) {
     stop_arg(sprintf("unknown method \"%s\".", method))
   )
 }
+
+# The f of the strong rank-revealing QR (Gu and Eisenstat 1996): every
+# entry of A^{-1} B at most 2 in magnitude (their bounds hold for any f >= 1;
+# f slightly above 1 costs more swaps for little).
+strong_rrqr_f <- function() 2
 
 # The FJLT's density q = min(Theta(log^2 n / d), 1) (Ailon and Chazelle
 # 2009; Li and Fan 2020, section 2.5.1) for n rows and d columns, d padded to

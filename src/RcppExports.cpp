@@ -88,8 +88,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cssp_cpp
-Rcpp::List cssp_cpp(SEXP x, Rcpp::NumericMatrix v, double c, int repeats, double seed, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> center, bool spectral);
-RcppExport SEXP _kmreduce_cssp_cpp(SEXP xSEXP, SEXP vSEXP, SEXP cSEXP, SEXP repeatsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP centerSEXP, SEXP spectralSEXP) {
+Rcpp::List cssp_cpp(SEXP x, Rcpp::NumericMatrix v, double c, int repeats, double seed, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> center, bool spectral, double strong_f);
+RcppExport SEXP _kmreduce_cssp_cpp(SEXP xSEXP, SEXP vSEXP, SEXP cSEXP, SEXP repeatsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP centerSEXP, SEXP spectralSEXP, SEXP strong_fSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -101,7 +101,21 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type center(centerSEXP);
     Rcpp::traits::input_parameter< bool >::type spectral(spectralSEXP);
-    rcpp_result_gen = Rcpp::wrap(cssp_cpp(x, v, c, repeats, seed, n_threads, center, spectral));
+    Rcpp::traits::input_parameter< double >::type strong_f(strong_fSEXP);
+    rcpp_result_gen = Rcpp::wrap(cssp_cpp(x, v, c, repeats, seed, n_threads, center, spectral, strong_f));
+    return rcpp_result_gen;
+END_RCPP
+}
+// strong_rrqr_cpp
+Rcpp::List strong_rrqr_cpp(Rcpp::NumericMatrix m, int k, double f);
+RcppExport SEXP _kmreduce_strong_rrqr_cpp(SEXP mSEXP, SEXP kSEXP, SEXP fSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type m(mSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< double >::type f(fSEXP);
+    rcpp_result_gen = Rcpp::wrap(strong_rrqr_cpp(m, k, f));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -519,7 +533,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_scan_values_cpp", (DL_FUNC) &_kmreduce_scan_values_cpp, 1},
     {"_kmreduce_top_svd_cpp", (DL_FUNC) &_kmreduce_top_svd_cpp, 3},
     {"_kmreduce_randomized_svd_cpp", (DL_FUNC) &_kmreduce_randomized_svd_cpp, 7},
-    {"_kmreduce_cssp_cpp", (DL_FUNC) &_kmreduce_cssp_cpp, 8},
+    {"_kmreduce_cssp_cpp", (DL_FUNC) &_kmreduce_cssp_cpp, 9},
+    {"_kmreduce_strong_rrqr_cpp", (DL_FUNC) &_kmreduce_strong_rrqr_cpp, 3},
     {"_kmreduce_gram_cpp", (DL_FUNC) &_kmreduce_gram_cpp, 2},
     {"_kmreduce_sym_eigenvalues_cpp", (DL_FUNC) &_kmreduce_sym_eigenvalues_cpp, 1},
     {"_kmreduce_rsvd_blocks_cpp", (DL_FUNC) &_kmreduce_rsvd_blocks_cpp, 10},

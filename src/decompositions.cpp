@@ -62,13 +62,13 @@ Rcpp::List randomized_svd_cpp(SEXP x, int k, int oversample, int power_iters,
 Rcpp::List cssp_cpp(SEXP x, Rcpp::NumericMatrix v, double c, int repeats,
                     double seed, int n_threads,
                     Rcpp::Nullable<Rcpp::NumericVector> center = R_NilValue,
-                    bool spectral = false) {
+                    bool spectral = false, double strong_f = 0) {
   Rcpp::NumericVector keep;
   const kmreduce::CsspResult r = glue::with_matrix(x, [&](const auto& a) {
     if (v.nrow() != a.d) throw std::invalid_argument("cssp: V must have d rows");
     return kmreduce::cssp(a, &v[0], v.ncol(), c, repeats, glue::as_seed(seed),
                           n_threads, glue::r_interrupt(), center_of(center, keep, a.d),
-                          spectral);
+                          spectral, strong_f);
   });
   Rcpp::IntegerVector index(r.index.size());
   for (std::size_t t = 0; t < r.index.size(); ++t)
@@ -78,6 +78,17 @@ Rcpp::List cssp_cpp(SEXP x, Rcpp::NumericMatrix v, double c, int repeats,
                             Rcpp::Named("residual") = r.residual,
                             Rcpp::Named("frob2") = r.frob2,
                             Rcpp::Named("best_repeat") = r.best_repeat + 1);
+}
+
+// The strong rank-revealing QR of m at rank k (tests): the column order
+// (1-based) and the number of swaps after the greedy pivoted QR.
+// [[Rcpp::export]]
+Rcpp::List strong_rrqr_cpp(Rcpp::NumericMatrix m, int k, double f) {
+  const arma::mat mm(&m[0], m.nrow(), m.ncol(), false, true);
+  const kmreduce::RrqrResult r = kmreduce::strong_rrqr(mm, static_cast<arma::uword>(k), f);
+  Rcpp::IntegerVector perm(r.perm.n_elem);
+  for (arma::uword t = 0; t < r.perm.n_elem; ++t) perm[t] = static_cast<int>(r.perm[t]) + 1;
+  return Rcpp::List::create(Rcpp::Named("perm") = perm, Rcpp::Named("swaps") = r.swaps);
 }
 
 // [[Rcpp::export]]

@@ -23,6 +23,9 @@ test_that("the constants of Boutsidis et al. (2015) and the others", {
   expect_identical(one("sparse_embedding"), ceiling(max((10 + log2(100)) / ep^2, 6 / (ep^2 * 0.01))))
   expect_false(one("sparse_embedding", "constant_stated"))
   expect_true(is.na(one("srht")))
+  # the FJLT: Ailon and Chazelle's lemma states no constant
+  expect_true(is.na(one("fjlt")) && !one("fjlt", "constant_stated"))
+  expect_identical(one("fjlt", "guarantee"), "1 + eps (all pairwise distances)")
   # the theory is far above what is used: 10 k = 100
   expect_true(all(d$dims[d$method %in% c("sign", "leverage")] > 1e6, na.rm = TRUE))
   # it grows as 1 / eps^2 and with k
@@ -37,5 +40,5 @@ test_that("bad arguments are named in the error", {
   expect_error(dims_for("sign", k = 3, eps = 1), "`eps` must be a number in \\(0, 1\\)")
   expect_error(dims_for("sign", k = 3, delta = 0), "`delta` must be a number in \\(0, 1\\)")
   expect_error(dims_for("gaussian", k = 3), "`n` \\(the number of rows\\) is needed")
-  expect_identical(nrow(dims_for(k = 3)), 8L)   # without n: no Johnson-Lindenstrauss rows
+  expect_identical(nrow(dims_for(k = 3)), 9L)   # without n: no Johnson-Lindenstrauss rows
 })

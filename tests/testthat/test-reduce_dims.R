@@ -75,6 +75,7 @@ test_that("fjlt's P has density q and N(0, 1/q) entries; D is random signs", {
   x <- matrix(rnorm(500 * 300), 500, 300)
   expect_equal(reduce_dims(x, "fjlt", dims = 10, seed = 1)$density, log(500)^2 / 512)
   expect_equal(reduce_dims(x[, 1:20], "fjlt", dims = 10, seed = 1)$density, 1)
+  expect_output(print(reduce_dims(x, "fjlt", dims = 10, seed = 1)), "q = 0\\.07543")
 })
 
 test_that("projection matrices have the distributions of the papers", {
@@ -204,6 +205,95 @@ test_that("cssp returns exactly dims distinct columns beating random columns", {
   expect_output(print(sp), "Residual \\|\\|A - P_C A\\|\\|_2\\^2")
   expect_error(reduce_dims(x, "cssp", dims = 5, control = list(residual = "nuclear")),
                "`control\\$residual` must be one of \"frobenius\", \"spectral\"")
+})
+
+# Gu and Eisenstat's (1996) bounds for M Pi = Q [A B; 0 C] at rank k and
+# their f: sigma_i(A) >= sigma_i(M) / p, sigma_j(C) <= sigma_(k+j)(M) p,
+# |A^-1 B| <= f, p = sqrt(1 + f^2 k (n - k)). Ratios > 1 (or <= f) hold.
+rrqr_bounds <- function(m, perm, k, f) {
+  n <- ncol(m)
+  r <- qr.R(qr(m[, perm]))
+  a <- r[1:k, 1:k, drop = FALSE]
+  cc <- if (nrow(r) > k) r[(k + 1):nrow(r), (k + 1):n, drop = FALSE] else NULL
+  sm <- svd(m)$d
+  p <- sqrt(1 + f^2 * k * (n - k))
+  sc <- if (is.null(cc)) numeric(0) else svd(cc)$d
+  list(w = max(abs(solve(a, r[1:k, (k + 1):n, drop = FALSE]))),
+       a = min(svd(a)$d / (sm[1:k] / p)),
+       c = if (length(sc)) max(sc / (sm[k + seq_along(sc)] * p)) else 0)
+}
+
+# Kahan's matrix: greedy column pivoting keeps its order and fails to reveal
+# its rank (column j scaled by (1 - tau)^j so that the order is not a tie).
+kahan <- function(n, c = 0.285, tau = 1e-7) {
+  s <- sqrt(1 - c^2)
+  r <- diag(n)
+  r[upper.tri(r)] <- -c
+  diag(s^(0:(n - 1))) %*% r %*% diag((1 - tau)^(0:(n - 1)))
+}
+
+test_that("strong RRQR satisfies Gu and Eisenstat's bounds where greedy pivoting fails (Kahan)", {
+  for (n in c(20, 40, 60)) {
+    m <- kahan(n)
+    greedy <- qr(m, LAPACK = TRUE)$pivot
+    expect_identical(greedy, seq_len(n))  # LAPACK's greedy QR does not pivot
+    g <- rrqr_bounds(m, greedy, n - 1, 2)
+    expect_gt(g$w, 2)   # and breaks every bound
+    expect_lt(g$a, 1)
+    expect_gt(g$c, 1)
+    for (f in c(1.01, 2, 10)) {
+      st <- kmreduce:::strong_rrqr_cpp(m, n - 1, f)
+      expect_setequal(st$perm, seq_len(n))
+      b <- rrqr_bounds(m, st$perm, n - 1, f)
+      expect_lte(b$w, f * (1 + 1e-10))
+      expect_gte(b$a, 1)
+      expect_lte(b$c, 1)
+      expect_gte(st$swaps, 1L)
+    }
+  }
+})
+
+test_that("strong RRQR satisfies its bounds on random rank-deficient and wide matrices", {
+  withr::with_seed(5, {
+    cases <- list(
+      # rank 8 plus tiny noise, k = 8 and k = 5
+      list(m = matrix(rnorm(40 * 8), 40, 8) %*% matrix(rnorm(8 * 60), 8, 60) +
+             matrix(rnorm(40 * 60, sd = 1e-9), 40, 60), k = c(5, 8)),
+      # graded columns
+      list(m = matrix(rnorm(30 * 30), 30, 30) %*% diag(10^-(0:29 / 3)), k = c(3, 10, 29)),
+      # k x c as in CSSP: k rows, select k columns
+      list(m = matrix(rnorm(6 * 40), 6, 40) %*% diag(runif(40, 0.01, 3)), k = 6))
+  })
+  for (case in cases) for (k in case$k) for (f in c(1.5, 2)) {
+    st <- kmreduce:::strong_rrqr_cpp(case$m, k, f)
+    b <- rrqr_bounds(case$m, st$perm, k, f)
+    expect_lte(b$w, f * (1 + 1e-10))
+    expect_gte(b$a, 1 - 1e-8)
+    expect_lte(b$c, 1 + 1e-8)
+  }
+  expect_error(kmreduce:::strong_rrqr_cpp(matrix(1, 3, 4), 4, 2), "k must be in")
+})
+
+test_that("cssp with control$qr = \"strong\" keeps columns whose A^-1 B is bounded by 2", {
+  withr::with_seed(8, {
+    x <- matrix(rnorm(150 * 6), 150, 6) %*% matrix(rnorm(6 * 40), 6, 40) +
+      matrix(rnorm(150 * 40, sd = 0.3), 150, 40)
+    x <- sweep(x, 2, runif(40, 0.2, 3), `*`)
+  })
+  # c large: every column kept with probability 1 and scale 1, so the
+  # deterministic phase sees V_k^T itself (invariant to V_k's basis)
+  ctl <- list(svd = "exact", c = 1e6, repeats = 1)
+  vt <- t(svd(scale(x, scale = FALSE))$v[, 1:6])
+  a_inv_b <- function(cols) max(abs(solve(vt[, cols], vt[, -cols])))
+  strong <- reduce_dims(x, "cssp", dims = 6, seed = 1, control = c(ctl, qr = "strong"))
+  greedy <- reduce_dims(x, "cssp", dims = 6, seed = 1, control = ctl)
+  expect_identical(strong$qr, "strong")
+  expect_identical(greedy$qr, "pivoted")
+  expect_output(print(strong), "strong rank-revealing QR \\(f = 2\\)")
+  expect_lte(a_inv_b(strong$features$index), 2 * (1 + 1e-10))
+  expect_equal(sort(greedy$features$index), sort(qr(vt, LAPACK = TRUE)$pivot[1:6]))
+  expect_error(reduce_dims(x, "cssp", dims = 6, control = list(qr = "rrqr")),
+               "`control\\$qr` must be one of \"pivoted\", \"strong\"")
 })
 
 test_that("rsvd gives A Z with Z close to the top right singular vectors", {

@@ -6,7 +6,10 @@
 //   randomized phase: keep column j with probability min(1, c p_j), scaled by
 //     1 / sqrt(min(1, c p_j));
 //   deterministic phase: the first k pivots of a column-pivoted QR (LAPACK
-//     dgeqp3) of V_k^T S1 D1 (the paper's experiments also use pivoted QR);
+//     dgeqp3) of V_k^T S1 D1 (the paper's experiments also use pivoted QR),
+//     or, with `strong_f` >= 1, of a strong rank-revealing QR (Gu &
+//     Eisenstat 1996; rrqr.hpp) with that f, the RRQR the paper's bound
+//     assumes;
 //   repeated `repeats` times, keeping the columns with the smallest residual
 //     ||A - P_C A||_F, or ||A - P_C A||_2 (the paper's experiments) with
 //     `spectral`.
@@ -28,6 +31,7 @@
 #include "parallel.hpp"
 #include "products.hpp"
 #include "rng.hpp"
+#include "rrqr.hpp"
 
 namespace kmreduce {
 
@@ -127,7 +131,8 @@ template <class Matrix>
 CsspResult cssp(const Matrix& a, const double* v, index_t k, double c,
                 int repeats, std::uint64_t seed, int n_threads,
                 const InterruptCheck& interrupt = InterruptCheck(),
-                const double* center = nullptr, bool spectral = false) {
+                const double* center = nullptr, bool spectral = false,
+                double strong_f = 0.0) {
   const index_t d = a.d;
   if (k < 1 || k > std::min(a.n, d))
     throw std::invalid_argument("cssp: k must be in [1, min(n, d)]");
@@ -201,12 +206,9 @@ CsspResult cssp(const Matrix& a, const double* v, index_t k, double c,
     auto m = std::make_shared<arma::mat>(k, ct);
     for (index_t t = 0; t < ct; ++t)
       for (index_t q = 0; q < k; ++q) (*m)(q, t) = v[kept[t] + d * q] * scale[t];
-    const arma::uvec piv = run_interruptible<arma::uvec>([m]() {
-      arma::mat qq, rr;
-      arma::uvec p;
-      if (!arma::qr(qq, rr, p, *m, "vector"))
-        throw std::runtime_error("pivoted QR (LAPACK) failed");
-      return p;
+    const arma::uvec piv = run_interruptible<arma::uvec>([m, k, strong_f]() {
+      return strong_f >= 1.0 ? strong_rrqr(*m, static_cast<arma::uword>(k), strong_f).perm
+                             : pivoted_qr_order(*m);
     });
     std::vector<index_t> chosen(k);
     for (index_t q = 0; q < k; ++q) chosen[q] = kept[piv[q]];
