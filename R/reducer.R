@@ -85,8 +85,13 @@ fit_reducer <- function(x, method, dims, k, seed, n_threads, control) {
                        shift = if (is.matrix(x)) column_means(x[rows, , drop = FALSE])))
   }
   if (method == "fjlt") {
-    return(new_reducer(method, dims, seed, x,
-                       density = fjlt_density(nrow(x), ncol(x), control$fjlt_density)))
+    q <- fjlt_density(nrow(x), ncol(x), control$fjlt_density)
+    # P's non-zeros (a coordinate and a value each) are held while mapping
+    check_memory(16 * q * 2^ceiling(log2(ncol(x))) * dims,
+                 sprintf("The FJLT's sparse matrix (density %.3g, %s x %s)", q, format(dims),
+                         format(2^ceiling(log2(ncol(x))))),
+                 "Use a smaller control$fjlt_density or dims.")
+    return(new_reducer(method, dims, seed, x, density = q))
   }
   if (method %in% projection_methods()) return(new_reducer(method, dims, seed, x))
   switch(method,

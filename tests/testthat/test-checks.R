@@ -158,6 +158,12 @@ test_that("predict() and plot() check the fit before C++ reads it", {
       "out['assignment'] <- tryCatch({ predict(g, x); 'no error' }, error = function(e) conditionMessage(e))",
       "l <- lev; l$reducer$features$index[1] <- 99",
       "out['features'] <- tryCatch({ predict(l, x); 'no error' }, error = function(e) conditionMessage(e))",
+      "fj <- kmeans_reduced(x, 3, method = 'fjlt', dims = 4, seed = 1)",
+      "for (q in list(0, 2, NA, 'a', NULL, c(0.1, 0.2))) {",
+      "  f <- fj; f$reducer['density'] <- list(q)",
+      "  out[paste('fjlt density', format(q))] <- tryCatch({ predict(f, x); 'no error' },",
+      "                                                   error = function(e) conditionMessage(e))",
+      "}",
       "out"))
   expect_identical(res$status, "finished", info = paste(res$log, collapse = "\n"))
   for (nm in names(res$value)) {

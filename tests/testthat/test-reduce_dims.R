@@ -76,6 +76,12 @@ test_that("fjlt's P has density q and N(0, 1/q) entries; D is random signs", {
   expect_equal(reduce_dims(x, "fjlt", dims = 10, seed = 1)$density, log(500)^2 / 512)
   expect_equal(reduce_dims(x[, 1:20], "fjlt", dims = 10, seed = 1)$density, 1)
   expect_output(print(reduce_dims(x, "fjlt", dims = 10, seed = 1)), "q = 0\\.07543")
+  # a P that cannot fit in memory is refused before it is drawn
+  wide <- Matrix::sparseMatrix(i = 1:3, j = 1:3, x = 1, dims = c(10, 2^20))
+  expect_error(reduce_dims(wide, "fjlt", dims = 2^20, seed = 1, control = list(fjlt_density = 1)),
+               "The FJLT's sparse matrix \\(density 1, 1048576 x 1048576\\) would need about")
+  expect_error(reduce_dims(x, "fjlt", dims = 10, control = list(fjlt_density = 0)),
+               "`control\\$fjlt_density` must be NULL or a number in \\(0, 1\\], not 0")
 })
 
 test_that("projection matrices have the distributions of the papers", {
