@@ -357,7 +357,7 @@ control_defaults <- function() {
   list(tol = 1e-6, keep_reduced = TRUE, svd = "randomized", eps = 1 / 3,
        power_iters = 0L, scores = "squared", sampling = "random", c = NULL,
        repeats = 40L, block_rows = NULL, dims_tol = 0.01, residual = "frobenius",
-       fjlt_density = NULL, qr = "pivoted")
+       fjlt_density = NULL, qr = "pivoted", local_search = NULL)
 }
 
 check_choice <- function(value, arg, choices) {
@@ -407,6 +407,9 @@ check_control <- function(control, defaults = control_defaults()) {
   check_choice(out$qr, "control$qr", c("pivoted", "strong"))
   out$power_iters <- check_whole(out$power_iters, "control$power_iters", 0, 100)
   out$repeats <- check_whole(out$repeats, "control$repeats", 1, 10000)
+  if (!is.null(out$local_search)) {
+    out$local_search <- check_whole(out$local_search, "control$local_search", 0, 1e6)
+  }
   if (!is.null(out$c)) number_in(out$c, "c", 0, Inf, open_lower = TRUE)
   if (!is.null(out$fjlt_density) &&
       !(is.numeric(out$fjlt_density) && length(out$fjlt_density) == 1L &&

@@ -180,7 +180,7 @@ k_path <- function(x, k = 2:10, method = "auto", dims = NULL, n_init = 10L, B = 
       seed_b <- derive_seed_cpp(seed, b)
       for (i in seq_along(k)) {
         km <- kmeans_cpp(ref, k[i], n_init_reference, iter_max, control$tol, seed_b, n_threads,
-                         FALSE, 0, NULL)
+                         FALSE, 0, NULL, local_search_steps(control, k[i]))
         logw_star[b, i] <- log(km$objective)
         tick(length(k) * b + i)
       }

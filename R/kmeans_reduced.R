@@ -25,6 +25,13 @@
 #' partial results combined across ranks (see [mpi_rows()]).
 #'
 #' @section Methods:
+#' The approximation factors below are the papers': a partition optimal on
+#' the reduced data (or within a factor gamma of optimal) is within that
+#' factor (times gamma) of optimal on `x`, for the `dims` the theorems state
+#' ([dims_for()]; far above the default `10 k`). k-means++ seeding is within
+#' O(log k) of optimal in expectation; [optimality_bound()] certifies a
+#' given result.
+#'
 #' Data-oblivious projections `C = A R` (`R` is `d x dims`, generated from
 #' `seed` in panels, never stored whole):
 #' * `"sign"`: entries \eqn{\pm 1/\sqrt{dims}}{+-1/sqrt(dims)} (Algorithm 2 of
@@ -150,8 +157,22 @@
 #'   `n_init` k-means++ replicates; each next size starts one Lloyd run from
 #'   the best partition so far. The sizes double, so the reductions cost
 #'   about twice one reduction at the chosen size.
-#' @param n_init Number of k-means++ replicates; the one with the lowest
-#'   objective on the reduced data is kept.
+#' @param n_init Number of replicates, each a greedy k-means++ seeding
+#'   (2 + floor(log(k)) D^2-sampled candidates per centre, the best kept),
+#'   then a local search, then Lloyd's iterations; the one with the lowest
+#'   objective on the reduced data is kept. The local search (LocalSearch++
+#'   of Lattanzi and Sohler 2019) repeats `control$local_search` times
+#'   (default `ceiling(k / (2 + floor(log(k))))`, so that about `k` rows are
+#'   tried in all): draw 2 + floor(log(k)) rows with probability proportional
+#'   to their squared distance to the nearest centre, and replace a centre by
+#'   one of them if that lowers the k-means cost, the best such swap. It
+#'   repairs what k-means++ does in high dimensions, where the noise flattens
+#'   the D^2 weights: two seeds in one cluster and none in another, a local
+#'   optimum Lloyd cannot leave. LocalSearch++ with `eps k` steps of one
+#'   candidate each is an `O(1 / eps^3)`-approximation in expectation (Choo
+#'   et al. 2020; k-means++ alone: `O(log k)`); taking the best of several
+#'   candidates per step is a greedy variant (as greedy k-means++ is of
+#'   k-means++), measured, not proven, to do better per pass over the data.
 #' @param iter_max Maximum number of Lloyd iterations per replicate.
 #' @param centers,nstart,iter.max The names of [stats::kmeans()] for `k`,
 #'   `n_init` and `iter_max`, so that a call to `kmeans()` runs unchanged
@@ -208,6 +229,9 @@
 #'     dimensions improves the objective by less than this fraction.
 #'   * `fjlt_density` (default `NULL`: `min(1, log(n)^2 / D)`): the
 #'     probability `q` that an entry of the FJLT's `P` is non-zero.
+#'   * `local_search` (default `NULL`: `ceiling(k / (2 + floor(log(k))))`):
+#'     local search steps after each k-means++ seeding (see `n_init`); `0`
+#'     turns it off (plain greedy k-means++, as scikit-learn).
 #' @return An object of class `c("kmeans_reduced", "kmeans")`: a list with
 #'   the components of [stats::kmeans()], all in the original feature space,
 #'   \item{cluster}{integer vector of the cluster (1 to `k`) of each row.}
@@ -276,6 +300,12 @@
 #' Ailon, N. and Chazelle, B. (2009). The fast Johnson-Lindenstrauss transform
 #' and approximate nearest neighbors. *SIAM Journal on Computing* 39(1),
 #' 302--322.
+#'
+#' Lattanzi, S. and Sohler, C. (2019). A better k-means++ algorithm via local
+#' search. *ICML*, 3662--3671.
+#'
+#' Choo, D., Grunau, C., Portmann, J. and Rozhon, V. (2020). k-means++: few
+#' more steps yield constant approximation. *ICML*, 1909--1917.
 #'
 #' Arthur, D. and Vassilvitskii, S. (2007). k-means++: the advantages of
 #' careful seeding. *SODA*, 1027--1035.
@@ -432,6 +462,14 @@ warn_collapsed <- function(dims, k) {
           call. = FALSE)
 }
 
+# Local search steps after each k-means++ seeding: control$local_search, or
+# enough steps of 2 + floor(log(k)) candidates each to draw about k
+# candidates in all (local_search.hpp).
+local_search_steps <- function(control, k) {
+  if (!is.null(control$local_search)) return(as.integer(control$local_search))
+  as.integer(ceiling(k / (2 + floor(log(k)))))
+}
+
 # k-means on the reduced rows of one reduction and the statistics of its
 # partition on the original rows (kmeans_reduced(), k_path()).
 cluster_reduced <- function(src, x, reducer, reduced, k, centers0, n_init, iter_max, seed,
@@ -449,7 +487,7 @@ cluster_reduced <- function(src, x, reducer, reduced, k, centers0, n_init, iter_
         " from the given centres")
   start <- if (!is.null(centers0)) as.matrix(apply_reducer(reducer, centers0, n_threads))
   km <- source_kmeans(src, reduced, k, start, n_init, iter_max, control$tol, seed,
-                      n_threads, verbose, limit, shift)
+                      n_threads, verbose, limit, shift, local_search_steps(control, k))
   if (isTRUE(km$invalid)) check_values_later(x)
   # Lloyd ran on x itself and stopped with its centres the cluster means:
   # the statistics need one pass, not two.

@@ -177,8 +177,10 @@ Rcpp::List lloyd_from_rows(SEXP x, const Rcpp::NumericMatrix& centers, int iter_
 Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
                       double seed, int n_threads, bool verbose = false,
                       double limit = 0,
-                      Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
+                      Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
+                      int local_search = 0) {
   kmreduce::KmeansOptions opt = options(k, n_init, iter_max, tol, seed, n_threads);
+  opt.local_search = local_search;
   if (verbose) {
     opt.on_replicate = [n_init](int t, int iter, double objective) {
       Rcpp::Function message("message");
@@ -198,6 +200,43 @@ Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
   out["best_replicate"] = res.best_replicate + 1;
   out["objectives"] = Rcpp::wrap(res.objectives);
   return out;
+}
+
+// k-means++ then `steps` local search steps on dense x (tests): the seeds,
+// the final centres, their assignment and every step (1-based rows).
+// [[Rcpp::export]]
+Rcpp::List local_search_cpp(Rcpp::NumericMatrix x, int k, int steps, double seed,
+                            int n_threads) {
+  const kmreduce::DenseMatrix a(&x[0], x.nrow(), x.ncol());
+  if (k < 1 || k > x.nrow() || steps < 0) throw std::invalid_argument("bad k or steps");
+  std::vector<double> norms(a.n);
+  kmreduce::row_sqnorms(a, norms.data(), n_threads);
+  kmreduce::Rng rng(kmreduce::stream_key(glue::as_seed(seed), kmreduce::kStreamKmeansInit, 0));
+  Rcpp::NumericMatrix seeds(k, x.ncol()), centres(k, x.ncol());
+  kmreduce::SeedAssignment assign;
+  kmreduce::kmeanspp(a, norms.data(), k, rng, &seeds[0], n_threads, glue::r_interrupt(), &assign);
+  std::copy(seeds.begin(), seeds.end(), centres.begin());
+  const kmreduce::LocalSearchResult res = kmreduce::local_search(
+      a, norms.data(), k, steps, rng, &centres[0], assign, n_threads, glue::r_interrupt(),
+      kmreduce::LocalCombine(), true);
+  Rcpp::List trace(res.trace.size());
+  for (std::size_t s = 0; s < res.trace.size(); ++s) {
+    const kmreduce::LocalSearchStep& st = res.trace[s];
+    Rcpp::NumericVector cand(st.candidates.size());
+    for (std::size_t t = 0; t < st.candidates.size(); ++t) cand[t] = st.candidates[t] + 1.0;
+    trace[s] = Rcpp::List::create(
+        Rcpp::Named("candidates") = cand, Rcpp::Named("candidate") = st.candidate + 1.0,
+        Rcpp::Named("centre") = st.centre + 1.0, Rcpp::Named("before") = st.before,
+        Rcpp::Named("after") = st.after, Rcpp::Named("swapped") = st.swapped);
+  }
+  Rcpp::IntegerVector label(assign.label.begin(), assign.label.end());
+  Rcpp::IntegerVector label2(assign.second_label.begin(), assign.second_label.end());
+  return Rcpp::List::create(
+      Rcpp::Named("seeds") = seeds, Rcpp::Named("centers") = centres,
+      Rcpp::Named("label") = label + 1, Rcpp::Named("second_label") = label2 + 1,
+      Rcpp::Named("nearest") = Rcpp::wrap(assign.nearest),
+      Rcpp::Named("second") = Rcpp::wrap(assign.second), Rcpp::Named("cost") = res.cost,
+      Rcpp::Named("swaps") = res.swaps, Rcpp::Named("trace") = trace);
 }
 
 // [[Rcpp::export]]
@@ -233,12 +272,14 @@ Rcpp::List lloyd_blocks_cpp(Rcpp::Function read, double n, int d, double block_r
 // [[Rcpp::export]]
 Rcpp::List mpi_kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
                           double seed, int n_threads, Rcpp::List mpi,
-                          Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
+                          Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
+                          int local_search = 0) {
   int d = 0;
   bool invalid = false;
+  kmreduce::KmeansOptions opt = options(k, n_init, iter_max, tol, seed, n_threads);
+  opt.local_search = local_search;
   const kmreduce::KmeansResult res =
-      kmeans_rows(x, options(k, n_init, iter_max, tol, seed, n_threads), shift, 0,
-                  glue::mpi_combine(mpi), d, invalid);
+      kmeans_rows(x, opt, shift, 0, glue::mpi_combine(mpi), d, invalid);
   Rcpp::List out = lloyd_list(res.best, k, d);
   out["best_replicate"] = res.best_replicate + 1;
   return out;

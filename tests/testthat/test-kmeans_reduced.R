@@ -371,3 +371,70 @@ test_that("dims = \"auto\" doubles dims until the objective stops improving", {
   expect_error(kmeans_reduced(m$x, 4, dims = "auto", control = list(dims_tol = 2)),
                "`control\\$dims_tol` must be a number in \\[0, 1\\)")
 })
+
+# Squared distances of every row to every centre, by definition.
+brute_dist2 <- function(x, centres) {
+  outer(seq_len(nrow(x)), seq_len(nrow(centres)),
+        Vectorize(function(i, q) sum((x[i, ] - centres[q, ])^2)))
+}
+
+test_that("local search after k-means++ takes the best swap of its candidates and never raises the cost", {
+  for (case in list(list(seed = 1, k = 8, sep = 2), list(seed = 2, k = 5, sep = 4),
+                    list(seed = 3, k = 12, sep = 1))) {
+    m <- make_mixture(n = 240, d = 5, k = case$k, sd = 1, sep = case$sep)
+    x <- unname(m$x)
+    res <- kmreduce:::local_search_cpp(x, case$k, 12L, case$seed, 1L)
+    centres <- res$seeds
+    cost_of <- function(cc) sum(apply(brute_dist2(x, cc), 1, min))
+    before <- numeric(0)
+    for (st in res$trace) {
+      now <- cost_of(centres)
+      expect_equal(st$before, now, tolerance = 1e-9)
+      before <- c(before, now)
+      # every (candidate, centre) swap by brute force: the reported one is the best
+      costs <- outer(seq_along(st$candidates), seq_len(case$k), Vectorize(function(t, q) {
+        cc <- centres
+        cc[q, ] <- x[st$candidates[t], ]
+        cost_of(cc)
+      }))
+      expect_equal(st$after, min(costs), tolerance = 1e-9)
+      expect_equal(costs[st$candidate, st$centre], min(costs), tolerance = 1e-9)
+      expect_identical(st$swapped, st$after < st$before * (1 - 1e-12))
+      if (st$swapped) centres[st$centre, ] <- x[st$candidates[st$candidate], ]
+    }
+    expect_true(all(diff(before) <= 0))
+    expect_identical(res$centers, centres)
+    expect_true(res$swaps >= 1L)
+    # the assignment handed to Lloyd is the nearest / second nearest centre
+    dd <- brute_dist2(x, centres)
+    srt <- t(apply(dd, 1, sort))
+    expect_equal(res$nearest, srt[, 1], tolerance = 1e-9)
+    expect_equal(res$second, srt[, 2], tolerance = 1e-9)
+    expect_identical(res$label, max.col(-dd, ties.method = "first"))
+    expect_equal(cost_of(centres), min(res$cost, cost_of(centres)), tolerance = 1e-9)
+    # the same result with 2 threads
+    expect_identical(kmreduce:::local_search_cpp(x, case$k, 12L, case$seed, 2L), res)
+  }
+})
+
+test_that("local search lowers the objective of k-means++ starts on a noisy wide mixture", {
+  m <- withr::with_seed(4, {
+    centres <- matrix(rnorm(10 * 200, sd = 0.5), 10, 200)
+    truth <- sample(10, 3000, TRUE)
+    list(x = centres[truth, ] + matrix(rnorm(3000 * 200), 3000, 200), truth = truth)
+  })
+  planted <- kmeans_objective(m$x, m$truth)
+  obj <- function(ls, s) {
+    kmeans_reduced(m$x, 10, method = "none", n_init = 1, seed = s,
+                   control = list(local_search = ls))$tot.withinss
+  }
+  without <- vapply(1:6, function(s) obj(0, s), numeric(1))
+  with <- vapply(1:6, function(s) obj(NULL, s), numeric(1))
+  expect_lt(mean(with / planted), mean(without / planted))
+  # k steps: most starts reach the planted partition, k-means++ alone half
+  longer <- vapply(1:6, function(s) obj(10, s), numeric(1))
+  expect_lt(median(longer / planted), 1 + 1e-6)
+  expect_gt(median(without / planted), 1.01)
+  expect_error(kmeans_reduced(m$x, 10, control = list(local_search = -1)),
+               "`control\\$local_search` must be a whole number in \\[0, 1e\\+06\\], not -1")
+})

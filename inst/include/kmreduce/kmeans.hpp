@@ -1,6 +1,7 @@
-// kmreduce: k-means with n_init replicates of k-means++ seeding followed by
-// Lloyd, keeping the replicate with the lowest objective (first one on ties,
-// to a relative 1e-10).
+// kmreduce: k-means with n_init replicates of k-means++ seeding, local
+// search (local_search.hpp, `local_search` steps) and Lloyd, keeping the
+// replicate with the lowest objective (first one on ties, to a relative
+// 1e-10).
 // Replicate t draws its seeding from the stream (seed, kStreamKmeansInit, t).
 #ifndef KMREDUCE_KMEANS_HPP
 #define KMREDUCE_KMEANS_HPP
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "kmeanspp.hpp"
+#include "local_search.hpp"
 #include "lloyd.hpp"
 #include "rng.hpp"
 
@@ -24,6 +26,7 @@ struct KmeansOptions {
   int n_init = 10;
   int iter_max = 100;
   double tol = 0.0;
+  int local_search = 0;  // LocalSearch++ steps after each seeding
   std::uint64_t seed = 0;
   int n_threads = 1;
   ReplicateHook on_replicate;
@@ -55,6 +58,9 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
     SeedAssignment seeds;
     kmeanspp(a, row_norms.data(), opt.k, rng, centres.data(), opt.n_threads,
              interrupt, &seeds, combine);
+    if (opt.local_search > 0 && opt.k > 1)
+      local_search(a, row_norms.data(), opt.k, opt.local_search, rng, centres.data(), seeds,
+                   opt.n_threads, interrupt, combine);
     LloydResult res = lloyd(ResidentRows<Data>(a), row_norms.data(), std::move(centres),
                                    opt.k, opt.iter_max, opt.tol, opt.n_threads, interrupt,
                                    &seeds, combine);

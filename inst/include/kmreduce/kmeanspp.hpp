@@ -99,6 +99,7 @@ struct SeedAssignment {
   std::vector<int> label;       // nearest seed (first one on ties)
   std::vector<double> nearest;  // squared distance to it
   std::vector<double> second;   // squared distance to the next nearest
+  std::vector<int> second_label;  // which seed that is (0 while there is none)
 };
 
 // Writes k centres (k x d, column-major) chosen among the rows of `a`: the
@@ -146,6 +147,7 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
   if (assign != nullptr) {
     assign->label.assign(n, 0);
     assign->second.assign(n, std::numeric_limits<double>::infinity());
+    assign->second_label.assign(n, 0);
   }
 
   std::vector<double> totals(combine.size()), pots(trials);
@@ -186,18 +188,22 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
     const double* cb = cand.data() + n * best;
     if (assign != nullptr) {
       int* lab = assign->label.data();
+      int* lab2 = assign->second_label.data();
       double* sec = assign->second.data();
       for (index_t r = 0; r < n; ++r) {
         if (cb[r] < dist[r]) {
           sec[r] = dist[r];
+          lab2[r] = lab[r];
           lab[r] = static_cast<int>(q);
         } else if (cb[r] < sec[r]) {
           sec[r] = cb[r];
+          lab2[r] = static_cast<int>(q);
         }
       }
       const index_t c = local(cand_row[best]);
       if (c >= 0 && lab[c] != static_cast<int>(q)) {  // the seed itself, at distance 0
         sec[c] = dist[c];
+        lab2[c] = lab[c];
         lab[c] = static_cast<int>(q);
       }
     }
