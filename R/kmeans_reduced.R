@@ -45,17 +45,17 @@
 #'   `sqrt(D / dims)`); `O(n D log D)` time.
 #' * `"fjlt"`: the fast Johnson-Lindenstrauss transform of Ailon and Chazelle
 #'   (2009) as Li and Fan (2020, section 2.5.1) use it, \eqn{\Phi = P H D}{Phi = P H D}:
-#'   random signs `D`, the normalised Hadamard matrix `H` (zero padding to
-#'   `D = 2^ceiling(log2(d))` columns) and a sparse Gaussian `P` whose entries
-#'   are N(0, 1/q) with probability `q` and 0 otherwise,
-#'   \eqn{q = \min(\Theta(\log^2 n / D), 1)}{q = min(Theta(log^2(n) / D), 1)};
+#'   a diagonal `D` of random signs, the normalised Hadamard matrix `H` of
+#'   order `m = 2^ceiling(log2(d))` (zero padding) and a sparse Gaussian
+#'   `P` (`dims x m`) whose entries are N(0, 1/q) with probability `q` and
+#'   0 otherwise, \eqn{q = \min(\Theta(\log^2 n / m), 1)}{q = min(Theta(log^2(n) / m), 1)};
 #'   the papers give no constant for the \eqn{\Theta}{Theta}: we use
-#'   `q = min(1, log(n)^2 / D)` (natural logarithm, `n` the number of rows,
+#'   `q = min(1, log(n)^2 / m)` (natural logarithm, `n` the number of rows,
 #'   all ranks' rows for [mpi_rows()]), or `control$fjlt_density`. Scaled by
 #'   `1 / sqrt(dims)`, so squared norms are kept in expectation. Computed
 #'   either by the transform of each row and the sparse `P`
-#'   (`O(n (D log D + q D dims))`) or, when that costs more, by forming
-#'   `R = D H P^T / sqrt(dims)` and one matrix product, whichever is cheaper.
+#'   (`O(n (m log m + q m dims))`) or by forming `R = D H P^T / sqrt(dims)`
+#'   and one matrix product, whichever costs less.
 #' * `"sparse_embedding"`: CountSketch, `C = A Q Phi` (Algorithm 1 of Liu, Shen
 #'   and Tsang 2017): each column of `A`, with a random sign, is added to one
 #'   random column of `C`; `O(nnz(A))` time.
@@ -158,10 +158,11 @@
 #'   the best partition so far. The sizes double, so the reductions cost
 #'   about twice one reduction at the chosen size.
 #' @param n_init Number of replicates, each a greedy k-means++ seeding
-#'   (2 + floor(log(k)) D^2-sampled candidates per centre, the best kept),
-#'   then a local search, then Lloyd's iterations; the one with the lowest
-#'   objective on the reduced data is kept. The local search (LocalSearch++
-#'   of Lattanzi and Sohler 2019) repeats `control$local_search` times
+#'   (2 + floor(log(k)) D^2-sampled candidates per centre, the best kept)
+#'   then Lloyd's iterations; the one with the lowest objective on the
+#'   reduced data is kept. The replicates mix two seedings: in the even ones
+#'   (2, 4, ...) a local search follows k-means++. The local search
+#'   (LocalSearch++ of Lattanzi and Sohler 2019) repeats `control$local_search` times
 #'   (default `ceiling(k / (2 + floor(log(k))))`, so that about `k` rows are
 #'   tried in all): draw 2 + floor(log(k)) rows with probability proportional
 #'   to their squared distance to the nearest centre, and replace a centre by
@@ -172,7 +173,11 @@
 #'   candidate each is an `O(1 / eps^3)`-approximation in expectation (Choo
 #'   et al. 2020; k-means++ alone: `O(log k)`); taking the best of several
 #'   candidates per step is a greedy variant (as greedy k-means++ is of
-#'   k-means++), measured, not proven, to do better per pass over the data.
+#'   k-means++) that needs fewer passes over the data; its guarantee is not
+#'   proven. It is not in every replicate because it costs passes over the
+#'   data (on data where k-means++ does well, up to 70 % more time per
+#'   replicate) and does not help everywhere; with `n_init = 1` the single
+#'   replicate is plain k-means++ (`control$local_search` does nothing).
 #' @param iter_max Maximum number of Lloyd iterations per replicate.
 #' @param centers,nstart,iter.max The names of [stats::kmeans()] for `k`,
 #'   `n_init` and `iter_max`, so that a call to `kmeans()` runs unchanged
@@ -227,11 +232,12 @@
 #'     a `big.matrix` `x`.
 #'   * `dims_tol` (default 0.01): `dims = "auto"` stops when doubling the
 #'     dimensions improves the objective by less than this fraction.
-#'   * `fjlt_density` (default `NULL`: `min(1, log(n)^2 / D)`): the
+#'   * `fjlt_density` (default `NULL`: `min(1, log(n)^2 / 2^ceiling(log2(d)))`): the
 #'     probability `q` that an entry of the FJLT's `P` is non-zero.
 #'   * `local_search` (default `NULL`: `ceiling(k / (2 + floor(log(k))))`):
-#'     local search steps after each k-means++ seeding (see `n_init`); `0`
-#'     turns it off (plain greedy k-means++, as scikit-learn).
+#'     local search steps after the k-means++ seeding of replicates 2, 4, ...
+#'     (see `n_init`); `0` turns it off (plain greedy k-means++ in every
+#'     replicate, as scikit-learn).
 #' @return An object of class `c("kmeans_reduced", "kmeans")`: a list with
 #'   the components of [stats::kmeans()], all in the original feature space,
 #'   \item{cluster}{integer vector of the cluster (1 to `k`) of each row.}

@@ -90,23 +90,6 @@ class FjltMap {
 };
 
 namespace detail {
-inline void fill_block(const DenseMatrix& a, const FjltMap& m, index_t r0,
-                       index_t lanes, double* buf) {
-  for (index_t j = 0; j < a.d; ++j) {
-    const double* col = a.x + a.n * j + r0;
-    double* b = buf + j * lanes;
-    for (index_t r = 0; r < lanes; ++r) b[r] = m.sign[j] * col[r];
-  }
-}
-
-inline void fill_block(const SparseRows& a, const FjltMap& m, index_t r0,
-                       index_t lanes, double* buf) {
-  std::fill(buf, buf + a.d * lanes, 0.0);
-  for (index_t r = 0; r < lanes; ++r)
-    for (index_t t = a.rp[r0 + r]; t < a.rp[r0 + r + 1]; ++t)
-      buf[static_cast<index_t>(a.cj[t]) * lanes + r] = m.sign[a.cj[t]] * a.v[t];
-}
-
 inline double values_of(const DenseMatrix& a) {
   return static_cast<double>(a.n) * static_cast<double>(a.d);
 }

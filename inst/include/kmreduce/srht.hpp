@@ -70,8 +70,10 @@ inline void fwht_lanes(double* buf, index_t padded, index_t lanes) {
   }
 }
 
-inline void fill_block(const DenseMatrix& a, const SrhtMap& m, index_t r0,
-                       index_t lanes, double* buf) {
+// Rows r0 .. r0 + lanes - 1 times the random signs m.sign (SrhtMap,
+// FjltMap), feature-major, into buf.
+template <class Map>
+void fill_block(const DenseMatrix& a, const Map& m, index_t r0, index_t lanes, double* buf) {
   for (index_t j = 0; j < a.d; ++j) {
     const double* col = a.x + a.n * j + r0;
     double* b = buf + j * lanes;
@@ -79,8 +81,8 @@ inline void fill_block(const DenseMatrix& a, const SrhtMap& m, index_t r0,
   }
 }
 
-inline void fill_block(const SparseRows& a, const SrhtMap& m, index_t r0,
-                       index_t lanes, double* buf) {
+template <class Map>
+void fill_block(const SparseRows& a, const Map& m, index_t r0, index_t lanes, double* buf) {
   std::fill(buf, buf + a.d * lanes, 0.0);
   for (index_t r = 0; r < lanes; ++r)
     for (index_t t = a.rp[r0 + r]; t < a.rp[r0 + r + 1]; ++t)
