@@ -93,6 +93,10 @@ mpi_stats_cpp <- function(x, cluster, k, n_threads, mpi) {
     .Call(`_kmreduce_mpi_stats_cpp`, x, cluster, k, n_threads, mpi)
 }
 
+kmeanspp_trace_cpp <- function(x, k, seed, n_threads) {
+    .Call(`_kmreduce_kmeanspp_trace_cpp`, x, k, seed, n_threads)
+}
+
 silhouette_cpp <- function(x, cluster, k, n_threads) {
     .Call(`_kmreduce_silhouette_cpp`, x, cluster, k, n_threads)
 }

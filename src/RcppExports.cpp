@@ -363,6 +363,20 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// kmeanspp_trace_cpp
+Rcpp::List kmeanspp_trace_cpp(Rcpp::NumericMatrix x, int k, double seed, int n_threads);
+RcppExport SEXP _kmreduce_kmeanspp_trace_cpp(SEXP xSEXP, SEXP kSEXP, SEXP seedSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(kmeanspp_trace_cpp(x, k, seed, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // silhouette_cpp
 Rcpp::NumericMatrix silhouette_cpp(Rcpp::NumericMatrix x, Rcpp::IntegerMatrix cluster, Rcpp::IntegerVector k, int n_threads);
 RcppExport SEXP _kmreduce_silhouette_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP) {
@@ -567,6 +581,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_cluster_stats_cpp", (DL_FUNC) &_kmreduce_cluster_stats_cpp, 5},
     {"_kmreduce_stats_blocks_cpp", (DL_FUNC) &_kmreduce_stats_blocks_cpp, 7},
     {"_kmreduce_mpi_stats_cpp", (DL_FUNC) &_kmreduce_mpi_stats_cpp, 5},
+    {"_kmreduce_kmeanspp_trace_cpp", (DL_FUNC) &_kmreduce_kmeanspp_trace_cpp, 4},
     {"_kmreduce_silhouette_cpp", (DL_FUNC) &_kmreduce_silhouette_cpp, 4},
     {"_kmreduce_uniform_box_cpp", (DL_FUNC) &_kmreduce_uniform_box_cpp, 6},
     {"_kmreduce_sign_matrix_cpp", (DL_FUNC) &_kmreduce_sign_matrix_cpp, 3},

@@ -371,3 +371,34 @@ Rcpp::List mpi_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k, int n_threa
   return stats_list(s, k, d);
 }
 
+
+// Greedy k-means++ on dense x (tests): the seeds, the assignment it leaves
+// and, for every step, the rows drawn (1-based), the potential with each and
+// the one kept (1-based among them).
+// [[Rcpp::export]]
+Rcpp::List kmeanspp_trace_cpp(Rcpp::NumericMatrix x, int k, double seed, int n_threads) {
+  const kmreduce::DenseMatrix a(&x[0], x.nrow(), x.ncol());
+  if (k < 1 || k > x.nrow()) throw std::invalid_argument("bad k");
+  std::vector<double> norms(a.n);
+  kmreduce::row_sqnorms(a, norms.data(), n_threads);
+  kmreduce::Rng rng(kmreduce::stream_key(glue::as_seed(seed), kmreduce::kStreamKmeansInit, 0));
+  Rcpp::NumericMatrix seeds(k, x.ncol());
+  kmreduce::SeedAssignment assign;
+  std::vector<kmreduce::KmeansppStep> trace;
+  kmreduce::kmeanspp(a, norms.data(), k, rng, &seeds[0], n_threads, glue::r_interrupt(), &assign,
+                     kmreduce::LocalCombine(), &trace);
+  Rcpp::List steps(trace.size());
+  for (std::size_t s = 0; s < trace.size(); ++s) {
+    Rcpp::NumericVector cand(trace[s].candidates.size());
+    for (std::size_t t = 0; t < trace[s].candidates.size(); ++t)
+      cand[t] = trace[s].candidates[t] + 1.0;
+    steps[s] = Rcpp::List::create(Rcpp::Named("candidates") = cand,
+                                  Rcpp::Named("potentials") = Rcpp::wrap(trace[s].potentials),
+                                  Rcpp::Named("chosen") = trace[s].chosen + 1.0);
+  }
+  Rcpp::IntegerVector label(assign.label.begin(), assign.label.end());
+  return Rcpp::List::create(Rcpp::Named("seeds") = seeds, Rcpp::Named("label") = label + 1,
+                            Rcpp::Named("nearest") = Rcpp::wrap(assign.nearest),
+                            Rcpp::Named("second") = Rcpp::wrap(assign.second),
+                            Rcpp::Named("trace") = steps);
+}

@@ -378,6 +378,42 @@ brute_dist2 <- function(x, centres) {
         Vectorize(function(i, q) sum((x[i, ] - centres[q, ])^2)))
 }
 
+test_that("greedy k-means++ keeps the candidate of lowest potential, exactly as by brute force", {
+  # rows spread over several 256-row blocks, duplicated rows (a candidate at
+  # distance 0 from a seed) and k large enough for 8 candidates per step
+  for (case in list(list(seed = 1, k = 40, n = 700, dup = 0), list(seed = 2, k = 25, n = 600, dup = 150),
+                    list(seed = 3, k = 3, n = 300, dup = 0))) {
+    m <- make_mixture(n = case$n, d = 4, k = 6, sd = 1, sep = 3)
+    x <- unname(m$x)
+    if (case$dup > 0) x[seq_len(case$dup), ] <- x[rep(1:5, length.out = case$dup), ]
+    res <- kmreduce:::kmeanspp_trace_cpp(x, case$k, case$seed, 1L)
+    expect_length(res$trace, case$k - 1L)
+    first <- which(apply(x, 1, function(r) all(r == res$seeds[1, ])))
+    expect_true(length(first) >= 1L)
+    dmin <- rowSums(sweep(x, 2, res$seeds[1, ])^2)
+    for (q in seq_along(res$trace)) {
+      st <- res$trace[[q]]
+      expect_length(st$candidates, 2L + floor(log(case$k)))
+      # the potential with each candidate, by definition
+      pots <- vapply(st$candidates, function(r) sum(pmin(dmin, rowSums(sweep(x, 2, x[r, ])^2))), 0)
+      expect_equal(st$potentials, pots, tolerance = 1e-12)
+      expect_identical(st$chosen, as.numeric(which.min(st$potentials)))
+      chosen <- x[st$candidates[st$chosen], ]
+      expect_identical(res$seeds[q + 1, ], chosen)
+      dmin <- pmin(dmin, rowSums(sweep(x, 2, chosen)^2))
+    }
+    # the assignment handed to Lloyd: nearest and second nearest seed
+    dd <- brute_dist2(x, res$seeds)
+    srt <- t(apply(dd, 1, sort))
+    expect_equal(res$nearest, srt[, 1], tolerance = 1e-9)
+    if (case$k > 1) expect_equal(res$second, srt[, 2], tolerance = 1e-9)
+    expect_equal(dd[cbind(seq_len(nrow(x)), res$label)], srt[, 1], tolerance = 1e-9)
+    # every seed is in its own cluster, duplicated rows or not
+    expect_setequal(unique(res$label), seq_len(case$k))
+    expect_identical(kmreduce:::kmeanspp_trace_cpp(x, case$k, case$seed, 2L), res)
+  }
+})
+
 test_that("local search after k-means++ takes the best swap of its candidates and never raises the cost", {
   for (case in list(list(seed = 1, k = 8, sep = 2), list(seed = 2, k = 5, sep = 4),
                     list(seed = 3, k = 12, sep = 1))) {

@@ -3,8 +3,11 @@
 #ifndef KMREDUCE_KMEANSPP_HPP
 #define KMREDUCE_KMEANSPP_HPP
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "matrix.hpp"
@@ -31,6 +34,30 @@ inline index_t draw_weighted(const std::vector<double>& weight, double total,
     }
   }
   return last_positive;  // rounding: u landed beyond the accumulated sum
+}
+
+// `count` draws as draw_weighted() makes them one after the other (the same
+// uniforms, in the same order, give the same rows), in one pass.
+inline void draw_weighted_many(const std::vector<double>& weight, double total, Rng& rng,
+                               index_t count, index_t* out) {
+  const index_t n = static_cast<index_t>(weight.size());
+  if (!(total > 0.0)) {
+    for (index_t t = 0; t < count; ++t) out[t] = static_cast<index_t>(rng.below(n));
+    return;
+  }
+  std::vector<std::pair<double, index_t>> u(count);
+  for (index_t t = 0; t < count; ++t) u[t] = {rng.uniform() * total, t};
+  std::sort(u.begin(), u.end());
+  double cum = 0.0;
+  index_t last_positive = 0, next = 0;
+  for (index_t r = 0; r < n && next < count; ++r) {
+    if (weight[r] > 0.0) {
+      cum += weight[r];
+      last_positive = r;
+      while (next < count && cum > u[next].first) out[u[next++].second] = r;
+    }
+  }
+  for (; next < count; ++next) out[u[next].second] = last_positive;
 }
 
 // draw_weighted() over the rows of all processes (global row index): the
@@ -93,6 +120,26 @@ void dist2_to_points(const Data& a, const double* row_norms, const double* p,
   }, work);
 }
 
+// sum_r min(x[r], y[r]) over m values, in four interleaved partial sums
+// (no chain of dependent additions; a fixed order).
+inline double sum_of_min(const double* x, const double* y, index_t m) {
+  double s[4] = {0.0, 0.0, 0.0, 0.0};
+  index_t r = 0;
+  for (; r + 4 <= m; r += 4)
+    for (int l = 0; l < 4; ++l) s[l] += std::min(x[r + l], y[r + l]);
+  for (; r < m; ++r) s[r % 4] += std::min(x[r], y[r]);
+  return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+namespace detail {
+// A row of a block (offset in it) that candidate `cand` would bring nearer
+// than its nearest or second nearest seed, at squared distance `dist`.
+struct SeedMove {
+  std::int32_t row, cand;
+  double dist;
+};
+}  // namespace detail
+
 // The nearest-centre assignment of the rows to the seeds, which k-means++
 // finds on its way: Lloyd starts from it instead of a first pass.
 struct SeedAssignment {
@@ -102,10 +149,25 @@ struct SeedAssignment {
   std::vector<int> second_label;  // which seed that is (0 while there is none)
 };
 
+// What one step of k-means++ saw (tests): the rows drawn (global), the
+// potential with each of them added, and which one was kept.
+struct KmeansppStep {
+  std::vector<index_t> candidates;
+  std::vector<double> potentials;
+  index_t chosen = 0;
+};
+
 // Writes k centres (k x d, column-major) chosen among the rows of `a`: the
 // first uniformly, each next one the best (lowest potential) of `trials`
 // candidates drawn with probability proportional to D(x)^2. With `assign`,
 // also the assignment of the rows to the seeds.
+//
+// A step makes two passes over the rows, by blocks on the threads: one
+// takes the products of a block with all the candidates and sums the
+// block's share of each candidate's potential (nothing of size n x trials
+// is stored), the other takes the products with the chosen one and updates
+// D(x) (and the assignment) and the block's total. Block sums are added in
+// block order, so nothing depends on the thread count.
 //
 // With rows on several processes (Combine), every process calls this with
 // its own rows and the same generator: the draws are those of one process
@@ -115,13 +177,18 @@ template <class Data, class Combine = LocalCombine>
 void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
               double* centres, int n_threads,
               const InterruptCheck& interrupt = InterruptCheck(),
-              SeedAssignment* assign = nullptr, const Combine& combine = Combine()) {
+              SeedAssignment* assign = nullptr, const Combine& combine = Combine(),
+              std::vector<KmeansppStep>* trace = nullptr) {
   const index_t n = a.n, d = a.d;
   const index_t n_all = combine.total_rows(n);
   const bool one = combine.size() == 1;
   const index_t trials = 2 + static_cast<index_t>(std::log(static_cast<double>(k)));
-  std::vector<double> row(d), dist(n), cand(trials * n), cand_pts(trials * d);
-  std::vector<index_t> cand_row(trials);
+  std::vector<double> row(d), dist(n), cand_pts(trials * d);
+  std::vector<index_t> cand_row(trials), own(trials);
+  const index_t nb = n_blocks(n, kRowBlock);
+  std::vector<double> block_pot(nb * trials), block_total(nb);
+  std::vector<std::vector<detail::SeedMove>> block_moves(nb);
+  std::vector<std::vector<double>> block_all(nb);
   // Local index of global row g, or -1 when another process holds it.
   auto local = [&](index_t g) {
     const index_t l = g - combine.offset();
@@ -135,81 +202,139 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
     }
   };
 
-  auto set_centre = [&](index_t q, index_t g) {
-    fetch(g, row.data());
-    for (index_t j = 0; j < d; ++j) centres[q + k * j] = row[j];
-  };
-
   const index_t first = static_cast<index_t>(rng.below(n_all));
-  set_centre(0, first);
+  fetch(first, row.data());
+  for (index_t j = 0; j < d; ++j) centres[k * j] = row[j];
   dist2_to_points(a, row_norms, row.data(), 1, dist.data(), n_threads);
   if (local(first) >= 0) dist[local(first)] = 0.0;
+  for (index_t b = 0; b < nb; ++b) {
+    const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock);
+    block_total[b] = sum_of_min(dist.data() + r0, dist.data() + r0, r1 - r0);
+  }
+  double total = 0.0;
+  for (index_t b = 0; b < nb; ++b) total += block_total[b];
+  int *lab = nullptr, *lab2 = nullptr;
+  double* sec = nullptr;
   if (assign != nullptr) {
     assign->label.assign(n, 0);
     assign->second.assign(n, std::numeric_limits<double>::infinity());
     assign->second_label.assign(n, 0);
+    lab = assign->label.data();
+    lab2 = assign->second_label.data();
+    sec = assign->second.data();
   }
+  // A candidate matters to a row when it comes nearer than this.
+  const double* reach = sec != nullptr ? sec : dist.data();
+  const double work = static_cast<double>(n) * trials * d;
 
   std::vector<double> totals(combine.size()), pots(trials);
   for (index_t q = 1; q < k; ++q) {
-    double total = 0.0;
-    for (index_t r = 0; r < n; ++r) total += dist[r];
-    if (!one) {
+    if (one) {
+      draw_weighted_many(dist, total, rng, trials, cand_row.data());
+    } else {
       std::fill(totals.begin(), totals.end(), 0.0);
       totals[combine.rank()] = total;
       combine.sum(totals.data(), combine.size());
+      for (index_t t = 0; t < trials; ++t)
+        cand_row[t] = draw_weighted_combined(dist, totals, rng, combine, n_all);
     }
     for (index_t t = 0; t < trials; ++t) {
-      cand_row[t] = one ? draw_weighted(dist, total, rng)
-                        : draw_weighted_combined(dist, totals, rng, combine, n_all);
       fetch(cand_row[t], row.data());
       for (index_t j = 0; j < d; ++j) cand_pts[t + trials * j] = row[j];
+      own[t] = local(cand_row[t]);
     }
-    dist2_to_points(a, row_norms, cand_pts.data(), trials, cand.data(),
-                    n_threads);
+    const std::vector<double> pnorm = centre_sqnorms(cand_pts.data(), trials, d);
+    // Each block's share of the potential with each candidate, and the
+    // (row, candidate, distance) where a candidate would become the row's
+    // nearest or second nearest seed: all the update needs.
+    struct Scratch {
+      std::vector<double> buf;
+      std::vector<std::uint8_t> below;
+    };
+    parallel_for_scratch<Scratch>(nb, n_threads, [&](index_t b, Scratch& sc) {
+      std::vector<double>& buf = sc.buf;
+      buf.resize(kRowBlock * trials);
+      sc.below.resize(kRowBlock / 8 * trials);
+      const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock), len = r1 - r0;
+      std::vector<detail::SeedMove>& moves = block_moves[b];
+      moves.clear();
+      cross_block(a, r0, r1, cand_pts.data(), trials, buf.data());
+      index_t count = 0;
+      for (index_t t = 0; t < trials; ++t) {
+        const index_t o = own[t] >= r0 && own[t] < r1 ? own[t] - r0 : index_t(-1);
+        block_pot[b * trials + t] = seed_distances(buf.data() + len * t, len, row_norms + r0,
+                                                   pnorm[t], o, dist.data() + r0, reach + r0,
+                                                   &count, sc.below.data() + kRowBlock / 8 * t);
+      }
+      // Early on most rows are near some candidate: then the block keeps all
+      // its distances (no larger than the list would be).
+      std::vector<double>& all = block_all[b];
+      all.clear();
+      if (2 * count > len * trials) {
+        all.assign(buf.begin(), buf.begin() + len * trials);
+        return;
+      }
+      if (count == 0) return;
+      for (index_t t = 0; t < trials; ++t) {
+        const std::uint8_t* bt = sc.below.data() + kRowBlock / 8 * t;
+        for (index_t g = 0; g < (len + 7) / 8; ++g)
+          for (unsigned bits = bt[g]; bits != 0; bits &= bits - 1) {
+            const index_t i = 8 * g + __builtin_ctz(bits);
+            moves.push_back({static_cast<std::int32_t>(i), static_cast<std::int32_t>(t),
+                             buf[i + len * t]});
+          }
+      }
+    }, work);
     for (index_t t = 0; t < trials; ++t) {
-      const double* ct = cand.data() + n * t;
-      const index_t own = local(cand_row[t]);
       double pot = 0.0;
-      for (index_t r = 0; r < n; ++r)
-        pot += (r == own) ? 0.0 : std::min(dist[r], ct[r]);
+      for (index_t b = 0; b < nb; ++b) pot += block_pot[b * trials + t];
       pots[t] = pot;
     }
     combine.sum(pots.data(), trials);
     index_t best = 0;
-    double best_pot = 0.0;
-    for (index_t t = 0; t < trials; ++t) {
-      const double pot = pots[t];
-      if (t == 0 || pot < best_pot) {
-        best_pot = pot;
-        best = t;
-      }
-    }
-    const double* cb = cand.data() + n * best;
-    if (assign != nullptr) {
-      int* lab = assign->label.data();
-      int* lab2 = assign->second_label.data();
-      double* sec = assign->second.data();
-      for (index_t r = 0; r < n; ++r) {
-        if (cb[r] < dist[r]) {
-          sec[r] = dist[r];
-          lab2[r] = lab[r];
-          lab[r] = static_cast<int>(q);
-        } else if (cb[r] < sec[r]) {
-          sec[r] = cb[r];
-          lab2[r] = static_cast<int>(q);
-        }
-      }
-      const index_t c = local(cand_row[best]);
-      if (c >= 0 && lab[c] != static_cast<int>(q)) {  // the seed itself, at distance 0
-        sec[c] = dist[c];
-        lab2[c] = lab[c];
-        lab[c] = static_cast<int>(q);
-      }
-    }
-    for (index_t r = 0; r < n; ++r) dist[r] = std::min(dist[r], cb[r]);
-    if (local(cand_row[best]) >= 0) dist[local(cand_row[best])] = 0.0;
+    for (index_t t = 1; t < trials; ++t)
+      if (pots[t] < pots[best]) best = t;
+    if (trace != nullptr) trace->push_back({cand_row, pots, best});
     for (index_t j = 0; j < d; ++j) centres[q + k * j] = cand_pts[best + trials * j];
+    const index_t c = own[best];
+    const int qi = static_cast<int>(q);
+    // D(x) (and the assignment) with the chosen candidate: only the rows it
+    // comes near change.
+    parallel_for(nb, n_threads, [&](index_t b, int) {
+      const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock);
+      bool changed = false;
+      auto apply = [&](index_t r, double v) {
+        if (v < dist[r]) {
+          if (lab != nullptr) {
+            sec[r] = dist[r];
+            lab2[r] = lab[r];
+            lab[r] = qi;
+          }
+          dist[r] = v;
+          changed = true;
+        } else if (lab != nullptr && v < sec[r]) {
+          sec[r] = v;
+          lab2[r] = qi;
+        }
+      };
+      const std::vector<double>& all = block_all[b];
+      if (!all.empty()) {
+        const double* cb = all.data() + (r1 - r0) * best;
+        for (index_t r = r0; r < r1; ++r) apply(r, cb[r - r0]);
+      }
+      for (const detail::SeedMove& m : block_moves[b])
+        if (m.cand == best) apply(r0 + m.row, m.dist);
+      if (lab != nullptr && c >= r0 && c < r1 && lab[c] != qi) {
+        // The seed itself, already at distance 0 from an equal seed: it
+        // goes to its own cluster.
+        lab2[c] = lab[c];
+        lab[c] = qi;
+        sec[c] = 0.0;
+      }
+      if (changed) block_total[b] = sum_of_min(dist.data() + r0, dist.data() + r0, r1 - r0);
+    }, static_cast<double>(n));
+    total = 0.0;
+    for (index_t b = 0; b < nb; ++b) total += block_total[b];
     check_interrupt(interrupt);
   }
   if (assign != nullptr) assign->nearest = std::move(dist);

@@ -11,6 +11,7 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -341,6 +342,73 @@ __attribute__((target("avx512f,avx512vl"))) inline void two_nearest_avx512(
 }
 #endif
 }  // namespace detail
+
+namespace detail {
+// Final sum of 8 partial sums, in a fixed tree (both versions below).
+inline double sum8(const double* acc) {
+  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+#ifdef KMREDUCE_X86_SIMD
+__attribute__((target("avx512f"))) inline double seed_distances_avx512(
+    double* v, index_t m, const double* rn, double pn, index_t own, const double* dist,
+    const double* reach, index_t* count, std::uint8_t* below) {
+  const __m512d two = _mm512_set1_pd(2.0), zero = _mm512_setzero_pd(),
+                vpn = _mm512_set1_pd(pn);
+  __m512d acc = zero;
+  index_t cnt = 0;
+  for (index_t i = 0; i < m; i += 8) {
+    const __mmask8 lanes = static_cast<__mmask8>(m - i >= 8 ? 0xffu : (1u << (m - i)) - 1u);
+    __m512d x = _mm512_sub_pd(_mm512_maskz_loadu_pd(lanes, rn + i),
+                              _mm512_mul_pd(two, _mm512_maskz_loadu_pd(lanes, v + i)));
+    x = _mm512_max_pd(_mm512_add_pd(x, vpn), zero);
+    if (own >= i && own < i + 8)
+      x = _mm512_mask_blend_pd(static_cast<__mmask8>(1u << (own - i)), x, zero);
+    _mm512_mask_storeu_pd(v + i, lanes, x);
+    acc = _mm512_mask_add_pd(acc, lanes, acc,
+                             _mm512_min_pd(_mm512_maskz_loadu_pd(lanes, dist + i), x));
+    const __mmask8 lt =
+        _mm512_mask_cmp_pd_mask(lanes, x, _mm512_maskz_loadu_pd(lanes, reach + i), _CMP_LT_OQ);
+    below[i / 8] = static_cast<std::uint8_t>(lt);
+    cnt += __builtin_popcount(lt);
+  }
+  alignas(64) double a[8];
+  _mm512_store_pd(a, acc);
+  *count += cnt;
+  return sum8(a);
+}
+#endif
+}  // namespace detail
+
+// k-means++ (kmeanspp.hpp), for m rows and one candidate whose products
+// with the rows are v: turns v into the squared distances
+// max(0, rn - 2 v + pn) (0 for row `own`, the candidate itself; -1: none),
+// returns sum_i min(dist[i], v[i]), adds to *count how many v[i] are below
+// reach[i] and marks them in `below` (bit i mod 8 of byte i / 8). The sum
+// is taken in 8 partial sums (row i into i mod 8), so AVX-512 and the
+// portable loop give the same bits.
+inline double seed_distances(double* v, index_t m, const double* rn, double pn, index_t own,
+                             const double* dist, const double* reach, index_t* count,
+                             std::uint8_t* below) {
+#ifdef KMREDUCE_X86_SIMD
+  if (simd_level() == SimdLevel::Avx512)
+    return detail::seed_distances_avx512(v, m, rn, pn, own, dist, reach, count, below);
+#endif
+  std::fill(below, below + (m + 7) / 8, std::uint8_t(0));
+  double acc[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+  index_t cnt = 0;
+  for (index_t i = 0; i < m; ++i) {
+    double x = (rn[i] - 2.0 * v[i]) + pn;
+    x = i == own ? 0.0 : std::max(x, 0.0);
+    v[i] = x;
+    acc[i & 7] += std::min(dist[i], x);
+    if (x < reach[i]) {
+      ++cnt;
+      below[i / 8] = static_cast<std::uint8_t>(below[i / 8] | (1u << (i & 7)));
+    }
+  }
+  *count += cnt;
+  return detail::sum8(acc);
+}
 
 // For m rows whose products with k centres are buf (m x k, column-major):
 // the smallest of cnorm[q] - 2 buf[r, q] over q (first q on ties), its q,
