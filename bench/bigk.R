@@ -1,19 +1,27 @@
-# Large k and tall data: kmreduce (method "none", one replicate, so plain
-# greedy k-means++; and two replicates, the second with the local search)
-# against scikit-learn's KMeans (lloyd and elkan, n_init = 1), on the shapes
-# vector quantization uses. Side by side in one run; time, Lloyd iterations,
-# objective and milliseconds per iteration.
-# Run: R_LIBS=.Rlib Rscript bench/bigk.R [threads] [large]
-#   ("large" adds 10^7 x 16, k = 16: 1.28 GB, and as much again in Python)
+# Large k and tall data: kmreduce (method "none", n_init = 1: greedy
+# k-means++ and Lloyd with Hamerly's bounds) against scikit-learn's KMeans
+# (elkan for every seed, lloyd for seed 1; n_init = 1) and FAISS (float32,
+# 50 iterations, seed 1) where python3-faiss is installed, on the shapes
+# vector quantization uses. Side by side in one run; per run the time,
+# Lloyd iterations and objective; then medians over the seeds and ratios.
+# The Python side uses OpenBLAS when Debian's libopenblas0-pthread is
+# installed (LD_LIBRARY_PATH points numpy at it), whatever R uses.
+# Run: R_LIBS=.Rlib Rscript bench/bigk.R [threads] [large] [seeds=5]
+#   ("large" adds 10^7 x 16, k = 16: 1.28 GB, and as much again in Python;
+#   one seed there)
 source("bench/common.R")
 args <- commandArgs(TRUE)
 threads <- if (length(args) && grepl("^[0-9]+$", args[1])) as.integer(args[1]) else 1L
 large <- "large" %in% args
+n_seeds <- if (any(grepl("^seeds=", args))) as.integer(sub("seeds=", "", grep("^seeds=", args, value = TRUE))) else 5L
 Sys.setenv(OMP_NUM_THREADS = threads, OPENBLAS_NUM_THREADS = threads)
+openblas <- "/usr/lib/x86_64-linux-gnu/openblas-pthread"
+if (dir.exists(openblas)) Sys.setenv(LD_LIBRARY_PATH = openblas)
 python <- if (file.exists("/usr/bin/python3")) "/usr/bin/python3" else "python3"
 has_sklearn <- identical(suppressWarnings(system2(python, c("-c", shQuote("import sklearn")),
                                                    stdout = FALSE, stderr = FALSE)), 0L)
-cat("#", machine_info(), "; threads:", threads, "\n\n")
+cat("#", machine_info(), "; threads:", threads, "; Python BLAS:",
+    if (dir.exists(openblas)) "OpenBLAS" else "the system's", "\n\n")
 
 # Gaussian clusters: centres N(0, spread^2) per coordinate, unit noise.
 mixture <- function(n, d, k, spread, seed) {
@@ -30,15 +38,16 @@ if (large) cases <- c(cases, list(list(name = "10^7 x 16, k = 16", n = 1e7, d = 
 rows <- list()
 for (cs in cases) {
   x <- mixture(cs$n, cs$d, cs$k, 2, 1)
-  add <- function(run, t, obj, iter) {
-    rows[[length(rows) + 1L]] <<- data.frame(data = cs$name, run = run, seconds = round(t, 2),
-                                             iterations = iter, objective = signif(obj, 6),
-                                             ms_per_iteration = round(1000 * t / iter, 1))
+  seeds <- seq_len(if (cs$n >= 1e7) 1L else n_seeds)
+  add <- function(run, seed, t, obj, iter) {
+    rows[[length(rows) + 1L]] <<- data.frame(data = cs$name, run = run, seed = seed,
+                                             seconds = round(t, 3), iterations = iter,
+                                             objective = signif(obj, 7))
   }
-  for (n_init in c(1L, 2L)) {
-    r <- best_of(function() kmeans_reduced(x, cs$k, method = "none", n_init = n_init, seed = 1,
+  for (s in seeds) {
+    r <- best_of(function() kmeans_reduced(x, cs$k, method = "none", n_init = 1, seed = s,
                                            iter_max = 300, n_threads = threads), 2L)
-    add(sprintf("kmreduce none, n_init = %d", n_init), r$t, r$out$tot.withinss, sum(r$out$iter))
+    add("kmreduce", s, r$t, r$out$tot.withinss, sum(r$out$iter))
   }
   if (has_sklearn) {
     f <- tempfile(fileext = ".bin")
@@ -48,14 +57,26 @@ for (cs in cases) {
     close(con)
     rm(x)
     gc()
-    out <- system2(python, c("bench/sklearn_bigk.py", f, cs$k, 1), stdout = TRUE)
+    out <- system2(python, c("bench/sklearn_bigk.py", f, cs$k, length(seeds), threads),
+                   stdout = TRUE)
     unlink(f)
     for (line in out) {
       p <- strsplit(line, " ")[[1]]
-      add(paste("scikit-learn", p[1]), as.numeric(p[2]), as.numeric(p[3]), as.integer(p[4]))
+      add(if (p[1] == "faiss") "FAISS" else paste("scikit-learn", p[1]), as.integer(p[2]),
+          as.numeric(p[3]), as.numeric(p[4]), as.integer(p[5]))
     }
   }
   rm(list = intersect("x", ls()))
   gc()
 }
-print(knitr::kable(do.call(rbind, rows)))
+res <- do.call(rbind, rows)
+print(knitr::kable(res))
+# Medians over the seeds, and ratios against kmreduce (time: theirs / ours;
+# objective: ours / theirs, median over the seeds each ran).
+med <- aggregate(cbind(seconds, objective, iterations) ~ data + run, res, median)
+ours <- med[med$run == "kmreduce", ]
+med$time_ratio <- round(med$seconds / ours$seconds[match(med$data, ours$data)], 2)
+med$objective_ratio <- round(ours$objective[match(med$data, ours$data)] / med$objective, 4)
+cat("\nMedians over the seeds; time_ratio = their time / kmreduce's, objective_ratio =",
+    "kmreduce's objective / theirs\n")
+print(knitr::kable(med[order(med$data, med$run), ], row.names = FALSE))
