@@ -97,6 +97,10 @@ kmeanspp_trace_cpp <- function(x, k, seed, n_threads) {
     .Call(`_kmreduce_kmeanspp_trace_cpp`, x, k, seed, n_threads)
 }
 
+packed_copy_limit_cpp <- function(bytes) {
+    .Call(`_kmreduce_packed_copy_limit_cpp`, bytes)
+}
+
 silhouette_cpp <- function(x, cluster, k, n_threads) {
     .Call(`_kmreduce_silhouette_cpp`, x, cluster, k, n_threads)
 }

@@ -377,6 +377,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// packed_copy_limit_cpp
+double packed_copy_limit_cpp(double bytes);
+RcppExport SEXP _kmreduce_packed_copy_limit_cpp(SEXP bytesSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< double >::type bytes(bytesSEXP);
+    rcpp_result_gen = Rcpp::wrap(packed_copy_limit_cpp(bytes));
+    return rcpp_result_gen;
+END_RCPP
+}
 // silhouette_cpp
 Rcpp::NumericMatrix silhouette_cpp(Rcpp::NumericMatrix x, Rcpp::IntegerMatrix cluster, Rcpp::IntegerVector k, int n_threads);
 RcppExport SEXP _kmreduce_silhouette_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP) {
@@ -582,6 +593,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_stats_blocks_cpp", (DL_FUNC) &_kmreduce_stats_blocks_cpp, 7},
     {"_kmreduce_mpi_stats_cpp", (DL_FUNC) &_kmreduce_mpi_stats_cpp, 5},
     {"_kmreduce_kmeanspp_trace_cpp", (DL_FUNC) &_kmreduce_kmeanspp_trace_cpp, 4},
+    {"_kmreduce_packed_copy_limit_cpp", (DL_FUNC) &_kmreduce_packed_copy_limit_cpp, 1},
     {"_kmreduce_silhouette_cpp", (DL_FUNC) &_kmreduce_silhouette_cpp, 4},
     {"_kmreduce_uniform_box_cpp", (DL_FUNC) &_kmreduce_uniform_box_cpp, 6},
     {"_kmreduce_sign_matrix_cpp", (DL_FUNC) &_kmreduce_sign_matrix_cpp, 3},

@@ -402,3 +402,14 @@ Rcpp::List kmeanspp_trace_cpp(Rcpp::NumericMatrix x, int k, double seed, int n_t
                             Rcpp::Named("second") = Rcpp::wrap(assign.second),
                             Rcpp::Named("trace") = steps);
 }
+
+// Sets the size above which dense data are not copied into packed tiles
+// (bytes; tests lower it to run the packing-as-needed path on small data).
+// Returns the previous value.
+// [[Rcpp::export]]
+double packed_copy_limit_cpp(double bytes) {
+  const double old = kmreduce::packed_copy_max_bytes();
+  if (!(bytes >= 0.0)) throw std::invalid_argument("bytes must be non-negative");
+  kmreduce::packed_copy_max_bytes() = bytes;
+  return old;
+}

@@ -378,6 +378,26 @@ brute_dist2 <- function(x, centres) {
         Vectorize(function(i, q) sum((x[i, ] - centres[q, ])^2)))
 }
 
+test_that("data too large to copy are packed block by block, with the same results", {
+  set.seed(2)
+  x <- matrix(rnorm(5003 * 21), 5003, 21) + 1e3  # far from the origin: shifted rows
+  x[1:2000, ] <- x[1:2000, ] + 4
+  copied <- kmeans_reduced(x, 7, method = "none", seed = 3, n_init = 3)
+  old <- kmreduce:::packed_copy_limit_cpp(0)  # no copy for any size
+  on.exit(kmreduce:::packed_copy_limit_cpp(old))
+  streamed <- kmeans_reduced(x, 7, method = "none", seed = 3, n_init = 3)
+  streamed1 <- kmeans_reduced(x, 7, method = "none", seed = 3, n_init = 3, n_threads = 1)
+  expect_identical(streamed$cluster, copied$cluster)
+  expect_equal(streamed$centers, copied$centers, tolerance = 1e-12)
+  expect_equal(streamed$tot.withinss, copied$tot.withinss, tolerance = 1e-12)
+  expect_identical(streamed1$cluster, streamed$cluster)
+  expect_identical(streamed1$centers, streamed$centers)
+  expect_identical(predict(streamed, x[1:50, ]), predict(copied, x[1:50, ]))
+  # against stats::kmeans from the same centres
+  ref <- stats::kmeans(x, streamed$centers, iter.max = 50, algorithm = "Lloyd")
+  expect_identical(unname(ref$cluster), unname(streamed$cluster))
+})
+
 test_that("greedy k-means++ keeps the candidate of lowest potential, exactly as by brute force", {
   # rows spread over several 256-row blocks, duplicated rows (a candidate at
   # distance 0 from a seed) and k large enough for 8 candidates per step

@@ -52,19 +52,20 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
     throw std::invalid_argument("k must be in [1, number of rows]");
   if (opt.n_init < 1 || opt.iter_max < 1)
     throw std::invalid_argument("n_init and iter_max must be positive");
-  std::vector<double> row_norms(a.n);
-  row_sqnorms(a, row_norms.data(), opt.n_threads);
+  std::vector<double> norm_store;
+  const double* row_norms = row_sqnorms_of(a, norm_store, opt.n_threads);
   KmeansResult out;
   for (int t = 0; t < opt.n_init; ++t) {
     Rng rng(stream_key(opt.seed, kStreamKmeansInit, static_cast<std::uint64_t>(t)));
     std::vector<double> centres(opt.k * a.d);
     SeedAssignment seeds;
-    kmeanspp(a, row_norms.data(), opt.k, rng, centres.data(), opt.n_threads,
+    kmeanspp(a, row_norms, opt.k, rng, centres.data(), opt.n_threads,
              interrupt, &seeds, combine);
     if (opt.local_search > 0 && opt.k > 1 && t % 2 == 1)
-      local_search(a, row_norms.data(), opt.k, opt.local_search, rng, centres.data(), seeds,
+      local_search(a, row_norms, opt.k, opt.local_search, rng, centres.data(), seeds,
                    opt.n_threads, interrupt, combine);
-    LloydResult res = lloyd(ResidentRows<Data>(a), row_norms.data(), std::move(centres),
+    // Lloyd takes the seeds' assignment over (and frees it when done with it).
+    LloydResult res = lloyd(ResidentRows<Data>(a), row_norms, std::move(centres),
                                    opt.k, opt.iter_max, opt.tol, opt.n_threads, interrupt,
                                    &seeds, combine);
     out.objectives.push_back(res.objective);

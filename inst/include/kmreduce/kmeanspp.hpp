@@ -188,7 +188,7 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
   const index_t nb = n_blocks(n, kRowBlock);
   std::vector<double> block_pot(nb * trials), block_total(nb);
   std::vector<std::vector<detail::SeedMove>> block_moves(nb);
-  std::vector<std::vector<double>> block_all(nb);
+  std::vector<char> dense(nb);
   // Local index of global row g, or -1 when another process holds it.
   auto local = [&](index_t g) {
     const index_t l = g - combine.offset();
@@ -227,6 +227,10 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
   const double* reach = sec != nullptr ? sec : dist.data();
   const double work = static_cast<double>(n) * trials * d;
 
+  struct Scratch {
+    std::vector<double> buf;
+    std::vector<std::uint8_t> below;
+  };
   std::vector<double> totals(combine.size()), pots(trials);
   for (index_t q = 1; q < k; ++q) {
     if (one) {
@@ -247,10 +251,6 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
     // Each block's share of the potential with each candidate, and the
     // (row, candidate, distance) where a candidate would become the row's
     // nearest or second nearest seed: all the update needs.
-    struct Scratch {
-      std::vector<double> buf;
-      std::vector<std::uint8_t> below;
-    };
     parallel_for_scratch<Scratch>(nb, n_threads, [&](index_t b, Scratch& sc) {
       std::vector<double>& buf = sc.buf;
       buf.resize(kRowBlock * trials);
@@ -266,15 +266,10 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
                                                    pnorm[t], o, dist.data() + r0, reach + r0,
                                                    &count, sc.below.data() + kRowBlock / 8 * t);
       }
-      // Early on most rows are near some candidate: then the block keeps all
-      // its distances (no larger than the list would be).
-      std::vector<double>& all = block_all[b];
-      all.clear();
-      if (2 * count > len * trials) {
-        all.assign(buf.begin(), buf.begin() + len * trials);
-        return;
-      }
-      if (count == 0) return;
+      // Early on most rows are near some candidate: then the list would be
+      // long, and the update takes the block's products again instead.
+      dense[b] = 2 * count > len;
+      if (dense[b] || count == 0) return;
       for (index_t t = 0; t < trials; ++t) {
         const std::uint8_t* bt = sc.below.data() + kRowBlock / 8 * t;
         for (index_t g = 0; g < (len + 7) / 8; ++g)
@@ -300,7 +295,7 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
     const int qi = static_cast<int>(q);
     // D(x) (and the assignment) with the chosen candidate: only the rows it
     // comes near change.
-    parallel_for(nb, n_threads, [&](index_t b, int) {
+    parallel_for_scratch<Scratch>(nb, n_threads, [&](index_t b, Scratch& sc) {
       const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock);
       bool changed = false;
       auto apply = [&](index_t r, double v) {
@@ -317,9 +312,18 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
           lab2[r] = qi;
         }
       };
-      const std::vector<double>& all = block_all[b];
-      if (!all.empty()) {
-        const double* cb = all.data() + (r1 - r0) * best;
+      if (dense[b]) {
+        // The same products and distances as the first pass gave.
+        std::vector<double>& buf = sc.buf;
+        buf.resize(kRowBlock * trials);
+        const index_t len = r1 - r0;
+        cross_block(a, r0, r1, cand_pts.data(), trials, buf.data());
+        index_t unused = 0;
+        const index_t o = c >= r0 && c < r1 ? c - r0 : index_t(-1);
+        sc.below.resize(kRowBlock / 8);
+        double* cb = buf.data() + len * best;
+        seed_distances(cb, len, row_norms + r0, pnorm[best], o, dist.data() + r0, reach + r0,
+                       &unused, sc.below.data());
         for (index_t r = r0; r < r1; ++r) apply(r, cb[r - r0]);
       }
       for (const detail::SeedMove& m : block_moves[b])
@@ -332,7 +336,7 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
         sec[c] = 0.0;
       }
       if (changed) block_total[b] = sum_of_min(dist.data() + r0, dist.data() + r0, r1 - r0);
-    }, static_cast<double>(n));
+    }, work);
     total = 0.0;
     for (index_t b = 0; b < nb; ++b) total += block_total[b];
     check_interrupt(interrupt);

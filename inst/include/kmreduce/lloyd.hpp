@@ -326,7 +326,8 @@ inline double serial_sum(const std::vector<double>& v) {
 // final exact pass makes them so and sums the exact distances.
 //
 // With `start` (the assignment k-means++ found for these centres), the first
-// assignment step takes its labels and distances instead of a pass.
+// assignment step takes its labels and distances instead of a pass; `start`
+// is emptied (its arrays become Lloyd's).
 //
 // With rows on several processes (Combine), every process runs this on its
 // own rows and gets the global centres, objective and stopping decisions;
@@ -336,14 +337,29 @@ LloydResult lloyd(const Source& src, const double* row_norms,
                   std::vector<double> centres, index_t k, int iter_max,
                   double tol, int n_threads,
                   const InterruptCheck& interrupt = InterruptCheck(),
-                  const SeedAssignment* start = nullptr,
+                  SeedAssignment* start = nullptr,
                   const Combine& combine = Combine()) {
   const index_t n = src.n(), d = src.d();
   const double n_all = static_cast<double>(combine.total_rows(n));
   LloydResult res;
-  res.label.assign(n, -1);
-  std::vector<double> upper(n, std::numeric_limits<double>::infinity());
-  std::vector<double> lower(n, 0.0), min_dist(n, 0.0), old(k * d);
+  // Labels and bounds: taken over from `start` (its memory reused, so the
+  // peak is not both), or fresh.
+  std::vector<double> upper, lower;
+  if (start != nullptr) {
+    res.label = std::move(start->label);
+    upper = std::move(start->nearest);
+    lower = std::move(start->second);
+    *start = SeedAssignment();
+    for (index_t r = 0; r < n; ++r) {
+      upper[r] = std::sqrt(upper[r]);
+      lower[r] = std::sqrt(lower[r]);
+    }
+  } else {
+    res.label.assign(n, -1);
+    upper.assign(n, std::numeric_limits<double>::infinity());
+    lower.assign(n, 0.0);
+  }
+  std::vector<double> min_dist(n, 0.0), old(k * d);
   std::vector<double> sums(k * d, 0.0);
   std::vector<int> before(n, -1);
   std::vector<index_t> count(k, 0);
@@ -384,11 +400,7 @@ LloydResult lloyd(const Source& src, const double* row_norms,
     index_t changes = n;
     bool have_sums = false;
     if (it == 1 && start != nullptr) {
-      res.label = start->label;
-      for (index_t r = 0; r < n; ++r) {
-        upper[r] = std::sqrt(start->nearest[r]);
-        lower[r] = std::sqrt(start->second[r]);
-      }
+      // the assignment k-means++ found (taken over above)
     } else if (fused) {
       changes = source_assign_bounded(src, row_norms, centres.data(), k, res.label.data(),
                                       upper.data(), lower.data(), n_threads, &sums, &count);

@@ -133,6 +133,15 @@ inline void row_sqnorms(const SparseRows& a, double* out, int n_threads) {
 // out (nb x k, column-major) = rows [r0, r1) of A times C^T, where C is the
 // k x d centre matrix stored column-major (R's layout). Single-threaded: the
 // callers parallelise over blocks.
+// Squared row norms: computed into `store`, or (packed rows, packed.hpp)
+// the ones the data already hold, without a copy.
+template <class Data>
+const double* row_sqnorms_of(const Data& a, std::vector<double>& store, int n_threads) {
+  store.resize(static_cast<std::size_t>(a.n));
+  row_sqnorms(a, store.data(), n_threads);
+  return store.data();
+}
+
 inline void cross_block(const DenseMatrix& a, index_t r0, index_t r1,
                         const double* c, index_t k, double* out) {
   cross_product_block(a.x, a.n, a.d, r0, r1, c, k, out);

@@ -51,23 +51,36 @@ inline HugeBuffer huge_buffer(std::size_t count) {
 }
 }  // namespace detail
 
+// Data larger than this are not copied: their tiles are packed block by
+// block as the kernels need them (into a small per-thread buffer), so the
+// memory stays that of the input plus O(n) (a little slower: the packing is
+// repeated on every pass).
+// (A setting, so that tests can lower it; set it only while no fit runs.)
+inline double& packed_copy_max_bytes() {
+  static double limit = 1073741824.0;  // 1 GiB
+  return limit;
+}
+
 struct PackedRows {
   static constexpr index_t T = 16;  // rows per tile
   const DenseMatrix& src;  // the column-major original (for column passes)
   const double* shift;     // subtracted from every row, or nullptr
   index_t n, d, tiles;
+  bool stored;           // tiles kept in v (else packed when needed)
   detail::HugeBuffer v;  // tiles * d * T, written once below
   std::vector<double> norms;  // squared row norms, summed while packing
   ValueSummary values;        // finite? largest |value|? (of the original
                               // values, while packing)
-  PackedRows(const DenseMatrix& a, int n_threads, const double* shift_ = nullptr)
-      : src(a), shift(shift_), n(a.n), d(a.d), tiles((a.n + T - 1) / T),
-        v(detail::huge_buffer(static_cast<std::size_t>(tiles * a.d * T))),
+  PackedRows(const DenseMatrix& a, int n_threads, const double* shift_ = nullptr,
+             bool store = true)
+      : src(a), shift(shift_), n(a.n), d(a.d), tiles((a.n + T - 1) / T), stored(store),
+        v(store ? detail::huge_buffer(static_cast<std::size_t>(tiles * a.d * T))
+                : detail::HugeBuffer()),
         norms(static_cast<std::size_t>(tiles * T), 0.0) {
     // 16 tiles (one row block) at a time: columns are read in runs of 256.
     const index_t per_block = kRowBlock / T;
     const index_t nb = n_blocks(tiles, per_block);
-    const bool simd = simd_level() == SimdLevel::Avx512;
+    const bool simd = stored && simd_level() == SimdLevel::Avx512;
     std::vector<ValueSummary> part(static_cast<std::size_t>(nb));
     parallel_for(nb, n_threads, [&](index_t b, int) {
       const index_t t0 = b * per_block, t1 = std::min(tiles, t0 + per_block);
@@ -80,20 +93,22 @@ struct PackedRows {
         _mm_sfence();  // this thread's streaming stores, before it reports done
 #endif
       }
+      std::vector<double> scratch(stored ? 0 : static_cast<std::size_t>(d * T));
       for (index_t t = simd ? std::max(t0, full) : t0; t < t1; ++t)
-        part[b].merge(pack_tile(a, t));
+        part[b].merge(pack_tile(a, t, stored ? v.get() + t * d * T : scratch.data()));
     }, static_cast<double>(n) * d);
     for (const ValueSummary& p : part) values.merge(p);
   }
 
-  // One tile with plain loops (zero-padded when it is the last, partial one).
-  ValueSummary pack_tile(const DenseMatrix& a, index_t t) {
+  // One tile with plain loops (zero-padded when it is the last, partial
+  // one), into dst (d * T values); its squared row norms into `norms`.
+  ValueSummary pack_tile(const DenseMatrix& a, index_t t, double* tile_out) {
     const index_t r0 = t * T, len = std::min<index_t>(index_t(T), n - r0);
     double* nrm = norms.data() + r0;
     ValueSummary vs;
     for (index_t j = 0; j < d; ++j) {
       const double* col = a.x + a.n * j;
-      double* dst = v.get() + (t * d + j) * T;
+      double* dst = tile_out + j * T;
       const double sj = shift != nullptr ? shift[j] : 0.0;
       for (index_t l = 0; l < len; ++l) {
         dst[l] = col[r0 + l] - sj;
@@ -140,8 +155,32 @@ struct PackedRows {
     return ValueSummary();
   }
 #endif
+  // Tiles [t0, t0 + count): where they are kept, or packed now into a
+  // per-thread buffer (valid until this thread's next call).
   const double* tile(index_t t) const { return v.get() + t * d * T; }
+  const double* tiles_at(index_t t0, index_t count) const {
+    if (stored) return v.get() + t0 * d * T;
+    thread_local std::vector<double> buf;
+    buf.resize(static_cast<std::size_t>(count * d * T));
+    for (index_t t = 0; t < count; ++t) {
+      const index_t r0 = (t0 + t) * T, len = std::min<index_t>(index_t(T), n - r0);
+      for (index_t j = 0; j < d; ++j) {
+        const double* col = src.x + src.n * j + r0;
+        double* dst = buf.data() + (t * d + j) * T;
+        const double sj = shift != nullptr ? shift[j] : 0.0;
+        for (index_t l = 0; l < len; ++l) dst[l] = col[l] - sj;
+        for (index_t l = len; l < T; ++l) dst[l] = 0.0;
+      }
+    }
+    return buf.data();
+  }
 };
+
+// Whether with_row_access() keeps a packed copy of data of this size.
+inline bool keep_packed_copy(index_t n, index_t d) {
+  return static_cast<double>(n) * static_cast<double>(d) * sizeof(double) <=
+         packed_copy_max_bytes();
+}
 
 // (T is never odr-used: no out-of-class definition, so that this header can
 // be included by several translation units)
@@ -149,6 +188,11 @@ struct PackedRows {
 // Computed while packing (same order: columns in turn).
 inline void row_sqnorms(const PackedRows& a, double* out, int /*n_threads*/) {
   std::copy(a.norms.begin(), a.norms.begin() + a.n, out);
+}
+
+inline const double* row_sqnorms_of(const PackedRows& a, std::vector<double>& /*store*/,
+                                    int /*n_threads*/) {
+  return a.norms.data();
 }
 
 // out (m x k) = rows [r0, r1) times C^T; r0 is a multiple of 16, or of 8
@@ -165,7 +209,7 @@ inline void cross_block(const PackedRows& a, index_t r0, index_t r1,
       big.resize(static_cast<std::size_t>(8 * k));
       h = big.data();
     }
-    if (cross_product_half(a.tile(r0 / T) + r0 % T, T, a.d, c, k, h, 8)) {
+    if (cross_product_half(a.tiles_at(r0 / T, 1) + r0 % T, T, a.d, c, k, h, 8)) {
       for (index_t q = 0; q < k; ++q) std::copy(h + 8 * q, h + 8 * q + m, out + m * q);
       return;
     }
@@ -177,8 +221,9 @@ inline void cross_block(const PackedRows& a, index_t r0, index_t r1,
   const index_t ld = tiles * T;
   thread_local std::vector<double> buf;
   buf.resize(static_cast<std::size_t>(ld * k));
+  const double* xs = a.tiles_at(r0 / T, tiles);
   for (index_t t = 0; t < tiles; ++t) {
-    const double* xt = a.tile(r0 / T + t);
+    const double* xt = xs + t * a.d * T;
     // A tile of 16 contiguous rows per column: leading dimension 16.
     cross_product_block(xt, T, a.d, 0, T, c, k, buf.data() + t * T, ld);
   }
@@ -208,6 +253,19 @@ inline void move_rows(const PackedRows& a, const std::vector<index_t>& rows,
                       const int* from, const int* to, index_t k, double* sums,
                       int /*n_threads*/) {
   constexpr index_t T = PackedRows::T;
+  if (!a.stored) {  // from the original, minus the shift
+    std::vector<double> x(static_cast<std::size_t>(a.d));
+    for (index_t r : rows) {
+      get_row(a.src, r, x.data());
+      if (a.shift != nullptr)
+        for (index_t j = 0; j < a.d; ++j) x[j] -= a.shift[j];
+      for (index_t j = 0; j < a.d; ++j) {
+        sums[to[r] + k * j] += x[j];
+        sums[from[r] + k * j] -= x[j];
+      }
+    }
+    return;
+  }
   for (index_t r : rows) {
     const double* x = a.tile(r / T) + r % T;
     double* st = sums + to[r];
@@ -227,7 +285,9 @@ inline void get_row(const PackedRows& a, index_t r, double* out) {
 
 // Calls f with the row-access form the row-wise algorithms should use:
 // packed tiles for dense data when a SIMD kernel is available, the dense
-// matrix itself otherwise, and a CSR copy for sparse data.
+// matrix itself otherwise, and a CSR copy for sparse data. Dense data above
+// packed_copy_max_bytes() are not copied (tiles packed as needed, also in the
+// portable build).
 //
 // With a `shift` (dense data only), f sees the rows minus the shift: the
 // packed tiles are written shifted, or (portable build) a shifted copy is
@@ -237,8 +297,9 @@ inline void get_row(const PackedRows& a, index_t r, double* out) {
 template <class F>
 auto with_row_access(const DenseMatrix& a, int n_threads, F f,
                      const double* shift = nullptr) -> decltype(f(a)) {
-  if (simd_level() != SimdLevel::Portable) {
-    const PackedRows p(a, n_threads, shift);
+  const bool keep = keep_packed_copy(a.n, a.d);
+  if (simd_level() != SimdLevel::Portable || !keep) {
+    const PackedRows p(a, n_threads, shift, keep);
     return f(p);
   }
   if (shift == nullptr) return f(a);
