@@ -20,6 +20,16 @@
 #' memory, so the same seed gives the same partition). `"none"`, `"cssp"`,
 #' `"svd"` and the exact SVD need the whole matrix and are refused.
 #'
+#' @section Memory and large k:
+#' k-means reads the rows many times (once per k-means++ step, once per Lloyd
+#' iteration), so dense rows are copied once into tiles its kernels stream;
+#' data above 1 GiB are not copied but tiled block by block as they are read
+#' (a little slower), so a tall matrix costs its own size plus O(n) (10^7 x 16,
+#' `k = 16`: about 1.5 times the input at the peak). Greedy k-means++ takes
+#' 2 + log(k) candidates per centre in one pass over the rows, as
+#' scikit-learn's; Lloyd skips the rows that cannot change cluster (Hamerly's
+#' bounds), so iterations after the first few cost far less than a full pass.
+#'
 #' @section Distributed rows:
 #' An [mpi_rows()] `x` runs the same steps on every MPI rank's rows, with the
 #' partial results combined across ranks (see [mpi_rows()]).

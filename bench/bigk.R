@@ -8,7 +8,7 @@
 # installed (LD_LIBRARY_PATH points numpy at it), whatever R uses.
 # Run: R_LIBS=.Rlib Rscript bench/bigk.R [threads] [large] [seeds=5]
 #   ("large" adds 10^7 x 16, k = 16: 1.28 GB, and as much again in Python;
-#   one seed there)
+#   one seed there; "large_only" runs that case alone)
 source("bench/common.R")
 args <- commandArgs(TRUE)
 threads <- if (length(args) && grepl("^[0-9]+$", args[1])) as.integer(args[1]) else 1L
@@ -33,7 +33,9 @@ cases <- list(
   list(name = "100000 x 64, k = 256", n = 1e5, d = 64, k = 256),
   list(name = "1000000 x 16, k = 20", n = 1e6, d = 16, k = 20),
   list(name = "200000 x 32, k = 1000", n = 2e5, d = 32, k = 1000))
-if (large) cases <- c(cases, list(list(name = "10^7 x 16, k = 16", n = 1e7, d = 16, k = 16)))
+tall <- list(list(name = "10^7 x 16, k = 16", n = 1e7, d = 16, k = 16))
+if (large) cases <- c(cases, tall)
+if ("large_only" %in% args) cases <- tall
 
 rows <- list()
 for (cs in cases) {

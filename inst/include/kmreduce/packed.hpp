@@ -158,11 +158,35 @@ struct PackedRows {
   // Tiles [t0, t0 + count): where they are kept, or packed now into a
   // per-thread buffer (valid until this thread's next call).
   const double* tile(index_t t) const { return v.get() + t * d * T; }
+#if defined(KMREDUCE_X86_SIMD)
+  // Whole tiles [t0, t0 + count) into out, shifted (no norms: they were
+  // taken once, at construction).
+  __attribute__((target("avx512f"))) void pack_whole_tiles(index_t t0, index_t count,
+                                                           double* out) const {
+    for (index_t j = 0; j < d; ++j) {
+      const double* col = src.x + src.n * j + t0 * T;
+      const __m512d sj = _mm512_set1_pd(shift != nullptr ? shift[j] : 0.0);
+      for (index_t t = 0; t < count; ++t) {
+        double* dst = out + (t * d + j) * T;
+        _mm512_storeu_pd(dst, _mm512_sub_pd(_mm512_loadu_pd(col + t * T), sj));
+        _mm512_storeu_pd(dst + 8, _mm512_sub_pd(_mm512_loadu_pd(col + t * T + 8), sj));
+      }
+    }
+  }
+#else
+  void pack_whole_tiles(index_t, index_t, double*) const {}
+#endif
   const double* tiles_at(index_t t0, index_t count) const {
     if (stored) return v.get() + t0 * d * T;
     thread_local std::vector<double> buf;
     buf.resize(static_cast<std::size_t>(count * d * T));
-    for (index_t t = 0; t < count; ++t) {
+    index_t t = 0;
+    if (simd_level() == SimdLevel::Avx512) {
+      const index_t full = std::min(count, n / T - t0);  // whole tiles
+      if (full > 0) pack_whole_tiles(t0, full, buf.data());
+      t = std::max<index_t>(full, 0);
+    }
+    for (; t < count; ++t) {
       const index_t r0 = (t0 + t) * T, len = std::min<index_t>(index_t(T), n - r0);
       for (index_t j = 0; j < d; ++j) {
         const double* col = src.x + src.n * j + r0;
