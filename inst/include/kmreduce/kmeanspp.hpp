@@ -189,6 +189,10 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
   std::vector<double> block_pot(nb * trials), block_total(nb);
   std::vector<std::vector<detail::SeedMove>> block_moves(nb);
   std::vector<char> dense(nb);
+  // Distances kept for blocks where most rows move: trials values per row,
+  // when that is at most 1/16 of the row itself.
+  const bool keep_dense = trials * 16 <= d;
+  std::vector<std::vector<double>> block_all(keep_dense ? nb : 0);
   // Local index of global row g, or -1 when another process holds it.
   auto local = [&](index_t g) {
     const index_t l = g - combine.offset();
@@ -267,8 +271,10 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
                                                    &count, sc.below.data() + kRowBlock / 8 * t);
       }
       // Early on most rows are near some candidate: then the list would be
-      // long, and the update takes the block's products again instead.
+      // long. The block keeps its distances when they are small next to its
+      // data (wide rows); otherwise the update takes its products again.
       dense[b] = 2 * count > len;
+      if (dense[b] && keep_dense) block_all[b].assign(buf.begin(), buf.begin() + len * trials);
       if (dense[b] || count == 0) return;
       for (index_t t = 0; t < trials; ++t) {
         const std::uint8_t* bt = sc.below.data() + kRowBlock / 8 * t;
@@ -312,7 +318,10 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
           lab2[r] = qi;
         }
       };
-      if (dense[b]) {
+      if (dense[b] && keep_dense) {
+        const double* cb = block_all[b].data() + (r1 - r0) * best;
+        for (index_t r = r0; r < r1; ++r) apply(r, cb[r - r0]);
+      } else if (dense[b]) {
         // The same products and distances as the first pass gave.
         std::vector<double>& buf = sc.buf;
         buf.resize(kRowBlock * trials);
