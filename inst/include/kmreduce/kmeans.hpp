@@ -64,7 +64,7 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
     if (opt.local_search > 0 && opt.k > 1 && t % 2 == 1)
       local_search(a, row_norms, opt.k, opt.local_search, rng, centres.data(), seeds,
                    opt.n_threads, interrupt, combine);
-    // Lloyd takes the seeds' assignment over (and frees it when done with it).
+    // Lloyd takes the seeds' assignment over (its arrays become Lloyd's).
     LloydResult res = lloyd(ResidentRows<Data>(a), row_norms, std::move(centres),
                                    opt.k, opt.iter_max, opt.tol, opt.n_threads, interrupt,
                                    &seeds, combine);

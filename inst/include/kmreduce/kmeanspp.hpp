@@ -211,10 +211,12 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
   for (index_t j = 0; j < d; ++j) centres[k * j] = row[j];
   dist2_to_points(a, row_norms, row.data(), 1, dist.data(), n_threads);
   if (local(first) >= 0) dist[local(first)] = 0.0;
-  for (index_t b = 0; b < nb; ++b) {
+  // sum of D(x) over block b (its rows in four partial sums)
+  auto block_sum = [&](index_t b) {
     const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock);
-    block_total[b] = sum_of_min(dist.data() + r0, dist.data() + r0, r1 - r0);
-  }
+    return sum_of_min(dist.data() + r0, dist.data() + r0, r1 - r0);
+  };
+  for (index_t b = 0; b < nb; ++b) block_total[b] = block_sum(b);
   double total = 0.0;
   for (index_t b = 0; b < nb; ++b) total += block_total[b];
   int *lab = nullptr, *lab2 = nullptr;
@@ -252,6 +254,16 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
       own[t] = local(cand_row[t]);
     }
     const std::vector<double> pnorm = centre_sqnorms(cand_pts.data(), trials, d);
+    // Rows [r0, r1) whose products with the candidates are prod (rows x
+    // trials): candidate t's column becomes the squared distances (see
+    // seed_distances()); returns the block's share of its potential.
+    auto distances = [&](index_t r0, index_t r1, index_t t, double* prod, index_t* count,
+                         std::uint8_t* below) {
+      const index_t len = r1 - r0;
+      const index_t o = own[t] >= r0 && own[t] < r1 ? own[t] - r0 : index_t(-1);
+      return seed_distances(prod + len * t, len, row_norms + r0, pnorm[t], o, dist.data() + r0,
+                            reach + r0, count, below);
+    };
     // Each block's share of the potential with each candidate, and the
     // (row, candidate, distance) where a candidate would become the row's
     // nearest or second nearest seed: all the update needs.
@@ -264,12 +276,9 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
       moves.clear();
       cross_block(a, r0, r1, cand_pts.data(), trials, buf.data());
       index_t count = 0;
-      for (index_t t = 0; t < trials; ++t) {
-        const index_t o = own[t] >= r0 && own[t] < r1 ? own[t] - r0 : index_t(-1);
-        block_pot[b * trials + t] = seed_distances(buf.data() + len * t, len, row_norms + r0,
-                                                   pnorm[t], o, dist.data() + r0, reach + r0,
-                                                   &count, sc.below.data() + kRowBlock / 8 * t);
-      }
+      for (index_t t = 0; t < trials; ++t)
+        block_pot[b * trials + t] = distances(r0, r1, t, buf.data(), &count,
+                                              sc.below.data() + kRowBlock / 8 * t);
       // Early on most rows are near some candidate: then the list would be
       // long. The block keeps its distances when they are small next to its
       // data (wide rows); otherwise the update takes its products again.
@@ -328,11 +337,9 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
         const index_t len = r1 - r0;
         cross_block(a, r0, r1, cand_pts.data(), trials, buf.data());
         index_t unused = 0;
-        const index_t o = c >= r0 && c < r1 ? c - r0 : index_t(-1);
         sc.below.resize(kRowBlock / 8);
-        double* cb = buf.data() + len * best;
-        seed_distances(cb, len, row_norms + r0, pnorm[best], o, dist.data() + r0, reach + r0,
-                       &unused, sc.below.data());
+        distances(r0, r1, best, buf.data(), &unused, sc.below.data());
+        const double* cb = buf.data() + len * best;
         for (index_t r = r0; r < r1; ++r) apply(r, cb[r - r0]);
       }
       for (const detail::SeedMove& m : block_moves[b])
@@ -344,7 +351,7 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
         lab[c] = qi;
         sec[c] = 0.0;
       }
-      if (changed) block_total[b] = sum_of_min(dist.data() + r0, dist.data() + r0, r1 - r0);
+      if (changed) block_total[b] = block_sum(b);
     }, work);
     total = 0.0;
     for (index_t b = 0; b < nb; ++b) total += block_total[b];

@@ -134,9 +134,9 @@ LocalSearchResult local_search(const Data& a, const double* row_norms, index_t k
       totals[combine.rank()] = total;
       combine.sum(totals.data(), combine.size());
     }
+    if (one) draw_weighted_many(d1, total, rng, trials, cand.data());
     for (index_t t = 0; t < trials; ++t) {
-      cand[t] = one ? draw_weighted(d1, total, rng)
-                    : draw_weighted_combined(d1, totals, rng, combine, n_all);
+      if (!one) cand[t] = draw_weighted_combined(d1, totals, rng, combine, n_all);
       if (one) {
         get_row(a, cand[t], row.data());
       } else {

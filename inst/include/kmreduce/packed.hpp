@@ -95,27 +95,38 @@ struct PackedRows {
       }
       std::vector<double> scratch(stored ? 0 : static_cast<std::size_t>(d * T));
       for (index_t t = simd ? std::max(t0, full) : t0; t < t1; ++t)
-        part[b].merge(pack_tile(a, t, stored ? v.get() + t * d * T : scratch.data()));
+        part[b].merge(pack_tile(t, stored ? v.get() + t * d * T : scratch.data()));
     }, static_cast<double>(n) * d);
     for (const ValueSummary& p : part) values.merge(p);
   }
 
   // One tile with plain loops (zero-padded when it is the last, partial
-  // one), into dst (d * T values); its squared row norms into `norms`.
-  ValueSummary pack_tile(const DenseMatrix& a, index_t t, double* tile_out) {
+  // one), shifted, into tile_out (d * T values).
+  void copy_tile(index_t t, double* tile_out) const {
+    const index_t r0 = t * T, len = std::min<index_t>(index_t(T), n - r0);
+    for (index_t j = 0; j < d; ++j) {
+      const double* col = src.x + src.n * j + r0;
+      double* dst = tile_out + j * T;
+      const double sj = shift != nullptr ? shift[j] : 0.0;
+      for (index_t l = 0; l < len; ++l) dst[l] = col[l] - sj;
+      for (index_t l = len; l < T; ++l) dst[l] = 0.0;
+    }
+  }
+
+  // copy_tile(), then the tile's squared row norms into `norms` (columns in
+  // turn) and the summary of its original values.
+  ValueSummary pack_tile(index_t t, double* tile_out) {
+    copy_tile(t, tile_out);
     const index_t r0 = t * T, len = std::min<index_t>(index_t(T), n - r0);
     double* nrm = norms.data() + r0;
     ValueSummary vs;
     for (index_t j = 0; j < d; ++j) {
-      const double* col = a.x + a.n * j;
-      double* dst = tile_out + j * T;
-      const double sj = shift != nullptr ? shift[j] : 0.0;
+      const double* col = src.x + src.n * j + r0;
+      const double* dst = tile_out + j * T;
       for (index_t l = 0; l < len; ++l) {
-        dst[l] = col[r0 + l] - sj;
         nrm[l] += dst[l] * dst[l];
-        vs.add(col[r0 + l]);
+        vs.add(col[l]);
       }
-      for (index_t l = len; l < T; ++l) dst[l] = 0.0;
     }
     return vs;
   }
@@ -155,8 +166,6 @@ struct PackedRows {
     return ValueSummary();
   }
 #endif
-  // Tiles [t0, t0 + count): where they are kept, or packed now into a
-  // per-thread buffer (valid until this thread's next call).
   const double* tile(index_t t) const { return v.get() + t * d * T; }
 #if defined(KMREDUCE_X86_SIMD)
   // Whole tiles [t0, t0 + count) into out, shifted (no norms: they were
@@ -176,6 +185,8 @@ struct PackedRows {
 #else
   void pack_whole_tiles(index_t, index_t, double*) const {}
 #endif
+  // Tiles [t0, t0 + count): where they are kept, or packed now into a
+  // per-thread buffer (valid until this thread's next call).
   const double* tiles_at(index_t t0, index_t count) const {
     if (stored) return v.get() + t0 * d * T;
     thread_local std::vector<double> buf;
@@ -186,16 +197,7 @@ struct PackedRows {
       if (full > 0) pack_whole_tiles(t0, full, buf.data());
       t = std::max<index_t>(full, 0);
     }
-    for (; t < count; ++t) {
-      const index_t r0 = (t0 + t) * T, len = std::min<index_t>(index_t(T), n - r0);
-      for (index_t j = 0; j < d; ++j) {
-        const double* col = src.x + src.n * j + r0;
-        double* dst = buf.data() + (t * d + j) * T;
-        const double sj = shift != nullptr ? shift[j] : 0.0;
-        for (index_t l = 0; l < len; ++l) dst[l] = col[l] - sj;
-        for (index_t l = len; l < T; ++l) dst[l] = 0.0;
-      }
-    }
+    for (; t < count; ++t) copy_tile(t0 + t, buf.data() + t * d * T);
     return buf.data();
   }
 };
@@ -272,6 +274,13 @@ inline void cluster_sums(const PackedRows& a, const int* label, index_t k,
       sums[q + k * j] += own[q + k * j] - count[q] * a.shift[j];
 }
 
+// A row minus the shift, from the column-major original.
+inline void get_row(const PackedRows& a, index_t r, double* out) {
+  get_row(a.src, r, out);
+  if (a.shift != nullptr)
+    for (index_t j = 0; j < a.d; ++j) out[j] -= a.shift[j];
+}
+
 // Moved rows read from their tiles (d consecutive 128-byte groups each).
 inline void move_rows(const PackedRows& a, const std::vector<index_t>& rows,
                       const int* from, const int* to, index_t k, double* sums,
@@ -280,9 +289,7 @@ inline void move_rows(const PackedRows& a, const std::vector<index_t>& rows,
   if (!a.stored) {  // from the original, minus the shift
     std::vector<double> x(static_cast<std::size_t>(a.d));
     for (index_t r : rows) {
-      get_row(a.src, r, x.data());
-      if (a.shift != nullptr)
-        for (index_t j = 0; j < a.d; ++j) x[j] -= a.shift[j];
+      get_row(a, r, x.data());
       for (index_t j = 0; j < a.d; ++j) {
         sums[to[r] + k * j] += x[j];
         sums[from[r] + k * j] -= x[j];
@@ -299,12 +306,6 @@ inline void move_rows(const PackedRows& a, const std::vector<index_t>& rows,
       sf[k * j] -= x[T * j];
     }
   }
-}
-
-inline void get_row(const PackedRows& a, index_t r, double* out) {
-  get_row(a.src, r, out);
-  if (a.shift != nullptr)
-    for (index_t j = 0; j < a.d; ++j) out[j] -= a.shift[j];
 }
 
 // Calls f with the row-access form the row-wise algorithms should use:
