@@ -49,12 +49,16 @@ mpi_rsvd_cpp <- function(x, k, oversample, power_iters, seed, n_threads, center,
     .Call(`_kmreduce_mpi_rsvd_cpp`, x, k, oversample, power_iters, seed, n_threads, center, mpi)
 }
 
-kmeans_cpp <- function(x, k, n_init, iter_max, tol, seed, n_threads, verbose = FALSE, limit = 0, shift = NULL, local_search = 0L) {
-    .Call(`_kmreduce_kmeans_cpp`, x, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift, local_search)
+kmeans_cpp <- function(x, k, n_init, iter_max, tol, seed, n_threads, verbose = FALSE, limit = 0, shift = NULL, local_search = 0L, seeding = 0L, oversampling = 2, rounds = 5L) {
+    .Call(`_kmreduce_kmeans_cpp`, x, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift, local_search, seeding, oversampling, rounds)
 }
 
 local_search_cpp <- function(x, k, steps, seed, n_threads) {
     .Call(`_kmreduce_local_search_cpp`, x, k, steps, seed, n_threads)
+}
+
+kmeans_parallel_cpp <- function(x, k, seed, oversampling, rounds, n_threads) {
+    .Call(`_kmreduce_kmeans_parallel_cpp`, x, k, seed, oversampling, rounds, n_threads)
 }
 
 lloyd_from_cpp <- function(x, centers, iter_max, tol, n_threads, shift = NULL) {
@@ -65,8 +69,8 @@ lloyd_blocks_cpp <- function(read, n, d, block_rows, centers, iter_max, tol, n_t
     .Call(`_kmreduce_lloyd_blocks_cpp`, read, n, d, block_rows, centers, iter_max, tol, n_threads, shift)
 }
 
-mpi_kmeans_cpp <- function(x, k, n_init, iter_max, tol, seed, n_threads, mpi, shift = NULL, local_search = 0L) {
-    .Call(`_kmreduce_mpi_kmeans_cpp`, x, k, n_init, iter_max, tol, seed, n_threads, mpi, shift, local_search)
+mpi_kmeans_cpp <- function(x, k, n_init, iter_max, tol, seed, n_threads, mpi, shift = NULL, local_search = 0L, seeding = 0L, oversampling = 2, rounds = 5L) {
+    .Call(`_kmreduce_mpi_kmeans_cpp`, x, k, n_init, iter_max, tol, seed, n_threads, mpi, shift, local_search, seeding, oversampling, rounds)
 }
 
 mpi_lloyd_cpp <- function(x, centers, iter_max, tol, n_threads, mpi, shift = NULL) {

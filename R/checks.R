@@ -357,7 +357,8 @@ control_defaults <- function() {
   list(tol = 1e-6, keep_reduced = TRUE, svd = "randomized", eps = 1 / 3,
        power_iters = 0L, scores = "squared", sampling = "random", c = NULL,
        repeats = 40L, block_rows = NULL, dims_tol = 0.01, residual = "frobenius",
-       fjlt_density = NULL, qr = "pivoted", local_search = NULL)
+       fjlt_density = NULL, qr = "pivoted", local_search = NULL, seeding = "k-means++",
+       oversampling = 2, rounds = 5L)
 }
 
 check_choice <- function(value, arg, choices) {
@@ -407,6 +408,9 @@ check_control <- function(control, defaults = control_defaults()) {
   check_choice(out$qr, "control$qr", c("pivoted", "strong"))
   out$power_iters <- check_whole(out$power_iters, "control$power_iters", 0, 100)
   out$repeats <- check_whole(out$repeats, "control$repeats", 1, 10000)
+  check_choice(out$seeding, "control$seeding", c("k-means++", "k-means||"))
+  number_in(out$oversampling, "oversampling", 0, 1e6, open_lower = TRUE)
+  out$rounds <- check_whole(out$rounds, "control$rounds", 1, 1000)
   if (!is.null(out$local_search)) {
     out$local_search <- check_whole(out$local_search, "control$local_search", 0, 1e6)
   }

@@ -179,8 +179,10 @@ k_path <- function(x, k = 2:10, method = "auto", dims = NULL, n_init = 10L, B = 
       ref <- uniform_box_cpp(n, lo, hi, seed, b - 1, n_threads)
       seed_b <- derive_seed_cpp(seed, b)
       for (i in seq_along(k)) {
+        sd <- seeding_of(control, k[i])
         km <- kmeans_cpp(ref, k[i], n_init_reference, iter_max, control$tol, seed_b, n_threads,
-                         FALSE, 0, NULL, local_search_steps(control, k[i]))
+                         FALSE, 0, NULL, sd$local_search, sd$seeding, sd$oversampling,
+                         sd$rounds)
         logw_star[b, i] <- log(km$objective)
         tick(length(k) * b + i)
       }

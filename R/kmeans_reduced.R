@@ -248,6 +248,25 @@
 #'     local search steps after the k-means++ seeding of replicates 2, 4, ...
 #'     (see `n_init`); `0` turns it off (plain greedy k-means++ in every
 #'     replicate, as scikit-learn).
+#'   * `seeding` (`"k-means++"`, the default, or `"k-means||"`): how each
+#'     replicate seeds. `"k-means||"` (Bahmani et al. 2012) is for tall data,
+#'     where greedy k-means++'s two passes over the rows per centre dominate:
+#'     it draws the first seed uniformly, then in each of `control$rounds`
+#'     rounds (default 5) samples every row independently with probability
+#'     `min(1, l D^2 / phi)` (`l = control$oversampling * k`, default `2k`;
+#'     `D^2` the squared distance to the nearest candidate, `phi` their sum),
+#'     one pass per round; the candidates, weighted by the rows nearest to
+#'     them, are then clustered into `k` in memory (greedy weighted k-means++,
+#'     then weighted Lloyd). With `l` of order `k` and `O(log psi)` rounds
+#'     (`psi` the cost after the first seed) the seeding is an
+#'     `O(log k)`-approximation in expectation; the default 5 rounds are
+#'     those of the paper's experiments, for which the bound is proven only
+#'     when `psi` is small enough. It computes about `10 k` distances per
+#'     row (greedy k-means++: `k (2 + log k)`), so it saves passes over the
+#'     data, not arithmetic: see the large-k benchmark for when it pays. The
+#'     local search of the even replicates follows either seeding.
+#'   * `oversampling` (default 2) and `rounds` (default 5): `l / k` and the
+#'     rounds of `"k-means||"`.
 #' @return An object of class `c("kmeans_reduced", "kmeans")`: a list with
 #'   the components of [stats::kmeans()], all in the original feature space,
 #'   \item{cluster}{integer vector of the cluster (1 to `k`) of each row.}
@@ -325,6 +344,13 @@
 #'
 #' Arthur, D. and Vassilvitskii, S. (2007). k-means++: the advantages of
 #' careful seeding. *SODA*, 1027--1035.
+#'
+#' Bahmani, B., Moseley, B., Vattani, A., Kumar, R. and Vassilvitskii, S.
+#' (2012). Scalable k-means++. *Proceedings of the VLDB Endowment* 5(7),
+#' 622--633.
+#'
+#' Rozhon, V. (2020). Simple and sharp analysis of k-means||. *ICML*,
+#' 8266--8275.
 #' @seealso [reduce_dims()] for the reduction alone, [stats::kmeans()],
 #'   [predict.kmeans_reduced()],
 #'   [summary.kmeans_reduced()], [plot.kmeans_reduced()].
@@ -478,12 +504,18 @@ warn_collapsed <- function(dims, k) {
           call. = FALSE)
 }
 
-# Local search steps after each k-means++ seeding: control$local_search, or
-# enough steps of 2 + floor(log(k)) candidates each to draw about k
-# candidates in all (local_search.hpp).
-local_search_steps <- function(control, k) {
-  if (!is.null(control$local_search)) return(as.integer(control$local_search))
-  as.integer(ceiling(k / (2 + floor(log(k)))))
+# The seeding of the replicates, as the C++ side takes it: local search
+# steps after each seeding (control$local_search, or enough steps of
+# 2 + floor(log(k)) candidates each to draw about k candidates in all;
+# local_search.hpp), and greedy k-means++ (0) or k-means|| (1) with its
+# oversampling and rounds (kmeans_parallel.hpp).
+seeding_of <- function(control, k) {
+  steps <- if (!is.null(control$local_search)) control$local_search else
+    ceiling(k / (2 + floor(log(k))))
+  list(local_search = as.integer(steps),
+       seeding = if (identical(control$seeding, "k-means||")) 1L else 0L,
+       oversampling = if (is.null(control$oversampling)) 2 else as.double(control$oversampling),
+       rounds = if (is.null(control$rounds)) 5L else as.integer(control$rounds))
 }
 
 # k-means on the reduced rows of one reduction and the statistics of its
@@ -503,7 +535,7 @@ cluster_reduced <- function(src, x, reducer, reduced, k, centers0, n_init, iter_
         " from the given centres")
   start <- if (!is.null(centers0)) as.matrix(apply_reducer(reducer, centers0, n_threads))
   km <- source_kmeans(src, reduced, k, start, n_init, iter_max, control$tol, seed,
-                      n_threads, verbose, limit, shift, local_search_steps(control, k))
+                      n_threads, verbose, limit, shift, seeding_of(control, k))
   if (isTRUE(km$invalid)) check_values_later(x)
   # Lloyd ran on x itself and stopped with its centres the cluster means:
   # the statistics need one pass, not two.

@@ -84,6 +84,18 @@ kmreduce::KmeansOptions options(int k, int n_init, int iter_max, double tol, dou
   return opt;
 }
 
+// The seeding of the replicates: LocalSearch++ steps in the even ones, and
+// greedy k-means++ (seeding 0) or k-means|| (1, with l = oversampling k and
+// `rounds` rounds).
+void set_seeding(kmreduce::KmeansOptions& opt, int local_search, int seeding,
+                 double oversampling, int rounds) {
+  if (seeding != 0 && seeding != 1) throw std::invalid_argument("seeding must be 0 or 1");
+  opt.local_search = local_search;
+  opt.seeding = seeding == 1 ? kmreduce::Seeding::KmeansParallel : kmreduce::Seeding::KmeansPP;
+  opt.parallel.oversampling = oversampling;
+  opt.parallel.rounds = rounds;
+}
+
 Rcpp::List stats_list(const kmreduce::ClusterStats& s, int k, int d) {
   Rcpp::IntegerVector size(s.size.begin(), s.size.end());
   return Rcpp::List::create(
@@ -178,9 +190,10 @@ Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
                       double seed, int n_threads, bool verbose = false,
                       double limit = 0,
                       Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
-                      int local_search = 0) {
+                      int local_search = 0, int seeding = 0, double oversampling = 2,
+                      int rounds = 5) {
   kmreduce::KmeansOptions opt = options(k, n_init, iter_max, tol, seed, n_threads);
-  opt.local_search = local_search;
+  set_seeding(opt, local_search, seeding, oversampling, rounds);
   if (verbose) {
     opt.on_replicate = [n_init](int t, int iter, double objective) {
       Rcpp::Function message("message");
@@ -239,6 +252,38 @@ Rcpp::List local_search_cpp(Rcpp::NumericMatrix x, int k, int steps, double seed
       Rcpp::Named("swaps") = res.swaps, Rcpp::Named("trace") = trace);
 }
 
+// k-means|| seeding on dense x (tests): the candidates (1-based rows) with
+// their weights, the cost before each round and after the last, whether it
+// fell back to k-means++, the seeds and the rows' assignment to them.
+// [[Rcpp::export]]
+Rcpp::List kmeans_parallel_cpp(Rcpp::NumericMatrix x, int k, double seed, double oversampling,
+                               int rounds, int n_threads) {
+  const kmreduce::DenseMatrix a(&x[0], x.nrow(), x.ncol());
+  if (k < 1 || k > x.nrow()) throw std::invalid_argument("bad k");
+  std::vector<double> norms(a.n);
+  kmreduce::row_sqnorms(a, norms.data(), n_threads);
+  kmreduce::Rng rng(kmreduce::stream_key(glue::as_seed(seed), kmreduce::kStreamKmeansInit, 0));
+  kmreduce::KmeansParallelOptions opt;
+  opt.oversampling = oversampling;
+  opt.rounds = rounds;
+  Rcpp::NumericMatrix seeds(k, x.ncol());
+  kmreduce::SeedAssignment assign;
+  kmreduce::KmeansParallelTrace trace;
+  kmreduce::kmeans_parallel(a, norms.data(), k, rng, &seeds[0], n_threads, opt,
+                            glue::r_interrupt(), &assign, kmreduce::LocalCombine(), &trace);
+  Rcpp::NumericVector cand(trace.candidates.size());
+  for (std::size_t t = 0; t < trace.candidates.size(); ++t) cand[t] = trace.candidates[t] + 1.0;
+  Rcpp::IntegerVector label(assign.label.begin(), assign.label.end());
+  Rcpp::IntegerVector label2(assign.second_label.begin(), assign.second_label.end());
+  return Rcpp::List::create(
+      Rcpp::Named("candidates") = cand, Rcpp::Named("weights") = Rcpp::wrap(trace.weights),
+      Rcpp::Named("phi") = Rcpp::wrap(trace.phi), Rcpp::Named("fallback") = trace.fallback,
+      Rcpp::Named("seeds") = seeds, Rcpp::Named("label") = label + 1,
+      Rcpp::Named("second_label") = label2 + 1,
+      Rcpp::Named("nearest") = Rcpp::wrap(assign.nearest),
+      Rcpp::Named("second") = Rcpp::wrap(assign.second));
+}
+
 // [[Rcpp::export]]
 Rcpp::List lloyd_from_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max,
                           double tol, int n_threads,
@@ -273,11 +318,12 @@ Rcpp::List lloyd_blocks_cpp(Rcpp::Function read, double n, int d, double block_r
 Rcpp::List mpi_kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
                           double seed, int n_threads, Rcpp::List mpi,
                           Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
-                          int local_search = 0) {
+                          int local_search = 0, int seeding = 0, double oversampling = 2,
+                          int rounds = 5) {
   int d = 0;
   bool invalid = false;
   kmreduce::KmeansOptions opt = options(k, n_init, iter_max, tol, seed, n_threads);
-  opt.local_search = local_search;
+  set_seeding(opt, local_search, seeding, oversampling, rounds);
   const kmreduce::KmeansResult res =
       kmeans_rows(x, opt, shift, 0, glue::mpi_combine(mpi), d, invalid);
   Rcpp::List out = lloyd_list(res.best, k, d);

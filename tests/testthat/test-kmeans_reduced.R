@@ -502,3 +502,98 @@ test_that("replicates with local search lower the objective on a noisy wide mixt
   expect_error(kmeans_reduced(m$x, 10, control = list(local_search = -1)),
                "`control\\$local_search` must be a whole number in \\[0, 1e\\+06\\], not -1")
 })
+
+test_that("k-means|| seeding: candidates, weights, costs and the seeds' assignment agree with brute force", {
+  for (case in list(list(seed = 1, k = 6, sep = 3, ell = 2, rounds = 5),
+                    list(seed = 2, k = 10, sep = 1, ell = 0.5, rounds = 3),
+                    list(seed = 3, k = 1, sep = 2, ell = 2, rounds = 2))) {
+    m <- make_mixture(n = 400, d = 6, k = max(2, case$k), sd = 1, sep = case$sep)
+    x <- unname(m$x)
+    res <- kmreduce:::kmeans_parallel_cpp(x, case$k, case$seed, case$ell, case$rounds, 1L)
+    cand <- res$candidates
+    expect_false(res$fallback)
+    expect_true(all(cand >= 1 & cand <= nrow(x) & cand == round(cand)))
+    expect_false(anyDuplicated(cand) > 0)
+    expect_length(res$phi, case$rounds + 1L)
+    # the cost after the first candidate, and after the last round
+    expect_equal(res$phi[1], sum(brute_dist2(x, x[cand[1], , drop = FALSE])), tolerance = 1e-9)
+    dc <- brute_dist2(x, x[cand, , drop = FALSE])
+    expect_equal(tail(res$phi, 1), sum(apply(dc, 1, min)), tolerance = 1e-9)
+    expect_true(all(diff(res$phi) <= 1e-9 * res$phi[1]))
+    # weights: the rows nearest to each candidate
+    expect_equal(res$weights, tabulate(max.col(-dc, ties.method = "first"), length(cand)))
+    # the seeds: a fixed point of weighted Lloyd on the candidates
+    cc <- x[cand, , drop = FALSE]
+    dq <- brute_dist2(cc, res$seeds)
+    near <- max.col(-dq, ties.method = "first")
+    for (q in unique(near)) {
+      w <- res$weights[near == q]
+      expect_equal(res$seeds[q, ], colSums(cc[near == q, , drop = FALSE] * w) / sum(w),
+                   tolerance = 1e-9)
+    }
+    # the assignment handed to Lloyd (and the local search)
+    dd <- brute_dist2(x, res$seeds)
+    expect_equal(res$nearest, apply(dd, 1, min), tolerance = 1e-9)
+    if (case$k > 1) {
+      expect_equal(res$second, apply(dd, 1, function(v) sort(v)[2]), tolerance = 1e-9)
+      expect_identical(res$label, max.col(-dd, ties.method = "first"))
+    } else {
+      expect_true(all(is.infinite(res$second)))
+    }
+    # the same for any number of threads
+    expect_identical(kmreduce:::kmeans_parallel_cpp(x, case$k, case$seed, case$ell,
+                                                    case$rounds, 2L), res)
+  }
+})
+
+test_that("k-means|| samples each row with probability min(1, l D^2 / phi)", {
+  m <- make_mixture(n = 300, d = 4, k = 5, sd = 1, sep = 2)
+  x <- unname(m$x)
+  k <- 5
+  ell <- 1.5
+  z <- vapply(1:300, function(s) {
+    res <- kmreduce:::kmeans_parallel_cpp(x, k, s, ell / k, 1L, 1L)
+    d2 <- brute_dist2(x, x[res$candidates[1], , drop = FALSE])[, 1]
+    p <- pmin(1, ell * d2 / sum(d2))
+    c(length(res$candidates) - 1, sum(p), sum(p * (1 - p)))
+  }, numeric(3))
+  # the number sampled in round 1: a sum of independent Bernoulli draws
+  expect_lt(abs(sum(z[1, ] - z[2, ])) / sqrt(sum(z[3, ])), 4)
+})
+
+test_that("kmeans_reduced() with k-means|| seeding: a Lloyd fixed point, the planted partition, any thread count", {
+  m <- make_mixture(n = 6000, d = 12, k = 8, sd = 1, sep = 4)
+  fit <- kmeans_reduced(m$x, 8, method = "none", seed = 5, n_init = 3,
+                        control = list(seeding = "k-means||"))
+  expect_identical(adjusted_rand_index(fit$cluster, m$truth), 1)
+  ref <- stats::kmeans(m$x, fit$centers, algorithm = "Lloyd", iter.max = 50)
+  expect_identical(unname(ref$cluster), unname(fit$cluster))
+  expect_equal(ref$tot.withinss, fit$tot.withinss, tolerance = 1e-10)
+  fit2 <- kmeans_reduced(m$x, 8, method = "none", seed = 5, n_init = 3, n_threads = 2,
+                         control = list(seeding = "k-means||"))
+  expect_identical(fit2$cluster, fit$cluster)
+  expect_identical(fit2$centers, fit$centers)
+  # reduced data and options
+  fs <- kmeans_reduced(m$x, 8, method = "gaussian", dims = 6, seed = 5,
+                       control = list(seeding = "k-means||", oversampling = 4, rounds = 2))
+  expect_gt(adjusted_rand_index(fs$cluster, m$truth), 0.95)
+  expect_error(kmeans_reduced(m$x, 8, control = list(seeding = "kmeans||")),
+               "`control\\$seeding` must be one of \"k-means\\+\\+\", \"k-means\\|\\|\", not \"kmeans\\|\\|\"")
+  expect_error(kmeans_reduced(m$x, 8, control = list(oversampling = 0)),
+               "`control\\$oversampling` must be a number in \\(0, 1e\\+06\\), not 0")
+  expect_error(kmeans_reduced(m$x, 8, control = list(rounds = 0)),
+               "`control\\$rounds` must be a whole number in \\[1, 1000\\], not 0")
+})
+
+test_that("k-means|| falls back to k-means++ when too few candidates have rows", {
+  x <- cbind(rep(c(0, 5, 10), each = 40), 0)
+  res <- kmreduce:::kmeans_parallel_cpp(x, 3L, 1, 2, 5L, 1L)
+  expect_false(res$fallback)
+  expect_setequal(res$seeds[, 1], c(0, 5, 10))
+  # four seeds from three distinct rows: greedy k-means++ on the rows
+  res <- kmreduce:::kmeans_parallel_cpp(x, 4L, 1, 2, 5L, 1L)
+  expect_true(res$fallback)
+  expect_true(all(res$seeds[, 1] %in% c(0, 5, 10)))
+  fit <- kmeans_reduced(x, 3, method = "none", seed = 1, control = list(seeding = "k-means||"))
+  expect_equal(fit$tot.withinss, 0)
+})

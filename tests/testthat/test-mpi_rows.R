@@ -26,7 +26,7 @@ test_that("kmeans_reduced() on 2 MPI ranks equals one process on the stacked row
   # every method the registry runs on MPI, then sparse rows and refine
   mpi_methods <- kmreduce:::registered_methods(source = "mpi")
   expect_named(res, c(mpi_methods, "sparse/sparse_embedding", "sparse/none", "refine",
-                      "n_reductions", "awkward/none", "awkward/refine"))
+                      "n_reductions", "k-means||", "awkward/none", "awkward/refine"))
   for (m in names(res)) {
     r <- res[[m]]
     expect_true(r$same_partition, info = m)
@@ -39,7 +39,7 @@ test_that("kmeans_reduced() on 2 MPI ranks equals one process on the stacked row
   }
   # Projections and the original rows: the very same labels.
   for (m in c("none", kmreduce:::registered_methods("projection", "mpi"), "sparse/none",
-              "n_reductions", "awkward/none", "awkward/refine")) {
+              "n_reductions", "k-means||", "awkward/none", "awkward/refine")) {
     expect_true(res[[m]]$identical_labels, info = m)
   }
 })

@@ -4,7 +4,8 @@
 // plain greedy k-means++, the even ones followed by `local_search` steps of
 // local search (local_search.hpp), which repair the seedings k-means++ gets
 // wrong on noisy high-dimensional data but cost passes over the data and do
-// not help everywhere.
+// not help everywhere. The seeding is greedy k-means++ (kmeanspp.hpp) or,
+// for tall data, k-means|| (kmeans_parallel.hpp).
 // Replicate t draws its seeding from the stream (seed, kStreamKmeansInit, t).
 #ifndef KMREDUCE_KMEANS_HPP
 #define KMREDUCE_KMEANS_HPP
@@ -13,6 +14,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "kmeans_parallel.hpp"
 #include "kmeanspp.hpp"
 #include "local_search.hpp"
 #include "lloyd.hpp"
@@ -24,12 +26,16 @@ namespace kmreduce {
 // Lloyd iterations; objective on the clustered data). Empty: no call, no cost.
 using ReplicateHook = std::function<void(int, int, double)>;
 
+enum class Seeding { KmeansPP, KmeansParallel };
+
 struct KmeansOptions {
   index_t k = 2;
   int n_init = 10;
   int iter_max = 100;
   double tol = 0.0;
   int local_search = 0;  // LocalSearch++ steps after the seeding of replicates 2, 4, ...
+  Seeding seeding = Seeding::KmeansPP;
+  KmeansParallelOptions parallel;  // k-means|| (seeding KmeansParallel)
   std::uint64_t seed = 0;
   int n_threads = 1;
   ReplicateHook on_replicate;
@@ -59,8 +65,13 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
     Rng rng(stream_key(opt.seed, kStreamKmeansInit, static_cast<std::uint64_t>(t)));
     std::vector<double> centres(opt.k * a.d);
     SeedAssignment seeds;
-    kmeanspp(a, row_norms, opt.k, rng, centres.data(), opt.n_threads,
-             interrupt, &seeds, combine);
+    if (opt.seeding == Seeding::KmeansParallel) {
+      kmeans_parallel(a, row_norms, opt.k, rng, centres.data(), opt.n_threads, opt.parallel,
+                      interrupt, &seeds, combine);
+    } else {
+      kmeanspp(a, row_norms, opt.k, rng, centres.data(), opt.n_threads, interrupt, &seeds,
+               combine);
+    }
     if (opt.local_search > 0 && opt.k > 1 && t % 2 == 1)
       local_search(a, row_norms, opt.k, opt.local_search, rng, centres.data(), seeds,
                    opt.n_threads, interrupt, combine);

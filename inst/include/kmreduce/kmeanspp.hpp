@@ -132,6 +132,30 @@ inline double sum_of_min(const double* x, const double* y, index_t m) {
 }
 
 namespace detail {
+// Nearest and second nearest of k centres for one row, from its products
+// with them (cross[len * q], q = 0, ..., k - 1) and the squared norms:
+// squared distances max(0, ||x||^2 - 2 x.c + ||c||^2), the first on ties;
+// with k = 1 the second is infinite (centre 0).
+inline void nearest_two_of(const double* cross, index_t len, index_t k, double rnorm,
+                           const double* cnorm, int& q1, double& b1, int& q2, double& b2) {
+  b1 = std::numeric_limits<double>::infinity();
+  b2 = b1;
+  q1 = 0;
+  q2 = 0;
+  for (index_t q = 0; q < k; ++q) {
+    const double dist = std::max(0.0, rnorm - 2.0 * cross[len * q] + cnorm[q]);
+    if (dist < b1) {
+      b2 = b1;
+      q2 = q1;
+      b1 = dist;
+      q1 = static_cast<int>(q);
+    } else if (dist < b2) {
+      b2 = dist;
+      q2 = static_cast<int>(q);
+    }
+  }
+}
+
 // A row of a block (offset in it) that candidate `cand` would bring nearer
 // than its nearest or second nearest seed, at squared distance `dist`.
 struct SeedMove {

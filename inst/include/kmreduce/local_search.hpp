@@ -59,24 +59,8 @@ void nearest_two(const Data& a, const std::vector<index_t>& rows, const double* 
     cross_block(DenseMatrix(s.block.data(), len, d), 0, len, centres, k, s.cross.data());
     for (index_t t = 0; t < len; ++t) {
       const index_t r = rows[t0 + t];
-      double b1 = std::numeric_limits<double>::infinity(), b2 = b1;
-      int q1 = 0, q2 = 0;
-      for (index_t q = 0; q < k; ++q) {
-        const double dist = std::max(0.0, row_norms[r] - 2.0 * s.cross[t + len * q] + cnorm[q]);
-        if (dist < b1) {
-          b2 = b1;
-          q2 = q1;
-          b1 = dist;
-          q1 = static_cast<int>(q);
-        } else if (dist < b2) {
-          b2 = dist;
-          q2 = static_cast<int>(q);
-        }
-      }
-      a1[r] = q1;
-      d1[r] = b1;
-      a2[r] = q2;
-      d2[r] = b2;
+      nearest_two_of(s.cross.data() + t, len, k, row_norms[r], cnorm.data(), a1[r], d1[r],
+                     a2[r], d2[r]);
     }
   }, static_cast<double>(m) * k * d);
 }

@@ -41,6 +41,7 @@ run("sparse/sparse_embedding", xs, xs[rows, ], "sparse_embedding")
 run("sparse/none", xs, xs[rows, ], "none")
 run("refine", x, x[rows, ], "sign", refine = 3)
 run("n_reductions", x, x[rows, ], "gaussian", n_reductions = 3)
+run("k-means||", x, x[rows, ], "none", control = list(seeding = "k-means||"))
 # Awkward data (few distinct values, many clusters): Lloyd empties clusters
 # and re-seeds them, on the reduced rows and when refining.
 set.seed(3)
