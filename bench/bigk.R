@@ -1,5 +1,6 @@
 # Large k and tall data: kmreduce (method "none", n_init = 1: greedy
-# k-means++ and Lloyd with Hamerly's bounds) against scikit-learn's KMeans
+# k-means++, or k-means|| with control$seeding = "k-means||", and Lloyd with
+# Hamerly's bounds) against scikit-learn's KMeans
 # (elkan for every seed, lloyd for seed 1; n_init = 1) and FAISS (float32,
 # 50 iterations, seed 1) where python3-faiss is installed, on the shapes
 # vector quantization uses. Side by side in one run; per run the time,
@@ -50,6 +51,10 @@ for (cs in cases) {
     r <- best_of(function() kmeans_reduced(x, cs$k, method = "none", n_init = 1, seed = s,
                                            iter_max = 300, n_threads = threads), 2L)
     add("kmreduce", s, r$t, r$out$tot.withinss, sum(r$out$iter))
+    r <- best_of(function() kmeans_reduced(x, cs$k, method = "none", n_init = 1, seed = s,
+                                           iter_max = 300, n_threads = threads,
+                                           control = list(seeding = "k-means||")), 2L)
+    add("kmreduce k-means||", s, r$t, r$out$tot.withinss, sum(r$out$iter))
   }
   if (has_sklearn) {
     f <- tempfile(fileext = ".bin")
@@ -79,6 +84,10 @@ med <- aggregate(cbind(seconds, objective, iterations) ~ data + run, res, median
 ours <- med[med$run == "kmreduce", ]
 med$time_ratio <- round(med$seconds / ours$seconds[match(med$data, ours$data)], 2)
 med$objective_ratio <- round(ours$objective[match(med$data, ours$data)] / med$objective, 4)
+par <- med[med$run == "kmreduce k-means||", ]
+med$time_ratio_par <- round(med$seconds / par$seconds[match(med$data, par$data)], 2)
+med$objective_ratio_par <- round(par$objective[match(med$data, par$data)] / med$objective, 4)
 cat("\nMedians over the seeds; time_ratio = their time / kmreduce's, objective_ratio =",
-    "kmreduce's objective / theirs\n")
+    "kmreduce's objective / theirs (kmreduce: greedy k-means++; _par: against",
+    "kmreduce with control$seeding = \"k-means||\")\n")
 print(knitr::kable(med[order(med$data, med$run), ], row.names = FALSE))

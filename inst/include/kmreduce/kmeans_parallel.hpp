@@ -301,9 +301,9 @@ void kmeans_parallel(const Data& a, const double* row_norms, index_t k, Rng& rng
     trace->candidates = cand_rows;
     trace->weights = w;
   }
-  std::vector<int>().swap(near);
-  std::vector<double>().swap(dist);
   if (positive < k) {
+    std::vector<int>().swap(near);
+    std::vector<double>().swap(dist);
     // Too few distinct candidates for k seeds: greedy k-means++ on the rows.
     if (trace != nullptr) trace->fallback = true;
     kmeanspp(a, row_norms, k, rng, centres, n_threads, interrupt, assign, combine);
@@ -314,7 +314,12 @@ void kmeans_parallel(const Data& a, const double* row_norms, index_t k, Rng& rng
     for (index_t j = 0; j < d; ++j) pts[t + mc * j] = cand_vals[t * d + j];
   detail::weighted_kmeans(pts, mc, d, w, k, rng, centres, 100, n_threads);
   check_interrupt(interrupt);
-  if (assign != nullptr) seed_assignment(a, row_norms, centres, k, *assign, n_threads);
+  if (assign != nullptr) {
+    // (the rows' arrays reused: fresh memory costs its first touch)
+    assign->nearest = std::move(dist);
+    assign->label = std::move(near);
+    seed_assignment(a, row_norms, centres, k, *assign, n_threads);
+  }
 }
 
 }  // namespace kmreduce
