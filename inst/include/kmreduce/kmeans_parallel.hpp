@@ -42,6 +42,7 @@
 #include "kmeanspp.hpp"
 #include "lloyd.hpp"
 #include "matrix.hpp"
+#include "memory.hpp"
 #include "parallel.hpp"
 #include "rng.hpp"
 #include "row_source.hpp"
@@ -147,10 +148,10 @@ template <class Data>
 void seed_assignment(const Data& a, const double* row_norms, const double* centres, index_t k,
                      SeedAssignment& assign, int n_threads) {
   const index_t n = a.n;
-  assign.label.assign(n, 0);
-  assign.second_label.assign(n, 0);
-  assign.nearest.assign(n, 0.0);
-  assign.second.assign(n, std::numeric_limits<double>::infinity());
+  assign_rows(assign.label, n, 0);
+  assign_rows(assign.second_label, n, 0);
+  assign_rows(assign.nearest, n, 0.0);
+  assign_rows(assign.second, n, std::numeric_limits<double>::infinity());
   const std::vector<double> cnorm = centre_sqnorms(centres, k, a.d);
   parallel_for_scratch<std::vector<double>>(n_blocks(n, kRowBlock), n_threads,
                                             [&](index_t b, std::vector<double>& buf) {
@@ -181,8 +182,8 @@ void kmeans_parallel(const Data& a, const double* row_norms, index_t k, Rng& rng
   const int np = combine.size(), me = combine.rank();
   const index_t nb = n_blocks(n, kRowBlock);
   const double ell = opt.oversampling * static_cast<double>(k);
-  std::vector<double> dist(n), block_total(nb);
-  std::vector<int> near(n, 0);
+  std::vector<double> dist = rows_array(n, 0.0), block_total(nb);
+  std::vector<int> near = rows_array(n, 0);
   // the candidates: rows (global index) and their values, m x d row-major
   std::vector<index_t> cand_rows;
   std::vector<double> cand_vals;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "matrix.hpp"
+#include "memory.hpp"
 #include "parallel.hpp"
 #include "rng.hpp"
 #include "row_source.hpp"
@@ -207,7 +208,8 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
   const index_t n_all = combine.total_rows(n);
   const bool one = combine.size() == 1;
   const index_t trials = 2 + static_cast<index_t>(std::log(static_cast<double>(k)));
-  std::vector<double> row(d), dist(n), cand_pts(trials * d);
+  std::vector<double> row(d), cand_pts(trials * d);
+  std::vector<double> dist = rows_array(n, 0.0);
   std::vector<index_t> cand_row(trials), own(trials);
   const index_t nb = n_blocks(n, kRowBlock);
   std::vector<double> block_pot(nb * trials), block_total(nb);
@@ -246,9 +248,9 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
   int *lab = nullptr, *lab2 = nullptr;
   double* sec = nullptr;
   if (assign != nullptr) {
-    assign->label.assign(n, 0);
-    assign->second.assign(n, std::numeric_limits<double>::infinity());
-    assign->second_label.assign(n, 0);
+    assign_rows(assign->label, n, 0);
+    assign_rows(assign->second, n, std::numeric_limits<double>::infinity());
+    assign_rows(assign->second_label, n, 0);
     lab = assign->label.data();
     lab2 = assign->second_label.data();
     sec = assign->second.data();

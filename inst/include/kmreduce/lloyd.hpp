@@ -14,6 +14,7 @@
 
 #include "kmeanspp.hpp"
 #include "matrix.hpp"
+#include "memory.hpp"
 #include "parallel.hpp"
 #include "row_source.hpp"
 
@@ -355,13 +356,13 @@ LloydResult lloyd(const Source& src, const double* row_norms,
       lower[r] = std::sqrt(lower[r]);
     }
   } else {
-    res.label.assign(n, -1);
-    upper.assign(n, std::numeric_limits<double>::infinity());
-    lower.assign(n, 0.0);
+    assign_rows(res.label, n, -1);
+    assign_rows(upper, n, std::numeric_limits<double>::infinity());
+    assign_rows(lower, n, 0.0);
   }
-  std::vector<double> min_dist(n, 0.0), old(k * d);
+  std::vector<double> min_dist = rows_array(n, 0.0), old(k * d);
   std::vector<double> sums(k * d, 0.0);
-  std::vector<int> before(n, -1);
+  std::vector<int> before = rows_array(n, -1);
   std::vector<index_t> count(k, 0);
   // Objective of a partition from its means, about the grand mean (closed
   // form; used only for the tol criterion). `total` = sum ||x - m||^2, from

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "label_sums.hpp"
+#include "memory.hpp"
 #include "parallel.hpp"
 #include "simd.hpp"
 
@@ -137,7 +138,7 @@ inline void row_sqnorms(const SparseRows& a, double* out, int n_threads) {
 // the ones the data already hold, without a copy.
 template <class Data>
 const double* row_sqnorms_of(const Data& a, std::vector<double>& store, int n_threads) {
-  store.resize(static_cast<std::size_t>(a.n));
+  assign_rows(store, static_cast<std::size_t>(a.n), 0.0);
   row_sqnorms(a, store.data(), n_threads);
   return store.data();
 }

@@ -13,11 +13,9 @@
 #include <memory>
 #include <new>
 #include <vector>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 #include "matrix.hpp"
+#include "memory.hpp"
 #include "parallel.hpp"
 #include "scan.hpp"
 #include "simd.hpp"
@@ -40,9 +38,7 @@ inline HugeBuffer huge_buffer(std::size_t count) {
   void* p = nullptr;
 #if defined(__linux__)
   if (posix_memalign(&p, kHuge, bytes) != 0) p = nullptr;
-#if defined(MADV_HUGEPAGE)
-  if (p != nullptr) madvise(p, bytes, MADV_HUGEPAGE);  // advice only
-#endif
+  advise_huge_pages(p, bytes);  // advice only
 #else
   p = std::malloc(bytes);
 #endif
@@ -76,7 +72,7 @@ struct PackedRows {
       : src(a), shift(shift_), n(a.n), d(a.d), tiles((a.n + T - 1) / T), stored(store),
         v(store ? detail::huge_buffer(static_cast<std::size_t>(tiles * a.d * T))
                 : detail::HugeBuffer()),
-        norms(static_cast<std::size_t>(tiles * T), 0.0) {
+        norms(rows_array(static_cast<std::size_t>(tiles * T), 0.0)) {
     // 16 tiles (one row block) at a time: columns are read in runs of 256.
     const index_t per_block = kRowBlock / T;
     const index_t nb = n_blocks(tiles, per_block);
