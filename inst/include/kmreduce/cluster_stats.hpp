@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "matrix.hpp"
+#include "memory.hpp"
 #include "products.hpp"
 #include "row_source.hpp"
 
@@ -56,7 +57,7 @@ inline void finish(ClusterStats& s, const std::vector<double>& wpart,
 inline void deviations(const DenseMatrix& a, const int* label, index_t k,
                        ClusterStats& s, int n_threads) {
   const index_t n = a.n, d = a.d;
-  std::vector<double> mean(d, 0.0), dist(n);
+  std::vector<double> mean(d, 0.0), dist = rows_array(n, 0.0);
   for (index_t j = 0; j < d; ++j) {
     for (index_t q = 0; q < k; ++q)
       mean[j] += static_cast<double>(s.size[q]) * s.centres[q + k * j];

@@ -80,7 +80,7 @@ inline double row_uniform(std::uint64_t key, index_t g) {
 // least k points of positive weight.
 inline void weighted_kmeans(const std::vector<double>& pts, index_t m, index_t d,
                             const std::vector<double>& w, index_t k, Rng& rng, double* centres,
-                            int iter_max, int n_threads) {
+                            int iter_max, int n_threads, const InterruptCheck& interrupt) {
   const DenseMatrix c(pts.data(), m, d);
   std::vector<double> norms(m);
   row_sqnorms(c, norms.data(), n_threads);
@@ -118,6 +118,7 @@ inline void weighted_kmeans(const std::vector<double>& pts, index_t m, index_t d
     }
     take(pick[best], q);
     for (index_t i = 0; i < m; ++i) dist[i] = std::min(dist[i], dc[i + m * best]);
+    check_interrupt(interrupt);
   }
   // Weighted Lloyd; a cluster left empty keeps its centre.
   std::vector<int> label(m, -1);
@@ -136,6 +137,7 @@ inline void weighted_kmeans(const std::vector<double>& pts, index_t m, index_t d
     for (index_t q = 0; q < k; ++q)
       if (wq[q] > 0.0)
         for (index_t j = 0; j < d; ++j) centres[q + k * j] = sums[q + k * j] / wq[q];
+    check_interrupt(interrupt);
   }
 }
 
@@ -313,8 +315,7 @@ void kmeans_parallel(const Data& a, const double* row_norms, index_t k, Rng& rng
   std::vector<double> pts(mc * d);
   for (index_t t = 0; t < mc; ++t)
     for (index_t j = 0; j < d; ++j) pts[t + mc * j] = cand_vals[t * d + j];
-  detail::weighted_kmeans(pts, mc, d, w, k, rng, centres, 100, n_threads);
-  check_interrupt(interrupt);
+  detail::weighted_kmeans(pts, mc, d, w, k, rng, centres, 100, n_threads, interrupt);
   if (assign != nullptr) {
     // (the rows' arrays reused: fresh memory costs its first touch)
     assign->nearest = std::move(dist);
