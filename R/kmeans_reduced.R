@@ -257,7 +257,8 @@
 #'     `D^2` the squared distance to the nearest candidate, `phi` their sum),
 #'     one pass per round; the candidates, weighted by the rows nearest to
 #'     them, are then clustered into `k` in memory (greedy weighted k-means++,
-#'     then weighted Lloyd). With `l` of order `k` and `O(log psi)` rounds
+#'     then weighted Lloyd; the best of up to 10 such runs, as many as cost at
+#'     most about a tenth of the rounds). With `l` of order `k` and `O(log psi)` rounds
 #'     (`psi` the cost after the first seed) the seeding is an
 #'     `O(log k)`-approximation in expectation; the default 5 rounds are
 #'     those of the paper's experiments, for which the bound is proven only

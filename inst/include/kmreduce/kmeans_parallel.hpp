@@ -12,7 +12,8 @@
 // pass of their own. The weighted candidates (about l * rounds) are then
 // clustered into k in memory: greedy weighted k-means++ (the best of
 // 2 + floor(ln k) candidates per centre, drawn with probability w D^2),
-// then weighted Lloyd. Passes over the rows: rounds + 1, and one more for
+// then weighted Lloyd, up to 10 times while that costs at most about a
+// tenth of the rounds (the lowest weighted cost kept). Passes over the rows: rounds + 1, and one more for
 // the assignment of the rows to the k seeds that Lloyd (and the local
 // search) start from; greedy k-means++ makes up to 2 per centre.
 //
@@ -138,6 +139,28 @@ inline void weighted_kmeans(const std::vector<double>& pts, index_t m, index_t d
       if (wq[q] > 0.0)
         for (index_t j = 0; j < d; ++j) centres[q + k * j] = sums[q + k * j] / wq[q];
     check_interrupt(interrupt);
+  }
+}
+
+// The best (lowest weighted cost; the first on ties) of `runs`
+// weighted_kmeans() runs on the candidates, into centres.
+inline void recluster(const std::vector<double>& pts, index_t m, index_t d,
+                      const std::vector<double>& w, index_t k, Rng& rng, double* centres,
+                      int runs, int n_threads, const InterruptCheck& interrupt) {
+  const DenseMatrix c(pts.data(), m, d);
+  std::vector<double> norms(m), dist(m), run(k * d);
+  std::vector<int> label(m, -1);
+  row_sqnorms(c, norms.data(), n_threads);
+  double best = std::numeric_limits<double>::infinity();
+  for (int t = 0; t < runs; ++t) {
+    weighted_kmeans(pts, m, d, w, k, rng, run.data(), 100, n_threads, interrupt);
+    assign_nearest(c, norms.data(), run.data(), k, label.data(), dist.data(), n_threads);
+    double cost = 0.0;
+    for (index_t i = 0; i < m; ++i) cost += w[i] * dist[i];
+    if (cost < best) {
+      best = cost;
+      std::copy(run.begin(), run.end(), centres);
+    }
   }
 }
 
@@ -315,7 +338,13 @@ void kmeans_parallel(const Data& a, const double* row_norms, index_t k, Rng& rng
   std::vector<double> pts(mc * d);
   for (index_t t = 0; t < mc; ++t)
     for (index_t j = 0; j < d; ++j) pts[t + mc * j] = cand_vals[t * d + j];
-  detail::weighted_kmeans(pts, mc, d, w, k, rng, centres, 100, n_threads, interrupt);
+  // Reclustering runs (the best kept) while they cost at most about a tenth
+  // of the rounds: m k (2 + ln k) d each against n l d per round.
+  const double trials = 2.0 + std::floor(std::log(static_cast<double>(k)));
+  const int runs = static_cast<int>(std::max(
+      1.0, std::min(10.0, std::floor(static_cast<double>(n_all) /
+                                     (static_cast<double>(mc) * trials)))));
+  detail::recluster(pts, mc, d, w, k, rng, centres, runs, n_threads, interrupt);
   if (assign != nullptr) {
     // (the rows' arrays reused: fresh memory costs its first touch)
     assign->nearest = std::move(dist);
