@@ -265,10 +265,12 @@
 #'     when `psi` is small enough. It computes about `10 k` distances per
 #'     row (greedy k-means++: `k (2 + log k)`), so it saves passes over the
 #'     data, not arithmetic. On Gaussian mixtures (one replicate, 2 threads)
-#'     it took 0.6-0.7 times the time of the default on 100000 x 64 with
-#'     `k = 256`, 200000 x 32 with `k = 1000` and 10^7 x 16 with `k = 16`,
-#'     with lower objectives there, but ended higher than the default for two
-#'     seeds of three on 10^6 x 16 with `k = 20`; so it is not the default.
+#'     it took 0.36-0.85 times the time of the default on 100000 x 64 with
+#'     `k = 256`, 10^6 x 16 with `k = 20`, 200000 x 32 with `k = 1000` and
+#'     10^7 x 16 with `k = 16`, with lower objectives there; with 10
+#'     replicates it ended 1-2.5 % higher than the default on a noisy
+#'     50000 x 500 mixture and with `k = 50` clusters, so it is not the
+#'     default.
 #'     The local search of the even replicates follows either seeding.
 #'   * `oversampling` (default 2) and `rounds` (default 5): `l / k` and the
 #'     rounds of `"k-means||"`.
