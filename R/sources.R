@@ -71,16 +71,16 @@ reduce_source <- function(reducer, src, n_threads, block_rows, limit) {
 # k-means (n_init replicates of k-means++ and Lloyd) on the reduced rows, or
 # Lloyd from given centres; `shift` for "none" (see fit_reducer()).
 source_kmeans <- function(src, reduced, k, centers0, n_init, iter_max, tol, seed, n_threads,
-                          verbose, limit, shift, seeding = seeding_of(list(local_search = 0L), k)) {
-  sd <- seeding
+                          verbose, limit, shift, seeding) {
   if (src$kind == "mpi") {
     return(mpi_kmeans_cpp(reduced, k, n_init, iter_max, tol, seed, n_threads,
-                          mpi_info(src$mpi), shift, sd$local_search, sd$seeding,
-                          sd$oversampling, sd$rounds))
+                          mpi_info(src$mpi), shift, seeding$local_search, seeding$seeding,
+                          seeding$oversampling, seeding$rounds))
   }
   if (is.null(centers0)) {
     return(kmeans_cpp(reduced, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift,
-                      sd$local_search, sd$seeding, sd$oversampling, sd$rounds))
+                      seeding$local_search, seeding$seeding, seeding$oversampling,
+                      seeding$rounds))
   }
   lloyd_from_cpp(reduced, centers0, iter_max, tol, n_threads, shift)
 }

@@ -13,9 +13,10 @@
 // clustered into k in memory: greedy weighted k-means++ (the best of
 // 2 + floor(ln k) candidates per centre, drawn with probability w D^2),
 // then weighted Lloyd, up to 10 times while that costs at most about a
-// tenth of the rounds (the lowest weighted cost kept). Passes over the rows: rounds + 1, and one more for
-// the assignment of the rows to the k seeds that Lloyd (and the local
-// search) start from; greedy k-means++ makes up to 2 per centre.
+// tenth of the rounds (the lowest weighted cost kept). Passes over the
+// rows: rounds + 1, and one more for the assignment of the rows to the k
+// seeds that Lloyd (and the local search) start from; greedy k-means++
+// makes up to 2 per centre.
 //
 // Guarantee (Bahmani et al. 2012, Theorems 1 and 2): with l = Theta(k) and
 // O(log psi) rounds (psi the cost after the first candidate) the candidates
@@ -69,23 +70,16 @@ struct KmeansParallelTrace {
 
 namespace detail {
 
-// Uniform on [0, 1) for (key, row), 53 bits.
-inline double row_uniform(std::uint64_t key, index_t g) {
-  return static_cast<double>(counter_hash(key, static_cast<std::uint64_t>(g)) >> 11) *
-         (1.0 / 9007199254740992.0);
-}
-
-// Weighted k-means on m points (m x d, column-major) with weights w: greedy
-// weighted k-means++ then weighted Lloyd (at most iter_max iterations, until
-// no label changes). Writes the k centres (k x d, column-major). Needs at
-// least k points of positive weight.
-inline void weighted_kmeans(const std::vector<double>& pts, index_t m, index_t d,
+// Weighted k-means on the m points of c (squared norms `norms`) with weights
+// w: greedy weighted k-means++ then weighted Lloyd (at most iter_max
+// iterations, until no label changes). Writes the k centres (k x d,
+// column-major). Needs at least k points of positive weight.
+inline void weighted_kmeans(const DenseMatrix& c, const double* norms,
                             const std::vector<double>& w, index_t k, Rng& rng, double* centres,
                             int iter_max, int n_threads, const InterruptCheck& interrupt) {
-  const DenseMatrix c(pts.data(), m, d);
-  std::vector<double> norms(m);
-  row_sqnorms(c, norms.data(), n_threads);
-  const index_t trials = 2 + static_cast<index_t>(std::log(static_cast<double>(k)));
+  const index_t m = c.n, d = c.d;
+  const double* pts = c.x;
+  const index_t trials = greedy_trials(k);
   std::vector<double> dist(m), wd(m), cand(trials * d), dc(m * trials), row(d);
   std::vector<index_t> pick(trials);
   auto take = [&](index_t i, index_t q) {
@@ -97,7 +91,7 @@ inline void weighted_kmeans(const std::vector<double>& pts, index_t m, index_t d
   draw_weighted_many(w, wsum, rng, 1, pick.data());
   take(pick[0], 0);
   get_row(c, pick[0], row.data());
-  dist2_to_points(c, norms.data(), row.data(), 1, dist.data(), n_threads);
+  dist2_to_points(c, norms, row.data(), 1, dist.data(), n_threads);
   dist[pick[0]] = 0.0;
   for (index_t q = 1; q < k; ++q) {
     double total = 0.0;
@@ -105,7 +99,7 @@ inline void weighted_kmeans(const std::vector<double>& pts, index_t m, index_t d
     draw_weighted_many(wd, total, rng, trials, pick.data());
     for (index_t t = 0; t < trials; ++t)
       for (index_t j = 0; j < d; ++j) cand[t + trials * j] = pts[pick[t] + m * j];
-    dist2_to_points(c, norms.data(), cand.data(), trials, dc.data(), n_threads);
+    dist2_to_points(c, norms, cand.data(), trials, dc.data(), n_threads);
     index_t best = 0;
     double best_pot = std::numeric_limits<double>::infinity();
     for (index_t t = 0; t < trials; ++t) {
@@ -125,7 +119,7 @@ inline void weighted_kmeans(const std::vector<double>& pts, index_t m, index_t d
   std::vector<int> label(m, -1);
   std::vector<double> sums(k * d), wq(k);
   for (int it = 0; it < iter_max; ++it) {
-    if (assign_nearest(c, norms.data(), centres, k, label.data(), dist.data(), n_threads) == 0 &&
+    if (assign_nearest(c, norms, centres, k, label.data(), dist.data(), n_threads) == 0 &&
         it > 0)
       break;
     std::fill(sums.begin(), sums.end(), 0.0);
@@ -153,7 +147,7 @@ inline void recluster(const std::vector<double>& pts, index_t m, index_t d,
   row_sqnorms(c, norms.data(), n_threads);
   double best = std::numeric_limits<double>::infinity();
   for (int t = 0; t < runs; ++t) {
-    weighted_kmeans(pts, m, d, w, k, rng, run.data(), 100, n_threads, interrupt);
+    weighted_kmeans(c, norms.data(), w, k, rng, run.data(), 100, n_threads, interrupt);
     assign_nearest(c, norms.data(), run.data(), k, label.data(), dist.data(), n_threads);
     double cost = 0.0;
     for (index_t i = 0; i < m; ++i) cost += w[i] * dist[i];
@@ -212,10 +206,6 @@ void kmeans_parallel(const Data& a, const double* row_norms, index_t k, Rng& rng
   // the candidates: rows (global index) and their values, m x d row-major
   std::vector<index_t> cand_rows;
   std::vector<double> cand_vals;
-  auto local = [&](index_t g) {
-    const index_t l = g - combine.offset();
-    return l >= 0 && l < n ? l : index_t(-1);
-  };
   auto potential = [&]() {
     parallel_for(nb, n_threads, [&](index_t b, int) {
       const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock);
@@ -228,21 +218,18 @@ void kmeans_parallel(const Data& a, const double* row_norms, index_t k, Rng& rng
 
   const index_t first = static_cast<index_t>(rng.below(n_all));
   std::vector<double> row(d);
-  if (np == 1) {
-    get_row(a, first, row.data());
-  } else {
-    combined_row(combine, first, n, d, [&](index_t r, double* o) { get_row(a, r, o); },
-                 row.data());
-  }
+  combined_row(combine, first, n, d, [&](index_t r, double* o) { get_row(a, r, o); },
+               row.data());
   cand_rows.push_back(first);
   cand_vals.insert(cand_vals.end(), row.begin(), row.end());
   dist2_to_points(a, row_norms, row.data(), 1, dist.data(), n_threads);
-  if (local(first) >= 0) dist[local(first)] = 0.0;
+  const index_t first_here = local_row(combine, first, n);
+  if (first_here >= 0) dist[first_here] = 0.0;
   double phi = potential();
   if (trace != nullptr) trace->phi.push_back(phi);
 
   std::vector<std::vector<index_t>> block_pick(nb);
-  std::vector<double> counts(np), newc;
+  std::vector<double> counts(np);
   for (int round = 0; round < opt.rounds && phi > 0.0; ++round) {
     const std::uint64_t key = rng.next();
     // This process's rows sampled in the round, in row order.
@@ -252,7 +239,8 @@ void kmeans_parallel(const Data& a, const double* row_norms, index_t k, Rng& rng
       const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock);
       for (index_t r = r0; r < r1; ++r)
         if (dist[r] > 0.0 &&
-            detail::row_uniform(key, combine.offset() + r) < ell * dist[r] / phi)
+            uniform_of(counter_hash(key, static_cast<std::uint64_t>(combine.offset() + r))) <
+                ell * dist[r] / phi)
           pick.push_back(r);
     }, static_cast<double>(n));
     std::vector<index_t> mine;
@@ -340,10 +328,9 @@ void kmeans_parallel(const Data& a, const double* row_norms, index_t k, Rng& rng
     for (index_t j = 0; j < d; ++j) pts[t + mc * j] = cand_vals[t * d + j];
   // Reclustering runs (the best kept) while they cost at most about a tenth
   // of the rounds: m k (2 + ln k) d each against n l d per round.
-  const double trials = 2.0 + std::floor(std::log(static_cast<double>(k)));
   const int runs = static_cast<int>(std::max(
       1.0, std::min(10.0, std::floor(static_cast<double>(n_all) /
-                                     (static_cast<double>(mc) * trials)))));
+                                     (static_cast<double>(mc) * greedy_trials(k))))));
   detail::recluster(pts, mc, d, w, k, rng, centres, runs, n_threads, interrupt);
   if (assign != nullptr) {
     // (the rows' arrays reused: fresh memory costs its first touch)

@@ -101,6 +101,12 @@ index_t draw_weighted_combined(const std::vector<double>& weight,
   return 0;
 }
 
+// Candidates per step of greedy k-means++ (and of the local search):
+// 2 + floor(ln k), as scikit-learn.
+inline index_t greedy_trials(index_t k) {
+  return 2 + static_cast<index_t>(std::log(static_cast<double>(k)));
+}
+
 // Squared distances of every row to the m points P (m x d, column-major):
 // out (n x m) = ||a||^2 - 2 a.p + ||p||^2 clamped at 0, by row-blocked GEMMs.
 template <class Data>
@@ -207,7 +213,7 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
   const index_t n = a.n, d = a.d;
   const index_t n_all = combine.total_rows(n);
   const bool one = combine.size() == 1;
-  const index_t trials = 2 + static_cast<index_t>(std::log(static_cast<double>(k)));
+  const index_t trials = greedy_trials(k);
   std::vector<double> row(d), cand_pts(trials * d);
   std::vector<double> dist = rows_array(n, 0.0);
   std::vector<index_t> cand_row(trials), own(trials);
@@ -219,11 +225,7 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
   // when that is at most 1/16 of the row itself.
   const bool keep_dense = trials * 16 <= d;
   std::vector<std::vector<double>> block_all(keep_dense ? nb : 0);
-  // Local index of global row g, or -1 when another process holds it.
-  auto local = [&](index_t g) {
-    const index_t l = g - combine.offset();
-    return l >= 0 && l < n ? l : index_t(-1);
-  };
+  auto local = [&](index_t g) { return local_row(combine, g, n); };
   auto fetch = [&](index_t g, double* out) {
     if (one) {
       get_row(a, g, out);

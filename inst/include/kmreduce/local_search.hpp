@@ -102,14 +102,11 @@ LocalSearchResult local_search(const Data& a, const double* row_norms, index_t k
       static_cast<index_t>(d1.size()) != n || static_cast<index_t>(d2.size()) != n)
     throw std::invalid_argument("local_search: the seed assignment must have one entry per row");
   // `trials` candidates per step, drawn together, one pass for all of them
-  const index_t trials = 2 + static_cast<index_t>(std::log(static_cast<double>(k)));
+  const index_t trials = greedy_trials(k);
   std::vector<double> p(trials * d), row(d), dp(trials * n), totals(combine.size());
   std::vector<double> sums(trials * (k + 1) + 1);
   std::vector<index_t> cand(trials), redo;
-  auto local = [&](index_t g) {
-    const index_t l = g - combine.offset();
-    return l >= 0 && l < n ? l : index_t(-1);
-  };
+  auto local = [&](index_t g) { return local_row(combine, g, n); };
   for (int step = 0; step < steps && k > 1; ++step) {
     double total = 0.0;
     for (index_t r = 0; r < n; ++r) total += d1[r];

@@ -33,6 +33,11 @@ inline std::uint64_t counter_hash(std::uint64_t key, std::uint64_t counter) {
   return mix64(mix64(key ^ (counter * 0x9E3779B97F4A7C15ULL)) + counter);
 }
 
+// Uniform on [0, 1) from the 53 high bits of a random word.
+inline double uniform_of(std::uint64_t word) {
+  return static_cast<double>(word >> 11) * (1.0 / 9007199254740992.0);
+}
+
 // Key of an independent stream: the seed, what it is for, and an index.
 inline std::uint64_t stream_key(std::uint64_t seed, std::uint64_t purpose,
                                 std::uint64_t id = 0) {
@@ -76,7 +81,7 @@ class Rng {
   }
   // Uniform on [0, 1) with 53 random bits.
   double uniform() {
-    return static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0);
+    return uniform_of(next());
   }
   // Uniform integer in [0, n), n > 0, without modulo bias (rejection).
   std::uint64_t below(std::uint64_t n) {

@@ -59,6 +59,14 @@ struct LocalCombine {
   void sum(double* /*v*/, index_t /*m*/) const {}
 };
 
+// The local index of global row g on this process (which holds n_local
+// rows), or -1 when another process holds it.
+template <class Combine>
+index_t local_row(const Combine& combine, index_t g, index_t n_local) {
+  const index_t l = g - combine.offset();
+  return l >= 0 && l < n_local ? l : index_t(-1);
+}
+
 // The sum over all processes of one number.
 template <class Combine>
 double combined_sum(const Combine& combine, double x) {

@@ -32,8 +32,7 @@ struct CountSketch {
       const std::uint64_t h = counter_hash(key, static_cast<std::uint64_t>(j));
       // 53 high bits give the bucket, the lowest bit the sign.
       bucket[j] = static_cast<index_t>(
-          static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0) *
-          static_cast<double>(dims));
+          uniform_of(h) * static_cast<double>(dims));
       if (bucket[j] >= dims) bucket[j] = dims - 1;
       sign[j] = (h & 1ULL) ? -1.0 : 1.0;
       ++start[bucket[j] + 1];
