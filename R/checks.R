@@ -358,7 +358,8 @@ control_defaults <- function() {
        power_iters = 0L, scores = "squared", sampling = "random", c = NULL,
        repeats = 40L, block_rows = NULL, dims_tol = 0.01, residual = "frobenius",
        fjlt_density = NULL, qr = "pivoted", local_search = NULL, seeding = "k-means++",
-       oversampling = 2, rounds = 5L)
+       oversampling = 2, rounds = 5L, polish = "auto", tries = 10L,
+       split_rounds = 5L)
 }
 
 check_choice <- function(value, arg, choices) {
@@ -411,6 +412,9 @@ check_control <- function(control, defaults = control_defaults()) {
   check_choice(out$seeding, "control$seeding", c("k-means++", "k-means||"))
   number_in(out$oversampling, "oversampling", 0, 1e6, open_lower = TRUE)
   out$rounds <- check_whole(out$rounds, "control$rounds", 1, 1000)
+  check_choice(out$polish, "control$polish", c("auto", "split_merge", "hartigan", "none"))
+  out$tries <- check_whole(out$tries, "control$tries", 1, 1e6)
+  out$split_rounds <- check_whole(out$split_rounds, "control$split_rounds", 1, 1e6)
   if (!is.null(out$local_search)) {
     out$local_search <- check_whole(out$local_search, "control$local_search", 0, 1e6)
   }

@@ -511,18 +511,32 @@ warn_collapsed <- function(dims, k) {
           call. = FALSE)
 }
 
+# control$polish = "auto": split/merge moves after several replicates, none
+# after one (n_init = 1 is the fast single run).
+polish_of <- function(polish, n_init) {
+  if (is.null(polish) || identical(polish, "auto")) {
+    if (n_init > 1L) "split_merge" else "none"
+  } else {
+    polish
+  }
+}
+
 # The seeding of the replicates, as the C++ side takes it: local search
 # steps after each seeding (control$local_search, or enough steps of
 # 2 + floor(log(k)) candidates each to draw about k candidates in all;
 # local_search.hpp), and greedy k-means++ (0) or k-means|| (1) with its
 # oversampling and rounds (kmeans_parallel.hpp).
-seeding_of <- function(control, k) {
+seeding_of <- function(control, k, n_init = 1L) {
   steps <- if (!is.null(control$local_search)) control$local_search else
     ceiling(k / (2 + floor(log(k))))
   list(local_search = as.integer(steps),
        seeding = if (identical(control$seeding, "k-means||")) 1L else 0L,
        oversampling = if (is.null(control$oversampling)) 2 else as.double(control$oversampling),
-       rounds = if (is.null(control$rounds)) 5L else as.integer(control$rounds))
+       rounds = if (is.null(control$rounds)) 5L else as.integer(control$rounds),
+       polish = match(polish_of(control$polish, n_init), c("none", "hartigan", "split_merge")) - 1L,
+       tries = if (is.null(control$tries)) 10L else as.integer(control$tries),
+       split_rounds = if (is.null(control$split_rounds)) 5L else
+         as.integer(control$split_rounds))
 }
 
 # k-means on the reduced rows of one reduction and the statistics of its
@@ -542,8 +556,12 @@ cluster_reduced <- function(src, x, reducer, reduced, k, centers0, n_init, iter_
         " from the given centres")
   start <- if (!is.null(centers0)) as.matrix(apply_reducer(reducer, centers0, n_threads))
   km <- source_kmeans(src, reduced, k, start, n_init, iter_max, control$tol, seed,
-                      n_threads, verbose, limit, shift, seeding_of(control, k))
+                      n_threads, verbose, limit, shift, seeding_of(control, k, n_init))
   if (isTRUE(km$invalid)) check_values_later(x)
+  if (verbose && length(km$objectives) > 1L && km$objective < min(km$objectives)) {
+    say(verbose, "  split/merge and Hartigan moves: objective %.7g -> %.7g (%d of %d split/merge moves kept)",
+        min(km$objectives), km$objective, km$split_accepted, length(km$split_objectives))
+  }
   # Lloyd ran on x itself and stopped with its centres the cluster means:
   # the statistics need one pass, not two.
   st <- source_stats(src, km$cluster, k, n_threads, control$block_rows,

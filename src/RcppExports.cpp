@@ -181,8 +181,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // kmeans_cpp
-Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol, double seed, int n_threads, bool verbose, double limit, Rcpp::Nullable<Rcpp::NumericVector> shift, int local_search, int seeding, double oversampling, int rounds);
-RcppExport SEXP _kmreduce_kmeans_cpp(SEXP xSEXP, SEXP kSEXP, SEXP n_initSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP verboseSEXP, SEXP limitSEXP, SEXP shiftSEXP, SEXP local_searchSEXP, SEXP seedingSEXP, SEXP oversamplingSEXP, SEXP roundsSEXP) {
+Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol, double seed, int n_threads, bool verbose, double limit, Rcpp::Nullable<Rcpp::NumericVector> shift, int local_search, int seeding, double oversampling, int rounds, int polish, int tries, int split_rounds);
+RcppExport SEXP _kmreduce_kmeans_cpp(SEXP xSEXP, SEXP kSEXP, SEXP n_initSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP verboseSEXP, SEXP limitSEXP, SEXP shiftSEXP, SEXP local_searchSEXP, SEXP seedingSEXP, SEXP oversamplingSEXP, SEXP roundsSEXP, SEXP polishSEXP, SEXP triesSEXP, SEXP split_roundsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -200,7 +200,25 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type seeding(seedingSEXP);
     Rcpp::traits::input_parameter< double >::type oversampling(oversamplingSEXP);
     Rcpp::traits::input_parameter< int >::type rounds(roundsSEXP);
-    rcpp_result_gen = Rcpp::wrap(kmeans_cpp(x, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift, local_search, seeding, oversampling, rounds));
+    Rcpp::traits::input_parameter< int >::type polish(polishSEXP);
+    Rcpp::traits::input_parameter< int >::type tries(triesSEXP);
+    Rcpp::traits::input_parameter< int >::type split_rounds(split_roundsSEXP);
+    rcpp_result_gen = Rcpp::wrap(kmeans_cpp(x, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift, local_search, seeding, oversampling, rounds, polish, tries, split_rounds));
+    return rcpp_result_gen;
+END_RCPP
+}
+// hartigan_cpp
+Rcpp::List hartigan_cpp(Rcpp::NumericMatrix x, Rcpp::IntegerVector cluster, int k, int sweeps, int n_threads);
+RcppExport SEXP _kmreduce_hartigan_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP sweepsSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type sweeps(sweepsSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(hartigan_cpp(x, cluster, k, sweeps, n_threads));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -271,8 +289,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // mpi_kmeans_cpp
-Rcpp::List mpi_kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol, double seed, int n_threads, Rcpp::List mpi, Rcpp::Nullable<Rcpp::NumericVector> shift, int local_search, int seeding, double oversampling, int rounds);
-RcppExport SEXP _kmreduce_mpi_kmeans_cpp(SEXP xSEXP, SEXP kSEXP, SEXP n_initSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP mpiSEXP, SEXP shiftSEXP, SEXP local_searchSEXP, SEXP seedingSEXP, SEXP oversamplingSEXP, SEXP roundsSEXP) {
+Rcpp::List mpi_kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol, double seed, int n_threads, Rcpp::List mpi, Rcpp::Nullable<Rcpp::NumericVector> shift, int local_search, int seeding, double oversampling, int rounds, int polish, int tries, int split_rounds);
+RcppExport SEXP _kmreduce_mpi_kmeans_cpp(SEXP xSEXP, SEXP kSEXP, SEXP n_initSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP mpiSEXP, SEXP shiftSEXP, SEXP local_searchSEXP, SEXP seedingSEXP, SEXP oversamplingSEXP, SEXP roundsSEXP, SEXP polishSEXP, SEXP triesSEXP, SEXP split_roundsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -289,7 +307,10 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type seeding(seedingSEXP);
     Rcpp::traits::input_parameter< double >::type oversampling(oversamplingSEXP);
     Rcpp::traits::input_parameter< int >::type rounds(roundsSEXP);
-    rcpp_result_gen = Rcpp::wrap(mpi_kmeans_cpp(x, k, n_init, iter_max, tol, seed, n_threads, mpi, shift, local_search, seeding, oversampling, rounds));
+    Rcpp::traits::input_parameter< int >::type polish(polishSEXP);
+    Rcpp::traits::input_parameter< int >::type tries(triesSEXP);
+    Rcpp::traits::input_parameter< int >::type split_rounds(split_roundsSEXP);
+    rcpp_result_gen = Rcpp::wrap(mpi_kmeans_cpp(x, k, n_init, iter_max, tol, seed, n_threads, mpi, shift, local_search, seeding, oversampling, rounds, polish, tries, split_rounds));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -603,12 +624,13 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_sym_eigenvalues_cpp", (DL_FUNC) &_kmreduce_sym_eigenvalues_cpp, 1},
     {"_kmreduce_rsvd_blocks_cpp", (DL_FUNC) &_kmreduce_rsvd_blocks_cpp, 10},
     {"_kmreduce_mpi_rsvd_cpp", (DL_FUNC) &_kmreduce_mpi_rsvd_cpp, 8},
-    {"_kmreduce_kmeans_cpp", (DL_FUNC) &_kmreduce_kmeans_cpp, 14},
+    {"_kmreduce_kmeans_cpp", (DL_FUNC) &_kmreduce_kmeans_cpp, 17},
+    {"_kmreduce_hartigan_cpp", (DL_FUNC) &_kmreduce_hartigan_cpp, 5},
     {"_kmreduce_local_search_cpp", (DL_FUNC) &_kmreduce_local_search_cpp, 5},
     {"_kmreduce_kmeans_parallel_cpp", (DL_FUNC) &_kmreduce_kmeans_parallel_cpp, 6},
     {"_kmreduce_lloyd_from_cpp", (DL_FUNC) &_kmreduce_lloyd_from_cpp, 6},
     {"_kmreduce_lloyd_blocks_cpp", (DL_FUNC) &_kmreduce_lloyd_blocks_cpp, 9},
-    {"_kmreduce_mpi_kmeans_cpp", (DL_FUNC) &_kmreduce_mpi_kmeans_cpp, 13},
+    {"_kmreduce_mpi_kmeans_cpp", (DL_FUNC) &_kmreduce_mpi_kmeans_cpp, 16},
     {"_kmreduce_mpi_lloyd_cpp", (DL_FUNC) &_kmreduce_mpi_lloyd_cpp, 7},
     {"_kmreduce_centre_distances_cpp", (DL_FUNC) &_kmreduce_centre_distances_cpp, 4},
     {"_kmreduce_predict_nearest_cpp", (DL_FUNC) &_kmreduce_predict_nearest_cpp, 4},

@@ -96,6 +96,18 @@ void set_seeding(kmreduce::KmeansOptions& opt, int local_search, int seeding,
   opt.parallel.rounds = rounds;
 }
 
+// The polish of the best replicate: none (0), Hartigan's moves (1), or
+// split/merge moves then Hartigan's (2), `tries` moves per round.
+void set_polish(kmreduce::KmeansOptions& opt, int polish, int tries, int split_rounds) {
+  if (polish < 0 || polish > 2) throw std::invalid_argument("polish must be 0, 1 or 2");
+  if (tries < 1 || split_rounds < 1)
+    throw std::invalid_argument("tries and split_rounds must be positive");
+  opt.polish = polish == 2 ? kmreduce::Polish::SplitMerge
+                           : polish == 1 ? kmreduce::Polish::Hartigan : kmreduce::Polish::None;
+  opt.split.tries = tries;
+  opt.split.rounds = split_rounds;
+}
+
 Rcpp::List stats_list(const kmreduce::ClusterStats& s, int k, int d) {
   Rcpp::IntegerVector size(s.size.begin(), s.size.end());
   return Rcpp::List::create(
@@ -191,9 +203,10 @@ Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
                       double limit = 0,
                       Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
                       int local_search = 0, int seeding = 0, double oversampling = 2,
-                      int rounds = 5) {
+                      int rounds = 5, int polish = 0, int tries = 10, int split_rounds = 5) {
   kmreduce::KmeansOptions opt = options(k, n_init, iter_max, tol, seed, n_threads);
   set_seeding(opt, local_search, seeding, oversampling, rounds);
+  set_polish(opt, polish, tries, split_rounds);
   if (verbose) {
     opt.on_replicate = [n_init](int t, int iter, double objective) {
       Rcpp::Function message("message");
@@ -212,7 +225,32 @@ Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
   Rcpp::List out = lloyd_list(res.best, k, d);
   out["best_replicate"] = res.best_replicate + 1;
   out["objectives"] = Rcpp::wrap(res.objectives);
+  out["hartigan_moves"] = static_cast<double>(res.hartigan_moves);
+  out["split_accepted"] = res.split.accepted;
+  Rcpp::NumericVector tried(res.split.trace.size());
+  for (std::size_t i = 0; i < res.split.trace.size(); ++i)
+    tried[i] = res.split.trace[i].objective;
+  out["split_objectives"] = tried;
   return out;
+}
+
+// Hartigan's moves on dense x from the labels `cluster` (1-based; tests):
+// the new labels, the means, sweeps, moves and the summed exact changes.
+// [[Rcpp::export]]
+Rcpp::List hartigan_cpp(Rcpp::NumericMatrix x, Rcpp::IntegerVector cluster, int k, int sweeps,
+                        int n_threads) {
+  const kmreduce::DenseMatrix a(&x[0], x.nrow(), x.ncol());
+  if (cluster.size() != x.nrow()) throw std::invalid_argument("one label per row");
+  std::vector<int> label = zero_based(cluster);
+  std::vector<double> norms(a.n), centres;
+  kmreduce::row_sqnorms(a, norms.data(), n_threads);
+  const kmreduce::HartiganResult h = kmreduce::hartigan(
+      a, norms.data(), k, label.data(), centres, sweeps, n_threads, glue::r_interrupt());
+  return Rcpp::List::create(
+      Rcpp::Named("cluster") = one_based(label),
+      Rcpp::Named("centers") = centres_matrix(centres, k, x.ncol()),
+      Rcpp::Named("sweeps") = h.sweeps, Rcpp::Named("moves") = static_cast<double>(h.moves),
+      Rcpp::Named("change") = h.change, Rcpp::Named("converged") = h.converged);
 }
 
 // k-means++ then `steps` local search steps on dense x (tests): the seeds,
@@ -319,11 +357,13 @@ Rcpp::List mpi_kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
                           double seed, int n_threads, Rcpp::List mpi,
                           Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
                           int local_search = 0, int seeding = 0, double oversampling = 2,
-                          int rounds = 5) {
+                          int rounds = 5, int polish = 0, int tries = 10,
+                          int split_rounds = 5) {
   int d = 0;
   bool invalid = false;
   kmreduce::KmeansOptions opt = options(k, n_init, iter_max, tol, seed, n_threads);
   set_seeding(opt, local_search, seeding, oversampling, rounds);
+  set_polish(opt, polish, tries, split_rounds);
   const kmreduce::KmeansResult res =
       kmeans_rows(x, opt, shift, 0, glue::mpi_combine(mpi), d, invalid);
   Rcpp::List out = lloyd_list(res.best, k, d);

@@ -485,8 +485,10 @@ test_that("replicates with local search lower the objective on a noisy wide mixt
   })
   planted <- kmeans_objective(m$x, m$truth)
   obj <- function(ls, s) {
+    # the local search alone (without the split/merge polish, which reaches
+    # the planted partition from both)
     kmeans_reduced(m$x, 10, method = "none", n_init = 2, seed = s,
-                   control = list(local_search = ls))$tot.withinss
+                   control = list(local_search = ls, polish = "none"))$tot.withinss
   }
   without <- vapply(1:6, function(s) obj(0, s), numeric(1))
   with <- vapply(1:6, function(s) obj(NULL, s), numeric(1))
@@ -596,4 +598,117 @@ test_that("k-means|| falls back to k-means++ when too few candidates have rows",
   expect_true(all(res$seeds[, 1] %in% c(0, 5, 10)))
   fit <- kmeans_reduced(x, 3, method = "none", seed = 1, control = list(seeding = "k-means||"))
   expect_equal(fit$tot.withinss, 0)
+})
+
+# Brute force for Hartigan's moves: the objective of a labelling, and every
+# single-row move's change, each computed from scratch.
+objective_of <- function(x, cl) {
+  sum(vapply(split(seq_len(nrow(x)), cl), function(i) {
+    sum(sweep(x[i, , drop = FALSE], 2, colMeans(x[i, , drop = FALSE]))^2)
+  }, 0))
+}
+best_single_move <- function(x, cl, k) {
+  base <- objective_of(x, cl)
+  best <- 0
+  for (r in seq_len(nrow(x))) {
+    if (sum(cl == cl[r]) < 2) next
+    for (q in setdiff(seq_len(k), cl[r])) {
+      cl2 <- cl
+      cl2[r] <- q
+      best <- min(best, objective_of(x, cl2) - base)
+    }
+  }
+  best
+}
+
+test_that("Hartigan's moves lower the objective to a fixed point that no single move improves (brute force)", {
+  set.seed(11)
+  x <- rbind(matrix(rnorm(40 * 3), 40), matrix(rnorm(30 * 3, 2), 30))
+  for (k in c(2L, 4L)) {
+    cl <- sample(rep_len(seq_len(k), nrow(x)))
+    before <- objective_of(x, cl)
+    h <- kmreduce:::hartigan_cpp(x, cl, k, 1000L, 1L)
+    after <- objective_of(x, h$cluster)
+    expect_true(h$converged)
+    expect_gt(h$moves, 0)
+    expect_lt(after, before)
+    # the moves' exact changes add up to the change of the objective
+    expect_equal(after - before, h$change, tolerance = 1e-8)
+    expect_equal(unname(h$centers), unname(as.matrix(aggregate(x, list(h$cluster), mean)[, -1])),
+                 tolerance = 1e-10)
+    # no single move lowers it (brute force over all n (k - 1) moves)
+    expect_gte(best_single_move(x, h$cluster, k), -1e-9 * after)
+    # a Hartigan fixed point is a Lloyd fixed point: every row is nearest to
+    # its own cluster's mean
+    d2 <- as.matrix(dist(rbind(h$centers, x)))[-(1:k), 1:k]^2
+    expect_identical(max.col(-d2, ties.method = "first"), h$cluster)
+    expect_identical(kmreduce:::hartigan_cpp(x, cl, k, 1000L, 2L), h)
+  }
+})
+
+test_that("Hartigan's moves escape Lloyd fixed points that are not Hartigan fixed points, as stats::kmeans's Hartigan-Wong does", {
+  # Lloyd's fixed points from random starts (stats::kmeans, algorithm
+  # "Lloyd"), then Hartigan's moves: some of them move rows, none raises the
+  # objective, and the Hartigan-Wong of stats::kmeans finds nothing to move.
+  set.seed(5)
+  x <- matrix(rnorm(300 * 4), 300) + rep(c(0, 3), each = 150)
+  escaped <- 0
+  for (s in 1:10) {
+    set.seed(s)
+    l <- stats::kmeans(x, 6, algorithm = "Lloyd", iter.max = 200)
+    h <- kmreduce:::hartigan_cpp(x, l$cluster, 6L, 1000L, 1L)
+    expect_lte(objective_of(x, h$cluster), l$tot.withinss * (1 + 1e-12))
+    if (h$moves > 0) escaped <- escaped + 1
+    # stats::kmeans (Hartigan-Wong) from our fixed point moves nothing
+    hw <- stats::kmeans(x, h$centers, iter.max = 100)
+    expect_equal(hw$tot.withinss, objective_of(x, h$cluster), tolerance = 1e-10)
+  }
+  expect_gt(escaped, 0)
+})
+
+test_that("hartigan_cpp rejects labels out of range", {
+  x <- matrix(rnorm(20), 10)
+  expect_error(kmreduce:::hartigan_cpp(x, c(rep(1L, 9), 3L), 2L, 10L, 1L), "labels")
+})
+
+test_that("the default search (split/merge, then Hartigan) never ends above the best replicate and is a fixed point of both moves", {
+  set.seed(3)
+  x <- rbind(matrix(rnorm(60 * 5, 0), 60), matrix(rnorm(50 * 5, 2.5), 50),
+             matrix(rnorm(40 * 5, -2.5), 40), matrix(rnorm(30 * 5, 5), 30))
+  for (s in 1:3) {
+    r <- kmreduce:::kmeans_cpp(x, 5L, 4L, 100L, 0, s, 1L, FALSE, 0, NULL, 2L, 0L, 2, 5L, 2L, 10L,
+                               5L)
+    expect_lte(r$objective, min(r$objectives) * (1 + 1e-12))
+    expect_equal(r$objective, objective_of(x, r$cluster), tolerance = 1e-10)
+    expect_gte(best_single_move(x, r$cluster, 5L), -1e-9 * r$objective)
+    # the split/merge moves tried are each at least the result
+    expect_true(all(r$split_objectives >= r$objective * (1 - 1e-12)))
+    expect_identical(
+      kmreduce:::kmeans_cpp(x, 5L, 4L, 100L, 0, s, 2L, FALSE, 0, NULL, 2L, 0L, 2, 5L, 2L, 10L, 5L),
+      r)
+  }
+})
+
+test_that("control$polish: auto is split/merge for several replicates, none for one; results independent of threads", {
+  set.seed(8)
+  x <- matrix(rnorm(600 * 30), 600) + rep(rnorm(6 * 30, sd = 0.6), each = 100)
+  one <- kmeans_reduced(x, 6, method = "none", n_init = 1, seed = 4)
+  expect_identical(kmeans_reduced(x, 6, method = "none", n_init = 1, seed = 4,
+                                  control = list(polish = "none"))$cluster, one$cluster)
+  fits <- lapply(c("auto", "split_merge", "hartigan", "none"), function(p) {
+    kmeans_reduced(x, 6, method = "none", n_init = 4, seed = 4, control = list(polish = p))
+  })
+  expect_identical(fits[[1]]$cluster, fits[[2]]$cluster)
+  expect_lte(fits[[2]]$tot.withinss, fits[[3]]$tot.withinss * (1 + 1e-12))
+  expect_lte(fits[[3]]$tot.withinss, fits[[4]]$tot.withinss * (1 + 1e-12))
+  two <- kmeans_reduced(x, 6, method = "none", n_init = 4, seed = 4, n_threads = 2)
+  expect_identical(two$cluster, fits[[1]]$cluster)
+  expect_identical(two$centers, fits[[1]]$centers)
+  # the fit is a Hartigan fixed point on the data (the Hartigan-Wong of
+  # stats::kmeans from its centres moves nothing)
+  hw <- stats::kmeans(x, fits[[1]]$centers, iter.max = 50)
+  expect_equal(hw$tot.withinss, fits[[1]]$tot.withinss, tolerance = 1e-10)
+  expect_error(kmeans_reduced(x, 6, control = list(polish = "swap")), "control\\$polish")
+  expect_error(kmeans_reduced(x, 6, control = list(tries = 0)), "control\\$tries")
+  expect_error(kmeans_reduced(x, 6, control = list(split_rounds = NA)), "control\\$split_rounds")
 })

@@ -19,6 +19,7 @@
 #include "local_search.hpp"
 #include "lloyd.hpp"
 #include "rng.hpp"
+#include "split_merge.hpp"
 
 namespace kmreduce {
 
@@ -28,6 +29,10 @@ using ReplicateHook = std::function<void(int, int, double)>;
 
 enum class Seeding { KmeansPP, KmeansParallel };
 
+// After the replicates, on the best of them: nothing, Hartigan's moves, or
+// split/merge moves (split_merge.hpp) then Hartigan's moves.
+enum class Polish { None, Hartigan, SplitMerge };
+
 struct KmeansOptions {
   index_t k = 2;
   int n_init = 10;
@@ -36,6 +41,8 @@ struct KmeansOptions {
   int local_search = 0;  // LocalSearch++ steps after the seeding of replicates 2, 4, ...
   Seeding seeding = Seeding::KmeansPP;
   KmeansParallelOptions parallel;  // k-means|| (seeding KmeansParallel)
+  Polish polish = Polish::None;
+  SplitMergeOptions split;  // its iter_max and tol are those above
   std::uint64_t seed = 0;
   int n_threads = 1;
   ReplicateHook on_replicate;
@@ -45,6 +52,8 @@ struct KmeansResult {
   LloydResult best;
   int best_replicate = 0;
   std::vector<double> objectives;  // one per replicate
+  index_t hartigan_moves = 0;      // made by the polish on the best
+  SplitMergeResult split;          // the split/merge rounds (Polish::SplitMerge)
 };
 
 // With rows on several processes (Combine; see row_source.hpp), every
@@ -87,6 +96,20 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
     if (t == 0 || res.objective < out.best.objective * (1.0 - 1e-10)) {
       out.best = std::move(res);
       out.best_replicate = t;
+    }
+  }
+  if (opt.polish != Polish::None && opt.k > 1) {
+    const int sweeps = std::max(1, opt.split.hartigan_sweeps);
+    out.hartigan_moves = hartigan_polish(a, row_norms, opt.k, out.best, opt.iter_max, opt.tol,
+                                         sweeps, opt.n_threads, interrupt, combine);
+    if (opt.polish == Polish::SplitMerge) {
+      SplitMergeOptions so = opt.split;
+      so.iter_max = opt.iter_max;
+      so.tol = opt.tol;
+      so.hartigan_sweeps = sweeps;
+      Rng rng(stream_key(opt.seed, kStreamSplitMerge, 0));
+      out.split = split_merge(a, row_norms, opt.k, out.best, rng, so, opt.n_threads, interrupt,
+                              combine);
     }
   }
   return out;

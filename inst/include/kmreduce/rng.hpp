@@ -59,7 +59,8 @@ enum StreamPurpose : std::uint64_t {
   kStreamCssp = 9,
   kStreamRepeat = 10,
   kStreamGapReference = 11,
-  kStreamFjlt = 12
+  kStreamFjlt = 12,
+  kStreamSplitMerge = 13
 };
 
 class Rng {

@@ -1,0 +1,209 @@
+// kmreduce: Hartigan's single-point moves (Hartigan 1975, ch. 4; Telgarsky
+// & Vattani 2010). Moving row x from cluster a (n_a rows, centre c_a) to
+// cluster b changes the k-means objective by exactly
+//   n_b / (n_b + 1) ||x - c_b||^2 - n_a / (n_a - 1) ||x - c_a||^2,
+// with both centres the means before the move. A row moves when that is
+// negative, and the centres follow at once. Every move lowers the objective;
+// at a fixed point no single move does, which implies the labels are the
+// nearest-centre labels of their means (a Lloyd fixed point), not conversely:
+// Hartigan's fixed points are a subset of Lloyd's.
+//
+// A sweep has two phases: (1) a parallel scan of all rows against the
+// current centres (the distances by the same row-blocked products as
+// Lloyd's assignment) marks the rows for which some move looks favourable;
+// (2) those rows are visited in row order, each move decided again with
+// exact (direct) distances to the centres as they are at that moment, and
+// applied. A scan that marks no row ends the search at a fixed point. The
+// result does not depend on the number of threads (the scan is per row, the
+// moves are serial).
+//
+// With rows on several processes (Combine), the processes take turns in
+// rank order for phase (2), and the process that moved sends its cluster
+// sums to the others (one sum of k (d + 1) numbers per process and sweep);
+// the order of the visits is that of the stacked rows, as on one process.
+#ifndef KMREDUCE_HARTIGAN_HPP
+#define KMREDUCE_HARTIGAN_HPP
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "lloyd.hpp"
+#include "matrix.hpp"
+#include "parallel.hpp"
+#include "row_source.hpp"
+
+namespace kmreduce {
+
+struct HartiganResult {
+  int sweeps = 0;       // scans of all rows
+  index_t moves = 0;    // rows moved
+  double change = 0.0;  // sum of the exact changes of the moves (<= 0)
+  bool converged = false;  // a scan found no favourable move
+};
+
+namespace detail {
+// Multipliers of the squared distance for leaving a cluster of m rows
+// (infinite cost to leave a singleton: it cannot move) and for joining one.
+inline double leave_factor(double m) { return m > 1.0 ? m / (m - 1.0) : 0.0; }
+inline double join_factor(double m) { return m / (m + 1.0); }
+
+// Squared distance of row x to centre q of k (column-major), directly.
+inline double centre_dist2(const double* x, const double* centres, index_t k, index_t d,
+                           index_t q) {
+  double s = 0.0;
+  for (index_t j = 0; j < d; ++j) {
+    const double e = x[j] - centres[q + k * j];
+    s += e * e;
+  }
+  return s;
+}
+
+// Means from sums and counts (empty clusters keep their centre).
+inline void means_of(const std::vector<double>& sums, const std::vector<double>& count,
+                     index_t k, index_t d, std::vector<double>& centres) {
+  for (index_t q = 0; q < k; ++q) {
+    if (count[q] <= 0.0) continue;
+    for (index_t j = 0; j < d; ++j) centres[q + k * j] = sums[q + k * j] / count[q];
+  }
+}
+}  // namespace detail
+
+// Hartigan moves from the labels `label` (0-based, this process's rows)
+// until a fixed point or `max_sweeps` sweeps. On return `label` holds the
+// new partition and `centres` (k x d, column-major) its means.
+template <class Data, class Combine = LocalCombine>
+HartiganResult hartigan(const Data& a, const double* row_norms, index_t k, int* label,
+                        std::vector<double>& centres, int max_sweeps, int n_threads,
+                        const InterruptCheck& interrupt = InterruptCheck(),
+                        const Combine& combine = Combine()) {
+  const index_t n = a.n, d = a.d;
+  if (k < 1) throw std::invalid_argument("hartigan: k must be positive");
+  for (index_t r = 0; r < n; ++r)
+    if (label[r] < 0 || label[r] >= k)
+      throw std::invalid_argument("hartigan: labels must be in [0, k)");
+  HartiganResult res;
+  std::vector<double> sums(k * d, 0.0), count(k, 0.0);
+  cluster_sums(a, label, k, sums.data(), n_threads);
+  for (index_t r = 0; r < n; ++r) count[label[r]] += 1.0;
+  combine.sum(sums.data(), k * d);
+  combine.sum(count.data(), k);
+  centres.assign(k * d, 0.0);
+  detail::means_of(sums, count, k, d, centres);
+  if (k == 1) {
+    res.converged = true;
+    return res;
+  }
+  std::vector<char> marked(n, 0);
+  std::vector<index_t> cand;
+  std::vector<double> row(d), buf;
+  struct Scratch {
+    std::vector<double> cross;
+  };
+  for (int sweep = 0; sweep < max_sweeps; ++sweep) {
+    // (1) scan: rows with a move that looks favourable. The products carry
+    // rounding of order eps (||x||^2 + ||c||^2): a slack keeps every row whose
+    // move might be favourable (phase 2 decides exactly).
+    const std::vector<double> cnorm = centre_sqnorms(centres.data(), k, d);
+    parallel_for_scratch<Scratch>(n_blocks(n, kRowBlock), n_threads, [&](index_t b, Scratch& s) {
+      const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock), len = r1 - r0;
+      s.cross.resize(len * k);
+      cross_block(a, r0, r1, centres.data(), k, s.cross.data());
+      for (index_t r = r0; r < r1; ++r) {
+        const int q0 = label[r];
+        const double* cr = s.cross.data() + (r - r0);
+        auto dist = [&](index_t q) {
+          return std::max(0.0, row_norms[r] - 2.0 * cr[len * q] + cnorm[q]);
+        };
+        const double out = detail::leave_factor(count[q0]) * dist(q0);
+        const double slack = 1e-9 * (row_norms[r] + cnorm[q0]);
+        char m = 0;
+        if (out > 0.0) {
+          for (index_t q = 0; q < k && !m; ++q) {
+            if (q == q0) continue;
+            const double in = count[q] > 0.0 ? detail::join_factor(count[q]) * dist(q) : 0.0;
+            m = in < out + slack;
+          }
+        }
+        marked[r] = m;
+      }
+    }, static_cast<double>(n) * k * d);
+    cand.clear();
+    for (index_t r = 0; r < n; ++r)
+      if (marked[r]) cand.push_back(r);
+    ++res.sweeps;
+    if (combined_sum(combine, static_cast<double>(cand.size())) == 0.0) {
+      res.converged = true;
+      break;
+    }
+    // (2) the marked rows in order, each move decided exactly.
+    double moved = 0.0;
+    for (int p = 0; p < combine.size(); ++p) {
+      if (p == combine.rank()) {
+        for (index_t r : cand) {
+          const index_t q0 = label[r];
+          if (count[q0] <= 1.0) continue;
+          get_row(a, r, row.data());
+          const double out =
+              detail::leave_factor(count[q0]) * detail::centre_dist2(row.data(), centres.data(), k, d, q0);
+          double best = out;
+          index_t to = q0;
+          for (index_t q = 0; q < k; ++q) {
+            if (q == q0) continue;
+            const double in = count[q] > 0.0
+                ? detail::join_factor(count[q]) *
+                      detail::centre_dist2(row.data(), centres.data(), k, d, q)
+                : 0.0;
+            if (in < best) {
+              best = in;
+              to = q;
+            }
+          }
+          // beyond rounding: a move must lower the objective
+          if (to == q0 || !(best < out * (1.0 - 1e-12))) continue;
+          for (index_t j = 0; j < d; ++j) {
+            sums[q0 + k * j] -= row[j];
+            sums[to + k * j] += row[j];
+          }
+          count[q0] -= 1.0;
+          count[to] += 1.0;
+          for (index_t j = 0; j < d; ++j) {
+            centres[q0 + k * j] = sums[q0 + k * j] / count[q0];
+            centres[to + k * j] = sums[to + k * j] / count[to];
+          }
+          label[r] = static_cast<int>(to);
+          res.change += best - out;
+          moved += 1.0;
+        }
+      }
+      if (combine.size() > 1) {
+        // the process that moved sends its sums and counts (the others add
+        // zeros: exact)
+        buf.assign(k * (d + 1), 0.0);
+        if (p == combine.rank()) {
+          std::copy(sums.begin(), sums.end(), buf.begin());
+          std::copy(count.begin(), count.end(), buf.begin() + k * d);
+        }
+        combine.sum(buf.data(), k * (d + 1));
+        std::copy(buf.begin(), buf.begin() + k * d, sums.begin());
+        std::copy(buf.begin() + k * d, buf.end(), count.begin());
+        detail::means_of(sums, count, k, d, centres);
+      }
+    }
+    moved = combined_sum(combine, moved);
+    res.moves += static_cast<index_t>(moved);
+    check_interrupt(interrupt);
+    if (moved == 0.0) {
+      res.converged = true;
+      break;
+    }
+  }
+  res.change = combined_sum(combine, res.change);
+  return res;
+}
+
+}  // namespace kmreduce
+
+#endif  // KMREDUCE_HARTIGAN_HPP
