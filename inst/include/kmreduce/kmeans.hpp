@@ -99,18 +99,17 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
     }
   }
   if (opt.polish != Polish::None && opt.k > 1) {
-    const int sweeps = std::max(1, opt.split.hartigan_sweeps);
-    out.hartigan_moves = hartigan_polish(a, row_norms, opt.k, out.best, opt.iter_max, opt.tol,
-                                         sweeps, opt.n_threads, interrupt, combine);
     if (opt.polish == Polish::SplitMerge) {
       SplitMergeOptions so = opt.split;
       so.iter_max = opt.iter_max;
       so.tol = opt.tol;
-      so.hartigan_sweeps = sweeps;
       Rng rng(stream_key(opt.seed, kStreamSplitMerge, 0));
       out.split = split_merge(a, row_norms, opt.k, out.best, rng, so, opt.n_threads, interrupt,
                               combine);
     }
+    out.hartigan_moves =
+        hartigan_polish(a, row_norms, opt.k, out.best, opt.iter_max, opt.tol,
+                        std::max(1, opt.split.hartigan_sweeps), opt.n_threads, interrupt, combine);
   }
   return out;
 }

@@ -1,26 +1,25 @@
-// kmreduce: split/merge moves on a k-means partition, then Hartigan's moves
-// (hartigan.hpp). Lloyd and single-point moves cannot undo a partition that
-// cuts one natural cluster in two and joins two others: that needs k - 1
-// centres moved at once. A split/merge move merges clusters a and b and
-// splits a third cluster s in two, keeping k:
-//   merge cost   M(a, b) = n_a n_b / (n_a + n_b) ||c_a - c_b||^2
-//                (the exact increase of the objective by the merge),
-//   split gain   G(s) = SSE(s) - SSE(two clusters of s)
-//                (the split by 2-means on the rows of s),
-// score G(s) - M(a, b): the change before Lloyd moves any row. The `tries`
-// best (a, b, s) are each followed by Lloyd on all rows from the k centres
-// (the others unchanged, the merged mean, the two halves of s) and by
-// Hartigan's moves; the lowest objective replaces the partition if it is
-// lower, and this repeats for up to `rounds` rounds while it does. Restarts
-// that re-seed only the worst clusters; in the spirit of the split/merge
-// moves of Ueda et al. (2000) for mixtures and of Hamerly's "PG-means"
-// family; here judged by the exact k-means objective.
+// kmreduce: split/merge moves on a k-means partition. Lloyd and Hartigan's
+// single-point moves (hartigan.hpp) cannot undo a partition that cuts one
+// natural cluster in two and joins two others: that needs many rows moved
+// at once. A split/merge move merges clusters a and b and cuts a third
+// cluster s in two, keeping k:
+//   merge cost  M(a, b) = n_a n_b / (n_a + n_b) ||c_a - c_b||^2,
+//   split gain  G(s) = n_1 n_2 / (n_1 + n_2) ||m_1 - m_2||^2 for the two
+//               halves of s (means m_1, m_2),
+// both the exact changes of the objective; score G(s) - M(a, b). Each round
+// takes the `tries` best-scored moves and runs Lloyd on all rows from each
+// (the other centres unchanged, the merged mean in slot a, the halves' means
+// in slots b and s) for `screen_iters` iterations; the `keep` lowest go on
+// to convergence, and the lowest objective replaces the partition when it is
+// lower. Rounds repeat while they improve, at most `rounds`. In the spirit
+// of the split-and-merge EM of Ueda, Nakano, Ghahramani & Hinton (2000),
+// judged here by the exact k-means objective.
 //
-// The 2-means of all k clusters run at once, one pass per iteration: each
-// cluster is first cut through its mean perpendicular to its first principal
-// direction (power iterations from a random start: PDDP of Boley 1998), then
-// 2-means (Lloyd) within the cluster. Sums are taken in fixed chunks of rows
-// and added in chunk order: the same result for every thread count.
+// The halves (PDDP, Boley 1998): every cluster is cut through its mean
+// perpendicular to its first principal direction, found for all k clusters
+// at once by power iterations from a random start (a pass of row-blocked
+// products and one of column sums per iteration). Column sums run in row
+// order: the same result for every thread count.
 //
 // Candidates: the (a, b, s) with s not in {a, b}, from the 4 tries cheapest
 // merges and the 4 tries largest gains (all of them for small k).
@@ -40,6 +39,7 @@
 #include "hartigan.hpp"
 #include "lloyd.hpp"
 #include "matrix.hpp"
+#include "packed.hpp"
 #include "parallel.hpp"
 #include "rng.hpp"
 #include "row_source.hpp"
@@ -51,9 +51,10 @@ struct SplitMergeOptions {
   int rounds = 5;           // rounds, each kept only when it improves
   int iter_max = 100;       // Lloyd after each move
   double tol = 0.0;
-  int hartigan_sweeps = 100;  // Hartigan's moves after Lloyd (0: none)
+  int hartigan_sweeps = 100;  // Hartigan's moves on the result (kmeans.hpp)
+  int screen_iters = 10;    // Lloyd iterations of every move before the `keep`
+  index_t keep = 2;         // lowest go on (screen_iters 0: all go on)
   int power_iters = 3;      // for the first cut of each cluster
-  int two_means_iters = 20;
 };
 
 struct SplitMergeTry {
@@ -70,35 +71,39 @@ struct SplitMergeResult {
 };
 
 namespace detail {
-// Per-chunk sums of `width` numbers over the rows, added in chunk order:
-// body(r, row, out) adds row r's share (its values in `row`) to out.
-// Chunks depend on n only (at most 64 of them), not on the threads.
-template <class Data, class Body>
-void chunked_row_sums(const Data& a, index_t width, double* total, int n_threads, Body&& body) {
-  const index_t n = a.n, d = a.d;
-  const index_t len = std::max<index_t>(2048, (n + 63) / 64);
-  const index_t nc = n_blocks(n, len);
-  std::vector<double> part(static_cast<std::size_t>(nc) * width, 0.0);
-  parallel_for_scratch<std::vector<double>>(nc, n_threads, [&](index_t c, std::vector<double>& row) {
-    row.resize(d);
-    double* out = part.data() + c * width;
-    for (index_t r = c * len; r < std::min(n, (c + 1) * len); ++r) {
-      get_row(a, r, row.data());
-      body(r, row.data(), out);
-    }
-  }, static_cast<double>(n) * d);
-  for (index_t c = 0; c < nc; ++c)
-    for (index_t i = 0; i < width; ++i) total[i] += part[c * width + i];
+// Weighted per-cluster sums of the rows, out[q + k j] += sum over rows r of
+// cluster q of w[r] x[r, j]: column by column, each in row order (the same
+// for every thread count).
+inline void weighted_sums(const DenseMatrix& a, const int* label, const double* w, index_t k,
+                          double* out, int n_threads, const double* shift = nullptr) {
+  parallel_for(a.d, n_threads, [&](index_t j, int) {
+    const double* col = a.x + a.n * j;
+    double* o = out + k * j;
+    const double sj = shift != nullptr ? shift[j] : 0.0;
+    for (index_t r = 0; r < a.n; ++r) o[label[r]] += w[r] * (col[r] - sj);
+  }, 2.0 * static_cast<double>(a.n) * a.d);
+}
+inline void weighted_sums(const PackedRows& a, const int* label, const double* w, index_t k,
+                          double* out, int n_threads) {
+  weighted_sums(a.src, label, w, k, out, n_threads, a.shift);
+}
+inline void weighted_sums(const SparseRows& a, const int* label, const double* w, index_t k,
+                          double* out, int n_threads) {
+  const SparseMatrix& m = a.csc;
+  parallel_for(m.d, n_threads, [&](index_t j, int) {
+    double* o = out + k * j;
+    for (index_t t = m.p[j]; t < m.p[j + 1]; ++t) o[label[m.i[t]]] += w[m.i[t]] * m.x[t];
+  }, 2.0 * static_cast<double>(m.nnz()));
 }
 
-// Sums (k x d, column-major), counts and squared distances to the means of
-// the clusters `label` (k of them), global. Returns the means in `centres`.
+// Sums (k x d, column-major) and counts of the clusters `label`, global;
+// the means in `centres`.
 template <class Data, class Combine>
-void cluster_moments(const Data& a, const int* label, index_t k, std::vector<double>& centres,
-                     std::vector<double>& count, std::vector<double>& sse, int n_threads,
-                     const Combine& combine) {
+void cluster_means(const Data& a, const int* label, index_t k, std::vector<double>& sums,
+                   std::vector<double>& count, std::vector<double>& centres, int n_threads,
+                   const Combine& combine) {
   const index_t n = a.n, d = a.d;
-  std::vector<double> sums(k * d, 0.0);
+  sums.assign(k * d, 0.0);
   count.assign(k, 0.0);
   cluster_sums(a, label, k, sums.data(), n_threads);
   for (index_t r = 0; r < n; ++r) count[label[r]] += 1.0;
@@ -106,99 +111,81 @@ void cluster_moments(const Data& a, const int* label, index_t k, std::vector<dou
   combine.sum(count.data(), k);
   centres.assign(k * d, 0.0);
   means_of(sums, count, k, d, centres);
-  sse.assign(k, 0.0);
-  chunked_row_sums(a, k, sse.data(), n_threads, [&](index_t r, const double* x, double* out) {
-    out[label[r]] += centre_dist2(x, centres.data(), k, d, label[r]);
-  });
-  combine.sum(sse.data(), k);
 }
 
-// Two halves of each of the k clusters: `halves` (2k x d, column-major; rows
-// 2q and 2q + 1 of cluster q), their SSE summed per cluster in `split_sse`
-// (infinite when a cluster cannot be cut: fewer than 2 distinct rows).
+// (x_r - c_q) . u_q for every row r, q its cluster (u: k x d, column-major),
+// from the products of the rows with the k directions (row-blocked GEMMs).
+template <class Data>
+void projections(const Data& a, const int* label, index_t k, const std::vector<double>& centres,
+                 const std::vector<double>& u, std::vector<double>& proj, int n_threads) {
+  const index_t n = a.n, d = a.d;
+  std::vector<double> cu(k, 0.0);
+  for (index_t j = 0; j < d; ++j)
+    for (index_t q = 0; q < k; ++q) cu[q] += centres[q + k * j] * u[q + k * j];
+  proj.resize(n);
+  parallel_for_scratch<std::vector<double>>(n_blocks(n, kRowBlock), n_threads,
+                                            [&](index_t b, std::vector<double>& buf) {
+    const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock), len = r1 - r0;
+    buf.resize(len * k);
+    cross_block(a, r0, r1, u.data(), k, buf.data());
+    for (index_t r = r0; r < r1; ++r) proj[r] = buf[(r - r0) + len * label[r]] - cu[label[r]];
+  }, static_cast<double>(n) * k * d);
+}
+
+// Two halves of each of the k clusters (PDDP, Boley 1998): the cut through
+// the cluster's mean perpendicular to its first principal direction, found
+// by power iterations from a random start. `halves` (2k x d, column-major;
+// rows 2q and 2q + 1 of cluster q) are the halves' means; `gain[q]` the
+// exact decrease of the objective by the cut, n1 n2 / (n1 + n2)
+// ||m1 - m2||^2 (-infinity when one side is empty).
 template <class Data, class Combine>
 void split_all(const Data& a, const int* label, index_t k, const std::vector<double>& centres,
                const std::vector<double>& count, Rng& rng, const SplitMergeOptions& opt,
-               std::vector<double>& halves, std::vector<double>& split_sse, int n_threads,
+               std::vector<double>& halves, std::vector<double>& gain, int n_threads,
                const InterruptCheck& interrupt, const Combine& combine) {
   const index_t n = a.n, d = a.d, k2 = 2 * k;
-  // first principal direction of each cluster (rows of u: k x d, column-major)
-  std::vector<double> u(k * d), w(k * d);
-  for (index_t j = 0; j < d; ++j)
-    for (index_t q = 0; q < k; ++q) u[q + k * j] = rng.normal();
-  auto normalise = [&](std::vector<double>& v) {
-    for (index_t q = 0; q < k; ++q) {
-      double s = 0.0;
-      for (index_t j = 0; j < d; ++j) s += v[q + k * j] * v[q + k * j];
-      s = s > 0.0 ? 1.0 / std::sqrt(s) : 0.0;
-      for (index_t j = 0; j < d; ++j) v[q + k * j] *= s;
-    }
-  };
-  normalise(u);
-  for (int it = 0; it < opt.power_iters; ++it) {
-    std::fill(w.begin(), w.end(), 0.0);
-    chunked_row_sums(a, k * d, w.data(), n_threads, [&](index_t r, const double* x, double* out) {
-      const index_t q = label[r];
-      double s = 0.0;
-      for (index_t j = 0; j < d; ++j) s += (x[j] - centres[q + k * j]) * u[q + k * j];
-      for (index_t j = 0; j < d; ++j) out[q + k * j] += s * (x[j] - centres[q + k * j]);
-    });
-    combine.sum(w.data(), k * d);
-    normalise(w);
-    for (index_t q = 0; q < k; ++q) {  // a cluster of equal rows keeps its start
-      double s = 0.0;
-      for (index_t j = 0; j < d; ++j) s += w[q + k * j] * w[q + k * j];
-      if (s > 0.0)
-        for (index_t j = 0; j < d; ++j) u[q + k * j] = w[q + k * j];
-    }
-    check_interrupt(interrupt);
-  }
-  // the cut through the mean, then 2-means within each cluster
-  std::vector<int> sub(n);
-  double none = 0.0;
-  chunked_row_sums(a, 0, &none, n_threads, [&](index_t r, const double* x, double*) {
-    const index_t q = label[r];
+  std::vector<double> u(k * d), w(k * d), proj, ps(k);
+  for (double& v : u) v = rng.normal();
+  auto unit = [&](std::vector<double>& v, index_t q) {
     double s = 0.0;
-    for (index_t j = 0; j < d; ++j) s += (x[j] - centres[q + k * j]) * u[q + k * j];
-    sub[r] = static_cast<int>(2 * q + (s > 0.0 ? 1 : 0));
-  });
-  std::vector<double> sums(k2 * d), cnt(k2);
-  halves.assign(k2 * d, 0.0);
-  for (int it = 0; it <= opt.two_means_iters; ++it) {
-    std::fill(sums.begin(), sums.end(), 0.0);
-    std::fill(cnt.begin(), cnt.end(), 0.0);
-    cluster_sums(a, sub.data(), k2, sums.data(), n_threads);
-    for (index_t r = 0; r < n; ++r) cnt[sub[r]] += 1.0;
-    combine.sum(sums.data(), k2 * d);
-    combine.sum(cnt.data(), k2);
-    means_of(sums, cnt, k2, d, halves);
-    if (it == opt.two_means_iters) break;
-    // each row to the nearer half of its cluster (exact distances; the
-    // first half on ties; an empty half attracts nothing)
-    std::vector<double> changed(1, 0.0);
-    chunked_row_sums(a, 1, changed.data(), n_threads, [&](index_t r, const double* x, double* out) {
-      const index_t q = label[r];
-      const double d0 = cnt[2 * q] > 0.0 ? centre_dist2(x, halves.data(), k2, d, 2 * q)
-                                         : std::numeric_limits<double>::infinity();
-      const double d1 = cnt[2 * q + 1] > 0.0 ? centre_dist2(x, halves.data(), k2, d, 2 * q + 1)
-                                             : std::numeric_limits<double>::infinity();
-      const int s = static_cast<int>(2 * q + (d1 < d0 ? 1 : 0));
-      if (s != sub[r]) {
-        sub[r] = s;
-        out[0] += 1.0;
-      }
-    });
+    for (index_t j = 0; j < d; ++j) s += v[q + k * j] * v[q + k * j];
+    if (s > 0.0)
+      for (index_t j = 0; j < d; ++j) v[q + k * j] /= std::sqrt(s);
+    return s > 0.0;
+  };
+  for (index_t q = 0; q < k; ++q) unit(u, q);
+  for (int it = 0; it < opt.power_iters; ++it) {
+    // w_q = sum_{r in q} p_r (x_r - c_q) = sum p_r x_r - (sum p_r) c_q
+    projections(a, label, k, centres, u, proj, n_threads);
+    std::fill(w.begin(), w.end(), 0.0);
+    std::fill(ps.begin(), ps.end(), 0.0);
+    weighted_sums(a, label, proj.data(), k, w.data(), n_threads);
+    for (index_t r = 0; r < n; ++r) ps[label[r]] += proj[r];
+    combine.sum(w.data(), k * d);
+    combine.sum(ps.data(), k);
+    for (index_t j = 0; j < d; ++j)
+      for (index_t q = 0; q < k; ++q) w[q + k * j] -= ps[q] * centres[q + k * j];
+    for (index_t q = 0; q < k; ++q)  // a cluster of equal rows keeps its start
+      if (unit(w, q))
+        for (index_t j = 0; j < d; ++j) u[q + k * j] = w[q + k * j];
     check_interrupt(interrupt);
-    if (combined_sum(combine, changed[0]) == 0.0) break;
   }
-  split_sse.assign(k, 0.0);
-  chunked_row_sums(a, k, split_sse.data(), n_threads, [&](index_t r, const double* x, double* out) {
-    out[label[r]] += centre_dist2(x, halves.data(), k2, d, sub[r]);
-  });
-  combine.sum(split_sse.data(), k);
-  for (index_t q = 0; q < k; ++q)
-    if (cnt[2 * q] == 0.0 || cnt[2 * q + 1] == 0.0 || count[q] < 2.0)
-      split_sse[q] = std::numeric_limits<double>::infinity();
+  projections(a, label, k, centres, u, proj, n_threads);
+  std::vector<int> sub(n);
+  for (index_t r = 0; r < n; ++r) sub[r] = static_cast<int>(2 * label[r] + (proj[r] > 0.0 ? 1 : 0));
+  std::vector<double> sums, cnt;
+  cluster_means(a, sub.data(), k2, sums, cnt, halves, n_threads, combine);
+  gain.assign(k, -std::numeric_limits<double>::infinity());
+  for (index_t q = 0; q < k; ++q) {
+    const double n1 = cnt[2 * q], n2 = cnt[2 * q + 1];
+    if (n1 == 0.0 || n2 == 0.0 || count[q] < 2.0) continue;
+    double dd = 0.0;
+    for (index_t j = 0; j < d; ++j) {
+      const double e = halves[2 * q + k2 * j] - halves[2 * q + 1 + k2 * j];
+      dd += e * e;
+    }
+    gain[q] = n1 * n2 / (n1 + n2) * dd;
+  }
 }
 }  // namespace detail
 
@@ -226,19 +213,6 @@ index_t hartigan_polish(const Data& a, const double* row_norms, index_t k, Lloyd
   return h.moves;
 }
 
-// Lloyd from `centres`, then hartigan_polish().
-template <class Data, class Combine = LocalCombine>
-LloydResult lloyd_hartigan(const Data& a, const double* row_norms, std::vector<double> centres,
-                           index_t k, int iter_max, double tol, int hartigan_sweeps,
-                           int n_threads, const InterruptCheck& interrupt,
-                           const Combine& combine) {
-  LloydResult res = lloyd(ResidentRows<Data>(a), row_norms, std::move(centres), k, iter_max,
-                          tol, n_threads, interrupt, nullptr, combine);
-  hartigan_polish(a, row_norms, k, res, iter_max, tol, hartigan_sweeps, n_threads, interrupt,
-                  combine);
-  return res;
-}
-
 template <class Data, class Combine = LocalCombine>
 SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, LloydResult& best,
                              Rng& rng, const SplitMergeOptions& opt, int n_threads,
@@ -247,12 +221,12 @@ SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, 
   const index_t d = a.d;
   SplitMergeResult res;
   if (k < 3 || opt.tries < 1) return res;
-  std::vector<double> centres, count, sse, halves, split_sse;
+  std::vector<double> sums, centres, count, halves, gain;
   for (int round = 1; round <= opt.rounds; ++round) {
     ++res.rounds;
-    detail::cluster_moments(a, best.label.data(), k, centres, count, sse, n_threads, combine);
-    detail::split_all(a, best.label.data(), k, centres, count, rng, opt, halves, split_sse,
-                      n_threads, interrupt, combine);
+    detail::cluster_means(a, best.label.data(), k, sums, count, centres, n_threads, combine);
+    detail::split_all(a, best.label.data(), k, centres, count, rng, opt, halves, gain, n_threads,
+                      interrupt, combine);
     // candidates: cheapest merges x largest gains
     const index_t want = std::min<index_t>(4 * opt.tries, k * (k - 1) / 2);
     struct Pair {
@@ -278,10 +252,6 @@ SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, 
     pairs.resize(want);
     std::vector<index_t> splits(k);
     std::iota(splits.begin(), splits.end(), index_t(0));
-    std::vector<double> gain(k);
-    for (index_t q = 0; q < k; ++q)
-      gain[q] = std::isfinite(split_sse[q]) ? sse[q] - split_sse[q]
-                                            : -std::numeric_limits<double>::infinity();
     std::stable_sort(splits.begin(), splits.end(),
                      [&](index_t x, index_t y) { return gain[x] > gain[y]; });
     splits.resize(std::min<index_t>(k, 4 * opt.tries));
@@ -295,9 +265,12 @@ SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, 
       return x.score > y.score;
     });
     if (static_cast<index_t>(cands.size()) > opt.tries) cands.resize(opt.tries);
-    LloydResult round_best;
-    bool improved = false;
-    for (SplitMergeTry& c : cands) {
+    // Each move's start: the merged mean in slot a, the halves of s in
+    // slots b and s. Screening: Lloyd for `screen_iters` iterations from
+    // each, then only the `keep` lowest go on to convergence and Hartigan.
+    std::vector<LloydResult> runs(cands.size());
+    for (std::size_t i = 0; i < cands.size(); ++i) {
+      const SplitMergeTry& c = cands[i];
       std::vector<double> start = centres;
       for (index_t j = 0; j < d; ++j) {
         const double na = count[c.a], nb = count[c.b];
@@ -305,10 +278,31 @@ SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, 
         start[c.b + k * j] = halves[2 * c.s + 2 * k * j];
         start[c.s + k * j] = halves[2 * c.s + 1 + 2 * k * j];
       }
-      LloydResult r = lloyd_hartigan(a, row_norms, std::move(start), k, opt.iter_max, opt.tol,
-                                     opt.hartigan_sweeps, n_threads, interrupt, combine);
-      c.objective = r.objective;
-      res.trace.push_back(c);
+      const bool screen = opt.screen_iters > 0 && opt.screen_iters < opt.iter_max &&
+                          static_cast<index_t>(cands.size()) > opt.keep;
+      runs[i] = lloyd(ResidentRows<Data>(a), row_norms, std::move(start), k,
+                      screen ? opt.screen_iters : opt.iter_max, opt.tol, n_threads, interrupt,
+                      nullptr, combine);
+      cands[i].objective = runs[i].objective;
+      check_interrupt(interrupt);
+    }
+    std::vector<std::size_t> order(cands.size());
+    std::iota(order.begin(), order.end(), std::size_t(0));
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+      return runs[x].objective < runs[y].objective;
+    });
+    if (static_cast<index_t>(order.size()) > opt.keep) order.resize(opt.keep);
+    LloydResult round_best;
+    bool improved = false;
+    for (std::size_t i : order) {
+      LloydResult r = std::move(runs[i]);
+      if (!r.converged) {
+        const int done = r.iter;
+        r = lloyd(ResidentRows<Data>(a), row_norms, std::move(r.centres), k, opt.iter_max, opt.tol,
+                  n_threads, interrupt, nullptr, combine);
+        r.iter += done;
+      }
+      cands[i].objective = r.objective;
       const double bar = improved ? round_best.objective : best.objective;
       if (r.objective < bar * (1.0 - 1e-10)) {
         round_best = std::move(r);
@@ -316,6 +310,7 @@ SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, 
       }
       check_interrupt(interrupt);
     }
+    res.trace.insert(res.trace.end(), cands.begin(), cands.end());
     if (!improved) break;
     ++res.accepted;
     round_best.iter += best.iter;
