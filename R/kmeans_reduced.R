@@ -598,8 +598,9 @@ cluster_reduced <- function(src, x, reducer, reduced, k, centers0, n_init, iter_
                       n_threads, verbose, limit, shift, seeding_of(control, k, n_init))
   if (isTRUE(km$invalid)) check_values_later(x)
   if (verbose && length(km$objectives) > 1L && km$objective < min(km$objectives)) {
-    say(verbose, "  split/merge and Hartigan moves: objective %.7g -> %.7g (%d of %d split/merge moves kept)",
-        min(km$objectives), km$objective, km$split_accepted, length(km$split_objectives))
+    say(verbose, "  split/merge and Hartigan moves: objective %.7g -> %.7g (%d split/merge moves tried in %d rounds, %d kept; %d rows moved by Hartigan's moves)",
+        min(km$objectives), km$objective, length(km$split_objectives), km$split_rounds,
+        km$split_accepted, as.integer(km$hartigan_moves))
   }
   # Lloyd ran on x itself and stopped with its centres the cluster means:
   # the statistics need one pass, not two.

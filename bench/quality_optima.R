@@ -27,7 +27,8 @@
 # The t_* columns are median elapsed seconds.
 #
 # Run from the package root (about 10 minutes on one core):
-#   R_LIBS=.Rlib Rscript bench/quality_optima.R [threads]
+#   R_LIBS=.Rlib Rscript bench/quality_optima.R [threads [instances]]
+#   (instances: their numbers, e.g. "9,10"; default all)
 #   R_LIBS=.Rlib taskset -c 0 Rscript bench/quality_optima.R   # pinned
 # `threads` (default 1) is used by kmreduce and by scikit-learn (OpenMP and
 # BLAS); stats::kmeans is single-threaded. Needs knitr, RnavGraphImageData
@@ -38,6 +39,9 @@
 source("bench/common.R")
 
 threads <- if (length(commandArgs(TRUE))) as.integer(commandArgs(TRUE)[1]) else 1L
+only <- if (length(commandArgs(TRUE)) > 1L) {
+  as.integer(strsplit(commandArgs(TRUE)[2], ",")[[1]])
+}
 options(kmreduce.threads = threads)
 # Read by the OpenMP and BLAS libraries of the Python child processes.
 Sys.setenv(OMP_NUM_THREADS = threads, OPENBLAS_NUM_THREADS = threads)
@@ -265,6 +269,7 @@ t_all <- system.time({
       NULL
     })
     if (is.null(inst)) next
+    if (!is.null(only) && !(as.integer(sub(" .*", "", inst$name)) %in% only)) next
     message(sprintf("%s (%d x %d, k = %d)", inst$name, nrow(inst$x), ncol(inst$x), inst$k))
     rows[[length(rows) + 1L]] <- run_instance(inst)
     rm(inst)

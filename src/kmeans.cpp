@@ -227,6 +227,7 @@ Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
   out["objectives"] = Rcpp::wrap(res.objectives);
   out["hartigan_moves"] = static_cast<double>(res.hartigan_moves);
   out["split_accepted"] = res.split.accepted;
+  out["split_rounds"] = res.split.rounds;
   Rcpp::NumericVector tried(res.split.trace.size());
   for (std::size_t i = 0; i < res.split.trace.size(); ++i)
     tried[i] = res.split.trace[i].objective;

@@ -32,6 +32,7 @@ log="$work/tests.log"
 status=$?
 findings=$(grep -cE "ERROR: AddressSanitizer|runtime error:" "$log")
 grep -E "ERROR: AddressSanitizer|runtime error:" -A20 "$log" | head -80
+grep -E "^(Failure|Error) \(" -A8 "$log" | head -60
 tail -n 1 "$log"
 echo "sanitizers: $findings findings"
 [ "$findings" -eq 0 ] && [ "$status" -eq 0 ]

@@ -33,6 +33,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <utility>
 #include <stdexcept>
 #include <vector>
 
@@ -268,7 +269,11 @@ SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, 
     // Each move's start: the merged mean in slot a, the halves of s in
     // slots b and s. Screening: Lloyd for `screen_iters` iterations from
     // each, then only the `keep` lowest go on to convergence and Hartigan.
-    std::vector<LloydResult> runs(cands.size());
+    // only the `keep` lowest screened runs are held (with their labels),
+    // in increasing objective, the earlier move first on ties
+    std::vector<std::pair<std::size_t, LloydResult>> kept;
+    const bool screen = opt.screen_iters > 0 && opt.screen_iters < opt.iter_max &&
+                        static_cast<index_t>(cands.size()) > opt.keep;
     for (std::size_t i = 0; i < cands.size(); ++i) {
       const SplitMergeTry& c = cands[i];
       std::vector<double> start = centres;
@@ -278,24 +283,24 @@ SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, 
         start[c.b + k * j] = halves[2 * c.s + 2 * k * j];
         start[c.s + k * j] = halves[2 * c.s + 1 + 2 * k * j];
       }
-      const bool screen = opt.screen_iters > 0 && opt.screen_iters < opt.iter_max &&
-                          static_cast<index_t>(cands.size()) > opt.keep;
-      runs[i] = lloyd(ResidentRows<Data>(a), row_norms, std::move(start), k,
-                      screen ? opt.screen_iters : opt.iter_max, opt.tol, n_threads, interrupt,
-                      nullptr, combine);
-      cands[i].objective = runs[i].objective;
+      LloydResult r = lloyd(ResidentRows<Data>(a), row_norms, std::move(start), k,
+                            screen ? opt.screen_iters : opt.iter_max, opt.tol, n_threads,
+                            interrupt, nullptr, combine);
+      cands[i].objective = r.objective;
+      auto at = std::find_if(kept.begin(), kept.end(), [&](const auto& e) {
+        return r.objective < e.second.objective;
+      });
+      if (at != kept.end() || static_cast<index_t>(kept.size()) < opt.keep) {
+        kept.insert(at, std::make_pair(i, std::move(r)));
+        if (static_cast<index_t>(kept.size()) > opt.keep) kept.pop_back();
+      }
       check_interrupt(interrupt);
     }
-    std::vector<std::size_t> order(cands.size());
-    std::iota(order.begin(), order.end(), std::size_t(0));
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
-      return runs[x].objective < runs[y].objective;
-    });
-    if (static_cast<index_t>(order.size()) > opt.keep) order.resize(opt.keep);
     LloydResult round_best;
     bool improved = false;
-    for (std::size_t i : order) {
-      LloydResult r = std::move(runs[i]);
+    for (auto& e : kept) {
+      const std::size_t i = e.first;
+      LloydResult r = std::move(e.second);
       if (!r.converged) {
         const int done = r.iter;
         r = lloyd(ResidentRows<Data>(a), row_norms, std::move(r.centres), k, opt.iter_max, opt.tol,
