@@ -4,7 +4,9 @@
 # kmeans_reduced(method = "none", n_init = 10) and scikit-learn (n_init = 10,
 # when installed) reach the best objective any of them found, and the
 # quantiles of objective / best. Three seeds (quality_optima.R) can be lucky
-# or unlucky; this shows the distributions.
+# or unlucky; this shows the distributions. kmreduce: the default, without
+# the polish (control$polish = "none") and polishing the 3 best replicates
+# (control$polish_starts = 3).
 # Run: R_LIBS=.Rlib Rscript bench/real_seeds.R [seeds=20]   (about 3 minutes)
 source("bench/common.R")
 suppressPackageStartupMessages(library(kmreduce))
@@ -22,7 +24,11 @@ for (nm in names(sets)) {
     set.seed(s)
     st <- suppressWarnings(stats::kmeans(x, k, nstart = 10, iter.max = 100))$tot.withinss
     ours <- kmeans_reduced(x, k, method = "none", n_init = 10, seed = s)$tot.withinss
-    c(stats_kmeans = st, kmreduce_none = ours)
+    plain <- kmeans_reduced(x, k, method = "none", n_init = 10, seed = s,
+                            control = list(polish = "none"))$tot.withinss
+    three <- kmeans_reduced(x, k, method = "none", n_init = 10, seed = s,
+                            control = list(polish_starts = 3))$tot.withinss
+    c(stats_kmeans = st, kmreduce_none = ours, none_nopolish = plain, none_starts3 = three)
   })
   best <- min(obj)
   for (run in rownames(obj)) {

@@ -98,14 +98,16 @@ void set_seeding(kmreduce::KmeansOptions& opt, int local_search, int seeding,
 
 // The polish of the best replicate: none (0), Hartigan's moves (1), or
 // split/merge moves then Hartigan's (2), `tries` moves per round.
-void set_polish(kmreduce::KmeansOptions& opt, int polish, int tries, int split_rounds) {
+void set_polish(kmreduce::KmeansOptions& opt, int polish, int tries, int split_rounds,
+                int starts) {
   if (polish < 0 || polish > 2) throw std::invalid_argument("polish must be 0, 1 or 2");
-  if (tries < 1 || split_rounds < 1)
-    throw std::invalid_argument("tries and split_rounds must be positive");
+  if (tries < 1 || split_rounds < 1 || starts < 1)
+    throw std::invalid_argument("tries, split_rounds and starts must be positive");
   opt.polish = polish == 2 ? kmreduce::Polish::SplitMerge
                            : polish == 1 ? kmreduce::Polish::Hartigan : kmreduce::Polish::None;
   opt.split.tries = tries;
   opt.split.rounds = split_rounds;
+  opt.polish_starts = starts;
 }
 
 Rcpp::List stats_list(const kmreduce::ClusterStats& s, int k, int d) {
@@ -203,10 +205,11 @@ Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
                       double limit = 0,
                       Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
                       int local_search = 0, int seeding = 0, double oversampling = 2,
-                      int rounds = 5, int polish = 0, int tries = 10, int split_rounds = 5) {
+                      int rounds = 5, int polish = 0, int tries = 10, int split_rounds = 5,
+                      int polish_starts = 1) {
   kmreduce::KmeansOptions opt = options(k, n_init, iter_max, tol, seed, n_threads);
   set_seeding(opt, local_search, seeding, oversampling, rounds);
-  set_polish(opt, polish, tries, split_rounds);
+  set_polish(opt, polish, tries, split_rounds, polish_starts);
   if (verbose) {
     opt.on_replicate = [n_init](int t, int iter, double objective) {
       Rcpp::Function message("message");
@@ -228,6 +231,8 @@ Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
   out["hartigan_moves"] = static_cast<double>(res.hartigan_moves);
   out["split_accepted"] = res.split.accepted;
   out["split_rounds"] = res.split.rounds;
+  out["polish_starts"] = res.polish_starts;
+  out["split_tries"] = res.split_tries;
   Rcpp::NumericVector tried(res.split.trace.size());
   for (std::size_t i = 0; i < res.split.trace.size(); ++i)
     tried[i] = res.split.trace[i].objective;
@@ -359,12 +364,12 @@ Rcpp::List mpi_kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
                           Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
                           int local_search = 0, int seeding = 0, double oversampling = 2,
                           int rounds = 5, int polish = 0, int tries = 10,
-                          int split_rounds = 5) {
+                          int split_rounds = 5, int polish_starts = 1) {
   int d = 0;
   bool invalid = false;
   kmreduce::KmeansOptions opt = options(k, n_init, iter_max, tol, seed, n_threads);
   set_seeding(opt, local_search, seeding, oversampling, rounds);
-  set_polish(opt, polish, tries, split_rounds);
+  set_polish(opt, polish, tries, split_rounds, polish_starts);
   const kmreduce::KmeansResult res =
       kmeans_rows(x, opt, shift, 0, glue::mpi_combine(mpi), d, invalid);
   Rcpp::List out = lloyd_list(res.best, k, d);

@@ -708,6 +708,14 @@ test_that("control$polish: auto is split/merge for several replicates, none for 
   # stats::kmeans from its centres moves nothing)
   hw <- stats::kmeans(x, fits[[1]]$centers, iter.max = 50)
   expect_equal(hw$tot.withinss, fits[[1]]$tot.withinss, tolerance = 1e-10)
+  # polishing the 3 best replicates: the first is polished as with 1, so
+  # never higher
+  three <- kmeans_reduced(x, 6, method = "none", n_init = 4, seed = 4,
+                          control = list(polish_starts = 3))
+  expect_lte(three$tot.withinss, fits[[1]]$tot.withinss * (1 + 1e-12))
+  expect_identical(kmeans_reduced(x, 6, method = "none", n_init = 4, seed = 4, n_threads = 2,
+                                  control = list(polish_starts = 3))$cluster, three$cluster)
+  expect_error(kmeans_reduced(x, 6, control = list(polish_starts = 0)), "control\\$polish_starts")
   expect_error(kmeans_reduced(x, 6, control = list(polish = "swap")), "control\\$polish")
   expect_error(kmeans_reduced(x, 6, control = list(tries = 0)), "control\\$tries")
   expect_error(kmeans_reduced(x, 6, control = list(split_rounds = NA)), "control\\$split_rounds")

@@ -10,7 +10,10 @@
 #ifndef KMREDUCE_KMEANS_HPP
 #define KMREDUCE_KMEANS_HPP
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
+#include <utility>
 #include <stdexcept>
 #include <vector>
 
@@ -42,6 +45,7 @@ struct KmeansOptions {
   Seeding seeding = Seeding::KmeansPP;
   KmeansParallelOptions parallel;  // k-means|| (seeding KmeansParallel)
   Polish polish = Polish::None;
+  int polish_starts = 1;  // the lowest distinct replicates polished
   SplitMergeOptions split;  // its iter_max and tol are those above
   std::uint64_t seed = 0;
   int n_threads = 1;
@@ -53,7 +57,9 @@ struct KmeansResult {
   int best_replicate = 0;
   std::vector<double> objectives;  // one per replicate
   index_t hartigan_moves = 0;      // made by the polish on the best
-  SplitMergeResult split;          // the split/merge rounds (Polish::SplitMerge)
+  SplitMergeResult split;          // the split/merge rounds (Polish::SplitMerge) of the kept
+  int polish_starts = 0;           // replicates polished
+  int split_tries = 0;             // split/merge moves tried from all of them
 };
 
 // With rows on several processes (Combine; see row_source.hpp), every
@@ -70,6 +76,9 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
   std::vector<double> norm_store;
   const double* row_norms = row_sqnorms_of(a, norm_store, opt.n_threads);
   KmeansResult out;
+  const bool polish = opt.polish != Polish::None && opt.k > 1;
+  const int starts = polish ? std::max(1, std::min(opt.polish_starts, opt.n_init)) : 1;
+  std::vector<std::pair<int, LloydResult>> top;
   for (int t = 0; t < opt.n_init; ++t) {
     Rng rng(stream_key(opt.seed, kStreamKmeansInit, static_cast<std::uint64_t>(t)));
     std::vector<double> centres(opt.k * a.d);
@@ -90,27 +99,49 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
                                    &seeds, combine);
     out.objectives.push_back(res.objective);
     if (opt.on_replicate) opt.on_replicate(t + 1, res.iter, res.objective);
-    // A later replicate must be better by more than rounding: replicates
-    // reaching the same partition tie, and the first one is kept whatever
-    // the summation order (dense or sparse input) did to the last bits.
-    if (t == 0 || res.objective < out.best.objective * (1.0 - 1e-10)) {
-      out.best = std::move(res);
-      out.best_replicate = t;
-    }
+    // The `starts` lowest distinct replicates are kept, in increasing
+    // objective. A later replicate must be better by more than rounding:
+    // replicates reaching the same partition tie, and the first one is kept
+    // whatever the summation order (dense or sparse input) did to the last
+    // bits.
+    bool tie = false;
+    for (const auto& e : top) tie = tie || std::abs(res.objective - e.second.objective) <=
+                                               1e-10 * e.second.objective;
+    if (tie) continue;
+    auto at = std::find_if(top.begin(), top.end(), [&](const auto& e) {
+      return res.objective < e.second.objective;
+    });
+    if (at == top.end() && static_cast<int>(top.size()) >= starts) continue;
+    top.insert(at, std::make_pair(t, std::move(res)));
+    if (static_cast<int>(top.size()) > starts) top.pop_back();
   }
-  if (opt.polish != Polish::None && opt.k > 1) {
+  out.best = std::move(top.front().second);
+  out.best_replicate = top.front().first;
+  if (!polish) return out;
+  // Split/merge (or nothing) and Hartigan's moves from each kept replicate;
+  // the lowest result is kept (the first on ties).
+  for (std::size_t i = 0; i < top.size(); ++i) {
+    LloydResult r = i == 0 ? std::move(out.best) : std::move(top[i].second);
+    SplitMergeResult sm;
     if (opt.polish == Polish::SplitMerge) {
       SplitMergeOptions so = opt.split;
       so.iter_max = opt.iter_max;
       so.tol = opt.tol;
-      Rng rng(stream_key(opt.seed, kStreamSplitMerge, 0));
-      out.split = split_merge(a, row_norms, opt.k, out.best, rng, so, opt.n_threads, interrupt,
-                              combine);
+      Rng rng(stream_key(opt.seed, kStreamSplitMerge, i));
+      sm = split_merge(a, row_norms, opt.k, r, rng, so, opt.n_threads, interrupt, combine);
     }
-    out.hartigan_moves =
-        hartigan_polish(a, row_norms, opt.k, out.best, opt.iter_max, opt.tol,
+    const index_t moves =
+        hartigan_polish(a, row_norms, opt.k, r, opt.iter_max, opt.tol,
                         std::max(1, opt.split.hartigan_sweeps), opt.n_threads, interrupt, combine);
+    out.split_tries += static_cast<int>(sm.trace.size());
+    if (i == 0 || r.objective < out.best.objective * (1.0 - 1e-10)) {
+      out.best = std::move(r);
+      out.best_replicate = top[i].first;
+      out.split = std::move(sm);
+      out.hartigan_moves = moves;
+    }
   }
+  out.polish_starts = static_cast<int>(top.size());
   return out;
 }
 
