@@ -26,11 +26,10 @@ for (ds in sets) {
   res <- lapply(runs, function(ctl) {
     o <- t <- numeric(3)
     for (s in 1:3) {
-      t[s] <- min(vapply(1:2, function(i) {
-        system.time(f <- kmeans_reduced(ds$x, ds$k, method = "none", n_init = 10, seed = s,
-                                        control = ctl))[["elapsed"]]
-      }, 0))
-      o[s] <- f$tot.withinss
+      fit <- function() kmeans_reduced(ds$x, ds$k, method = "none", n_init = 10, seed = s,
+                                       control = ctl)
+      t[s] <- min(vapply(1:2, function(i) system.time(fit())[["elapsed"]], 0))
+      o[s] <- fit()$tot.withinss
     }
     c(objective = median(o), seconds = median(t))
   })
