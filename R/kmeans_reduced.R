@@ -189,9 +189,10 @@
 #'   replicate) and does not help everywhere; with `n_init = 1` the single
 #'   replicate is plain k-means++ (`control$local_search` does nothing).
 #'
-#'   With `n_init > 1`, the best replicate is then improved by moves that
-#'   Lloyd cannot make (`control$polish`): split/merge moves, then
-#'   Hartigan's single-point moves. A split/merge move merges two clusters
+#'   With `n_init > 1`, the two best distinct replicates
+#'   (`control$polish_starts`) are then each improved by moves that Lloyd
+#'   cannot make (`control$polish`), and the lower result is kept:
+#'   split/merge moves, then Hartigan's single-point moves. A split/merge move merges two clusters
 #'   and cuts a third in two through its mean, perpendicular to its first
 #'   principal direction (PDDP, Boley 1998); the moves with the best exact
 #'   change of the objective (`control$tries` of them) each run Lloyd for 10
@@ -205,7 +206,7 @@
 #'   Hartigan 1975): their fixed points are a subset of Lloyd's (Telgarsky
 #'   and Vattani 2010), the optimum `stats::kmeans()`'s default algorithm
 #'   looks for. Neither move raises the objective. On the quality suite
-#'   of the package's benchmarks a fit with `n_init = 10` takes 1.2-1.8
+#'   of the package's benchmarks a fit with `n_init = 10` takes 1.2-2.0
 #'   times as long with them as without; with `n_init = 1` nothing is added
 #'   (the fast single run).
 #' @param iter_max Maximum number of Lloyd iterations per replicate.
@@ -299,15 +300,16 @@
 #'     Hartigan's moves, Hartigan's moves alone, or nothing. `"auto"` (the
 #'     default) is `"split_merge"` when `n_init > 1` and `"none"` with one
 #'     replicate.
-#'   * `tries` (default 10) and `split_rounds` (default 5): split/merge
+#'   * `tries` (default 5) and `split_rounds` (default 5): split/merge
 #'     moves tried per round, and the most rounds.
-#'   * `polish_starts` (default 1): how many of the best distinct
-#'     replicates are polished, the lowest result kept. More starts search
-#'     more widely for about that many times the polish's cost: over 20
-#'     seeds with `n_init = 10`, 3 starts reached the lowest objective seen
-#'     in 17 (Fashion-MNIST 3000) and 9 (USPS digits) of them, 1 start in 10
-#'     and 6, `stats::kmeans(nstart = 10)` in 5 and 8 (see the package's
-#'     benchmarks).
+#'   * `polish_starts` (default 2): how many of the best distinct
+#'     replicates are polished, the lowest result kept. Different starts
+#'     find different optima where many lie close together: over 20 seeds
+#'     with `n_init = 10`, the default reached the lowest objective seen in
+#'     13 (Fashion-MNIST 3000) and 8 (USPS digits) of them, one start (with
+#'     `tries = 10`) in 10 and 6, three starts in 16 and 9, and
+#'     `stats::kmeans(nstart = 10)` in 5 and 8 (see the package's
+#'     benchmarks). Each start costs about one more polish.
 #' @return An object of class `c("kmeans_reduced", "kmeans")`: a list with
 #'   the components of [stats::kmeans()], all in the original feature space,
 #'   \item{cluster}{integer vector of the cluster (1 to `k`) of each row.}
@@ -580,10 +582,10 @@ seeding_of <- function(control, k, n_init = 1L) {
        oversampling = if (is.null(control$oversampling)) 2 else as.double(control$oversampling),
        rounds = if (is.null(control$rounds)) 5L else as.integer(control$rounds),
        polish = match(polish_of(control$polish, n_init), c("none", "hartigan", "split_merge")) - 1L,
-       tries = if (is.null(control$tries)) 10L else as.integer(control$tries),
+       tries = if (is.null(control$tries)) 5L else as.integer(control$tries),
        split_rounds = if (is.null(control$split_rounds)) 5L else
          as.integer(control$split_rounds),
-       polish_starts = if (is.null(control$polish_starts)) 1L else
+       polish_starts = if (is.null(control$polish_starts)) 2L else
          as.integer(control$polish_starts))
 }
 

@@ -2,8 +2,9 @@
 # control$polish_starts), n_init = 10, 1 thread: Fashion-MNIST 3000, USPS
 # digits, and three Gaussian mixtures of the quality suite's kind. Median
 # over seeds 1-3 of the objective and of the best-of-2 elapsed seconds, for
-# polish = "none", the default (split/merge from the best replicate) and
-# polish_starts = 3; ratios to "none".
+# polish = "none", the default (split/merge from the 2 best replicates, 5
+# moves per round), polish_starts = 1 with tries = 10, and polish_starts =
+# 3; ratios to "none".
 # Run: R_LIBS=.Rlib Rscript bench/polish_cost.R   (USPS: RnavGraphImageData)
 source("bench/common.R")
 suppressPackageStartupMessages(library(kmreduce))
@@ -19,7 +20,9 @@ sets <- list(load_fashion())
 if (requireNamespace("RnavGraphImageData", quietly = TRUE)) sets <- c(sets, list(load_usps()))
 sets <- c(sets, list(mixture(10000L, 50L, 10L, 1, 4), mixture(20000L, 50L, 50L, 1, 6),
                      mixture(10000L, 300L, 10L, 0.4, 2)))
-runs <- list(none = list(polish = "none"), default = list(), starts_3 = list(polish_starts = 3))
+runs <- list(none = list(polish = "none"), default = list(),
+             start1_tries10 = list(polish_starts = 1, tries = 10),
+             starts_3 = list(polish_starts = 3))
 cat("#", machine_info(), "; 1 thread; n_init = 10; seeds 1-3\n\n")
 rows <- list()
 for (ds in sets) {

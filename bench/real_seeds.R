@@ -4,9 +4,11 @@
 # kmeans_reduced(method = "none", n_init = 10) and scikit-learn (n_init = 10,
 # when installed) reach the best objective any of them found, and the
 # quantiles of objective / best. Three seeds (quality_optima.R) can be lucky
-# or unlucky; this shows the distributions. kmreduce: the default, without
-# the polish (control$polish = "none") and polishing the 3 best replicates
-# (control$polish_starts = 3).
+# or unlucky; this shows the distributions. kmreduce: the default (the 2
+# best replicates polished, 5 split/merge moves per round), without the
+# polish (control$polish = "none"), polishing only the best replicate with
+# 10 moves per round (polish_starts = 1, tries = 10) and the 3 best
+# (polish_starts = 3).
 # Run: R_LIBS=.Rlib Rscript bench/real_seeds.R [seeds=20]   (about 3 minutes)
 source("bench/common.R")
 suppressPackageStartupMessages(library(kmreduce))
@@ -26,9 +28,12 @@ for (nm in names(sets)) {
     ours <- kmeans_reduced(x, k, method = "none", n_init = 10, seed = s)$tot.withinss
     plain <- kmeans_reduced(x, k, method = "none", n_init = 10, seed = s,
                             control = list(polish = "none"))$tot.withinss
+    one <- kmeans_reduced(x, k, method = "none", n_init = 10, seed = s,
+                          control = list(polish_starts = 1, tries = 10))$tot.withinss
     three <- kmeans_reduced(x, k, method = "none", n_init = 10, seed = s,
                             control = list(polish_starts = 3))$tot.withinss
-    c(stats_kmeans = st, kmreduce_none = ours, none_nopolish = plain, none_starts3 = three)
+    c(stats_kmeans = st, kmreduce_none = ours, none_nopolish = plain, none_start1 = one,
+      none_starts3 = three)
   })
   best <- min(obj)
   for (run in rownames(obj)) {

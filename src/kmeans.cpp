@@ -205,8 +205,8 @@ Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
                       double limit = 0,
                       Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
                       int local_search = 0, int seeding = 0, double oversampling = 2,
-                      int rounds = 5, int polish = 0, int tries = 10, int split_rounds = 5,
-                      int polish_starts = 1) {
+                      int rounds = 5, int polish = 0, int tries = 5, int split_rounds = 5,
+                      int polish_starts = 2) {
   kmreduce::KmeansOptions opt = options(k, n_init, iter_max, tol, seed, n_threads);
   set_seeding(opt, local_search, seeding, oversampling, rounds);
   set_polish(opt, polish, tries, split_rounds, polish_starts);
@@ -363,8 +363,8 @@ Rcpp::List mpi_kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
                           double seed, int n_threads, Rcpp::List mpi,
                           Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
                           int local_search = 0, int seeding = 0, double oversampling = 2,
-                          int rounds = 5, int polish = 0, int tries = 10,
-                          int split_rounds = 5, int polish_starts = 1) {
+                          int rounds = 5, int polish = 0, int tries = 5,
+                          int split_rounds = 5, int polish_starts = 2) {
   int d = 0;
   bool invalid = false;
   kmreduce::KmeansOptions opt = options(k, n_init, iter_max, tol, seed, n_threads);

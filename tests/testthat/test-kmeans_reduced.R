@@ -708,7 +708,8 @@ test_that("control$polish: auto is split/merge for several replicates, none for 
   # stats::kmeans from its centres moves nothing)
   hw <- stats::kmeans(x, fits[[1]]$centers, iter.max = 50)
   expect_equal(hw$tot.withinss, fits[[1]]$tot.withinss, tolerance = 1e-10)
-  # polishing the 3 best replicates: the first is polished as with 1, so
+  # polishing the 3 best replicates: the first two are polished as by the
+  # default (2), so
   # never higher
   three <- kmeans_reduced(x, 6, method = "none", n_init = 4, seed = 4,
                           control = list(polish_starts = 3))

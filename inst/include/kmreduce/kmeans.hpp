@@ -45,7 +45,7 @@ struct KmeansOptions {
   Seeding seeding = Seeding::KmeansPP;
   KmeansParallelOptions parallel;  // k-means|| (seeding KmeansParallel)
   Polish polish = Polish::None;
-  int polish_starts = 1;  // the lowest distinct replicates polished
+  int polish_starts = 2;  // the lowest distinct replicates polished
   SplitMergeOptions split;  // its iter_max and tol are those above
   std::uint64_t seed = 0;
   int n_threads = 1;

@@ -48,7 +48,7 @@
 namespace kmreduce {
 
 struct SplitMergeOptions {
-  int tries = 10;           // moves tried per round
+  int tries = 5;            // moves tried per round
   int rounds = 5;           // rounds, each kept only when it improves
   int iter_max = 100;       // Lloyd after each move
   double tol = 0.0;
