@@ -559,34 +559,30 @@ warn_collapsed <- function(dims, k) {
           call. = FALSE)
 }
 
-# control$polish = "auto": split/merge moves after several replicates, none
-# after one (n_init = 1 is the fast single run).
-polish_of <- function(polish, n_init) {
-  if (is.null(polish) || identical(polish, "auto")) {
-    if (n_init > 1L) "split_merge" else "none"
-  } else {
-    polish
-  }
-}
-
-# The seeding of the replicates, as the C++ side takes it: local search
-# steps after each seeding (control$local_search, or enough steps of
+# The seeding of the replicates and what follows them, as the C++ side
+# takes it (`control` checked, so with every default): local search steps
+# after each seeding (control$local_search, or enough steps of
 # 2 + floor(log(k)) candidates each to draw about k candidates in all;
-# local_search.hpp), and greedy k-means++ (0) or k-means|| (1) with its
-# oversampling and rounds (kmeans_parallel.hpp).
-seeding_of <- function(control, k, n_init = 1L) {
+# local_search.hpp), greedy k-means++ (0) or k-means|| (1) with its
+# oversampling and rounds (kmeans_parallel.hpp), and the polish: none (0),
+# Hartigan (1) or split/merge (2); "auto" is split/merge after several
+# replicates and none after one (n_init = 1 is the fast single run).
+seeding_of <- function(control, k, n_init) {
   steps <- if (!is.null(control$local_search)) control$local_search else
     ceiling(k / (2 + floor(log(k))))
+  polish <- if (identical(control$polish, "auto")) {
+    if (n_init > 1L) "split_merge" else "none"
+  } else {
+    control$polish
+  }
   list(local_search = as.integer(steps),
        seeding = if (identical(control$seeding, "k-means||")) 1L else 0L,
-       oversampling = if (is.null(control$oversampling)) 2 else as.double(control$oversampling),
-       rounds = if (is.null(control$rounds)) 5L else as.integer(control$rounds),
-       polish = match(polish_of(control$polish, n_init), c("none", "hartigan", "split_merge")) - 1L,
-       tries = if (is.null(control$tries)) 5L else as.integer(control$tries),
-       split_rounds = if (is.null(control$split_rounds)) 5L else
-         as.integer(control$split_rounds),
-       polish_starts = if (is.null(control$polish_starts)) 2L else
-         as.integer(control$polish_starts))
+       oversampling = as.double(control$oversampling),
+       rounds = as.integer(control$rounds),
+       polish = match(polish, c("none", "hartigan", "split_merge")) - 1L,
+       tries = as.integer(control$tries),
+       split_rounds = as.integer(control$split_rounds),
+       polish_starts = as.integer(control$polish_starts))
 }
 
 # k-means on the reduced rows of one reduction and the statistics of its

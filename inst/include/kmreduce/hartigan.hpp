@@ -69,6 +69,22 @@ inline void means_of(const std::vector<double>& sums, const std::vector<double>&
     for (index_t j = 0; j < d; ++j) centres[q + k * j] = sums[q + k * j] / count[q];
   }
 }
+// Sums (k x d, column-major) and counts of the clusters `label`, global;
+// the means in `centres`.
+template <class Data, class Combine>
+void cluster_means(const Data& a, const int* label, index_t k, std::vector<double>& sums,
+                   std::vector<double>& count, std::vector<double>& centres, int n_threads,
+                   const Combine& combine) {
+  const index_t n = a.n, d = a.d;
+  sums.assign(k * d, 0.0);
+  count.assign(k, 0.0);
+  cluster_sums(a, label, k, sums.data(), n_threads);
+  for (index_t r = 0; r < n; ++r) count[label[r]] += 1.0;
+  combine.sum(sums.data(), k * d);
+  combine.sum(count.data(), k);
+  centres.assign(k * d, 0.0);
+  means_of(sums, count, k, d, centres);
+}
 }  // namespace detail
 
 // Hartigan moves from the labels `label` (0-based, this process's rows)
@@ -85,13 +101,8 @@ HartiganResult hartigan(const Data& a, const double* row_norms, index_t k, int* 
     if (label[r] < 0 || label[r] >= k)
       throw std::invalid_argument("hartigan: labels must be in [0, k)");
   HartiganResult res;
-  std::vector<double> sums(k * d, 0.0), count(k, 0.0);
-  cluster_sums(a, label, k, sums.data(), n_threads);
-  for (index_t r = 0; r < n; ++r) count[label[r]] += 1.0;
-  combine.sum(sums.data(), k * d);
-  combine.sum(count.data(), k);
-  centres.assign(k * d, 0.0);
-  detail::means_of(sums, count, k, d, centres);
+  std::vector<double> sums, count;
+  detail::cluster_means(a, label, k, sums, count, centres, n_threads, combine);
   if (k == 1) {
     res.converged = true;
     return res;
@@ -202,6 +213,30 @@ HartiganResult hartigan(const Data& a, const double* row_norms, index_t k, int* 
   }
   res.change = combined_sum(combine, res.change);
   return res;
+}
+
+// Hartigan's moves from a Lloyd result, then Lloyd again from their means,
+// so the result is a fixed point of both and its labels are the
+// nearest-centre labels of its centres, as Lloyd returns them. Returns the
+// moves made (none: `res` unchanged).
+template <class Data, class Combine = LocalCombine>
+index_t hartigan_polish(const Data& a, const double* row_norms, index_t k, LloydResult& res,
+                        int iter_max, double tol, int sweeps, int n_threads,
+                        const InterruptCheck& interrupt, const Combine& combine) {
+  if (sweeps <= 0 || k < 2) return 0;
+  std::vector<int> label = res.label;
+  std::vector<double> means;
+  const HartiganResult h = hartigan(a, row_norms, k, label.data(), means, sweeps, n_threads,
+                                    interrupt, combine);
+  if (h.moves == 0) return 0;
+  LloydResult again = lloyd(ResidentRows<Data>(a), row_norms, std::move(means), k, iter_max,
+                            tol, n_threads, interrupt, nullptr, combine);
+  // Hartigan lowered the objective and Lloyd from its means cannot raise
+  // it; only rounding in the objectives' formulas could make it look so.
+  if (!(again.objective <= res.objective)) return 0;
+  again.iter += res.iter;
+  res = std::move(again);
+  return h.moves;
 }
 
 }  // namespace kmreduce

@@ -5,7 +5,10 @@
 // local search (local_search.hpp), which repair the seedings k-means++ gets
 // wrong on noisy high-dimensional data but cost passes over the data and do
 // not help everywhere. The seeding is greedy k-means++ (kmeanspp.hpp) or,
-// for tall data, k-means|| (kmeans_parallel.hpp).
+// for tall data, k-means|| (kmeans_parallel.hpp). With a polish, the
+// `polish_starts` lowest distinct replicates then get split/merge moves
+// (split_merge.hpp) and Hartigan's moves (hartigan.hpp), the lowest result
+// kept.
 // Replicate t draws its seeding from the stream (seed, kStreamKmeansInit, t).
 #ifndef KMREDUCE_KMEANS_HPP
 #define KMREDUCE_KMEANS_HPP
@@ -32,7 +35,8 @@ using ReplicateHook = std::function<void(int, int, double)>;
 
 enum class Seeding { KmeansPP, KmeansParallel };
 
-// After the replicates, on the best of them: nothing, Hartigan's moves, or
+// After the replicates, on each of the `polish_starts` best distinct ones
+// (the lowest result kept): nothing, Hartigan's moves (hartigan.hpp), or
 // split/merge moves (split_merge.hpp) then Hartigan's moves.
 enum class Polish { None, Hartigan, SplitMerge };
 
@@ -46,6 +50,7 @@ struct KmeansOptions {
   KmeansParallelOptions parallel;  // k-means|| (seeding KmeansParallel)
   Polish polish = Polish::None;
   int polish_starts = 2;  // the lowest distinct replicates polished
+  int hartigan_sweeps = 100;  // at most, per polished replicate
   SplitMergeOptions split;  // its iter_max and tol are those above
   std::uint64_t seed = 0;
   int n_threads = 1;
@@ -56,8 +61,8 @@ struct KmeansResult {
   LloydResult best;
   int best_replicate = 0;
   std::vector<double> objectives;  // one per replicate
-  index_t hartigan_moves = 0;      // made by the polish on the best
-  SplitMergeResult split;          // the split/merge rounds (Polish::SplitMerge) of the kept
+  index_t hartigan_moves = 0;      // Hartigan's moves of the kept result
+  SplitMergeResult split;          // split/merge rounds of the kept result
   int polish_starts = 0;           // replicates polished
   int split_tries = 0;             // split/merge moves tried from all of them
 };
@@ -107,13 +112,7 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
     bool tie = false;
     for (const auto& e : top) tie = tie || std::abs(res.objective - e.second.objective) <=
                                                1e-10 * e.second.objective;
-    if (tie) continue;
-    auto at = std::find_if(top.begin(), top.end(), [&](const auto& e) {
-      return res.objective < e.second.objective;
-    });
-    if (at == top.end() && static_cast<int>(top.size()) >= starts) continue;
-    top.insert(at, std::make_pair(t, std::move(res)));
-    if (static_cast<int>(top.size()) > starts) top.pop_back();
+    if (!tie) detail::keep_lowest(top, t, std::move(res), static_cast<std::size_t>(starts));
   }
   out.best = std::move(top.front().second);
   out.best_replicate = top.front().first;
@@ -132,7 +131,7 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
     }
     const index_t moves =
         hartigan_polish(a, row_norms, opt.k, r, opt.iter_max, opt.tol,
-                        std::max(1, opt.split.hartigan_sweeps), opt.n_threads, interrupt, combine);
+                        std::max(1, opt.hartigan_sweeps), opt.n_threads, interrupt, combine);
     out.split_tries += static_cast<int>(sm.trace.size());
     if (i == 0 || r.objective < out.best.objective * (1.0 - 1e-10)) {
       out.best = std::move(r);

@@ -52,7 +52,6 @@ struct SplitMergeOptions {
   int rounds = 5;           // rounds, each kept only when it improves
   int iter_max = 100;       // Lloyd after each move
   double tol = 0.0;
-  int hartigan_sweeps = 100;  // Hartigan's moves on the result (kmeans.hpp)
   int screen_iters = 10;    // Lloyd iterations of every move before the `keep`
   index_t keep = 2;         // lowest go on (screen_iters 0: all go on)
   int power_iters = 3;      // for the first cut of each cluster
@@ -62,7 +61,7 @@ struct SplitMergeTry {
   int round = 0;
   index_t a = 0, b = 0, s = 0;  // merged a and b, split s (0-based)
   double score = 0.0;           // G(s) - M(a, b)
-  double objective = 0.0;       // after Lloyd and Hartigan
+  double objective = 0.0;       // after Lloyd (screened, or to convergence if kept)
 };
 
 struct SplitMergeResult {
@@ -72,6 +71,20 @@ struct SplitMergeResult {
 };
 
 namespace detail {
+// Inserts (id, r) into `list`, which holds at most m results in increasing
+// objective (an earlier one first on ties); a result that would come after
+// m others is dropped.
+template <class Id>
+void keep_lowest(std::vector<std::pair<Id, LloydResult>>& list, Id id, LloydResult&& r,
+                 std::size_t m) {
+  auto at = std::find_if(list.begin(), list.end(), [&](const std::pair<Id, LloydResult>& e) {
+    return r.objective < e.second.objective;
+  });
+  if (at == list.end() && list.size() >= m) return;
+  list.insert(at, std::make_pair(id, std::move(r)));
+  if (list.size() > m) list.pop_back();
+}
+
 // Weighted per-cluster sums of the rows, out[q + k j] += sum over rows r of
 // cluster q of w[r] x[r, j]: column by column, each in row order (the same
 // for every thread count).
@@ -95,23 +108,6 @@ inline void weighted_sums(const SparseRows& a, const int* label, const double* w
     double* o = out + k * j;
     for (index_t t = m.p[j]; t < m.p[j + 1]; ++t) o[label[m.i[t]]] += w[m.i[t]] * m.x[t];
   }, 2.0 * static_cast<double>(m.nnz()));
-}
-
-// Sums (k x d, column-major) and counts of the clusters `label`, global;
-// the means in `centres`.
-template <class Data, class Combine>
-void cluster_means(const Data& a, const int* label, index_t k, std::vector<double>& sums,
-                   std::vector<double>& count, std::vector<double>& centres, int n_threads,
-                   const Combine& combine) {
-  const index_t n = a.n, d = a.d;
-  sums.assign(k * d, 0.0);
-  count.assign(k, 0.0);
-  cluster_sums(a, label, k, sums.data(), n_threads);
-  for (index_t r = 0; r < n; ++r) count[label[r]] += 1.0;
-  combine.sum(sums.data(), k * d);
-  combine.sum(count.data(), k);
-  centres.assign(k * d, 0.0);
-  means_of(sums, count, k, d, centres);
 }
 
 // (x_r - c_q) . u_q for every row r, q its cluster (u: k x d, column-major),
@@ -141,7 +137,7 @@ void projections(const Data& a, const int* label, index_t k, const std::vector<d
 // ||m1 - m2||^2 (-infinity when one side is empty).
 template <class Data, class Combine>
 void split_all(const Data& a, const int* label, index_t k, const std::vector<double>& centres,
-               const std::vector<double>& count, Rng& rng, const SplitMergeOptions& opt,
+               Rng& rng, const SplitMergeOptions& opt,
                std::vector<double>& halves, std::vector<double>& gain, int n_threads,
                const InterruptCheck& interrupt, const Combine& combine) {
   const index_t n = a.n, d = a.d, k2 = 2 * k;
@@ -179,7 +175,7 @@ void split_all(const Data& a, const int* label, index_t k, const std::vector<dou
   gain.assign(k, -std::numeric_limits<double>::infinity());
   for (index_t q = 0; q < k; ++q) {
     const double n1 = cnt[2 * q], n2 = cnt[2 * q + 1];
-    if (n1 == 0.0 || n2 == 0.0 || count[q] < 2.0) continue;
+    if (n1 == 0.0 || n2 == 0.0) continue;
     double dd = 0.0;
     for (index_t j = 0; j < d; ++j) {
       const double e = halves[2 * q + k2 * j] - halves[2 * q + 1 + k2 * j];
@@ -189,30 +185,6 @@ void split_all(const Data& a, const int* label, index_t k, const std::vector<dou
   }
 }
 }  // namespace detail
-
-// Hartigan's moves from a Lloyd result, then Lloyd again from their means,
-// so the result is a fixed point of both and its labels are the
-// nearest-centre labels of its centres, as Lloyd returns them. Returns the
-// moves made (none: `res` unchanged).
-template <class Data, class Combine = LocalCombine>
-index_t hartigan_polish(const Data& a, const double* row_norms, index_t k, LloydResult& res,
-                        int iter_max, double tol, int sweeps, int n_threads,
-                        const InterruptCheck& interrupt, const Combine& combine) {
-  if (sweeps <= 0 || k < 2) return 0;
-  std::vector<int> label = res.label;
-  std::vector<double> means;
-  const HartiganResult h = hartigan(a, row_norms, k, label.data(), means, sweeps, n_threads,
-                                    interrupt, combine);
-  if (h.moves == 0) return 0;
-  LloydResult again = lloyd(ResidentRows<Data>(a), row_norms, std::move(means), k, iter_max,
-                            tol, n_threads, interrupt, nullptr, combine);
-  // Hartigan lowered the objective and Lloyd from its means cannot raise
-  // it; only rounding in the objectives' formulas could make it look so.
-  if (!(again.objective <= res.objective)) return 0;
-  again.iter += res.iter;
-  res = std::move(again);
-  return h.moves;
-}
 
 template <class Data, class Combine = LocalCombine>
 SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, LloydResult& best,
@@ -226,7 +198,7 @@ SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, 
   for (int round = 1; round <= opt.rounds; ++round) {
     ++res.rounds;
     detail::cluster_means(a, best.label.data(), k, sums, count, centres, n_threads, combine);
-    detail::split_all(a, best.label.data(), k, centres, count, rng, opt, halves, gain, n_threads,
+    detail::split_all(a, best.label.data(), k, centres, rng, opt, halves, gain, n_threads,
                       interrupt, combine);
     // candidates: cheapest merges x largest gains
     const index_t want = std::min<index_t>(4 * opt.tries, k * (k - 1) / 2);
@@ -268,17 +240,16 @@ SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, 
     if (static_cast<index_t>(cands.size()) > opt.tries) cands.resize(opt.tries);
     // Each move's start: the merged mean in slot a, the halves of s in
     // slots b and s. Screening: Lloyd for `screen_iters` iterations from
-    // each, then only the `keep` lowest go on to convergence and Hartigan.
-    // only the `keep` lowest screened runs are held (with their labels),
-    // in increasing objective, the earlier move first on ties
+    // each; only the `keep` lowest are held (with their labels) and go on
+    // to convergence.
     std::vector<std::pair<std::size_t, LloydResult>> kept;
     const bool screen = opt.screen_iters > 0 && opt.screen_iters < opt.iter_max &&
                         static_cast<index_t>(cands.size()) > opt.keep;
     for (std::size_t i = 0; i < cands.size(); ++i) {
       const SplitMergeTry& c = cands[i];
       std::vector<double> start = centres;
+      const double na = count[c.a], nb = count[c.b];
       for (index_t j = 0; j < d; ++j) {
-        const double na = count[c.a], nb = count[c.b];
         start[c.a + k * j] = (na * centres[c.a + k * j] + nb * centres[c.b + k * j]) / (na + nb);
         start[c.b + k * j] = halves[2 * c.s + 2 * k * j];
         start[c.s + k * j] = halves[2 * c.s + 1 + 2 * k * j];
@@ -287,13 +258,7 @@ SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, 
                             screen ? opt.screen_iters : opt.iter_max, opt.tol, n_threads,
                             interrupt, nullptr, combine);
       cands[i].objective = r.objective;
-      auto at = std::find_if(kept.begin(), kept.end(), [&](const auto& e) {
-        return r.objective < e.second.objective;
-      });
-      if (at != kept.end() || static_cast<index_t>(kept.size()) < opt.keep) {
-        kept.insert(at, std::make_pair(i, std::move(r)));
-        if (static_cast<index_t>(kept.size()) > opt.keep) kept.pop_back();
-      }
+      detail::keep_lowest(kept, i, std::move(r), static_cast<std::size_t>(opt.keep));
       check_interrupt(interrupt);
     }
     LloydResult round_best;
