@@ -49,8 +49,8 @@ mpi_rsvd_cpp <- function(x, k, oversample, power_iters, seed, n_threads, center,
     .Call(`_kmreduce_mpi_rsvd_cpp`, x, k, oversample, power_iters, seed, n_threads, center, mpi)
 }
 
-kmeans_cpp <- function(x, k, n_init, iter_max, tol, seed, n_threads, verbose = FALSE, limit = 0, shift = NULL, local_search = 0L, seeding = 0L, oversampling = 2, rounds = 5L, polish = 0L, tries = 5L, split_rounds = 5L, polish_starts = 2L) {
-    .Call(`_kmreduce_kmeans_cpp`, x, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift, local_search, seeding, oversampling, rounds, polish, tries, split_rounds, polish_starts)
+kmeans_cpp <- function(x, k, n_init, iter_max, tol, seed, n_threads, verbose = FALSE, limit = 0, shift = NULL, local_search = 0L, seeding = 0L, oversampling = 2, rounds = 5L, polish = 0L, tries = 5L, split_rounds = 5L, polish_starts = 2L, single = FALSE) {
+    .Call(`_kmreduce_kmeans_cpp`, x, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift, local_search, seeding, oversampling, rounds, polish, tries, split_rounds, polish_starts, single)
 }
 
 hartigan_cpp <- function(x, cluster, k, sweeps, n_threads) {
@@ -73,8 +73,8 @@ lloyd_blocks_cpp <- function(read, n, d, block_rows, centers, iter_max, tol, n_t
     .Call(`_kmreduce_lloyd_blocks_cpp`, read, n, d, block_rows, centers, iter_max, tol, n_threads, shift)
 }
 
-mpi_kmeans_cpp <- function(x, k, n_init, iter_max, tol, seed, n_threads, mpi, shift = NULL, local_search = 0L, seeding = 0L, oversampling = 2, rounds = 5L, polish = 0L, tries = 5L, split_rounds = 5L, polish_starts = 2L) {
-    .Call(`_kmreduce_mpi_kmeans_cpp`, x, k, n_init, iter_max, tol, seed, n_threads, mpi, shift, local_search, seeding, oversampling, rounds, polish, tries, split_rounds, polish_starts)
+mpi_kmeans_cpp <- function(x, k, n_init, iter_max, tol, seed, n_threads, mpi, shift = NULL, local_search = 0L, seeding = 0L, oversampling = 2, rounds = 5L, polish = 0L, tries = 5L, split_rounds = 5L, polish_starts = 2L, single = FALSE) {
+    .Call(`_kmreduce_mpi_kmeans_cpp`, x, k, n_init, iter_max, tol, seed, n_threads, mpi, shift, local_search, seeding, oversampling, rounds, polish, tries, split_rounds, polish_starts, single)
 }
 
 mpi_lloyd_cpp <- function(x, centers, iter_max, tol, n_threads, mpi, shift = NULL) {
@@ -107,6 +107,10 @@ kmeanspp_trace_cpp <- function(x, k, seed, n_threads) {
 
 packed_copy_limit_cpp <- function(bytes) {
     .Call(`_kmreduce_packed_copy_limit_cpp`, bytes)
+}
+
+single_products_cpp <- function(x, centers, store, block, n_threads, shift = NULL) {
+    .Call(`_kmreduce_single_products_cpp`, x, centers, store, block, n_threads, shift)
 }
 
 silhouette_cpp <- function(x, cluster, k, n_threads) {

@@ -182,7 +182,8 @@ k_path <- function(x, k = 2:10, method = "auto", dims = NULL, n_init = 10L, B = 
         sd <- seeding_of(control, k[i], n_init_reference)
         km <- kmeans_cpp(ref, k[i], n_init_reference, iter_max, control$tol, seed_b, n_threads,
                          FALSE, 0, NULL, sd$local_search, sd$seeding, sd$oversampling,
-                         sd$rounds, sd$polish, sd$tries, sd$split_rounds, sd$polish_starts)
+                         sd$rounds, sd$polish, sd$tries, sd$split_rounds, sd$polish_starts,
+                         sd$single)
         logw_star[b, i] <- log(km$objective)
         tick(length(k) * b + i)
       }

@@ -582,7 +582,8 @@ seeding_of <- function(control, k, n_init) {
        polish = match(polish, c("none", "hartigan", "split_merge")) - 1L,
        tries = as.integer(control$tries),
        split_rounds = as.integer(control$split_rounds),
-       polish_starts = as.integer(control$polish_starts))
+       polish_starts = as.integer(control$polish_starts),
+       single = identical(control$precision, "single"))
 }
 
 # k-means on the reduced rows of one reduction and the statistics of its

@@ -76,13 +76,14 @@ source_kmeans <- function(src, reduced, k, centers0, n_init, iter_max, tol, seed
     return(mpi_kmeans_cpp(reduced, k, n_init, iter_max, tol, seed, n_threads,
                           mpi_info(src$mpi), shift, seeding$local_search, seeding$seeding,
                           seeding$oversampling, seeding$rounds, seeding$polish,
-                          seeding$tries, seeding$split_rounds, seeding$polish_starts))
+                          seeding$tries, seeding$split_rounds, seeding$polish_starts,
+                          seeding$single))
   }
   if (is.null(centers0)) {
     return(kmeans_cpp(reduced, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift,
                       seeding$local_search, seeding$seeding, seeding$oversampling,
                       seeding$rounds, seeding$polish, seeding$tries, seeding$split_rounds,
-                      seeding$polish_starts))
+                      seeding$polish_starts, seeding$single))
   }
   lloyd_from_cpp(reduced, centers0, iter_max, tol, n_threads, shift)
 }

@@ -181,8 +181,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // kmeans_cpp
-Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol, double seed, int n_threads, bool verbose, double limit, Rcpp::Nullable<Rcpp::NumericVector> shift, int local_search, int seeding, double oversampling, int rounds, int polish, int tries, int split_rounds, int polish_starts);
-RcppExport SEXP _kmreduce_kmeans_cpp(SEXP xSEXP, SEXP kSEXP, SEXP n_initSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP verboseSEXP, SEXP limitSEXP, SEXP shiftSEXP, SEXP local_searchSEXP, SEXP seedingSEXP, SEXP oversamplingSEXP, SEXP roundsSEXP, SEXP polishSEXP, SEXP triesSEXP, SEXP split_roundsSEXP, SEXP polish_startsSEXP) {
+Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol, double seed, int n_threads, bool verbose, double limit, Rcpp::Nullable<Rcpp::NumericVector> shift, int local_search, int seeding, double oversampling, int rounds, int polish, int tries, int split_rounds, int polish_starts, bool single);
+RcppExport SEXP _kmreduce_kmeans_cpp(SEXP xSEXP, SEXP kSEXP, SEXP n_initSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP verboseSEXP, SEXP limitSEXP, SEXP shiftSEXP, SEXP local_searchSEXP, SEXP seedingSEXP, SEXP oversamplingSEXP, SEXP roundsSEXP, SEXP polishSEXP, SEXP triesSEXP, SEXP split_roundsSEXP, SEXP polish_startsSEXP, SEXP singleSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -204,7 +204,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type tries(triesSEXP);
     Rcpp::traits::input_parameter< int >::type split_rounds(split_roundsSEXP);
     Rcpp::traits::input_parameter< int >::type polish_starts(polish_startsSEXP);
-    rcpp_result_gen = Rcpp::wrap(kmeans_cpp(x, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift, local_search, seeding, oversampling, rounds, polish, tries, split_rounds, polish_starts));
+    Rcpp::traits::input_parameter< bool >::type single(singleSEXP);
+    rcpp_result_gen = Rcpp::wrap(kmeans_cpp(x, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift, local_search, seeding, oversampling, rounds, polish, tries, split_rounds, polish_starts, single));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -290,8 +291,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // mpi_kmeans_cpp
-Rcpp::List mpi_kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol, double seed, int n_threads, Rcpp::List mpi, Rcpp::Nullable<Rcpp::NumericVector> shift, int local_search, int seeding, double oversampling, int rounds, int polish, int tries, int split_rounds, int polish_starts);
-RcppExport SEXP _kmreduce_mpi_kmeans_cpp(SEXP xSEXP, SEXP kSEXP, SEXP n_initSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP mpiSEXP, SEXP shiftSEXP, SEXP local_searchSEXP, SEXP seedingSEXP, SEXP oversamplingSEXP, SEXP roundsSEXP, SEXP polishSEXP, SEXP triesSEXP, SEXP split_roundsSEXP, SEXP polish_startsSEXP) {
+Rcpp::List mpi_kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol, double seed, int n_threads, Rcpp::List mpi, Rcpp::Nullable<Rcpp::NumericVector> shift, int local_search, int seeding, double oversampling, int rounds, int polish, int tries, int split_rounds, int polish_starts, bool single);
+RcppExport SEXP _kmreduce_mpi_kmeans_cpp(SEXP xSEXP, SEXP kSEXP, SEXP n_initSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP mpiSEXP, SEXP shiftSEXP, SEXP local_searchSEXP, SEXP seedingSEXP, SEXP oversamplingSEXP, SEXP roundsSEXP, SEXP polishSEXP, SEXP triesSEXP, SEXP split_roundsSEXP, SEXP polish_startsSEXP, SEXP singleSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -312,7 +313,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type tries(triesSEXP);
     Rcpp::traits::input_parameter< int >::type split_rounds(split_roundsSEXP);
     Rcpp::traits::input_parameter< int >::type polish_starts(polish_startsSEXP);
-    rcpp_result_gen = Rcpp::wrap(mpi_kmeans_cpp(x, k, n_init, iter_max, tol, seed, n_threads, mpi, shift, local_search, seeding, oversampling, rounds, polish, tries, split_rounds, polish_starts));
+    Rcpp::traits::input_parameter< bool >::type single(singleSEXP);
+    rcpp_result_gen = Rcpp::wrap(mpi_kmeans_cpp(x, k, n_init, iter_max, tol, seed, n_threads, mpi, shift, local_search, seeding, oversampling, rounds, polish, tries, split_rounds, polish_starts, single));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -430,6 +432,22 @@ BEGIN_RCPP
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< double >::type bytes(bytesSEXP);
     rcpp_result_gen = Rcpp::wrap(packed_copy_limit_cpp(bytes));
+    return rcpp_result_gen;
+END_RCPP
+}
+// single_products_cpp
+Rcpp::NumericMatrix single_products_cpp(Rcpp::NumericMatrix x, Rcpp::NumericMatrix centers, bool store, int block, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
+RcppExport SEXP _kmreduce_single_products_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP storeSEXP, SEXP blockSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
+    Rcpp::traits::input_parameter< bool >::type store(storeSEXP);
+    Rcpp::traits::input_parameter< int >::type block(blockSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
+    rcpp_result_gen = Rcpp::wrap(single_products_cpp(x, centers, store, block, n_threads, shift));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -626,13 +644,13 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_sym_eigenvalues_cpp", (DL_FUNC) &_kmreduce_sym_eigenvalues_cpp, 1},
     {"_kmreduce_rsvd_blocks_cpp", (DL_FUNC) &_kmreduce_rsvd_blocks_cpp, 10},
     {"_kmreduce_mpi_rsvd_cpp", (DL_FUNC) &_kmreduce_mpi_rsvd_cpp, 8},
-    {"_kmreduce_kmeans_cpp", (DL_FUNC) &_kmreduce_kmeans_cpp, 18},
+    {"_kmreduce_kmeans_cpp", (DL_FUNC) &_kmreduce_kmeans_cpp, 19},
     {"_kmreduce_hartigan_cpp", (DL_FUNC) &_kmreduce_hartigan_cpp, 5},
     {"_kmreduce_local_search_cpp", (DL_FUNC) &_kmreduce_local_search_cpp, 5},
     {"_kmreduce_kmeans_parallel_cpp", (DL_FUNC) &_kmreduce_kmeans_parallel_cpp, 6},
     {"_kmreduce_lloyd_from_cpp", (DL_FUNC) &_kmreduce_lloyd_from_cpp, 6},
     {"_kmreduce_lloyd_blocks_cpp", (DL_FUNC) &_kmreduce_lloyd_blocks_cpp, 9},
-    {"_kmreduce_mpi_kmeans_cpp", (DL_FUNC) &_kmreduce_mpi_kmeans_cpp, 17},
+    {"_kmreduce_mpi_kmeans_cpp", (DL_FUNC) &_kmreduce_mpi_kmeans_cpp, 18},
     {"_kmreduce_mpi_lloyd_cpp", (DL_FUNC) &_kmreduce_mpi_lloyd_cpp, 7},
     {"_kmreduce_centre_distances_cpp", (DL_FUNC) &_kmreduce_centre_distances_cpp, 4},
     {"_kmreduce_predict_nearest_cpp", (DL_FUNC) &_kmreduce_predict_nearest_cpp, 4},
@@ -641,6 +659,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_mpi_stats_cpp", (DL_FUNC) &_kmreduce_mpi_stats_cpp, 5},
     {"_kmreduce_kmeanspp_trace_cpp", (DL_FUNC) &_kmreduce_kmeanspp_trace_cpp, 4},
     {"_kmreduce_packed_copy_limit_cpp", (DL_FUNC) &_kmreduce_packed_copy_limit_cpp, 1},
+    {"_kmreduce_single_products_cpp", (DL_FUNC) &_kmreduce_single_products_cpp, 6},
     {"_kmreduce_silhouette_cpp", (DL_FUNC) &_kmreduce_silhouette_cpp, 4},
     {"_kmreduce_uniform_box_cpp", (DL_FUNC) &_kmreduce_uniform_box_cpp, 6},
     {"_kmreduce_sign_matrix_cpp", (DL_FUNC) &_kmreduce_sign_matrix_cpp, 3},

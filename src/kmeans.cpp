@@ -13,6 +13,7 @@
 #include <kmreduce/kmeans.hpp>
 #include <kmreduce/packed.hpp>
 #include <kmreduce/row_source.hpp>
+#include <kmreduce/single.hpp>
 
 namespace {
 
@@ -154,11 +155,21 @@ template <class Combine>
 kmreduce::KmeansResult kmeans_rows(SEXP x, const kmreduce::KmeansOptions& opt,
                                    const Rcpp::Nullable<Rcpp::NumericVector>& shift,
                                    double limit, const Combine& combine, int& d,
-                                   bool& invalid) {
+                                   bool& invalid, bool single = false) {
   Rcpp::NumericVector keep;
   return glue::with_matrix(x, [&](const auto& a) {
     d = static_cast<int>(a.d);
     const double* s = shift_of(shift, keep, d);
+    // Single precision: dense rows only (sparse rows stay in double).
+    if constexpr (std::is_same<std::decay_t<decltype(a)>, kmreduce::DenseMatrix>::value) {
+      if (single) {
+        return kmreduce::kmeans_single(a, s, opt, glue::r_interrupt(), combine,
+                                       [&](const kmreduce::ValueSummary& v) {
+          invalid = limit > 0 && (!v.finite || v.maxabs > limit);
+          return !invalid;
+        });
+      }
+    }
     return kmreduce::with_row_access(a, opt.n_threads, [&](const auto& rows) {
       if (limit > 0) {
         const kmreduce::ValueSummary v = value_summary(rows, a);
@@ -206,7 +217,7 @@ Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
                       Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
                       int local_search = 0, int seeding = 0, double oversampling = 2,
                       int rounds = 5, int polish = 0, int tries = 5, int split_rounds = 5,
-                      int polish_starts = 2) {
+                      int polish_starts = 2, bool single = false) {
   kmreduce::KmeansOptions opt = options(k, n_init, iter_max, tol, seed, n_threads);
   set_seeding(opt, local_search, seeding, oversampling, rounds);
   set_polish(opt, polish, tries, split_rounds, polish_starts);
@@ -223,7 +234,7 @@ Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
   int d = 0;
   bool invalid = false;
   const kmreduce::KmeansResult res =
-      kmeans_rows(x, opt, shift, limit, kmreduce::LocalCombine(), d, invalid);
+      kmeans_rows(x, opt, shift, limit, kmreduce::LocalCombine(), d, invalid, single);
   if (invalid) return Rcpp::List::create(Rcpp::Named("invalid") = true);
   Rcpp::List out = lloyd_list(res.best, k, d);
   out["best_replicate"] = res.best_replicate + 1;
@@ -364,14 +375,14 @@ Rcpp::List mpi_kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
                           Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
                           int local_search = 0, int seeding = 0, double oversampling = 2,
                           int rounds = 5, int polish = 0, int tries = 5,
-                          int split_rounds = 5, int polish_starts = 2) {
+                          int split_rounds = 5, int polish_starts = 2, bool single = false) {
   int d = 0;
   bool invalid = false;
   kmreduce::KmeansOptions opt = options(k, n_init, iter_max, tol, seed, n_threads);
   set_seeding(opt, local_search, seeding, oversampling, rounds);
   set_polish(opt, polish, tries, split_rounds, polish_starts);
   const kmreduce::KmeansResult res =
-      kmeans_rows(x, opt, shift, 0, glue::mpi_combine(mpi), d, invalid);
+      kmeans_rows(x, opt, shift, 0, glue::mpi_combine(mpi), d, invalid, single);
   Rcpp::List out = lloyd_list(res.best, k, d);
   out["best_replicate"] = res.best_replicate + 1;
   return out;
@@ -504,4 +515,32 @@ double packed_copy_limit_cpp(double bytes) {
   if (!(bytes >= 0.0)) throw std::invalid_argument("bytes must be non-negative");
   kmreduce::packed_copy_max_bytes() = bytes;
   return old;
+}
+
+// The products of the rows of dense x with the centres, both minus `shift`,
+// as the single-precision rows give them (tests): n x k, rows in blocks of
+// `block`, tiles kept or packed as needed.
+// [[Rcpp::export]]
+Rcpp::NumericMatrix single_products_cpp(Rcpp::NumericMatrix x, Rcpp::NumericMatrix centers,
+                                        bool store, int block, int n_threads,
+                                        Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
+  const kmreduce::DenseMatrix a(&x[0], x.nrow(), x.ncol());
+  if (centers.ncol() != x.ncol()) throw std::invalid_argument("centers must have ncol(x) columns");
+  if (block < 1) throw std::invalid_argument("block must be positive");
+  Rcpp::NumericVector keep;
+  const double* s = shift_of(shift, keep, static_cast<int>(a.d));
+  const kmreduce::PackedRowsF rows(a, n_threads, s, store);
+  const kmreduce::index_t k = centers.nrow();
+  const std::vector<double> c = kmreduce::shifted_centres(&centers[0], k, a.d, s);
+  const kmreduce::CentreView cv = kmreduce::prepare_centres(rows, c.data(), k);
+  Rcpp::NumericMatrix out(x.nrow(), static_cast<int>(k));
+  std::vector<double> buf;
+  for (kmreduce::index_t r0 = 0; r0 < a.n; r0 += block) {
+    const kmreduce::index_t r1 = std::min<kmreduce::index_t>(a.n, r0 + block);
+    buf.resize((r1 - r0) * k);
+    kmreduce::cross_block(rows, r0, r1, cv, k, buf.data());
+    for (kmreduce::index_t q = 0; q < k; ++q)
+      for (kmreduce::index_t r = r0; r < r1; ++r) out(r, q) = buf[(r - r0) + (r1 - r0) * q];
+  }
+  return out;
 }

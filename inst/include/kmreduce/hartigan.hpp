@@ -118,10 +118,12 @@ HartiganResult hartigan(const Data& a, const double* row_norms, index_t k, int* 
     // rounding of order eps (||x||^2 + ||c||^2): a slack keeps every row whose
     // move might be favourable (phase 2 decides exactly).
     const std::vector<double> cnorm = centre_sqnorms(centres.data(), k, d);
+    const CentreView cv = prepare_centres(a, centres.data(), k);
+    const double eps = product_slack(a);
     parallel_for_scratch<Scratch>(n_blocks(n, kRowBlock), n_threads, [&](index_t b, Scratch& s) {
       const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock), len = r1 - r0;
       s.cross.resize(len * k);
-      cross_block(a, r0, r1, centres.data(), k, s.cross.data());
+      cross_block(a, r0, r1, cv, k, s.cross.data());
       for (index_t r = r0; r < r1; ++r) {
         const int q0 = label[r];
         const double* cr = s.cross.data() + (r - r0);
@@ -129,7 +131,7 @@ HartiganResult hartigan(const Data& a, const double* row_norms, index_t k, int* 
           return std::max(0.0, row_norms[r] - 2.0 * cr[len * q] + cnorm[q]);
         };
         const double out = detail::leave_factor(count[q0]) * dist(q0);
-        const double slack = 1e-9 * (row_norms[r] + cnorm[q0]);
+        const double slack = eps * (row_norms[r] + cnorm[q0]);
         char m = 0;
         if (out > 0.0) {
           for (index_t q = 0; q < k && !m; ++q) {

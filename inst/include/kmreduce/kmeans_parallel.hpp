@@ -172,11 +172,12 @@ void seed_assignment(const Data& a, const double* row_norms, const double* centr
   assign_rows(assign.nearest, n, 0.0);
   assign_rows(assign.second, n, std::numeric_limits<double>::infinity());
   const std::vector<double> cnorm = centre_sqnorms(centres, k, a.d);
+  const CentreView cv = prepare_centres(a, centres, k);
   parallel_for_scratch<std::vector<double>>(n_blocks(n, kRowBlock), n_threads,
                                             [&](index_t b, std::vector<double>& buf) {
     const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock), len = r1 - r0;
     buf.resize(kRowBlock * k);
-    cross_block(a, r0, r1, centres, k, buf.data());
+    cross_block(a, r0, r1, cv, k, buf.data());
     for (index_t r = r0; r < r1; ++r)
       detail::nearest_two_of(buf.data() + (r - r0), len, k, row_norms[r], cnorm.data(),
                              assign.label[r], assign.nearest[r], assign.second_label[r],
@@ -274,6 +275,7 @@ void kmeans_parallel(const Data& a, const double* row_norms, index_t k, Rng& rng
     }
     // The distances of all rows to the new candidates.
     const std::vector<double> cnorm = centre_sqnorms(pts.data(), m, d);
+    const CentreView cv = prepare_centres(a, pts.data(), m);
     struct Scratch {
       std::vector<double> buf, best;
       std::vector<int> which;
@@ -283,7 +285,7 @@ void kmeans_parallel(const Data& a, const double* row_norms, index_t k, Rng& rng
       s.buf.resize(kRowBlock * m);
       s.best.resize(kRowBlock);
       s.which.resize(kRowBlock);
-      cross_block(a, r0, r1, pts.data(), m, s.buf.data());
+      cross_block(a, r0, r1, cv, m, s.buf.data());
       two_nearest(s.buf.data(), len, m, cnorm.data(), s.best.data(), nullptr, s.which.data());
       for (index_t r = r0; r < r1; ++r) {
         const double v = std::max(0.0, row_norms[r] + s.best[r - r0]);

@@ -113,13 +113,14 @@ template <class Data>
 void dist2_to_points(const Data& a, const double* row_norms, const double* p,
                      index_t m, double* out, int n_threads) {
   const std::vector<double> pnorm = centre_sqnorms(p, m, a.d);
+  const CentreView cv = prepare_centres(a, p, m);
   const index_t nb = n_blocks(a.n, kRowBlock);
   const double work = static_cast<double>(a.n) * m * a.d;
   parallel_for_scratch<std::vector<double>>(nb, n_threads, [&](index_t b, std::vector<double>& buf) {
     buf.resize(kRowBlock * m);
     const index_t r0 = b * kRowBlock, r1 = std::min(a.n, r0 + kRowBlock);
     const index_t len = r1 - r0;
-    cross_block(a, r0, r1, p, m, buf.data());
+    cross_block(a, r0, r1, cv, m, buf.data());
     for (index_t t = 0; t < m; ++t)
       for (index_t r = r0; r < r1; ++r)
         out[r + a.n * t] = std::max(
@@ -282,6 +283,7 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
       own[t] = local(cand_row[t]);
     }
     const std::vector<double> pnorm = centre_sqnorms(cand_pts.data(), trials, d);
+    const CentreView cv = prepare_centres(a, cand_pts.data(), trials);
     // Rows [r0, r1) whose products with the candidates are prod (rows x
     // trials): candidate t's column becomes the squared distances (see
     // seed_distances()); returns the block's share of its potential.
@@ -302,7 +304,7 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
       const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock), len = r1 - r0;
       std::vector<detail::SeedMove>& moves = block_moves[b];
       moves.clear();
-      cross_block(a, r0, r1, cand_pts.data(), trials, buf.data());
+      cross_block(a, r0, r1, cv, trials, buf.data());
       index_t count = 0;
       for (index_t t = 0; t < trials; ++t)
         block_pot[b * trials + t] = distances(r0, r1, t, buf.data(), &count,
@@ -363,7 +365,7 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
         std::vector<double>& buf = sc.buf;
         buf.resize(kRowBlock * trials);
         const index_t len = r1 - r0;
-        cross_block(a, r0, r1, cand_pts.data(), trials, buf.data());
+        cross_block(a, r0, r1, cv, trials, buf.data());
         index_t unused = 0;
         sc.below.resize(kRowBlock / 8);
         distances(r0, r1, best, buf.data(), &unused, sc.below.data());

@@ -61,6 +61,7 @@ index_t assign_nearest(const Data& a, const double* row_norms,
                        const double* centres, index_t k, int* label,
                        double* min_dist, int n_threads) {
   const std::vector<double> cnorm = centre_sqnorms(centres, k, a.d);
+  const CentreView cv = prepare_centres(a, centres, k);
   const index_t nb = n_blocks(a.n, kRowBlock);
   const double work = static_cast<double>(a.n) * k * a.d;
   const std::vector<detail::AssignScratch> ws = parallel_for_scratch<detail::AssignScratch>(
@@ -68,7 +69,7 @@ index_t assign_nearest(const Data& a, const double* row_norms,
     s.reserve(kRowBlock, k);
     const index_t r0 = b * kRowBlock, r1 = std::min(a.n, r0 + kRowBlock);
     const index_t m = r1 - r0;
-    cross_block(a, r0, r1, centres, k, s.buf.data());
+    cross_block(a, r0, r1, cv, k, s.buf.data());
     two_nearest(s.buf.data(), m, k, cnorm.data(), s.best.data(), nullptr, s.which.data());
     for (index_t r = r0; r < r1; ++r) {
       const int bq = s.which[r - r0];
@@ -95,6 +96,7 @@ index_t assign_bounded(const Data& a, const double* row_norms,
                        const double* centres, index_t k, int* label,
                        double* upper, double* lower, int n_threads) {
   const std::vector<double> cnorm = centre_sqnorms(centres, k, a.d);
+  const CentreView cv = prepare_centres(a, centres, k);
   const index_t nb = n_blocks(a.n, kRowBlock);
   const double work = static_cast<double>(a.n) * k * a.d;
   const std::vector<detail::AssignScratch> ws = parallel_for_scratch<detail::AssignScratch>(
@@ -112,7 +114,7 @@ index_t assign_bounded(const Data& a, const double* row_norms,
       if (safe0 && safe1) continue;
       const index_t r0 = safe0 ? mid : t0, r1 = safe1 ? mid : t1;
       const index_t m = r1 - r0;
-      cross_block(a, r0, r1, centres, k, s.buf.data());
+      cross_block(a, r0, r1, cv, k, s.buf.data());
       two_nearest(s.buf.data(), m, k, cnorm.data(), s.best.data(), s.second.data(),
                   s.which.data());
       for (index_t r = r0; r < r1; ++r) {

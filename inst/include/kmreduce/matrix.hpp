@@ -143,6 +143,30 @@ const double* row_sqnorms_of(const Data& a, std::vector<double>& store, int n_th
   return store.data();
 }
 
+// The centres as cross_block() takes them during one pass over the rows:
+// prepare_centres() once before the pass, then every block reads them. Rows
+// kept in another precision (single.hpp) convert the centres here, once.
+struct CentreView {
+  const double* c;
+  std::vector<float> f;  // (single-precision rows: the centres scaled, in float)
+  int exponent = 0;      // (and the power of two they were divided by)
+};
+template <class Data>
+CentreView prepare_centres(const Data& /*a*/, const double* c, index_t /*k*/) {
+  return CentreView{c, {}, 0};
+}
+template <class Data>
+void cross_block(const Data& a, index_t r0, index_t r1, const CentreView& cv, index_t k,
+                 double* out) {
+  cross_block(a, r0, r1, cv.c, k, out);
+}
+// A relative bound on the rounding of the products of cross_block(), for
+// tests that must not miss a row by rounding (times ||x||^2 + ||c||^2).
+template <class Data>
+double product_slack(const Data& /*a*/) {
+  return 1e-9;
+}
+
 inline void cross_block(const DenseMatrix& a, index_t r0, index_t r1,
                         const double* c, index_t k, double* out) {
   cross_product_block(a.x, a.n, a.d, r0, r1, c, k, out);

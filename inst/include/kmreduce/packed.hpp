@@ -255,19 +255,23 @@ inline void cross_block(const PackedRows& a, index_t r0, index_t r1,
 
 // Column passes read the column-major original, which suits them better
 // (minus the shift, once per cluster and column).
-inline void cluster_sums(const PackedRows& a, const int* label, index_t k,
-                         double* sums, int n_threads) {
-  if (a.shift == nullptr) {
-    cluster_sums(a.src, label, k, sums, n_threads);
+inline void shifted_cluster_sums(const DenseMatrix& a, const double* shift, const int* label,
+                                 index_t k, double* sums, int n_threads) {
+  if (shift == nullptr) {
+    cluster_sums(a, label, k, sums, n_threads);
     return;
   }
   std::vector<double> own(static_cast<std::size_t>(k * a.d), 0.0);
-  cluster_sums(a.src, label, k, own.data(), n_threads);
+  cluster_sums(a, label, k, own.data(), n_threads);
   std::vector<double> count(static_cast<std::size_t>(k), 0.0);
   for (index_t r = 0; r < a.n; ++r) count[label[r]] += 1.0;
   for (index_t j = 0; j < a.d; ++j)
     for (index_t q = 0; q < k; ++q)
-      sums[q + k * j] += own[q + k * j] - count[q] * a.shift[j];
+      sums[q + k * j] += own[q + k * j] - count[q] * shift[j];
+}
+inline void cluster_sums(const PackedRows& a, const int* label, index_t k,
+                         double* sums, int n_threads) {
+  shifted_cluster_sums(a.src, a.shift, label, k, sums, n_threads);
 }
 
 // A row minus the shift, from the column-major original.

@@ -120,11 +120,12 @@ void projections(const Data& a, const int* label, index_t k, const std::vector<d
   for (index_t j = 0; j < d; ++j)
     for (index_t q = 0; q < k; ++q) cu[q] += centres[q + k * j] * u[q + k * j];
   proj.resize(n);
+  const CentreView uv = prepare_centres(a, u.data(), k);
   parallel_for_scratch<std::vector<double>>(n_blocks(n, kRowBlock), n_threads,
                                             [&](index_t b, std::vector<double>& buf) {
     const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock), len = r1 - r0;
     buf.resize(len * k);
-    cross_block(a, r0, r1, u.data(), k, buf.data());
+    cross_block(a, r0, r1, uv, k, buf.data());
     for (index_t r = r0; r < r1; ++r) proj[r] = buf[(r - r0) + len * label[r]] - cu[label[r]];
   }, static_cast<double>(n) * k * d);
 }
