@@ -310,6 +310,23 @@
 #'     `tries = 10`) in 10 and 6, three starts in 16 and 9, and
 #'     `stats::kmeans(nstart = 10)` in 5 and 8 (see the package's
 #'     benchmarks). Each start costs about one more polish.
+#'   * `precision` (`"double"`, the default, or `"single"`): with
+#'     `"single"` the products of the rows with the centres, from which the
+#'     seeding, Lloyd's assignments and the polish take every distance, are
+#'     computed from a float copy of the rows (dense rows: the reduced rows,
+#'     or `x` itself with `method = "none"`; sparse rows stay in double):
+#'     half the memory of the double copy the row-wise steps otherwise
+#'     keep, and twice the values per SIMD instruction. The rows are
+#'     scaled by a power of two so that data of any magnitude keep float's
+#'     24 bits relative to their largest value; a product is then accurate
+#'     to about `2 (d + 2) 2^-24` of the rows' and centres' norms.
+#'     Row norms, cluster sums and all statistics stay in double, and Lloyd
+#'     then runs in double from the centres the search found, so the
+#'     result is a fixed point of Lloyd in double as with `"double"`, with
+#'     the same guarantees; the search itself may take other paths near
+#'     ties (in the package's benchmarks the objectives differed by less
+#'     than 1e-5 relative). It pays at large `k`, where the products
+#'     dominate, not on tall data with small `k` (FIGURES).
 #' @return An object of class `c("kmeans_reduced", "kmeans")`: a list with
 #'   the components of [stats::kmeans()], all in the original feature space,
 #'   \item{cluster}{integer vector of the cluster (1 to `k`) of each row.}

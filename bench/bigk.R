@@ -7,13 +7,15 @@
 # Lloyd iterations and objective; then medians over the seeds and ratios.
 # The Python side uses OpenBLAS when Debian's libopenblas0-pthread is
 # installed (LD_LIBRARY_PATH points numpy at it), whatever R uses.
-# Run: R_LIBS=.Rlib Rscript bench/bigk.R [threads] [large] [seeds=5]
+# With control$precision = "single" too (both seedings) unless "double_only".
+# Run: R_LIBS=.Rlib Rscript bench/bigk.R [threads] [large] [seeds=5] [double_only]
 #   ("large" adds 10^7 x 16, k = 16: 1.28 GB, and as much again in Python;
 #   one seed there; "large_only" runs that case alone)
 source("bench/common.R")
 args <- commandArgs(TRUE)
 threads <- if (length(args) && grepl("^[0-9]+$", args[1])) as.integer(args[1]) else 1L
 large <- "large" %in% args
+single <- !("double_only" %in% args)
 n_seeds <- if (any(grepl("^seeds=", args))) as.integer(sub("seeds=", "", grep("^seeds=", args, value = TRUE))) else 5L
 Sys.setenv(OMP_NUM_THREADS = threads, OPENBLAS_NUM_THREADS = threads)
 openblas <- "/usr/lib/x86_64-linux-gnu/openblas-pthread"
@@ -55,6 +57,17 @@ for (cs in cases) {
                                            iter_max = 300, n_threads = threads,
                                            control = list(seeding = "k-means||")), 2L)
     add("kmreduce k-means||", s, r$t, r$out$tot.withinss, sum(r$out$iter))
+    if (single) {
+      r <- best_of(function() kmeans_reduced(x, cs$k, method = "none", n_init = 1, seed = s,
+                                             iter_max = 300, n_threads = threads,
+                                             control = list(precision = "single")), 2L)
+      add("kmreduce single", s, r$t, r$out$tot.withinss, sum(r$out$iter))
+      r <- best_of(function() kmeans_reduced(x, cs$k, method = "none", n_init = 1, seed = s,
+                                             iter_max = 300, n_threads = threads,
+                                             control = list(seeding = "k-means||",
+                                                            precision = "single")), 2L)
+      add("kmreduce k-means|| single", s, r$t, r$out$tot.withinss, sum(r$out$iter))
+    }
   }
   if (has_sklearn) {
     f <- tempfile(fileext = ".bin")

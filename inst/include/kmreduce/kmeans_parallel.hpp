@@ -285,8 +285,11 @@ void kmeans_parallel(const Data& a, const double* row_norms, index_t k, Rng& rng
       s.buf.resize(kRowBlock * m);
       s.best.resize(kRowBlock);
       s.which.resize(kRowBlock);
-      cross_block(a, r0, r1, cv, m, s.buf.data());
-      two_nearest(s.buf.data(), len, m, cnorm.data(), s.best.data(), nullptr, s.which.data());
+      if (!nearest_block(a, r0, r1, cv, cnorm.data(), m, s.best.data(), nullptr,
+                         s.which.data())) {
+        cross_block(a, r0, r1, cv, m, s.buf.data());
+        two_nearest(s.buf.data(), len, m, cnorm.data(), s.best.data(), nullptr, s.which.data());
+      }
       for (index_t r = r0; r < r1; ++r) {
         const double v = std::max(0.0, row_norms[r] + s.best[r - r0]);
         if (v < dist[r]) {

@@ -69,8 +69,11 @@ index_t assign_nearest(const Data& a, const double* row_norms,
     s.reserve(kRowBlock, k);
     const index_t r0 = b * kRowBlock, r1 = std::min(a.n, r0 + kRowBlock);
     const index_t m = r1 - r0;
-    cross_block(a, r0, r1, cv, k, s.buf.data());
-    two_nearest(s.buf.data(), m, k, cnorm.data(), s.best.data(), nullptr, s.which.data());
+    if (!nearest_block(a, r0, r1, cv, cnorm.data(), k, s.best.data(), nullptr,
+                       s.which.data())) {
+      cross_block(a, r0, r1, cv, k, s.buf.data());
+      two_nearest(s.buf.data(), m, k, cnorm.data(), s.best.data(), nullptr, s.which.data());
+    }
     for (index_t r = r0; r < r1; ++r) {
       const int bq = s.which[r - r0];
       min_dist[r] = std::max(0.0, row_norms[r] + s.best[r - r0]);
@@ -114,9 +117,12 @@ index_t assign_bounded(const Data& a, const double* row_norms,
       if (safe0 && safe1) continue;
       const index_t r0 = safe0 ? mid : t0, r1 = safe1 ? mid : t1;
       const index_t m = r1 - r0;
-      cross_block(a, r0, r1, cv, k, s.buf.data());
-      two_nearest(s.buf.data(), m, k, cnorm.data(), s.best.data(), s.second.data(),
-                  s.which.data());
+      if (!nearest_block(a, r0, r1, cv, cnorm.data(), k, s.best.data(), s.second.data(),
+                         s.which.data())) {
+        cross_block(a, r0, r1, cv, k, s.buf.data());
+        two_nearest(s.buf.data(), m, k, cnorm.data(), s.best.data(), s.second.data(),
+                    s.which.data());
+      }
       for (index_t r = r0; r < r1; ++r) {
         const int bq = s.which[r - r0];
         upper[r] = std::sqrt(std::max(0.0, row_norms[r] + s.best[r - r0]));

@@ -160,6 +160,17 @@ void cross_block(const Data& a, index_t r0, index_t r1, const CentreView& cv, in
                  double* out) {
   cross_block(a, r0, r1, cv.c, k, out);
 }
+// The nearest centre of rows [r0, r1) (by ||c||^2 - 2 x.c: best), the
+// second nearest (unless second is null) and the label, as cross_block()
+// then two_nearest() give them, computed without writing the products out
+// where the rows' form has such a kernel (packed.hpp); false where not.
+template <class Data>
+bool nearest_block(const Data& /*a*/, index_t /*r0*/, index_t /*r1*/, const CentreView& /*cv*/,
+                   const double* /*cnorm*/, index_t /*k*/, double* /*best*/,
+                   double* /*second*/, int* /*which*/) {
+  return false;
+}
+
 // A relative bound on the rounding of the products of cross_block(), for
 // tests that must not miss a row by rounding (times ||x||^2 + ||c||^2).
 template <class Data>

@@ -253,6 +253,34 @@ inline void cross_block(const PackedRows& a, index_t r0, index_t r1,
     std::copy(buf.data() + ld * q + off, buf.data() + ld * q + off + m, out + m * q);
 }
 
+// The nearest centres of rows [r0, r1) (r0 a multiple of 8) from their
+// tiles, fused (nearest_in_tile(): AVX-512), a tile or the half of one the
+// rows need at a time; the same results as cross_block() then two_nearest().
+inline bool nearest_block(const PackedRows& a, index_t r0, index_t r1, const CentreView& cv,
+                          const double* cnorm, index_t k, double* best, double* second,
+                          int* which) {
+  constexpr index_t T = PackedRows::T;
+  if (simd_level() != SimdLevel::Avx512 || r0 % 8 != 0) return false;
+  const index_t m = r1 - r0, off = r0 % T;
+  const index_t tiles = (off + m + T - 1) / T;
+  const double* xs = a.tiles_at(r0 / T, tiles);
+  double b[T], s[T];
+  int w[T];
+  for (index_t t = 0; t < tiles; ++t) {
+    const index_t lo = t == 0 ? off : 0, hi = std::min(T, off + m - t * T);
+    const int half = lo >= T / 2 ? 1 : hi <= T / 2 ? 0 : -1;
+    if (!nearest_in_tile(xs + t * a.d * T, a.d, half, cv.c, k, cnorm, b, s, w)) return false;
+    const index_t from = half == 1 ? T / 2 : 0;
+    for (index_t l = lo; l < hi; ++l) {
+      const index_t r = t * T + l - off;
+      best[r] = b[l - from];
+      if (second != nullptr) second[r] = s[l - from];
+      which[r] = w[l - from];
+    }
+  }
+  return true;
+}
+
 // Column passes read the column-major original, which suits them better
 // (minus the shift, once per cluster and column).
 inline void shifted_cluster_sums(const DenseMatrix& a, const double* shift, const int* label,

@@ -344,6 +344,115 @@ __attribute__((target("avx512f,avx512vl"))) inline void two_nearest_avx512(
 }  // namespace detail
 
 namespace detail {
+#ifdef KMREDUCE_X86_SIMD
+// Fused products and nearest centres: RV vectors of 8 rows (stride ldx
+// between columns) times NC centres (c and cnorm at the group's first
+// centre, q0), each product the FMA chain of cross_tile_avx512, then the
+// running nearest (b), second nearest (s2) and label (w) of each row updated
+// with v = ||c_q||^2 - 2 x.c_q for q = q0, q0 + 1, ... with the comparisons
+// of two_nearest_avx512 (2 x.c is exact, so v is as there): the same
+// results without writing the products out. `first`: q0 = 0 starts them.
+template <int NC, int RV>
+__attribute__((target("avx512f,avx512vl"))) void nearest_tile_avx512(
+    const double* x, index_t ldx, index_t p, const double* c, index_t k,
+    const double* cnorm, int q0, bool first, double* b, double* s2, int* w) {
+  __m512d acc[RV][NC];
+  KMREDUCE_UNROLL
+  for (int v = 0; v < RV; ++v)
+    KMREDUCE_UNROLL
+    for (int q = 0; q < NC; ++q) acc[v][q] = _mm512_setzero_pd();
+  for (index_t j = 0; j < p; ++j) {
+    const double* xj = x + ldx * j;
+    _mm_prefetch(reinterpret_cast<const char*>(xj + kPrefetchCols * ldx), _MM_HINT_T0);
+    __m512d xv[RV];
+    KMREDUCE_UNROLL
+    for (int v = 0; v < RV; ++v) xv[v] = _mm512_loadu_pd(xj + 8 * v);
+    const double* cj = c + k * j;
+    KMREDUCE_UNROLL
+    for (int q = 0; q < NC; ++q) {
+      const __m512d bq = _mm512_set1_pd(cj[q]);
+      KMREDUCE_UNROLL
+      for (int v = 0; v < RV; ++v) acc[v][q] = _mm512_fmadd_pd(xv[v], bq, acc[v][q]);
+    }
+  }
+  const __m512d two = _mm512_set1_pd(2.0);
+  KMREDUCE_UNROLL
+  for (int v = 0; v < RV; ++v) {
+    __m512d bb = _mm512_loadu_pd(b + 8 * v), ss = _mm512_loadu_pd(s2 + 8 * v);
+    __m256i ww = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 8 * v));
+    KMREDUCE_UNROLL
+    for (int q = 0; q < NC; ++q) {
+      const __m512d val = _mm512_sub_pd(_mm512_set1_pd(cnorm[q]), _mm512_mul_pd(two, acc[v][q]));
+      if (first && q == 0) {
+        bb = val;
+        ss = _mm512_set1_pd(std::numeric_limits<double>::infinity());
+        ww = _mm256_setzero_si256();
+        continue;
+      }
+      const __mmask8 lt = _mm512_cmp_pd_mask(val, bb, _CMP_LT_OQ);
+      ss = _mm512_mask_blend_pd(lt, _mm512_min_pd(val, ss), bb);
+      bb = _mm512_mask_blend_pd(lt, bb, val);
+      ww = _mm256_mask_blend_epi32(lt, ww, _mm256_set1_epi32(q0 + q));
+    }
+    _mm512_storeu_pd(b + 8 * v, bb);
+    _mm512_storeu_pd(s2 + 8 * v, ss);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(w + 8 * v), ww);
+  }
+}
+
+template <int RV>
+inline void nearest_tile_512(int nc, const double* x, index_t ldx, index_t p, const double* c,
+                             index_t k, const double* cnorm, int q0, bool first, double* b,
+                             double* s2, int* w) {
+  switch (nc) {
+    case 1: nearest_tile_avx512<1, RV>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w); break;
+    case 2: nearest_tile_avx512<2, RV>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w); break;
+    case 3: nearest_tile_avx512<3, RV>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w); break;
+    case 4: nearest_tile_avx512<4, RV>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w); break;
+    case 5: nearest_tile_avx512<5, RV>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w); break;
+    case 6: nearest_tile_avx512<6, RV>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w); break;
+    case 7: nearest_tile_avx512<7, RV>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w); break;
+    case 8: nearest_tile_avx512<8, RV>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w); break;
+    case 9: nearest_tile_avx512<9, RV>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w); break;
+    case 10: nearest_tile_avx512<10, RV>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w); break;
+    case 11: nearest_tile_avx512<11, RV>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w); break;
+    default: nearest_tile_avx512<12, RV>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w); break;
+  }
+}
+#endif  // KMREDUCE_X86_SIMD
+}  // namespace detail
+
+// For the 16 rows of a tile (x: 16 values per column, p columns; half < 0)
+// or the 8 rows of one half of it (half = 0 or 1): the nearest of the k centres (C,
+// column-major) by ||c||^2 - 2 x.c, the second nearest and the label, as
+// cross_product_block() then two_nearest() give them on AVX-512 (bit for
+// bit), without the k products per row written out. Returns false (and
+// does nothing) without AVX-512.
+inline bool nearest_in_tile(const double* x, index_t p, int half, const double* c, index_t k,
+                            const double* cnorm, double* best, double* second, int* which) {
+#ifdef KMREDUCE_X86_SIMD
+  static const bool vl = __builtin_cpu_supports("avx512vl");
+  if (simd_level() != SimdLevel::Avx512 || !vl) return false;
+  const index_t groups = (k + 11) / 12;
+  const index_t cols = (k + groups - 1) / groups;
+  for (index_t q0 = 0; q0 < k; q0 += cols) {
+    const int nc = static_cast<int>(std::min(cols, k - q0));
+    if (half < 0)
+      detail::nearest_tile_512<2>(nc, x, 16, p, c + q0, k, cnorm + q0, static_cast<int>(q0),
+                                  q0 == 0, best, second, which);
+    else
+      detail::nearest_tile_512<1>(nc, x + 8 * half, 16, p, c + q0, k, cnorm + q0,
+                                  static_cast<int>(q0), q0 == 0, best, second, which);
+  }
+  return true;
+#else
+  (void)x; (void)p; (void)half; (void)c; (void)k; (void)cnorm; (void)best; (void)second;
+  (void)which;
+  return false;
+#endif
+}
+
+namespace detail {
 // Final sum of 8 partial sums, in a fixed tree (both versions below).
 inline double sum8(const double* acc) {
   return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));

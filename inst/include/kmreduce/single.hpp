@@ -105,6 +105,78 @@ __attribute__((target("avx2,fma"))) void cross_tile_f32_avx2(
   }
 }
 
+// Fused: the products of cross_tiles_f32_avx512 (the same float chains,
+// converted and scaled the same way), then the running nearest (b), second
+// nearest (s2) and label (w) of the NT * 16 rows updated with
+// v = ||c_q||^2 - 2 x.c_q for q = q0, q0 + 1, ... with the comparisons of
+// two_nearest_avx512: the results of cross_block() then two_nearest().
+template <int NC, int NT>
+__attribute__((target("avx512f,avx512vl"))) void nearest_tiles_f32_avx512(
+    const float* x, index_t d, const float* c, index_t k, double mult, const double* cnorm,
+    int q0, bool first, double* b, double* s2, int* w) {
+  __m512 acc[NT][NC];
+  KMREDUCE_UNROLL
+  for (int t = 0; t < NT; ++t)
+    KMREDUCE_UNROLL
+    for (int q = 0; q < NC; ++q) acc[t][q] = _mm512_setzero_ps();
+  for (index_t j = 0; j < d; ++j) {
+    __m512 xv[NT];
+    KMREDUCE_UNROLL
+    for (int t = 0; t < NT; ++t) xv[t] = _mm512_loadu_ps(x + (t * d + j) * 16);
+    const float* cj = c + k * j;
+    KMREDUCE_UNROLL
+    for (int q = 0; q < NC; ++q) {
+      const __m512 bq = _mm512_set1_ps(cj[q]);
+      KMREDUCE_UNROLL
+      for (int t = 0; t < NT; ++t) acc[t][q] = _mm512_fmadd_ps(xv[t], bq, acc[t][q]);
+    }
+  }
+  const __m512d m = _mm512_set1_pd(mult), two = _mm512_set1_pd(2.0);
+  KMREDUCE_UNROLL
+  for (int h = 0; h < 2 * NT; ++h) {  // vectors of 8 rows
+    const int t = h / 2;
+    __m512d bb = _mm512_loadu_pd(b + 8 * h), ss = _mm512_loadu_pd(s2 + 8 * h);
+    __m256i ww = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 8 * h));
+    KMREDUCE_UNROLL
+    for (int q = 0; q < NC; ++q) {
+      const __m512d prod = _mm512_mul_pd(
+          h % 2 == 0 ? _mm512_cvtps_pd(_mm512_castps512_ps256(acc[t][q]))
+                     : _mm512_cvtps_pd(_mm256_castpd_ps(
+                           _mm512_extractf64x4_pd(_mm512_castps_pd(acc[t][q]), 1))),
+          m);
+      const __m512d val = _mm512_sub_pd(_mm512_set1_pd(cnorm[q]), _mm512_mul_pd(two, prod));
+      if (first && q == 0) {
+        bb = val;
+        ss = _mm512_set1_pd(std::numeric_limits<double>::infinity());
+        ww = _mm256_setzero_si256();
+        continue;
+      }
+      const __mmask8 lt = _mm512_cmp_pd_mask(val, bb, _CMP_LT_OQ);
+      ss = _mm512_mask_blend_pd(lt, _mm512_min_pd(val, ss), bb);
+      bb = _mm512_mask_blend_pd(lt, bb, val);
+      ww = _mm256_mask_blend_epi32(lt, ww, _mm256_set1_epi32(q0 + q));
+    }
+    _mm512_storeu_pd(b + 8 * h, bb);
+    _mm512_storeu_pd(s2 + 8 * h, ss);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(w + 8 * h), ww);
+  }
+}
+
+template <int NT>
+inline void nearest_tiles_f32_512(int nc, const float* x, index_t d, const float* c, index_t k,
+                                  double mult, const double* cnorm, int q0, bool first,
+                                  double* b, double* s2, int* w) {
+  switch (nc) {
+#define KMREDUCE_F32_CASE(N) \
+    case N: nearest_tiles_f32_avx512<N, NT>(x, d, c, k, mult, cnorm, q0, first, b, s2, w); break;
+    KMREDUCE_F32_CASE(1) KMREDUCE_F32_CASE(2) KMREDUCE_F32_CASE(3) KMREDUCE_F32_CASE(4)
+    KMREDUCE_F32_CASE(5) KMREDUCE_F32_CASE(6) KMREDUCE_F32_CASE(7) KMREDUCE_F32_CASE(8)
+    KMREDUCE_F32_CASE(9) KMREDUCE_F32_CASE(10) KMREDUCE_F32_CASE(11)
+#undef KMREDUCE_F32_CASE
+    default: nearest_tiles_f32_avx512<12, NT>(x, d, c, k, mult, cnorm, q0, first, b, s2, w);
+  }
+}
+
 template <int NT>
 inline void cross_tiles_f32_512(int nc, const float* x, index_t d, const float* c, index_t k,
                                 double mult, double* out, index_t ldo) {
@@ -317,6 +389,51 @@ inline void cross_block(const PackedRowsF& a, index_t r0, index_t r1, const Cent
   if (!whole)
     for (index_t q = 0; q < k; ++q)
       std::copy(res + ld * q + off, res + ld * q + off + m, out + m * q);
+}
+
+// The nearest centres of rows [r0, r1) from their float tiles, fused
+// (AVX-512): the same results as cross_block() then two_nearest().
+inline bool nearest_block(const PackedRowsF& a, index_t r0, index_t r1, const CentreView& cv,
+                          const double* cnorm, index_t k, double* best, double* second,
+                          int* which) {
+#if defined(KMREDUCE_X86_SIMD)
+  constexpr index_t T = PackedRowsF::T;
+  static const bool vl = __builtin_cpu_supports("avx512vl");
+  if (simd_level() != SimdLevel::Avx512 || !vl) return false;
+  const index_t m = r1 - r0, off = r0 % T, d = a.d;
+  const index_t tiles = (off + m + T - 1) / T;
+  const float* xs = a.tiles_at(r0 / T, tiles);
+  const double mult = std::ldexp(1.0, a.exponent + cv.exponent);
+  const index_t groups = (k + 11) / 12, cols = (k + groups - 1) / groups;
+  double b[2 * T], s[2 * T];
+  int w[2 * T];
+  for (index_t t = 0; t < tiles;) {
+    const index_t nt = tiles - t >= 2 ? 2 : 1;
+    for (index_t q0 = 0; q0 < k; q0 += cols) {
+      const int nc = static_cast<int>(std::min(cols, k - q0));
+      if (nt == 2)
+        detail::nearest_tiles_f32_512<2>(nc, xs + t * d * T, d, cv.f.data() + q0, k, mult,
+                                         cnorm + q0, static_cast<int>(q0), q0 == 0, b, s, w);
+      else
+        detail::nearest_tiles_f32_512<1>(nc, xs + t * d * T, d, cv.f.data() + q0, k, mult,
+                                         cnorm + q0, static_cast<int>(q0), q0 == 0, b, s, w);
+    }
+    // rows of these tiles in [r0, r1)
+    for (index_t l = 0; l < nt * T; ++l) {
+      const index_t r = (r0 / T + t) * T + l;
+      if (r < r0 || r >= r1) continue;
+      best[r - r0] = b[l];
+      if (second != nullptr) second[r - r0] = s[l];
+      which[r - r0] = w[l];
+    }
+    t += nt;
+  }
+  return true;
+#else
+  (void)a; (void)r0; (void)r1; (void)cv; (void)cnorm; (void)k; (void)best; (void)second;
+  (void)which;
+  return false;
+#endif
 }
 
 inline void cross_block(const PackedRowsF& a, index_t r0, index_t r1, const double* c,
