@@ -149,6 +149,25 @@ auto with_shifted_rows(SEXP x, const Rcpp::NumericMatrix& centers,
   });
 }
 
+// k-means in single precision (single.hpp): dense rows only; other rows
+// (sparse) stay in double (returns false).
+template <class Combine>
+bool kmeans_single_rows(const kmreduce::DenseMatrix& a, const double* shift,
+                        const kmreduce::KmeansOptions& opt, double limit,
+                        const Combine& combine, bool& invalid, kmreduce::KmeansResult& out) {
+  out = kmreduce::kmeans_single(a, shift, opt, glue::r_interrupt(), combine,
+                                [&](const kmreduce::ValueSummary& v) {
+    invalid = limit > 0 && (!v.finite || v.maxabs > limit);
+    return !invalid;
+  });
+  return true;
+}
+template <class Matrix, class Combine>
+bool kmeans_single_rows(const Matrix&, const double*, const kmreduce::KmeansOptions&, double,
+                        const Combine&, bool&, kmreduce::KmeansResult&) {
+  return false;
+}
+
 // k-means (k-means++ replicates and Lloyd) on the rows of x, and Lloyd from
 // given centres, on one process or an MPI rank (Combine).
 template <class Combine>
@@ -160,16 +179,8 @@ kmreduce::KmeansResult kmeans_rows(SEXP x, const kmreduce::KmeansOptions& opt,
   return glue::with_matrix(x, [&](const auto& a) {
     d = static_cast<int>(a.d);
     const double* s = shift_of(shift, keep, d);
-    // Single precision: dense rows only (sparse rows stay in double).
-    if constexpr (std::is_same<std::decay_t<decltype(a)>, kmreduce::DenseMatrix>::value) {
-      if (single) {
-        return kmreduce::kmeans_single(a, s, opt, glue::r_interrupt(), combine,
-                                       [&](const kmreduce::ValueSummary& v) {
-          invalid = limit > 0 && (!v.finite || v.maxabs > limit);
-          return !invalid;
-        });
-      }
-    }
+    kmreduce::KmeansResult r;
+    if (single && kmeans_single_rows(a, s, opt, limit, combine, invalid, r)) return r;
     return kmreduce::with_row_access(a, opt.n_threads, [&](const auto& rows) {
       if (limit > 0) {
         const kmreduce::ValueSummary v = value_summary(rows, a);

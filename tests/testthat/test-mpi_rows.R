@@ -26,7 +26,8 @@ test_that("kmeans_reduced() on 2 MPI ranks equals one process on the stacked row
   # every method the registry runs on MPI, then sparse rows and refine
   mpi_methods <- kmreduce:::registered_methods(source = "mpi")
   expect_named(res, c(mpi_methods, "sparse/sparse_embedding", "sparse/none", "refine",
-                      "n_reductions", "k-means||", "awkward/none", "awkward/refine"))
+                      "n_reductions", "k-means||", "single", "single/gaussian", "awkward/none",
+                      "awkward/refine"))
   for (m in names(res)) {
     r <- res[[m]]
     expect_true(r$same_partition, info = m)
@@ -37,9 +38,12 @@ test_that("kmeans_reduced() on 2 MPI ranks equals one process on the stacked row
     expect_true(r$ranks_agree, info = m)
     expect_true(r$local_rows, info = m)
   }
-  # Projections and the original rows: the very same labels.
+  # Projections and the original rows: the very same labels (single precision
+  # too: each rank scales its rows by its own power of two, which changes no
+  # rounding).
   for (m in c("none", kmreduce:::registered_methods("projection", "mpi"), "sparse/none",
-              "n_reductions", "k-means||", "awkward/none", "awkward/refine")) {
+              "n_reductions", "k-means||", "single", "single/gaussian", "awkward/none",
+              "awkward/refine")) {
     expect_true(res[[m]]$identical_labels, info = m)
   }
 })

@@ -335,7 +335,7 @@ inline CentreView prepare_centres(const PackedRowsF& a, const double* c, index_t
 // Float accumulation over d columns: rounding up to about (d + 2) 2^-24
 // relative to ||x||^2 + ||c||^2.
 inline double product_slack(const PackedRowsF& a) {
-  return 2.0 * static_cast<double>(a.d + 2) * 0x1p-24;
+  return 2.0 * static_cast<double>(a.d + 2) * std::ldexp(1.0, -24);
 }
 
 // out (m x k) = rows [r0, r1) times C^T, from the float tiles: whole tiles

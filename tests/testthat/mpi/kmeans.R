@@ -42,6 +42,8 @@ run("sparse/none", xs, xs[rows, ], "none")
 run("refine", x, x[rows, ], "sign", refine = 3)
 run("n_reductions", x, x[rows, ], "gaussian", n_reductions = 3)
 run("k-means||", x, x[rows, ], "none", control = list(seeding = "k-means||"))
+run("single", x, x[rows, ], "none", control = list(precision = "single"))
+run("single/gaussian", x, x[rows, ], "gaussian", control = list(precision = "single"))
 # Awkward data (few distinct values, many clusters): Lloyd empties clusters
 # and re-seeds them, on the reduced rows and when refining.
 set.seed(3)
