@@ -309,20 +309,30 @@ inline void get_row(const PackedRows& a, index_t r, double* out) {
     for (index_t j = 0; j < a.d; ++j) out[j] -= a.shift[j];
 }
 
+namespace detail {
+// Moved rows (from[r] -> to[r]) into the cluster sums, each row read by
+// get_row() (for rows whose tiles are not kept).
+template <class Rows>
+void move_rows_by_row(const Rows& a, const std::vector<index_t>& rows, const int* from,
+                      const int* to, index_t k, double* sums) {
+  std::vector<double> x(static_cast<std::size_t>(a.d));
+  for (index_t r : rows) {
+    get_row(a, r, x.data());
+    for (index_t j = 0; j < a.d; ++j) {
+      sums[to[r] + k * j] += x[j];
+      sums[from[r] + k * j] -= x[j];
+    }
+  }
+}
+}  // namespace detail
+
 // Moved rows read from their tiles (d consecutive 128-byte groups each).
 inline void move_rows(const PackedRows& a, const std::vector<index_t>& rows,
                       const int* from, const int* to, index_t k, double* sums,
                       int /*n_threads*/) {
   constexpr index_t T = PackedRows::T;
   if (!a.stored) {  // from the original, minus the shift
-    std::vector<double> x(static_cast<std::size_t>(a.d));
-    for (index_t r : rows) {
-      get_row(a, r, x.data());
-      for (index_t j = 0; j < a.d; ++j) {
-        sums[to[r] + k * j] += x[j];
-        sums[from[r] + k * j] -= x[j];
-      }
-    }
+    detail::move_rows_by_row(a, rows, from, to, k, sums);
     return;
   }
   for (index_t r : rows) {

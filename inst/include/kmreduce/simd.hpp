@@ -345,6 +345,38 @@ __attribute__((target("avx512f,avx512vl"))) inline void two_nearest_avx512(
 
 namespace detail {
 #ifdef KMREDUCE_X86_SIMD
+// The running nearest (bb), second nearest (ss) and label (ww) of 8 rows,
+// updated with one more centre's values v by the comparisons of
+// two_nearest_avx512 (`start`: the first centre, which sets them).
+struct NearestLanes {
+  __m512d bb, ss;
+  __m256i ww;
+  __attribute__((target("avx512f,avx512vl"), always_inline)) NearestLanes(const double* b,
+                                                                        const double* s2,
+                                                                        const int* w)
+      : bb(_mm512_loadu_pd(b)), ss(_mm512_loadu_pd(s2)),
+        ww(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w))) {}
+  __attribute__((target("avx512f,avx512vl"), always_inline)) void take(__m512d v, int q,
+                                                                     bool start) {
+    if (start) {
+      bb = v;
+      ss = _mm512_set1_pd(std::numeric_limits<double>::infinity());
+      ww = _mm256_setzero_si256();
+      return;
+    }
+    const __mmask8 lt = _mm512_cmp_pd_mask(v, bb, _CMP_LT_OQ);
+    ss = _mm512_mask_blend_pd(lt, _mm512_min_pd(v, ss), bb);
+    bb = _mm512_mask_blend_pd(lt, bb, v);
+    ww = _mm256_mask_blend_epi32(lt, ww, _mm256_set1_epi32(q));
+  }
+  __attribute__((target("avx512f,avx512vl"), always_inline)) void store(double* b, double* s2,
+                                                                      int* w) const {
+    _mm512_storeu_pd(b, bb);
+    _mm512_storeu_pd(s2, ss);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(w), ww);
+  }
+};
+
 // Fused products and nearest centres: RV vectors of 8 rows (stride ldx
 // between columns) times NC centres (c and cnorm at the group's first
 // centre, q0), each product the FMA chain of cross_tile_avx512, then the
@@ -378,25 +410,12 @@ __attribute__((target("avx512f,avx512vl"))) void nearest_tile_avx512(
   const __m512d two = _mm512_set1_pd(2.0);
   KMREDUCE_UNROLL
   for (int v = 0; v < RV; ++v) {
-    __m512d bb = _mm512_loadu_pd(b + 8 * v), ss = _mm512_loadu_pd(s2 + 8 * v);
-    __m256i ww = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 8 * v));
+    NearestLanes lanes(b + 8 * v, s2 + 8 * v, w + 8 * v);
     KMREDUCE_UNROLL
-    for (int q = 0; q < NC; ++q) {
-      const __m512d val = _mm512_sub_pd(_mm512_set1_pd(cnorm[q]), _mm512_mul_pd(two, acc[v][q]));
-      if (first && q == 0) {
-        bb = val;
-        ss = _mm512_set1_pd(std::numeric_limits<double>::infinity());
-        ww = _mm256_setzero_si256();
-        continue;
-      }
-      const __mmask8 lt = _mm512_cmp_pd_mask(val, bb, _CMP_LT_OQ);
-      ss = _mm512_mask_blend_pd(lt, _mm512_min_pd(val, ss), bb);
-      bb = _mm512_mask_blend_pd(lt, bb, val);
-      ww = _mm256_mask_blend_epi32(lt, ww, _mm256_set1_epi32(q0 + q));
-    }
-    _mm512_storeu_pd(b + 8 * v, bb);
-    _mm512_storeu_pd(s2 + 8 * v, ss);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(w + 8 * v), ww);
+    for (int q = 0; q < NC; ++q)
+      lanes.take(_mm512_sub_pd(_mm512_set1_pd(cnorm[q]), _mm512_mul_pd(two, acc[v][q])), q0 + q,
+                 first && q == 0);
+    lanes.store(b + 8 * v, s2 + 8 * v, w + 8 * v);
   }
 }
 

@@ -38,14 +38,12 @@ inline int scale_exponent(double m) {
 }
 
 #if defined(KMREDUCE_X86_SIMD)
-// NT tiles (16 rows each, d columns of 16 floats) times NC centres (float,
-// column-major with leading dimension k): every product is one float FMA
-// chain over the columns in order, then times `mult` in double.
+// The products of NT tiles (16 rows each, d columns of 16 floats) with NC
+// centres (float, column-major with leading dimension k): each one float
+// FMA chain over the columns in order (both kernels below).
 template <int NC, int NT>
-__attribute__((target("avx512f"))) void cross_tiles_f32_avx512(
-    const float* x, index_t d, const float* c, index_t k, double mult, double* out,
-    index_t ldo) {
-  __m512 acc[NT][NC];
+__attribute__((target("avx512f"), always_inline)) inline void f32_products(
+    const float* x, index_t d, const float* c, index_t k, __m512 (&acc)[NT][NC]) {
   KMREDUCE_UNROLL
   for (int t = 0; t < NT; ++t)
     KMREDUCE_UNROLL
@@ -62,6 +60,17 @@ __attribute__((target("avx512f"))) void cross_tiles_f32_avx512(
       for (int t = 0; t < NT; ++t) acc[t][q] = _mm512_fmadd_ps(xv[t], b, acc[t][q]);
     }
   }
+}
+
+// NT tiles (16 rows each, d columns of 16 floats) times NC centres (float,
+// column-major with leading dimension k): every product is one float FMA
+// chain over the columns in order, then times `mult` in double.
+template <int NC, int NT>
+__attribute__((target("avx512f"))) void cross_tiles_f32_avx512(
+    const float* x, index_t d, const float* c, index_t k, double mult, double* out,
+    index_t ldo) {
+  __m512 acc[NT][NC];
+  f32_products<NC, NT>(x, d, c, k, acc);
   const __m512d m = _mm512_set1_pd(mult);
   KMREDUCE_UNROLL
   for (int t = 0; t < NT; ++t)
@@ -115,28 +124,12 @@ __attribute__((target("avx512f,avx512vl"))) void nearest_tiles_f32_avx512(
     const float* x, index_t d, const float* c, index_t k, double mult, const double* cnorm,
     int q0, bool first, double* b, double* s2, int* w) {
   __m512 acc[NT][NC];
-  KMREDUCE_UNROLL
-  for (int t = 0; t < NT; ++t)
-    KMREDUCE_UNROLL
-    for (int q = 0; q < NC; ++q) acc[t][q] = _mm512_setzero_ps();
-  for (index_t j = 0; j < d; ++j) {
-    __m512 xv[NT];
-    KMREDUCE_UNROLL
-    for (int t = 0; t < NT; ++t) xv[t] = _mm512_loadu_ps(x + (t * d + j) * 16);
-    const float* cj = c + k * j;
-    KMREDUCE_UNROLL
-    for (int q = 0; q < NC; ++q) {
-      const __m512 bq = _mm512_set1_ps(cj[q]);
-      KMREDUCE_UNROLL
-      for (int t = 0; t < NT; ++t) acc[t][q] = _mm512_fmadd_ps(xv[t], bq, acc[t][q]);
-    }
-  }
+  f32_products<NC, NT>(x, d, c, k, acc);
   const __m512d m = _mm512_set1_pd(mult), two = _mm512_set1_pd(2.0);
   KMREDUCE_UNROLL
   for (int h = 0; h < 2 * NT; ++h) {  // vectors of 8 rows
     const int t = h / 2;
-    __m512d bb = _mm512_loadu_pd(b + 8 * h), ss = _mm512_loadu_pd(s2 + 8 * h);
-    __m256i ww = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 8 * h));
+    NearestLanes lanes(b + 8 * h, s2 + 8 * h, w + 8 * h);
     KMREDUCE_UNROLL
     for (int q = 0; q < NC; ++q) {
       const __m512d prod = _mm512_mul_pd(
@@ -144,21 +137,10 @@ __attribute__((target("avx512f,avx512vl"))) void nearest_tiles_f32_avx512(
                      : _mm512_cvtps_pd(_mm256_castpd_ps(
                            _mm512_extractf64x4_pd(_mm512_castps_pd(acc[t][q]), 1))),
           m);
-      const __m512d val = _mm512_sub_pd(_mm512_set1_pd(cnorm[q]), _mm512_mul_pd(two, prod));
-      if (first && q == 0) {
-        bb = val;
-        ss = _mm512_set1_pd(std::numeric_limits<double>::infinity());
-        ww = _mm256_setzero_si256();
-        continue;
-      }
-      const __mmask8 lt = _mm512_cmp_pd_mask(val, bb, _CMP_LT_OQ);
-      ss = _mm512_mask_blend_pd(lt, _mm512_min_pd(val, ss), bb);
-      bb = _mm512_mask_blend_pd(lt, bb, val);
-      ww = _mm256_mask_blend_epi32(lt, ww, _mm256_set1_epi32(q0 + q));
+      lanes.take(_mm512_sub_pd(_mm512_set1_pd(cnorm[q]), _mm512_mul_pd(two, prod)), q0 + q,
+                 first && q == 0);
     }
-    _mm512_storeu_pd(b + 8 * h, bb);
-    _mm512_storeu_pd(s2 + 8 * h, ss);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(w + 8 * h), ww);
+    lanes.store(b + 8 * h, s2 + 8 * h, w + 8 * h);
   }
 }
 
@@ -456,14 +438,7 @@ inline void cluster_sums(const PackedRowsF& a, const int* label, index_t k, doub
 
 inline void move_rows(const PackedRowsF& a, const std::vector<index_t>& rows, const int* from,
                       const int* to, index_t k, double* sums, int /*n_threads*/) {
-  std::vector<double> x(static_cast<std::size_t>(a.d));
-  for (index_t r : rows) {
-    get_row(a, r, x.data());
-    for (index_t j = 0; j < a.d; ++j) {
-      sums[to[r] + k * j] += x[j];
-      sums[from[r] + k * j] -= x[j];
-    }
-  }
+  detail::move_rows_by_row(a, rows, from, to, k, sums);
 }
 
 // (found by argument-dependent lookup from split_merge.hpp's detail::)
