@@ -26,14 +26,17 @@ namespace detail {
 // A large buffer on 2 MB boundaries, marked for transparent huge pages where
 // the system has them (Linux, "madvise" mode): one page fault per 2 MB
 // instead of per 4 kB when it is first written.
+// (Of doubles, or of floats for the single-precision tiles of single.hpp.)
 struct FreeDeleter {
-  void operator()(double* p) const { std::free(p); }
+  void operator()(void* p) const { std::free(p); }
 };
-using HugeBuffer = std::unique_ptr<double[], FreeDeleter>;
+template <class V = double>
+using HugeBuffer = std::unique_ptr<V[], FreeDeleter>;
 
-inline HugeBuffer huge_buffer(std::size_t count) {
+template <class V = double>
+HugeBuffer<V> huge_buffer(std::size_t count) {
   constexpr std::size_t kHuge = std::size_t(1) << 21;
-  std::size_t bytes = count * sizeof(double);
+  std::size_t bytes = count * sizeof(V);
   bytes = (bytes + kHuge - 1) / kHuge * kHuge;
   void* p = nullptr;
 #if defined(__linux__)
@@ -43,7 +46,7 @@ inline HugeBuffer huge_buffer(std::size_t count) {
   p = std::malloc(bytes);
 #endif
   if (p == nullptr) throw std::bad_alloc();
-  return HugeBuffer(static_cast<double*>(p));
+  return HugeBuffer<V>(static_cast<V*>(p));
 }
 }  // namespace detail
 
@@ -63,7 +66,7 @@ struct PackedRows {
   const double* shift;     // subtracted from every row, or nullptr
   index_t n, d, tiles;
   bool stored;           // tiles kept in v (else packed when needed)
-  detail::HugeBuffer v;  // tiles * d * T, written once below
+  detail::HugeBuffer<> v;  // tiles * d * T, written once below
   std::vector<double> norms;  // squared row norms, summed while packing
   ValueSummary values;        // finite? largest |value|? (of the original
                               // values, while packing)
@@ -71,7 +74,7 @@ struct PackedRows {
              bool store = true)
       : src(a), shift(shift_), n(a.n), d(a.d), tiles((a.n + T - 1) / T), stored(store),
         v(store ? detail::huge_buffer(static_cast<std::size_t>(tiles * a.d * T))
-                : detail::HugeBuffer()),
+                : detail::HugeBuffer<>()),
         norms(rows_array(static_cast<std::size_t>(tiles * T), 0.0)) {
     // 16 tiles (one row block) at a time: columns are read in runs of 256.
     const index_t per_block = kRowBlock / T;

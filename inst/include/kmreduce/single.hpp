@@ -62,6 +62,17 @@ __attribute__((target("avx512f"), always_inline)) inline void f32_products(
   }
 }
 
+// Rows 8 h .. 8 h + 7 of a tile's 16 float products, in double, times m
+// (both kernels below).
+__attribute__((target("avx512f"), always_inline)) inline __m512d f32_half_times(__m512 acc,
+                                                                               int h,
+                                                                               __m512d m) {
+  return _mm512_mul_pd(h == 0 ? _mm512_cvtps_pd(_mm512_castps512_ps256(acc))
+                              : _mm512_cvtps_pd(_mm256_castpd_ps(
+                                    _mm512_extractf64x4_pd(_mm512_castps_pd(acc), 1))),
+                       m);
+}
+
 // NT tiles (16 rows each, d columns of 16 floats) times NC centres (float,
 // column-major with leading dimension k): every product is one float FMA
 // chain over the columns in order, then times `mult` in double.
@@ -76,12 +87,9 @@ __attribute__((target("avx512f"))) void cross_tiles_f32_avx512(
   for (int t = 0; t < NT; ++t)
     KMREDUCE_UNROLL
     for (int q = 0; q < NC; ++q) {
-      const __m512d lo = _mm512_cvtps_pd(_mm512_castps512_ps256(acc[t][q]));
-      const __m512d hi = _mm512_cvtps_pd(_mm256_castpd_ps(
-          _mm512_extractf64x4_pd(_mm512_castps_pd(acc[t][q]), 1)));
       double* o = out + ldo * q + 16 * t;
-      _mm512_storeu_pd(o, _mm512_mul_pd(lo, m));
-      _mm512_storeu_pd(o + 8, _mm512_mul_pd(hi, m));
+      _mm512_storeu_pd(o, f32_half_times(acc[t][q], 0, m));
+      _mm512_storeu_pd(o + 8, f32_half_times(acc[t][q], 1, m));
     }
 }
 
@@ -132,11 +140,7 @@ __attribute__((target("avx512f,avx512vl"))) void nearest_tiles_f32_avx512(
     NearestLanes lanes(b + 8 * h, s2 + 8 * h, w + 8 * h);
     KMREDUCE_UNROLL
     for (int q = 0; q < NC; ++q) {
-      const __m512d prod = _mm512_mul_pd(
-          h % 2 == 0 ? _mm512_cvtps_pd(_mm512_castps512_ps256(acc[t][q]))
-                     : _mm512_cvtps_pd(_mm256_castpd_ps(
-                           _mm512_extractf64x4_pd(_mm512_castps_pd(acc[t][q]), 1))),
-          m);
+      const __m512d prod = f32_half_times(acc[t][q], h % 2, m);
       lanes.take(_mm512_sub_pd(_mm512_set1_pd(cnorm[q]), _mm512_mul_pd(two, prod)), q0 + q,
                  first && q == 0);
     }
@@ -204,17 +208,6 @@ inline void cross_tile_f32_portable(int nc, const float* x, index_t d, const flo
   }
 }
 
-struct FloatFree {
-  void operator()(float* p) const { std::free(p); }
-};
-using FloatBuffer = std::unique_ptr<float[], FloatFree>;
-
-inline FloatBuffer float_buffer(std::size_t count) {
-  // (a HugeBuffer of doubles, handed over as floats)
-  HugeBuffer b = huge_buffer((count + 1) / 2);
-  return FloatBuffer(reinterpret_cast<float*>(b.release()));
-}
-
 }  // namespace detail
 
 // Whether the float tiles are kept (they take half the bytes of the double
@@ -231,15 +224,15 @@ struct PackedRowsF {
   index_t n, d, tiles;
   bool stored;
   int exponent;     // tiles hold (x - shift) * 2^-exponent, rounded to float
-  detail::FloatBuffer v;
+  detail::HugeBuffer<float> v;
   std::vector<double> norms;  // squared norms of the rows minus the shift (double)
   ValueSummary values;        // of the original values
 
   PackedRowsF(const DenseMatrix& a, int n_threads, const double* shift_, bool store)
       : src(a), shift(shift_), n(a.n), d(a.d), tiles((a.n + T - 1) / T), stored(store),
         exponent(0),
-        v(store ? detail::float_buffer(static_cast<std::size_t>(tiles * a.d * T))
-                : detail::FloatBuffer()),
+        v(store ? detail::huge_buffer<float>(static_cast<std::size_t>(tiles * a.d * T))
+                : detail::HugeBuffer<float>()),
         norms(rows_array(static_cast<std::size_t>(tiles * T), 0.0)) {
     // The values first (column by column): the scale needs their range.
     std::vector<ValueSummary> col(static_cast<std::size_t>(d));
