@@ -67,3 +67,12 @@ best_of <- function(f, reps = 3L) {
   }
   list(t = t, out = out)
 }
+
+# A busy-loop process beside a benchmark (a busy machine), and its end.
+busy_start <- function() {
+  pidfile <- tempfile()
+  system(sprintf("sh -c 'echo $$ > %s; while :; do :; done' >/dev/null 2>&1 &", pidfile))
+  Sys.sleep(0.3)
+  as.integer(readLines(pidfile))
+}
+busy_stop <- function(pid) invisible(tools::pskill(pid))

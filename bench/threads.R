@@ -24,14 +24,6 @@ best_of <- function(f, inner = 1L) {
   t
 }
 
-busy_start <- function() {
-  pidfile <- tempfile()
-  system(sprintf("sh -c 'echo $$ > %s; while :; do :; done' >/dev/null 2>&1 &", pidfile))
-  Sys.sleep(0.3)
-  as.integer(readLines(pidfile))
-}
-busy_stop <- function(pid) invisible(tools::pskill(pid))
-
 cases <- list(
   list(n = 20000L, d = 100L, inner = 5L), list(n = 20000L, d = 2000L, inner = 1L),
   list(n = 2000L, d = 20L, inner = 300L)
