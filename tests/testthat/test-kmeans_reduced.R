@@ -506,10 +506,11 @@ test_that("replicates with local search lower the objective on a noisy wide mixt
 })
 
 test_that("k-means|| seeding: candidates, weights, costs and the seeds' assignment agree with brute force", {
-  for (case in list(list(seed = 1, k = 6, sep = 3, ell = 2, rounds = 5),
-                    list(seed = 2, k = 10, sep = 1, ell = 0.5, rounds = 3),
-                    list(seed = 3, k = 1, sep = 2, ell = 2, rounds = 2))) {
-    m <- make_mixture(n = 400, d = 6, k = max(2, case$k), sd = 1, sep = case$sep)
+  for (case in list(list(seed = 1, k = 6, sep = 3, ell = 2, rounds = 5, n = 400),
+                    list(seed = 2, k = 10, sep = 1, ell = 0.5, rounds = 3, n = 400),
+                    list(seed = 3, k = 1, sep = 2, ell = 2, rounds = 2, n = 400),
+                    list(seed = 4, k = 23, sep = 2, ell = 2, rounds = 3, n = 1013))) {
+    m <- make_mixture(n = case$n, d = 6, k = max(2, case$k), sd = 1, sep = case$sep)
     x <- unname(m$x)
     res <- kmreduce:::kmeans_parallel_cpp(x, case$k, case$seed, case$ell, case$rounds, 1L)
     cand <- res$candidates
@@ -539,6 +540,7 @@ test_that("k-means|| seeding: candidates, weights, costs and the seeds' assignme
     if (case$k > 1) {
       expect_equal(res$second, apply(dd, 1, function(v) sort(v)[2]), tolerance = 1e-9)
       expect_identical(res$label, max.col(-dd, ties.method = "first"))
+      expect_identical(res$second_label, apply(dd, 1, function(v) order(v)[2]))
     } else {
       expect_true(all(is.infinite(res$second)))
     }

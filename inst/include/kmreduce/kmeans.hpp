@@ -87,7 +87,9 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
   for (int t = 0; t < opt.n_init; ++t) {
     Rng rng(stream_key(opt.seed, kStreamKmeansInit, static_cast<std::uint64_t>(t)));
     std::vector<double> centres(opt.k * a.d);
+    const bool search = opt.local_search > 0 && opt.k > 1 && t % 2 == 1;
     SeedAssignment seeds;
+    seeds.with_second_label = search;
     if (opt.seeding == Seeding::KmeansParallel) {
       kmeans_parallel(a, row_norms, opt.k, rng, centres.data(), opt.n_threads, opt.parallel,
                       interrupt, &seeds, combine);
@@ -95,7 +97,7 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
       kmeanspp(a, row_norms, opt.k, rng, centres.data(), opt.n_threads, interrupt, &seeds,
                combine);
     }
-    if (opt.local_search > 0 && opt.k > 1 && t % 2 == 1)
+    if (search)
       local_search(a, row_norms, opt.k, opt.local_search, rng, centres.data(), seeds,
                    opt.n_threads, interrupt, combine);
     // Lloyd takes the seeds' assignment over (its arrays become Lloyd's).
@@ -188,7 +190,9 @@ inline std::vector<double> shifted_centres(const double* centres, index_t k,
 // original coordinates. Labels must stay exactly those predict_nearest()
 // gives the rows for the returned centres (shifted again: (c + s) - s, which
 // floating point does not always bring back to c), so when a centre does
-// not survive that round trip the rows are assigned once more.
+// not survive that round trip the rows are assigned once more: one pass,
+// labels updated in place and the objective summed by blocks of rows in
+// row order (no array of n values: fresh memory costs its first touch).
 template <class Source, class Combine = LocalCombine>
 void unshift_result(const Source& src, const double* shift, index_t k, LloydResult& res,
                     int n_threads, const Combine& combine = Combine()) {
@@ -200,15 +204,19 @@ void unshift_result(const Source& src, const double* shift, index_t k, LloydResu
   const std::vector<double> back = shifted_centres(res.centres.data(), k, d, shift);
   const bool same = back == used;
   if (same) return;
-  std::vector<double> norms(src.n()), dist(src.n());
-  source_row_sqnorms(src, norms.data(), n_threads);
-  std::vector<int> label = res.label;
-  source_assign_nearest(src, norms.data(), back.data(), k, label.data(), dist.data(),
-                        n_threads);
-  const double changed = combined_sum(combine, label != res.label ? 1.0 : 0.0);
-  if (changed > 0.0) res.means = false;
-  res.label = std::move(label);
-  res.objective = combined_sum(combine, serial_sum(dist));
+  index_t changes = 0;
+  double objective = 0.0;
+  std::vector<double> block_sum;
+  src.visit([&](const auto& rows, index_t r0) {
+    std::vector<double> norm_store;
+    const double* norms = row_sqnorms_of(rows, norm_store, n_threads);
+    block_sum.assign(static_cast<std::size_t>(n_blocks(rows.n, kRowBlock)), 0.0);
+    changes += assign_nearest(rows, norms, back.data(), k, res.label.data() + r0, nullptr,
+                              n_threads, block_sum.data());
+    for (double v : block_sum) objective += v;
+  });
+  if (combined_sum(combine, changes > 0 ? 1.0 : 0.0) > 0.0) res.means = false;
+  res.objective = combined_sum(combine, objective);
 }
 
 }  // namespace kmreduce

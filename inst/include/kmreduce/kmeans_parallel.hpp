@@ -168,7 +168,7 @@ void seed_assignment(const Data& a, const double* row_norms, const double* centr
                      SeedAssignment& assign, int n_threads) {
   const index_t n = a.n;
   assign_rows(assign.label, n, 0);
-  assign_rows(assign.second_label, n, 0);
+  if (assign.with_second_label) assign_rows(assign.second_label, n, 0);
   assign_rows(assign.nearest, n, 0.0);
   assign_rows(assign.second, n, std::numeric_limits<double>::infinity());
   const std::vector<double> cnorm = centre_sqnorms(centres, k, a.d);
@@ -178,10 +178,10 @@ void seed_assignment(const Data& a, const double* row_norms, const double* centr
     const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock), len = r1 - r0;
     buf.resize(kRowBlock * k);
     cross_block(a, r0, r1, cv, k, buf.data());
-    for (index_t r = r0; r < r1; ++r)
-      detail::nearest_two_of(buf.data() + (r - r0), len, k, row_norms[r], cnorm.data(),
-                             assign.label[r], assign.nearest[r], assign.second_label[r],
-                             assign.second[r]);
+    nearest_two_rows(buf.data(), len, k, row_norms + r0, cnorm.data(), assign.label.data() + r0,
+                     assign.nearest.data() + r0,
+                     assign.with_second_label ? assign.second_label.data() + r0 : nullptr,
+                     assign.second.data() + r0);
   }, static_cast<double>(n) * k * a.d);
 }
 

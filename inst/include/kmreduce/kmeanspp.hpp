@@ -140,30 +140,6 @@ inline double sum_of_min(const double* x, const double* y, index_t m) {
 }
 
 namespace detail {
-// Nearest and second nearest of k centres for one row, from its products
-// with them (cross[len * q], q = 0, ..., k - 1) and the squared norms:
-// squared distances max(0, ||x||^2 - 2 x.c + ||c||^2), the first on ties;
-// with k = 1 the second is infinite (centre 0).
-inline void nearest_two_of(const double* cross, index_t len, index_t k, double rnorm,
-                           const double* cnorm, int& q1, double& b1, int& q2, double& b2) {
-  b1 = std::numeric_limits<double>::infinity();
-  b2 = b1;
-  q1 = 0;
-  q2 = 0;
-  for (index_t q = 0; q < k; ++q) {
-    const double dist = std::max(0.0, rnorm - 2.0 * cross[len * q] + cnorm[q]);
-    if (dist < b1) {
-      b2 = b1;
-      q2 = q1;
-      b1 = dist;
-      q1 = static_cast<int>(q);
-    } else if (dist < b2) {
-      b2 = dist;
-      q2 = static_cast<int>(q);
-    }
-  }
-}
-
 // A row of a block (offset in it) that candidate `cand` would bring nearer
 // than its nearest or second nearest seed, at squared distance `dist`.
 struct SeedMove {
@@ -179,6 +155,9 @@ struct SeedAssignment {
   std::vector<double> nearest;  // squared distance to it
   std::vector<double> second;   // squared distance to the next nearest
   std::vector<int> second_label;  // which seed that is (0 while there is none)
+  // Whether second_label is wanted (the local search needs it, Lloyd does
+  // not): without it, it stays empty (one array of n less to write).
+  bool with_second_label = true;
 };
 
 // What one step of k-means++ saw (tests): the rows drawn (global), the
@@ -253,9 +232,11 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
   if (assign != nullptr) {
     assign_rows(assign->label, n, 0);
     assign_rows(assign->second, n, std::numeric_limits<double>::infinity());
-    assign_rows(assign->second_label, n, 0);
     lab = assign->label.data();
-    lab2 = assign->second_label.data();
+    if (assign->with_second_label) {
+      assign_rows(assign->second_label, n, 0);
+      lab2 = assign->second_label.data();
+    }
     sec = assign->second.data();
   }
   // A candidate matters to a row when it comes nearer than this.
@@ -347,14 +328,14 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
         if (v < dist[r]) {
           if (lab != nullptr) {
             sec[r] = dist[r];
-            lab2[r] = lab[r];
+            if (lab2 != nullptr) lab2[r] = lab[r];
             lab[r] = qi;
           }
           dist[r] = v;
           changed = true;
         } else if (lab != nullptr && v < sec[r]) {
           sec[r] = v;
-          lab2[r] = qi;
+          if (lab2 != nullptr) lab2[r] = qi;
         }
       };
       if (dense[b] && keep_dense) {
@@ -377,7 +358,7 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
       if (lab != nullptr && c >= r0 && c < r1 && lab[c] != qi) {
         // The seed itself, already at distance 0 from an equal seed: it
         // goes to its own cluster.
-        lab2[c] = lab[c];
+        if (lab2 != nullptr) lab2[c] = lab[c];
         lab[c] = qi;
         sec[c] = 0.0;
       }

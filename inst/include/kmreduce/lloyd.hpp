@@ -55,11 +55,13 @@ inline index_t total_changes(const std::vector<AssignScratch>& ws) {
 }  // namespace detail
 
 // Assigns each row to its nearest centre (first one on ties). Writes the
-// squared distance to it in min_dist and returns how many labels changed.
+// squared distance to it in min_dist (unless null) and returns how many
+// labels changed. With block_sum (one per block of kRowBlock rows), also
+// the sum of those distances over each block, in row order.
 template <class Data>
 index_t assign_nearest(const Data& a, const double* row_norms,
                        const double* centres, index_t k, int* label,
-                       double* min_dist, int n_threads) {
+                       double* min_dist, int n_threads, double* block_sum = nullptr) {
   const std::vector<double> cnorm = centre_sqnorms(centres, k, a.d);
   const CentreView cv = prepare_centres(a, centres, k);
   const index_t nb = n_blocks(a.n, kRowBlock);
@@ -74,14 +76,18 @@ index_t assign_nearest(const Data& a, const double* row_norms,
       cross_block(a, r0, r1, cv, k, s.buf.data());
       two_nearest(s.buf.data(), m, k, cnorm.data(), s.best.data(), nullptr, s.which.data());
     }
+    double sum = 0.0;
     for (index_t r = r0; r < r1; ++r) {
       const int bq = s.which[r - r0];
-      min_dist[r] = std::max(0.0, row_norms[r] + s.best[r - r0]);
+      const double dist = std::max(0.0, row_norms[r] + s.best[r - r0]);
+      if (min_dist != nullptr) min_dist[r] = dist;
+      sum += dist;
       if (label[r] != bq) {
         ++s.changes;
         label[r] = bq;
       }
     }
+    if (block_sum != nullptr) block_sum[b] = sum;
   }, work);
   return detail::total_changes(ws);
 }
@@ -106,6 +112,15 @@ index_t assign_bounded(const Data& a, const double* row_norms,
       nb, n_threads, [&](index_t b, detail::AssignScratch& s) {
     s.reserve(kSkipTile, k);
     const index_t b1 = std::min(a.n, (b + 1) * kRowBlock);
+    // Rows not all safe in a quarter of the tiles or more: packed at once.
+    index_t tiles = 0, unsafe = 0;
+    for (index_t t0 = b * kRowBlock; t0 < b1; t0 += kSkipTile, ++tiles) {
+      bool safe = true;
+      for (index_t r = t0; r < std::min(b1, t0 + kSkipTile) && safe; ++r)
+        safe = upper[r] <= lower[r];
+      unsafe += !safe;
+    }
+    if (unsafe * 4 >= tiles) pack_ahead(a, b * kRowBlock, b1);
     for (index_t t0 = b * kRowBlock; t0 < b1; t0 += kSkipTile) {
       const index_t t1 = std::min(b1, t0 + kSkipTile);
       // Halves of 8 rows: a half whose rows are all safe is not computed
@@ -359,16 +374,20 @@ LloydResult lloyd(const Source& src, const double* row_norms,
     upper = std::move(start->nearest);
     lower = std::move(start->second);
     *start = SeedAssignment();
-    for (index_t r = 0; r < n; ++r) {
-      upper[r] = std::sqrt(upper[r]);
-      lower[r] = std::sqrt(lower[r]);
-    }
+    each_row_block(n, n_threads, [&](index_t r0, index_t r1) {
+      for (index_t r = r0; r < r1; ++r) {
+        upper[r] = std::sqrt(upper[r]);
+        lower[r] = std::sqrt(lower[r]);
+      }
+    });
   } else {
     assign_rows(res.label, n, -1);
     assign_rows(upper, n, std::numeric_limits<double>::infinity());
     assign_rows(lower, n, 0.0);
   }
-  std::vector<double> min_dist = rows_array(n, 0.0), old(k * d);
+  // (squared distances: only when a cluster must be re-seeded, and for the
+  // final pass)
+  std::vector<double> min_dist, old(k * d);
   std::vector<double> sums(k * d, 0.0);
   std::vector<int> before = rows_array(n, -1);
   std::vector<index_t> count(k, 0);
@@ -431,7 +450,10 @@ LloydResult lloyd(const Source& src, const double* row_norms,
       combined_update_sums(src, combine, k, res.label.data(), before.data(), it == 1, sums,
                            count, n_threads);
     if (it == 1) set_total();
-    for (index_t r = 0; r < n; ++r) min_dist[r] = upper[r] * upper[r];
+    if (std::find(count.begin(), count.end(), index_t(0)) != count.end()) {
+      assign_rows(min_dist, n, 0.0);
+      for (index_t r = 0; r < n; ++r) min_dist[r] = upper[r] * upper[r];
+    }
     const std::vector<index_t> reseeded = update_centres(
         src, k, res.label.data(), min_dist.data(), centres.data(), sums, count, combine);
     before = res.label;
@@ -447,11 +469,13 @@ LloydResult lloyd(const Source& src, const double* row_norms,
       shift[q] = std::sqrt(s2);
       max_shift = std::max(max_shift, shift[q]);
     }
-    for (index_t r = 0; r < n; ++r) {
-      // Slightly loosened against rounding in the distances.
-      upper[r] = (upper[r] + shift[res.label[r]]) * (1.0 + 1e-12);
-      lower[r] = std::max(0.0, (lower[r] - max_shift) * (1.0 - 1e-12));
-    }
+    each_row_block(n, n_threads, [&](index_t r0, index_t r1) {
+      for (index_t r = r0; r < r1; ++r) {
+        // Slightly loosened against rounding in the distances.
+        upper[r] = (upper[r] + shift[res.label[r]]) * (1.0 + 1e-12);
+        lower[r] = std::max(0.0, (lower[r] - max_shift) * (1.0 - 1e-12));
+      }
+    });
     for (index_t r : reseeded) {  // moved to re-seed an empty cluster
       upper[r] = std::numeric_limits<double>::infinity();
       lower[r] = 0.0;
@@ -474,6 +498,7 @@ LloydResult lloyd(const Source& src, const double* row_norms,
     res.objective = means_objective();
   } else {
     // Final exact pass: labels nearest to the returned centres.
+    assign_rows(min_dist, n, 0.0);
     source_assign_nearest(src, row_norms, centres.data(), k, res.label.data(),
                           min_dist.data(), n_threads);
     std::vector<double> c(k, 0.0);

@@ -170,6 +170,10 @@ bool nearest_block(const Data& /*a*/, index_t /*r0*/, index_t /*r1*/, const Cent
                    double* /*second*/, int* /*which*/) {
   return false;
 }
+// Rows [r0, r1) are about to be read piecewise: forms that pack rows as
+// they are read pack them now in one go (packed.hpp); others need nothing.
+template <class Data>
+void pack_ahead(const Data& /*a*/, index_t /*r0*/, index_t /*r1*/) {}
 
 // A relative bound on the rounding of the products of cross_block(), for
 // tests that must not miss a row by rounding (times ||x||^2 + ||c||^2).

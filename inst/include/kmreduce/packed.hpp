@@ -9,6 +9,8 @@
 #define KMREDUCE_PACKED_HPP
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <new>
@@ -79,20 +81,26 @@ struct PackedRows {
     // 16 tiles (one row block) at a time: columns are read in runs of 256.
     const index_t per_block = kRowBlock / T;
     const index_t nb = n_blocks(tiles, per_block);
-    const bool simd = stored && simd_level() == SimdLevel::Avx512;
+    const bool simd = simd_level() == SimdLevel::Avx512;
     std::vector<ValueSummary> part(static_cast<std::size_t>(nb));
     parallel_for(nb, n_threads, [&](index_t b, int) {
       const index_t t0 = b * per_block, t1 = std::min(tiles, t0 + per_block);
-      // Whole tiles: a SIMD copy with streaming stores (the tiles are read
-      // again only after the whole matrix is packed).
+      // (not kept: the tiles go through a scratch buffer, for the norms)
+      thread_local std::vector<double> scratch;
+      if (!stored) scratch.resize(static_cast<std::size_t>(per_block * d * T));
+      // Whole tiles: a SIMD copy, with streaming stores when kept (the tiles
+      // are read again only after the whole matrix is packed).
       const index_t full = std::min(t1, n / T);
       if (simd && full > t0) {
-        part[b] = pack_tiles_simd(a, t0, full);
+        if (stored) {
+          part[b] = pack_tiles_simd(a, t0, full, v.get() + t0 * d * T, true);
 #if defined(KMREDUCE_X86_SIMD)
-        _mm_sfence();  // this thread's streaming stores, before it reports done
+          _mm_sfence();  // this thread's streaming stores, before it reports done
 #endif
+        } else {
+          part[b] = pack_tiles_simd(a, t0, full, scratch.data(), false);
+        }
       }
-      std::vector<double> scratch(stored ? 0 : static_cast<std::size_t>(d * T));
       for (index_t t = simd ? std::max(t0, full) : t0; t < t1; ++t)
         part[b].merge(pack_tile(t, stored ? v.get() + t * d * T : scratch.data()));
     }, static_cast<double>(n) * d);
@@ -131,10 +139,11 @@ struct PackedRows {
   }
 
 #if defined(KMREDUCE_X86_SIMD)
-  // Whole tiles [t0, t1): column by column (runs of 16 (t1 - t0) values),
-  // norms accumulated with FMAs in the same column order.
+  // Whole tiles [t0, t1) into out (tile t0 first; streaming stores or not):
+  // column by column (runs of 16 (t1 - t0) values), norms accumulated with
+  // FMAs in the same column order.
   __attribute__((target("avx512f"))) ValueSummary pack_tiles_simd(
-      const DenseMatrix& a, index_t t0, index_t t1) {
+      const DenseMatrix& a, index_t t0, index_t t1, double* out, bool stream) {
     double* nrm = norms.data() + t0 * T;
     __m512d mx = _mm512_setzero_pd();
     __mmask8 bad = 0;
@@ -143,12 +152,17 @@ struct PackedRows {
       const __m512d sj = _mm512_set1_pd(shift != nullptr ? shift[j] : 0.0);
       for (index_t t = t0; t < t1; ++t) {
         const double* s = col + (t - t0) * T;
-        double* dst = v.get() + (t * d + j) * T;
+        double* dst = out + ((t - t0) * d + j) * T;
         double* nt = nrm + (t - t0) * T;
         const __m512d r0 = _mm512_loadu_pd(s), r1 = _mm512_loadu_pd(s + 8);
         const __m512d x0 = _mm512_sub_pd(r0, sj), x1 = _mm512_sub_pd(r1, sj);
-        _mm512_stream_pd(dst, x0);
-        _mm512_stream_pd(dst + 8, x1);
+        if (stream) {
+          _mm512_stream_pd(dst, x0);
+          _mm512_stream_pd(dst + 8, x1);
+        } else {
+          _mm512_storeu_pd(dst, x0);
+          _mm512_storeu_pd(dst + 8, x1);
+        }
         _mm512_storeu_pd(nt, _mm512_fmadd_pd(x0, x0, _mm512_loadu_pd(nt)));
         _mm512_storeu_pd(nt + 8, _mm512_fmadd_pd(x1, x1, _mm512_loadu_pd(nt + 8)));
         detail::note_values(r0, mx, bad);
@@ -161,7 +175,7 @@ struct PackedRows {
     return vs;
   }
 #else
-  ValueSummary pack_tiles_simd(const DenseMatrix&, index_t, index_t) {
+  ValueSummary pack_tiles_simd(const DenseMatrix&, index_t, index_t, double*, bool) {
     return ValueSummary();
   }
 #endif
@@ -184,22 +198,49 @@ struct PackedRows {
 #else
   void pack_whole_tiles(index_t, index_t, double*) const {}
 #endif
-  // Tiles [t0, t0 + count): where they are kept, or packed now into a
-  // per-thread buffer (valid until this thread's next call).
+  // Tiles [t0, t0 + count): where they are kept, or in a per-thread buffer
+  // (valid until this thread's next call), packed now unless this thread's
+  // last packing (of these rows) holds them.
   const double* tiles_at(index_t t0, index_t count) const {
     if (stored) return v.get() + t0 * d * T;
-    thread_local std::vector<double> buf;
-    buf.resize(static_cast<std::size_t>(count * d * T));
+    struct Packed {
+      std::uint64_t owner = 0;  // the id of the PackedRows packed
+      index_t first = 0, count = 0;
+      std::vector<double> buf;
+    };
+    thread_local Packed last;
+    if (last.owner == id && t0 >= last.first && t0 + count <= last.first + last.count)
+      return last.buf.data() + (t0 - last.first) * d * T;
+    last.owner = id;
+    last.first = t0;
+    last.count = count;
+    last.buf.resize(static_cast<std::size_t>(count * d * T));
     index_t t = 0;
     if (simd_level() == SimdLevel::Avx512) {
       const index_t full = std::min(count, n / T - t0);  // whole tiles
-      if (full > 0) pack_whole_tiles(t0, full, buf.data());
+      if (full > 0) pack_whole_tiles(t0, full, last.buf.data());
       t = std::max<index_t>(full, 0);
     }
-    for (; t < count; ++t) copy_tile(t0 + t, buf.data() + t * d * T);
-    return buf.data();
+    for (; t < count; ++t) copy_tile(t0 + t, last.buf.data() + t * d * T);
+    return last.buf.data();
   }
+
+ private:
+  static std::uint64_t next_id() {
+    static std::atomic<std::uint64_t> counter{0};
+    return ++counter;
+  }
+  const std::uint64_t id = next_id();  // tells tiles_at() this object's rows
 };
+
+// Rows [r0, r1) will be read tile by tile (Lloyd's bounds leave some): when
+// the tiles are not kept, they are packed now in one go (a run of 16 tiles
+// per column reads faster than 16 runs of one), and tiles_at() then finds
+// them packed. (Other row forms: nothing to do.)
+inline void pack_ahead(const PackedRows& a, index_t r0, index_t r1) {
+  constexpr index_t T = PackedRows::T;
+  if (!a.stored && r1 > r0) a.tiles_at(r0 / T, (r1 - 1) / T - r0 / T + 1);
+}
 
 // Whether with_row_access() keeps a packed copy of data of this size.
 inline bool keep_packed_copy(index_t n, index_t d) {

@@ -399,6 +399,17 @@ void parallel_for(index_t n_tasks, int n_threads, Body&& body, double work = -1.
   if (loop.error) std::rethrow_exception(loop.error);
 }
 
+// f(r0, r1) over the rows [0, n) in runs of 64 row blocks, on the threads:
+// for loops whose rows are independent of each other (so the results do not
+// depend on the threads); small n run on the calling thread.
+template <class F>
+void each_row_block(index_t n, int n_threads, F&& f) {
+  constexpr index_t run = 64 * kRowBlock;
+  parallel_for(n_blocks(n, run), n_threads,
+               [&](index_t b, int) { f(b * run, std::min(n, (b + 1) * run)); },
+               static_cast<double>(n));
+}
+
 // parallel_for with per-worker scratch space: body(task, scratch) gets the
 // Scratch of the thread running the task (default-constructed, kept across
 // that thread's tasks), sized by the same team_size() as the loop itself.

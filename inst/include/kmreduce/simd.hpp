@@ -573,6 +573,89 @@ inline void two_nearest(const double* buf, index_t m, index_t k,
   }
 }
 
+namespace detail {
+// Nearest and second nearest of k centres for one row, from its products
+// with them (cross[len * q], q = 0, ..., k - 1) and the squared norms:
+// squared distances max(0, ||x||^2 - 2 x.c + ||c||^2), the first on ties;
+// with k = 1 the second is infinite (centre 0).
+inline void nearest_two_of(const double* cross, index_t len, index_t k, double rnorm,
+                           const double* cnorm, int& q1, double& b1, int& q2, double& b2) {
+  b1 = std::numeric_limits<double>::infinity();
+  b2 = b1;
+  q1 = 0;
+  q2 = 0;
+  for (index_t q = 0; q < k; ++q) {
+    const double dist = std::max(0.0, rnorm - 2.0 * cross[len * q] + cnorm[q]);
+    if (dist < b1) {
+      b2 = b1;
+      q2 = q1;
+      b1 = dist;
+      q1 = static_cast<int>(q);
+    } else if (dist < b2) {
+      b2 = dist;
+      q2 = static_cast<int>(q);
+    }
+  }
+}
+
+#ifdef KMREDUCE_X86_SIMD
+// nearest_two_of() for 8 rows at a time: the same distances (2 x.c is
+// exact, so fused or not the subtraction rounds once) and comparisons.
+__attribute__((target("avx512f,avx512vl"))) inline void nearest_two_rows_avx512(
+    const double* buf, index_t m, index_t k, const double* rn, const double* cnorm, int* q1,
+    double* b1, int* q2, double* b2) {
+  const __m512d two = _mm512_set1_pd(2.0), zero = _mm512_setzero_pd();
+  const __m512d inf = _mm512_set1_pd(std::numeric_limits<double>::infinity());
+  for (index_t g = 0; g < m; g += 8) {
+    const __mmask8 lanes = static_cast<__mmask8>(
+        m - g >= 8 ? 0xffu : (1u << (m - g)) - 1u);
+    const __m512d r = _mm512_maskz_loadu_pd(lanes, rn + g);
+    __m512d v1 = inf, v2 = inf;
+    __m256i w1 = _mm256_setzero_si256(), w2 = w1;
+    for (index_t q = 0; q < k; ++q) {
+      const __m512d p = _mm512_maskz_loadu_pd(lanes, buf + g + m * q);
+      // max(v, 0) returns 0 for NaN, as std::max(0.0, v)
+      const __m512d v = _mm512_max_pd(
+          _mm512_add_pd(_mm512_sub_pd(r, _mm512_mul_pd(two, p)), _mm512_set1_pd(cnorm[q])),
+          zero);
+      const __mmask8 lt1 = _mm512_cmp_pd_mask(v, v1, _CMP_LT_OQ);
+      const __mmask8 lt2 = _mm512_mask_cmp_pd_mask(static_cast<__mmask8>(~lt1), v, v2,
+                                                   _CMP_LT_OQ);
+      const __m256i qv = _mm256_set1_epi32(static_cast<int>(q));
+      // v < b1: second = first, first = v; else v < b2: second = v.
+      v2 = _mm512_mask_blend_pd(lt1, _mm512_mask_blend_pd(lt2, v2, v), v1);
+      w2 = _mm256_mask_blend_epi32(lt1, _mm256_mask_blend_epi32(lt2, w2, qv), w1);
+      v1 = _mm512_mask_blend_pd(lt1, v1, v);
+      w1 = _mm256_mask_blend_epi32(lt1, w1, qv);
+    }
+    _mm512_mask_storeu_pd(b1 + g, lanes, v1);
+    _mm512_mask_storeu_pd(b2 + g, lanes, v2);
+    _mm256_mask_storeu_epi32(q1 + g, lanes, w1);
+    if (q2 != nullptr) _mm256_mask_storeu_epi32(q2 + g, lanes, w2);
+  }
+}
+#endif
+}  // namespace detail
+
+// nearest_two_of() for m rows whose products with k centres are buf (m x k,
+// column-major) and whose squared norms are rn: labels q1, q2 (unless q2 is
+// null) and squared distances b1, b2 of the nearest and second nearest
+// (AVX-512: 8 rows at a time, the same results).
+inline void nearest_two_rows(const double* buf, index_t m, index_t k, const double* rn,
+                             const double* cnorm, int* q1, double* b1, int* q2, double* b2) {
+#ifdef KMREDUCE_X86_SIMD
+  static const bool vl = __builtin_cpu_supports("avx512vl");
+  if (simd_level() == SimdLevel::Avx512 && vl) {
+    detail::nearest_two_rows_avx512(buf, m, k, rn, cnorm, q1, b1, q2, b2);
+    return;
+  }
+#endif
+  int unused = 0;
+  for (index_t r = 0; r < m; ++r)
+    detail::nearest_two_of(buf + r, m, k, rn[r], cnorm, q1[r], b1[r],
+                           q2 != nullptr ? q2[r] : unused, b2[r]);
+}
+
 // out (8 x k, leading dimension ldo) = 8 rows given as x[l + ldx * j]
 // (l < 8, j < p) times C^T, with exactly the arithmetic cross_product_block
 // gives each row on AVX-512. Returns false (and does nothing) without it.
