@@ -309,7 +309,12 @@
 #'     13 (Fashion-MNIST 3000) and 8 (USPS digits) of them, one start (with
 #'     `tries = 10`) in 10 and 6, three starts in 16 and 9, and
 #'     `stats::kmeans(nstart = 10)` in 5 and 8 (see the package's
-#'     benchmarks). Each start costs about one more polish.
+#'     benchmarks). Each start costs about one more polish. Polishing every
+#'     replicate (`polish_starts = n_init`) is the thorough setting: on USPS
+#'     digits (seeds 1-3) it ended at 0.9999983-0.9999993 times the objective
+#'     of `stats::kmeans(nstart = 10)` with the same seed, against
+#'     0.9999983-1.0000101 with the default, in about 3 times the time
+#'     (under half that of `stats::kmeans`).
 #'   * `precision` (`"double"`, the default, or `"single"`): with
 #'     `"single"` the products of the rows with the centres, from which the
 #'     seeding, Lloyd's assignments and the polish take every distance, are
