@@ -625,7 +625,8 @@ cluster_reduced <- function(src, x, reducer, reduced, k, centers0, n_init, iter_
     !has_distinct_rows_cpp(reduced, k)
   if (collapsed) warn_collapsed(ncol(reduced), k)
   say(verbose, "  k-means on %s x %d, k = %d%s", format(src$n), ncol(reduced), k,
-      if (is.null(centers0)) sprintf(", %d k-means++ replicates", n_init) else
+      if (is.null(centers0)) sprintf(", %d %s replicate%s", n_init, control$seeding,
+                                     if (n_init == 1L) "" else "s") else
         " from the given centres")
   start <- if (!is.null(centers0)) as.matrix(apply_reducer(reducer, centers0, n_threads))
   km <- source_kmeans(src, reduced, k, start, n_init, iter_max, control$tol, seed,

@@ -197,6 +197,11 @@ test_that("verbose = TRUE reports every stage and replicate, and changes nothing
     loud <- kmeans_reduced(m$x, 3, dims = 6, n_init = 3, seed = 4, refine = 2, verbose = TRUE))
   expect_match(msgs[1], "kmreduce: reducing 200 x 30: random sign projection to 6 dimensions")
   expect_identical(sum(grepl("replicate [1-3]/3: [0-9]+ Lloyd iterations, objective", msgs)), 3L)
+  expect_true(any(grepl("k = 3, 3 k-means\\+\\+ replicates\n", msgs)))
+  msgs1 <- testthat::capture_messages(
+    kmeans_reduced(m$x, 3, method = "none", n_init = 1, seed = 4, verbose = TRUE,
+                   control = list(seeding = "k-means||")))
+  expect_true(any(grepl("k = 3, 1 k-means\\|\\| replicate\n", msgs1)))
   expect_true(any(grepl("objective on the original data", msgs)))
   expect_true(any(grepl("refined with", msgs)))
   ref <- kmeans_reduced(m$x, 3, dims = 6, n_init = 3, seed = 4, refine = 2)
