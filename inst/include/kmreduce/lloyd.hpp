@@ -112,24 +112,28 @@ index_t assign_bounded(const Data& a, const double* row_norms,
       nb, n_threads, [&](index_t b, detail::AssignScratch& s) {
     s.reserve(kSkipTile, k);
     const index_t b1 = std::min(a.n, (b + 1) * kRowBlock);
-    // Rows not all safe in a quarter of the tiles or more: packed at once.
+    // Halves of 8 rows: a half whose rows are all safe is not computed (in
+    // packed tiles its cache lines are not even read). Rows not all safe in
+    // a quarter of the tiles or more: packed at once.
+    bool safe[kRowBlock / kSkipTile][2];
     index_t tiles = 0, unsafe = 0;
     for (index_t t0 = b * kRowBlock; t0 < b1; t0 += kSkipTile, ++tiles) {
-      bool safe = true;
-      for (index_t r = t0; r < std::min(b1, t0 + kSkipTile) && safe; ++r)
-        safe = upper[r] <= lower[r];
-      unsafe += !safe;
-    }
-    if (unsafe * 4 >= tiles) pack_ahead(a, b * kRowBlock, b1);
-    for (index_t t0 = b * kRowBlock; t0 < b1; t0 += kSkipTile) {
       const index_t t1 = std::min(b1, t0 + kSkipTile);
-      // Halves of 8 rows: a half whose rows are all safe is not computed
-      // (in packed tiles its cache lines are not even read).
       const index_t mid = std::min(t1, t0 + kSkipTile / 2);
       bool safe0 = true, safe1 = true;
       for (index_t r = t0; r < mid && safe0; ++r) safe0 = upper[r] <= lower[r];
       for (index_t r = mid; r < t1 && safe1; ++r) safe1 = upper[r] <= lower[r];
+      safe[tiles][0] = safe0;
+      safe[tiles][1] = safe1;
+      unsafe += !(safe0 && safe1);
+    }
+    if (unsafe * 4 >= tiles) pack_ahead(a, b * kRowBlock, b1);
+    index_t i = 0;
+    for (index_t t0 = b * kRowBlock; t0 < b1; t0 += kSkipTile, ++i) {
+      const bool safe0 = safe[i][0], safe1 = safe[i][1];
       if (safe0 && safe1) continue;
+      const index_t t1 = std::min(b1, t0 + kSkipTile);
+      const index_t mid = std::min(t1, t0 + kSkipTile / 2);
       const index_t r0 = safe0 ? mid : t0, r1 = safe1 ? mid : t1;
       const index_t m = r1 - r0;
       if (!nearest_block(a, r0, r1, cv, cnorm.data(), k, s.best.data(), s.second.data(),
