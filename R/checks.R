@@ -359,7 +359,7 @@ control_defaults <- function() {
        repeats = 40L, block_rows = NULL, dims_tol = 0.01, residual = "frobenius",
        fjlt_density = NULL, qr = "pivoted", local_search = NULL, seeding = "k-means++",
        oversampling = 2, rounds = 5L, polish = "auto", tries = 5L,
-       split_rounds = 5L, polish_starts = 2L, precision = "double")
+       split_rounds = 5L, polish_starts = "auto", precision = "double")
 }
 
 check_choice <- function(value, arg, choices) {
@@ -415,7 +415,13 @@ check_control <- function(control, defaults = control_defaults()) {
   check_choice(out$polish, "control$polish", c("auto", "split_merge", "hartigan", "none"))
   out$tries <- check_whole(out$tries, "control$tries", 1, 1e6)
   out$split_rounds <- check_whole(out$split_rounds, "control$split_rounds", 1, 1e6)
-  out$polish_starts <- check_whole(out$polish_starts, "control$polish_starts", 1, 1e6)
+  if (!identical(out$polish_starts, "auto")) {
+    if (!is_whole(out$polish_starts) || out$polish_starts < 1 || out$polish_starts > 1e6) {
+      stop_arg(sprintf("`control$polish_starts` must be \"auto\" or a whole number in [1, 1e+06], not %s.",
+                       describe(out$polish_starts)))
+    }
+    out$polish_starts <- as.integer(out$polish_starts)
+  }
   check_choice(out$precision, "control$precision", c("double", "single"))
   if (!is.null(out$local_search)) {
     out$local_search <- check_whole(out$local_search, "control$local_search", 0, 1e6)

@@ -98,12 +98,13 @@ void set_seeding(kmreduce::KmeansOptions& opt, int local_search, int seeding,
 }
 
 // The polish of the best replicate: none (0), Hartigan's moves (1), or
-// split/merge moves then Hartigan's (2), `tries` moves per round.
+// split/merge moves then Hartigan's (2), `tries` moves per round, from
+// `starts` replicates (0: kPolishStartsAuto).
 void set_polish(kmreduce::KmeansOptions& opt, int polish, int tries, int split_rounds,
                 int starts) {
   if (polish < 0 || polish > 2) throw std::invalid_argument("polish must be 0, 1 or 2");
-  if (tries < 1 || split_rounds < 1 || starts < 1)
-    throw std::invalid_argument("tries, split_rounds and starts must be positive");
+  if (tries < 1 || split_rounds < 1 || starts < 0)
+    throw std::invalid_argument("tries and split_rounds must be positive, starts not negative");
   opt.polish = polish == 2 ? kmreduce::Polish::SplitMerge
                            : polish == 1 ? kmreduce::Polish::Hartigan : kmreduce::Polish::None;
   opt.split.tries = tries;

@@ -204,6 +204,8 @@ test_that("verbose = TRUE reports every stage and replicate, and changes nothing
   expect_true(any(grepl("k = 3, 1 k-means\\|\\| replicate\n", msgs1)))
   expect_true(any(grepl("objective on the original data", msgs)))
   expect_true(any(grepl("refined with", msgs)))
+  # the polish is reported whether or not it lowered the objective
+  expect_true(any(grepl("Hartigan moves from the [1-3] best replicates?:", msgs)))
   ref <- kmeans_reduced(m$x, 3, dims = 6, n_init = 3, seed = 4, refine = 2)
   expect_identical(loud$cluster, ref$cluster)
   expect_identical(loud$centers, ref$centers)
@@ -696,6 +698,40 @@ test_that("the default search (split/merge, then Hartigan) never ends above the 
   }
 })
 
+test_that("polish_starts = \"auto\" polishes the best replicates until the lowest result is reached twice", {
+  # uniform data: many optima close together, so the polished starts often
+  # disagree (seeds 1-5) or agree at once (seed 6)
+  fit <- function(x, s, starts, threads = 1L) {
+    kmreduce:::kmeans_cpp(x, 8L, 6L, 100L, 0, s, threads, FALSE, 0, NULL, 2L, 0L, 2, 5L, 2L, 5L,
+                          5L, starts)
+  }
+  used <- integer()
+  for (s in c(2, 5, 6)) {
+    set.seed(s)
+    x <- matrix(runif(300 * 4), 300)
+    auto <- fit(x, s, 0L)
+    m <- auto$polish_starts
+    used <- c(used, m)
+    expect_true(m >= 2L && m <= 6L)
+    # the same as polishing that many, and never above polishing two
+    expect_identical(fit(x, s, m), auto)
+    expect_lte(auto$objective, fit(x, s, 2L)$objective * (1 + 1e-12))
+    expect_identical(fit(x, s, 0L, threads = 2L), auto)
+    # stopped before the last replicate: the last start polished tied with
+    # the lowest (it did not lower it), so one start fewer gives the same
+    if (m < 6L) {
+      expect_equal(fit(x, s, m - 1L)$objective, auto$objective, tolerance = 1e-10)
+    }
+  }
+  # both ways of stopping occur: at two starts, and later
+  expect_true(any(used == 2L))
+  expect_true(any(used > 2L))
+  # seed 5: the extra starts find a lower objective than the two best
+  set.seed(5)
+  x <- matrix(runif(300 * 4), 300)
+  expect_lt(fit(x, 5, 0L)$objective, fit(x, 5, 2L)$objective * (1 - 1e-4))
+})
+
 test_that("control$polish: auto is split/merge for several replicates, none for one; results independent of threads", {
   set.seed(8)
   x <- matrix(rnorm(600 * 30), 600) + rep(rnorm(6 * 30, sd = 0.6), each = 100)
@@ -724,6 +760,9 @@ test_that("control$polish: auto is split/merge for several replicates, none for 
   expect_identical(kmeans_reduced(x, 6, method = "none", n_init = 4, seed = 4, n_threads = 2,
                                   control = list(polish_starts = 3))$cluster, three$cluster)
   expect_error(kmeans_reduced(x, 6, control = list(polish_starts = 0)), "control\\$polish_starts")
+  expect_error(kmeans_reduced(x, 6, control = list(polish_starts = "all")), "control\\$polish_starts")
+  expect_identical(kmeans_reduced(x, 6, method = "none", n_init = 4, seed = 4,
+                                  control = list(polish_starts = "auto"))$cluster, fits[[1]]$cluster)
   expect_error(kmeans_reduced(x, 6, control = list(polish = "swap")), "control\\$polish")
   expect_error(kmeans_reduced(x, 6, control = list(tries = 0)), "control\\$tries")
   expect_error(kmeans_reduced(x, 6, control = list(split_rounds = NA)), "control\\$split_rounds")

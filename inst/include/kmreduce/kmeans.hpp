@@ -40,6 +40,12 @@ enum class Seeding { KmeansPP, KmeansParallel };
 // split/merge moves (split_merge.hpp) then Hartigan's moves.
 enum class Polish { None, Hartigan, SplitMerge };
 
+// polish_starts = kPolishStartsAuto: the two lowest distinct replicates are
+// polished, then the next ones in increasing objective while the lowest
+// polished result has been reached from one start only (a second start
+// ending at the same objective confirms it), up to all distinct replicates.
+constexpr int kPolishStartsAuto = 0;
+
 struct KmeansOptions {
   index_t k = 2;
   int n_init = 10;
@@ -49,7 +55,8 @@ struct KmeansOptions {
   Seeding seeding = Seeding::KmeansPP;
   KmeansParallelOptions parallel;  // k-means|| (seeding KmeansParallel)
   Polish polish = Polish::None;
-  int polish_starts = 2;  // the lowest distinct replicates polished
+  int polish_starts = 2;  // the lowest distinct replicates polished;
+                          // kPolishStartsAuto: until the lowest is confirmed
   int hartigan_sweeps = 100;  // at most, per polished replicate
   SplitMergeOptions split;  // its iter_max and tol are those above
   std::uint64_t seed = 0;
@@ -82,7 +89,10 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
   const double* row_norms = row_sqnorms_of(a, norm_store, opt.n_threads);
   KmeansResult out;
   const bool polish = opt.polish != Polish::None && opt.k > 1;
-  const int starts = polish ? std::max(1, std::min(opt.polish_starts, opt.n_init)) : 1;
+  const bool confirm = polish && opt.polish_starts == kPolishStartsAuto;
+  const int starts = !polish ? 1
+                     : confirm ? opt.n_init
+                               : std::max(1, std::min(opt.polish_starts, opt.n_init));
   std::vector<std::pair<int, LloydResult>> top;
   for (int t = 0; t < opt.n_init; ++t) {
     Rng rng(stream_key(opt.seed, kStreamKmeansInit, static_cast<std::uint64_t>(t)));
@@ -120,8 +130,12 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
   out.best_replicate = top.front().first;
   if (!polish) return out;
   // Split/merge (or nothing) and Hartigan's moves from each kept replicate;
-  // the lowest result is kept (the first on ties).
+  // the lowest result is kept (the first on ties). `reached`: the polished
+  // results that tie with the lowest.
+  int reached = 0;
+  std::size_t polished = 0;
   for (std::size_t i = 0; i < top.size(); ++i) {
+    if (confirm && i >= 2 && reached >= 2) break;
     LloydResult r = i == 0 ? std::move(out.best) : std::move(top[i].second);
     SplitMergeResult sm;
     if (opt.polish == Polish::SplitMerge) {
@@ -135,14 +149,19 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
         hartigan_polish(a, row_norms, opt.k, r, opt.iter_max, opt.tol,
                         std::max(1, opt.hartigan_sweeps), opt.n_threads, interrupt, combine);
     out.split_tries += static_cast<int>(sm.trace.size());
+    ++polished;
     if (i == 0 || r.objective < out.best.objective * (1.0 - 1e-10)) {
       out.best = std::move(r);
       out.best_replicate = top[i].first;
       out.split = std::move(sm);
       out.hartigan_moves = moves;
+      reached = 1;
+    } else if (r.objective <= out.best.objective * (1.0 + 1e-10)) {
+      ++reached;
     }
+    top[i].second = LloydResult();  // its memory is not needed any more
   }
-  out.polish_starts = static_cast<int>(top.size());
+  out.polish_starts = static_cast<int>(polished);
   return out;
 }
 
