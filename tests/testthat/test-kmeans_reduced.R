@@ -385,18 +385,33 @@ brute_dist2 <- function(x, centres) {
         Vectorize(function(i, q) sum((x[i, ] - centres[q, ])^2)))
 }
 
-test_that("data too large to copy are packed block by block, with the same results", {
+test_that("data too large to copy are read in place or packed block by block, with the same results", {
   set.seed(2)
   x <- matrix(rnorm(5003 * 21), 5003, 21) + 1e3  # far from the origin: shifted rows
   x[1:2000, ] <- x[1:2000, ] + 4
+  # wider than one chunk of 48 columns, k above one group of 12 centres,
+  # k-means|| seeding and the local search (second nearest labels)
+  w <- matrix(rnorm(3001 * 61), 3001, 61) + rep(rnorm(15 * 61, sd = 0.7), length.out = 3001 * 61)
+  wide <- function() {
+    list(kmeans_reduced(w, 15, method = "none", seed = 5, n_init = 2,
+                        control = list(seeding = "k-means||", local_search = 2)),
+         kmeans_reduced(w, 15, method = "none", seed = 6, n_init = 2, n_threads = 2))
+  }
   copied <- kmeans_reduced(x, 7, method = "none", seed = 3, n_init = 3)
+  copied_wide <- wide()
   old <- kmreduce:::packed_copy_limit_cpp(0)  # no copy for any size
   on.exit(kmreduce:::packed_copy_limit_cpp(old))
   streamed <- kmeans_reduced(x, 7, method = "none", seed = 3, n_init = 3)
   streamed1 <- kmeans_reduced(x, 7, method = "none", seed = 3, n_init = 3, n_threads = 1)
+  streamed_wide <- wide()
   expect_identical(streamed$cluster, copied$cluster)
-  expect_equal(streamed$centers, copied$centers, tolerance = 1e-12)
-  expect_equal(streamed$tot.withinss, copied$tot.withinss, tolerance = 1e-12)
+  expect_identical(streamed$centers, copied$centers)
+  expect_identical(streamed$tot.withinss, copied$tot.withinss)
+  for (i in 1:2) {
+    expect_identical(streamed_wide[[i]]$cluster, copied_wide[[i]]$cluster)
+    expect_identical(streamed_wide[[i]]$centers, copied_wide[[i]]$centers)
+    expect_identical(streamed_wide[[i]]$tot.withinss, copied_wide[[i]]$tot.withinss)
+  }
   expect_identical(streamed1$cluster, streamed$cluster)
   expect_identical(streamed1$centers, streamed$centers)
   expect_identical(predict(streamed, x[1:50, ]), predict(copied, x[1:50, ]))

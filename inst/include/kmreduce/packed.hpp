@@ -69,6 +69,10 @@ struct PackedRows {
   index_t n, d, tiles;
   bool stored;           // tiles kept in v (else packed when needed)
   detail::HugeBuffer<> v;  // tiles * d * T, written once below
+  // Not kept, on AVX-512: whole tiles are read in place by the kernels,
+  // minus this (the shift, or zeros), instead of packed.
+  bool direct;
+  std::vector<double> direct_shift;
   std::vector<double> norms;  // squared row norms, summed while packing
   ValueSummary values;        // finite? largest |value|? (of the original
                               // values, while packing)
@@ -77,6 +81,8 @@ struct PackedRows {
       : src(a), shift(shift_), n(a.n), d(a.d), tiles((a.n + T - 1) / T), stored(store),
         v(store ? detail::huge_buffer(static_cast<std::size_t>(tiles * a.d * T))
                 : detail::HugeBuffer<>()),
+        direct(!store && simd_level() == SimdLevel::Avx512),
+        direct_shift(direct ? static_cast<std::size_t>(a.d) : 0, 0.0),
         norms(rows_array(static_cast<std::size_t>(tiles * T), 0.0)) {
     // 16 tiles (one row block) at a time: columns are read in runs of 256.
     const index_t per_block = kRowBlock / T;
@@ -105,7 +111,11 @@ struct PackedRows {
         part[b].merge(pack_tile(t, stored ? v.get() + t * d * T : scratch.data()));
     }, static_cast<double>(n) * d);
     for (const ValueSummary& p : part) values.merge(p);
+    if (direct && shift != nullptr) std::copy(shift, shift + d, direct_shift.begin());
   }
+
+  // Whether tile t is read in place (whole, and direct).
+  bool in_place(index_t t) const { return direct && (t + 1) * T <= n; }
 
   // One tile with plain loops (zero-padded when it is the last, partial
   // one), shifted, into tile_out (d * T values).
@@ -239,7 +249,7 @@ struct PackedRows {
 // them packed. (Other row forms: nothing to do.)
 inline void pack_ahead(const PackedRows& a, index_t r0, index_t r1) {
   constexpr index_t T = PackedRows::T;
-  if (!a.stored && r1 > r0) a.tiles_at(r0 / T, (r1 - 1) / T - r0 / T + 1);
+  if (!a.stored && !a.direct && r1 > r0) a.tiles_at(r0 / T, (r1 - 1) / T - r0 / T + 1);
 }
 
 // Whether with_row_access() keeps a packed copy of data of this size.
@@ -287,6 +297,14 @@ inline void cross_block(const PackedRows& a, index_t r0, index_t r1,
   const index_t ld = tiles * T;
   thread_local std::vector<double> buf;
   buf.resize(static_cast<std::size_t>(ld * k));
+  if (a.in_place(r0 / T + tiles - 1)) {
+    // read in place, the same products
+    cross_tiles_direct(a.src.x, a.n, a.d, r0 - off, tiles, a.direct_shift.data(), c, k,
+                       buf.data(), ld);
+    for (index_t q = 0; q < k; ++q)
+      std::copy(buf.data() + ld * q + off, buf.data() + ld * q + off + m, out + m * q);
+    return;
+  }
   const double* xs = a.tiles_at(r0 / T, tiles);
   for (index_t t = 0; t < tiles; ++t) {
     const double* xt = xs + t * a.d * T;
@@ -307,13 +325,19 @@ inline bool nearest_block(const PackedRows& a, index_t r0, index_t r1, const Cen
   if (simd_level() != SimdLevel::Avx512 || r0 % 8 != 0) return false;
   const index_t m = r1 - r0, off = r0 % T;
   const index_t tiles = (off + m + T - 1) / T;
-  const double* xs = a.tiles_at(r0 / T, tiles);
+  // (tiles read in place need no packing; a last, partial tile does)
+  const bool in_place = a.in_place(r0 / T + tiles - 1);
+  const double* xs = in_place ? nullptr : a.tiles_at(r0 / T, tiles);
   double b[T], s[T];
   int w[T];
   for (index_t t = 0; t < tiles; ++t) {
     const index_t lo = t == 0 ? off : 0, hi = std::min(T, off + m - t * T);
     const int half = lo >= T / 2 ? 1 : hi <= T / 2 ? 0 : -1;
-    if (!nearest_in_tile(xs + t * a.d * T, a.d, half, cv.c, k, cnorm, b, s, w)) return false;
+    const bool ok =
+        in_place ? nearest_in_tile(a.src.x + (r0 / T + t) * T, a.d, half, cv.c, k, cnorm, b, s,
+                                   w, a.direct_shift.data(), a.n)
+                 : nearest_in_tile(xs + t * a.d * T, a.d, half, cv.c, k, cnorm, b, s, w);
+    if (!ok) return false;
     const index_t from = half == 1 ? T / 2 : 0;
     for (index_t l = lo; l < hi; ++l) {
       const index_t r = t * T + l - off;

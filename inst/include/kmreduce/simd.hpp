@@ -65,13 +65,28 @@ namespace detail {
 
 #ifdef KMREDUCE_X86_SIMD
 constexpr index_t kPrefetchCols = 16;
+// Rows read in place from column-major data (DIRECT kernels below): each
+// column is a stream, prefetched this many rows ahead.
+constexpr index_t kPrefetchRows = 32;
+
+// The 8 values of rows [0, 8) of column j of a tile, as a packed tile holds
+// them: read in place minus sh[j] when DIRECT (the subtraction the packing
+// does), else as stored.
+template <bool DIRECT>
+__attribute__((target("avx512f"), always_inline)) inline __m512d tile_load(const double* xj,
+                                                                          const double* sh,
+                                                                          index_t j) {
+  return DIRECT ? _mm512_sub_pd(_mm512_loadu_pd(xj), _mm512_set1_pd(sh[j]))
+                : _mm512_loadu_pd(xj);
+}
 
 // 16 rows x NC centres (NC <= 12: 2 NC accumulators, two rows vectors and a
-// broadcast fit in the 32 registers).
-template <int NC>
+// broadcast fit in the 32 registers). DIRECT: rows read in place (ldx = the
+// rows of the column-major data) minus sh, the values a packed tile holds.
+template <int NC, bool DIRECT = false>
 __attribute__((target("avx512f"))) void cross_tile_avx512(
     const double* x, index_t ldx, index_t p, const double* c, index_t k,
-    double* out, index_t ldo, bool acc) {
+    double* out, index_t ldo, bool acc, const double* sh = nullptr) {
   __m512d a0[NC], a1[NC];
   KMREDUCE_UNROLL
   for (int q = 0; q < NC; ++q) {
@@ -80,11 +95,17 @@ __attribute__((target("avx512f"))) void cross_tile_avx512(
   }
   for (index_t j = 0; j < p; ++j) {
     const double* xj = x + ldx * j;
-    // X is read with a stride of ldx: prefetch a few columns ahead.
-    _mm_prefetch(reinterpret_cast<const char*>(xj + kPrefetchCols * ldx), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char*>(xj + kPrefetchCols * ldx + 8), _MM_HINT_T0);
-    const __m512d x0 = _mm512_loadu_pd(xj);
-    const __m512d x1 = _mm512_loadu_pd(xj + 8);
+    if (DIRECT) {
+      // each column a stream: prefetch it some rows ahead
+      _mm_prefetch(reinterpret_cast<const char*>(xj + kPrefetchRows), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(xj + kPrefetchRows + 8), _MM_HINT_T0);
+    } else {
+      // X is read with a stride of ldx: prefetch a few columns ahead.
+      _mm_prefetch(reinterpret_cast<const char*>(xj + kPrefetchCols * ldx), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(xj + kPrefetchCols * ldx + 8), _MM_HINT_T0);
+    }
+    const __m512d x0 = tile_load<DIRECT>(xj, sh, j);
+    const __m512d x1 = tile_load<DIRECT>(xj + 8, sh, j);
     const double* cj = c + k * j;
     KMREDUCE_UNROLL
     for (int q = 0; q < NC; ++q) {
@@ -173,6 +194,24 @@ inline void cross_tile_512(int nc, const double* x, index_t ldx, index_t p,
                            const double* c, index_t k, double* out,
                            index_t ldo, bool acc) {
   KMREDUCE_TILE_CASES(cross_tile_avx512)
+}
+inline void cross_tile_512_direct(int nc, const double* x, index_t ldx, index_t p,
+                                  const double* c, index_t k, double* out, index_t ldo,
+                                  bool acc, const double* sh) {
+  switch (nc) {
+    case 1: cross_tile_avx512<1, true>(x, ldx, p, c, k, out, ldo, acc, sh); break;
+    case 2: cross_tile_avx512<2, true>(x, ldx, p, c, k, out, ldo, acc, sh); break;
+    case 3: cross_tile_avx512<3, true>(x, ldx, p, c, k, out, ldo, acc, sh); break;
+    case 4: cross_tile_avx512<4, true>(x, ldx, p, c, k, out, ldo, acc, sh); break;
+    case 5: cross_tile_avx512<5, true>(x, ldx, p, c, k, out, ldo, acc, sh); break;
+    case 6: cross_tile_avx512<6, true>(x, ldx, p, c, k, out, ldo, acc, sh); break;
+    case 7: cross_tile_avx512<7, true>(x, ldx, p, c, k, out, ldo, acc, sh); break;
+    case 8: cross_tile_avx512<8, true>(x, ldx, p, c, k, out, ldo, acc, sh); break;
+    case 9: cross_tile_avx512<9, true>(x, ldx, p, c, k, out, ldo, acc, sh); break;
+    case 10: cross_tile_avx512<10, true>(x, ldx, p, c, k, out, ldo, acc, sh); break;
+    case 11: cross_tile_avx512<11, true>(x, ldx, p, c, k, out, ldo, acc, sh); break;
+    default: cross_tile_avx512<12, true>(x, ldx, p, c, k, out, ldo, acc, sh); break;
+  }
 }
 inline void cross_tile_256(int nc, const double* x, index_t ldx, index_t p,
                            const double* c, index_t k, double* out,
@@ -311,6 +350,36 @@ inline void cross_product_block(const double* x, index_t n, index_t p,
   o.noalias() = xb * cm.transpose();
 }
 
+// out (16 tiles x k, column-major with leading dimension ldo >= 16 tiles)
+// = rows [r0, r0 + 16 tiles) of the column-major x (n rows, p columns),
+// minus sh, times C^T: AVX-512 only, rows read in place with the arithmetic
+// cross_product_block() applies to the packed tiles (tile by tile, columns
+// in chunks of 48, centres in the same groups), so the same bits.
+inline void cross_tiles_direct(const double* x, index_t n, index_t p, index_t r0,
+                               index_t tiles, const double* sh, const double* c, index_t k,
+                               double* out, index_t ldo) {
+#ifdef KMREDUCE_X86_SIMD
+  constexpr index_t rows = 16, max_cols = 12, kColChunk = 48;
+  const index_t groups = (k + max_cols - 1) / max_cols;
+  const index_t cols = (k + groups - 1) / groups;
+  for (index_t t = 0; t < tiles; ++t) {
+    const index_t r = r0 + rows * t;
+    for (index_t j0 = 0; j0 < p; j0 += kColChunk) {
+      const index_t pc = std::min(kColChunk, p - j0);
+      for (index_t q0 = 0; q0 < k; q0 += cols) {
+        const int nc = static_cast<int>(std::min(cols, k - q0));
+        detail::cross_tile_512_direct(nc, x + r + n * j0, n, pc, c + q0 + k * j0, k,
+                                      out + rows * t + ldo * q0, ldo, j0 > 0, sh + j0);
+      }
+    }
+  }
+#else
+  (void)x; (void)n; (void)p; (void)r0; (void)tiles; (void)sh; (void)c; (void)k; (void)out;
+  (void)ldo;
+  throw std::logic_error("cross_tiles_direct needs AVX-512");
+#endif
+}
+
 namespace detail {
 #ifdef KMREDUCE_X86_SIMD
 __attribute__((target("avx512f,avx512vl"))) inline void two_nearest_avx512(
@@ -384,10 +453,11 @@ struct NearestLanes {
 // with v = ||c_q||^2 - 2 x.c_q for q = q0, q0 + 1, ... with the comparisons
 // of two_nearest_avx512 (2 x.c is exact, so v is as there): the same
 // results without writing the products out. `first`: q0 = 0 starts them.
-template <int NC, int RV>
+template <int NC, int RV, bool DIRECT = false>
 __attribute__((target("avx512f,avx512vl"))) void nearest_tile_avx512(
     const double* x, index_t ldx, index_t p, const double* c, index_t k,
-    const double* cnorm, int q0, bool first, double* b, double* s2, int* w) {
+    const double* cnorm, int q0, bool first, double* b, double* s2, int* w,
+    const double* sh = nullptr) {
   __m512d acc[RV][NC];
   KMREDUCE_UNROLL
   for (int v = 0; v < RV; ++v)
@@ -395,10 +465,20 @@ __attribute__((target("avx512f,avx512vl"))) void nearest_tile_avx512(
     for (int q = 0; q < NC; ++q) acc[v][q] = _mm512_setzero_pd();
   for (index_t j = 0; j < p; ++j) {
     const double* xj = x + ldx * j;
-    _mm_prefetch(reinterpret_cast<const char*>(xj + kPrefetchCols * ldx), _MM_HINT_T0);
+    if (DIRECT) {
+      // (the first group of centres reads the rows; later groups find them
+      // in the cache)
+      if (q0 == 0) {
+        KMREDUCE_UNROLL
+        for (int v = 0; v < RV; ++v)
+          _mm_prefetch(reinterpret_cast<const char*>(xj + kPrefetchRows + 8 * v), _MM_HINT_T0);
+      }
+    } else {
+      _mm_prefetch(reinterpret_cast<const char*>(xj + kPrefetchCols * ldx), _MM_HINT_T0);
+    }
     __m512d xv[RV];
     KMREDUCE_UNROLL
-    for (int v = 0; v < RV; ++v) xv[v] = _mm512_loadu_pd(xj + 8 * v);
+    for (int v = 0; v < RV; ++v) xv[v] = tile_load<DIRECT>(xj + 8 * v, sh, j);
     const double* cj = c + k * j;
     KMREDUCE_UNROLL
     for (int q = 0; q < NC; ++q) {
@@ -419,24 +499,31 @@ __attribute__((target("avx512f,avx512vl"))) void nearest_tile_avx512(
   }
 }
 
-template <int RV>
+template <int RV, bool DIRECT = false>
 inline void nearest_tile_512(int nc, const double* x, index_t ldx, index_t p, const double* c,
                              index_t k, const double* cnorm, int q0, bool first, double* b,
-                             double* s2, int* w) {
+                             double* s2, int* w, const double* sh = nullptr) {
+#define KMREDUCE_NEAREST_CASE(N)                                                         \
+  case N:                                                                                \
+    nearest_tile_avx512<N, RV, DIRECT>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w, sh); \
+    break;
   switch (nc) {
-    case 1: nearest_tile_avx512<1, RV>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w); break;
-    case 2: nearest_tile_avx512<2, RV>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w); break;
-    case 3: nearest_tile_avx512<3, RV>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w); break;
-    case 4: nearest_tile_avx512<4, RV>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w); break;
-    case 5: nearest_tile_avx512<5, RV>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w); break;
-    case 6: nearest_tile_avx512<6, RV>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w); break;
-    case 7: nearest_tile_avx512<7, RV>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w); break;
-    case 8: nearest_tile_avx512<8, RV>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w); break;
-    case 9: nearest_tile_avx512<9, RV>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w); break;
-    case 10: nearest_tile_avx512<10, RV>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w); break;
-    case 11: nearest_tile_avx512<11, RV>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w); break;
-    default: nearest_tile_avx512<12, RV>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w); break;
+    KMREDUCE_NEAREST_CASE(1)
+    KMREDUCE_NEAREST_CASE(2)
+    KMREDUCE_NEAREST_CASE(3)
+    KMREDUCE_NEAREST_CASE(4)
+    KMREDUCE_NEAREST_CASE(5)
+    KMREDUCE_NEAREST_CASE(6)
+    KMREDUCE_NEAREST_CASE(7)
+    KMREDUCE_NEAREST_CASE(8)
+    KMREDUCE_NEAREST_CASE(9)
+    KMREDUCE_NEAREST_CASE(10)
+    KMREDUCE_NEAREST_CASE(11)
+    default:
+      nearest_tile_avx512<12, RV, DIRECT>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w, sh);
+      break;
   }
+#undef KMREDUCE_NEAREST_CASE
 }
 #endif  // KMREDUCE_X86_SIMD
 }  // namespace detail
@@ -447,8 +534,14 @@ inline void nearest_tile_512(int nc, const double* x, index_t ldx, index_t p, co
 // cross_product_block() then two_nearest() give them on AVX-512 (bit for
 // bit), without the k products per row written out. Returns false (and
 // does nothing) without AVX-512.
+//
+// With `sh` (not null), x is instead 16 rows of column-major data read in
+// place, ldx values apart from one column to the next, and sh[j] is
+// subtracted from column j: the values packing would put in the tile, so
+// the same results.
 inline bool nearest_in_tile(const double* x, index_t p, int half, const double* c, index_t k,
-                            const double* cnorm, double* best, double* second, int* which) {
+                            const double* cnorm, double* best, double* second, int* which,
+                            const double* sh = nullptr, index_t ldx = 16) {
 #ifdef KMREDUCE_X86_SIMD
   static const bool vl = __builtin_cpu_supports("avx512vl");
   if (simd_level() != SimdLevel::Avx512 || !vl) return false;
@@ -456,17 +549,26 @@ inline bool nearest_in_tile(const double* x, index_t p, int half, const double* 
   const index_t cols = (k + groups - 1) / groups;
   for (index_t q0 = 0; q0 < k; q0 += cols) {
     const int nc = static_cast<int>(std::min(cols, k - q0));
-    if (half < 0)
-      detail::nearest_tile_512<2>(nc, x, 16, p, c + q0, k, cnorm + q0, static_cast<int>(q0),
-                                  q0 == 0, best, second, which);
-    else
-      detail::nearest_tile_512<1>(nc, x + 8 * half, 16, p, c + q0, k, cnorm + q0,
-                                  static_cast<int>(q0), q0 == 0, best, second, which);
+    const int g0 = static_cast<int>(q0);
+    if (sh != nullptr) {
+      if (half < 0)
+        detail::nearest_tile_512<2, true>(nc, x, ldx, p, c + q0, k, cnorm + q0, g0, q0 == 0,
+                                          best, second, which, sh);
+      else
+        detail::nearest_tile_512<1, true>(nc, x + 8 * half, ldx, p, c + q0, k, cnorm + q0, g0,
+                                          q0 == 0, best, second, which, sh);
+    } else if (half < 0) {
+      detail::nearest_tile_512<2>(nc, x, 16, p, c + q0, k, cnorm + q0, g0, q0 == 0, best,
+                                  second, which);
+    } else {
+      detail::nearest_tile_512<1>(nc, x + 8 * half, 16, p, c + q0, k, cnorm + q0, g0, q0 == 0,
+                                  best, second, which);
+    }
   }
   return true;
 #else
   (void)x; (void)p; (void)half; (void)c; (void)k; (void)cnorm; (void)best; (void)second;
-  (void)which;
+  (void)which; (void)sh; (void)ldx;
   return false;
 #endif
 }
