@@ -6,7 +6,8 @@
 // wrong on noisy high-dimensional data but cost passes over the data and do
 // not help everywhere. The seeding is greedy k-means++ (kmeanspp.hpp) or,
 // for tall data, k-means|| (kmeans_parallel.hpp). With a polish, the
-// `polish_starts` lowest distinct replicates then get split/merge moves
+// `polish_starts` lowest distinct replicates (or, kPolishStartsAuto, as many
+// as it takes to reach the lowest result twice) then get split/merge moves
 // (split_merge.hpp) and Hartigan's moves (hartigan.hpp), the lowest result
 // kept.
 // Replicate t draws its seeding from the stream (seed, kStreamKmeansInit, t).
