@@ -179,7 +179,7 @@ k_path <- function(x, k = 2:10, method = "auto", dims = NULL, n_init = 10L, B = 
       ref <- uniform_box_cpp(n, lo, hi, seed, b - 1, n_threads)
       seed_b <- derive_seed_cpp(seed, b)
       for (i in seq_along(k)) {
-        sd <- seeding_of(control, k[i], n_init_reference)
+        sd <- seeding_of(control, k[i], n_init_reference, method)
         km <- kmeans_cpp(ref, k[i], n_init_reference, iter_max, control$tol, seed_b, n_threads,
                          FALSE, 0, NULL, sd$local_search, sd$seeding, sd$oversampling,
                          sd$rounds, sd$polish, sd$tries, sd$split_rounds, sd$polish_starts,

@@ -778,6 +778,13 @@ test_that("control$polish: auto is split/merge for several replicates, none for 
   expect_error(kmeans_reduced(x, 6, control = list(polish_starts = "all")), "control\\$polish_starts")
   expect_identical(kmeans_reduced(x, 6, method = "none", n_init = 4, seed = 4,
                                   control = list(polish_starts = "auto"))$cluster, fits[[1]]$cluster)
+  # on reduced rows "auto" is two starts
+  expect_identical(kmeans_reduced(x, 6, method = "sign", dims = 8, n_init = 6, seed = 4)$cluster,
+                   kmeans_reduced(x, 6, method = "sign", dims = 8, n_init = 6, seed = 4,
+                                  control = list(polish_starts = 2))$cluster)
+  msgs <- testthat::capture_messages(
+    kmeans_reduced(x, 6, method = "sign", dims = 8, n_init = 6, seed = 4, verbose = TRUE))
+  expect_true(any(grepl("moves from the [12] best replicates?:", msgs)))
   expect_error(kmeans_reduced(x, 6, control = list(polish = "swap")), "control\\$polish")
   expect_error(kmeans_reduced(x, 6, control = list(tries = 0)), "control\\$tries")
   expect_error(kmeans_reduced(x, 6, control = list(split_rounds = NA)), "control\\$split_rounds")
