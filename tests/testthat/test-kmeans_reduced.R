@@ -778,7 +778,7 @@ test_that("control$polish: auto is split/merge for several replicates, none for 
   expect_error(kmeans_reduced(x, 6, control = list(polish_starts = "all")), "control\\$polish_starts")
   expect_identical(kmeans_reduced(x, 6, method = "none", n_init = 4, seed = 4,
                                   control = list(polish_starts = "auto"))$cluster, fits[[1]]$cluster)
-  # on reduced rows "auto" is two starts
+  # on reduced rows (for speed) "auto" is two starts
   expect_identical(kmeans_reduced(x, 6, method = "sign", dims = 8, n_init = 6, seed = 4)$cluster,
                    kmeans_reduced(x, 6, method = "sign", dims = 8, n_init = 6, seed = 4,
                                   control = list(polish_starts = 2))$cluster)
