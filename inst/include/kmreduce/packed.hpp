@@ -298,18 +298,16 @@ inline void cross_block(const PackedRows& a, index_t r0, index_t r1,
   thread_local std::vector<double> buf;
   buf.resize(static_cast<std::size_t>(ld * k));
   if (a.in_place(r0 / T + tiles - 1)) {
-    // read in place, the same products
-    cross_tiles_direct(a.src.x, a.n, a.d, r0 - off, tiles, a.direct_shift.data(), c, k,
-                       buf.data(), ld);
-    for (index_t q = 0; q < k; ++q)
-      std::copy(buf.data() + ld * q + off, buf.data() + ld * q + off + m, out + m * q);
-    return;
-  }
-  const double* xs = a.tiles_at(r0 / T, tiles);
-  for (index_t t = 0; t < tiles; ++t) {
-    const double* xt = xs + t * a.d * T;
-    // A tile of 16 contiguous rows per column: leading dimension 16.
-    cross_product_block(xt, T, a.d, 0, T, c, k, buf.data() + t * T, ld);
+    // the whole tiles read in place, shifted as read: the same products
+    cross_product_block(a.src.x, a.n, a.d, r0 - off, r0 - off + ld, c, k, buf.data(), ld,
+                        a.direct_shift.data());
+  } else {
+    const double* xs = a.tiles_at(r0 / T, tiles);
+    for (index_t t = 0; t < tiles; ++t) {
+      const double* xt = xs + t * a.d * T;
+      // A tile of 16 contiguous rows per column: leading dimension 16.
+      cross_product_block(xt, T, a.d, 0, T, c, k, buf.data() + t * T, ld);
+    }
   }
   for (index_t q = 0; q < k; ++q)
     std::copy(buf.data() + ld * q + off, buf.data() + ld * q + off + m, out + m * q);

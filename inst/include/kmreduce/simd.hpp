@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <vector>
 
 #include "parallel.hpp"
@@ -174,44 +175,31 @@ __attribute__((target("avx2,fma"))) void cross_tile_avx2(
   }
 }
 
-#define KMREDUCE_TILE_CASES(F)                                              \
-  switch (nc) {                                                             \
-    case 1: F<1>(x, ldx, p, c, k, out, ldo, acc); break;                         \
-    case 2: F<2>(x, ldx, p, c, k, out, ldo, acc); break;                         \
-    case 3: F<3>(x, ldx, p, c, k, out, ldo, acc); break;                         \
-    case 4: F<4>(x, ldx, p, c, k, out, ldo, acc); break;                         \
-    case 5: F<5>(x, ldx, p, c, k, out, ldo, acc); break;                         \
-    case 6: F<6>(x, ldx, p, c, k, out, ldo, acc); break;                         \
-    case 7: F<7>(x, ldx, p, c, k, out, ldo, acc); break;                         \
-    case 8: F<8>(x, ldx, p, c, k, out, ldo, acc); break;                         \
-    case 9: F<9>(x, ldx, p, c, k, out, ldo, acc); break;                         \
-    case 10: F<10>(x, ldx, p, c, k, out, ldo, acc); break;                       \
-    case 11: F<11>(x, ldx, p, c, k, out, ldo, acc); break;                       \
-    default: F<12>(x, ldx, p, c, k, out, ldo, acc); break;                       \
-  }
-
+// NC from nc at run time; DIRECT: rows read in place minus sh (see
+// cross_tile_avx512).
+template <bool DIRECT = false>
 inline void cross_tile_512(int nc, const double* x, index_t ldx, index_t p,
                            const double* c, index_t k, double* out,
-                           index_t ldo, bool acc) {
-  KMREDUCE_TILE_CASES(cross_tile_avx512)
-}
-inline void cross_tile_512_direct(int nc, const double* x, index_t ldx, index_t p,
-                                  const double* c, index_t k, double* out, index_t ldo,
-                                  bool acc, const double* sh) {
+                           index_t ldo, bool acc, const double* sh = nullptr) {
+#define KMREDUCE_TILE_CASE(N)                                                    \
+  case N:                                                                        \
+    cross_tile_avx512<N, DIRECT>(x, ldx, p, c, k, out, ldo, acc, sh); \
+    break;
   switch (nc) {
-    case 1: cross_tile_avx512<1, true>(x, ldx, p, c, k, out, ldo, acc, sh); break;
-    case 2: cross_tile_avx512<2, true>(x, ldx, p, c, k, out, ldo, acc, sh); break;
-    case 3: cross_tile_avx512<3, true>(x, ldx, p, c, k, out, ldo, acc, sh); break;
-    case 4: cross_tile_avx512<4, true>(x, ldx, p, c, k, out, ldo, acc, sh); break;
-    case 5: cross_tile_avx512<5, true>(x, ldx, p, c, k, out, ldo, acc, sh); break;
-    case 6: cross_tile_avx512<6, true>(x, ldx, p, c, k, out, ldo, acc, sh); break;
-    case 7: cross_tile_avx512<7, true>(x, ldx, p, c, k, out, ldo, acc, sh); break;
-    case 8: cross_tile_avx512<8, true>(x, ldx, p, c, k, out, ldo, acc, sh); break;
-    case 9: cross_tile_avx512<9, true>(x, ldx, p, c, k, out, ldo, acc, sh); break;
-    case 10: cross_tile_avx512<10, true>(x, ldx, p, c, k, out, ldo, acc, sh); break;
-    case 11: cross_tile_avx512<11, true>(x, ldx, p, c, k, out, ldo, acc, sh); break;
-    default: cross_tile_avx512<12, true>(x, ldx, p, c, k, out, ldo, acc, sh); break;
+    KMREDUCE_TILE_CASE(1)
+    KMREDUCE_TILE_CASE(2)
+    KMREDUCE_TILE_CASE(3)
+    KMREDUCE_TILE_CASE(4)
+    KMREDUCE_TILE_CASE(5)
+    KMREDUCE_TILE_CASE(6)
+    KMREDUCE_TILE_CASE(7)
+    KMREDUCE_TILE_CASE(8)
+    KMREDUCE_TILE_CASE(9)
+    KMREDUCE_TILE_CASE(10)
+    KMREDUCE_TILE_CASE(11)
+    default: cross_tile_avx512<12, DIRECT>(x, ldx, p, c, k, out, ldo, acc, sh); break;
   }
+#undef KMREDUCE_TILE_CASE
 }
 inline void cross_tile_256(int nc, const double* x, index_t ldx, index_t p,
                            const double* c, index_t k, double* out,
@@ -243,7 +231,6 @@ inline void cross_half_512(int nc, const double* x, index_t ldx, index_t p,
     default: cross_half_avx512<12>(x, ldx, p, c, k, out, ldo); break;
   }
 }
-#undef KMREDUCE_TILE_CASES
 
 // 8 columns of A x 8 NV entries of M^T: acc[jj][v] = sum_r A[r, j0 + jj] *
 // M[r, 8 v .. 8 v + 7], with M given row-major (ldm values per row).
@@ -276,12 +263,17 @@ __attribute__((target("avx512f"))) void crossprod_tile_avx512(
 }  // namespace detail
 
 // out (m x k, column-major with leading dimension ldo >= m, m = r1 - r0)
-// = X[r0:r1, ] C^T. ldo = 0 means m.
+// = X[r0:r1, ] C^T. ldo = 0 means m. With `sh` (AVX-512 only), column j
+// of X minus sh[j] instead, subtracted as the rows are read: the same bits
+// as X shifted beforehand (packed tiles of shifted rows, packed.hpp).
 inline void cross_product_block(const double* x, index_t n, index_t p,
                                 index_t r0, index_t r1, const double* c,
-                                index_t k, double* out, index_t ldo = 0) {
+                                index_t k, double* out, index_t ldo = 0,
+                                const double* sh = nullptr) {
   const index_t m = r1 - r0;
   if (ldo == 0) ldo = m;
+  if (sh != nullptr && simd_level() != SimdLevel::Avx512)
+    throw std::logic_error("cross_product_block: a shift needs AVX-512");
 #ifdef KMREDUCE_X86_SIMD
   const SimdLevel level = simd_level();
   if (level != SimdLevel::Portable) {
@@ -305,7 +297,9 @@ inline void cross_product_block(const double* x, index_t n, index_t p,
           double* o = out + (r - r0) + ldo * q0;
           const double* xs = x + r + n * j0;
           const double* cs = c + q0 + k * j0;
-          if (level == SimdLevel::Avx512)
+          if (sh != nullptr)
+            detail::cross_tile_512<true>(nc, xs, n, pc, cs, k, o, ldo, j0 > 0, sh + j0);
+          else if (level == SimdLevel::Avx512)
             detail::cross_tile_512(nc, xs, n, pc, cs, k, o, ldo, j0 > 0);
           else
             detail::cross_tile_256(nc, xs, n, pc, cs, k, o, ldo, j0 > 0);
@@ -320,8 +314,13 @@ inline void cross_product_block(const double* x, index_t n, index_t p,
       thread_local std::vector<double> tx, to;
       tx.assign(static_cast<std::size_t>(rows * p), 0.0);
       to.assign(static_cast<std::size_t>(rows * k), 0.0);
-      for (index_t j = 0; j < p; ++j)
-        for (index_t l = 0; l < tail; ++l) tx[l + rows * j] = x[full + l + n * j];
+      for (index_t j = 0; j < p; ++j) {
+        const double* xj = x + full + n * j;
+        if (sh != nullptr)
+          for (index_t l = 0; l < tail; ++l) tx[l + rows * j] = xj[l] - sh[j];
+        else
+          for (index_t l = 0; l < tail; ++l) tx[l + rows * j] = xj[l];
+      }
       for (index_t j0 = 0; j0 < p; j0 += kColChunk) {
         const index_t pc = std::min(kColChunk, p - j0);
         for (index_t q0 = 0; q0 < k; q0 += cols) {
@@ -348,36 +347,6 @@ inline void cross_product_block(const double* x, index_t n, index_t p,
   Eigen::Map<Eigen::MatrixXd, 0, Eigen::OuterStride<>> o(out, m, k,
                                                         Eigen::OuterStride<>(ldo));
   o.noalias() = xb * cm.transpose();
-}
-
-// out (16 tiles x k, column-major with leading dimension ldo >= 16 tiles)
-// = rows [r0, r0 + 16 tiles) of the column-major x (n rows, p columns),
-// minus sh, times C^T: AVX-512 only, rows read in place with the arithmetic
-// cross_product_block() applies to the packed tiles (tile by tile, columns
-// in chunks of 48, centres in the same groups), so the same bits.
-inline void cross_tiles_direct(const double* x, index_t n, index_t p, index_t r0,
-                               index_t tiles, const double* sh, const double* c, index_t k,
-                               double* out, index_t ldo) {
-#ifdef KMREDUCE_X86_SIMD
-  constexpr index_t rows = 16, max_cols = 12, kColChunk = 48;
-  const index_t groups = (k + max_cols - 1) / max_cols;
-  const index_t cols = (k + groups - 1) / groups;
-  for (index_t t = 0; t < tiles; ++t) {
-    const index_t r = r0 + rows * t;
-    for (index_t j0 = 0; j0 < p; j0 += kColChunk) {
-      const index_t pc = std::min(kColChunk, p - j0);
-      for (index_t q0 = 0; q0 < k; q0 += cols) {
-        const int nc = static_cast<int>(std::min(cols, k - q0));
-        detail::cross_tile_512_direct(nc, x + r + n * j0, n, pc, c + q0 + k * j0, k,
-                                      out + rows * t + ldo * q0, ldo, j0 > 0, sh + j0);
-      }
-    }
-  }
-#else
-  (void)x; (void)n; (void)p; (void)r0; (void)tiles; (void)sh; (void)c; (void)k; (void)out;
-  (void)ldo;
-  throw std::logic_error("cross_tiles_direct needs AVX-512");
-#endif
 }
 
 namespace detail {
@@ -547,23 +516,23 @@ inline bool nearest_in_tile(const double* x, index_t p, int half, const double* 
   if (simd_level() != SimdLevel::Avx512 || !vl) return false;
   const index_t groups = (k + 11) / 12;
   const index_t cols = (k + groups - 1) / groups;
+  // (both halves: 2 vectors of rows; one half: 1, from its first row)
+  const double* xh = half < 0 ? x : x + 8 * half;
   for (index_t q0 = 0; q0 < k; q0 += cols) {
     const int nc = static_cast<int>(std::min(cols, k - q0));
     const int g0 = static_cast<int>(q0);
-    if (sh != nullptr) {
-      if (half < 0)
-        detail::nearest_tile_512<2, true>(nc, x, ldx, p, c + q0, k, cnorm + q0, g0, q0 == 0,
-                                          best, second, which, sh);
-      else
-        detail::nearest_tile_512<1, true>(nc, x + 8 * half, ldx, p, c + q0, k, cnorm + q0, g0,
-                                          q0 == 0, best, second, which, sh);
-    } else if (half < 0) {
-      detail::nearest_tile_512<2>(nc, x, 16, p, c + q0, k, cnorm + q0, g0, q0 == 0, best,
+    if (sh != nullptr && half < 0)
+      detail::nearest_tile_512<2, true>(nc, xh, ldx, p, c + q0, k, cnorm + q0, g0, g0 == 0, best,
+                                        second, which, sh);
+    else if (sh != nullptr)
+      detail::nearest_tile_512<1, true>(nc, xh, ldx, p, c + q0, k, cnorm + q0, g0, g0 == 0, best,
+                                        second, which, sh);
+    else if (half < 0)
+      detail::nearest_tile_512<2>(nc, xh, ldx, p, c + q0, k, cnorm + q0, g0, g0 == 0, best,
                                   second, which);
-    } else {
-      detail::nearest_tile_512<1>(nc, x + 8 * half, 16, p, c + q0, k, cnorm + q0, g0, q0 == 0,
-                                  best, second, which);
-    }
+    else
+      detail::nearest_tile_512<1>(nc, xh, ldx, p, c + q0, k, cnorm + q0, g0, g0 == 0, best,
+                                  second, which);
   }
   return true;
 #else
