@@ -12,9 +12,11 @@
 #ifndef KMREDUCE_LABEL_SUMS_HPP
 #define KMREDUCE_LABEL_SUMS_HPP
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
+#include "memory.hpp"
 #include "parallel.hpp"
 #include "simd.hpp"
 
@@ -33,13 +35,54 @@ inline bool label_kernels(index_t k) {
 #endif
 }
 
-// For each group of 8 rows g and cluster q: bit l of masks[g * k + q] is set
-// when row 8 g + l has label q.
-inline std::vector<std::uint8_t> label_masks(const int* label, index_t n,
-                                             index_t k) {
-  std::vector<std::uint8_t> m(static_cast<std::size_t>((n + 7) / 8 * k), 0);
-  for (index_t r = 0; r < n; ++r)
+namespace detail {
+// label_masks() for the groups [g0, g1) (scalar: one bit per row).
+inline void label_masks_scalar(const int* label, index_t n, index_t k, index_t g0, index_t g1,
+                               std::uint8_t* m) {
+  for (index_t r = 8 * g0; r < std::min(n, 8 * g1); ++r)
     m[(r / 8) * k + label[r]] |= static_cast<std::uint8_t>(1u << (r % 8));
+}
+#ifdef KMREDUCE_X86_SIMD
+// The same masks from 8 labels at a time, one comparison per cluster.
+__attribute__((target("avx512f,avx512vl"))) inline void label_masks_avx512(
+    const int* label, index_t n, index_t k, index_t g0, index_t g1, std::uint8_t* m) {
+  const index_t full = n / 8;
+  for (index_t g = g0; g < g1; ++g) {
+    const __mmask8 lanes =
+        g < full ? static_cast<__mmask8>(0xff) : static_cast<__mmask8>((1u << (n % 8)) - 1u);
+    const __m256i l = _mm256_maskz_loadu_epi32(lanes, label + 8 * g);
+    std::uint8_t* mg = m + g * k;
+    for (index_t q = 0; q < k; ++q)
+      mg[q] = static_cast<std::uint8_t>(
+          _mm256_mask_cmpeq_epi32_mask(lanes, l, _mm256_set1_epi32(static_cast<int>(q))));
+  }
+}
+#endif
+}  // namespace detail
+
+// For each group of 8 rows g and cluster q: bit l of masks[g * k + q] is set
+// when row 8 g + l has label q (labels in [0, k)). Groups in runs on the
+// threads (each writes its own bytes).
+inline std::vector<std::uint8_t> label_masks(const int* label, index_t n, index_t k,
+                                             int n_threads = 1) {
+  std::vector<std::uint8_t> m =
+      rows_array(static_cast<std::size_t>((n + 7) / 8 * k), std::uint8_t(0));
+  const index_t groups = (n + 7) / 8;
+  constexpr index_t run = 8192;  // groups per task
+#ifdef KMREDUCE_X86_SIMD
+  static const bool vl = __builtin_cpu_supports("avx512vl");
+  const bool vec = simd_level() == SimdLevel::Avx512 && vl;
+#endif
+  parallel_for(n_blocks(groups, run), n_threads, [&](index_t b, int) {
+    const index_t g0 = b * run, g1 = std::min(groups, g0 + run);
+#ifdef KMREDUCE_X86_SIMD
+    if (vec) {
+      detail::label_masks_avx512(label, n, k, g0, g1, m.data());
+      return;
+    }
+#endif
+    detail::label_masks_scalar(label, n, k, g0, g1, m.data());
+  }, static_cast<double>(n) * static_cast<double>(k) / 8.0);
   return m;
 }
 
@@ -137,7 +180,7 @@ inline void label_sums_columns(const double* x, index_t n, index_t d,
                                const int* label, index_t k, double* sums,
                                int n_threads) {
 #ifdef KMREDUCE_X86_SIMD
-  const std::vector<std::uint8_t> masks = label_masks(label, n, k);
+  const std::vector<std::uint8_t> masks = label_masks(label, n, k, n_threads);
   parallel_for(d, n_threads, [&](index_t j, int) {
     double out[kMaxMaskedClusters];
     detail::column_label_sums_k(k, x + n * j, n, masks.data(), out);

@@ -157,9 +157,21 @@ index_t assign_bounded(const Data& a, const double* row_norms,
 }
 
 // Number of rows in each cluster.
-inline void count_labels(const int* label, index_t n, std::vector<index_t>& count) {
+// Rows per label, counted by runs of rows on the threads (whole numbers: the
+// same counts in any order).
+inline void count_labels(const int* label, index_t n, std::vector<index_t>& count,
+                         int n_threads = 1) {
+  const index_t k = static_cast<index_t>(count.size());
+  constexpr index_t run = 1 << 18;
+  const index_t nb = n_blocks(n, run);
+  std::vector<index_t> part(static_cast<std::size_t>(nb * k), 0);
+  parallel_for(nb, n_threads, [&](index_t b, int) {
+    index_t* c = part.data() + b * k;
+    for (index_t r = b * run; r < std::min(n, (b + 1) * run); ++r) ++c[label[r]];
+  }, static_cast<double>(n));
   std::fill(count.begin(), count.end(), 0);
-  for (index_t r = 0; r < n; ++r) ++count[label[r]];
+  for (index_t b = 0; b < nb; ++b)
+    for (index_t q = 0; q < k; ++q) count[q] += part[b * k + q];
 }
 
 // Per-cluster sums and counts of all the rows of a source, in one pass.
@@ -170,7 +182,7 @@ void fresh_sums(const Source& src, index_t k, const int* label, std::vector<doub
   src.visit([&](const auto& rows, index_t r0) {
     cluster_sums(rows, label + r0, k, sums.data(), n_threads);
   });
-  count_labels(label, src.n(), count);
+  count_labels(label, src.n(), count, n_threads);
 }
 
 // Per-cluster sums and counts of the rows for the current labels. Fresh (one
@@ -265,7 +277,7 @@ index_t source_assign_bounded(const Source& src, const double* row_norms,
                               lower + r0, n_threads);
     if (sums != nullptr) cluster_sums(rows, label + r0, k, sums->data(), n_threads);
   });
-  if (count != nullptr) count_labels(label, src.n(), *count);
+  if (count != nullptr) count_labels(label, src.n(), *count, n_threads);
   return changes;
 }
 
