@@ -70,6 +70,119 @@ struct KmeansParallelTrace {
 
 namespace detail {
 
+// The rows r of [r0, r1) that a round samples: D(r) > 0 and the uniform of
+// counter_hash(key, offset + r) below l D(r) / phi; appended in row order.
+inline void sample_rows_scalar(const double* dist, index_t r0, index_t r1, std::uint64_t key,
+                               std::uint64_t offset, double ell, double phi,
+                               std::vector<index_t>& pick) {
+  for (index_t r = r0; r < r1; ++r)
+    if (dist[r] > 0.0 &&
+        uniform_of(counter_hash(key, offset + static_cast<std::uint64_t>(r))) <
+            ell * dist[r] / phi)
+      pick.push_back(r);
+}
+
+// A round's update of the rows [r0, r1) from their nearest new candidate
+// (best = ||c||^2 - 2 x.c, which = its index): D(r) and the nearest
+// candidate where the squared distance max(0, ||x||^2 + best) is smaller.
+inline void take_nearer_scalar(const double* rn, const double* best, const int* which,
+                               index_t len, int base, double* dist, int* near) {
+  for (index_t i = 0; i < len; ++i) {
+    const double v = std::max(0.0, rn[i] + best[i]);
+    if (v < dist[i]) {
+      dist[i] = v;
+      near[i] = base + which[i];
+    }
+  }
+}
+
+#ifdef KMREDUCE_X86_SIMD
+// mix64() of 8 words.
+__attribute__((target("avx512f,avx512dq"))) inline __m512i mix64_avx512(__m512i z) {
+  const __m512i m1 = _mm512_set1_epi64(static_cast<long long>(0xBF58476D1CE4E5B9ULL));
+  const __m512i m2 = _mm512_set1_epi64(static_cast<long long>(0x94D049BB133111EBULL));
+  z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 30)), m1);
+  z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 27)), m2);
+  return _mm512_xor_si512(z, _mm512_srli_epi64(z, 31));
+}
+
+// sample_rows_scalar() for 8 rows at a time: the same hash (64-bit lane
+// multiplies), the same exact conversion to a uniform and the same division,
+// so the same rows.
+__attribute__((target("avx512f,avx512dq"))) inline void sample_rows_avx512(
+    const double* dist, index_t r0, index_t r1, std::uint64_t key, std::uint64_t offset,
+    double ell, double phi, std::vector<index_t>& pick) {
+  const __m512i golden = _mm512_set1_epi64(static_cast<long long>(0x9E3779B97F4A7C15ULL));
+  const __m512i vkey = _mm512_set1_epi64(static_cast<long long>(key));
+  const __m512i step = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+  const __m512d vell = _mm512_set1_pd(ell), vphi = _mm512_set1_pd(phi),
+                scale = _mm512_set1_pd(1.0 / 9007199254740992.0), zero = _mm512_setzero_pd();
+  for (index_t r = r0; r < r1; r += 8) {
+    const __mmask8 lanes =
+        static_cast<__mmask8>(r1 - r >= 8 ? 0xffu : (1u << (r1 - r)) - 1u);
+    const __m512d x = _mm512_maskz_loadu_pd(lanes, dist + r);
+    const __mmask8 positive = _mm512_mask_cmp_pd_mask(lanes, x, zero, _CMP_GT_OQ);
+    if (positive == 0) continue;
+    const __m512i c = _mm512_add_epi64(
+        _mm512_set1_epi64(static_cast<long long>(offset + static_cast<std::uint64_t>(r))), step);
+    const __m512i h = _mm512_add_epi64(
+        mix64_avx512(_mm512_xor_si512(vkey, _mm512_mullo_epi64(c, golden))), c);
+    const __m512d u = _mm512_mul_pd(_mm512_cvtepu64_pd(_mm512_srli_epi64(mix64_avx512(h), 11)), scale);
+    const __m512d p = _mm512_div_pd(_mm512_mul_pd(vell, x), vphi);
+    for (unsigned bits = _mm512_mask_cmp_pd_mask(positive, u, p, _CMP_LT_OQ); bits != 0;
+         bits &= bits - 1)
+      pick.push_back(r + __builtin_ctz(bits));
+  }
+}
+
+// take_nearer_scalar() for 8 rows at a time (max with 0 as std::max(0.0, v),
+// also for NaN; the same comparison).
+__attribute__((target("avx512f,avx512vl"))) inline void take_nearer_avx512(
+    const double* rn, const double* best, const int* which, index_t len, int base,
+    double* dist, int* near) {
+  const __m512d zero = _mm512_setzero_pd();
+  const __m256i vbase = _mm256_set1_epi32(base);
+  for (index_t i = 0; i < len; i += 8) {
+    const __mmask8 lanes =
+        static_cast<__mmask8>(len - i >= 8 ? 0xffu : (1u << (len - i)) - 1u);
+    const __m512d v = _mm512_max_pd(
+        _mm512_add_pd(_mm512_maskz_loadu_pd(lanes, rn + i), _mm512_maskz_loadu_pd(lanes, best + i)),
+        zero);
+    const __mmask8 lt =
+        _mm512_mask_cmp_pd_mask(lanes, v, _mm512_maskz_loadu_pd(lanes, dist + i), _CMP_LT_OQ);
+    if (lt == 0) continue;
+    _mm512_mask_storeu_pd(dist + i, lt, v);
+    _mm256_mask_storeu_epi32(near + i, lt,
+                             _mm256_add_epi32(vbase, _mm256_maskz_loadu_epi32(lt, which + i)));
+  }
+}
+#endif
+
+inline void sample_rows(const double* dist, index_t r0, index_t r1, std::uint64_t key,
+                        std::uint64_t offset, double ell, double phi,
+                        std::vector<index_t>& pick) {
+#ifdef KMREDUCE_X86_SIMD
+  static const bool dq = __builtin_cpu_supports("avx512dq");
+  if (simd_level() == SimdLevel::Avx512 && dq) {
+    sample_rows_avx512(dist, r0, r1, key, offset, ell, phi, pick);
+    return;
+  }
+#endif
+  sample_rows_scalar(dist, r0, r1, key, offset, ell, phi, pick);
+}
+
+inline void take_nearer(const double* rn, const double* best, const int* which, index_t len,
+                        int base, double* dist, int* near) {
+#ifdef KMREDUCE_X86_SIMD
+  static const bool vl = __builtin_cpu_supports("avx512vl");
+  if (simd_level() == SimdLevel::Avx512 && vl) {
+    take_nearer_avx512(rn, best, which, len, base, dist, near);
+    return;
+  }
+#endif
+  take_nearer_scalar(rn, best, which, len, base, dist, near);
+}
+
 // Weighted k-means on the m points of c (squared norms `norms`) with weights
 // w: greedy weighted k-means++ then weighted Lloyd (at most iter_max
 // iterations, until no label changes). Writes the k centres (k x d,
@@ -207,14 +320,18 @@ void kmeans_parallel(const Data& a, const double* row_norms, index_t k, Rng& rng
   // the candidates: rows (global index) and their values, m x d row-major
   std::vector<index_t> cand_rows;
   std::vector<double> cand_vals;
+  // phi from the blocks' sums of D (block_total), in block order
+  auto combined_block_sum = [&]() {
+    double phi = 0.0;
+    for (index_t b = 0; b < nb; ++b) phi += block_total[b];
+    return combined_sum(combine, phi);
+  };
   auto potential = [&]() {
     parallel_for(nb, n_threads, [&](index_t b, int) {
       const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock);
       block_total[b] = sum_of_min(dist.data() + r0, dist.data() + r0, r1 - r0);
     }, static_cast<double>(n));
-    double phi = 0.0;
-    for (index_t b = 0; b < nb; ++b) phi += block_total[b];
-    return combined_sum(combine, phi);
+    return combined_block_sum();
   };
 
   const index_t first = static_cast<index_t>(rng.below(n_all));
@@ -230,6 +347,7 @@ void kmeans_parallel(const Data& a, const double* row_norms, index_t k, Rng& rng
   if (trace != nullptr) trace->phi.push_back(phi);
 
   std::vector<std::vector<index_t>> block_pick(nb);
+  std::vector<index_t> first_pick(nb);  // where each block's picks start in `mine`
   std::vector<double> counts(np);
   for (int round = 0; round < opt.rounds && phi > 0.0; ++round) {
     const std::uint64_t key = rng.next();
@@ -238,15 +356,14 @@ void kmeans_parallel(const Data& a, const double* row_norms, index_t k, Rng& rng
       std::vector<index_t>& pick = block_pick[b];
       pick.clear();
       const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock);
-      for (index_t r = r0; r < r1; ++r)
-        if (dist[r] > 0.0 &&
-            uniform_of(counter_hash(key, static_cast<std::uint64_t>(combine.offset() + r))) <
-                ell * dist[r] / phi)
-          pick.push_back(r);
+      detail::sample_rows(dist.data(), r0, r1, key, static_cast<std::uint64_t>(combine.offset()),
+                          ell, phi, pick);
     }, static_cast<double>(n));
     std::vector<index_t> mine;
-    for (index_t b = 0; b < nb; ++b)
+    for (index_t b = 0; b < nb; ++b) {
+      first_pick[b] = static_cast<index_t>(mine.size());
       mine.insert(mine.end(), block_pick[b].begin(), block_pick[b].end());
+    }
     // Every process gets every sampled row: a sum of vectors each fills at
     // its own place (rank order = global row order).
     std::fill(counts.begin(), counts.end(), 0.0);
@@ -290,22 +407,19 @@ void kmeans_parallel(const Data& a, const double* row_norms, index_t k, Rng& rng
         cross_block(a, r0, r1, cv, m, s.buf.data());
         two_nearest(s.buf.data(), len, m, cnorm.data(), s.best.data(), nullptr, s.which.data());
       }
-      for (index_t r = r0; r < r1; ++r) {
-        const double v = std::max(0.0, row_norms[r] + s.best[r - r0]);
-        if (v < dist[r]) {
-          dist[r] = v;
-          near[r] = base + s.which[r - r0];
-        }
+      detail::take_nearer(row_norms + r0, s.best.data(), s.which.data(), len, base,
+                          dist.data() + r0, near.data() + r0);
+      // The block's sampled rows themselves: exactly 0, nearest to
+      // themselves unless an earlier candidate equals them.
+      const std::vector<index_t>& pick = block_pick[b];
+      for (index_t t = 0; t < static_cast<index_t>(pick.size()); ++t) {
+        const index_t r = pick[t];
+        if (dist[r] > 0.0) near[r] = base + static_cast<int>(before + first_pick[b] + t);
+        dist[r] = 0.0;
       }
+      block_total[b] = sum_of_min(dist.data() + r0, dist.data() + r0, len);
     }, static_cast<double>(n) * m * d);
-    // The sampled rows themselves: exactly 0, nearest to themselves unless an
-    // earlier candidate equals them.
-    for (index_t t = 0; t < static_cast<index_t>(mine.size()); ++t) {
-      const index_t r = mine[t];
-      if (dist[r] > 0.0) near[r] = base + static_cast<int>(before + t);
-      dist[r] = 0.0;
-    }
-    phi = potential();
+    phi = combined_block_sum();
     if (trace != nullptr) trace->phi.push_back(phi);
     check_interrupt(interrupt);
   }
