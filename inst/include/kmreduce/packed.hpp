@@ -91,7 +91,8 @@ struct PackedRows {
     std::vector<ValueSummary> part(static_cast<std::size_t>(nb));
     parallel_for(nb, n_threads, [&](index_t b, int) {
       const index_t t0 = b * per_block, t1 = std::min(tiles, t0 + per_block);
-      // (not kept: the tiles go through a scratch buffer, for the norms)
+      // (not kept: a last, partial tile goes through a scratch buffer, for
+      // the norms)
       thread_local std::vector<double> scratch;
       if (!stored) scratch.resize(static_cast<std::size_t>(per_block * d * T));
       // Whole tiles: a SIMD copy, with streaming stores when kept (the tiles
@@ -104,7 +105,7 @@ struct PackedRows {
           _mm_sfence();  // this thread's streaming stores, before it reports done
 #endif
         } else {
-          part[b] = pack_tiles_simd(a, t0, full, scratch.data(), false);
+          part[b] = pack_tiles_simd(a, t0, full, nullptr, false);
         }
       }
       for (index_t t = simd ? std::max(t0, full) : t0; t < t1; ++t)
@@ -149,9 +150,10 @@ struct PackedRows {
   }
 
 #if defined(KMREDUCE_X86_SIMD)
-  // Whole tiles [t0, t1) into out (tile t0 first; streaming stores or not):
-  // column by column (runs of 16 (t1 - t0) values), norms accumulated with
-  // FMAs in the same column order.
+  // Whole tiles [t0, t1) into out (tile t0 first; streaming stores or not;
+  // null: rows read in place, nothing stored): column by column (runs of
+  // 16 (t1 - t0) values), norms accumulated with FMAs in the same column
+  // order.
   __attribute__((target("avx512f"))) ValueSummary pack_tiles_simd(
       const DenseMatrix& a, index_t t0, index_t t1, double* out, bool stream) {
     double* nrm = norms.data() + t0 * T;
@@ -162,11 +164,13 @@ struct PackedRows {
       const __m512d sj = _mm512_set1_pd(shift != nullptr ? shift[j] : 0.0);
       for (index_t t = t0; t < t1; ++t) {
         const double* s = col + (t - t0) * T;
-        double* dst = out + ((t - t0) * d + j) * T;
+        double* dst = out == nullptr ? nullptr : out + ((t - t0) * d + j) * T;
         double* nt = nrm + (t - t0) * T;
         const __m512d r0 = _mm512_loadu_pd(s), r1 = _mm512_loadu_pd(s + 8);
         const __m512d x0 = _mm512_sub_pd(r0, sj), x1 = _mm512_sub_pd(r1, sj);
-        if (stream) {
+        if (out == nullptr) {
+          // (rows read in place: only their norms and summary are wanted)
+        } else if (stream) {
           _mm512_stream_pd(dst, x0);
           _mm512_stream_pd(dst + 8, x1);
         } else {
