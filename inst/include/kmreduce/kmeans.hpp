@@ -112,9 +112,9 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
       local_search(a, row_norms, opt.k, opt.local_search, rng, centres.data(), seeds,
                    opt.n_threads, interrupt, combine);
     // Lloyd takes the seeds' assignment over (its arrays become Lloyd's).
-    LloydResult res = lloyd(ResidentRows<Data>(a), row_norms, std::move(centres),
-                                   opt.k, opt.iter_max, opt.tol, opt.n_threads, interrupt,
-                                   &seeds, combine);
+    LloydResult res = lloyd(ResidentRows<Data>(a), row_norms, std::move(centres), opt.k,
+                            opt.iter_max, opt.tol, opt.n_threads, interrupt, &seeds, combine,
+                            rows_shift(a));
     out.objectives.push_back(res.objective);
     if (opt.on_replicate) opt.on_replicate(t + 1, res.iter, res.objective);
     // The `starts` lowest distinct replicates are kept, in increasing

@@ -378,10 +378,19 @@ LloydResult lloyd(const Source& src, const double* row_norms,
                   double tol, int n_threads,
                   const InterruptCheck& interrupt = InterruptCheck(),
                   SeedAssignment* start = nullptr,
-                  const Combine& combine = Combine()) {
+                  const Combine& combine = Combine(),
+                  const double* grid = nullptr) {
   const index_t n = src.n(), d = src.d();
   const double n_all = static_cast<double>(combine.total_rows(n));
   LloydResult res;
+  // Rows shifted by `grid` (the rows' shift): each new centre c becomes
+  // (c + s) - s, so that the centres returned in the original coordinates
+  // (c + s) come back to these exactly (unshift_result() then needs no pass).
+  auto snap = [&](std::vector<double>& c) {
+    if (grid == nullptr) return;
+    for (index_t j = 0; j < d; ++j)
+      for (index_t q = 0; q < k; ++q) c[q + k * j] = (c[q + k * j] + grid[j]) - grid[j];
+  };
   // Labels and bounds: taken over from `start` (its memory reused, so the
   // peak is not both), or fresh.
   std::vector<double> upper, lower;
@@ -472,6 +481,7 @@ LloydResult lloyd(const Source& src, const double* row_norms,
     }
     const std::vector<index_t> reseeded = update_centres(
         src, k, res.label.data(), min_dist.data(), centres.data(), sums, count, combine);
+    snap(centres);
     before = res.label;
     // Centre shifts move the bounds (triangle inequality).
     std::vector<double> shift(k, 0.0);
@@ -526,6 +536,7 @@ LloydResult lloyd(const Source& src, const double* row_norms,
                            n_threads);
       update_centres(src, k, res.label.data(), min_dist.data(), centres.data(),
                      sums, count, combine);
+      snap(centres);
     }
     res.objective = combined_sum(combine, serial_sum(min_dist));
   }

@@ -143,6 +143,13 @@ const double* row_sqnorms_of(const Data& a, std::vector<double>& store, int n_th
   return store.data();
 }
 
+// The shift the rows are minus (Lloyd rounds its centres to it; packed.hpp):
+// none for rows held as they are.
+template <class Data>
+const double* rows_shift(const Data& /*a*/) {
+  return nullptr;
+}
+
 // The centres as cross_block() takes them during one pass over the rows:
 // prepare_centres() once before the pass, then every block reads them. Rows
 // kept in another precision (single.hpp) convert the centres here, once.

@@ -265,6 +265,9 @@ inline bool keep_packed_copy(index_t n, index_t d) {
 // (T is never odr-used: no out-of-class definition, so that this header can
 // be included by several translation units)
 
+// The shift subtracted from the rows (or nullptr): see lloyd()'s `grid`.
+inline const double* rows_shift(const PackedRows& a) { return a.shift; }
+
 // Computed while packing (same order: columns in turn).
 inline void row_sqnorms(const PackedRows& a, double* out, int /*n_threads*/) {
   std::copy(a.norms.begin(), a.norms.begin() + a.n, out);

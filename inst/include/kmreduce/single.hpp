@@ -460,7 +460,7 @@ KmeansResult kmeans_single(const DenseMatrix& a, const double* shift, const Kmea
   const PackedRows rows(a, opt.n_threads, shift, false);
   LloydResult fin = lloyd(ResidentRows<PackedRows>(rows), rows.norms.data(),
                           std::move(out.best.centres), opt.k, opt.iter_max, opt.tol,
-                          opt.n_threads, interrupt, nullptr, combine);
+                          opt.n_threads, interrupt, nullptr, combine, shift);
   fin.iter += iter;
   out.best = std::move(fin);
   unshift_result(ResidentRows<PackedRows>(rows), shift, opt.k, out.best, opt.n_threads, combine);
