@@ -694,7 +694,8 @@ finish_fit <- function(best, src, refine, n_threads, control, verbose, seed, cal
         rk$iter, elapsed() - t0, best$objective, objective)
   }
   cluster <- km$cluster
-  names(cluster) <- rownames(src$data)
+  # (only when there are names: setting none would copy the labels)
+  if (!is.null(rownames(src$data))) names(cluster) <- rownames(src$data)
   centers <- st$centers
   dimnames(centers) <- list(seq_len(k), colnames(src$data))
   reduced_centers <- km$centers

@@ -30,7 +30,8 @@ Rcpp::IntegerVector one_based(const std::vector<int>& label) {
 }
 
 std::vector<int> zero_based(const Rcpp::IntegerVector& cluster) {
-  std::vector<int> out(cluster.size());
+  // (fresh memory advised for huge pages: see memory.hpp)
+  std::vector<int> out = kmreduce::rows_array(static_cast<std::size_t>(cluster.size()), 0);
   for (R_xlen_t r = 0; r < cluster.size(); ++r) out[r] = cluster[r] - 1;
   return out;
 }
