@@ -267,6 +267,29 @@ test_that("an offset of 1e4, 1e8 or 1e12 gives the partition without offset, eve
   }
 })
 
+test_that("one replicate on data far from the origin: labels nearest to the returned centres", {
+  # Lloyd rounds its centres to the shift of the rows, so that they come back
+  # exactly in the data's coordinates: no pass to relabel the rows after it.
+  m <- make_mixture(n = 3000, d = 12, k = 9, sd = 1, sep = 1, seed = 23)
+  for (offset in c(0, 0.1, 1e6, 1e10)) {
+    xo <- m$x + offset
+    for (seeding in c("k-means++", "k-means||")) {
+      for (threads in 1:2) {
+        fit <- kmeans_reduced(xo, 9, method = "none", seed = 3, n_init = 1, n_threads = threads,
+                              control = list(seeding = seeding))
+        label <- sprintf("offset %g, %s, %d threads", offset, seeding, threads)
+        expect_identical(predict(fit, xo), fit$cluster, label = label)
+        means <- rowsum(xo, fit$cluster) / as.vector(table(fit$cluster))
+        expect_equal(unname(fit$centers), unname(means), tolerance = 1e-10,
+                     label = label)
+        expect_equal(fit$tot.withinss, objective_r(xo, fit$cluster),
+                     tolerance = if (offset < 1e10) 1e-10 else 1e-6, label = label)
+        if (threads == 1) one <- fit else expect_identical(fit$cluster, one$cluster, label = label)
+      }
+    }
+  }
+})
+
 test_that("data far from the origin out of core give the in-memory partition", {
   skip_if_not_installed("bigmemory")
   m <- make_mixture(n = 150, d = 20, k = 3, sd = 1, sep = 3, seed = 22)
