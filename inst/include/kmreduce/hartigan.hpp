@@ -232,7 +232,7 @@ index_t hartigan_polish(const Data& a, const double* row_norms, index_t k, Lloyd
                                     interrupt, combine);
   if (h.moves == 0) return 0;
   LloydResult again = lloyd(ResidentRows<Data>(a), row_norms, std::move(means), k, iter_max,
-                            tol, n_threads, interrupt, nullptr, combine);
+                            tol, n_threads, interrupt, nullptr, combine, rows_shift(a));
   // Hartigan lowered the objective and Lloyd from its means cannot raise
   // it; only rounding in the objectives' formulas could make it look so.
   if (!(again.objective <= res.objective)) return 0;

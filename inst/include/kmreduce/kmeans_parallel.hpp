@@ -127,7 +127,8 @@ __attribute__((target("avx512f,avx512dq"))) inline void sample_rows_avx512(
         _mm512_set1_epi64(static_cast<long long>(offset + static_cast<std::uint64_t>(r))), step);
     const __m512i h = _mm512_add_epi64(
         mix64_avx512(_mm512_xor_si512(vkey, _mm512_mullo_epi64(c, golden))), c);
-    const __m512d u = _mm512_mul_pd(_mm512_cvtepu64_pd(_mm512_srli_epi64(mix64_avx512(h), 11)), scale);
+    const __m512d u =
+        _mm512_mul_pd(_mm512_cvtepu64_pd(_mm512_srli_epi64(mix64_avx512(h), 11)), scale);
     const __m512d p = _mm512_div_pd(_mm512_mul_pd(vell, x), vphi);
     for (unsigned bits = _mm512_mask_cmp_pd_mask(positive, u, p, _CMP_LT_OQ); bits != 0;
          bits &= bits - 1)

@@ -257,7 +257,7 @@ SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, 
       }
       LloydResult r = lloyd(ResidentRows<Data>(a), row_norms, std::move(start), k,
                             screen ? opt.screen_iters : opt.iter_max, opt.tol, n_threads,
-                            interrupt, nullptr, combine);
+                            interrupt, nullptr, combine, rows_shift(a));
       cands[i].objective = r.objective;
       detail::keep_lowest(kept, i, std::move(r), static_cast<std::size_t>(opt.keep));
       check_interrupt(interrupt);
@@ -270,7 +270,7 @@ SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, 
       if (!r.converged) {
         const int done = r.iter;
         r = lloyd(ResidentRows<Data>(a), row_norms, std::move(r.centres), k, opt.iter_max, opt.tol,
-                  n_threads, interrupt, nullptr, combine);
+                  n_threads, interrupt, nullptr, combine, rows_shift(a));
         r.iter += done;
       }
       cands[i].objective = r.objective;
