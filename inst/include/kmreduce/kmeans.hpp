@@ -210,10 +210,11 @@ inline std::vector<double> shifted_centres(const double* centres, index_t k,
 // original coordinates. Labels must stay exactly those predict_nearest()
 // gives the rows for the returned centres (shifted again: (c + s) - s, which
 // floating point does not always bring back to c; Lloyd's centres, rounded
-// to the shift as they are computed (lloyd()'s `grid`), nearly always do), so when a
-// centre does not survive that round trip the rows are assigned once more: one pass,
-// labels updated in place and the objective summed by blocks of rows in
-// row order (no array of n values: fresh memory costs its first touch).
+// to the shift as they are computed (lloyd()'s `grid`), nearly always do),
+// so when a centre does not survive that round trip the rows are assigned
+// once more: one pass, labels updated in place and the objective summed by
+// blocks of rows in row order (no array of n values: fresh memory costs its
+// first touch).
 template <class Source, class Combine = LocalCombine>
 void unshift_result(const Source& src, const double* shift, index_t k, LloydResult& res,
                     int n_threads, const Combine& combine = Combine()) {

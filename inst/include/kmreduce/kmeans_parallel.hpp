@@ -321,17 +321,19 @@ void kmeans_parallel(const Data& a, const double* row_norms, index_t k, Rng& rng
   // the candidates: rows (global index) and their values, m x d row-major
   std::vector<index_t> cand_rows;
   std::vector<double> cand_vals;
-  // phi from the blocks' sums of D (block_total), in block order
+  // Block b's sum of D, into block_total (in the pass that updates D, or
+  // one of its own), and phi from those, in block order.
+  auto sum_block = [&](index_t b) {
+    const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock);
+    block_total[b] = sum_of_min(dist.data() + r0, dist.data() + r0, r1 - r0);
+  };
   auto combined_block_sum = [&]() {
     double phi = 0.0;
     for (index_t b = 0; b < nb; ++b) phi += block_total[b];
     return combined_sum(combine, phi);
   };
   auto potential = [&]() {
-    parallel_for(nb, n_threads, [&](index_t b, int) {
-      const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock);
-      block_total[b] = sum_of_min(dist.data() + r0, dist.data() + r0, r1 - r0);
-    }, static_cast<double>(n));
+    parallel_for(nb, n_threads, [&](index_t b, int) { sum_block(b); }, static_cast<double>(n));
     return combined_block_sum();
   };
 
@@ -418,7 +420,7 @@ void kmeans_parallel(const Data& a, const double* row_norms, index_t k, Rng& rng
         if (dist[r] > 0.0) near[r] = base + static_cast<int>(before + first_pick[b] + t);
         dist[r] = 0.0;
       }
-      block_total[b] = sum_of_min(dist.data() + r0, dist.data() + r0, len);
+      sum_block(b);
     }, static_cast<double>(n) * m * d);
     phi = combined_block_sum();
     if (trace != nullptr) trace->phi.push_back(phi);

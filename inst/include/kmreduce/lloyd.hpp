@@ -156,7 +156,6 @@ index_t assign_bounded(const Data& a, const double* row_norms,
   return detail::total_changes(ws);
 }
 
-// Number of rows in each cluster.
 // Rows per label, counted by runs of rows on the threads (whole numbers: the
 // same counts in any order).
 inline void count_labels(const int* label, index_t n, std::vector<index_t>& count,

@@ -91,8 +91,9 @@ struct PackedRows {
     std::vector<ValueSummary> part(static_cast<std::size_t>(nb));
     parallel_for(nb, n_threads, [&](index_t b, int) {
       const index_t t0 = b * per_block, t1 = std::min(tiles, t0 + per_block);
-      // (not kept: a last, partial tile goes through a scratch buffer, for
-      // the norms)
+      // (not kept: the tiles the SIMD pass below does not take, a last
+      // partial one, or all of them without AVX-512, go through a scratch
+      // buffer, for the norms)
       thread_local std::vector<double> scratch;
       if (!stored) scratch.resize(static_cast<std::size_t>(per_block * d * T));
       // Whole tiles: a SIMD copy, with streaming stores when kept (the tiles
@@ -164,18 +165,18 @@ struct PackedRows {
       const __m512d sj = _mm512_set1_pd(shift != nullptr ? shift[j] : 0.0);
       for (index_t t = t0; t < t1; ++t) {
         const double* s = col + (t - t0) * T;
-        double* dst = out == nullptr ? nullptr : out + ((t - t0) * d + j) * T;
         double* nt = nrm + (t - t0) * T;
         const __m512d r0 = _mm512_loadu_pd(s), r1 = _mm512_loadu_pd(s + 8);
         const __m512d x0 = _mm512_sub_pd(r0, sj), x1 = _mm512_sub_pd(r1, sj);
-        if (out == nullptr) {
-          // (rows read in place: only their norms and summary are wanted)
-        } else if (stream) {
-          _mm512_stream_pd(dst, x0);
-          _mm512_stream_pd(dst + 8, x1);
-        } else {
-          _mm512_storeu_pd(dst, x0);
-          _mm512_storeu_pd(dst + 8, x1);
+        if (out != nullptr) {
+          double* dst = out + ((t - t0) * d + j) * T;
+          if (stream) {
+            _mm512_stream_pd(dst, x0);
+            _mm512_stream_pd(dst + 8, x1);
+          } else {
+            _mm512_storeu_pd(dst, x0);
+            _mm512_storeu_pd(dst + 8, x1);
+          }
         }
         _mm512_storeu_pd(nt, _mm512_fmadd_pd(x0, x0, _mm512_loadu_pd(nt)));
         _mm512_storeu_pd(nt + 8, _mm512_fmadd_pd(x1, x1, _mm512_loadu_pd(nt + 8)));
