@@ -77,3 +77,30 @@ interrupt_child <- function(setup, expr, after = 1, wait = 30) {
   res$latency <- if (is.null(res$at)) NA_real_ else as.numeric(difftime(res$at, sent, units = "secs"))
   res
 }
+
+# Long steps for the Ctrl-C test (test-kmreduce_threads.R) and its latency
+# benchmark (bench/interrupt.R): name = c(set-up code, the call to interrupt).
+interrupt_cases <- function() {
+  list(
+    gaussian = c("x <- matrix(rnorm(2500 * 10000), 2500)",
+                 "reduce_dims(x, 'gaussian', dims = 10000, seed = 1, n_threads = 2)"),
+    sign = c("x <- matrix(rnorm(2000 * 16000), 2000)",
+             "reduce_dims(x, 'sign', dims = 16000, seed = 1, n_threads = 2)"),
+    exact_svd = c("x <- matrix(rnorm(2000 * 1200), 2000)",
+                  "kmeans_reduced(x, 5, method = 'svd', seed = 1, n_threads = 1)"),
+    lloyd = c("x <- matrix(rnorm(50000 * 100), 50000)",
+              "kmeans_reduced(x, 300, method = 'none', n_init = 20, seed = 1, n_threads = 2)"),
+    kmeans_parallel = c("x <- matrix(rnorm(100000 * 20), 100000)",
+                        paste("kmeans_reduced(x, 2000, method = 'none', n_init = 20, seed = 1,",
+                              "n_threads = 2, control = list(seeding = 'k-means||'))")),
+    split_merge = c("x <- matrix(rnorm(20000 * 50), 20000)",
+                    paste("kmeans_reduced(x, 30, method = 'none', n_init = 2, seed = 1,",
+                          "n_threads = 2, control = list(tries = 1000))")),
+    cssp = c("x <- matrix(rnorm(3000 * 3000), 3000)",
+             "kmeans_reduced(x, 50, method = 'cssp', dims = 500, seed = 1, n_threads = 2)"),
+    rsvd = c("x <- matrix(rnorm(5000 * 3000), 5000)",
+             "randomized_svd(x, 300, power_iters = 20, seed = 1, n_threads = 2)"),
+    bound = c("x <- matrix(rnorm(3000 * 2500), 3000); f <- kmeans_reduced(x, 5, seed = 1)",
+              "optimality_bound(f, x, method = 'gram', n_threads = 1)")
+  )
+}
