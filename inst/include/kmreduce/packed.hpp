@@ -29,6 +29,7 @@ namespace detail {
 // the system has them (Linux, "madvise" mode): one page fault per 2 MB
 // instead of per 4 kB when it is first written.
 // (Of doubles, or of floats for the single-precision tiles of single.hpp.)
+// KMREDUCE_GENERIC_ALLOC (tests) takes the branch of the other systems.
 struct FreeDeleter {
   void operator()(void* p) const { std::free(p); }
 };
@@ -41,7 +42,7 @@ HugeBuffer<V> huge_buffer(std::size_t count) {
   std::size_t bytes = count * sizeof(V);
   bytes = (bytes + kHuge - 1) / kHuge * kHuge;
   void* p = nullptr;
-#if defined(__linux__)
+#if defined(__linux__) && !defined(KMREDUCE_GENERIC_ALLOC)
   if (posix_memalign(&p, kHuge, bytes) != 0) p = nullptr;
   advise_huge_pages(p, bytes);  // advice only
 #else
