@@ -570,8 +570,8 @@ __attribute__((target("avx512f"))) inline double seed_distances_avx512(
     below[i / 8] = static_cast<std::uint8_t>(lt);
     cnt += __builtin_popcount(lt);
   }
-  alignas(64) double a[8];
-  _mm512_store_pd(a, acc);
+  double a[8];  // (the stack is not assumed aligned beyond 16 bytes)
+  _mm512_storeu_pd(a, acc);
   *count += cnt;
   return sum8(a);
 }
