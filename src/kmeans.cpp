@@ -156,7 +156,8 @@ Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
   int d = 0;
   bool invalid = false;
   const kmreduce::KmeansResult res =
-      kmeans_rows(x, opt, shift, limit, kmreduce::LocalCombine(), d, invalid, single);
+      kmeans_rows(x, opt, shift, limit, glue::AnyCombine(kmreduce::LocalCombine()), d,
+                  invalid, single);
   if (invalid) return Rcpp::List::create(Rcpp::Named("invalid") = true);
   Rcpp::List out = lloyd_list(res.best, k, d);
   out["best_replicate"] = res.best_replicate + 1;
@@ -177,7 +178,8 @@ Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
 Rcpp::List lloyd_from_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max,
                           double tol, int n_threads,
                           Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
-  return lloyd_from_rows(x, centers, iter_max, tol, n_threads, shift, kmreduce::LocalCombine());
+  return lloyd_from_rows(x, centers, iter_max, tol, n_threads, shift,
+                         glue::AnyCombine(kmreduce::LocalCombine()));
 }
 
 // lloyd_from_cpp() for rows read block by block by read(first, last) (an
@@ -216,7 +218,8 @@ Rcpp::List mpi_kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
   set_seeding(opt, local_search, seeding, oversampling, rounds);
   set_polish(opt, polish, tries, split_rounds, polish_starts);
   const kmreduce::KmeansResult res =
-      kmeans_rows(x, opt, shift, 0, glue::mpi_combine(mpi), d, invalid, single);
+      kmeans_rows(x, opt, shift, 0, glue::AnyCombine(glue::mpi_combine(mpi)), d, invalid,
+                  single);
   Rcpp::List out = lloyd_list(res.best, k, d);
   out["best_replicate"] = res.best_replicate + 1;
   return out;
@@ -226,5 +229,6 @@ Rcpp::List mpi_kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
 Rcpp::List mpi_lloyd_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max, double tol,
                          int n_threads, Rcpp::List mpi,
                          Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
-  return lloyd_from_rows(x, centers, iter_max, tol, n_threads, shift, glue::mpi_combine(mpi));
+  return lloyd_from_rows(x, centers, iter_max, tol, n_threads, shift,
+                         glue::AnyCombine(glue::mpi_combine(mpi)));
 }
