@@ -117,12 +117,12 @@ for b in "${builds[@]}"; do
     *) levels="portable" ;;
   esac
   for level in $levels; do
-    out=$(run "$level" 2>&1)
-    rc=$?
+    out=$(run "$level" 2>&1 | tr -d '\r')  # (Windows programs end lines with CR LF)
+    rc=${PIPESTATUS[0]}
     line=$(echo "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -n 1)
-    [ -n "$line" ] || line="0 passed, 1 failed (crashed: exit status $rc)"
+    [ -n "$line" ] || { line="0 passed, 1 failed (no summary: exit status $rc)"; rc=1; }
     echo "$name $level: $line"
-    if [ $rc -ne 0 ]; then
+    if [ "$rc" -ne 0 ]; then
       echo "$out" | grep -E '^FAILED' | head -n 10
       status=1
     fi
