@@ -5,7 +5,7 @@
 # (no ccache), with MAKEFLAGS=-j1 and -j2, REPS times each. Prints per run
 # the wall time, the lines written on stderr and the installed size, and
 # per translation unit the compiler's user and wall seconds (last -j1 run).
-# Usage: bash bench/install_time.sh [REPS] [source directory]
+# Usage: [JOBS="1 2"] bash bench/install_time.sh [REPS] [source directory]
 set -uo pipefail
 reps=${1:-2}
 repo=$(cd "${2:-$(dirname "$0")/..}" && pwd)
@@ -20,7 +20,7 @@ cxx=$(R_MAKEVARS_USER=/dev/null R CMD config CXX)
 printf 'CXX = /usr/bin/time -a -o %s -f "%%U %%e %%C" %s\n' "$work/tu.times" "$cxx" > "$work/timing.mk"
 echo "$(date -u +%F), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "compiler: $($cxx --version | head -n 1)"
-for jobs in 1 2; do
+for jobs in ${JOBS:-1 2}; do
   for rep in $(seq "$reps"); do
     lib="$work/lib$jobs-$rep"
     mkdir -p "$lib"
