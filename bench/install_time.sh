@@ -15,9 +15,13 @@ git clone -q "$repo" "$work/src"
 (cd "$work" && R CMD build --no-build-vignettes --no-manual src > build.log 2>&1) ||
   { cat "$work/build.log"; exit 1; }
 tarball=$(ls "$work"/kmreduce_*.tar.gz)
-cxx=$(R_MAKEVARS_USER=/dev/null R CMD config CXX)
-# Each compiler call timed (user and wall seconds) into $work/tu.times.
-printf 'CXX = /usr/bin/time -a -o %s -f "%%U %%e %%C" %s\n' "$work/tu.times" "$cxx" > "$work/timing.mk"
+# R's own compiler (R CMD config reads ~/.R/Makevars whatever
+# R_MAKEVARS_USER says: take it from R's Makeconf), each call timed (user and
+# wall seconds) into $work/tu.times. R 4.2 compiles C++14 with CXX14.
+cxx=$(sed -n 's/^CXX14 *= *//p' "$(R RHOME)/etc/Makeconf")
+timed="/usr/bin/time -a -o $work/tu.times -f \"%U %e %C\""
+printf 'CXX = %s %s -std=gnu++14\nCXX14 = %s %s\nCXX17 = %s %s\n' \
+  "$timed" "$cxx" "$timed" "$cxx" "$timed" "$cxx" > "$work/timing.mk"
 echo "$(date -u +%F), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "compiler: $($cxx --version | head -n 1)"
 for jobs in ${JOBS:-1 2}; do
