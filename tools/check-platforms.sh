@@ -23,12 +23,14 @@
 # Needs: g++, clang++ (optional), x86_64-w64-mingw32-g++-posix, wine64,
 # aarch64-linux-gnu-g++, qemu-aarch64; on Debian or Ubuntu:
 #   apt-get install g++-mingw-w64-x86-64-posix wine64 g++-aarch64-linux-gnu qemu-user clang
-# Usage: bash tools/check-platforms.sh   (JOBS=2 by default)
+# Usage: bash tools/check-platforms.sh   (JOBS=2 by default; OBJECTS=0 skips
+# the MinGW objects of the package, the slower half)
 # Exits non-zero when a test fails, a build fails or an aligned stack move
 # is found.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 jobs=${JOBS:-2}
+objects=${OBJECTS:-1}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 status=0
@@ -81,7 +83,7 @@ for b in "${builds[@]}"; do
   echo "$cxx $core_flags $extra $src -o $work/test$i > $work/build$i.log 2>&1"
   i=$((i + 1))
 done > "$work/jobs"
-if command -v "$MINGW" > /dev/null; then
+if [ "$objects" = 1 ] && command -v "$MINGW" > /dev/null; then
   # The flags of R on Windows (etc/x64/Makeconf) and of src/Makevars.win.
   pkg_cppflags=$(sed -n 's/^PKG_CPPFLAGS *= *//p' "$repo/src/Makevars.win")
   pkg_cxxflags=$(sed -n 's/^PKG_CXXFLAGS *= *//p' "$repo/src/Makevars.win")
