@@ -8,7 +8,7 @@ LIB     := $(CURDIR)/.Rlib
 RUN     := R_LIBS="$(LIB)$${R_LIBS:+:$$R_LIBS}" $(RSCRIPT) --vanilla
 # Everything the installed package is built from: a change to any of them
 # rebuilds it, otherwise the installed copy in .Rlib is used as it is.
-PKG_SRC := DESCRIPTION NAMESPACE $(wildcard R/*.R src/*.cpp src/*.h src/Makevars* \
+PKG_SRC := DESCRIPTION NAMESPACE $(wildcard R/*.R src/*.cpp src/*.h src/Makevars* src/quiet/*.h src/quiet/Eigen/* \
              inst/include/kmreduce/*.hpp data/*.rda inst/CITATION)
 STAMP   := $(LIB)/kmreduce/.built
 
@@ -23,10 +23,17 @@ deps-check:
 deps-docs:
 	bash tools/install-deps.sh docs
 
+# Compiler jobs for the package build: one per core.
+CORES   ?= $(shell nproc 2>/dev/null || sysctl -n hw.ncpu 2>/dev/null || echo 2)
+
 $(STAMP): $(PKG_SRC)
 	mkdir -p $(LIB)
 	rm -f src/*.o src/*.so
-	R_LIBS="$(LIB)$${R_LIBS:+:$$R_LIBS}" $(R) CMD INSTALL --preclean --no-multiarch -l $(LIB) . > $(LIB)/install.log 2>&1 || (cat $(LIB)/install.log; exit 1)
+	@echo "kmreduce: compiling the C++ core and installing into .Rlib ($(CORES) compiler jobs;"
+	@echo "          about 2 minutes on 2 cores, less when only a few files changed; log in .Rlib/install.log) ..."
+	@start=$$(date +%s); \
+	MAKEFLAGS="-j$(CORES)" R_LIBS="$(LIB)$${R_LIBS:+:$$R_LIBS}" $(R) CMD INSTALL --preclean --no-multiarch -l $(LIB) . > $(LIB)/install.log 2>&1 || { cat $(LIB)/install.log; exit 1; }; \
+	echo "kmreduce: installed in $$(( $$(date +%s) - start )) s."
 	rm -f src/*.o src/*.so
 	touch $@
 

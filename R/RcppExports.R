@@ -17,6 +17,26 @@ scan_values_cpp <- function(v) {
     .Call(`_kmreduce_scan_values_cpp`, v)
 }
 
+centre_distances_cpp <- function(x, centers, n_threads, shift = NULL) {
+    .Call(`_kmreduce_centre_distances_cpp`, x, centers, n_threads, shift)
+}
+
+predict_nearest_cpp <- function(x, centers, n_threads, shift = NULL) {
+    .Call(`_kmreduce_predict_nearest_cpp`, x, centers, n_threads, shift)
+}
+
+cluster_stats_cpp <- function(x, cluster, k, n_threads, means = NULL) {
+    .Call(`_kmreduce_cluster_stats_cpp`, x, cluster, k, n_threads, means)
+}
+
+stats_blocks_cpp <- function(read, n, d, block_rows, cluster, k, n_threads) {
+    .Call(`_kmreduce_stats_blocks_cpp`, read, n, d, block_rows, cluster, k, n_threads)
+}
+
+mpi_stats_cpp <- function(x, cluster, k, n_threads, mpi) {
+    .Call(`_kmreduce_mpi_stats_cpp`, x, cluster, k, n_threads, mpi)
+}
+
 top_svd_cpp <- function(x, k, center = NULL) {
     .Call(`_kmreduce_top_svd_cpp`, x, k, center)
 }
@@ -53,18 +73,6 @@ kmeans_cpp <- function(x, k, n_init, iter_max, tol, seed, n_threads, verbose = F
     .Call(`_kmreduce_kmeans_cpp`, x, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift, local_search, seeding, oversampling, rounds, polish, tries, split_rounds, polish_starts, single)
 }
 
-hartigan_cpp <- function(x, cluster, k, sweeps, n_threads) {
-    .Call(`_kmreduce_hartigan_cpp`, x, cluster, k, sweeps, n_threads)
-}
-
-local_search_cpp <- function(x, k, steps, seed, n_threads) {
-    .Call(`_kmreduce_local_search_cpp`, x, k, steps, seed, n_threads)
-}
-
-kmeans_parallel_cpp <- function(x, k, seed, oversampling, rounds, n_threads) {
-    .Call(`_kmreduce_kmeans_parallel_cpp`, x, k, seed, oversampling, rounds, n_threads)
-}
-
 lloyd_from_cpp <- function(x, centers, iter_max, tol, n_threads, shift = NULL) {
     .Call(`_kmreduce_lloyd_from_cpp`, x, centers, iter_max, tol, n_threads, shift)
 }
@@ -81,24 +89,16 @@ mpi_lloyd_cpp <- function(x, centers, iter_max, tol, n_threads, mpi, shift = NUL
     .Call(`_kmreduce_mpi_lloyd_cpp`, x, centers, iter_max, tol, n_threads, mpi, shift)
 }
 
-centre_distances_cpp <- function(x, centers, n_threads, shift = NULL) {
-    .Call(`_kmreduce_centre_distances_cpp`, x, centers, n_threads, shift)
+hartigan_cpp <- function(x, cluster, k, sweeps, n_threads) {
+    .Call(`_kmreduce_hartigan_cpp`, x, cluster, k, sweeps, n_threads)
 }
 
-predict_nearest_cpp <- function(x, centers, n_threads, shift = NULL) {
-    .Call(`_kmreduce_predict_nearest_cpp`, x, centers, n_threads, shift)
+local_search_cpp <- function(x, k, steps, seed, n_threads) {
+    .Call(`_kmreduce_local_search_cpp`, x, k, steps, seed, n_threads)
 }
 
-cluster_stats_cpp <- function(x, cluster, k, n_threads, means = NULL) {
-    .Call(`_kmreduce_cluster_stats_cpp`, x, cluster, k, n_threads, means)
-}
-
-stats_blocks_cpp <- function(read, n, d, block_rows, cluster, k, n_threads) {
-    .Call(`_kmreduce_stats_blocks_cpp`, read, n, d, block_rows, cluster, k, n_threads)
-}
-
-mpi_stats_cpp <- function(x, cluster, k, n_threads, mpi) {
-    .Call(`_kmreduce_mpi_stats_cpp`, x, cluster, k, n_threads, mpi)
+kmeans_parallel_cpp <- function(x, k, seed, oversampling, rounds, n_threads) {
+    .Call(`_kmreduce_kmeans_parallel_cpp`, x, k, seed, oversampling, rounds, n_threads)
 }
 
 kmeanspp_trace_cpp <- function(x, k, seed, n_threads) {

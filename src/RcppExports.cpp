@@ -57,6 +57,81 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// centre_distances_cpp
+Rcpp::NumericMatrix centre_distances_cpp(SEXP x, Rcpp::NumericMatrix centers, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
+RcppExport SEXP _kmreduce_centre_distances_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
+    rcpp_result_gen = Rcpp::wrap(centre_distances_cpp(x, centers, n_threads, shift));
+    return rcpp_result_gen;
+END_RCPP
+}
+// predict_nearest_cpp
+Rcpp::IntegerVector predict_nearest_cpp(SEXP x, Rcpp::NumericMatrix centers, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
+RcppExport SEXP _kmreduce_predict_nearest_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
+    rcpp_result_gen = Rcpp::wrap(predict_nearest_cpp(x, centers, n_threads, shift));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cluster_stats_cpp
+Rcpp::List cluster_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k, int n_threads, Rcpp::Nullable<Rcpp::NumericMatrix> means);
+RcppExport SEXP _kmreduce_cluster_stats_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP, SEXP meansSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericMatrix> >::type means(meansSEXP);
+    rcpp_result_gen = Rcpp::wrap(cluster_stats_cpp(x, cluster, k, n_threads, means));
+    return rcpp_result_gen;
+END_RCPP
+}
+// stats_blocks_cpp
+Rcpp::List stats_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows, Rcpp::IntegerVector cluster, int k, int n_threads);
+RcppExport SEXP _kmreduce_stats_blocks_cpp(SEXP readSEXP, SEXP nSEXP, SEXP dSEXP, SEXP block_rowsSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::Function >::type read(readSEXP);
+    Rcpp::traits::input_parameter< double >::type n(nSEXP);
+    Rcpp::traits::input_parameter< int >::type d(dSEXP);
+    Rcpp::traits::input_parameter< double >::type block_rows(block_rowsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(stats_blocks_cpp(read, n, d, block_rows, cluster, k, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// mpi_stats_cpp
+Rcpp::List mpi_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k, int n_threads, Rcpp::List mpi);
+RcppExport SEXP _kmreduce_mpi_stats_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP, SEXP mpiSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type mpi(mpiSEXP);
+    rcpp_result_gen = Rcpp::wrap(mpi_stats_cpp(x, cluster, k, n_threads, mpi));
+    return rcpp_result_gen;
+END_RCPP
+}
 // top_svd_cpp
 Rcpp::List top_svd_cpp(SEXP x, int k, Rcpp::Nullable<Rcpp::NumericVector> center);
 RcppExport SEXP _kmreduce_top_svd_cpp(SEXP xSEXP, SEXP kSEXP, SEXP centerSEXP) {
@@ -209,52 +284,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// hartigan_cpp
-Rcpp::List hartigan_cpp(Rcpp::NumericMatrix x, Rcpp::IntegerVector cluster, int k, int sweeps, int n_threads);
-RcppExport SEXP _kmreduce_hartigan_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP sweepsSEXP, SEXP n_threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< int >::type sweeps(sweepsSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(hartigan_cpp(x, cluster, k, sweeps, n_threads));
-    return rcpp_result_gen;
-END_RCPP
-}
-// local_search_cpp
-Rcpp::List local_search_cpp(Rcpp::NumericMatrix x, int k, int steps, double seed, int n_threads);
-RcppExport SEXP _kmreduce_local_search_cpp(SEXP xSEXP, SEXP kSEXP, SEXP stepsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< int >::type steps(stepsSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(local_search_cpp(x, k, steps, seed, n_threads));
-    return rcpp_result_gen;
-END_RCPP
-}
-// kmeans_parallel_cpp
-Rcpp::List kmeans_parallel_cpp(Rcpp::NumericMatrix x, int k, double seed, double oversampling, int rounds, int n_threads);
-RcppExport SEXP _kmreduce_kmeans_parallel_cpp(SEXP xSEXP, SEXP kSEXP, SEXP seedSEXP, SEXP oversamplingSEXP, SEXP roundsSEXP, SEXP n_threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< double >::type oversampling(oversamplingSEXP);
-    Rcpp::traits::input_parameter< int >::type rounds(roundsSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(kmeans_parallel_cpp(x, k, seed, oversampling, rounds, n_threads));
-    return rcpp_result_gen;
-END_RCPP
-}
 // lloyd_from_cpp
 Rcpp::List lloyd_from_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max, double tol, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
 RcppExport SEXP _kmreduce_lloyd_from_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
@@ -335,78 +364,49 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// centre_distances_cpp
-Rcpp::NumericMatrix centre_distances_cpp(SEXP x, Rcpp::NumericMatrix centers, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
-RcppExport SEXP _kmreduce_centre_distances_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
+// hartigan_cpp
+Rcpp::List hartigan_cpp(Rcpp::NumericMatrix x, Rcpp::IntegerVector cluster, int k, int sweeps, int n_threads);
+RcppExport SEXP _kmreduce_hartigan_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP sweepsSEXP, SEXP n_threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
-    rcpp_result_gen = Rcpp::wrap(centre_distances_cpp(x, centers, n_threads, shift));
-    return rcpp_result_gen;
-END_RCPP
-}
-// predict_nearest_cpp
-Rcpp::IntegerVector predict_nearest_cpp(SEXP x, Rcpp::NumericMatrix centers, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
-RcppExport SEXP _kmreduce_predict_nearest_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
-    rcpp_result_gen = Rcpp::wrap(predict_nearest_cpp(x, centers, n_threads, shift));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cluster_stats_cpp
-Rcpp::List cluster_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k, int n_threads, Rcpp::Nullable<Rcpp::NumericMatrix> means);
-RcppExport SEXP _kmreduce_cluster_stats_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP, SEXP meansSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
     Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
     Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type sweeps(sweepsSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericMatrix> >::type means(meansSEXP);
-    rcpp_result_gen = Rcpp::wrap(cluster_stats_cpp(x, cluster, k, n_threads, means));
+    rcpp_result_gen = Rcpp::wrap(hartigan_cpp(x, cluster, k, sweeps, n_threads));
     return rcpp_result_gen;
 END_RCPP
 }
-// stats_blocks_cpp
-Rcpp::List stats_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows, Rcpp::IntegerVector cluster, int k, int n_threads);
-RcppExport SEXP _kmreduce_stats_blocks_cpp(SEXP readSEXP, SEXP nSEXP, SEXP dSEXP, SEXP block_rowsSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP) {
+// local_search_cpp
+Rcpp::List local_search_cpp(Rcpp::NumericMatrix x, int k, int steps, double seed, int n_threads);
+RcppExport SEXP _kmreduce_local_search_cpp(SEXP xSEXP, SEXP kSEXP, SEXP stepsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::Function >::type read(readSEXP);
-    Rcpp::traits::input_parameter< double >::type n(nSEXP);
-    Rcpp::traits::input_parameter< int >::type d(dSEXP);
-    Rcpp::traits::input_parameter< double >::type block_rows(block_rowsSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
     Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type steps(stepsSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(stats_blocks_cpp(read, n, d, block_rows, cluster, k, n_threads));
+    rcpp_result_gen = Rcpp::wrap(local_search_cpp(x, k, steps, seed, n_threads));
     return rcpp_result_gen;
 END_RCPP
 }
-// mpi_stats_cpp
-Rcpp::List mpi_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k, int n_threads, Rcpp::List mpi);
-RcppExport SEXP _kmreduce_mpi_stats_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP, SEXP mpiSEXP) {
+// kmeans_parallel_cpp
+Rcpp::List kmeans_parallel_cpp(Rcpp::NumericMatrix x, int k, double seed, double oversampling, int rounds, int n_threads);
+RcppExport SEXP _kmreduce_kmeans_parallel_cpp(SEXP xSEXP, SEXP kSEXP, SEXP seedSEXP, SEXP oversamplingSEXP, SEXP roundsSEXP, SEXP n_threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
     Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< double >::type oversampling(oversamplingSEXP);
+    Rcpp::traits::input_parameter< int >::type rounds(roundsSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type mpi(mpiSEXP);
-    rcpp_result_gen = Rcpp::wrap(mpi_stats_cpp(x, cluster, k, n_threads, mpi));
+    rcpp_result_gen = Rcpp::wrap(kmeans_parallel_cpp(x, k, seed, oversampling, rounds, n_threads));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -636,6 +636,11 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_has_distinct_rows_cpp", (DL_FUNC) &_kmreduce_has_distinct_rows_cpp, 2},
     {"_kmreduce_distinct_rows_cpp", (DL_FUNC) &_kmreduce_distinct_rows_cpp, 1},
     {"_kmreduce_scan_values_cpp", (DL_FUNC) &_kmreduce_scan_values_cpp, 1},
+    {"_kmreduce_centre_distances_cpp", (DL_FUNC) &_kmreduce_centre_distances_cpp, 4},
+    {"_kmreduce_predict_nearest_cpp", (DL_FUNC) &_kmreduce_predict_nearest_cpp, 4},
+    {"_kmreduce_cluster_stats_cpp", (DL_FUNC) &_kmreduce_cluster_stats_cpp, 5},
+    {"_kmreduce_stats_blocks_cpp", (DL_FUNC) &_kmreduce_stats_blocks_cpp, 7},
+    {"_kmreduce_mpi_stats_cpp", (DL_FUNC) &_kmreduce_mpi_stats_cpp, 5},
     {"_kmreduce_top_svd_cpp", (DL_FUNC) &_kmreduce_top_svd_cpp, 3},
     {"_kmreduce_randomized_svd_cpp", (DL_FUNC) &_kmreduce_randomized_svd_cpp, 7},
     {"_kmreduce_cssp_cpp", (DL_FUNC) &_kmreduce_cssp_cpp, 9},
@@ -645,18 +650,13 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_rsvd_blocks_cpp", (DL_FUNC) &_kmreduce_rsvd_blocks_cpp, 10},
     {"_kmreduce_mpi_rsvd_cpp", (DL_FUNC) &_kmreduce_mpi_rsvd_cpp, 8},
     {"_kmreduce_kmeans_cpp", (DL_FUNC) &_kmreduce_kmeans_cpp, 19},
-    {"_kmreduce_hartigan_cpp", (DL_FUNC) &_kmreduce_hartigan_cpp, 5},
-    {"_kmreduce_local_search_cpp", (DL_FUNC) &_kmreduce_local_search_cpp, 5},
-    {"_kmreduce_kmeans_parallel_cpp", (DL_FUNC) &_kmreduce_kmeans_parallel_cpp, 6},
     {"_kmreduce_lloyd_from_cpp", (DL_FUNC) &_kmreduce_lloyd_from_cpp, 6},
     {"_kmreduce_lloyd_blocks_cpp", (DL_FUNC) &_kmreduce_lloyd_blocks_cpp, 9},
     {"_kmreduce_mpi_kmeans_cpp", (DL_FUNC) &_kmreduce_mpi_kmeans_cpp, 18},
     {"_kmreduce_mpi_lloyd_cpp", (DL_FUNC) &_kmreduce_mpi_lloyd_cpp, 7},
-    {"_kmreduce_centre_distances_cpp", (DL_FUNC) &_kmreduce_centre_distances_cpp, 4},
-    {"_kmreduce_predict_nearest_cpp", (DL_FUNC) &_kmreduce_predict_nearest_cpp, 4},
-    {"_kmreduce_cluster_stats_cpp", (DL_FUNC) &_kmreduce_cluster_stats_cpp, 5},
-    {"_kmreduce_stats_blocks_cpp", (DL_FUNC) &_kmreduce_stats_blocks_cpp, 7},
-    {"_kmreduce_mpi_stats_cpp", (DL_FUNC) &_kmreduce_mpi_stats_cpp, 5},
+    {"_kmreduce_hartigan_cpp", (DL_FUNC) &_kmreduce_hartigan_cpp, 5},
+    {"_kmreduce_local_search_cpp", (DL_FUNC) &_kmreduce_local_search_cpp, 5},
+    {"_kmreduce_kmeans_parallel_cpp", (DL_FUNC) &_kmreduce_kmeans_parallel_cpp, 6},
     {"_kmreduce_kmeanspp_trace_cpp", (DL_FUNC) &_kmreduce_kmeanspp_trace_cpp, 4},
     {"_kmreduce_packed_copy_limit_cpp", (DL_FUNC) &_kmreduce_packed_copy_limit_cpp, 1},
     {"_kmreduce_single_products_cpp", (DL_FUNC) &_kmreduce_single_products_cpp, 6},

@@ -1,17 +1,23 @@
 # Child R processes for tests that may crash, hang or need a signal.
 
 # Starts `code` (a character vector of R lines, run after library(kmreduce))
-# in a child Rscript, in the background. `prefix` is put before the Rscript
-# command in the shell (for example "ulimit -v 2000000;"). Returns the paths
+# in a child Rscript, in the background, with this process's library paths.
+# `prefix` is put before the Rscript command in a POSIX shell (for example
+# "ulimit -v 2000000;"; the test is skipped on Windows). Returns the paths
 # the child uses: `ready` (the child writes its pid there when `code` has
 # run its set-up) and `out` (an RDS file with the value of `result`).
 start_child <- function(setup, expr, prefix = "") {
+  if (nzchar(prefix) && .Platform$OS.type == "windows")
+    testthat::skip(paste("needs a POSIX shell:", prefix))
   dir <- tempfile("kmreduce-child")
   dir.create(dir)
   ready <- file.path(dir, "ready")
   out <- file.path(dir, "out")
   script <- file.path(dir, "child.R")
+  libs <- .libPaths()
   writeLines(c(
+    sprintf(".libPaths(%s)", paste(deparse(libs), collapse = "")),
+    sprintf("Sys.setenv(R_LIBS = %s)", deparse(paste(libs, collapse = .Platform$path.sep))),
     "suppressPackageStartupMessages(library(kmreduce))",
     setup,
     sprintf("writeLines(as.character(Sys.getpid()), %s)", deparse(ready)),
@@ -24,10 +30,13 @@ start_child <- function(setup, expr, prefix = "") {
     sprintf("file.rename(%s, %s)", deparse(paste0(out, ".part")), deparse(out))
   ), script)
   rscript <- file.path(R.home("bin"), "Rscript")
-  libs <- paste(.libPaths(), collapse = .Platform$path.sep)
-  cmd <- sprintf("%s R_LIBS=%s %s --vanilla %s >%s 2>&1", prefix, shQuote(libs),
-                 shQuote(rscript), shQuote(script), shQuote(file.path(dir, "log")))
-  system(cmd, wait = FALSE)
+  log <- file.path(dir, "log")
+  if (nzchar(prefix)) {
+    system(sprintf("%s %s --vanilla %s >%s 2>&1", prefix, shQuote(rscript), shQuote(script),
+                   shQuote(log)), wait = FALSE)
+  } else {
+    system2(rscript, c("--vanilla", shQuote(script)), stdout = log, stderr = log, wait = FALSE)
+  }
   list(dir = dir, ready = ready, out = out)
 }
 
@@ -65,6 +74,7 @@ run_child <- function(setup, expr, wait = 60, prefix = "") {
 # Returns the child's status and `latency`, the seconds from the signal to
 # the R interrupt condition.
 interrupt_child <- function(setup, expr, after = 1, wait = 30) {
+  if (.Platform$OS.type == "windows") testthat::skip("sends SIGINT (not on Windows)")
   ch <- start_child(setup, expr)
   on.exit(unlink(ch$dir, recursive = TRUE), add = TRUE)
   if (!wait_file(ch$ready, 120)) return(list(status = "no answer", latency = NA_real_))

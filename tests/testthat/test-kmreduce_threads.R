@@ -103,3 +103,22 @@ test_that("every long step answers Ctrl-C (SIGINT)", {
     expect_identical(res$status, "interrupted", label = nm)
   }
 })
+
+test_that("KMREDUCE_SIMD lowers the SIMD level, never raises it", {
+  skip_on_cran()
+  skip_if(nzchar(Sys.getenv("KMREDUCE_SIMD")), "KMREDUCE_SIMD is set for this run")
+  here <- kmreduce:::simd_level_cpp()
+  level_in_child <- function(value) {
+    res <- run_child(
+      c(sprintf("Sys.setenv(KMREDUCE_SIMD = %s)", deparse(value)),
+        "set.seed(1); x <- matrix(rnorm(2000 * 20), 2000)"),
+      c("fit <- kmeans_reduced(x, 4, method = 'none', seed = 1, n_threads = 1)",
+        "list(level = kmreduce:::simd_level_cpp(), size = sum(fit$size))"))
+    expect_identical(res$status, "finished", info = paste(res$log, collapse = "\n"))
+    expect_identical(res$value$size, 2000L)
+    res$value$level
+  }
+  expect_identical(level_in_child("portable"), "portable")
+  expect_identical(level_in_child("avx512"), here)  # the highest: never above this machine's
+  expect_identical(level_in_child("avx2"), if (here == "portable") "portable" else "avx2")
+})

@@ -9,13 +9,14 @@ test_that("kmeans_reduced() on 2 MPI ranks equals one process on the stacked row
   skip_if(!nzchar(system.file(package = "pbdMPI")), "pbdMPI is not installed")
   mpirun <- Sys.which("mpirun")
   skip_if(!nzchar(mpirun), "mpirun not found")
+  skip_if(.Platform$OS.type == "windows", "runs OpenMPI's mpirun in a POSIX environment")
   script <- test_path("mpi", "kmeans.R")
   out <- tempfile(fileext = ".rds")
   args <- c("-np", "2", "--oversubscribe",
             if (identical(unname(Sys.info()[["user"]]), "root")) "--allow-run-as-root",
             file.path(R.home("bin"), "Rscript"), script, out)
   libs <- paste(unique(c(dirname(system.file(package = "kmreduce")), .libPaths())),
-                collapse = ":")
+                collapse = .Platform$path.sep)
   mpi_env <- grep("^(OMPI_|PMIX_)", names(Sys.getenv()), value = TRUE)
   env <- c(R_LIBS = libs, OMP_NUM_THREADS = "1",
            stats::setNames(rep(NA_character_, length(mpi_env)), mpi_env))

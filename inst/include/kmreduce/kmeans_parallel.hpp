@@ -163,7 +163,7 @@ inline void sample_rows(const double* dist, index_t r0, index_t r1, std::uint64_
                         std::uint64_t offset, double ell, double phi,
                         std::vector<index_t>& pick) {
 #ifdef KMREDUCE_X86_SIMD
-  static const bool dq = __builtin_cpu_supports("avx512dq");
+  const bool dq = cpu_features().avx512dq;
   if (simd_level() == SimdLevel::Avx512 && dq) {
     sample_rows_avx512(dist, r0, r1, key, offset, ell, phi, pick);
     return;
@@ -175,7 +175,7 @@ inline void sample_rows(const double* dist, index_t r0, index_t r1, std::uint64_
 inline void take_nearer(const double* rn, const double* best, const int* which, index_t len,
                         int base, double* dist, int* near) {
 #ifdef KMREDUCE_X86_SIMD
-  static const bool vl = __builtin_cpu_supports("avx512vl");
+  const bool vl = cpu_features().avx512vl;
   if (simd_level() == SimdLevel::Avx512 && vl) {
     take_nearer_avx512(rn, best, which, len, base, dist, near);
     return;

@@ -373,7 +373,7 @@ inline bool nearest_block(const PackedRowsF& a, index_t r0, index_t r1, const Ce
                           int* which) {
 #if defined(KMREDUCE_X86_SIMD)
   constexpr index_t T = PackedRowsF::T;
-  static const bool vl = __builtin_cpu_supports("avx512vl");
+  const bool vl = cpu_features().avx512vl;
   if (simd_level() != SimdLevel::Avx512 || !vl) return false;
   const index_t m = r1 - r0, off = r0 % T, d = a.d;
   const index_t tiles = (off + m + T - 1) / T;
