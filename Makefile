@@ -45,10 +45,11 @@ test: deps-test $(STAMP)
 demo: deps-build $(STAMP)
 	$(RUN) tools/demo.R
 
+# roxygen reads the installed package (no second compile through pkgbuild)
 document: deps-docs
-	rm -f src/*.o src/*.so
-	$(RSCRIPT) -e 'Rcpp::compileAttributes(); roxygen2::roxygenise()'
-	rm -f src/*.o src/*.so
+	$(RSCRIPT) -e 'Rcpp::compileAttributes()'
+	$(MAKE) $(STAMP)
+	R_LIBS="$(LIB)$${R_LIBS:+:$$R_LIBS}" $(RSCRIPT) -e 'roxygen2::roxygenise(load_code = roxygen2::load_installed)'
 
 check: deps-check
 	rm -rf check && mkdir -p check

@@ -55,7 +55,12 @@ child_result <- function(ch, wait = 60) {
   ok <- wait_file(ch$out, wait)
   log <- if (file.exists(file.path(ch$dir, "log"))) readLines(file.path(ch$dir, "log")) else ""
   if (!ok) {
-    if (file.exists(ch$ready)) tools::pskill(as.integer(readLines(ch$ready)), tools::SIGKILL)
+    if (file.exists(ch$ready)) {
+      pid <- as.integer(readLines(ch$ready))
+      # the child's own children (mclapply workers) first, where pkill exists
+      if (nzchar(Sys.which("pkill"))) system2("pkill", c("-KILL", "-P", pid), stdout = FALSE, stderr = FALSE)
+      tools::pskill(pid, tools::SIGKILL)
+    }
     return(list(status = "no answer", log = log))
   }
   res <- readRDS(ch$out)
