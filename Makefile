@@ -12,7 +12,7 @@ PKG_SRC := DESCRIPTION NAMESPACE $(wildcard R/*.R src/*.cpp src/*.h src/Makevars
              inst/include/kmreduce/*.hpp data/*.rda inst/CITATION)
 STAMP   := $(LIB)/kmreduce/.built
 
-.PHONY: deps-build deps-test deps-check deps-docs install test demo document check site clean
+.PHONY: deps-build deps-test deps-check deps-docs install test demo document check site readme clean
 
 deps-build:
 	bash tools/install-deps.sh build
@@ -54,6 +54,11 @@ document: deps-docs
 check: deps-check
 	rm -rf check && mkdir -p check
 	cd check && $(R) CMD build .. && R_LIBS="$(LIB)" _R_CHECK_FORCE_SUGGESTS_=false _R_CHECK_CRAN_INCOMING_=false $(R) CMD check --as-cran --no-manual kmreduce_*.tar.gz
+
+# README.md from README.Rmd: its example output is what the package prints
+# (tests/testthat/test-readme.R checks that it still is)
+readme: deps-test $(STAMP)
+	$(RUN) -e 'knitr::knit("README.Rmd", "README.md", quiet = TRUE, envir = new.env())'
 
 site: deps-docs $(STAMP)
 	R_LIBS="$(LIB)$${R_LIBS:+:$$R_LIBS}" $(RSCRIPT) --vanilla tools/build-site.R
