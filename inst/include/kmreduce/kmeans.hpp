@@ -63,6 +63,10 @@ struct KmeansOptions {
   std::uint64_t seed = 0;
   int n_threads = 1;
   ReplicateHook on_replicate;
+  // Observation weights, one positive weight per row (nullptr: all 1): every
+  // step weighted (seeding by w D^2, weighted means and objective, the
+  // polish's moves), so that whole weights give the fit of the rows repeated.
+  const double* weights = nullptr;
 };
 
 struct KmeansResult {
@@ -86,6 +90,8 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
     throw std::invalid_argument("k must be in [1, number of rows]");
   if (opt.n_init < 1 || opt.iter_max < 1)
     throw std::invalid_argument("n_init and iter_max must be positive");
+  if (opt.weights != nullptr && combine.size() > 1)
+    throw std::invalid_argument("observation weights are not supported on distributed rows");
   std::vector<double> norm_store;
   const double* row_norms = row_sqnorms_of(a, norm_store, opt.n_threads);
   KmeansResult out;
@@ -114,7 +120,7 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
     // Lloyd takes the seeds' assignment over (its arrays become Lloyd's).
     LloydResult res = lloyd(ResidentRows<Data>(a), row_norms, std::move(centres), opt.k,
                             opt.iter_max, opt.tol, opt.n_threads, interrupt, &seeds, combine,
-                            rows_shift(a));
+                            rows_shift(a), opt.weights);
     out.objectives.push_back(res.objective);
     if (opt.on_replicate) opt.on_replicate(t + 1, res.iter, res.objective);
     // The `starts` lowest distinct replicates are kept, in increasing
@@ -177,10 +183,12 @@ LloydResult kmeans_from(const Source& src, std::vector<double> centres,
     throw std::invalid_argument("centres must be k x d");
   if (opt.k < 1 || opt.k > combine.total_rows(src.n()))
     throw std::invalid_argument("k must be in [1, number of rows]");
+  if (opt.weights != nullptr && combine.size() > 1)
+    throw std::invalid_argument("observation weights are not supported on distributed rows");
   std::vector<double> row_norms(src.n());
   source_row_sqnorms(src, row_norms.data(), opt.n_threads);
   return lloyd(src, row_norms.data(), std::move(centres), opt.k, opt.iter_max, opt.tol,
-               opt.n_threads, interrupt, nullptr, combine);
+               opt.n_threads, interrupt, nullptr, combine, nullptr, opt.weights);
 }
 
 // Nearest-centre labels (0-based) of the rows of `a`.
@@ -214,10 +222,11 @@ inline std::vector<double> shifted_centres(const double* centres, index_t k,
 // so when a centre does not survive that round trip the rows are assigned
 // once more: one pass, labels updated in place and the objective summed by
 // blocks of rows in row order (no array of n values: fresh memory costs its
-// first touch).
+// first touch). With `weight` (one per row), the objective is weighted.
 template <class Source, class Combine = LocalCombine>
 void unshift_result(const Source& src, const double* shift, index_t k, LloydResult& res,
-                    int n_threads, const Combine& combine = Combine()) {
+                    int n_threads, const Combine& combine = Combine(),
+                    const double* weight = nullptr) {
   if (shift == nullptr) return;
   const index_t d = src.d();
   const std::vector<double> used = res.centres;  // what the labels are nearest to
@@ -229,9 +238,17 @@ void unshift_result(const Source& src, const double* shift, index_t k, LloydResu
   index_t changes = 0;
   double objective = 0.0;
   std::vector<double> block_sum;
+  std::vector<double> dist;  // (weights: each row's distance)
   src.visit([&](const auto& rows, index_t r0) {
     std::vector<double> norm_store;
     const double* norms = row_sqnorms_of(rows, norm_store, n_threads);
+    if (weight != nullptr) {
+      dist.assign(static_cast<std::size_t>(rows.n), 0.0);
+      changes += assign_nearest(rows, norms, back.data(), k, res.label.data() + r0,
+                                dist.data(), n_threads);
+      objective += detail::serial_dot(weight + r0, dist.data(), rows.n);
+      return;
+    }
     block_sum.assign(static_cast<std::size_t>(n_blocks(rows.n, kRowBlock)), 0.0);
     changes += assign_nearest(rows, norms, back.data(), k, res.label.data() + r0, nullptr,
                               n_threads, block_sum.data());
