@@ -109,14 +109,14 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
     seeds.with_second_label = search;
     if (opt.seeding == Seeding::KmeansParallel) {
       kmeans_parallel(a, row_norms, opt.k, rng, centres.data(), opt.n_threads, opt.parallel,
-                      interrupt, &seeds, combine);
+                      interrupt, &seeds, combine, nullptr, opt.weights);
     } else {
       kmeanspp(a, row_norms, opt.k, rng, centres.data(), opt.n_threads, interrupt, &seeds,
-               combine);
+               combine, nullptr, opt.weights);
     }
     if (search)
       local_search(a, row_norms, opt.k, opt.local_search, rng, centres.data(), seeds,
-                   opt.n_threads, interrupt, combine);
+                   opt.n_threads, interrupt, combine, false, opt.weights);
     // Lloyd takes the seeds' assignment over (its arrays become Lloyd's).
     LloydResult res = lloyd(ResidentRows<Data>(a), row_norms, std::move(centres), opt.k,
                             opt.iter_max, opt.tol, opt.n_threads, interrupt, &seeds, combine,
