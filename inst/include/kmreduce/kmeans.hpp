@@ -150,11 +150,13 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
       so.iter_max = opt.iter_max;
       so.tol = opt.tol;
       Rng rng(stream_key(opt.seed, kStreamSplitMerge, i));
-      sm = split_merge(a, row_norms, opt.k, r, rng, so, opt.n_threads, interrupt, combine);
+      sm = split_merge(a, row_norms, opt.k, r, rng, so, opt.n_threads, interrupt, combine,
+                       opt.weights);
     }
     const index_t moves =
         hartigan_polish(a, row_norms, opt.k, r, opt.iter_max, opt.tol,
-                        std::max(1, opt.hartigan_sweeps), opt.n_threads, interrupt, combine);
+                        std::max(1, opt.hartigan_sweeps), opt.n_threads, interrupt, combine,
+                        opt.weights);
     out.split_tries += static_cast<int>(sm.trace.size());
     ++polished;
     if (i == 0 || r.objective < out.best.objective * (1.0 - 1e-10)) {
