@@ -210,6 +210,43 @@ check_k <- function(k, x) {
   as.integer(k)
 }
 
+# Observation weights: NULL, or one finite positive number per row of `x`
+# (n rows); returned as a plain double vector.
+check_weights <- function(weights, n, arg = "weights") {
+  if (is.null(weights)) return(NULL)
+  expect <- sprintf("a numeric vector of %s positive finite numbers (one per row of `x`)", format(n))
+  if (!is.numeric(weights) || is.factor(weights) || length(dim(weights)) > 1L ||
+      !is.null(oldClass(weights)) && !identical(oldClass(weights), "AsIs")) {
+    stop_arg(sprintf("`%s` must be %s, not %s.", arg, expect, describe(weights)))
+  }
+  if (length(weights) != n) {
+    stop_arg(sprintf("`%s` must be %s, not %s values.", arg, expect, format(length(weights))))
+  }
+  weights <- as.double(unclass(weights))
+  attributes(weights) <- NULL
+  bad <- which(!is.finite(weights))
+  if (length(bad) > 0L) {
+    stop_arg(sprintf("`%s` must be %s; found %d non-finite value%s (%s%s at position %d).",
+                     arg, expect, length(bad), if (length(bad) > 1L) "s" else "",
+                     if (length(bad) > 1L) "the first: " else "",
+                     if (is.na(weights[bad[1L]])) "NA/NaN" else format(weights[bad[1L]]),
+                     bad[1L]))
+  }
+  bad <- which(weights <= 0)
+  if (length(bad) > 0L) {
+    stop_arg(sprintf(paste0("`%s` must be %s; found %d zero or negative value%s (%s%s at position %d). ",
+                            "Leave out the rows of weight 0 instead."),
+                     arg, expect, length(bad), if (length(bad) > 1L) "s" else "",
+                     if (length(bad) > 1L) "the first: " else "", format(weights[bad[1L]]),
+                     bad[1L]))
+  }
+  if (!is.finite(sum(weights))) {
+    stop_arg(sprintf("`%s` must be %s whose sum is finite; they sum to more than %s. Rescale them.",
+                     arg, expect, format(.Machine$double.xmax, digits = 3)))
+  }
+  weights
+}
+
 # Initial centres given as `k`: a numeric matrix with the columns of `x`.
 check_centers <- function(centers, x) {
   centers <- check_data(centers, "k")

@@ -217,6 +217,32 @@
 #' @param verbose Report progress with [message()]: each stage with its
 #'   time, and every k-means++ replicate (Lloyd iterations, objective). Off
 #'   by default, when it costs nothing.
+#' @param weights `NULL` (every row counts once), or observation weights:
+#'   one positive finite number per row of `x`, as scikit-learn's
+#'   `sample_weight` (a row of weight 3 counts as three copies of it; rows
+#'   of weight 0 are refused: leave them out). Every step is then weighted:
+#'   the objective is \eqn{\sum_i w_i \|x_i - c_{(i)}\|^2}{sum_i w_i ||x_i - c(i)||^2}
+#'   and the centres are weighted means; k-means++ draws its first seed
+#'   with probability proportional to \eqn{w}{w} and its candidates to
+#'   \eqn{w D^2}{w D^2} (k-means|| samples a row with probability
+#'   `min(1, l w D^2 / phi)` and weights each candidate by the weights of
+#'   the rows nearest to it); the local search, Lloyd, split/merge and
+#'   Hartigan's moves minimise the weighted objective (moving row `x` of
+#'   weight `w` from cluster `a` to `b` changes it by
+#'   `W_b w / (W_b + w) ||x - c_b||^2 - W_a w / (W_a - w) ||x - c_a||^2`, `W`
+#'   the clusters' sums of weights). The SVD-based methods (`"leverage"`,
+#'   `"cssp"`, `"svd"`, `"rsvd"`) decompose
+#'   \eqn{W^{1/2} (A - 1 \mu_w^T)}{W^(1/2) (A - 1 mu_w^T)} with
+#'   \eqn{\mu_w}{mu_w} the weighted column means; the data-oblivious
+#'   projections map rows as without weights, centred by the weighted means.
+#'   `withinss`, `tot.withinss`, `totss`, `betweenss` and `sumsq` are the
+#'   weighted sums; `size` still counts rows, and `weight` holds each
+#'   cluster's sum of weights. With whole weights and greedy k-means++, the
+#'   fit is that of `x` with every row repeated `w` times (the same draws,
+#'   up to rounding); weights multiplied by a constant pose the same
+#'   problem, but may give other random draws. [predict()]
+#'   is unchanged: the nearest centre. A `big.matrix` `x` takes weights (one
+#'   per row); [mpi_rows()] data do not.
 #' @param seed `NULL` or a whole number. With a number, results are
 #'   reproducible and R's random number generator is neither used nor changed.
 #'   With `NULL`, one integer is drawn from R's generator (so [set.seed()]
@@ -353,6 +379,8 @@
 #'   \item{tot.withinss}{`sum(withinss)`: the k-means objective.}
 #'   \item{betweenss}{`totss - tot.withinss`.}
 #'   \item{size}{number of rows in each cluster.}
+#'   \item{weight}{with `weights`: each cluster's sum of weights (the
+#'     statistics above are then weighted).}
 #'   \item{iter}{Lloyd iterations of the kept replicate (with those after
 #'     its split/merge and Hartigan moves).}
 #'   \item{ifault}{0, or 2 if Lloyd did not converge in `iter_max` iterations.}
@@ -454,7 +482,7 @@
 kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
                            iter_max = 100L, seed = NULL, n_threads = NULL,
                            n_reductions = 1L, refine = 0L, control = list(),
-                           verbose = FALSE, centers, nstart, iter.max) {
+                           verbose = FALSE, weights = NULL, centers, nstart, iter.max) {
   call <- match.call()
   t_start <- elapsed()
   # The argument names of stats::kmeans(), as aliases.
@@ -479,6 +507,13 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
                     vector_column = TRUE)
   }
   src <- row_source(x)
+  if (!is.null(weights)) {
+    if (src$kind == "mpi") {
+      stop_arg(paste0("`weights` are not supported on distributed rows (mpi_rows()); ",
+                      "give NULL, or cluster the rows in one process."))
+    }
+    src$weights <- check_weights(weights, src$n)
+  }
   # Labels, norms, distances and bounds: a few numbers per row.
   check_memory(64 * as.numeric(nrow(src$data)),
                sprintf("Clustering the %s rows of `x`", format(nrow(src$data))),
@@ -681,7 +716,8 @@ finish_fit <- function(best, src, refine, n_threads, control, verbose, seed, cal
     # the rows minus their grand mean (dense rows; see fit_reducer()).
     t0 <- elapsed()
     if (!methods::is(src$data, "sparseMatrix")) {
-      assignment_shift <- unname(colSums(st$centers * st$size) / sum(st$size))
+      size <- if (is.null(st$weight)) st$size else st$weight
+      assignment_shift <- unname(colSums(st$centers * size) / sum(size))
     }
     rk <- source_lloyd(src, st$centers, refine, n_threads, control$block_rows, assignment_shift)
     st <- source_stats(src, rk$cluster, k, n_threads, control$block_rows)
@@ -711,8 +747,10 @@ finish_fit <- function(best, src, refine, n_threads, control, verbose, seed, cal
     withinss = st$withinss,
     tot.withinss = objective,
     betweenss = st$totss - objective,
-    size = st$size,
-    iter = km$iter,
+    size = st$size),
+    # (with weights: each cluster's sum of weights)
+    if (!is.null(st$weight)) list(weight = st$weight),
+    list(iter = km$iter,
     ifault = if (km$converged) 0L else 2L,
     method = method,
     dims = best$reducer$dims,

@@ -61,6 +61,23 @@ const double* shift_of(const Rcpp::Nullable<Rcpp::NumericVector>& shift,
   return &keep[0];
 }
 
+// The number of rows of a double matrix or a dgCMatrix.
+double rows_of(SEXP x) {
+  if (Rf_isS4(x) && Rf_inherits(x, "dgCMatrix"))
+    return INTEGER(R_do_slot(x, Rf_install("Dim")))[0];
+  return Rf_nrows(x);
+}
+
+// Optional observation weights (one per row; checked in R: finite, positive).
+const double* weights_of(const Rcpp::Nullable<Rcpp::NumericVector>& weights,
+                         Rcpp::NumericVector& keep, double n) {
+  if (weights.isNull()) return nullptr;
+  keep = Rcpp::NumericVector(weights.get());
+  if (static_cast<double>(keep.size()) != n)
+    throw std::invalid_argument("weights must have one value per row");
+  return &keep[0];
+}
+
 kmreduce::ClusterStats stats_of(const kmreduce::DenseMatrix& a, const int* label,
                                 int k, const double* means, int n_threads) {
   if (means != nullptr)
@@ -115,12 +132,14 @@ void set_polish(kmreduce::KmeansOptions& opt, int polish, int tries, int split_r
 
 Rcpp::List stats_list(const kmreduce::ClusterStats& s, int k, int d) {
   Rcpp::IntegerVector size(s.size.begin(), s.size.end());
-  return Rcpp::List::create(
+  Rcpp::List out = Rcpp::List::create(
       Rcpp::Named("centers") = centres_matrix(s.centres, k, d),
       Rcpp::Named("withinss") = Rcpp::wrap(s.withinss),
       Rcpp::Named("size") = size,
       Rcpp::Named("totss") = s.totss,
       Rcpp::Named("sumsq") = s.sumsq);
+  if (!s.weight.empty()) out["weight"] = Rcpp::wrap(s.weight);
+  return out;
 }
 
 Rcpp::List lloyd_list(const kmreduce::LloydResult& res, int k, int d) {
@@ -193,7 +212,7 @@ kmreduce::KmeansResult kmeans_rows(SEXP x, const kmreduce::KmeansOptions& opt,
       }
       kmreduce::KmeansResult r = kmreduce::kmeans(rows, opt, glue::r_interrupt(), combine);
       kmreduce::unshift_result(kmreduce::ResidentRows<std::decay_t<decltype(rows)>>(rows), s,
-                               opt.k, r.best, opt.n_threads, combine);
+                               opt.k, r.best, opt.n_threads, combine, opt.weights);
       return r;
     }, s);
   });
@@ -202,14 +221,17 @@ kmreduce::KmeansResult kmeans_rows(SEXP x, const kmreduce::KmeansOptions& opt,
 template <class Combine>
 Rcpp::List lloyd_from_rows(SEXP x, const Rcpp::NumericMatrix& centers, int iter_max, double tol,
                            int n_threads, const Rcpp::Nullable<Rcpp::NumericVector>& shift,
-                           const Combine& combine) {
-  const kmreduce::KmeansOptions opt = options(centers.nrow(), 1, iter_max, tol, 0, n_threads);
+                           const Combine& combine,
+                           const Rcpp::Nullable<Rcpp::NumericVector>& weights = R_NilValue) {
+  kmreduce::KmeansOptions opt = options(centers.nrow(), 1, iter_max, tol, 0, n_threads);
+  Rcpp::NumericVector wkeep;
+  opt.weights = weights_of(weights, wkeep, rows_of(x));
   const kmreduce::LloydResult res = with_shifted_rows(
       x, centers, shift, n_threads,
       [&](const auto& rows, const std::vector<double>& c0, const double* s) {
         const kmreduce::ResidentRows<std::decay_t<decltype(rows)>> src(rows);
         kmreduce::LloydResult r = kmreduce::kmeans_from(src, c0, opt, glue::r_interrupt(), combine);
-        kmreduce::unshift_result(src, s, opt.k, r, n_threads, combine);
+        kmreduce::unshift_result(src, s, opt.k, r, n_threads, combine, opt.weights);
         return r;
       });
   return lloyd_list(res, centers.nrow(), centers.ncol());
@@ -230,10 +252,13 @@ Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
                       Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
                       int local_search = 0, int seeding = 0, double oversampling = 2,
                       int rounds = 5, int polish = 0, int tries = 5, int split_rounds = 5,
-                      int polish_starts = 2, bool single = false) {
+                      int polish_starts = 2, bool single = false,
+                      Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
   kmreduce::KmeansOptions opt = options(k, n_init, iter_max, tol, seed, n_threads);
   set_seeding(opt, local_search, seeding, oversampling, rounds);
   set_polish(opt, polish, tries, split_rounds, polish_starts);
+  Rcpp::NumericVector wkeep;
+  opt.weights = weights_of(weights, wkeep, rows_of(x));
   if (verbose) {
     opt.on_replicate = [n_init](int t, int iter, double objective) {
       Rcpp::Function message("message");
@@ -355,8 +380,10 @@ Rcpp::List kmeans_parallel_cpp(Rcpp::NumericMatrix x, int k, double seed, double
 // [[Rcpp::export]]
 Rcpp::List lloyd_from_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max,
                           double tol, int n_threads,
-                          Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
-  return lloyd_from_rows(x, centers, iter_max, tol, n_threads, shift, kmreduce::LocalCombine());
+                          Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
+                          Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
+  return lloyd_from_rows(x, centers, iter_max, tol, n_threads, shift, kmreduce::LocalCombine(),
+                         weights);
 }
 
 // lloyd_from_cpp() for rows read block by block by read(first, last) (an
@@ -366,16 +393,18 @@ Rcpp::List lloyd_from_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max,
 Rcpp::List lloyd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows,
                             Rcpp::NumericMatrix centers, int iter_max, double tol,
                             int n_threads,
-                            Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
+                            Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
+                            Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
   if (centers.ncol() != d) throw std::invalid_argument("centres need d columns");
-  const kmreduce::KmeansOptions opt = options(centers.nrow(), 1, iter_max, tol, 0, n_threads);
-  Rcpp::NumericVector keep;
+  kmreduce::KmeansOptions opt = options(centers.nrow(), 1, iter_max, tol, 0, n_threads);
+  Rcpp::NumericVector keep, wkeep;
+  opt.weights = weights_of(weights, wkeep, n);
   const double* s = shift_of(shift, keep, d);
   const glue::RBlockSource src(read, static_cast<kmreduce::index_t>(n), d,
                          static_cast<kmreduce::index_t>(block_rows), n_threads, s);
   kmreduce::LloydResult res = kmreduce::kmeans_from(
       src, kmreduce::shifted_centres(&centers[0], opt.k, d, s), opt, glue::r_interrupt());
-  kmreduce::unshift_result(src, s, opt.k, res, n_threads);
+  kmreduce::unshift_result(src, s, opt.k, res, n_threads, kmreduce::LocalCombine(), opt.weights);
   return lloyd_list(res, centers.nrow(), d);
 }
 
@@ -437,11 +466,15 @@ Rcpp::IntegerVector predict_nearest_cpp(SEXP x, Rcpp::NumericMatrix centers,
 // With `means` (k x ncol(x), the cluster means of these labels, as Lloyd
 // returns them when no label changed in its last step), dense x takes one
 // pass instead of two.
+// With `weights` (one per row), the weighted statistics (`means` unused).
 // [[Rcpp::export]]
 Rcpp::List cluster_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k,
                              int n_threads,
-                             Rcpp::Nullable<Rcpp::NumericMatrix> means = R_NilValue) {
+                             Rcpp::Nullable<Rcpp::NumericMatrix> means = R_NilValue,
+                             Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
   const std::vector<int> label = zero_based(cluster);
+  Rcpp::NumericVector wkeep;
+  const double* w = weights_of(weights, wkeep, static_cast<double>(label.size()));
   int d = 0;
   const double* mu = nullptr;
   Rcpp::NumericMatrix mm;
@@ -451,6 +484,9 @@ Rcpp::List cluster_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k,
   }
   const kmreduce::ClusterStats s = glue::with_matrix(x, [&](const auto& a) {
     d = static_cast<int>(a.d);
+    if (static_cast<kmreduce::index_t>(label.size()) != a.n)
+      throw std::invalid_argument("one label per row");
+    if (w != nullptr) return kmreduce::cluster_stats_weighted(a, label.data(), k, w, n_threads);
     return stats_of(a, label.data(), k, mu, n_threads);
   });
   return stats_list(s, k, d);
@@ -459,11 +495,17 @@ Rcpp::List cluster_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k,
 // cluster_stats_cpp() for rows read block by block by read(first, last).
 // [[Rcpp::export]]
 Rcpp::List stats_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows,
-                            Rcpp::IntegerVector cluster, int k, int n_threads) {
+                            Rcpp::IntegerVector cluster, int k, int n_threads,
+                            Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
   const std::vector<int> label = zero_based(cluster);
   if (static_cast<double>(label.size()) != n) throw std::invalid_argument("one label per row");
   const glue::RBlockSource src(read, static_cast<kmreduce::index_t>(n), d,
                          static_cast<kmreduce::index_t>(block_rows), n_threads, nullptr);
+  Rcpp::NumericVector wkeep;
+  const double* w = weights_of(weights, wkeep, n);
+  if (w != nullptr)
+    return stats_list(kmreduce::cluster_stats_blocks_weighted(src, label.data(), k, w, n_threads),
+                      k, d);
   return stats_list(kmreduce::cluster_stats_blocks(src, label.data(), k, n_threads), k, d);
 }
 
