@@ -49,8 +49,8 @@ mpi_rsvd_cpp <- function(x, k, oversample, power_iters, seed, n_threads, center,
     .Call(`_kmreduce_mpi_rsvd_cpp`, x, k, oversample, power_iters, seed, n_threads, center, mpi)
 }
 
-kmeans_cpp <- function(x, k, n_init, iter_max, tol, seed, n_threads, verbose = FALSE, limit = 0, shift = NULL, local_search = 0L, seeding = 0L, oversampling = 2, rounds = 5L, polish = 0L, tries = 5L, split_rounds = 5L, polish_starts = 2L, single = FALSE, weights = NULL) {
-    .Call(`_kmreduce_kmeans_cpp`, x, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift, local_search, seeding, oversampling, rounds, polish, tries, split_rounds, polish_starts, single, weights)
+kmeans_cpp <- function(x, k, n_init, iter_max, tol, seed, n_threads, verbose = FALSE, limit = 0, shift = NULL, local_search = 0L, seeding = 0L, oversampling = 2, rounds = 5L, polish = 0L, tries = 5L, split_rounds = 5L, polish_starts = 2L, single = FALSE, weights = NULL, online = FALSE) {
+    .Call(`_kmreduce_kmeans_cpp`, x, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift, local_search, seeding, oversampling, rounds, polish, tries, split_rounds, polish_starts, single, weights, online)
 }
 
 hartigan_cpp <- function(x, cluster, k, sweeps, n_threads) {
@@ -65,8 +65,8 @@ kmeans_parallel_cpp <- function(x, k, seed, oversampling, rounds, n_threads) {
     .Call(`_kmreduce_kmeans_parallel_cpp`, x, k, seed, oversampling, rounds, n_threads)
 }
 
-lloyd_from_cpp <- function(x, centers, iter_max, tol, n_threads, shift = NULL, weights = NULL) {
-    .Call(`_kmreduce_lloyd_from_cpp`, x, centers, iter_max, tol, n_threads, shift, weights)
+lloyd_from_cpp <- function(x, centers, iter_max, tol, n_threads, shift = NULL, weights = NULL, online = FALSE, hartigan = FALSE) {
+    .Call(`_kmreduce_lloyd_from_cpp`, x, centers, iter_max, tol, n_threads, shift, weights, online, hartigan)
 }
 
 lloyd_blocks_cpp <- function(read, n, d, block_rows, centers, iter_max, tol, n_threads, shift = NULL, weights = NULL) {

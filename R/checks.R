@@ -247,6 +247,22 @@ check_weights <- function(weights, n, arg = "weights") {
   weights
 }
 
+# `algorithm` of stats::kmeans(): NULL (the package's pipeline) or one of its
+# four names (partial matching as match.arg(); its whole default vector is
+# its first name).
+check_algorithm <- function(algorithm) {
+  if (is.null(algorithm)) return(NULL)
+  choices <- c("Hartigan-Wong", "Lloyd", "Forgy", "MacQueen")
+  if (identical(algorithm, choices)) return(choices[1L])
+  hit <- if (is.character(algorithm) && length(algorithm) == 1L && !is.na(algorithm) &&
+             nzchar(algorithm)) pmatch(algorithm, choices) else NA_integer_
+  if (is.na(hit)) {
+    stop_arg(sprintf("`algorithm` must be NULL (the package's default) or one of %s, as in stats::kmeans(), not %s.",
+                     paste0("\"", choices, "\"", collapse = ", "), describe(algorithm)))
+  }
+  choices[hit]
+}
+
 # Initial centres given as `k`: a numeric matrix with the columns of `x`.
 check_centers <- function(centers, x) {
   centers <- check_data(centers, "k")

@@ -217,6 +217,33 @@
 #' @param verbose Report progress with [message()]: each stage with its
 #'   time, and every k-means++ replicate (Lloyd iterations, objective). Off
 #'   by default, when it costs nothing.
+#' @param algorithm `NULL` (the default: the package's pipeline described
+#'   under `n_init`), or the algorithm of [stats::kmeans()] with its meaning
+#'   there, so that a call to `kmeans()` with `algorithm` runs unchanged:
+#'   * `"Hartigan-Wong"`: Lloyd's iterations, then Hartigan's single-point
+#'     moves (`control$polish = "hartigan"`, also with one replicate): a
+#'     partition no single move of a row improves, the local optimum the
+#'     Hartigan-Wong algorithm of `stats::kmeans()` looks for (it gets there
+#'     by its own sequence of transfers, so from the same centres the two
+#'     can stop at different optima).
+#'   * `"Lloyd"` and `"Forgy"` (the same algorithm): Lloyd's iterations
+#'     alone (no polish).
+#'   * `"MacQueen"`: MacQueen's online updates, as `stats::kmeans()` runs
+#'     them: the rows are assigned to their nearest centre and the centres
+#'     become their means, then the rows are visited in order, each moved to
+#'     its nearest centre with both centres updated at once, in sweeps until
+#'     one moves no row; Lloyd then confirms the result (its centres become
+#'     the exact means). A row alone in its cluster does not leave it. Each
+#'     sweep computes the distances of every row one at a time, without the
+#'     blocked products of Lloyd, so it is slower per pass.
+#'
+#'   In all four the seeding stays the package's (greedy k-means++, or
+#'   `control$seeding`; `n_init` replicates, where `stats::kmeans()` draws
+#'   `nstart` random rows) and no local search follows it
+#'   (`control$local_search = 0`); `algorithm` overrides `control$polish`
+#'   and `control$local_search`. With initial centres as `k`, the algorithm
+#'   runs from them, as in `stats::kmeans()`. `"MacQueen"` is not available
+#'   for [mpi_rows()] data.
 #' @param weights `NULL` (every row counts once), or observation weights:
 #'   one positive finite number per row of `x`, as scikit-learn's
 #'   `sample_weight` (a row of weight 3 counts as three copies of it; rows
@@ -478,11 +505,22 @@
 #' fit
 #' summary(fit)
 #' table(fit$cluster, fashion_mnist$label)
+#'
+#' # Observation weights: a row of weight 2 counts as two copies of it
+#' w <- rep(c(1, 2), length.out = nrow(x))
+#' fw <- kmeans_reduced(x, 10, method = "sign", dims = 50, n_init = 3, seed = 1,
+#'                      weights = w)
+#' fw$weight
+#'
+#' # stats::kmeans()'s algorithm, from the same initial centres
+#' x2 <- x[1:500, ]
+#' fl <- kmeans_reduced(x2, x2[1:4, ], method = "none", algorithm = "Lloyd")
 #' @export
 kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
                            iter_max = 100L, seed = NULL, n_threads = NULL,
                            n_reductions = 1L, refine = 0L, control = list(),
-                           verbose = FALSE, weights = NULL, centers, nstart, iter.max) {
+                           verbose = FALSE, weights = NULL, algorithm = NULL,
+                           centers, nstart, iter.max) {
   call <- match.call()
   t_start <- elapsed()
   # The argument names of stats::kmeans(), as aliases.
@@ -496,6 +534,7 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
   iter_max <- kmeans_alias(iter_max, if (!missing(iter.max)) iter.max, !missing(iter_max),
                            !missing(iter.max), "iter_max", "iter.max")
   control <- check_control(control)
+  control <- algorithm_control(control, check_algorithm(algorithm))
   # The sparse embedding and k-means on the data itself check the values of
   # a dense matrix while they read it: no pass of its own.
   fused <- is.matrix(x) && is.null(oldClass(x)) && is.double(x) && is.numeric(k) && !is.matrix(k) &&
@@ -552,6 +591,9 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
   # One seed for all MPI ranks: rank 0's.
   if (src$kind == "mpi") seed <- mpi_sum(if (src$mpi$rank == 0L) seed else 0)
   verbose <- check_flag(verbose, "verbose") && (src$kind != "mpi" || src$mpi$rank == 0L)
+  if (src$kind == "mpi" && identical(control$algorithm, "MacQueen")) {
+    stop_arg("`algorithm` \"MacQueen\" (online updates, row after row) is not available on distributed rows; use \"Lloyd\" or \"Hartigan-Wong\".")
+  }
 
   if (auto) {
     return(auto_dims_fit(src, x, method, schedule, k, centers0, n_init, iter_max, seed,
@@ -636,6 +678,19 @@ warn_collapsed <- function(dims, k) {
 # oversampling and rounds (kmeans_parallel.hpp), and the polish: none (0),
 # Hartigan (1) or split/merge (2); "auto" is split/merge after several
 # replicates and none after one (n_init = 1 is the fast single run).
+# `algorithm` (stats::kmeans()'s names) as the package's controls: no local
+# search after the k-means++ seeding, and Hartigan's moves after Lloyd
+# ("Hartigan-Wong"), nothing ("Lloyd", "Forgy") or MacQueen's online updates
+# instead of Lloyd ("MacQueen", control$algorithm read by source_kmeans()).
+# NULL: the package's own pipeline, unchanged.
+algorithm_control <- function(control, algorithm) {
+  if (is.null(algorithm)) return(control)
+  control$polish <- if (algorithm == "Hartigan-Wong") "hartigan" else "none"
+  control$local_search <- 0L
+  control$algorithm <- algorithm
+  control
+}
+
 seeding_of <- function(control, k, n_init, method = "none") {
   steps <- if (!is.null(control$local_search)) control$local_search else
     ceiling(k / (2 + floor(log(k))))
@@ -657,7 +712,8 @@ seeding_of <- function(control, k, n_init, method = "none") {
        polish_starts = if (!identical(control$polish_starts, "auto")) {
          as.integer(control$polish_starts)
        } else if (method == "none") 0L else 2L,
-       single = identical(control$precision, "single"))
+       single = identical(control$precision, "single"),
+       algorithm = if (is.null(control$algorithm)) "" else control$algorithm)
 }
 
 # k-means on the reduced rows of one reduction and the statistics of its

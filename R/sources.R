@@ -85,9 +85,14 @@ source_kmeans <- function(src, reduced, k, centers0, n_init, iter_max, tol, seed
     return(kmeans_cpp(reduced, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift,
                       seeding$local_search, seeding$seeding, seeding$oversampling,
                       seeding$rounds, seeding$polish, seeding$tries, seeding$split_rounds,
-                      seeding$polish_starts, seeding$single, src$weights))
+                      seeding$polish_starts, seeding$single, src$weights,
+                      identical(seeding$algorithm, "MacQueen")))
   }
-  lloyd_from_cpp(reduced, centers0, iter_max, tol, n_threads, shift, src$weights)
+  # (from given centres: Lloyd; with `algorithm`, MacQueen's updates, or
+  # Hartigan's moves after Lloyd)
+  lloyd_from_cpp(reduced, centers0, iter_max, tol, n_threads, shift, src$weights,
+                 identical(seeding$algorithm, "MacQueen"),
+                 identical(seeding$algorithm, "Hartigan-Wong"))
 }
 
 # The statistics of a partition on the original rows; `means`: Lloyd's

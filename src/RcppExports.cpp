@@ -185,8 +185,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // kmeans_cpp
-Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol, double seed, int n_threads, bool verbose, double limit, Rcpp::Nullable<Rcpp::NumericVector> shift, int local_search, int seeding, double oversampling, int rounds, int polish, int tries, int split_rounds, int polish_starts, bool single, Rcpp::Nullable<Rcpp::NumericVector> weights);
-RcppExport SEXP _kmreduce_kmeans_cpp(SEXP xSEXP, SEXP kSEXP, SEXP n_initSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP verboseSEXP, SEXP limitSEXP, SEXP shiftSEXP, SEXP local_searchSEXP, SEXP seedingSEXP, SEXP oversamplingSEXP, SEXP roundsSEXP, SEXP polishSEXP, SEXP triesSEXP, SEXP split_roundsSEXP, SEXP polish_startsSEXP, SEXP singleSEXP, SEXP weightsSEXP) {
+Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol, double seed, int n_threads, bool verbose, double limit, Rcpp::Nullable<Rcpp::NumericVector> shift, int local_search, int seeding, double oversampling, int rounds, int polish, int tries, int split_rounds, int polish_starts, bool single, Rcpp::Nullable<Rcpp::NumericVector> weights, bool online);
+RcppExport SEXP _kmreduce_kmeans_cpp(SEXP xSEXP, SEXP kSEXP, SEXP n_initSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP verboseSEXP, SEXP limitSEXP, SEXP shiftSEXP, SEXP local_searchSEXP, SEXP seedingSEXP, SEXP oversamplingSEXP, SEXP roundsSEXP, SEXP polishSEXP, SEXP triesSEXP, SEXP split_roundsSEXP, SEXP polish_startsSEXP, SEXP singleSEXP, SEXP weightsSEXP, SEXP onlineSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -210,7 +210,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type polish_starts(polish_startsSEXP);
     Rcpp::traits::input_parameter< bool >::type single(singleSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
-    rcpp_result_gen = Rcpp::wrap(kmeans_cpp(x, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift, local_search, seeding, oversampling, rounds, polish, tries, split_rounds, polish_starts, single, weights));
+    Rcpp::traits::input_parameter< bool >::type online(onlineSEXP);
+    rcpp_result_gen = Rcpp::wrap(kmeans_cpp(x, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift, local_search, seeding, oversampling, rounds, polish, tries, split_rounds, polish_starts, single, weights, online));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -261,8 +262,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // lloyd_from_cpp
-Rcpp::List lloyd_from_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max, double tol, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift, Rcpp::Nullable<Rcpp::NumericVector> weights);
-RcppExport SEXP _kmreduce_lloyd_from_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP, SEXP weightsSEXP) {
+Rcpp::List lloyd_from_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max, double tol, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift, Rcpp::Nullable<Rcpp::NumericVector> weights, bool online, bool hartigan);
+RcppExport SEXP _kmreduce_lloyd_from_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP, SEXP weightsSEXP, SEXP onlineSEXP, SEXP hartiganSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -273,7 +274,9 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
-    rcpp_result_gen = Rcpp::wrap(lloyd_from_cpp(x, centers, iter_max, tol, n_threads, shift, weights));
+    Rcpp::traits::input_parameter< bool >::type online(onlineSEXP);
+    Rcpp::traits::input_parameter< bool >::type hartigan(hartiganSEXP);
+    rcpp_result_gen = Rcpp::wrap(lloyd_from_cpp(x, centers, iter_max, tol, n_threads, shift, weights, online, hartigan));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -658,11 +661,11 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_sym_eigenvalues_cpp", (DL_FUNC) &_kmreduce_sym_eigenvalues_cpp, 1},
     {"_kmreduce_rsvd_blocks_cpp", (DL_FUNC) &_kmreduce_rsvd_blocks_cpp, 11},
     {"_kmreduce_mpi_rsvd_cpp", (DL_FUNC) &_kmreduce_mpi_rsvd_cpp, 8},
-    {"_kmreduce_kmeans_cpp", (DL_FUNC) &_kmreduce_kmeans_cpp, 20},
+    {"_kmreduce_kmeans_cpp", (DL_FUNC) &_kmreduce_kmeans_cpp, 21},
     {"_kmreduce_hartigan_cpp", (DL_FUNC) &_kmreduce_hartigan_cpp, 5},
     {"_kmreduce_local_search_cpp", (DL_FUNC) &_kmreduce_local_search_cpp, 5},
     {"_kmreduce_kmeans_parallel_cpp", (DL_FUNC) &_kmreduce_kmeans_parallel_cpp, 6},
-    {"_kmreduce_lloyd_from_cpp", (DL_FUNC) &_kmreduce_lloyd_from_cpp, 7},
+    {"_kmreduce_lloyd_from_cpp", (DL_FUNC) &_kmreduce_lloyd_from_cpp, 9},
     {"_kmreduce_lloyd_blocks_cpp", (DL_FUNC) &_kmreduce_lloyd_blocks_cpp, 10},
     {"_kmreduce_mpi_kmeans_cpp", (DL_FUNC) &_kmreduce_mpi_kmeans_cpp, 18},
     {"_kmreduce_mpi_lloyd_cpp", (DL_FUNC) &_kmreduce_mpi_lloyd_cpp, 7},

@@ -218,19 +218,30 @@ kmreduce::KmeansResult kmeans_rows(SEXP x, const kmreduce::KmeansOptions& opt,
   });
 }
 
+// With `online` (MacQueen's updates) or `hartigan` (Hartigan's moves after
+// Lloyd) the algorithms of stats::kmeans(algorithm = ) from given centres
+// (kmeans_from_rows(); one process).
 template <class Combine>
 Rcpp::List lloyd_from_rows(SEXP x, const Rcpp::NumericMatrix& centers, int iter_max, double tol,
                            int n_threads, const Rcpp::Nullable<Rcpp::NumericVector>& shift,
                            const Combine& combine,
-                           const Rcpp::Nullable<Rcpp::NumericVector>& weights = R_NilValue) {
+                           const Rcpp::Nullable<Rcpp::NumericVector>& weights = R_NilValue,
+                           bool online = false, bool hartigan = false) {
   kmreduce::KmeansOptions opt = options(centers.nrow(), 1, iter_max, tol, 0, n_threads);
   Rcpp::NumericVector wkeep;
   opt.weights = weights_of(weights, wkeep, rows_of(x));
+  opt.online = online;
+  if (hartigan) opt.polish = kmreduce::Polish::Hartigan;
+  if ((online || hartigan) && combine.size() > 1)
+    throw std::invalid_argument("MacQueen and Hartigan from given centres: one process only");
   const kmreduce::LloydResult res = with_shifted_rows(
       x, centers, shift, n_threads,
       [&](const auto& rows, const std::vector<double>& c0, const double* s) {
         const kmreduce::ResidentRows<std::decay_t<decltype(rows)>> src(rows);
-        kmreduce::LloydResult r = kmreduce::kmeans_from(src, c0, opt, glue::r_interrupt(), combine);
+        kmreduce::LloydResult r =
+            online || hartigan
+                ? kmreduce::kmeans_from_rows(rows, c0, opt, glue::r_interrupt())
+                : kmreduce::kmeans_from(src, c0, opt, glue::r_interrupt(), combine);
         kmreduce::unshift_result(src, s, opt.k, r, n_threads, combine, opt.weights);
         return r;
       });
@@ -253,8 +264,10 @@ Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
                       int local_search = 0, int seeding = 0, double oversampling = 2,
                       int rounds = 5, int polish = 0, int tries = 5, int split_rounds = 5,
                       int polish_starts = 2, bool single = false,
-                      Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
+                      Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue,
+                      bool online = false) {
   kmreduce::KmeansOptions opt = options(k, n_init, iter_max, tol, seed, n_threads);
+  opt.online = online;
   set_seeding(opt, local_search, seeding, oversampling, rounds);
   set_polish(opt, polish, tries, split_rounds, polish_starts);
   Rcpp::NumericVector wkeep;
@@ -381,9 +394,10 @@ Rcpp::List kmeans_parallel_cpp(Rcpp::NumericMatrix x, int k, double seed, double
 Rcpp::List lloyd_from_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max,
                           double tol, int n_threads,
                           Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
-                          Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
+                          Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue,
+                          bool online = false, bool hartigan = false) {
   return lloyd_from_rows(x, centers, iter_max, tol, n_threads, shift, kmreduce::LocalCombine(),
-                         weights);
+                         weights, online, hartigan);
 }
 
 // lloyd_from_cpp() for rows read block by block by read(first, last) (an

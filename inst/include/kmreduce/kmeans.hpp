@@ -25,6 +25,7 @@
 #include "kmeanspp.hpp"
 #include "local_search.hpp"
 #include "lloyd.hpp"
+#include "macqueen.hpp"
 #include "rng.hpp"
 #include "split_merge.hpp"
 
@@ -63,6 +64,9 @@ struct KmeansOptions {
   std::uint64_t seed = 0;
   int n_threads = 1;
   ReplicateHook on_replicate;
+  // MacQueen's online updates (macqueen.hpp) instead of Lloyd after each
+  // seeding (stats::kmeans(algorithm = "MacQueen")); one process only.
+  bool online = false;
   // Observation weights, one positive weight per row (nullptr: all 1): every
   // step weighted (seeding by w D^2, weighted means and objective, the
   // polish's moves), so that whole weights give the fit of the rows repeated.
@@ -92,6 +96,8 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
     throw std::invalid_argument("n_init and iter_max must be positive");
   if (opt.weights != nullptr && combine.size() > 1)
     throw std::invalid_argument("observation weights are not supported on distributed rows");
+  if (opt.online && combine.size() > 1)
+    throw std::invalid_argument("MacQueen's updates are not available on distributed rows");
   std::vector<double> norm_store;
   const double* row_norms = row_sqnorms_of(a, norm_store, opt.n_threads);
   KmeansResult out;
@@ -118,9 +124,12 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
       local_search(a, row_norms, opt.k, opt.local_search, rng, centres.data(), seeds,
                    opt.n_threads, interrupt, combine, false, opt.weights);
     // Lloyd takes the seeds' assignment over (its arrays become Lloyd's).
-    LloydResult res = lloyd(ResidentRows<Data>(a), row_norms, std::move(centres), opt.k,
-                            opt.iter_max, opt.tol, opt.n_threads, interrupt, &seeds, combine,
-                            rows_shift(a), opt.weights);
+    LloydResult res =
+        opt.online ? macqueen(a, row_norms, std::move(centres), opt.k, opt.iter_max, opt.tol,
+                              opt.n_threads, interrupt, &seeds, rows_shift(a), opt.weights)
+                   : lloyd(ResidentRows<Data>(a), row_norms, std::move(centres), opt.k,
+                           opt.iter_max, opt.tol, opt.n_threads, interrupt, &seeds, combine,
+                           rows_shift(a), opt.weights);
     out.objectives.push_back(res.objective);
     if (opt.on_replicate) opt.on_replicate(t + 1, res.iter, res.objective);
     // The `starts` lowest distinct replicates are kept, in increasing
@@ -191,6 +200,34 @@ LloydResult kmeans_from(const Source& src, std::vector<double> centres,
   source_row_sqnorms(src, row_norms.data(), opt.n_threads);
   return lloyd(src, row_norms.data(), std::move(centres), opt.k, opt.iter_max, opt.tol,
                opt.n_threads, interrupt, nullptr, combine, nullptr, opt.weights);
+}
+
+// From given centres (k x d, column-major) on rows in memory, as
+// stats::kmeans(x, centers = <matrix>, algorithm = ) runs: Lloyd, or with
+// opt.online MacQueen's updates (macqueen.hpp); then with opt.polish
+// Hartigan's moves (hartigan_polish(); split/merge is not run from given
+// centres). Weighted with opt.weights.
+template <class Data>
+LloydResult kmeans_from_rows(const Data& a, std::vector<double> centres,
+                             const KmeansOptions& opt,
+                             const InterruptCheck& interrupt = InterruptCheck()) {
+  if (static_cast<index_t>(centres.size()) != opt.k * a.d)
+    throw std::invalid_argument("centres must be k x d");
+  if (opt.k < 1 || opt.k > a.n) throw std::invalid_argument("k must be in [1, number of rows]");
+  std::vector<double> norm_store;
+  const double* row_norms = row_sqnorms_of(a, norm_store, opt.n_threads);
+  LloydResult res =
+      opt.online ? macqueen(a, row_norms, std::move(centres), opt.k, opt.iter_max, opt.tol,
+                            opt.n_threads, interrupt, nullptr, rows_shift(a), opt.weights)
+                 : lloyd(ResidentRows<Data>(a), row_norms, std::move(centres), opt.k,
+                         opt.iter_max, opt.tol, opt.n_threads, interrupt, nullptr,
+                         LocalCombine(), rows_shift(a), opt.weights);
+  if (opt.polish != Polish::None && opt.k > 1) {
+    hartigan_polish(a, row_norms, opt.k, res, opt.iter_max, opt.tol,
+                    std::max(1, opt.hartigan_sweeps), opt.n_threads, interrupt, LocalCombine(),
+                    opt.weights);
+  }
+  return res;
 }
 
 // Nearest-centre labels (0-based) of the rows of `a`.
