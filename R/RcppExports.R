@@ -121,6 +121,14 @@ uniform_box_cpp <- function(n, lo, hi, seed, set, n_threads) {
     .Call(`_kmreduce_uniform_box_cpp`, n, lo, hi, seed, set, n_threads)
 }
 
+set_trace_cpp <- function(level, line, n_init, delay = 3) {
+    invisible(.Call(`_kmreduce_set_trace_cpp`, level, line, n_init, delay))
+}
+
+clear_trace_cpp <- function() {
+    invisible(.Call(`_kmreduce_clear_trace_cpp`))
+}
+
 sign_matrix_cpp <- function(d, dims, seed) {
     .Call(`_kmreduce_sign_matrix_cpp`, d, dims, seed)
 }

@@ -263,6 +263,16 @@ check_algorithm <- function(algorithm) {
   choices[hit]
 }
 
+# `trace`: NULL (the default: a progress line for long interactive fits),
+# TRUE / FALSE, or a whole number >= 0 (the level of detail).
+check_trace <- function(trace) {
+  if (is.null(trace)) return(NULL)
+  if (is.logical(trace) && length(trace) == 1L && !is.na(trace)) return(as.integer(trace))
+  if (is_whole(trace) && trace >= 0) return(as.integer(min(trace, 10)))
+  stop_arg(sprintf("`trace` must be NULL, TRUE, FALSE or a whole number >= 0 (the level of detail), not %s.",
+                   describe(trace)))
+}
+
 # Initial centres given as `k`: a numeric matrix with the columns of `x`.
 check_centers <- function(centers, x) {
   centers <- check_data(centers, "k")

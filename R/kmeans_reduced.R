@@ -216,7 +216,9 @@
 #'   name or the other, not both.
 #' @param verbose Report progress with [message()]: each stage with its
 #'   time, and every k-means++ replicate (Lloyd iterations, objective). Off
-#'   by default, when it costs nothing.
+#'   by default, when it costs nothing. `verbose` reports the stages (the
+#'   reduction, each replicate, the polish, the statistics); `trace` reports
+#'   the iterations within them.
 #' @param algorithm `NULL` (the default: the package's pipeline described
 #'   under `n_init`), or the algorithm of [stats::kmeans()] with its meaning
 #'   there, so that a call to `kmeans()` with `algorithm` runs unchanged:
@@ -244,6 +246,16 @@
 #'   and `control$local_search`. With initial centres as `k`, the algorithm
 #'   runs from them, as in `stats::kmeans()`. `"MacQueen"` is not available
 #'   for [mpi_rows()] data.
+#' @param trace Progress of the iterations, as `trace` of [stats::kmeans()]:
+#'   `TRUE` (or 1) prints one line per Lloyd iteration, Hartigan or MacQueen
+#'   sweep and split/merge round, with the replicate or polished start, the
+#'   objective of the clustered (reduced) rows after it, the rows that
+#'   changed cluster and the seconds since the call began; 2 also prints the
+#'   Lloyd runs inside the split/merge moves; `FALSE` (or 0) prints nothing.
+#'   The default `NULL` shows, in an interactive session (not while knitr
+#'   renders a document, not with `verbose = TRUE`), one progress line that
+#'   updates in place once a fit has run for a few seconds and is erased at
+#'   the end; nothing in batch use. Tracing never changes the result.
 #' @param weights `NULL` (every row counts once), or observation weights:
 #'   one positive finite number per row of `x`, as scikit-learn's
 #'   `sample_weight` (a row of weight 3 counts as three copies of it; rows
@@ -512,14 +524,15 @@
 #'                      weights = w)
 #' fw$weight
 #'
-#' # stats::kmeans()'s algorithm, from the same initial centres
+#' # stats::kmeans()'s algorithm and trace, from the same initial centres
 #' x2 <- x[1:500, ]
-#' fl <- kmeans_reduced(x2, x2[1:4, ], method = "none", algorithm = "Lloyd")
+#' fl <- kmeans_reduced(x2, x2[1:4, ], method = "none", algorithm = "Lloyd",
+#'                      trace = TRUE)
 #' @export
 kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
                            iter_max = 100L, seed = NULL, n_threads = NULL,
                            n_reductions = 1L, refine = 0L, control = list(),
-                           verbose = FALSE, weights = NULL, algorithm = NULL,
+                           verbose = FALSE, weights = NULL, algorithm = NULL, trace = NULL,
                            centers, nstart, iter.max) {
   call <- match.call()
   t_start <- elapsed()
@@ -535,6 +548,7 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
                            !missing(iter.max), "iter_max", "iter.max")
   control <- check_control(control)
   control <- algorithm_control(control, check_algorithm(algorithm))
+  trace <- check_trace(trace)
   # The sparse embedding and k-means on the data itself check the values of
   # a dense matrix while they read it: no pass of its own.
   fused <- is.matrix(x) && is.null(oldClass(x)) && is.double(x) && is.numeric(k) && !is.matrix(k) &&
@@ -593,6 +607,18 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
   verbose <- check_flag(verbose, "verbose") && (src$kind != "mpi" || src$mpi$rank == 0L)
   if (src$kind == "mpi" && identical(control$algorithm, "MacQueen")) {
     stop_arg("`algorithm` \"MacQueen\" (online updates, row after row) is not available on distributed rows; use \"Lloyd\" or \"Hartigan-Wong\".")
+  }
+  # trace: each iteration printed (a level), or by default a progress line
+  # for a long fit in an interactive session (not in knitr, not with verbose)
+  level <- if (is.null(trace)) 0L else trace
+  line <- is.null(trace) && !verbose && interactive() && !isTRUE(getOption("knitr.in.progress"))
+  if (src$kind == "mpi" && src$mpi$rank != 0L) {
+    level <- 0L
+    line <- FALSE
+  }
+  if (level > 0L || line) {
+    set_trace_cpp(level, line, if (is.null(centers0)) n_init else 0L)
+    on.exit(clear_trace_cpp(), add = TRUE)
   }
 
   if (auto) {

@@ -493,6 +493,28 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// set_trace_cpp
+void set_trace_cpp(int level, bool line, int n_init, double delay);
+RcppExport SEXP _kmreduce_set_trace_cpp(SEXP levelSEXP, SEXP lineSEXP, SEXP n_initSEXP, SEXP delaySEXP) {
+BEGIN_RCPP
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< int >::type level(levelSEXP);
+    Rcpp::traits::input_parameter< bool >::type line(lineSEXP);
+    Rcpp::traits::input_parameter< int >::type n_init(n_initSEXP);
+    Rcpp::traits::input_parameter< double >::type delay(delaySEXP);
+    set_trace_cpp(level, line, n_init, delay);
+    return R_NilValue;
+END_RCPP
+}
+// clear_trace_cpp
+void clear_trace_cpp();
+RcppExport SEXP _kmreduce_clear_trace_cpp() {
+BEGIN_RCPP
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    clear_trace_cpp();
+    return R_NilValue;
+END_RCPP
+}
 // sign_matrix_cpp
 Rcpp::NumericMatrix sign_matrix_cpp(double d, double dims, double seed);
 RcppExport SEXP _kmreduce_sign_matrix_cpp(SEXP dSEXP, SEXP dimsSEXP, SEXP seedSEXP) {
@@ -679,6 +701,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_single_products_cpp", (DL_FUNC) &_kmreduce_single_products_cpp, 6},
     {"_kmreduce_silhouette_cpp", (DL_FUNC) &_kmreduce_silhouette_cpp, 4},
     {"_kmreduce_uniform_box_cpp", (DL_FUNC) &_kmreduce_uniform_box_cpp, 6},
+    {"_kmreduce_set_trace_cpp", (DL_FUNC) &_kmreduce_set_trace_cpp, 4},
+    {"_kmreduce_clear_trace_cpp", (DL_FUNC) &_kmreduce_clear_trace_cpp, 0},
     {"_kmreduce_sign_matrix_cpp", (DL_FUNC) &_kmreduce_sign_matrix_cpp, 3},
     {"_kmreduce_project_cpp", (DL_FUNC) &_kmreduce_project_cpp, 9},
     {"_kmreduce_fjlt_parts_cpp", (DL_FUNC) &_kmreduce_fjlt_parts_cpp, 6},

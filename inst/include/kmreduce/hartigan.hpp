@@ -33,6 +33,7 @@
 #include "lloyd.hpp"
 #include "matrix.hpp"
 #include "parallel.hpp"
+#include "progress.hpp"
 #include "row_source.hpp"
 
 namespace kmreduce {
@@ -140,6 +141,12 @@ HartiganResult hartigan(const Data& a, const double* row_norms, index_t k, int* 
     return weight == nullptr ? detail::join_factor(count[q])
                              : detail::weighted_join_factor(count[q], weight[r]);
   };
+  // (progress reports: the objective from the sums, sum w ||x||^2 -
+  // sum_q ||s_q||^2 / W_q, on one process)
+  const bool report = progress_active() && combine.size() == 1;
+  double norms = 0.0;
+  if (report)
+    for (index_t r = 0; r < n; ++r) norms += (weight != nullptr ? weight[r] : 1.0) * row_norms[r];
   std::vector<char> marked(n, 0);
   std::vector<index_t> cand;
   std::vector<double> row(d), buf;
@@ -253,6 +260,16 @@ HartiganResult hartigan(const Data& a, const double* row_norms, index_t k, int* 
     }
     moved = combined_sum(combine, moved);
     res.moves += static_cast<index_t>(moved);
+    if (report) {
+      double between = 0.0;
+      for (index_t q = 0; q < k; ++q) {
+        if (count[q] <= 0.0) continue;
+        double ss = 0.0;
+        for (index_t j = 0; j < d; ++j) ss += sums[q + k * j] * sums[q + k * j];
+        between += ss / count[q];
+      }
+      report_progress("Hartigan", res.sweeps, std::max(0.0, norms - between), moved);
+    }
     check_interrupt(interrupt);
     if (moved == 0.0) {
       res.converged = true;

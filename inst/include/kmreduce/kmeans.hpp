@@ -108,6 +108,7 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
                                : std::max(1, std::min(opt.polish_starts, opt.n_init));
   std::vector<std::pair<int, LloydResult>> top;
   for (int t = 0; t < opt.n_init; ++t) {
+    const ProgressScope scope(t + 1, 0);
     Rng rng(stream_key(opt.seed, kStreamKmeansInit, static_cast<std::uint64_t>(t)));
     std::vector<double> centres(opt.k * a.d);
     const bool search = opt.local_search > 0 && opt.k > 1 && t % 2 == 1;
@@ -153,6 +154,7 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
   for (std::size_t i = 0; i < top.size(); ++i) {
     if (confirm && i >= 2 && reached >= 2) break;
     LloydResult r = i == 0 ? std::move(out.best) : std::move(top[i].second);
+    const ProgressScope scope(0, static_cast<int>(i) + 1);
     SplitMergeResult sm;
     if (opt.polish == Polish::SplitMerge) {
       SplitMergeOptions so = opt.split;
@@ -223,6 +225,7 @@ LloydResult kmeans_from_rows(const Data& a, std::vector<double> centres,
                          opt.iter_max, opt.tol, opt.n_threads, interrupt, nullptr,
                          LocalCombine(), rows_shift(a), opt.weights);
   if (opt.polish != Polish::None && opt.k > 1) {
+    const ProgressScope scope(0, 1);
     hartigan_polish(a, row_norms, opt.k, res, opt.iter_max, opt.tol,
                     std::max(1, opt.hartigan_sweeps), opt.n_threads, interrupt, LocalCombine(),
                     opt.weights);

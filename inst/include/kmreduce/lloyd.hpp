@@ -16,6 +16,7 @@
 #include "matrix.hpp"
 #include "memory.hpp"
 #include "parallel.hpp"
+#include "progress.hpp"
 #include "row_source.hpp"
 
 namespace kmreduce {
@@ -567,6 +568,7 @@ LloydResult lloyd(const Source& src, const double* row_norms,
     if (it > 1 && changes == 0) {
       res.converged = true;
       settled = true;
+      if (progress_active()) report_progress("Lloyd", it, means_objective(), 0.0);
       break;
     }
     old = centres;
@@ -607,6 +609,9 @@ LloydResult lloyd(const Source& src, const double* row_norms,
       lower[r] = 0.0;
     }
     check_interrupt(interrupt);
+    // (progress: the objective of these labels with their means)
+    if (progress_active())
+      report_progress("Lloyd", it, means_objective(), static_cast<double>(changes));
     if (tol > 0.0) {
       const double obj = means_objective();
       if (it > 1 && prev - obj <= tol * prev) {

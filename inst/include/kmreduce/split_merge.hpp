@@ -207,6 +207,7 @@ SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, 
   std::vector<double> sums, centres, count, halves, gain;
   for (int round = 1; round <= opt.rounds; ++round) {
     ++res.rounds;
+    ProgressScope inner(0, 0, true);  // (the Lloyd runs of the moves)
     detail::cluster_means(a, best.label.data(), k, sums, count, centres, n_threads, combine,
                           weight);
     detail::split_all(a, best.label.data(), k, centres, rng, opt, halves, gain, n_threads,
@@ -292,10 +293,15 @@ SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, 
       check_interrupt(interrupt);
     }
     res.trace.insert(res.trace.end(), cands.begin(), cands.end());
-    if (!improved) break;
+    inner.leave();
+    if (!improved) {
+      report_progress("split/merge", round, best.objective, 0.0);
+      break;
+    }
     ++res.accepted;
     round_best.iter += best.iter;
     best = std::move(round_best);
+    report_progress("split/merge", round, best.objective, 1.0);
   }
   return res;
 }
