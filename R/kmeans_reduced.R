@@ -567,6 +567,9 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
     }
     src$weights <- check_weights(weights, src$n)
   }
+  if (src$kind == "mpi" && identical(control$algorithm, "MacQueen")) {
+    stop_arg("`algorithm` \"MacQueen\" (online updates, row after row) is not available on distributed rows; use \"Lloyd\" or \"Hartigan-Wong\".")
+  }
   # Labels, norms, distances and bounds: a few numbers per row.
   check_memory(64 * as.numeric(nrow(src$data)),
                sprintf("Clustering the %s rows of `x`", format(nrow(src$data))),
@@ -605,9 +608,6 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
   # One seed for all MPI ranks: rank 0's.
   if (src$kind == "mpi") seed <- mpi_sum(if (src$mpi$rank == 0L) seed else 0)
   verbose <- check_flag(verbose, "verbose") && (src$kind != "mpi" || src$mpi$rank == 0L)
-  if (src$kind == "mpi" && identical(control$algorithm, "MacQueen")) {
-    stop_arg("`algorithm` \"MacQueen\" (online updates, row after row) is not available on distributed rows; use \"Lloyd\" or \"Hartigan-Wong\".")
-  }
   # trace: each iteration printed (a level), or by default a progress line
   # for a long fit in an interactive session (not in knitr, not with verbose)
   level <- if (is.null(trace)) 0L else trace

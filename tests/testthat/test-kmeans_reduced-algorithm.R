@@ -134,4 +134,7 @@ test_that("a bad algorithm is refused by name", {
   expect_error(kmeans_reduced(x, 2, algorithm = c("Lloyd", "MacQueen")),
                "`algorithm` must be .*not a character vector of length 2")
   expect_error(kmeans_reduced(x, 2, algorithm = ""), "`algorithm` must be")
+  fake <- structure(list(x = x, n = nrow(x)), class = "kmreduce_mpi")
+  expect_error(kmeans_reduced(fake, 2, algorithm = "MacQueen"),
+               "`algorithm` \"MacQueen\" .*not available on distributed rows")
 })

@@ -246,4 +246,9 @@ test_that("bad weights are refused by name, saying what was expected and given",
   expect_error(kmeans_objective(x, rep(1:2, 15), weights = rep(0, 30)), "`weights`.*zero or negative")
   # whole numbers stored as integers are fine
   expect_s3_class(fit(rep(2L, 30)), "kmeans_reduced")
+  # not on distributed rows (refused before any MPI call), nor in the bound
+  fake <- structure(list(x = x, n = nrow(x)), class = "kmreduce_mpi")
+  expect_error(kmeans_reduced(fake, 2, weights = rep(1, 30)),
+               "`weights` are not supported on distributed rows")
+  expect_error(optimality_bound(fit(rep(2, 30)), x), "`fit` was fitted with observation weights")
 })
