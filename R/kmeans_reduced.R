@@ -278,8 +278,11 @@
 #'   weighted sums; `size` still counts rows, and `weight` holds each
 #'   cluster's sum of weights. With whole weights and greedy k-means++, the
 #'   fit is that of `x` with every row repeated `w` times (the same draws,
-#'   up to rounding); weights multiplied by a constant pose the same
-#'   problem, but may give other random draws. [predict()]
+#'   up to rounding), except where Hartigan's moves (in the polish, and with
+#'   `algorithm = "Hartigan-Wong"`) move rows: they move a row with all its
+#'   weight, where on repeated rows each copy moves alone, so the two can
+#'   stop at different nearby optima. Weights multiplied by a constant pose
+#'   the same problem, but may give other random draws. [predict()]
 #'   is unchanged: the nearest centre. A `big.matrix` `x` takes weights (one
 #'   per row); [mpi_rows()] data do not.
 #' @param seed `NULL` or a whole number. With a number, results are
