@@ -210,6 +210,69 @@ check_k <- function(k, x) {
   as.integer(k)
 }
 
+# Observation weights: NULL, or one finite positive number per row of `x`
+# (n rows); returned as a plain double vector.
+check_weights <- function(weights, n, arg = "weights") {
+  if (is.null(weights)) return(NULL)
+  expect <- sprintf("a numeric vector of %s positive finite numbers (one per row of `x`)", format(n))
+  if (!is.numeric(weights) || is.factor(weights) || length(dim(weights)) > 1L ||
+      !is.null(oldClass(weights)) && !identical(oldClass(weights), "AsIs")) {
+    stop_arg(sprintf("`%s` must be %s, not %s.", arg, expect, describe(weights)))
+  }
+  if (length(weights) != n) {
+    stop_arg(sprintf("`%s` must be %s, not %s values.", arg, expect, format(length(weights))))
+  }
+  weights <- as.double(unclass(weights))
+  attributes(weights) <- NULL
+  bad <- which(!is.finite(weights))
+  if (length(bad) > 0L) {
+    stop_arg(sprintf("`%s` must be %s; found %d non-finite value%s (%s%s at position %d).",
+                     arg, expect, length(bad), if (length(bad) > 1L) "s" else "",
+                     if (length(bad) > 1L) "the first: " else "",
+                     if (is.na(weights[bad[1L]])) "NA/NaN" else format(weights[bad[1L]]),
+                     bad[1L]))
+  }
+  bad <- which(weights <= 0)
+  if (length(bad) > 0L) {
+    stop_arg(sprintf(paste0("`%s` must be %s; found %d zero or negative value%s (%s%s at position %d). ",
+                            "Leave out the rows of weight 0 instead."),
+                     arg, expect, length(bad), if (length(bad) > 1L) "s" else "",
+                     if (length(bad) > 1L) "the first: " else "", format(weights[bad[1L]]),
+                     bad[1L]))
+  }
+  if (!is.finite(sum(weights))) {
+    stop_arg(sprintf("`%s` must be %s whose sum is finite; they sum to more than %s. Rescale them.",
+                     arg, expect, format(.Machine$double.xmax, digits = 3)))
+  }
+  weights
+}
+
+# `algorithm` of stats::kmeans(): NULL (the package's pipeline) or one of its
+# four names (partial matching as match.arg(); its whole default vector is
+# its first name).
+check_algorithm <- function(algorithm) {
+  if (is.null(algorithm)) return(NULL)
+  choices <- c("Hartigan-Wong", "Lloyd", "Forgy", "MacQueen")
+  if (identical(algorithm, choices)) return(choices[1L])
+  hit <- if (is.character(algorithm) && length(algorithm) == 1L && !is.na(algorithm) &&
+             nzchar(algorithm)) pmatch(algorithm, choices) else NA_integer_
+  if (is.na(hit)) {
+    stop_arg(sprintf("`algorithm` must be NULL (the package's default) or one of %s, as in stats::kmeans(), not %s.",
+                     paste0("\"", choices, "\"", collapse = ", "), describe(algorithm)))
+  }
+  choices[hit]
+}
+
+# `trace`: NULL (the default: a progress line for long interactive fits),
+# TRUE / FALSE, or a whole number >= 0 (the level of detail).
+check_trace <- function(trace) {
+  if (is.null(trace)) return(NULL)
+  if (is.logical(trace) && length(trace) == 1L && !is.na(trace)) return(as.integer(trace))
+  if (is_whole(trace) && trace >= 0) return(as.integer(min(trace, 10)))
+  stop_arg(sprintf("`trace` must be NULL, TRUE, FALSE or a whole number >= 0 (the level of detail), not %s.",
+                   describe(trace)))
+}
+
 # Initial centres given as `k`: a numeric matrix with the columns of `x`.
 check_centers <- function(centers, x) {
   centers <- check_data(centers, "k")

@@ -23,7 +23,12 @@ print.kmeans_reduced <- function(x, max_cols = 6L, ...) {
               paste(x$size, collapse = ", ")))
   cat(sprintf("Reduction: %s, %d -> %d dimensions\n", method_label(x$method),
               d, x$dims))
-  cat(sprintf("Within cluster sum of squares by cluster:\n"))
+  if (!is.null(x$weight)) {
+    cat(sprintf("Observation weights summing to %s by cluster\n",
+                paste(format(x$weight, digits = 4), collapse = ", ")))
+  }
+  cat(sprintf("Within cluster sum of squares by cluster%s:\n",
+              if (!is.null(x$weight)) " (weighted)" else ""))
   print(x$withinss)
   if (x$totss > 0) {
     cat(sprintf(" (between_SS / total_SS = %5.1f %%)\n\n", 100 * x$betweenss / x$totss))

@@ -69,6 +69,10 @@ optimality_bound <- function(fit, x, method = c("auto", "gram", "krylov"),
                              max_gram = 5000L, power_iters = 4L, seed = NULL,
                              n_threads = NULL) {
   check_fit(fit, "fit")
+  if (!is.null(fit$weight)) {
+    stop_arg(paste0("`fit` was fitted with observation weights; optimality_bound() bounds the ",
+                    "unweighted objective only (fit without `weights`, or repeat the rows)."))
+  }
   x <- check_data(x, "x")
   if (missing(method)) method <- "auto"
   method <- check_choice(method, "method", c("auto", "gram", "krylov"))

@@ -40,11 +40,15 @@ Rcpp::IntegerVector predict_nearest_cpp(SEXP x, Rcpp::NumericMatrix centers,
 // With `means` (k x ncol(x), the cluster means of these labels, as Lloyd
 // returns them when no label changed in its last step), dense x takes one
 // pass instead of two.
+// With `weights` (one per row), the weighted statistics (`means` unused).
 // [[Rcpp::export]]
 Rcpp::List cluster_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k,
                              int n_threads,
-                             Rcpp::Nullable<Rcpp::NumericMatrix> means = R_NilValue) {
+                             Rcpp::Nullable<Rcpp::NumericMatrix> means = R_NilValue,
+                             Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
   const std::vector<int> label = zero_based(cluster);
+  Rcpp::NumericVector wkeep;
+  const double* w = weights_of(weights, wkeep, static_cast<double>(label.size()));
   int d = 0;
   const double* mu = nullptr;
   Rcpp::NumericMatrix mm;
@@ -54,6 +58,9 @@ Rcpp::List cluster_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k,
   }
   const kmreduce::ClusterStats s = glue::with_matrix(x, [&](const auto& a) {
     d = static_cast<int>(a.d);
+    if (static_cast<kmreduce::index_t>(label.size()) != a.n)
+      throw std::invalid_argument("one label per row");
+    if (w != nullptr) return kmreduce::cluster_stats_weighted(a, label.data(), k, w, n_threads);
     return stats_of(a, label.data(), k, mu, n_threads);
   });
   return stats_list(s, k, d);
@@ -62,11 +69,17 @@ Rcpp::List cluster_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k,
 // cluster_stats_cpp() for rows read block by block by read(first, last).
 // [[Rcpp::export]]
 Rcpp::List stats_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows,
-                            Rcpp::IntegerVector cluster, int k, int n_threads) {
+                            Rcpp::IntegerVector cluster, int k, int n_threads,
+                            Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
   const std::vector<int> label = zero_based(cluster);
   if (static_cast<double>(label.size()) != n) throw std::invalid_argument("one label per row");
   const glue::RBlockSource src(read, static_cast<kmreduce::index_t>(n), d,
                          static_cast<kmreduce::index_t>(block_rows), n_threads, nullptr);
+  Rcpp::NumericVector wkeep;
+  const double* w = weights_of(weights, wkeep, n);
+  if (w != nullptr)
+    return stats_list(kmreduce::cluster_stats_blocks_weighted(src, label.data(), k, w, n_threads),
+                      k, d);
   return stats_list(kmreduce::cluster_stats_blocks(src, label.data(), k, n_threads), k, d);
 }
 

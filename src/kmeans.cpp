@@ -102,23 +102,37 @@ kmreduce::KmeansResult kmeans_rows(SEXP x, const kmreduce::KmeansOptions& opt,
       }
       kmreduce::KmeansResult r = kmreduce::kmeans(rows, opt, glue::r_interrupt(), combine);
       kmreduce::unshift_result(kmreduce::ResidentRows<std::decay_t<decltype(rows)>>(rows), s,
-                               opt.k, r.best, opt.n_threads, combine);
+                               opt.k, r.best, opt.n_threads, combine, opt.weights);
       return r;
     }, s);
   });
 }
 
+// With `online` (MacQueen's updates) or `hartigan` (Hartigan's moves after
+// Lloyd) the algorithms of stats::kmeans(algorithm = ) from given centres
+// (kmeans_from_rows(); one process).
 template <class Combine>
 Rcpp::List lloyd_from_rows(SEXP x, const Rcpp::NumericMatrix& centers, int iter_max, double tol,
                            int n_threads, const Rcpp::Nullable<Rcpp::NumericVector>& shift,
-                           const Combine& combine) {
-  const kmreduce::KmeansOptions opt = options(centers.nrow(), 1, iter_max, tol, 0, n_threads);
+                           const Combine& combine,
+                           const Rcpp::Nullable<Rcpp::NumericVector>& weights = R_NilValue,
+                           bool online = false, bool hartigan = false) {
+  kmreduce::KmeansOptions opt = options(centers.nrow(), 1, iter_max, tol, 0, n_threads);
+  Rcpp::NumericVector wkeep;
+  opt.weights = weights_of(weights, wkeep, rows_of(x));
+  opt.online = online;
+  if (hartigan) opt.polish = kmreduce::Polish::Hartigan;
+  if ((online || hartigan) && combine.size() > 1)
+    throw std::invalid_argument("MacQueen and Hartigan from given centres: one process only");
   const kmreduce::LloydResult res = with_shifted_rows(
       x, centers, shift, n_threads,
       [&](const auto& rows, const std::vector<double>& c0, const double* s) {
         const kmreduce::ResidentRows<std::decay_t<decltype(rows)>> src(rows);
-        kmreduce::LloydResult r = kmreduce::kmeans_from(src, c0, opt, glue::r_interrupt(), combine);
-        kmreduce::unshift_result(src, s, opt.k, r, n_threads, combine);
+        kmreduce::LloydResult r =
+            online || hartigan
+                ? kmreduce::kmeans_from_rows(rows, c0, opt, glue::r_interrupt())
+                : kmreduce::kmeans_from(src, c0, opt, glue::r_interrupt(), combine);
+        kmreduce::unshift_result(src, s, opt.k, r, n_threads, combine, opt.weights);
         return r;
       });
   return lloyd_list(res, centers.nrow(), centers.ncol());
@@ -139,10 +153,15 @@ Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
                       Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
                       int local_search = 0, int seeding = 0, double oversampling = 2,
                       int rounds = 5, int polish = 0, int tries = 5, int split_rounds = 5,
-                      int polish_starts = 2, bool single = false) {
+                      int polish_starts = 2, bool single = false,
+                      Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue,
+                      bool online = false) {
   kmreduce::KmeansOptions opt = options(k, n_init, iter_max, tol, seed, n_threads);
+  opt.online = online;
   set_seeding(opt, local_search, seeding, oversampling, rounds);
   set_polish(opt, polish, tries, split_rounds, polish_starts);
+  Rcpp::NumericVector wkeep;
+  opt.weights = weights_of(weights, wkeep, rows_of(x));
   if (verbose) {
     opt.on_replicate = [n_init](int t, int iter, double objective) {
       Rcpp::Function message("message");
@@ -177,9 +196,11 @@ Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
 // [[Rcpp::export]]
 Rcpp::List lloyd_from_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max,
                           double tol, int n_threads,
-                          Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
+                          Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
+                          Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue,
+                          bool online = false, bool hartigan = false) {
   return lloyd_from_rows(x, centers, iter_max, tol, n_threads, shift,
-                         glue::AnyCombine(kmreduce::LocalCombine()));
+                         glue::AnyCombine(kmreduce::LocalCombine()), weights, online, hartigan);
 }
 
 // lloyd_from_cpp() for rows read block by block by read(first, last) (an
@@ -189,16 +210,18 @@ Rcpp::List lloyd_from_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max,
 Rcpp::List lloyd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows,
                             Rcpp::NumericMatrix centers, int iter_max, double tol,
                             int n_threads,
-                            Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
+                            Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
+                            Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
   if (centers.ncol() != d) throw std::invalid_argument("centres need d columns");
-  const kmreduce::KmeansOptions opt = options(centers.nrow(), 1, iter_max, tol, 0, n_threads);
-  Rcpp::NumericVector keep;
+  kmreduce::KmeansOptions opt = options(centers.nrow(), 1, iter_max, tol, 0, n_threads);
+  Rcpp::NumericVector keep, wkeep;
+  opt.weights = weights_of(weights, wkeep, n);
   const double* s = shift_of(shift, keep, d);
   const glue::RBlockSource src(read, static_cast<kmreduce::index_t>(n), d,
                          static_cast<kmreduce::index_t>(block_rows), n_threads, s);
   kmreduce::LloydResult res = kmreduce::kmeans_from(
       src, kmreduce::shifted_centres(&centers[0], opt.k, d, s), opt, glue::r_interrupt());
-  kmreduce::unshift_result(src, s, opt.k, res, n_threads);
+  kmreduce::unshift_result(src, s, opt.k, res, n_threads, kmreduce::LocalCombine(), opt.weights);
   return lloyd_list(res, centers.nrow(), d);
 }
 

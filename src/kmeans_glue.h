@@ -43,6 +43,23 @@ inline const double* shift_of(const Rcpp::Nullable<Rcpp::NumericVector>& shift,
   return &keep[0];
 }
 
+// The number of rows of a double matrix or a dgCMatrix.
+inline double rows_of(SEXP x) {
+  if (Rf_isS4(x) && Rf_inherits(x, "dgCMatrix"))
+    return INTEGER(R_do_slot(x, Rf_install("Dim")))[0];
+  return Rf_nrows(x);
+}
+
+// Optional observation weights (one per row; checked in R: finite, positive).
+inline const double* weights_of(const Rcpp::Nullable<Rcpp::NumericVector>& weights,
+                                Rcpp::NumericVector& keep, double n) {
+  if (weights.isNull()) return nullptr;
+  keep = Rcpp::NumericVector(weights.get());
+  if (static_cast<double>(keep.size()) != n)
+    throw std::invalid_argument("weights must have one value per row");
+  return &keep[0];
+}
+
 inline kmreduce::ClusterStats stats_of(const kmreduce::DenseMatrix& a, const int* label,
                                 int k, const double* means, int n_threads) {
   if (means != nullptr)
@@ -70,12 +87,14 @@ inline kmreduce::KmeansOptions options(int k, int n_init, int iter_max, double t
 
 inline Rcpp::List stats_list(const kmreduce::ClusterStats& s, int k, int d) {
   Rcpp::IntegerVector size(s.size.begin(), s.size.end());
-  return Rcpp::List::create(
+  Rcpp::List out = Rcpp::List::create(
       Rcpp::Named("centers") = centres_matrix(s.centres, k, d),
       Rcpp::Named("withinss") = Rcpp::wrap(s.withinss),
       Rcpp::Named("size") = size,
       Rcpp::Named("totss") = s.totss,
       Rcpp::Named("sumsq") = s.sumsq);
+  if (!s.weight.empty()) out["weight"] = Rcpp::wrap(s.weight);
+  return out;
 }
 
 inline Rcpp::List lloyd_list(const kmreduce::LloydResult& res, int k, int d) {

@@ -362,6 +362,13 @@ inline void cluster_sums(const PackedRows& a, const int* label, index_t k,
   shifted_cluster_sums(a.src, a.shift, label, k, sums, n_threads);
 }
 
+// Weighted cluster sums of the rows minus the shift (matrix.hpp), from the
+// column-major original.
+inline void weighted_cluster_sums(const PackedRows& a, const int* label, const double* w,
+                                  index_t k, double* sums, int n_threads) {
+  weighted_cluster_sums(a.src, label, w, k, sums, n_threads, a.shift);
+}
+
 // A row minus the shift, from the column-major original.
 inline void get_row(const PackedRows& a, index_t r, double* out) {
   get_row(a.src, r, out);

@@ -136,11 +136,15 @@ void projections(const Data& a, const int* label, index_t k, const std::vector<d
 // rows 2q and 2q + 1 of cluster q) are the halves' means; `gain[q]` the
 // exact decrease of the objective by the cut, n1 n2 / (n1 + n2)
 // ||m1 - m2||^2 (-infinity when one side is empty).
+// With observation weights (`weight`), of the weighted rows: the weighted
+// principal direction, the halves' weighted means and their weights in the
+// gain.
 template <class Data, class Combine>
 void split_all(const Data& a, const int* label, index_t k, const std::vector<double>& centres,
                Rng& rng, const SplitMergeOptions& opt,
                std::vector<double>& halves, std::vector<double>& gain, int n_threads,
-               const InterruptCheck& interrupt, const Combine& combine) {
+               const InterruptCheck& interrupt, const Combine& combine,
+               const double* weight = nullptr) {
   const index_t n = a.n, d = a.d, k2 = 2 * k;
   std::vector<double> u(k * d), w(k * d), proj, ps(k);
   for (double& v : u) v = rng.normal();
@@ -157,6 +161,8 @@ void split_all(const Data& a, const int* label, index_t k, const std::vector<dou
     projections(a, label, k, centres, u, proj, n_threads);
     std::fill(w.begin(), w.end(), 0.0);
     std::fill(ps.begin(), ps.end(), 0.0);
+    if (weight != nullptr)  // p_r times the row's weight
+      for (index_t r = 0; r < n; ++r) proj[r] *= weight[r];
     weighted_sums(a, label, proj.data(), k, w.data(), n_threads);
     for (index_t r = 0; r < n; ++r) ps[label[r]] += proj[r];
     combine.sum(w.data(), k * d);
@@ -172,7 +178,7 @@ void split_all(const Data& a, const int* label, index_t k, const std::vector<dou
   std::vector<int> sub(n);
   for (index_t r = 0; r < n; ++r) sub[r] = static_cast<int>(2 * label[r] + (proj[r] > 0.0 ? 1 : 0));
   std::vector<double> sums, cnt;
-  cluster_means(a, sub.data(), k2, sums, cnt, halves, n_threads, combine);
+  cluster_means(a, sub.data(), k2, sums, cnt, halves, n_threads, combine, weight);
   gain.assign(k, -std::numeric_limits<double>::infinity());
   for (index_t q = 0; q < k; ++q) {
     const double n1 = cnt[2 * q], n2 = cnt[2 * q + 1];
@@ -187,20 +193,25 @@ void split_all(const Data& a, const int* label, index_t k, const std::vector<dou
 }
 }  // namespace detail
 
+// With observation weights (`weight`, one per row), every size above is a
+// sum of weights and Lloyd is weighted.
 template <class Data, class Combine = LocalCombine>
 SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, LloydResult& best,
                              Rng& rng, const SplitMergeOptions& opt, int n_threads,
                              const InterruptCheck& interrupt = InterruptCheck(),
-                             const Combine& combine = Combine()) {
+                             const Combine& combine = Combine(),
+                             const double* weight = nullptr) {
   const index_t d = a.d;
   SplitMergeResult res;
   if (k < 3 || opt.tries < 1) return res;
   std::vector<double> sums, centres, count, halves, gain;
   for (int round = 1; round <= opt.rounds; ++round) {
     ++res.rounds;
-    detail::cluster_means(a, best.label.data(), k, sums, count, centres, n_threads, combine);
+    ProgressScope inner(0, 0, true);  // (the Lloyd runs of the moves)
+    detail::cluster_means(a, best.label.data(), k, sums, count, centres, n_threads, combine,
+                          weight);
     detail::split_all(a, best.label.data(), k, centres, rng, opt, halves, gain, n_threads,
-                      interrupt, combine);
+                      interrupt, combine, weight);
     // candidates: cheapest merges x largest gains
     const index_t want = std::min<index_t>(4 * opt.tries, k * (k - 1) / 2);
     struct Pair {
@@ -257,7 +268,7 @@ SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, 
       }
       LloydResult r = lloyd(ResidentRows<Data>(a), row_norms, std::move(start), k,
                             screen ? opt.screen_iters : opt.iter_max, opt.tol, n_threads,
-                            interrupt, nullptr, combine, rows_shift(a));
+                            interrupt, nullptr, combine, rows_shift(a), weight);
       cands[i].objective = r.objective;
       detail::keep_lowest(kept, i, std::move(r), static_cast<std::size_t>(opt.keep));
       check_interrupt(interrupt);
@@ -270,7 +281,7 @@ SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, 
       if (!r.converged) {
         const int done = r.iter;
         r = lloyd(ResidentRows<Data>(a), row_norms, std::move(r.centres), k, opt.iter_max, opt.tol,
-                  n_threads, interrupt, nullptr, combine, rows_shift(a));
+                  n_threads, interrupt, nullptr, combine, rows_shift(a), weight);
         r.iter += done;
       }
       cands[i].objective = r.objective;
@@ -282,10 +293,15 @@ SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, 
       check_interrupt(interrupt);
     }
     res.trace.insert(res.trace.end(), cands.begin(), cands.end());
-    if (!improved) break;
+    inner.leave();
+    if (!improved) {
+      report_progress("split/merge", round, best.objective, 0.0);
+      break;
+    }
     ++res.accepted;
     round_best.iter += best.iter;
     best = std::move(round_best);
+    report_progress("split/merge", round, best.objective, 1.0);
   }
   return res;
 }
