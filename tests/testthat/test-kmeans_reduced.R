@@ -891,3 +891,57 @@ test_that("control$precision = \"single\" on data of any scale, sparse rows and 
   expect_error(kmeans_reduced(m$x, 4, control = list(precision = "half")),
                "`control\\$precision` must be one of \"double\", \"single\", not \"half\"")
 })
+
+test_that("a fit stopped by iter_max keeps nearest-centre labels when its last pass empties a cluster", {
+  # One Lloyd iteration from these centres re-seeds an empty cluster; the
+  # final assignment then empties another, which used to be re-seeded after
+  # the last assignment: equal rows in different clusters, predict() !=
+  # cluster. Every fit: labels nearest to the centres predict() uses (ties
+  # to the lowest index), `centers` the means of their rows.
+  x <- matrix(c(4, 4, 3, 3, 1, 3, 1, 4, 4), ncol = 1)
+  c0 <- matrix(c(0.3805565, 1.5486073, 0.3385992, 3.4325504), ncol = 1)
+  check <- function(fit, label) {
+    expect_identical(unname(predict(fit, x)), unname(fit$cluster), label = label)
+    # equal rows share a cluster
+    expect_true(all(tapply(fit$cluster, x[, 1], function(v) length(unique(v))) == 1L),
+                label = label)
+    used <- sort(unique(fit$cluster))
+    means <- rowsum(x, fit$cluster) / as.vector(table(fit$cluster))
+    expect_equal(unname(fit$centers[used, , drop = FALSE]), unname(means), label = label)
+    expect_equal(fit$tot.withinss, objective_r(x, fit$cluster), label = label)
+  }
+  for (sparse in c(FALSE, TRUE)) {
+    xs <- if (sparse) Matrix::Matrix(x, sparse = TRUE) else x
+    check(suppressWarnings(kmeans_reduced(xs, c0, method = "none", iter_max = 1)),
+          paste("none, sparse", sparse))
+  }
+  r <- kmreduce:::lloyd_from_cpp(x, c0, 1L, 0, 1L)
+  expect_identical(kmreduce:::predict_nearest_cpp(x, r$centers, 1L), r$cluster)
+  rb <- kmreduce:::lloyd_blocks_cpp(function(a, b) x[a:b, , drop = FALSE], nrow(x), 1L, 4,
+                                    c0, 1L, 0, 1L)
+  expect_identical(rb$cluster, r$cluster)
+  # refine = 1 after reductions that merge rows, in memory and out of core:
+  # the same invariant over many small data sets with many equal rows.
+  has_big <- requireNamespace("bigmemory", quietly = TRUE)
+  for (s in 1:40) {
+    y <- withr::with_seed(s, matrix(as.double(sample(0:4, 24 * 3, TRUE)), 24, 3))
+    k <- min(4L, nrow(unique(y)))
+    fit <- suppressWarnings(kmeans_reduced(y, k, method = "sign", dims = 1, refine = 1,
+                                           seed = s, n_init = 1))
+    expect_identical(predict(fit, y), fit$cluster, label = paste("seed", s))
+    means <- rowsum(y, fit$cluster) / as.vector(table(fit$cluster))
+    expect_equal(unname(fit$centers[sort(unique(fit$cluster)), , drop = FALSE]), unname(means),
+                 label = paste("seed", s))
+    if (has_big) {
+      fb <- suppressWarnings(kmeans_reduced(bigmemory::as.big.matrix(y), k, method = "sign",
+                                            dims = 1, refine = 1, seed = s, n_init = 1,
+                                            control = list(block_rows = 5)))
+      # (its statistics sum in another order: on rows with many equal
+      # distances the refinement may break a tie the other way)
+      expect_identical(predict(fb, y), fb$cluster, label = paste("big, seed", s))
+      means <- rowsum(y, fb$cluster) / as.vector(table(fb$cluster))
+      expect_equal(unname(fb$centers[sort(unique(fb$cluster)), , drop = FALSE]), unname(means),
+                   label = paste("big, seed", s))
+    }
+  }
+})
