@@ -46,7 +46,16 @@ check_whole <- function(x, arg, lower = 1, upper = .Machine$integer.max) {
 # sum (x - c)^2 <= 4 cells max^2, stay finite doubles.
 max_abs_value <- function(cells = 1) sqrt(.Machine$double.xmax / (4 * cells))
 
-check_finite_values <- function(v, arg, where, cells = 1) {
+# Smallest largest magnitude of data that are not all zero: below it,
+# squared differences at the data's own precision, (eps max|x|)^2, are
+# subnormal or zero and distances lose their digits (the partition would
+# change with the units). About 6.7e-139; min_abs_value() in scan.hpp.
+min_abs_value <- function() sqrt(.Machine$double.xmin) / .Machine$double.eps
+
+# small = TRUE: also refuse data whose largest magnitude is positive but
+# below min_abs_value() (training data; rows to assign may be anything
+# finite). Returns the largest magnitude, invisibly.
+check_finite_values <- function(v, arg, where, cells = 1, small = TRUE) {
   if (!is.double(v)) storage.mode(v) <- "double"
   s <- scan_values_cpp(v)
   if (s$nonfinite > 0) {
@@ -63,6 +72,17 @@ check_finite_values <- function(v, arg, where, cells = 1) {
                             "(values up to %s are supported for data of this size)."),
                      arg, format(s$maxabs, digits = 3), format(max_abs_value(cells), digits = 3)))
   }
+  if (small) check_small_values(s$maxabs, arg)
+  invisible(s$maxabs)
+}
+
+check_small_values <- function(maxabs, arg) {
+  if (maxabs > 0 && maxabs < min_abs_value()) {
+    stop_arg(sprintf(paste0("`%s` has no value larger than %s in absolute value; squared ",
+                            "distances would underflow and lose their digits. Rescale the data ",
+                            "(largest values from %s up are supported, or all zero)."),
+                     arg, format(maxabs, digits = 3), format(min_abs_value(), digits = 3)))
+  }
   invisible(TRUE)
 }
 
@@ -72,8 +92,10 @@ check_finite_values <- function(v, arg, where, cells = 1) {
 # project_cpp() with `limit`) and calls check_values_later() on failure.
 # vector_column = TRUE: a plain numeric vector is one feature (one column),
 # as stats::kmeans() takes it.
+# small = FALSE: values of any size (rows to assign, initial centres; see
+# check_finite_values()).
 check_data <- function(x, arg = "x", big = FALSE, block_rows = NULL, values = TRUE,
-                       vector_column = FALSE) {
+                       vector_column = FALSE, small = TRUE) {
   if (vector_column && is.numeric(x) && is.null(dim(x)) && is.null(oldClass(x)) &&
       length(x) > 0L) {
     x <- matrix(as.double(x), ncol = 1L, dimnames = list(names(x), NULL))
@@ -84,7 +106,7 @@ check_data <- function(x, arg = "x", big = FALSE, block_rows = NULL, values = TR
                               "randomized_svd(), kmeans_objective() and predict() read one ",
                               "in blocks. Give an in-memory matrix here."), arg))
     }
-    return(check_big_data(x, arg, block_rows_for(x, block_rows)))
+    return(check_big_data(x, arg, block_rows_for(x, block_rows), small))
   }
   if (is.data.frame(x)) {
     if (ncol(x) == 0L || nrow(x) == 0L) {
@@ -121,7 +143,7 @@ check_data <- function(x, arg = "x", big = FALSE, block_rows = NULL, values = TR
     check_finite_values(x@x, arg, function(t) {
       col <- findInterval(t - 1L, x@p, left.open = FALSE, rightmost.closed = FALSE)
       sprintf("at row %d, column %d", x@i[t] + 1L, col)
-    }, as.numeric(nrow(x)) * ncol(x))
+    }, as.numeric(nrow(x)) * ncol(x), small)
     return(x)
   }
   if (!is.matrix(x) || !(is.numeric(x))) {
@@ -137,7 +159,7 @@ check_data <- function(x, arg = "x", big = FALSE, block_rows = NULL, values = TR
   n <- nrow(x)
   check_finite_values(x, arg, function(t) {
     sprintf("at row %d, column %d", (t - 1L) %% n + 1L, (t - 1L) %/% n + 1L)
-  }, as.numeric(n) * ncol(x))
+  }, as.numeric(n) * ncol(x), small)
   x
 }
 
@@ -212,7 +234,7 @@ check_k <- function(k, x) {
 
 # Initial centres given as `k`: a numeric matrix with the columns of `x`.
 check_centers <- function(centers, x) {
-  centers <- check_data(centers, "k")
+  centers <- check_data(centers, "k", small = FALSE)
   if (methods::is(centers, "dgCMatrix")) centers <- as.matrix(centers)
   if (ncol(centers) != ncol(x)) {
     stop_arg(sprintf("`k` given as a matrix of initial centres must have %d columns (as `x`), not %d.",
@@ -452,7 +474,7 @@ check_newdata <- function(newdata, reducer, arg = "newdata") {
       matrix(as.double(newdata), nrow = 1L, dimnames = list(NULL, names(newdata)))
     }
   }
-  newdata <- check_data(newdata, arg)
+  newdata <- check_data(newdata, arg, small = FALSE)
   names_fit <- reducer$feature_names
   d <- reducer$n_features
   names_new <- colnames(newdata)
@@ -683,7 +705,7 @@ check_memory <- function(bytes, what, advice, entries = 0) {
 
 # check_data() for a big.matrix: a numeric type, at least one row and column,
 # finite values of a size whose squared distances stay finite.
-check_big_data <- function(x, arg, block_rows) {
+check_big_data <- function(x, arg, block_rows, small = TRUE) {
   if (!requireNamespace("bigmemory", quietly = TRUE)) {
     stop_arg(sprintf("`%s` is a big.matrix but the bigmemory package is not installed.", arg))
   }
@@ -691,12 +713,15 @@ check_big_data <- function(x, arg, block_rows) {
     stop_arg(sprintf("`%s` must have at least one row and one column, not %d x %d.",
                      arg, nrow(x), ncol(x)))
   }
+  top <- 0
   for_row_blocks(x, block_rows, function(block, rows) {
     m <- nrow(block)
-    check_finite_values(block, arg, function(t) {
+    top <<- max(top, check_finite_values(block, arg, function(t) {
       sprintf("at row %d, column %d", rows[1L] - 1L + (t - 1L) %% m + 1L, (t - 1L) %/% m + 1L)
-    }, as.numeric(nrow(x)) * ncol(x))
+    }, as.numeric(nrow(x)) * ncol(x), small = FALSE))
   })
+  # (the largest magnitude of all blocks)
+  if (small) check_small_values(top, arg)
   x
 }
 

@@ -52,7 +52,7 @@ void sparse_embed_checked(const kmreduce::DenseMatrix& a,
                           int n_threads, double limit, bool& invalid) {
   kmreduce::ValueSummary v;
   kmreduce::sparse_embed(a, cs, o, n_threads, limit > 0 ? &v : nullptr);
-  invalid = limit > 0 && (!v.finite || v.maxabs > limit);
+  invalid = limit > 0 && kmreduce::values_out_of_range(v, limit);
 }
 void sparse_embed_checked(const kmreduce::SparseMatrix& a,
                           const kmreduce::CountSketch& cs, double* o,

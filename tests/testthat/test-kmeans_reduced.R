@@ -945,3 +945,52 @@ test_that("a fit stopped by iter_max keeps nearest-centre labels when its last p
     }
   }
 })
+
+test_that("scaling the data by 1e-100 or 1e100 gives the same partition, every method, with the polish", {
+  # k-means is scale-equivariant. The split/merge polish normalised its power
+  # iteration vectors by sqrt(sum(w^2)), which overflows or underflows far
+  # from unit scale and changed the partition.
+  m <- make_mixture(n = 400, d = 30, k = 8, sd = 1, sep = 1.5, seed = 31)
+  for (method in c("none", all_methods)) {
+    base <- kmeans_reduced(m$x, 6, method = method, n_init = 4, seed = 3)
+    for (s in c(2^300, 2^-300, 1e100, 1e-100)) {
+      fit <- kmeans_reduced(m$x * s, 6, method = method, n_init = 4, seed = 3)
+      label <- sprintf("%s, scale %g", method, s)
+      expect_identical(adjusted_rand_index(fit$cluster, base$cluster), 1, label = label)
+      expect_equal(fit$tot.withinss / s^2, base$tot.withinss, tolerance = 1e-10, label = label)
+      expect_equal(fit$centers / s, base$centers, tolerance = 1e-10, label = label)
+    }
+  }
+  xs <- Matrix::Matrix(round(m$x), sparse = TRUE)
+  base <- kmeans_reduced(xs, 6, method = "none", n_init = 4, seed = 3)
+  for (s in c(2^300, 1e-100)) {
+    fit <- kmeans_reduced(xs * s, 6, method = "none", n_init = 4, seed = 3)
+    expect_identical(adjusted_rand_index(fit$cluster, base$cluster), 1, label = paste("sparse", s))
+  }
+})
+
+test_that("data too small for their squares are refused, all zero data are not", {
+  m <- make_mixture(n = 60, d = 4, k = 2)
+  tiny <- m$x * 1e-140
+  msg <- "`x` has no value larger than .* squared distances would underflow"
+  for (method in c("none", "sign", "sparse_embedding")) {
+    expect_error(kmeans_reduced(tiny, 2, method = method), msg, label = method)
+    expect_error(kmeans_reduced(Matrix::Matrix(tiny, sparse = TRUE), 2, method = method), msg)
+  }
+  expect_error(k_path(tiny, k = 1:2, B = 0, verbose = FALSE), msg)
+  expect_error(kmeans_objective(tiny, rep(1:2, 30)), msg)
+  # the smallest accepted scale still gives the unit-scale partition
+  lo <- kmreduce:::min_abs_value() / max(abs(m$x)) * 2
+  expect_identical(kmeans_reduced(m$x * lo, 2, method = "none", seed = 1)$cluster,
+                   kmeans_reduced(m$x, 2, method = "none", seed = 1)$cluster)
+  expect_identical(kmeans_reduced(m$x * 0, 1)$tot.withinss, 0)
+  # rows to assign may be of any size
+  fit <- kmeans_reduced(m$x, 2, seed = 1)
+  expect_identical(length(predict(fit, tiny[1:3, ])), 3L)
+  skip_if_not_installed("bigmemory")
+  expect_error(kmeans_reduced(bigmemory::as.big.matrix(tiny), 2, method = "sign"), msg)
+  # a big.matrix whose first block is tiny but not the rest is accepted
+  mixed <- rbind(tiny[1:30, ], m$x[31:60, ])
+  expect_silent(kmeans_reduced(bigmemory::as.big.matrix(mixed), 2, method = "sign", seed = 1,
+                               control = list(block_rows = 30)))
+})
