@@ -497,6 +497,20 @@ check_newdata <- function(newdata, reducer, arg = "newdata") {
                        if (length(missing) > 5L) sprintf(" and %d more", length(missing) - 5L) else ""))
     }
     if (!identical(names_new, names_fit)) newdata <- newdata[, match(names_fit, names_new), drop = FALSE]
+  } else if (!is.null(names_fit) && !is.null(names_new) && !identical(names_new, names_fit)) {
+    # The fit's names cannot identify its columns (duplicated, NA or ""):
+    # named newdata must come in the fit's order, never matched silently
+    # by position under other names.
+    why <- if (anyDuplicated(names_fit)) {
+      dup <- unique(names_fit[duplicated(names_fit)])
+      sprintf("duplicated names (%s)", paste0("'", utils::head(dup, 5L), "'", collapse = ", "))
+    } else {
+      "missing (NA or empty) names"
+    }
+    stop_arg(sprintf(paste0("`%s` has column names, but the data the model was fitted to have %s, ",
+                            "so columns cannot be matched by name: give `%s` the fit's %d columns ",
+                            "in the same order with the same names, or without column names ",
+                            "(matched by position)."), arg, why, arg, d))
   } else if (ncol(newdata) != d) {
     stop_arg(sprintf("`%s` must have %d columns (as the data the model was fitted to), not %d.",
                      arg, d, ncol(newdata)))
