@@ -100,6 +100,11 @@ check_data <- function(x, arg = "x", big = FALSE, block_rows = NULL, values = TR
       length(x) > 0L) {
     x <- matrix(as.double(x), ncol = 1L, dimnames = list(names(x), NULL))
   }
+  if (inherits(x, "kmreduce_mpi")) {
+    stop_arg(sprintf(paste0("`%s` is a set of distributed rows (mpi_rows()); only kmeans_reduced() ",
+                            "takes them. Give this function a matrix, data frame or sparse Matrix ",
+                            "in memory (for example `%s$x`, this rank's rows)."), arg, arg))
+  }
   if (is_big(x)) {
     if (!big) {
       stop_arg(sprintf(paste0("`%s` is a big.matrix; only kmeans_reduced(), reduce_dims(), ",

@@ -630,6 +630,14 @@ augment.kmeans_reduced <- function(x, data = NULL, newdata = NULL, ...) {
     cluster <- x$cluster
   }
   cluster <- factor(cluster, levels = seq_along(x$size))
+  if (is_big(data)) {
+    # the rows of a big.matrix read into memory: the data frame holds them all
+    check_memory(2 * 8 * as.numeric(nrow(data)) * ncol(data),
+                 sprintf("augment() on the %s x %s big.matrix `%s`", format(nrow(data)),
+                         format(ncol(data)), if (is.null(newdata)) "data" else "newdata"),
+                 "Use predict(fit, newdata), which reads a big.matrix in blocks, for the clusters alone.")
+    data <- data[, , drop = FALSE]
+  }
   if (methods::is(data, "Matrix")) return(augment_sparse(data, cluster))
   out <- as.data.frame(data, stringsAsFactors = FALSE)
   out$.cluster <- cluster

@@ -124,7 +124,9 @@ fit_reducer <- function(x, method, dims, k, seed, n_threads, control) {
                   features = selected_features(x, res$index, rep(1, dims)),
                   scores = scores, singular_values = sv$d,
                   residual = res$residual, residual_norm = control$residual, qr = control$qr,
-                  relative_residual = res$residual / res$frob2)
+                  # (centred data of norm 0, all rows equal: nothing is left
+                  # to reproduce, the residual is 0)
+                  relative_residual = if (res$frob2 > 0) res$residual / res$frob2 else 0)
     },
     svd = ,
     rsvd = {

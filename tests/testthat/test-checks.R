@@ -281,3 +281,16 @@ test_that("data frames become matrices column by column, as as.matrix() makes th
   expect_error(kmreduce:::check_data(data.frame(a = 1:2, b = c("p", "q")), "x"),
                "`x` column 'b' must be numeric")
 })
+
+test_that("distributed rows given where only in-memory data are read: a clear error", {
+  x <- matrix(rnorm(40), 20)
+  fake <- structure(list(x = x, rank = 0L, size = 1L, n = 20, offset = 0, n_local = 20L),
+                    class = "kmreduce_mpi")
+  msg <- "`x` is a set of distributed rows \\(mpi_rows\\(\\)\\); only kmeans_reduced\\(\\) takes them"
+  expect_error(k_path(fake, k = 1:2, verbose = FALSE), msg)
+  expect_error(reduce_dims(fake, "sign", dims = 1), msg)
+  expect_error(optimality_bound(kmeans_reduced(x, 2, seed = 1), fake), msg)
+  expect_error(randomized_svd(fake, 1), msg)
+  expect_error(predict(kmeans_reduced(x, 2, seed = 1), fake),
+               "`newdata` is a set of distributed rows")
+})

@@ -283,3 +283,14 @@ test_that("a fit with duplicated or missing column names never matches renamed c
   expect_identical(predict(fit2, x), fit2$cluster)
   expect_error(predict(fit2, x[, c(3, 2, 1)]), "missing \\(NA or empty\\) names")
 })
+
+test_that("augment() reads a big.matrix's rows into the data frame it returns", {
+  skip_if_not_installed("bigmemory")
+  m <- make_mixture(n = 50, d = 3, k = 2, seed = 44)
+  fit <- kmeans_reduced(m$x, 2, seed = 1)
+  b <- bigmemory::as.big.matrix(unname(m$x))
+  a <- augment(fit, newdata = b)
+  expect_identical(as.integer(a$.cluster), unname(predict(fit, m$x)))
+  expect_equal(unname(as.matrix(a[, 1:3])), unname(m$x))
+  expect_identical(as.integer(augment(fit, data = b)$.cluster), unname(fit$cluster))
+})

@@ -353,3 +353,8 @@ test_that("srht: direct sums and the fast transform give the same map", {
                  unname(m$x %*% r), tolerance = 1e-12)
   }
 })
+
+test_that("CSSP on data with all rows equal: relative residual 0, not NaN", {
+  r <- reduce_dims(matrix(3, 10, 4), "cssp", dims = 2, seed = 1)
+  expect_identical(r$relative_residual, 0)
+})
