@@ -457,6 +457,13 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
                            verbose = FALSE, centers, nstart, iter.max) {
   call <- match.call()
   t_start <- elapsed()
+  # On MPI ranks the checks run on every rank first; the ranks then agree
+  # (mpi_agree()) that all passed with the same arguments before any
+  # collective step, so a user error stops every rank with the same message
+  # instead of leaving the others waiting.
+  on_ranks <- inherits(x, "kmreduce_mpi")
+  seed_arg <- seed
+  failed <- mpi_try(on_ranks, {
   # The argument names of stats::kmeans(), as aliases.
   if (missing(k) && missing(centers)) {
     stop_arg("`k` (or `centers`, as in stats::kmeans()) must be given.")
@@ -514,9 +521,19 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
   }
   refine <- check_whole(refine, "refine", 0, 1e6)
   seed <- resolve_seed(seed)
-  # One seed for all MPI ranks: rank 0's.
-  if (src$kind == "mpi") seed <- mpi_sum(if (src$mpi$rank == 0L) seed else 0)
-  verbose <- check_flag(verbose, "verbose") && (src$kind != "mpi" || src$mpi$rank == 0L)
+  verbose <- check_flag(verbose, "verbose")
+  })
+  if (on_ranks) {
+    mpi_agree(x, failed, "kmeans_reduced()", if (is.null(failed)) {
+      c(list(k = k, method = method, dims = dims, n_init = n_init, iter_max = iter_max,
+             n_reductions = n_reductions, refine = refine,
+             seed = if (is.null(seed_arg)) "NULL (drawn on rank 0)" else seed_arg),
+        stats::setNames(control, paste0("control$", names(control))))
+    })
+    # One seed for all MPI ranks: rank 0's.
+    seed <- mpi_sum(if (src$mpi$rank == 0L) seed else 0)
+    verbose <- verbose && src$mpi$rank == 0L
+  }
 
   if (auto) {
     return(auto_dims_fit(src, x, method, schedule, k, centers0, n_init, iter_max, seed,
