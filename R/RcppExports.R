@@ -17,6 +17,10 @@ scan_values_cpp <- function(v) {
     .Call(`_kmreduce_scan_values_cpp`, v)
 }
 
+address_space_cpp <- function() {
+    .Call(`_kmreduce_address_space_cpp`)
+}
+
 top_svd_cpp <- function(x, k, center = NULL) {
     .Call(`_kmreduce_top_svd_cpp`, x, k, center)
 }

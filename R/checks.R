@@ -711,6 +711,19 @@ check_rsvd_memory <- function(n, d, l, advice) {
                advice, entries = max(n, d) * l)
 }
 
+# The FJLT's sparse Gaussian matrix P (dims x 2^ceiling(log2(d)), density
+# q): 8 bytes per non-zero when dense (q = 1), 32 while a sparse one is put
+# together (its rows, then the flat arrays of values and coordinates); and
+# the reduced rows (n x dims).
+check_fjlt_memory <- function(n, d, dims, q) {
+  padded <- 2^ceiling(log2(d))
+  nz <- as.numeric(dims) * padded * q
+  check_memory(nz * (if (q >= 1) 8 else 32) + 8 * as.numeric(n) * dims,
+               sprintf("The FJLT to %s dimensions (its %s x %s Gaussian matrix of density %s and the reduced rows)",
+                       format(dims), format(dims), format(padded), format(q, digits = 3)),
+               "Use fewer dimensions (`dims`) or a smaller `control$fjlt_density`.")
+}
+
 # The n x dims reduced (or projected) rows.
 check_reduced_memory <- function(n, dims) {
   check_memory(8 * as.numeric(n) * dims,
@@ -718,13 +731,26 @@ check_reduced_memory <- function(n, dims) {
                "Use fewer dimensions (`dims`) or fewer rows at a time.")
 }
 
-# Memory this process can still get (MemAvailable on Linux; NA elsewhere).
+# Memory this process can still get: the system's MemAvailable (Linux) and
+# what the address-space limit (getrlimit(RLIMIT_AS), `ulimit -v`) leaves
+# above the address space in use, the smaller; NA when neither is known.
+# Attribute "limit": TRUE when the address-space limit is the smaller.
 available_memory <- function() {
-  if (!file.exists("/proc/meminfo")) return(NA_real_)
-  line <- tryCatch(grep("^MemAvailable:", readLines("/proc/meminfo", warn = FALSE), value = TRUE),
-                   error = function(e) character(0))
-  if (length(line) != 1L) return(NA_real_)
-  as.numeric(gsub("[^0-9]", "", line)) * 1024
+  system <- NA_real_
+  if (file.exists("/proc/meminfo")) {
+    line <- tryCatch(grep("^MemAvailable:", readLines("/proc/meminfo", warn = FALSE), value = TRUE),
+                     error = function(e) character(0))
+    if (length(line) == 1L) system <- as.numeric(gsub("[^0-9]", "", line)) * 1024
+  }
+  as <- address_space_cpp()
+  left <- if (is.finite(as[["limit"]]) && !is.na(as[["used"]])) {
+    max(0, as[["limit"]] - as[["used"]])
+  } else {
+    NA_real_
+  }
+  out <- min(system, left, na.rm = TRUE)
+  if (!is.finite(out)) return(NA_real_)
+  structure(out, limit = !is.na(left) && (is.na(system) || left < system))
 }
 
 # Refuses a step whose allocations (`bytes`, or a single matrix of more than
@@ -738,8 +764,10 @@ check_memory <- function(bytes, what, advice, entries = 0) {
                      what, entries, advice))
   }
   if (!is.na(avail) && bytes > avail) {
-    stop_arg(sprintf("%s would need about %s of memory, more than the %s available. %s",
-                     what, gb(bytes), gb(avail), advice))
+    stop_arg(sprintf("%s would need about %s of memory, more than the %s available%s. %s",
+                     what, gb(bytes), gb(avail),
+                     if (isTRUE(attr(avail, "limit"))) " under this process's address-space limit (ulimit -v)" else "",
+                     advice))
   }
   invisible(TRUE)
 }

@@ -86,11 +86,8 @@ fit_reducer <- function(x, method, dims, k, seed, n_threads, control) {
   }
   if (method == "fjlt") {
     q <- fjlt_density(nrow(x), ncol(x), control$fjlt_density)
-    # P's non-zeros (a coordinate and a value each) are held while mapping
-    check_memory(16 * q * 2^ceiling(log2(ncol(x))) * dims,
-                 sprintf("The FJLT's sparse matrix (density %.3g, %s x %s)", q, format(dims),
-                         format(2^ceiling(log2(ncol(x))))),
-                 "Use a smaller control$fjlt_density or dims.")
+    # P's non-zeros are held while mapping
+    check_fjlt_memory(nrow(x), ncol(x), dims, q)
     return(new_reducer(method, dims, seed, x, density = q))
   }
   if (method %in% projection_methods()) return(new_reducer(method, dims, seed, x))
@@ -193,7 +190,11 @@ rotation_reducer <- function(x, method, dims, sv, seed) {
 apply_reducer <- function(reducer, x, n_threads = 1L, block_rows = NULL, limit = 0) {
   method <- reducer$method
   if (method == "none") return(x)
-  check_reduced_memory(nrow(x), reducer$dims)
+  if (method == "fjlt") {
+    check_fjlt_memory(nrow(x), reducer$n_features, reducer$dims, reducer$density)
+  } else {
+    check_reduced_memory(nrow(x), reducer$dims)
+  }
   if (is_big(x)) return(stream_reduce(reducer, x, block_rows_for(x, block_rows), n_threads))
   shift <- reducer$shift
   out <- if (method == "sign") {

@@ -57,6 +57,16 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// address_space_cpp
+Rcpp::NumericVector address_space_cpp();
+RcppExport SEXP _kmreduce_address_space_cpp() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    rcpp_result_gen = Rcpp::wrap(address_space_cpp());
+    return rcpp_result_gen;
+END_RCPP
+}
 // top_svd_cpp
 Rcpp::List top_svd_cpp(SEXP x, int k, Rcpp::Nullable<Rcpp::NumericVector> center);
 RcppExport SEXP _kmreduce_top_svd_cpp(SEXP xSEXP, SEXP kSEXP, SEXP centerSEXP) {
@@ -636,6 +646,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_has_distinct_rows_cpp", (DL_FUNC) &_kmreduce_has_distinct_rows_cpp, 2},
     {"_kmreduce_distinct_rows_cpp", (DL_FUNC) &_kmreduce_distinct_rows_cpp, 1},
     {"_kmreduce_scan_values_cpp", (DL_FUNC) &_kmreduce_scan_values_cpp, 1},
+    {"_kmreduce_address_space_cpp", (DL_FUNC) &_kmreduce_address_space_cpp, 0},
     {"_kmreduce_top_svd_cpp", (DL_FUNC) &_kmreduce_top_svd_cpp, 3},
     {"_kmreduce_randomized_svd_cpp", (DL_FUNC) &_kmreduce_randomized_svd_cpp, 7},
     {"_kmreduce_cssp_cpp", (DL_FUNC) &_kmreduce_cssp_cpp, 9},

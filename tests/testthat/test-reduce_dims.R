@@ -79,7 +79,7 @@ test_that("fjlt's P has density q and N(0, 1/q) entries; D is random signs", {
   # a P that cannot fit in memory is refused before it is drawn
   wide <- Matrix::sparseMatrix(i = 1:3, j = 1:3, x = 1, dims = c(10, 2^20))
   expect_error(reduce_dims(wide, "fjlt", dims = 2^20, seed = 1, control = list(fjlt_density = 1)),
-               "The FJLT's sparse matrix \\(density 1, 1048576 x 1048576\\) would need about")
+               "The FJLT to 1048576 dimensions \\(its 1048576 x 1048576 Gaussian matrix of density 1 and the reduced rows\\) would need about")
   expect_error(reduce_dims(x, "fjlt", dims = 10, control = list(fjlt_density = 0)),
                "`control\\$fjlt_density` must be NULL or a number in \\(0, 1\\], not 0")
 })
