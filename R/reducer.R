@@ -118,7 +118,11 @@ fit_reducer <- function(x, method, dims, k, seed, n_threads, control) {
       scores <- res$prob
       names(scores) <- colnames(x)
       new_reducer("cssp", dims, seed, x,
-                  features = selected_features(x, res$index, rep(1, dims)),
+                  # (in column order: the pivot order among columns of
+                  # equal norm is rounding, and k-means on the columns
+                  # permuted is not bit for bit the same; dims = ncol(x)
+                  # made the fit depend on the data's units)
+                  features = selected_features(x, sort(res$index), rep(1, dims)),
                   scores = scores, singular_values = sv$d,
                   residual = res$residual, residual_norm = control$residual, qr = control$qr,
                   # (centred data of norm 0, all rows equal: nothing is left

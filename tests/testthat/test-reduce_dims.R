@@ -358,3 +358,17 @@ test_that("CSSP on data with all rows equal: relative residual 0, not NaN", {
   r <- reduce_dims(matrix(3, 10, 4), "cssp", dims = 2, seed = 1)
   expect_identical(r$relative_residual, 0)
 })
+
+test_that("CSSP returns its columns in column order, whatever the units", {
+  # With dims = ncol(x) every pivot of the QR ties (V is orthogonal) and the
+  # order was rounding: x * 3 gave the columns in another order, and
+  # k-means on them another partition.
+  x <- withr::with_seed(32, matrix(rnorm(300 * 5), 300) + rep(c(0, 1, 2), each = 100))
+  for (s in c(1, 3, 1e10, 1e-10)) {
+    expect_identical(reduce_dims(x * s, "cssp", dims = 5, seed = 1)$features$index, 1:5,
+                     label = paste("scale", s))
+  }
+  r <- reduce_dims(x, "cssp", dims = 3, seed = 1)
+  expect_false(is.unsorted(r$features$index))
+  expect_identical(unname(r$reduced), unname(x[, r$features$index]))
+})
