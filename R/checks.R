@@ -190,6 +190,29 @@ data_frame_matrix <- function(x, arg) {
   out
 }
 
+# A sparse x whose columns sit far from zero against their spread (sum of
+# n mean_j^2 over the total sum of squares above 1e6: six digits of the
+# distances ||x||^2 + ||c||^2 - 2 x.c lost; sparse rows are not shifted) is
+# nearly all nonzeros (a column of mean m and standard deviation s has at
+# most a fraction s^2 / m^2 of zeros), so it is clustered as the dense
+# matrix it is, where rows are shifted by their means; when that copy does
+# not fit, the error says so.
+dense_if_far_from_zero <- function(x, arg = "x") {
+  if (!methods::is(x, "dgCMatrix")) return(x)
+  st <- cluster_stats_cpp(x, rep.int(1L, nrow(x)), 1L, 1L)
+  ratio <- nrow(x) * sum(st$centers^2) / st$totss
+  if (!(st$totss > 0) || ratio <= 1e6) return(x)
+  check_memory(8 * as.numeric(nrow(x)) * ncol(x),
+               sprintf(paste0("`%s` is sparse, but its columns sit far from zero against their ",
+                              "spread (mean^2 / variance about %.2g), where sparse rows lose the ",
+                              "digits of their distances; clustering it as the dense matrix it is"),
+                       arg, ratio),
+               "Subtract the column means (or a value near them) from the columns far from zero.")
+  out <- as.matrix(x)
+  storage.mode(out) <- "double"
+  out
+}
+
 # A column (or matrix) of numbers as a plain double/integer vector: classed
 # numbers are converted where the conversion is well defined (integer64
 # through bit64, difftime in its units) and refused by name otherwise (the

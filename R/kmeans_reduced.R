@@ -484,6 +484,8 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
   if (!inherits(x, "kmreduce_mpi")) {
     x <- check_data(x, "x", big = TRUE, block_rows = control$block_rows, values = !fused,
                     vector_column = TRUE)
+    # (a sparse x far from zero is dense in all but name: see there)
+    x <- dense_if_far_from_zero(x)
   }
   src <- row_source(x)
   # Labels, norms, distances and bounds: a few numbers per row.
@@ -583,7 +585,7 @@ auto_dims_fit <- function(src, x, method, schedule, k, centers0, n_init, iter_ma
     # The first size from k-means++ (or the given centres); each next one
     # from the partition of the best so far (its centres mapped by the new
     # reduction are the means of its clusters there), one Lloyd run.
-    start <- if (is.null(best)) centers0 else best$st$centers
+    start <- if (is.null(best)) centers0 else start_centres(best$st)
     run <- suppressWarnings(cluster_reduced(src, x, fitted$reducer, fitted$reduced, k, start,
                                             n_init, iter_max, seed, n_threads, control, FALSE, 0))
     t_cluster <- t_cluster + run$time
@@ -700,7 +702,8 @@ finish_fit <- function(best, src, refine, n_threads, control, verbose, seed, cal
     if (!methods::is(src$data, "sparseMatrix")) {
       assignment_shift <- unname(colSums(st$centers * st$size) / sum(st$size))
     }
-    rk <- source_lloyd(src, st$centers, refine, n_threads, control$block_rows, assignment_shift)
+    rk <- source_lloyd(src, start_centres(st), refine, n_threads, control$block_rows,
+                       assignment_shift)
     st <- source_stats(src, rk$cluster, k, n_threads, control$block_rows)
     km$cluster <- rk$cluster
     objective <- sum(st$withinss)
@@ -750,6 +753,19 @@ finish_fit <- function(best, src, refine, n_threads, control, verbose, seed, cal
     },
     list(timing = c(reduce = t_reduce, cluster = t_cluster, total = elapsed() - t_start))
   ), class = c("kmeans_reduced", "kmeans"))
+}
+
+# Lloyd's start from a partition's statistics: its means, and for an empty
+# cluster (rows merged by a reduction) the grand mean instead of the
+# statistics' 0, which sits wherever the origin is; Lloyd then re-seeds it
+# with the farthest row, whatever the data's offset.
+start_centres <- function(st) {
+  start <- st$centers
+  empty <- st$size == 0
+  if (any(empty)) {
+    start[empty, ] <- rep(colSums(st$centers * st$size) / sum(st$size), each = sum(empty))
+  }
+  start
 }
 
 elapsed <- function() proc.time()[["elapsed"]]

@@ -994,3 +994,48 @@ test_that("data too small for their squares are refused, all zero data are not",
   expect_silent(kmeans_reduced(bigmemory::as.big.matrix(mixed), 2, method = "sign", seed = 1,
                                control = list(block_rows = 30)))
 })
+
+test_that("sparse data far from zero give the partition of the dense data (\"none\", refine)", {
+  # Sparse rows are not shifted: at an offset of 1e8 the distances
+  # ||x||^2 + ||c||^2 - 2 x.c of Lloyd on them (method "none", refine) had
+  # no digit left. Such a matrix is nearly all nonzeros: clustered as dense.
+  m <- make_mixture(n = 120, d = 5, k = 4, sd = 1, sep = 1, seed = 51)
+  y <- round(m$x * 1024) / 1024
+  sp <- function(v) methods::as(methods::as(v, "generalMatrix"), "CsparseMatrix")
+  for (o in c(1e4, 1e8)) {
+    for (args in list(list(method = "none"), list(method = "rsvd", dims = 2, refine = 2))) {
+      base <- do.call(kmeans_reduced, c(list(y, 8, seed = 3, n_init = 1), args))
+      fit <- do.call(kmeans_reduced, c(list(sp(y + o), 8, seed = 3, n_init = 1), args))
+      label <- sprintf("%s, offset %g", args$method, o)
+      expect_identical(adjusted_rand_index(fit$cluster, base$cluster), 1, label = label)
+      expect_identical(predict(fit, sp(y + o)), fit$cluster, label = label)
+      expect_equal(fit$tot.withinss, base$tot.withinss, tolerance = 1e-8, label = label)
+    }
+  }
+  # (a sparse matrix near zero stays sparse)
+  expect_s4_class(kmreduce:::dense_if_far_from_zero(sp(y)), "dgCMatrix")
+})
+
+test_that("empty clusters left by a merging reduction start refine at the grand mean, whatever the offset", {
+  # An Achlioptas map of one column to one dimension is 0 with probability
+  # 2/3: every reduced row equal, four of five clusters empty, refine forced.
+  # Their statistics' centres were 0, wherever the data sit, so the
+  # refinement depended on the offset (objective 405 at the origin, 1205 at
+  # 1e4; a case of tools/fuzz/fuzz_invariants.R).
+  y <- withr::with_seed(300064, {
+    n <- sample(c(12, 40, 120, 300), 1L); d <- sample(c(1, 2, 5, 12, 40), 1L)
+    K <- sample(1:6, 1L); sep <- sample(c(1, 3, 10), 1L)
+    centres <- matrix(rnorm(K * d, sd = sep), K, d)
+    round((centres[sample(K, n, TRUE), , drop = FALSE] + matrix(rnorm(n * d), n, d)) * 1024) / 1024
+  })
+  fit <- function(v) suppressWarnings(kmeans_reduced(v, 5, method = "achlioptas", dims = 1, n_init = 3,
+                                                     seed = 495320, control = list(precision = "single")))
+  f <- fit(y)
+  expect_true(all(f$reduced == 0))
+  expect_identical(f$refine, 1L)
+  for (o in c(1e4, -1e8)) {
+    fo <- fit(y + o)
+    expect_identical(adjusted_rand_index(fo$cluster, f$cluster), 1, label = paste("offset", o))
+    expect_equal(fo$tot.withinss, f$tot.withinss, tolerance = 1e-8, label = paste("offset", o))
+  }
+})
