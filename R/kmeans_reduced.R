@@ -134,7 +134,9 @@
 #' densifying); `"none"` and `refine` run Lloyd on the rows minus their
 #' column means (dense `x`). Adding `1e12` to unit-scale data gives the same
 #' partition. The centres and statistics are reported in the original
-#' coordinates. Sparse `x` is not shifted (its zeros stay zeros).
+#' coordinates. Sparse `x` is not shifted (its zeros stay zeros); a sparse `x`
+#' whose columns sit far from zero against their spread (then nearly all its
+#' entries are nonzero) is clustered as a dense matrix.
 #'
 #' The exact SVD (`"svd"`, `control$svd = "exact"`) is computed by LAPACK on a
 #' dense copy of `x` (a sparse `x` is densified for that step only); all other
