@@ -31,7 +31,7 @@ top_right_vectors <- function(x, k, how, eps, power_iters, seed, n_threads,
   if (is_big(x)) {
     sv <- stream_rsvd(x, k, oversample_for(k, eps), power_iters, seed,
                       n_threads, block_rows_for(x, block_rows), center)
-    return(list(d = sv$d, v = sv$v))
+    return(zero_null_directions(list(d = sv$d, v = sv$v), nrow(x), ncol(x)))
   }
   mu <- if (center) column_means(x, n_threads) else NULL
   n <- as.numeric(nrow(x))
@@ -53,7 +53,21 @@ top_right_vectors <- function(x, k, how, eps, power_iters, seed, n_threads,
                       "Use a projection (for example method = \"sparse_embedding\", O(nnz)) or a smaller k or eps.")
     sv <- randomized_svd_cpp(x, k, oversample, power_iters, seed, n_threads, mu)
   }
-  list(d = sv$d, v = sv$v, center = mu)
+  zero_null_directions(list(d = sv$d, v = sv$v, center = mu), n, d)
+}
+
+# The singular vectors of singular value 0 (to rounding: at most
+# max(n, d) eps sigma_1), when k exceeds the rank of the (centred) data, are
+# any basis of a null space: rounding picks them, so they change with the
+# data's units. They are set to 0: their reduced coordinate is 0, they add
+# nothing to leverage scores, and CSSP takes its columns beyond the rank by
+# norm (cssp.hpp).
+zero_null_directions <- function(sv, n, d) {
+  if (length(sv$d) > 0L && sv$d[1L] > 0) {
+    null <- sv$d <= sv$d[1L] * max(n, d) * .Machine$double.eps
+    if (any(null)) sv$v[, null] <- 0
+  }
+  sv
 }
 
 # Column means of in-memory data (threaded for dense x; Matrix::colMeans,

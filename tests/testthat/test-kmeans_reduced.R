@@ -1039,3 +1039,27 @@ test_that("empty clusters left by a merging reduction start refine at the grand 
     expect_equal(fo$tot.withinss, f$tot.withinss, tolerance = 1e-8, label = paste("offset", o))
   }
 })
+
+test_that("wide data with fewer rows than dims: the same partition in any units", {
+  # CSSP's default dims on 12 x 40 data is 12, one more than the rank of the
+  # centred rows: the 12th singular vector is any null vector, chosen by
+  # rounding, and so was one selected column (x * 3 or x * 1e-10 gave another
+  # partition). Greedy k-means++ then broke exact ties between candidates by
+  # the rounding of their potentials. (Cases of tools/fuzz/fuzz_invariants.R.)
+  for (s in 1:6) {
+    x <- withr::with_seed(s, matrix(rnorm(12 * 40, sd = 3), 12, 40) +
+                            matrix(rnorm(3 * 40, sd = 10), 3, 40)[rep(1:3, 4), ])
+    for (method in c("cssp", "leverage", "svd", "rsvd")) {
+      base <- kmeans_reduced(x, 6, method = method, seed = s, n_init = 1, refine = 2)
+      for (sc in c(3, 1e-10, 1e-100)) {
+        fit <- kmeans_reduced(x * sc, 6, method = method, seed = s, n_init = 1, refine = 2)
+        label <- sprintf("%s, data %d, scale %g", method, s, sc)
+        expect_identical(adjusted_rand_index(fit$cluster, base$cluster), 1, label = label)
+        expect_equal(fit$tot.withinss / sc^2, base$tot.withinss, tolerance = 1e-9, label = label)
+      }
+    }
+  }
+  # the null directions are 0
+  r <- reduce_dims(withr::with_seed(1, matrix(rnorm(12 * 40), 12)), "svd", dims = 12)
+  expect_identical(unname(r$rotation[, 12]), rep(0, 40))
+})
