@@ -17,6 +17,10 @@ scan_values_cpp <- function(v) {
     .Call(`_kmreduce_scan_values_cpp`, v)
 }
 
+address_space_cpp <- function() {
+    .Call(`_kmreduce_address_space_cpp`)
+}
+
 centre_distances_cpp <- function(x, centers, n_threads, shift = NULL) {
     .Call(`_kmreduce_centre_distances_cpp`, x, centers, n_threads, shift)
 }

@@ -134,7 +134,9 @@
 #' densifying); `"none"` and `refine` run Lloyd on the rows minus their
 #' column means (dense `x`). Adding `1e12` to unit-scale data gives the same
 #' partition. The centres and statistics are reported in the original
-#' coordinates. Sparse `x` is not shifted (its zeros stay zeros).
+#' coordinates. Sparse `x` is not shifted (its zeros stay zeros); a sparse `x`
+#' whose columns sit far from zero against their spread (then nearly all its
+#' entries are nonzero) is clustered as a dense matrix.
 #'
 #' The exact SVD (`"svd"`, `control$svd = "exact"`) is computed by LAPACK on a
 #' dense copy of `x` (a sparse `x` is densified for that step only); all other
@@ -539,6 +541,13 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
                            centers, nstart, iter.max) {
   call <- match.call()
   t_start <- elapsed()
+  # On MPI ranks the checks run on every rank first; the ranks then agree
+  # (mpi_agree()) that all passed with the same arguments before any
+  # collective step, so a user error stops every rank with the same message
+  # instead of leaving the others waiting.
+  on_ranks <- inherits(x, "kmreduce_mpi")
+  seed_arg <- seed
+  failed <- mpi_try(on_ranks, {
   # The argument names of stats::kmeans(), as aliases.
   if (missing(k) && missing(centers)) {
     stop_arg("`k` (or `centers`, as in stats::kmeans()) must be given.")
@@ -561,6 +570,8 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
   if (!inherits(x, "kmreduce_mpi")) {
     x <- check_data(x, "x", big = TRUE, block_rows = control$block_rows, values = !fused,
                     vector_column = TRUE)
+    # (a sparse x far from zero is dense in all but name: see there)
+    x <- dense_if_far_from_zero(x)
   }
   src <- row_source(x)
   if (!is.null(weights)) {
@@ -608,14 +619,25 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
   }
   refine <- check_whole(refine, "refine", 0, 1e6)
   seed <- resolve_seed(seed)
-  # One seed for all MPI ranks: rank 0's.
-  if (src$kind == "mpi") seed <- mpi_sum(if (src$mpi$rank == 0L) seed else 0)
-  verbose <- check_flag(verbose, "verbose") && (src$kind != "mpi" || src$mpi$rank == 0L)
+  verbose <- check_flag(verbose, "verbose")
+  })
+  if (on_ranks) {
+    mpi_agree(x, failed, "kmeans_reduced()", if (is.null(failed)) {
+      c(list(k = k, method = method, dims = dims, n_init = n_init, iter_max = iter_max,
+             n_reductions = n_reductions, refine = refine,
+             seed = if (is.null(seed_arg)) "NULL (drawn on rank 0)" else seed_arg,
+             trace = if (is.null(trace)) "NULL" else trace),
+        stats::setNames(control, paste0("control$", names(control))))
+    })
+    # One seed for all MPI ranks: rank 0's.
+    seed <- mpi_sum(if (src$mpi$rank == 0L) seed else 0)
+    verbose <- verbose && src$mpi$rank == 0L
+  }
   # trace: each iteration printed (a level), or by default a progress line
   # for a long fit in an interactive session (not in knitr, not with verbose)
   level <- if (is.null(trace)) 0L else trace
   line <- is.null(trace) && !verbose && interactive() && !isTRUE(getOption("knitr.in.progress"))
-  if (src$kind == "mpi" && src$mpi$rank != 0L) {
+  if (on_ranks && src$mpi$rank != 0L) {
     level <- 0L
     line <- FALSE
   }
@@ -672,7 +694,7 @@ auto_dims_fit <- function(src, x, method, schedule, k, centers0, n_init, iter_ma
     # The first size from k-means++ (or the given centres); each next one
     # from the partition of the best so far (its centres mapped by the new
     # reduction are the means of its clusters there), one Lloyd run.
-    start <- if (is.null(best)) centers0 else best$st$centers
+    start <- if (is.null(best)) centers0 else start_centres(best$st)
     run <- suppressWarnings(cluster_reduced(src, x, fitted$reducer, fitted$reduced, k, start,
                                             n_init, iter_max, seed, n_threads, control, FALSE, 0))
     t_cluster <- t_cluster + run$time
@@ -804,7 +826,8 @@ finish_fit <- function(best, src, refine, n_threads, control, verbose, seed, cal
       size <- if (is.null(st$weight)) st$size else st$weight
       assignment_shift <- unname(colSums(st$centers * size) / sum(size))
     }
-    rk <- source_lloyd(src, st$centers, refine, n_threads, control$block_rows, assignment_shift)
+    rk <- source_lloyd(src, start_centres(st), refine, n_threads, control$block_rows,
+                       assignment_shift)
     st <- source_stats(src, rk$cluster, k, n_threads, control$block_rows)
     km$cluster <- rk$cluster
     objective <- sum(st$withinss)
@@ -856,6 +879,19 @@ finish_fit <- function(best, src, refine, n_threads, control, verbose, seed, cal
     },
     list(timing = c(reduce = t_reduce, cluster = t_cluster, total = elapsed() - t_start))
   ), class = c("kmeans_reduced", "kmeans"))
+}
+
+# Lloyd's start from a partition's statistics: its means, and for an empty
+# cluster (rows merged by a reduction) the grand mean instead of the
+# statistics' 0, which sits wherever the origin is; Lloyd then re-seeds it
+# with the farthest row, whatever the data's offset.
+start_centres <- function(st) {
+  start <- st$centers
+  empty <- st$size == 0
+  if (any(empty)) {
+    start[empty, ] <- rep(colSums(st$centers * st$size) / sum(st$size), each = sum(empty))
+  }
+  start
 }
 
 elapsed <- function() proc.time()[["elapsed"]]

@@ -33,7 +33,7 @@ top_right_vectors <- function(x, k, how, eps, power_iters, seed, n_threads,
   if (is_big(x)) {
     sv <- stream_rsvd(x, k, oversample_for(k, eps), power_iters, seed,
                       n_threads, block_rows_for(x, block_rows), center, weights)
-    return(list(d = sv$d, v = sv$v))
+    return(zero_null_directions(list(d = sv$d, v = sv$v), nrow(x), ncol(x)))
   }
   mu <- if (center) column_means(x, n_threads, weights) else NULL
   n <- as.numeric(nrow(x))
@@ -55,7 +55,21 @@ top_right_vectors <- function(x, k, how, eps, power_iters, seed, n_threads,
                       "Use a projection (for example method = \"sparse_embedding\", O(nnz)) or a smaller k or eps.")
     sv <- randomized_svd_cpp(x, k, oversample, power_iters, seed, n_threads, mu, weights)
   }
-  list(d = sv$d, v = sv$v, center = mu)
+  zero_null_directions(list(d = sv$d, v = sv$v, center = mu), n, d)
+}
+
+# The singular vectors of singular value 0 (to rounding: at most
+# max(n, d) eps sigma_1), when k exceeds the rank of the (centred) data, are
+# any basis of a null space: rounding picks them, so they change with the
+# data's units. They are set to 0: their reduced coordinate is 0, they add
+# nothing to leverage scores, and CSSP takes its columns beyond the rank by
+# norm (cssp.hpp).
+zero_null_directions <- function(sv, n, d) {
+  if (length(sv$d) > 0L && sv$d[1L] > 0) {
+    null <- sv$d <= sv$d[1L] * max(n, d) * .Machine$double.eps
+    if (any(null)) sv$v[, null] <- 0
+  }
+  sv
 }
 
 # Column means of in-memory data (threaded for dense x; Matrix::colMeans,
@@ -93,11 +107,8 @@ fit_reducer <- function(x, method, dims, k, seed, n_threads, control, weights = 
   }
   if (method == "fjlt") {
     q <- fjlt_density(nrow(x), ncol(x), control$fjlt_density)
-    # P's non-zeros (a coordinate and a value each) are held while mapping
-    check_memory(16 * q * 2^ceiling(log2(ncol(x))) * dims,
-                 sprintf("The FJLT's sparse matrix (density %.3g, %s x %s)", q, format(dims),
-                         format(2^ceiling(log2(ncol(x))))),
-                 "Use a smaller control$fjlt_density or dims.")
+    # P's non-zeros are held while mapping
+    check_fjlt_memory(nrow(x), ncol(x), dims, q)
     return(new_reducer(method, dims, seed, x, density = q))
   }
   if (method %in% projection_methods()) return(new_reducer(method, dims, seed, x))
@@ -128,10 +139,16 @@ fit_reducer <- function(x, method, dims, k, seed, n_threads, control, weights = 
       scores <- res$prob
       names(scores) <- colnames(x)
       new_reducer("cssp", dims, seed, x,
-                  features = selected_features(x, res$index, rep(1, dims)),
+                  # (in column order: the pivot order among columns of
+                  # equal norm is rounding, and k-means on the columns
+                  # permuted is not bit for bit the same; dims = ncol(x)
+                  # made the fit depend on the data's units)
+                  features = selected_features(x, sort(res$index), rep(1, dims)),
                   scores = scores, singular_values = sv$d,
                   residual = res$residual, residual_norm = control$residual, qr = control$qr,
-                  relative_residual = res$residual / res$frob2)
+                  # (centred data of norm 0, all rows equal: nothing is left
+                  # to reproduce, the residual is 0)
+                  relative_residual = if (res$frob2 > 0) res$residual / res$frob2 else 0)
     },
     svd = ,
     rsvd = {
@@ -200,7 +217,11 @@ apply_reducer <- function(reducer, x, n_threads = 1L, block_rows = NULL, limit =
                           weights = NULL) {
   method <- reducer$method
   if (method == "none") return(x)
-  check_reduced_memory(nrow(x), reducer$dims)
+  if (method == "fjlt") {
+    check_fjlt_memory(nrow(x), reducer$n_features, reducer$dims, reducer$density)
+  } else {
+    check_reduced_memory(nrow(x), reducer$dims)
+  }
   if (is_big(x)) {
     return(stream_reduce(reducer, x, block_rows_for(x, block_rows), n_threads, weights))
   }

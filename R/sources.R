@@ -65,7 +65,10 @@ reduce_source <- function(reducer, src, n_threads, block_rows, limit) {
   if (src$kind != "mpi" || reducer$method == "none" || src$mpi$size == 1L) {
     return(reduce_training(reducer, src$data, n_threads, block_rows, limit, src$weights))
   }
-  raw <- apply_reducer(reducer, src$data, n_threads)
+  # (the local step may fail on one rank only, e.g. for memory: the ranks
+  # agree before the collective sum)
+  failed <- mpi_try(TRUE, raw <- apply_reducer(reducer, src$data, n_threads))
+  mpi_agree(src$mpi, failed, "kmeans_reduced()", NULL)
   reducer$shift <- mpi_sum(colSums(raw)) / src$n
   list(reducer = reducer, reduced = raw - rep(reducer$shift, each = nrow(raw)))
 }

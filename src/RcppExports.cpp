@@ -57,6 +57,16 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// address_space_cpp
+Rcpp::NumericVector address_space_cpp();
+RcppExport SEXP _kmreduce_address_space_cpp() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    rcpp_result_gen = Rcpp::wrap(address_space_cpp());
+    return rcpp_result_gen;
+END_RCPP
+}
 // centre_distances_cpp
 Rcpp::NumericMatrix centre_distances_cpp(SEXP x, Rcpp::NumericMatrix centers, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
 RcppExport SEXP _kmreduce_centre_distances_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
@@ -675,6 +685,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_has_distinct_rows_cpp", (DL_FUNC) &_kmreduce_has_distinct_rows_cpp, 2},
     {"_kmreduce_distinct_rows_cpp", (DL_FUNC) &_kmreduce_distinct_rows_cpp, 1},
     {"_kmreduce_scan_values_cpp", (DL_FUNC) &_kmreduce_scan_values_cpp, 1},
+    {"_kmreduce_address_space_cpp", (DL_FUNC) &_kmreduce_address_space_cpp, 0},
     {"_kmreduce_centre_distances_cpp", (DL_FUNC) &_kmreduce_centre_distances_cpp, 4},
     {"_kmreduce_predict_nearest_cpp", (DL_FUNC) &_kmreduce_predict_nearest_cpp, 4},
     {"_kmreduce_cluster_stats_cpp", (DL_FUNC) &_kmreduce_cluster_stats_cpp, 6},

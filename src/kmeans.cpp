@@ -68,7 +68,7 @@ bool kmeans_single_rows(const kmreduce::DenseMatrix& a, const double* shift,
                         const Combine& combine, bool& invalid, kmreduce::KmeansResult& out) {
   out = kmreduce::kmeans_single(a, shift, opt, glue::r_interrupt(), combine,
                                 [&](const kmreduce::ValueSummary& v) {
-    invalid = limit > 0 && (!v.finite || v.maxabs > limit);
+    invalid = limit > 0 && kmreduce::values_out_of_range(v, limit);
     return !invalid;
   });
   return true;
@@ -95,7 +95,7 @@ kmreduce::KmeansResult kmeans_rows(SEXP x, const kmreduce::KmeansOptions& opt,
     return kmreduce::with_row_access(a, opt.n_threads, [&](const auto& rows) {
       if (limit > 0) {
         const kmreduce::ValueSummary v = value_summary(rows, a);
-        if (!v.finite || v.maxabs > limit) {
+        if (kmreduce::values_out_of_range(v, limit)) {
           invalid = true;
           return kmreduce::KmeansResult();
         }

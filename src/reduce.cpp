@@ -60,7 +60,7 @@ void sparse_embed_checked(const kmreduce::DenseMatrix& a,
                           int n_threads, double limit, bool& invalid) {
   kmreduce::ValueSummary v;
   kmreduce::sparse_embed(a, cs, o, n_threads, limit > 0 ? &v : nullptr);
-  invalid = limit > 0 && (!v.finite || v.maxabs > limit);
+  invalid = limit > 0 && kmreduce::values_out_of_range(v, limit);
 }
 void sparse_embed_checked(const kmreduce::SparseMatrix& a,
                           const kmreduce::CountSketch& cs, double* o,
@@ -99,7 +99,7 @@ Rcpp::NumericMatrix project_cpp(SEXP x, std::string method, double dims,
       const auto& rows = kmreduce::row_access(a);
       kmreduce::srht_project(rows, map, o, n_threads);
     } else if (method == "fjlt") {
-      kmreduce::fjlt_project(a, kmreduce::FjltMap(s, a.d, m, density), o, n_threads);
+      kmreduce::fjlt_project(a, kmreduce::FjltMap(s, a.d, m, density, n_threads), o, n_threads);
     } else if (method == "sparse_embedding") {
       sparse_embed_checked(a, kmreduce::CountSketch(s, a.d, m), o, n_threads,
                            limit, invalid);
@@ -122,12 +122,12 @@ Rcpp::List fjlt_parts_cpp(double d, double dims, double seed, double density,
   const kmreduce::FjltMap m(glue::as_seed(seed), static_cast<kmreduce::index_t>(d),
                             static_cast<kmreduce::index_t>(dims), density);
   const double unscale = std::sqrt(static_cast<double>(m.padded) * m.dims);
-  Rcpp::IntegerVector i(m.coord.size()), j(m.coord.size());
-  Rcpp::NumericVector x(m.coord.size());
+  Rcpp::IntegerVector i(m.value.size()), j(m.value.size());
+  Rcpp::NumericVector x(m.value.size());
   for (kmreduce::index_t t = 0; t < m.dims; ++t) {
     for (kmreduce::index_t e = m.start[t]; e < m.start[t + 1]; ++e) {
       i[e] = static_cast<int>(t + 1);
-      j[e] = static_cast<int>(m.coord[e] + 1);
+      j[e] = static_cast<int>(m.coordinate(t, e) + 1);
       x[e] = m.value[e] * unscale;
     }
   }

@@ -122,3 +122,29 @@ test_that("KMREDUCE_SIMD lowers the SIMD level, never raises it", {
   expect_identical(level_in_child("avx512"), here)  # the highest: never above this machine's
   expect_identical(level_in_child("avx2"), if (here == "portable") "portable" else "avx2")
 })
+
+test_that("the FJLT's dense Gaussian matrix is built on the threads: Ctrl-C answered, memory checked", {
+  skip_on_os("windows")
+  skip_on_cran()
+  # P of 1500 x 65536 (fjlt_density = 1) was drawn serially without a check
+  # for interrupts (6-30 s) and ended in a bare std::bad_alloc under a cap.
+  setup <- c("set.seed(1)", "x <- matrix(rnorm(60 * 65536), 60)")
+  res <- interrupt_child(setup, paste("reduce_dims(x, 'fjlt', dims = 1500, seed = 1,",
+                                      "n_threads = 2, control = list(fjlt_density = 1))"),
+                         after = 0.5)
+  expect_identical(res$status, "interrupted")
+  skip_if(grepl("asan", Sys.getenv("LD_PRELOAD")), "under AddressSanitizer")
+  res <- run_child(setup, paste("reduce_dims(x, 'fjlt', dims = 4000, seed = 1,",
+                                "control = list(fjlt_density = 1))"),
+                   prefix = "ulimit -v 1500000;")
+  expect_match(res$status, paste("error: The FJLT to 4000 dimensions .* would need about 2\\.0 GB",
+                                 "of memory, more than the .* GB available under this process's",
+                                 "address-space limit"))
+  # the same P for any thread count, and the same as the transform of each row
+  y <- matrix(rnorm(30 * 100), 30)
+  for (q in c(1, 0.3)) {
+    a <- reduce_dims(y, "fjlt", dims = 20, seed = 3, n_threads = 1, control = list(fjlt_density = q))
+    b <- reduce_dims(y, "fjlt", dims = 20, seed = 3, n_threads = 2, control = list(fjlt_density = q))
+    expect_identical(a$reduced, b$reduced)
+  }
+})

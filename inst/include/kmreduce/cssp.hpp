@@ -13,7 +13,9 @@
 //   repeated `repeats` times, keeping the columns with the smallest residual
 //     ||A - P_C A||_F, or ||A - P_C A||_2 (the paper's experiments) with
 //     `spectral`.
-// V (d x k, orthonormal columns) is given: exact or randomized. With
+// V (d x k, orthonormal columns) is given: exact or randomized; a zero
+// column stands for a direction of singular value 0 (the data have rank
+// below k), beyond which the columns of largest norm are taken. With
 // `center`, every quantity is of the centred A - 1 center^T (never formed);
 // with `row_scale` (s = sqrt(w) of observation weights w), of
 // diag(s) (A - 1 center^T) (products.hpp).
@@ -145,6 +147,14 @@ CsspResult cssp(const Matrix& a, const double* v, index_t k, double c,
   if (k < 1 || k > std::min(a.n, d))
     throw std::invalid_argument("cssp: k must be in [1, min(n, d)]");
   const std::vector<double> cn = column_sqnorms(a, center, row_scale);
+  // The rank of V: its nonzero columns (those of singular value 0 are zero).
+  index_t rank = 0;
+  for (index_t q = 0; q < k; ++q) {
+    bool nonzero = false;
+    for (index_t j = 0; j < d && !nonzero; ++j) nonzero = v[j + d * q] != 0.0;
+    rank += nonzero;
+  }
+  rank = std::max<index_t>(rank, 1);
   CsspResult res;
   res.frob2 = std::accumulate(cn.begin(), cn.end(), 0.0);
   // ||(A V V^T)^(j)||^2 = v_j^T G v_j with G = (A V)^T (A V).
@@ -219,8 +229,20 @@ CsspResult cssp(const Matrix& a, const double* v, index_t k, double c,
       return strong_f >= 1.0 ? strong_rrqr(*m, static_cast<arma::uword>(k), strong_f).perm
                              : pivoted_qr_order(*m);
     });
-    std::vector<index_t> chosen(k);
-    for (index_t q = 0; q < k; ++q) chosen[q] = kept[piv[q]];
+    // Beyond the rank r of V (zero columns: directions of singular value 0,
+    // arbitrary), the QR's pivots are rounding: the first r pivots, then the
+    // kept columns of largest (centred) norm, ties to the lowest index.
+    std::vector<index_t> chosen(std::min(k, rank));
+    for (index_t q = 0; q < std::min(k, rank); ++q) chosen[q] = kept[piv[q]];
+    if (rank < k) {
+      std::vector<index_t> rest;
+      for (index_t j : kept)
+        if (std::find(chosen.begin(), chosen.end(), j) == chosen.end()) rest.push_back(j);
+      std::stable_sort(rest.begin(), rest.end(), [&](index_t x, index_t z) {
+        return cn[x] > cn[z] || (cn[x] == cn[z] && x < z);
+      });
+      chosen.insert(chosen.end(), rest.begin(), rest.begin() + (k - rank));
+    }
     std::vector<index_t> key = chosen;
     std::sort(key.begin(), key.end());
     double resid;

@@ -232,7 +232,7 @@ inline void weighted_kmeans(const DenseMatrix& c, const double* norms,
       dc[pick[t] + m * t] = 0.0;
       double pot = 0.0;
       for (index_t i = 0; i < m; ++i) pot += w[i] * std::min(dist[i], dc[i + m * t]);
-      if (pot < best_pot) {
+      if (t == 0 || pot < best_pot * (1.0 - 1e-12)) {  // (ties to rounding: the first)
         best_pot = pot;
         best = t;
       }

@@ -374,9 +374,13 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
       pots[t] = pot;
     }
     combine.sum(pots.data(), trials);
+    // (lower by more than rounding: candidates whose potentials differ only
+    // in their last bits tie, and the first is kept, whatever the data's
+    // units; a candidate that changes no distance gives the potential
+    // unchanged up to the rounding of the distances it recomputes)
     index_t best = 0;
     for (index_t t = 1; t < trials; ++t)
-      if (pots[t] < pots[best]) best = t;
+      if (pots[t] < pots[best] * (1.0 - 1e-12)) best = t;
     if (trace != nullptr) trace->push_back({cand_row, pots, best});
     for (index_t j = 0; j < d; ++j) centres[q + k * j] = cand_pts[best + trials * j];
     const index_t c = own[best];

@@ -628,20 +628,33 @@ LloydResult lloyd(const Source& src, const double* row_norms,
     // means. The objective from the means, about the grand mean.
     res.objective = means_objective();
   } else {
-    // Final exact pass: labels nearest to the returned centres.
+    // Final exact pass: labels nearest to the returned centres. When it
+    // empties a cluster (stopped before convergence), the cluster is
+    // re-seeded (a Lloyd update with the farthest row moved to it) and the
+    // rows assigned again, at most k times: the labels stay the
+    // nearest-centre labels of the centres returned. A cluster may stay
+    // empty when no row is left to re-seed it with (fewer distinct rows
+    // than k, where the means' rounding could otherwise make this cycle).
     assign_rows(min_dist, n, 0.0);
-    source_assign_nearest(src, row_norms, centres.data(), k, res.label.data(),
-                          min_dist.data(), n_threads);
-    std::vector<double> c(k, 0.0);
-    for (index_t r = 0; r < n; ++r) c[res.label[r]] += 1.0;
-    combine.sum(c.data(), k);
-    if (std::find(c.begin(), c.end(), 0.0) != c.end()) {
-      // Stopped before convergence and a cluster emptied: re-seed it.
+    for (index_t round = 0;; ++round) {
+      source_assign_nearest(src, row_norms, centres.data(), k, res.label.data(),
+                            min_dist.data(), n_threads);
+      std::vector<double> c(k, 0.0);
+      for (index_t r = 0; r < n; ++r) c[res.label[r]] += 1.0;
+      combine.sum(c.data(), k);
+      const auto empty = std::count(c.begin(), c.end(), 0.0);
+      if (empty == 0 || round == k) break;
       combined_update_sums(src, combine, k, res.label.data(), nullptr, true, sums, count,
                            n_threads, weight, &wsum);
+      std::vector<double> kept = centres;
       update_centres(src, k, res.label.data(), min_dist.data(), centres.data(),
                      sums, count, combine, weight, &wsum);
+      if (std::count(count.begin(), count.end(), index_t(0)) == empty) {
+        centres = std::move(kept);  // every row on its centre: nothing to re-seed with
+        break;
+      }
       snap(centres);
+      check_interrupt(interrupt);
     }
     res.objective = combined_sum(
         combine, weight != nullptr ? detail::serial_dot(weight, min_dist.data(), n)

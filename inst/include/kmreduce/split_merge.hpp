@@ -148,12 +148,22 @@ void split_all(const Data& a, const int* label, index_t k, const std::vector<dou
   const index_t n = a.n, d = a.d, k2 = 2 * k;
   std::vector<double> u(k * d), w(k * d), proj, ps(k);
   for (double& v : u) v = rng.normal();
+  // (the norm taken of v scaled by a power of two near 1 / max |v_j|, exact:
+  // sum v_j^2 itself overflows or underflows on data far from unit scale,
+  // and the direction must not depend on the data's units)
   auto unit = [&](std::vector<double>& v, index_t q) {
+    double m = 0.0;
+    for (index_t j = 0; j < d; ++j) m = std::max(m, std::abs(v[q + k * j]));
+    if (!(m > 0.0) || !std::isfinite(m)) return false;
+    int e = 0;
+    std::frexp(m, &e);
     double s = 0.0;
-    for (index_t j = 0; j < d; ++j) s += v[q + k * j] * v[q + k * j];
-    if (s > 0.0)
-      for (index_t j = 0; j < d; ++j) v[q + k * j] /= std::sqrt(s);
-    return s > 0.0;
+    for (index_t j = 0; j < d; ++j) {
+      const double t = std::ldexp(v[q + k * j], -e);
+      s += t * t;
+    }
+    for (index_t j = 0; j < d; ++j) v[q + k * j] = std::ldexp(v[q + k * j], -e) / std::sqrt(s);
+    return true;
   };
   for (index_t q = 0; q < k; ++q) unit(u, q);
   for (int it = 0; it < opt.power_iters; ++it) {
