@@ -17,8 +17,8 @@ APT_TEST="r-cran-testthat r-cran-withr r-cran-knitr r-cran-rmarkdown r-cran-broo
   r-cran-ggplot2 r-cran-tibble r-cran-bigmemory r-cran-cluster pandoc openmpi-bin libopenmpi-dev"
 R_TEST="testthat withr knitr rmarkdown broom ggplot2 tibble bigmemory cluster"
 APT_CHECK="qpdf"
-APT_DOCS="r-cran-roxygen2 r-cran-pkgdown"
-R_DOCS="roxygen2 pkgdown"
+APT_DOCS="r-cran-roxygen2 r-cran-pkgdown r-cran-pkgbuild"
+R_DOCS="roxygen2 pkgdown pkgbuild"
 
 case "$level" in
   build) apt_pkgs="$APT_BUILD"; r_pkgs="$R_BUILD" ;;
