@@ -358,7 +358,7 @@ control_defaults <- function() {
        power_iters = 0L, scores = "squared", sampling = "random", c = NULL,
        repeats = 40L, block_rows = NULL, dims_tol = 0.01, residual = "frobenius",
        fjlt_density = NULL, qr = "pivoted", local_search = NULL, seeding = "k-means++",
-       oversampling = 2, rounds = 5L, polish = "auto", tries = 5L,
+       oversampling = 2, rounds = 5L, polish = "auto", tries = 3L,
        split_rounds = 5L, polish_starts = "auto", precision = "double")
 }
 

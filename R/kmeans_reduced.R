@@ -211,19 +211,28 @@
 #'   cannot make (`control$polish`), and the lowest result is kept:
 #'   split/merge moves, then Hartigan's single-point moves. A split/merge move merges two clusters
 #'   and cuts a third in two through its mean, perpendicular to its first
-#'   principal direction (PDDP, Boley 1998); the moves with the best exact
-#'   change of the objective (`control$tries` of them) each run Lloyd for 10
+#'   principal direction (PDDP, Boley 1998). Each round scores the moves by
+#'   their exact change of the objective, computes for the 20 best, in one
+#'   pass over the rows, the objective after one assignment of the rows to
+#'   the move's centres, and tries those less than 2 % above the current
+#'   objective, lowest first (`control$tries` of them): Lloyd for 10
 #'   iterations on all rows, the two lowest to convergence, and the lowest
-#'   objective replaces the partition when it is lower; rounds repeat while
-#'   they improve (at most `control$split_rounds`). This undoes a partition
-#'   that splits one natural cluster and joins two others, which no Lloyd
-#'   or single-point move can. Hartigan's moves then move single rows
+#'   objective replaces the partition when it is lower. Rounds repeat while
+#'   they improve (at most `control$split_rounds`); a round where no move
+#'   comes within 2 % runs no Lloyd at all, and the Lloyd iterations of all
+#'   tries together stop at 5 times those of the replicates. This undoes a
+#'   partition that splits one natural cluster and joins two others, which
+#'   no Lloyd or single-point move can. Hartigan's moves then move single rows
 #'   while that lowers the objective (the change of moving `x` from cluster
 #'   `a` to `b` is `n_b / (n_b + 1) ||x - c_b||^2 - n_a / (n_a - 1) ||x - c_a||^2`,
 #'   Hartigan 1975): their fixed points are a subset of Lloyd's (Telgarsky
 #'   and Vattani 2010), the optimum `stats::kmeans()`'s default algorithm
-#'   looks for. Neither move raises the objective. With `n_init = 1`
-#'   nothing is added (the fast single run).
+#'   looks for. Neither move raises the objective. When two replicates
+#'   already ended at the lowest objective (`polish_starts = "auto"`), that
+#'   optimum is taken as confirmed and only Hartigan's moves follow, from
+#'   it: where the replicates agree a polish has little to gain, and where it
+#'   gains they rarely do. With `n_init = 1` nothing is added (the fast
+#'   single run).
 #' @param iter_max Maximum number of Lloyd iterations per replicate.
 #' @param centers,nstart,iter.max The names of [stats::kmeans()] for `k`,
 #'   `n_init` and `iter_max`, so that a call to `kmeans()` runs unchanged
@@ -312,11 +321,12 @@
 #'     Hartigan's moves, Hartigan's moves alone, or nothing. `"auto"` (the
 #'     default) is `"split_merge"` when `n_init > 1` and `"none"` with one
 #'     replicate.
-#'   * `tries` (default 5) and `split_rounds` (default 5): split/merge
-#'     moves tried per round, and the most rounds.
+#'   * `tries` (default 3) and `split_rounds` (default 5): split/merge
+#'     moves tried per round (at most), and the most rounds.
 #'   * `polish_starts` (`"auto"`, the default, or a number): how many of
 #'     the best distinct replicates are polished, the lowest result kept.
-#'     `"auto"` polishes the two best, then the next ones in increasing
+#'     `"auto"`: when two replicates reached the lowest objective, only
+#'     Hartigan's moves from it; otherwise it polishes the two best, then the next ones in increasing
 #'     objective while the lowest polished result has been reached from one
 #'     start only, up to all distinct replicates: where the polished starts
 #'     agree (separated clusters) it costs two polishes, where many optima

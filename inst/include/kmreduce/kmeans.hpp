@@ -9,7 +9,10 @@
 // `polish_starts` lowest distinct replicates (or, kPolishStartsAuto, as many
 // as it takes to reach the lowest result twice) then get split/merge moves
 // (split_merge.hpp) and Hartigan's moves (hartigan.hpp), the lowest result
-// kept.
+// kept; with kPolishStartsAuto, when two replicates already reached the
+// lowest objective (it is confirmed), only Hartigan's moves from it. The
+// Lloyd iterations of all split/merge tries stop at `polish_budget` times
+// those of the replicates.
 // Replicate t draws its seeding from the stream (seed, kStreamKmeansInit, t).
 #ifndef KMREDUCE_KMEANS_HPP
 #define KMREDUCE_KMEANS_HPP
@@ -45,6 +48,10 @@ enum class Polish { None, Hartigan, SplitMerge };
 // polished, then the next ones in increasing objective while the lowest
 // polished result has been reached from one start only (a second start
 // ending at the same objective confirms it), up to all distinct replicates.
+// When two replicates reached the lowest objective before any polish, it is
+// confirmed already: no split/merge, only Hartigan's moves from it (where a
+// polish has nothing to gain, the replicates agree; where it gains, the
+// lowest replicate is reached once).
 constexpr int kPolishStartsAuto = 0;
 
 struct KmeansOptions {
@@ -59,6 +66,9 @@ struct KmeansOptions {
   int polish_starts = 2;  // the lowest distinct replicates polished;
                           // kPolishStartsAuto: until the lowest is confirmed
   int hartigan_sweeps = 100;  // at most, per polished replicate
+  // The Lloyd iterations of the split/merge tries, all starts together, at
+  // most this many times those of the replicates (< 0: no bound).
+  double polish_budget = 5.0;
   SplitMergeOptions split;  // its iter_max and tol are those above
   std::uint64_t seed = 0;
   int n_threads = 1;
@@ -95,6 +105,8 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
                      : confirm ? opt.n_init
                                : std::max(1, std::min(opt.polish_starts, opt.n_init));
   std::vector<std::pair<int, LloydResult>> top;
+  double work = 0.0;    // Lloyd iterations of the replicates
+  int lowest_hits = 0;  // replicates that reached the lowest objective
   for (int t = 0; t < opt.n_init; ++t) {
     Rng rng(stream_key(opt.seed, kStreamKmeansInit, static_cast<std::uint64_t>(t)));
     std::vector<double> centres(opt.k * a.d);
@@ -115,6 +127,7 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
     LloydResult res = lloyd(ResidentRows<Data>(a), row_norms, std::move(centres), opt.k,
                             opt.iter_max, opt.tol, opt.n_threads, interrupt, &seeds, combine,
                             rows_shift(a));
+    work += res.iter;
     out.objectives.push_back(res.objective);
     if (opt.on_replicate) opt.on_replicate(t + 1, res.iter, res.objective);
     // The `starts` lowest distinct replicates are kept, in increasing
@@ -125,11 +138,26 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
     bool tie = false;
     for (const auto& e : top) tie = tie || std::abs(res.objective - e.second.objective) <=
                                                1e-10 * e.second.objective;
+    if (top.empty() || (!tie && res.objective < top.front().second.objective)) {
+      lowest_hits = 1;
+    } else if (std::abs(res.objective - top.front().second.objective) <=
+               1e-10 * top.front().second.objective) {
+      ++lowest_hits;
+    }
     if (!tie) detail::keep_lowest(top, t, std::move(res), static_cast<std::size_t>(starts));
   }
   out.best = std::move(top.front().second);
   out.best_replicate = top.front().first;
   if (!polish) return out;
+  // The lowest replicate confirmed by a second one: Hartigan's moves only.
+  if (confirm && lowest_hits >= 2) {
+    out.hartigan_moves =
+        hartigan_polish(a, row_norms, opt.k, out.best, opt.iter_max, opt.tol,
+                        std::max(1, opt.hartigan_sweeps), opt.n_threads, interrupt, combine);
+    out.polish_starts = 1;
+    return out;
+  }
+  double budget = opt.polish_budget < 0.0 ? -1.0 : opt.polish_budget * work;
   // Split/merge (or nothing) and Hartigan's moves from each kept replicate;
   // the lowest result is kept (the first on ties). `reached`: the polished
   // results that tie with the lowest.
@@ -137,14 +165,17 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
   std::size_t polished = 0;
   for (std::size_t i = 0; i < top.size(); ++i) {
     if (confirm && i >= 2 && reached >= 2) break;
+    if (i > 0 && budget == 0.0) break;  // (the tries' budget is spent)
     LloydResult r = i == 0 ? std::move(out.best) : std::move(top[i].second);
     SplitMergeResult sm;
     if (opt.polish == Polish::SplitMerge) {
       SplitMergeOptions so = opt.split;
       so.iter_max = opt.iter_max;
       so.tol = opt.tol;
+      so.budget = budget;
       Rng rng(stream_key(opt.seed, kStreamSplitMerge, i));
       sm = split_merge(a, row_norms, opt.k, r, rng, so, opt.n_threads, interrupt, combine);
+      if (budget >= 0.0) budget = std::max(0.0, budget - sm.iterations);
     }
     const index_t moves =
         hartigan_polish(a, row_norms, opt.k, r, opt.iter_max, opt.tol,
