@@ -133,7 +133,10 @@
 #'   (`control$eps`, default 1/3) and `control$power_iters` power iterations
 #'   (default 0, as in the paper): a `(2 + eps)`-approximation.
 #'
-#' `"auto"` is `"sparse_embedding"` for sparse `x` (one pass over the
+#' `"auto"` is `"none"` for narrow data, at most `10 k` columns (there the
+#' projections' default `dims`, `min(ncol(x), 10 k)`, would keep every
+#' column: a reduction would only add its cost and its distortion), and
+#' otherwise `"sparse_embedding"` for sparse `x` (one pass over the
 #' nonzeros) and `"sign"` for dense `x`. `"none"` clusters `x` itself.
 #'
 #' @section Data far from the origin:
@@ -220,7 +223,7 @@
 #'   objective replaces the partition when it is lower. Rounds repeat while
 #'   they improve (at most `control$split_rounds`); a round where no move
 #'   comes within 2 % runs no Lloyd at all, and the Lloyd iterations of all
-#'   tries together stop at 5 times those of the replicates. This undoes a
+#'   tries together stop at twice those of the replicates. This undoes a
 #'   partition that splits one natural cluster and joins two others, which
 #'   no Lloyd or single-point move can. Hartigan's moves then move single rows
 #'   while that lowers the objective (the change of moving `x` from cluster
@@ -326,11 +329,15 @@
 #'   * `polish_starts` (`"auto"`, the default, or a number): how many of
 #'     the best distinct replicates are polished, the lowest result kept.
 #'     `"auto"`: when two replicates reached the lowest objective, only
-#'     Hartigan's moves from it; otherwise it polishes the two best, then the next ones in increasing
+#'     Hartigan's moves from each distinct replicate; otherwise it polishes
+#'     the two best, then the next ones in increasing
 #'     objective while the lowest polished result has been reached from one
 #'     start only, up to all distinct replicates: where the polished starts
 #'     agree (separated clusters) it costs two polishes, where many optima
-#'     lie close together it polishes more. A number polishes exactly that
+#'     lie close together it polishes more, and the replicates not
+#'     polished get Hartigan's moves. On data so small that a polish costs
+#'     next to nothing (`nrow(x) * k <= 10^4`) `"auto"` polishes every
+#'     replicate. A number polishes exactly that
 #'     many (2 is the faster setting) and keeps the labels of that many
 #'     replicates in memory; `"auto"` keeps those of all distinct
 #'     replicates. On reduced rows (every `method` but `"none"`) `"auto"` is
@@ -515,7 +522,8 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
   } else {
     k <- check_k(k, x)
   }
-  method <- resolve_method(method, src$data)
+  # (narrow data: "none", in memory; blocks and MPI rows keep their default)
+  method <- resolve_method(method, src$data, if (src$kind == "memory") k)
   check_source_method(method, src, control)
   dims <- check_dims(dims, method, k, src$n, src$d, auto = TRUE)
   auto <- identical(dims, "auto")
@@ -623,7 +631,7 @@ warn_collapsed <- function(dims, k) {
 # oversampling and rounds (kmeans_parallel.hpp), and the polish: none (0),
 # Hartigan (1) or split/merge (2); "auto" is split/merge after several
 # replicates and none after one (n_init = 1 is the fast single run).
-seeding_of <- function(control, k, n_init, method = "none") {
+seeding_of <- function(control, k, n_init, method = "none", n = Inf) {
   steps <- if (!is.null(control$local_search)) control$local_search else
     ceiling(k / (2 + floor(log(k))))
   polish <- if (identical(control$polish, "auto")) {
@@ -639,11 +647,13 @@ seeding_of <- function(control, k, n_init, method = "none") {
        tries = as.integer(control$tries),
        split_rounds = as.integer(control$split_rounds),
        # "auto": on the data themselves, until the lowest polished result is
-       # confirmed (0, kPolishStartsAuto); on reduced rows, which are for
-       # speed, two starts
+       # confirmed (0, kPolishStartsAuto), or every replicate for data so
+       # small that a polish costs next to nothing (n k <= 10^4: a few
+       # optima, each a discrete jump, where two starts can agree on a poor
+       # one); on reduced rows, which are for speed, two starts
        polish_starts = if (!identical(control$polish_starts, "auto")) {
          as.integer(control$polish_starts)
-       } else if (method == "none") 0L else 2L,
+       } else if (method != "none") 2L else if (n * k <= 1e4) as.integer(n_init) else 0L,
        single = identical(control$precision, "single"))
 }
 
@@ -665,7 +675,8 @@ cluster_reduced <- function(src, x, reducer, reduced, k, centers0, n_init, iter_
         " from the given centres")
   start <- if (!is.null(centers0)) as.matrix(apply_reducer(reducer, centers0, n_threads))
   km <- source_kmeans(src, reduced, k, start, n_init, iter_max, control$tol, seed,
-                      n_threads, verbose, limit, shift, seeding_of(control, k, n_init, method))
+                      n_threads, verbose, limit, shift,
+                      seeding_of(control, k, n_init, method, as.numeric(src$n)))
   if (isTRUE(km$invalid)) check_values_later(x)
   if (verbose && isTRUE(km$polish_starts > 0L)) {
     say(verbose, paste0("  split/merge and Hartigan moves from the %d best replicate%s: objective %.7g -> %.7g ",

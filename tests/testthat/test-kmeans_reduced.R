@@ -192,9 +192,9 @@ test_that("sparse matrices with more than 2^31 cells work with every sparse meth
 
 test_that("verbose = TRUE reports every stage and replicate, and changes nothing", {
   m <- make_mixture(n = 200, d = 30, k = 3)
-  expect_silent(quiet <- kmeans_reduced(m$x, 3, dims = 6, n_init = 3, seed = 4))
+  expect_silent(quiet <- kmeans_reduced(m$x, 3, method = "sign", dims = 6, n_init = 3, seed = 4))
   msgs <- testthat::capture_messages(
-    loud <- kmeans_reduced(m$x, 3, dims = 6, n_init = 3, seed = 4, refine = 2, verbose = TRUE))
+    loud <- kmeans_reduced(m$x, 3, method = "sign", dims = 6, n_init = 3, seed = 4, refine = 2, verbose = TRUE))
   expect_match(msgs[1], "kmreduce: reducing 200 x 30: random sign projection to 6 dimensions")
   expect_identical(sum(grepl("replicate [1-3]/3: [0-9]+ Lloyd iterations, objective", msgs)), 3L)
   expect_true(any(grepl("k = 3, 3 k-means\\+\\+ replicates\n", msgs)))
@@ -206,10 +206,10 @@ test_that("verbose = TRUE reports every stage and replicate, and changes nothing
   expect_true(any(grepl("refined with", msgs)))
   # the polish is reported whether or not it lowered the objective
   expect_true(any(grepl("Hartigan moves from the [1-3] best replicates?:", msgs)))
-  ref <- kmeans_reduced(m$x, 3, dims = 6, n_init = 3, seed = 4, refine = 2)
+  ref <- kmeans_reduced(m$x, 3, method = "sign", dims = 6, n_init = 3, seed = 4, refine = 2)
   expect_identical(loud$cluster, ref$cluster)
   expect_identical(loud$centers, ref$centers)
-  expect_identical(quiet$cluster, kmeans_reduced(m$x, 3, dims = 6, n_init = 3, seed = 4,
+  expect_identical(quiet$cluster, kmeans_reduced(m$x, 3, method = "sign", dims = 6, n_init = 3, seed = 4,
                                                   verbose = FALSE)$cluster)
   expect_error(kmeans_reduced(m$x, 3, verbose = "yes"), "`verbose` must be TRUE or FALSE, not \"yes\"")
 })
@@ -935,4 +935,28 @@ test_that("control$precision = \"single\" on data of any scale, sparse rows and 
   expect_error(kmeans_reduced(bad, 4, method = "none", control = ctl), "`x`.*NA")
   expect_error(kmeans_reduced(m$x, 4, control = list(precision = "half")),
                "`control\\$precision` must be one of \"double\", \"single\", not \"half\"")
+})
+
+test_that("method = \"auto\" clusters narrow data as they are (d <= 10 k), and reduces wider data", {
+  set.seed(3)
+  x <- matrix(rnorm(200 * 30), 200)
+  expect_identical(kmeans_reduced(x, 3, seed = 1)$method, "none")      # 30 <= 30
+  expect_identical(kmeans_reduced(x, 2, seed = 1)$method, "sign")      # 30 > 20
+  xs <- Matrix::rsparsematrix(200, 30, 0.2)
+  expect_identical(kmeans_reduced(xs, 3, seed = 1)$method, "none")
+  expect_identical(kmeans_reduced(xs, 2, seed = 1)$method, "sparse_embedding")
+})
+
+test_that("the default is never worse than stats::kmeans(nstart = 10) on small classic data sets", {
+  sets <- list(iris = as.matrix(iris[, 1:4]), faithful = as.matrix(faithful),
+               trees = as.matrix(trees), quakes = as.matrix(quakes[, 1:4]),
+               USArrests = as.matrix(USArrests), swiss = as.matrix(swiss),
+               attitude = as.matrix(attitude), rock = as.matrix(rock))
+  for (nm in names(sets)) for (k in 2:5) for (s in 1:3) {
+    x <- sets[[nm]]
+    ref <- withr::with_seed(s, stats::kmeans(x, k, nstart = 10)$tot.withinss)
+    fit <- kmeans_reduced(x, k, seed = s)
+    expect_identical(fit$method, "none")
+    expect_lte(fit$tot.withinss, ref * 1.001, label = sprintf("%s, k = %d, seed %d", nm, k, s))
+  }
 })

@@ -73,16 +73,16 @@ test_that("forked children after a threaded call in the parent give the parent's
   # In a child process: a hang would otherwise hang the test run.
   res <- run_child(
     c("set.seed(1); x <- matrix(rnorm(20000 * 50), 20000)",
-      "p <- kmeans_reduced(x, 5, n_threads = 2, seed = 1)",
+      "p <- kmeans_reduced(x, 5, n_init = 3, n_threads = 2, seed = 1)",
       "q <- kmeans_reduced(x, 5, method = 'sign', dims = 20, n_threads = 2, seed = 1)"),
     c("r <- parallel::mclapply(1:4, function(i) list(",
-      "  a = kmeans_reduced(x, 5, n_threads = 2, seed = 1)$cluster,",
+      "  a = kmeans_reduced(x, 5, n_init = 3, n_threads = 2, seed = 1)$cluster,",
       "  b = kmeans_reduced(x, 5, method = 'sign', dims = 20, seed = 1)$cluster,",
       "  threads = kmreduce_threads()), mc.cores = 2)",
       "list(same = vapply(r, function(z) identical(z$a, p$cluster) && identical(z$b, q$cluster), TRUE),",
       "     threads = vapply(r, function(z) as.integer(z$threads), 1L),",
       "     source = vapply(r, function(z) attr(z$threads, 'source'), ''),",
-      "     parent = kmeans_reduced(x, 5, n_threads = 2, seed = 1)$cluster, p = p$cluster)"),
+      "     parent = kmeans_reduced(x, 5, n_init = 3, n_threads = 2, seed = 1)$cluster, p = p$cluster)"),
     wait = 120)
   expect_identical(res$status, "finished", info = paste(res$log, collapse = "\n"))
   expect_identical(res$value$same, rep(TRUE, 4))

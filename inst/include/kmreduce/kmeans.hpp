@@ -10,7 +10,8 @@
 // as it takes to reach the lowest result twice) then get split/merge moves
 // (split_merge.hpp) and Hartigan's moves (hartigan.hpp), the lowest result
 // kept; with kPolishStartsAuto, when two replicates already reached the
-// lowest objective (it is confirmed), only Hartigan's moves from it. The
+// lowest objective (it is confirmed), only Hartigan's moves from each
+// distinct replicate. The
 // Lloyd iterations of all split/merge tries stop at `polish_budget` times
 // those of the replicates.
 // Replicate t draws its seeding from the stream (seed, kStreamKmeansInit, t).
@@ -49,9 +50,9 @@ enum class Polish { None, Hartigan, SplitMerge };
 // polished result has been reached from one start only (a second start
 // ending at the same objective confirms it), up to all distinct replicates.
 // When two replicates reached the lowest objective before any polish, it is
-// confirmed already: no split/merge, only Hartigan's moves from it (where a
-// polish has nothing to gain, the replicates agree; where it gains, the
-// lowest replicate is reached once).
+// confirmed already: no split/merge, only Hartigan's moves from each distinct
+// replicate (where a polish has nothing to gain, the replicates agree; where
+// it gains, the lowest replicate is reached once).
 constexpr int kPolishStartsAuto = 0;
 
 struct KmeansOptions {
@@ -68,7 +69,7 @@ struct KmeansOptions {
   int hartigan_sweeps = 100;  // at most, per polished replicate
   // The Lloyd iterations of the split/merge tries, all starts together, at
   // most this many times those of the replicates (< 0: no bound).
-  double polish_budget = 5.0;
+  double polish_budget = 2.0;
   SplitMergeOptions split;  // its iter_max and tol are those above
   std::uint64_t seed = 0;
   int n_threads = 1;
@@ -149,12 +150,23 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
   out.best = std::move(top.front().second);
   out.best_replicate = top.front().first;
   if (!polish) return out;
-  // The lowest replicate confirmed by a second one: Hartigan's moves only.
+  // The lowest replicate confirmed by a second one: Hartigan's moves only,
+  // from every distinct replicate (a scan of the rows each where they move
+  // nothing), the lowest result kept (the first on ties).
   if (confirm && lowest_hits >= 2) {
-    out.hartigan_moves =
-        hartigan_polish(a, row_norms, opt.k, out.best, opt.iter_max, opt.tol,
-                        std::max(1, opt.hartigan_sweeps), opt.n_threads, interrupt, combine);
-    out.polish_starts = 1;
+    for (std::size_t i = 0; i < top.size(); ++i) {
+      LloydResult r = i == 0 ? std::move(out.best) : std::move(top[i].second);
+      const index_t moves =
+          hartigan_polish(a, row_norms, opt.k, r, opt.iter_max, opt.tol,
+                          std::max(1, opt.hartigan_sweeps), opt.n_threads, interrupt, combine);
+      if (i == 0 || r.objective < out.best.objective * (1.0 - 1e-10)) {
+        out.best = std::move(r);
+        out.best_replicate = top[i].first;
+        out.hartigan_moves = moves;
+      }
+      top[i].second = LloydResult();
+    }
+    out.polish_starts = static_cast<int>(top.size());
     return out;
   }
   double budget = opt.polish_budget < 0.0 ? -1.0 : opt.polish_budget * work;
@@ -194,6 +206,23 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
     top[i].second = LloydResult();  // its memory is not needed any more
   }
   out.polish_starts = static_cast<int>(polished);
+  // (auto) The distinct replicates not polished get Hartigan's moves: a
+  // scan of the rows each where they move nothing.
+  if (confirm) {
+    for (std::size_t i = polished; i < top.size(); ++i) {
+      LloydResult r = std::move(top[i].second);
+      const index_t moves =
+          hartigan_polish(a, row_norms, opt.k, r, opt.iter_max, opt.tol,
+                          std::max(1, opt.hartigan_sweeps), opt.n_threads, interrupt, combine);
+      if (r.objective < out.best.objective * (1.0 - 1e-10)) {
+        out.best = std::move(r);
+        out.best_replicate = top[i].first;
+        out.split = SplitMergeResult();
+        out.hartigan_moves = moves;
+      }
+      top[i].second = LloydResult();
+    }
+  }
   return out;
 }
 
