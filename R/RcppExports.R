@@ -17,16 +17,40 @@ scan_values_cpp <- function(v) {
     .Call(`_kmreduce_scan_values_cpp`, v)
 }
 
-top_svd_cpp <- function(x, k, center = NULL) {
-    .Call(`_kmreduce_top_svd_cpp`, x, k, center)
+address_space_cpp <- function() {
+    .Call(`_kmreduce_address_space_cpp`)
 }
 
-randomized_svd_cpp <- function(x, k, oversample, power_iters, seed, n_threads, center = NULL) {
-    .Call(`_kmreduce_randomized_svd_cpp`, x, k, oversample, power_iters, seed, n_threads, center)
+centre_distances_cpp <- function(x, centers, n_threads, shift = NULL) {
+    .Call(`_kmreduce_centre_distances_cpp`, x, centers, n_threads, shift)
 }
 
-cssp_cpp <- function(x, v, c, repeats, seed, n_threads, center = NULL, spectral = FALSE, strong_f = 0) {
-    .Call(`_kmreduce_cssp_cpp`, x, v, c, repeats, seed, n_threads, center, spectral, strong_f)
+predict_nearest_cpp <- function(x, centers, n_threads, shift = NULL) {
+    .Call(`_kmreduce_predict_nearest_cpp`, x, centers, n_threads, shift)
+}
+
+cluster_stats_cpp <- function(x, cluster, k, n_threads, means = NULL, weights = NULL) {
+    .Call(`_kmreduce_cluster_stats_cpp`, x, cluster, k, n_threads, means, weights)
+}
+
+stats_blocks_cpp <- function(read, n, d, block_rows, cluster, k, n_threads, weights = NULL) {
+    .Call(`_kmreduce_stats_blocks_cpp`, read, n, d, block_rows, cluster, k, n_threads, weights)
+}
+
+mpi_stats_cpp <- function(x, cluster, k, n_threads, mpi) {
+    .Call(`_kmreduce_mpi_stats_cpp`, x, cluster, k, n_threads, mpi)
+}
+
+top_svd_cpp <- function(x, k, center = NULL, weights = NULL) {
+    .Call(`_kmreduce_top_svd_cpp`, x, k, center, weights)
+}
+
+randomized_svd_cpp <- function(x, k, oversample, power_iters, seed, n_threads, center = NULL, weights = NULL) {
+    .Call(`_kmreduce_randomized_svd_cpp`, x, k, oversample, power_iters, seed, n_threads, center, weights)
+}
+
+cssp_cpp <- function(x, v, c, repeats, seed, n_threads, center = NULL, spectral = FALSE, strong_f = 0, weights = NULL) {
+    .Call(`_kmreduce_cssp_cpp`, x, v, c, repeats, seed, n_threads, center, spectral, strong_f, weights)
 }
 
 strong_rrqr_cpp <- function(m, k, f) {
@@ -41,16 +65,32 @@ sym_eigenvalues_cpp <- function(g) {
     .Call(`_kmreduce_sym_eigenvalues_cpp`, g)
 }
 
-rsvd_blocks_cpp <- function(read, n, d, block_rows, k, oversample, power_iters, seed, n_threads, center) {
-    .Call(`_kmreduce_rsvd_blocks_cpp`, read, n, d, block_rows, k, oversample, power_iters, seed, n_threads, center)
+rsvd_blocks_cpp <- function(read, n, d, block_rows, k, oversample, power_iters, seed, n_threads, center, weights = NULL) {
+    .Call(`_kmreduce_rsvd_blocks_cpp`, read, n, d, block_rows, k, oversample, power_iters, seed, n_threads, center, weights)
 }
 
 mpi_rsvd_cpp <- function(x, k, oversample, power_iters, seed, n_threads, center, mpi) {
     .Call(`_kmreduce_mpi_rsvd_cpp`, x, k, oversample, power_iters, seed, n_threads, center, mpi)
 }
 
-kmeans_cpp <- function(x, k, n_init, iter_max, tol, seed, n_threads, verbose = FALSE, limit = 0, shift = NULL, local_search = 0L, seeding = 0L, oversampling = 2, rounds = 5L, polish = 0L, tries = 5L, split_rounds = 5L, polish_starts = 2L, single = FALSE) {
-    .Call(`_kmreduce_kmeans_cpp`, x, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift, local_search, seeding, oversampling, rounds, polish, tries, split_rounds, polish_starts, single)
+kmeans_cpp <- function(x, k, n_init, iter_max, tol, seed, n_threads, verbose = FALSE, limit = 0, shift = NULL, local_search = 0L, seeding = 0L, oversampling = 2, rounds = 5L, polish = 0L, tries = 5L, split_rounds = 5L, polish_starts = 2L, single = FALSE, weights = NULL, online = FALSE) {
+    .Call(`_kmreduce_kmeans_cpp`, x, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift, local_search, seeding, oversampling, rounds, polish, tries, split_rounds, polish_starts, single, weights, online)
+}
+
+lloyd_from_cpp <- function(x, centers, iter_max, tol, n_threads, shift = NULL, weights = NULL, online = FALSE, hartigan = FALSE) {
+    .Call(`_kmreduce_lloyd_from_cpp`, x, centers, iter_max, tol, n_threads, shift, weights, online, hartigan)
+}
+
+lloyd_blocks_cpp <- function(read, n, d, block_rows, centers, iter_max, tol, n_threads, shift = NULL, weights = NULL) {
+    .Call(`_kmreduce_lloyd_blocks_cpp`, read, n, d, block_rows, centers, iter_max, tol, n_threads, shift, weights)
+}
+
+mpi_kmeans_cpp <- function(x, k, n_init, iter_max, tol, seed, n_threads, mpi, shift = NULL, local_search = 0L, seeding = 0L, oversampling = 2, rounds = 5L, polish = 0L, tries = 5L, split_rounds = 5L, polish_starts = 2L, single = FALSE) {
+    .Call(`_kmreduce_mpi_kmeans_cpp`, x, k, n_init, iter_max, tol, seed, n_threads, mpi, shift, local_search, seeding, oversampling, rounds, polish, tries, split_rounds, polish_starts, single)
+}
+
+mpi_lloyd_cpp <- function(x, centers, iter_max, tol, n_threads, mpi, shift = NULL) {
+    .Call(`_kmreduce_mpi_lloyd_cpp`, x, centers, iter_max, tol, n_threads, mpi, shift)
 }
 
 hartigan_cpp <- function(x, cluster, k, sweeps, n_threads) {
@@ -63,42 +103,6 @@ local_search_cpp <- function(x, k, steps, seed, n_threads) {
 
 kmeans_parallel_cpp <- function(x, k, seed, oversampling, rounds, n_threads) {
     .Call(`_kmreduce_kmeans_parallel_cpp`, x, k, seed, oversampling, rounds, n_threads)
-}
-
-lloyd_from_cpp <- function(x, centers, iter_max, tol, n_threads, shift = NULL) {
-    .Call(`_kmreduce_lloyd_from_cpp`, x, centers, iter_max, tol, n_threads, shift)
-}
-
-lloyd_blocks_cpp <- function(read, n, d, block_rows, centers, iter_max, tol, n_threads, shift = NULL) {
-    .Call(`_kmreduce_lloyd_blocks_cpp`, read, n, d, block_rows, centers, iter_max, tol, n_threads, shift)
-}
-
-mpi_kmeans_cpp <- function(x, k, n_init, iter_max, tol, seed, n_threads, mpi, shift = NULL, local_search = 0L, seeding = 0L, oversampling = 2, rounds = 5L, polish = 0L, tries = 5L, split_rounds = 5L, polish_starts = 2L, single = FALSE) {
-    .Call(`_kmreduce_mpi_kmeans_cpp`, x, k, n_init, iter_max, tol, seed, n_threads, mpi, shift, local_search, seeding, oversampling, rounds, polish, tries, split_rounds, polish_starts, single)
-}
-
-mpi_lloyd_cpp <- function(x, centers, iter_max, tol, n_threads, mpi, shift = NULL) {
-    .Call(`_kmreduce_mpi_lloyd_cpp`, x, centers, iter_max, tol, n_threads, mpi, shift)
-}
-
-centre_distances_cpp <- function(x, centers, n_threads, shift = NULL) {
-    .Call(`_kmreduce_centre_distances_cpp`, x, centers, n_threads, shift)
-}
-
-predict_nearest_cpp <- function(x, centers, n_threads, shift = NULL) {
-    .Call(`_kmreduce_predict_nearest_cpp`, x, centers, n_threads, shift)
-}
-
-cluster_stats_cpp <- function(x, cluster, k, n_threads, means = NULL) {
-    .Call(`_kmreduce_cluster_stats_cpp`, x, cluster, k, n_threads, means)
-}
-
-stats_blocks_cpp <- function(read, n, d, block_rows, cluster, k, n_threads) {
-    .Call(`_kmreduce_stats_blocks_cpp`, read, n, d, block_rows, cluster, k, n_threads)
-}
-
-mpi_stats_cpp <- function(x, cluster, k, n_threads, mpi) {
-    .Call(`_kmreduce_mpi_stats_cpp`, x, cluster, k, n_threads, mpi)
 }
 
 kmeanspp_trace_cpp <- function(x, k, seed, n_threads) {
@@ -121,20 +125,28 @@ uniform_box_cpp <- function(n, lo, hi, seed, set, n_threads) {
     .Call(`_kmreduce_uniform_box_cpp`, n, lo, hi, seed, set, n_threads)
 }
 
+set_trace_cpp <- function(level, line, n_init, delay = 3) {
+    invisible(.Call(`_kmreduce_set_trace_cpp`, level, line, n_init, delay))
+}
+
+clear_trace_cpp <- function() {
+    invisible(.Call(`_kmreduce_clear_trace_cpp`))
+}
+
 sign_matrix_cpp <- function(d, dims, seed) {
     .Call(`_kmreduce_sign_matrix_cpp`, d, dims, seed)
 }
 
-project_cpp <- function(x, method, dims, seed, n_threads, limit = 0, shift = NULL, density = 1) {
-    .Call(`_kmreduce_project_cpp`, x, method, dims, seed, n_threads, limit, shift, density)
+project_cpp <- function(x, method, dims, seed, n_threads, limit = 0, shift = NULL, density = 1, weights = NULL) {
+    .Call(`_kmreduce_project_cpp`, x, method, dims, seed, n_threads, limit, shift, density, weights)
 }
 
 fjlt_parts_cpp <- function(d, dims, seed, density, n = 1, stored = 1) {
     .Call(`_kmreduce_fjlt_parts_cpp`, d, dims, seed, density, n, stored)
 }
 
-sign_project_cpp <- function(x, dims, seed, algorithm, n_threads, shift = NULL) {
-    .Call(`_kmreduce_sign_project_cpp`, x, dims, seed, algorithm, n_threads, shift)
+sign_project_cpp <- function(x, dims, seed, algorithm, n_threads, shift = NULL, weights = NULL) {
+    .Call(`_kmreduce_sign_project_cpp`, x, dims, seed, algorithm, n_threads, shift, weights)
 }
 
 simd_level_cpp <- function() {
@@ -145,20 +157,20 @@ derive_seed_cpp <- function(seed, r) {
     .Call(`_kmreduce_derive_seed_cpp`, seed, r)
 }
 
-multiply_cpp <- function(x, b, n_threads, shift = NULL) {
-    .Call(`_kmreduce_multiply_cpp`, x, b, n_threads, shift)
+multiply_cpp <- function(x, b, n_threads, shift = NULL, weights = NULL) {
+    .Call(`_kmreduce_multiply_cpp`, x, b, n_threads, shift, weights)
 }
 
-gather_columns_cpp <- function(x, index, scale, n_threads, shift = NULL) {
-    .Call(`_kmreduce_gather_columns_cpp`, x, index, scale, n_threads, shift)
+gather_columns_cpp <- function(x, index, scale, n_threads, shift = NULL, weights = NULL) {
+    .Call(`_kmreduce_gather_columns_cpp`, x, index, scale, n_threads, shift, weights)
 }
 
 leverage_sample_cpp <- function(scores, dims, seed) {
     .Call(`_kmreduce_leverage_sample_cpp`, scores, dims, seed)
 }
 
-column_means_cpp <- function(x, n_threads) {
-    .Call(`_kmreduce_column_means_cpp`, x, n_threads)
+column_means_cpp <- function(x, n_threads, weights = NULL) {
+    .Call(`_kmreduce_column_means_cpp`, x, n_threads, weights)
 }
 
 threads_info_cpp <- function() {

@@ -46,7 +46,16 @@ check_whole <- function(x, arg, lower = 1, upper = .Machine$integer.max) {
 # sum (x - c)^2 <= 4 cells max^2, stay finite doubles.
 max_abs_value <- function(cells = 1) sqrt(.Machine$double.xmax / (4 * cells))
 
-check_finite_values <- function(v, arg, where, cells = 1) {
+# Smallest largest magnitude of data that are not all zero: below it,
+# squared differences at the data's own precision, (eps max|x|)^2, are
+# subnormal or zero and distances lose their digits (the partition would
+# change with the units). About 6.7e-139; min_abs_value() in scan.hpp.
+min_abs_value <- function() sqrt(.Machine$double.xmin) / .Machine$double.eps
+
+# small = TRUE: also refuse data whose largest magnitude is positive but
+# below min_abs_value() (training data; rows to assign may be anything
+# finite). Returns the largest magnitude, invisibly.
+check_finite_values <- function(v, arg, where, cells = 1, small = TRUE) {
   if (!is.double(v)) storage.mode(v) <- "double"
   s <- scan_values_cpp(v)
   if (s$nonfinite > 0) {
@@ -63,6 +72,17 @@ check_finite_values <- function(v, arg, where, cells = 1) {
                             "(values up to %s are supported for data of this size)."),
                      arg, format(s$maxabs, digits = 3), format(max_abs_value(cells), digits = 3)))
   }
+  if (small) check_small_values(s$maxabs, arg)
+  invisible(s$maxabs)
+}
+
+check_small_values <- function(maxabs, arg) {
+  if (maxabs > 0 && maxabs < min_abs_value()) {
+    stop_arg(sprintf(paste0("`%s` has no value larger than %s in absolute value; squared ",
+                            "distances would underflow and lose their digits. Rescale the data ",
+                            "(largest values from %s up are supported, or all zero)."),
+                     arg, format(maxabs, digits = 3), format(min_abs_value(), digits = 3)))
+  }
   invisible(TRUE)
 }
 
@@ -72,11 +92,18 @@ check_finite_values <- function(v, arg, where, cells = 1) {
 # project_cpp() with `limit`) and calls check_values_later() on failure.
 # vector_column = TRUE: a plain numeric vector is one feature (one column),
 # as stats::kmeans() takes it.
+# small = FALSE: values of any size (rows to assign, initial centres; see
+# check_finite_values()).
 check_data <- function(x, arg = "x", big = FALSE, block_rows = NULL, values = TRUE,
-                       vector_column = FALSE) {
+                       vector_column = FALSE, small = TRUE) {
   if (vector_column && is.numeric(x) && is.null(dim(x)) && is.null(oldClass(x)) &&
       length(x) > 0L) {
     x <- matrix(as.double(x), ncol = 1L, dimnames = list(names(x), NULL))
+  }
+  if (inherits(x, "kmreduce_mpi")) {
+    stop_arg(sprintf(paste0("`%s` is a set of distributed rows (mpi_rows()); only kmeans_reduced() ",
+                            "takes them. Give this function a matrix, data frame or sparse Matrix ",
+                            "in memory (for example `%s$x`, this rank's rows)."), arg, arg))
   }
   if (is_big(x)) {
     if (!big) {
@@ -84,15 +111,14 @@ check_data <- function(x, arg = "x", big = FALSE, block_rows = NULL, values = TR
                               "randomized_svd(), kmeans_objective() and predict() read one ",
                               "in blocks. Give an in-memory matrix here."), arg))
     }
-    return(check_big_data(x, arg, block_rows_for(x, block_rows)))
+    return(check_big_data(x, arg, block_rows_for(x, block_rows), small))
   }
   if (is.data.frame(x)) {
     if (ncol(x) == 0L || nrow(x) == 0L) {
       stop_arg(sprintf("`%s` must have at least one row and one column, not a data frame of %d x %d.",
                        arg, nrow(x), ncol(x)))
     }
-    x[] <- lapply(seq_along(x), function(j) plain_numeric(x[[j]], arg, names(x)[j]))
-    x <- as.matrix(x)
+    x <- data_frame_matrix(x, arg)
   } else if (is.matrix(x) && !is.null(oldClass(x)) && !identical(oldClass(x), "matrix")) {
     x <- matrix(plain_numeric(x, arg, NULL), nrow(x), ncol(x), dimnames = dimnames(x))
   }
@@ -121,7 +147,7 @@ check_data <- function(x, arg = "x", big = FALSE, block_rows = NULL, values = TR
     check_finite_values(x@x, arg, function(t) {
       col <- findInterval(t - 1L, x@p, left.open = FALSE, rightmost.closed = FALSE)
       sprintf("at row %d, column %d", x@i[t] + 1L, col)
-    }, as.numeric(nrow(x)) * ncol(x))
+    }, as.numeric(nrow(x)) * ncol(x), small)
     return(x)
   }
   if (!is.matrix(x) || !(is.numeric(x))) {
@@ -137,8 +163,57 @@ check_data <- function(x, arg = "x", big = FALSE, block_rows = NULL, values = TR
   n <- nrow(x)
   check_finite_values(x, arg, function(t) {
     sprintf("at row %d, column %d", (t - 1L) %% n + 1L, (t - 1L) %/% n + 1L)
-  }, as.numeric(n) * ncol(x))
+  }, as.numeric(n) * ncol(x), small)
   x
+}
+
+# A data frame of numeric columns as a double matrix, column by column in
+# linear time (`x[] <- lapply(...)` then as.matrix() is quadratic in the
+# number of columns: minutes for 10^5 columns), with the dimnames
+# as.matrix() gives (row names only when they are not automatic).
+data_frame_matrix <- function(x, arg) {
+  nm <- names(x)
+  cols <- unclass(x)
+  attributes(cols) <- NULL
+  # (plain double or integer columns need no check of their own)
+  plain <- vapply(cols, function(v) is.null(attributes(v)) && (is.double(v) || is.integer(v)),
+                  TRUE)
+  for (j in which(!plain)) cols[[j]] <- plain_numeric(cols[[j]], arg, nm[j])
+  if (any(vapply(cols, function(v) !is.null(dim(v)), TRUE))) {
+    # matrix columns (rare): as.matrix() names and spreads them
+    x[] <- cols
+    return(as.matrix(x))
+  }
+  out <- matrix(as.double(unlist(cols, use.names = FALSE)), nrow(x), length(cols))
+  rn <- if (.row_names_info(x) > 0L) row.names(x)
+  if (!is.null(rn) || !is.null(nm)) dimnames(out) <- list(rn, nm)
+  out
+}
+
+# A sparse x whose columns sit far from zero against their spread (sum of
+# n mean_j^2 over the total sum of squares above 1e6: six digits of the
+# distances ||x||^2 + ||c||^2 - 2 x.c lost; sparse rows are not shifted) is
+# nearly all nonzeros (a column of mean m and standard deviation s has at
+# most a fraction s^2 / m^2 of zeros), so it is clustered as the dense
+# matrix it is, where rows are shifted by their means; when that copy does
+# not fit, the error says so.
+dense_if_far_from_zero <- function(x, arg = "x") {
+  if (!methods::is(x, "dgCMatrix")) return(x)
+  # (so it takes a column with fewer than n / (1e6 + 1) zeros: O(d) to rule out)
+  n <- nrow(x)
+  if (!any(diff(x@p) > n - n / (1e6 + 1))) return(x)
+  st <- cluster_stats_cpp(x, rep.int(1L, n), 1L, 1L)
+  ratio <- nrow(x) * sum(st$centers^2) / st$totss
+  if (!(st$totss > 0) || ratio <= 1e6) return(x)
+  check_memory(8 * as.numeric(nrow(x)) * ncol(x),
+               sprintf(paste0("`%s` is sparse, but its columns sit far from zero against their ",
+                              "spread (mean^2 / variance about %.2g), where sparse rows lose the ",
+                              "digits of their distances; clustering it as the dense matrix it is"),
+                       arg, ratio),
+               "Subtract the column means (or a value near them) from the columns far from zero.")
+  out <- as.matrix(x)
+  storage.mode(out) <- "double"
+  out
 }
 
 # A column (or matrix) of numbers as a plain double/integer vector: classed
@@ -210,9 +285,72 @@ check_k <- function(k, x) {
   as.integer(k)
 }
 
+# Observation weights: NULL, or one finite positive number per row of `x`
+# (n rows); returned as a plain double vector.
+check_weights <- function(weights, n, arg = "weights") {
+  if (is.null(weights)) return(NULL)
+  expect <- sprintf("a numeric vector of %s positive finite numbers (one per row of `x`)", format(n))
+  if (!is.numeric(weights) || is.factor(weights) || length(dim(weights)) > 1L ||
+      !is.null(oldClass(weights)) && !identical(oldClass(weights), "AsIs")) {
+    stop_arg(sprintf("`%s` must be %s, not %s.", arg, expect, describe(weights)))
+  }
+  if (length(weights) != n) {
+    stop_arg(sprintf("`%s` must be %s, not %s values.", arg, expect, format(length(weights))))
+  }
+  weights <- as.double(unclass(weights))
+  attributes(weights) <- NULL
+  bad <- which(!is.finite(weights))
+  if (length(bad) > 0L) {
+    stop_arg(sprintf("`%s` must be %s; found %d non-finite value%s (%s%s at position %d).",
+                     arg, expect, length(bad), if (length(bad) > 1L) "s" else "",
+                     if (length(bad) > 1L) "the first: " else "",
+                     if (is.na(weights[bad[1L]])) "NA/NaN" else format(weights[bad[1L]]),
+                     bad[1L]))
+  }
+  bad <- which(weights <= 0)
+  if (length(bad) > 0L) {
+    stop_arg(sprintf(paste0("`%s` must be %s; found %d zero or negative value%s (%s%s at position %d). ",
+                            "Leave out the rows of weight 0 instead."),
+                     arg, expect, length(bad), if (length(bad) > 1L) "s" else "",
+                     if (length(bad) > 1L) "the first: " else "", format(weights[bad[1L]]),
+                     bad[1L]))
+  }
+  if (!is.finite(sum(weights))) {
+    stop_arg(sprintf("`%s` must be %s whose sum is finite; they sum to more than %s. Rescale them.",
+                     arg, expect, format(.Machine$double.xmax, digits = 3)))
+  }
+  weights
+}
+
+# `algorithm` of stats::kmeans(): NULL (the package's pipeline) or one of its
+# four names (partial matching as match.arg(); its whole default vector is
+# its first name).
+check_algorithm <- function(algorithm) {
+  if (is.null(algorithm)) return(NULL)
+  choices <- c("Hartigan-Wong", "Lloyd", "Forgy", "MacQueen")
+  if (identical(algorithm, choices)) return(choices[1L])
+  hit <- if (is.character(algorithm) && length(algorithm) == 1L && !is.na(algorithm) &&
+             nzchar(algorithm)) pmatch(algorithm, choices) else NA_integer_
+  if (is.na(hit)) {
+    stop_arg(sprintf("`algorithm` must be NULL (the package's default) or one of %s, as in stats::kmeans(), not %s.",
+                     paste0("\"", choices, "\"", collapse = ", "), describe(algorithm)))
+  }
+  choices[hit]
+}
+
+# `trace`: NULL (the default: a progress line for long interactive fits),
+# TRUE / FALSE, or a whole number >= 0 (the level of detail).
+check_trace <- function(trace) {
+  if (is.null(trace)) return(NULL)
+  if (is.logical(trace) && length(trace) == 1L && !is.na(trace)) return(as.integer(trace))
+  if (is_whole(trace) && trace >= 0) return(as.integer(min(trace, 10)))
+  stop_arg(sprintf("`trace` must be NULL, TRUE, FALSE or a whole number >= 0 (the level of detail), not %s.",
+                   describe(trace)))
+}
+
 # Initial centres given as `k`: a numeric matrix with the columns of `x`.
 check_centers <- function(centers, x) {
-  centers <- check_data(centers, "k")
+  centers <- check_data(centers, "k", small = FALSE)
   if (methods::is(centers, "dgCMatrix")) centers <- as.matrix(centers)
   if (ncol(centers) != ncol(x)) {
     stop_arg(sprintf("`k` given as a matrix of initial centres must have %d columns (as `x`), not %d.",
@@ -462,7 +600,7 @@ check_newdata <- function(newdata, reducer, arg = "newdata") {
       matrix(as.double(newdata), nrow = 1L, dimnames = list(NULL, names(newdata)))
     }
   }
-  newdata <- check_data(newdata, arg)
+  newdata <- check_data(newdata, arg, small = FALSE)
   names_fit <- reducer$feature_names
   d <- reducer$n_features
   names_new <- colnames(newdata)
@@ -485,6 +623,20 @@ check_newdata <- function(newdata, reducer, arg = "newdata") {
                        if (length(missing) > 5L) sprintf(" and %d more", length(missing) - 5L) else ""))
     }
     if (!identical(names_new, names_fit)) newdata <- newdata[, match(names_fit, names_new), drop = FALSE]
+  } else if (!is.null(names_fit) && !is.null(names_new) && !identical(names_new, names_fit)) {
+    # The fit's names cannot identify its columns (duplicated, NA or ""):
+    # named newdata must come in the fit's order, never matched silently
+    # by position under other names.
+    why <- if (anyDuplicated(names_fit)) {
+      dup <- unique(names_fit[duplicated(names_fit)])
+      sprintf("duplicated names (%s)", paste0("'", utils::head(dup, 5L), "'", collapse = ", "))
+    } else {
+      "missing (NA or empty) names"
+    }
+    stop_arg(sprintf(paste0("`%s` has column names, but the data the model was fitted to have %s, ",
+                            "so columns cannot be matched by name: give `%s` the fit's %d columns ",
+                            "in the same order with the same names, or without column names ",
+                            "(matched by position)."), arg, why, arg, d))
   } else if (ncol(newdata) != d) {
     stop_arg(sprintf("`%s` must have %d columns (as the data the model was fitted to), not %d.",
                      arg, d, ncol(newdata)))
@@ -658,6 +810,19 @@ check_rsvd_memory <- function(n, d, l, advice) {
                advice, entries = max(n, d) * l)
 }
 
+# The FJLT's sparse Gaussian matrix P (dims x 2^ceiling(log2(d)), density
+# q): 8 bytes per non-zero when dense (q = 1), 32 while a sparse one is put
+# together (its rows, then the flat arrays of values and coordinates); and
+# the reduced rows (n x dims).
+check_fjlt_memory <- function(n, d, dims, q) {
+  padded <- 2^ceiling(log2(d))
+  nz <- as.numeric(dims) * padded * q
+  check_memory(nz * (if (q >= 1) 8 else 32) + 8 * as.numeric(n) * dims,
+               sprintf("The FJLT to %s dimensions (its %s x %s Gaussian matrix of density %s and the reduced rows)",
+                       format(dims), format(dims), format(padded), format(q, digits = 3)),
+               "Use fewer dimensions (`dims`) or a smaller `control$fjlt_density`.")
+}
+
 # The n x dims reduced (or projected) rows.
 check_reduced_memory <- function(n, dims) {
   check_memory(8 * as.numeric(n) * dims,
@@ -665,13 +830,26 @@ check_reduced_memory <- function(n, dims) {
                "Use fewer dimensions (`dims`) or fewer rows at a time.")
 }
 
-# Memory this process can still get (MemAvailable on Linux; NA elsewhere).
+# Memory this process can still get: the system's MemAvailable (Linux) and
+# what the address-space limit (getrlimit(RLIMIT_AS), `ulimit -v`) leaves
+# above the address space in use, the smaller; NA when neither is known.
+# Attribute "limit": TRUE when the address-space limit is the smaller.
 available_memory <- function() {
-  if (!file.exists("/proc/meminfo")) return(NA_real_)
-  line <- tryCatch(grep("^MemAvailable:", readLines("/proc/meminfo", warn = FALSE), value = TRUE),
-                   error = function(e) character(0))
-  if (length(line) != 1L) return(NA_real_)
-  as.numeric(gsub("[^0-9]", "", line)) * 1024
+  system <- NA_real_
+  if (file.exists("/proc/meminfo")) {
+    line <- tryCatch(grep("^MemAvailable:", readLines("/proc/meminfo", warn = FALSE), value = TRUE),
+                     error = function(e) character(0))
+    if (length(line) == 1L) system <- as.numeric(gsub("[^0-9]", "", line)) * 1024
+  }
+  as <- address_space_cpp()
+  left <- if (is.finite(as[["limit"]]) && !is.na(as[["used"]])) {
+    max(0, as[["limit"]] - as[["used"]])
+  } else {
+    NA_real_
+  }
+  out <- min(system, left, na.rm = TRUE)
+  if (!is.finite(out)) return(NA_real_)
+  structure(out, limit = !is.na(left) && (is.na(system) || left < system))
 }
 
 # Refuses a step whose allocations (`bytes`, or a single matrix of more than
@@ -685,15 +863,17 @@ check_memory <- function(bytes, what, advice, entries = 0) {
                      what, entries, advice))
   }
   if (!is.na(avail) && bytes > avail) {
-    stop_arg(sprintf("%s would need about %s of memory, more than the %s available. %s",
-                     what, gb(bytes), gb(avail), advice))
+    stop_arg(sprintf("%s would need about %s of memory, more than the %s available%s. %s",
+                     what, gb(bytes), gb(avail),
+                     if (isTRUE(attr(avail, "limit"))) " under this process's address-space limit (ulimit -v)" else "",
+                     advice))
   }
   invisible(TRUE)
 }
 
 # check_data() for a big.matrix: a numeric type, at least one row and column,
 # finite values of a size whose squared distances stay finite.
-check_big_data <- function(x, arg, block_rows) {
+check_big_data <- function(x, arg, block_rows, small = TRUE) {
   if (!requireNamespace("bigmemory", quietly = TRUE)) {
     stop_arg(sprintf("`%s` is a big.matrix but the bigmemory package is not installed.", arg))
   }
@@ -701,12 +881,15 @@ check_big_data <- function(x, arg, block_rows) {
     stop_arg(sprintf("`%s` must have at least one row and one column, not %d x %d.",
                      arg, nrow(x), ncol(x)))
   }
+  top <- 0
   for_row_blocks(x, block_rows, function(block, rows) {
     m <- nrow(block)
-    check_finite_values(block, arg, function(t) {
+    top <<- max(top, check_finite_values(block, arg, function(t) {
       sprintf("at row %d, column %d", rows[1L] - 1L + (t - 1L) %% m + 1L, (t - 1L) %/% m + 1L)
-    }, as.numeric(nrow(x)) * ncol(x))
+    }, as.numeric(nrow(x)) * ncol(x), small = FALSE))
   })
+  # (the largest magnitude of all blocks)
+  if (small) check_small_values(top, arg)
   x
 }
 

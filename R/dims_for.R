@@ -112,8 +112,8 @@ dims_for <- function(method = NULL, k, eps = 1 / 3, delta = 0.01, n = NULL) {
     sign = list(row("sign", bzmd, "Theorem 12 (Algorithm 2)", 3330 * 15^2 * k / eps^2,
                     "c2 k / eps^2, c2 = 3330 * 15^2", "2 + eps", "0.96")),
     rsvd = list(row("rsvd", bzmd, "Theorem 13 (Algorithm 3)", k,
-                    sprintf("k (sketch of k + ceiling(k / eps + 1) = %d columns)",
-                            as.integer(k + ceiling(k / eps + 1))), "2 + eps", "0.99")),
+                    sprintf("k (sketch of k + ceiling(k / eps + 1) = %s columns)",
+                            format_count(k + ceiling(k / eps + 1))), "2 + eps", "0.99")),
     svd = list(row("svd", bzmd, "Table 1 (exact SVD)", k, "k", "2", "1")),
     sparse_embedding = list(row("sparse_embedding", "Liu, Shen, Tsang (2017)",
                                 "Theorem 1 with Lemma 1",
@@ -143,4 +143,10 @@ dims_for <- function(method = NULL, k, eps = 1 / 3, delta = 0.01, n = NULL) {
   out$constant_stated[out$method == "sparse_embedding"] <- FALSE
   rownames(out) <- NULL
   out
+}
+
+# A whole number for a message: all digits while doubles hold them exactly,
+# else 6 significant digits ("Inf" beyond the doubles).
+format_count <- function(x) {
+  if (is.finite(x) && x < 2^53) sprintf("%.0f", x) else format(x, digits = 6)
 }

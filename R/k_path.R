@@ -19,8 +19,19 @@
 #'   (the paper's \eqn{W_k}{W_k}, `cluster::clusGap(d.power = 2)`) and
 #'   \eqn{E^*}{E*} the mean over `B` reference sets drawn uniformly in the
 #'   box of the principal axes of the reduced rows (the paper's reference
-#'   "(b)", `clusGap(spaceH0 = "scaledPCA")`), clustered like the data; its
+#'   "(b)", `clusGap(spaceH0 = "scaledPCA")`), each clustered exactly as the
+#'   data are (the same `n_init`, seeding, polish, `iter_max` and `control`),
+#'   so that the gap has no bias from a weaker search on the reference sets; its
 #'   standard error is \eqn{s_k = sd_k \sqrt{1 + 1/B}}{s_k = sd_k sqrt(1 + 1/B)}.
+#'   The sets are drawn and clustered in the reduced rows' own frame scaled
+#'   by a power of two (exact), so the gap does not depend on the data's
+#'   units, up to the largest values the package accepts.
+#'
+#' Values that are not defined are `NA`, with a line in `notes` saying why:
+#' \eqn{\log W_k}{log W_k} and the gap when every cluster's rows are equal
+#' (\eqn{W_k = 0}{W_k = 0}, e.g. `k` as large as the number of distinct rows),
+#' `between_total` when all rows are equal, the silhouette for `k = 1`. The
+#' rules that choose `k` skip them.
 #'
 #' Because the reduction is done once and every reference set is k-means on
 #' `n x dims` rows, the whole path costs about `(B + 1) * length(k)` k-means
@@ -34,28 +45,32 @@
 #'
 #' @inheritParams kmeans_reduced
 #' @param method Reduction method (see [kmeans_reduced()]); `"auto"` is
-#'   `"rsvd"` here: the top principal axes (as many as the largest `k`),
-#'   where the gap statistic's reference sets live. Random projections keep
-#'   the noise directions, which flattens the gap at small `k` on noisy data
-#'   (on a 5000 x 500 mixture of 8 clusters the gap chose 1 after `"sign"`
-#'   and 8, as `clusGap()` on the data, after `"rsvd"`).
+#'   `"rsvd"` here, for dense and sparse `x` alike (where
+#'   [kmeans_reduced()] picks `"sign"` or `"sparse_embedding"`): the top
+#'   principal axes (as many as the largest `k`), where the gap statistic's
+#'   reference sets live. Random projections keep the noise directions,
+#'   which flattens the gap at small `k` on noisy data (on a 5000 x 500
+#'   mixture of 8 clusters the gap chose 1 after `"sign"` and 8, as
+#'   `clusGap()` on the data, after `"rsvd"`). `"none"` clusters `x`
+#'   itself (a sparse `x` is then made dense for the silhouettes and the
+#'   reference sets).
 #' @param x Data in memory: a numeric matrix (a numeric vector is one
 #'   column), a data frame of numeric columns or a sparse `Matrix`; one row
 #'   per observation, no `NA`, `NaN` or `Inf`.
 #' @param k The numbers of clusters to compare, whole numbers >= 1 (the gap
-#'   rules compare neighbours in the order given, so use consecutive values;
-#'   `k = 1` is allowed and has no silhouette).
+#'   rules compare neighbours in increasing `k`, so use consecutive values;
+#'   `k = 1`, where the gap can say "no clusters", has no silhouette). The
+#'   default `1:10` stops at the number of distinct rows of `x` when that is
+#'   smaller.
 #' @param dims Dimensions of the reduction, by default the method's default
 #'   for the largest `k`.
 #' @param n_init k-means++ replicates for each `k` on the data.
-#' @param B Number of reference sets of the gap statistic (0: no gap).
-#' @param n_init_reference k-means++ replicates for each `k` on each reference
-#'   set. One by default: uniform data have no clusters to miss, and the
-#'   local optima of k-means differ there by far less than the standard
-#'   error of the gap (on 20000 x 120 uniform rows, k = 2 to 12: 1 and 10
-#'   starts differ by 2e-4 to 6e-5 in log W, the standard error is about
-#'   1e-3); the data's partitions use `n_init` starts, since a local optimum
-#'   there lowers the gap at the right k.
+#' @param B Number of reference sets of the gap statistic: 0 (no gap) or at
+#'   least 2 (its standard error needs two).
+#' @param n_init_reference Replicates for each `k` on each reference set; by
+#'   default `n_init`, as on the data. Fewer cost less but leave the
+#'   reference sets in worse local optima than the data, which raises the
+#'   gap: a bias towards more clusters.
 #' @param silhouette_max Largest number of rows for the exact silhouette.
 #' @param bound Compute the optimality certificate.
 #' @param verbose Show a progress bar.
@@ -63,7 +78,8 @@
 #'   row per `k`: `k`, `objective`, `between_total`, `lower` and `ratio` (the
 #'   certificate, `NA` without `bound`), `silhouette`, `logW`, `E_logW`,
 #'   `gap`, `gap_se`), `chosen` (the `k` of the rules `gap_firstSEmax`,
-#'   `gap_Tibs2001SEmax` and `silhouette`), `fits` (the `kmeans_reduced`
+#'   `gap_Tibs2001SEmax` and `silhouette`; `NA` when no value is defined),
+#'   `notes` (why values are `NA`), `fits` (the `kmeans_reduced`
 #'   fit of each `k`, `path$fits[[k]]`), `method`, `dims`, `seed`, `B`,
 #'   `silhouette_n` (rows used) and `silhouette_rows` (which, when a
 #'   sample), `n`, `d` and `timing`. `logW` is the logarithm of the
@@ -82,17 +98,18 @@
 #' @seealso [optimality_bound()], [dims_path()].
 #' @examples
 #' x <- fashion_mnist$x[1:1000, ] / 255
-#' path <- k_path(x, k = 2:8, B = 5, seed = 1)
+#' path <- k_path(x, k = 1:8, B = 5, seed = 1)
 #' path
 #' plot(path)
 #' path$chosen
 #' path$fits[[5]]
 #' @export
-k_path <- function(x, k = 2:10, method = "auto", dims = NULL, n_init = 10L, B = 20L,
-                   n_init_reference = 1L, seed = NULL, silhouette_max = 4000L, bound = TRUE, iter_max = 100L,
+k_path <- function(x, k = 1:10, method = "auto", dims = NULL, n_init = 10L, B = 20L,
+                   n_init_reference = n_init, seed = NULL, silhouette_max = 4000L, bound = TRUE, iter_max = 100L,
                    n_threads = NULL, control = list(), verbose = interactive()) {
   call <- match.call()
   t_start <- elapsed()
+  default_k <- missing(k)
   control <- check_control(control)
   x <- check_data(x, "x", vector_column = TRUE)
   if (!is.numeric(k) || length(k) == 0L || anyNA(k) || any(k < 1) || any(k != round(k)) ||
@@ -100,6 +117,9 @@ k_path <- function(x, k = 2:10, method = "auto", dims = NULL, n_init = 10L, B = 
     stop_arg(sprintf("`k` must be distinct whole numbers >= 1, not %s.", describe(k)))
   }
   k <- as.integer(sort(k))
+  if (default_k && max(k) > 1L && !has_distinct_rows_cpp(x, max(k))) {
+    k <- k[k <= distinct_rows_cpp(x)]  # the default stops at the distinct rows
+  }
   k_max <- check_k(max(k), x)
   method <- check_method(method)
   # "auto": the randomized SVD, the data's top k_max principal axes. The gap
@@ -113,6 +133,9 @@ k_path <- function(x, k = 2:10, method = "auto", dims = NULL, n_init = 10L, B = 
   dims <- check_dims(dims, method, k_max, n, ncol(x))
   n_init <- check_whole(n_init, "n_init", 1, 1e6)
   B <- check_whole(B, "B", 0, 1e4)
+  if (B == 1L) {
+    stop_arg("`B` must be 0 (no gap statistic) or at least 2 (its standard error needs two reference sets), not 1.")
+  }
   n_init_reference <- check_whole(n_init_reference, "n_init_reference", 1, 1e6)
   silhouette_max <- check_whole(silhouette_max, "silhouette_max", 2, 1e5)
   bound <- check_flag(bound, "bound")
@@ -130,13 +153,30 @@ k_path <- function(x, k = 2:10, method = "auto", dims = NULL, n_init = 10L, B = 
   fitted <- reduce_source(fit_source_reducer(src, method, dims, k_max, seed, n_threads, control),
                           src, n_threads, control$block_rows, 0)
   t_reduce <- elapsed() - t0
-  # The rows k-means sees (centred): the reduced rows, or x minus its means.
+  # The rows k-means sees (centred): the reduced rows, or x minus its means
+  # (a sparse x made dense), in a frame scaled by a power of two (exact):
+  # the reference sets drawn there and their sums of squares stay finite
+  # however large or small the data, and the silhouettes do not change.
   space <- if (method == "none") {
-    sweep(as.matrix(x), 2L, fitted$reducer$shift)
+    xd <- as.matrix(x)
+    storage.mode(xd) <- "double"
+    sweep(xd, 2L, if (is.null(fitted$reducer$shift)) colMeans(xd) else fitted$reducer$shift)
   } else {
     fitted$reduced
   }
   storage.mode(space) <- "double"
+  top <- max(abs(space))
+  unit <- if (top > 0) 2^ceiling(log2(top)) else 1
+  space <- space / unit
+  # W_k (the within sum of squares of `rows`' partition in this frame, on
+  # the original scale of log W): summed directly from the means (Lloyd's
+  # closed form cancels when W_k is far below the total); NA when it is
+  # rounding only (every cluster's rows equal: the log is undefined).
+  zero_w <- 4 * nrow(space) * .Machine$double.eps^2 * sum(space^2)
+  log_w <- function(rows, cluster, q) {
+    w <- sum(cluster_stats_cpp(rows, cluster, q, n_threads)$withinss)
+    if (w > zero_w) log(w) + 2 * log(unit) else NA_real_
+  }
 
   steps <- length(k) * (1L + B) + 1L
   bar <- if (verbose) utils::txtProgressBar(max = steps, style = 3) else NULL
@@ -151,7 +191,7 @@ k_path <- function(x, k = 2:10, method = "auto", dims = NULL, n_init = 10L, B = 
                              dims = fitted$reducer$dims, n_init = n_init, seed = seed))
     fits[[k[i]]] <- finish_fit(run, src, 0L, n_threads, control, FALSE, seed, fit_call, 1L,
                                run$objective, t_reduce, run$time, t0, iter_max)
-    logw[i] <- log(run$km$objective)
+    logw[i] <- log_w(space, fits[[k[i]]]$cluster, k[i])
     tick(i)
   }
 
@@ -167,7 +207,9 @@ k_path <- function(x, k = 2:10, method = "auto", dims = NULL, n_init = 10L, B = 
 
   # Gap: B reference sets, uniform in the box of the principal axes of the
   # centred reduced rows (k-means is invariant to the rotation, so the sets
-  # are clustered in the principal coordinates themselves).
+  # are clustered in the principal coordinates themselves), each clustered
+  # by the same call as the data (source_kmeans() with the data's
+  # replicates, seeding and polish).
   e_logw <- gap_se <- rep(NA_real_, length(k))
   if (B > 0L) {
     pc <- space %*% svd(space, nu = 0L)$v
@@ -177,17 +219,17 @@ k_path <- function(x, k = 2:10, method = "auto", dims = NULL, n_init = 10L, B = 
     logw_star <- matrix(NA_real_, B, length(k))
     for (b in seq_len(B)) {
       ref <- uniform_box_cpp(n, lo, hi, seed, b - 1, n_threads)
+      ref_src <- row_source(ref)
       seed_b <- derive_seed_cpp(seed, b)
       for (i in seq_along(k)) {
-        sd <- seeding_of(control, k[i], n_init_reference, method)
-        km <- kmeans_cpp(ref, k[i], n_init_reference, iter_max, control$tol, seed_b, n_threads,
-                         FALSE, 0, NULL, sd$local_search, sd$seeding, sd$oversampling,
-                         sd$rounds, sd$polish, sd$tries, sd$split_rounds, sd$polish_starts,
-                         sd$single)
-        logw_star[b, i] <- log(km$objective)
+        km <- source_kmeans(ref_src, ref, k[i], NULL, n_init_reference, iter_max, control$tol,
+                            seed_b, n_threads, FALSE, 0, NULL,
+                            seeding_of(control, k[i], n_init_reference, method))
+        logw_star[b, i] <- log_w(ref, km$cluster, k[i])
         tick(length(k) * b + i)
       }
     }
+    # (a set with W* = 0 leaves E log W* undefined: NA)
     e_logw <- colMeans(logw_star)
     gap_se <- sqrt(1 + 1 / B) * apply(logw_star, 2L, stats::sd)
   }
@@ -208,20 +250,51 @@ k_path <- function(x, k = 2:10, method = "auto", dims = NULL, n_init = 10L, B = 
 
   objective <- vapply(k, function(q) fits[[q]]$tot.withinss, numeric(1))
   totss <- fits[[k[1L]]]$totss
+  # A zero objective is optimal: its ratio to a zero bound is not defined.
+  ratio[objective == 0 & !is.na(lower) & lower == 0] <- NA_real_
   results <- data.frame(k = k, objective = objective,
-                        between_total = pmax(0, 1 - objective / totss),
+                        between_total = if (totss > 0) pmax(0, 1 - objective / totss) else NA_real_,
                         lower = lower, ratio = ratio, silhouette = sil, logW = logw,
                         E_logW = e_logw, gap = gap, gap_se = gap_se)
+  notes <- path_notes(k, totss, logw, logw_star = if (B > 0L) logw_star)
   chosen <- c(
-    gap_firstSEmax = if (B > 0L) k[gap_rule(gap, gap_se, "firstSEmax")] else NA_integer_,
-    gap_Tibs2001SEmax = if (B > 0L) k[gap_rule(gap, gap_se, "Tibs2001SEmax")] else NA_integer_,
+    gap_firstSEmax = gap_choice(k, gap, gap_se, "firstSEmax"),
+    gap_Tibs2001SEmax = gap_choice(k, gap, gap_se, "Tibs2001SEmax"),
     silhouette = if (any(!is.na(sil))) k[which.max(sil)] else NA_integer_)
-  structure(list(results = results, chosen = chosen, fits = fits, method = method,
+  structure(list(results = results, chosen = chosen, notes = notes, fits = fits, method = method,
                  dims = fitted$reducer$dims, seed = seed, B = B, silhouette_n = length(rows),
                  silhouette_rows = if (length(rows) < n) rows,
                  n = n, d = ncol(x), n_init = n_init, n_init_reference = n_init_reference,
                  timing = c(reduce = t_reduce, total = elapsed() - t_start)),
             class = "kmreduce_kpath")
+}
+
+# The k chosen by a gap rule among the k whose gap and standard error are
+# defined (NA when none is).
+gap_choice <- function(k, gap, se, rule) {
+  ok <- !is.na(gap) & !is.na(se)
+  if (!any(ok)) return(NA_integer_)
+  k[ok][gap_rule(gap[ok], se[ok], rule)]
+}
+
+# Why values of the path are NA.
+path_notes <- function(k, totss, logw, logw_star) {
+  notes <- character(0)
+  if (totss == 0) {
+    notes <- c(notes, "all rows are equal: between_total is not defined (NA).")
+  }
+  if (any(is.na(logw))) {
+    notes <- c(notes, sprintf(paste0("k = %s: the rows of every cluster are equal (W_k = 0), so ",
+                                     "log W_k and the gap are not defined (NA)."),
+                              paste(k[is.na(logw)], collapse = ", ")))
+  }
+  star <- if (!is.null(logw_star)) colSums(is.na(logw_star)) > 0 else rep(FALSE, length(k))
+  if (any(star & !is.na(logw))) {
+    notes <- c(notes, sprintf(paste0("k = %s: a reference set has W*_k = 0 (as many clusters ",
+                                     "as rows), so E log W*_k and the gap are not defined (NA)."),
+                              paste(k[star & !is.na(logw)], collapse = ", ")))
+  }
+  notes
 }
 
 # Position of the chosen k by a gap rule (as cluster::maxSE() defines them;
@@ -273,6 +346,7 @@ print.kmreduce_kpath <- function(x, ...) {
   ch <- x$chosen
   cat(sprintf("chosen k: gap (firstSEmax) %s, gap (Tibs2001SEmax) %s, silhouette %s\n",
               ch[["gap_firstSEmax"]], ch[["gap_Tibs2001SEmax"]], ch[["silhouette"]]))
+  if (length(x$notes) > 0L) cat(paste0("note: ", x$notes, "\n"), sep = "")
   invisible(x)
 }
 
@@ -289,9 +363,14 @@ plot.kmreduce_kpath <- function(x, which = c("objective", "silhouette", "gap", "
                      paste0("\"", ok, "\"", collapse = ", "), describe(which)))
   }
   r <- x$results
-  if (all(is.na(r$gap))) which <- setdiff(which, "gap")
+  # (panels without a defined value are left out: k = 1 alone has no
+  # silhouette, a path without reference sets no gap)
+  if (all(is.na(r$silhouette))) which <- setdiff(which, "silhouette")
+  if (all(is.na(r$gap) | is.na(r$gap_se))) which <- setdiff(which, "gap")
   if (all(is.na(r$lower))) which <- setdiff(which, "certificate")
-  if (length(which) == 0L) stop_arg("nothing to draw: the path has no gap and no certificate.")
+  if (length(which) == 0L) {
+    stop_arg("nothing to draw: the panels asked for in `which` have no defined value on this path.")
+  }
   old <- graphics::par(mfrow = c(1L, length(which)), mar = c(4.2, 4.2, 2.5, 0.8))
   on.exit(graphics::par(old))
   col <- cluster_colours(3L)
@@ -310,8 +389,11 @@ plot.kmreduce_kpath <- function(x, which = c("objective", "silhouette", "gap", "
         yr <- range(c(r$gap - r$gap_se, r$gap + r$gap_se), na.rm = TRUE)
         graphics::plot(r$k, r$gap, type = "b", pch = 19, col = col[3L], ylim = yr, xlab = "k",
                        ylab = "gap statistic", main = "Gap (+- 1 s.e.)", ...)
-        graphics::arrows(r$k, r$gap - r$gap_se, r$k, r$gap + r$gap_se, angle = 90,
-                         code = 3, length = 0.04, col = col[3L])
+        bar <- !is.na(r$gap) & !is.na(r$gap_se) & r$gap_se > 0
+        if (any(bar)) {
+          graphics::arrows(r$k[bar], (r$gap - r$gap_se)[bar], r$k[bar], (r$gap + r$gap_se)[bar],
+                           angle = 90, code = 3, length = 0.04, col = col[3L])
+        }
         mark(x$chosen[["gap_firstSEmax"]])
       },
       certificate = {

@@ -152,7 +152,9 @@
 #' densifying); `"none"` and `refine` run Lloyd on the rows minus their
 #' column means (dense `x`). Adding `1e12` to unit-scale data gives the same
 #' partition. The centres and statistics are reported in the original
-#' coordinates. Sparse `x` is not shifted (its zeros stay zeros).
+#' coordinates. Sparse `x` is not shifted (its zeros stay zeros); a sparse `x`
+#' whose columns sit far from zero against their spread (then nearly all its
+#' entries are nonzero) is clustered as a dense matrix.
 #'
 #' The exact SVD (`"svd"`, `control$svd = "exact"`) is computed by LAPACK on a
 #' dense copy of `x` (a sparse `x` is densified for that step only); all other
@@ -243,7 +245,75 @@
 #'   name or the other, not both.
 #' @param verbose Report progress with [message()]: each stage with its
 #'   time, and every k-means++ replicate (Lloyd iterations, objective). Off
-#'   by default, when it costs nothing.
+#'   by default, when it costs nothing. `verbose` reports the stages (the
+#'   reduction, each replicate, the polish, the statistics); `trace` reports
+#'   the iterations within them.
+#' @param algorithm `NULL` (the default: the package's pipeline described
+#'   under `n_init`), or the algorithm of [stats::kmeans()] with its meaning
+#'   there, so that a call to `kmeans()` with `algorithm` runs unchanged:
+#'   * `"Hartigan-Wong"`: Lloyd's iterations, then Hartigan's single-point
+#'     moves (`control$polish = "hartigan"`, also with one replicate): a
+#'     partition no single move of a row improves, the local optimum the
+#'     Hartigan-Wong algorithm of `stats::kmeans()` looks for (it gets there
+#'     by its own sequence of transfers, so from the same centres the two
+#'     can stop at different optima).
+#'   * `"Lloyd"` and `"Forgy"` (the same algorithm): Lloyd's iterations
+#'     alone (no polish).
+#'   * `"MacQueen"`: MacQueen's online updates, as `stats::kmeans()` runs
+#'     them: the rows are assigned to their nearest centre and the centres
+#'     become their means, then the rows are visited in order, each moved to
+#'     its nearest centre with both centres updated at once, in sweeps until
+#'     one moves no row; Lloyd then confirms the result (its centres become
+#'     the exact means). A row alone in its cluster does not leave it. Each
+#'     sweep computes the distances of every row one at a time, without the
+#'     blocked products of Lloyd, so it is slower per pass.
+#'
+#'   In all four the seeding stays the package's (greedy k-means++, or
+#'   `control$seeding`; `n_init` replicates, where `stats::kmeans()` draws
+#'   `nstart` random rows) and no local search follows it
+#'   (`control$local_search = 0`); `algorithm` overrides `control$polish`
+#'   and `control$local_search`. With initial centres as `k`, the algorithm
+#'   runs from them, as in `stats::kmeans()`. `"MacQueen"` is not available
+#'   for [mpi_rows()] data.
+#' @param trace Progress of the iterations, as `trace` of [stats::kmeans()]:
+#'   `TRUE` (or 1) prints one line per Lloyd iteration, Hartigan or MacQueen
+#'   sweep and split/merge round, with the replicate or polished start, the
+#'   objective of the clustered (reduced) rows after it, the rows that
+#'   changed cluster and the seconds since the call began; 2 also prints the
+#'   Lloyd runs inside the split/merge moves; `FALSE` (or 0) prints nothing.
+#'   The default `NULL` shows, in an interactive session (not while knitr
+#'   renders a document, not with `verbose = TRUE`), one progress line that
+#'   updates in place once a fit has run for a few seconds and is erased at
+#'   the end; nothing in batch use. Tracing never changes the result.
+#' @param weights `NULL` (every row counts once), or observation weights:
+#'   one positive finite number per row of `x`, as scikit-learn's
+#'   `sample_weight` (a row of weight 3 counts as three copies of it; rows
+#'   of weight 0 are refused: leave them out). Every step is then weighted:
+#'   the objective is \eqn{\sum_i w_i \|x_i - c_{(i)}\|^2}{sum_i w_i ||x_i - c(i)||^2}
+#'   and the centres are weighted means; k-means++ draws its first seed
+#'   with probability proportional to \eqn{w}{w} and its candidates to
+#'   \eqn{w D^2}{w D^2} (k-means|| samples a row with probability
+#'   `min(1, l w D^2 / phi)` and weights each candidate by the weights of
+#'   the rows nearest to it); the local search, Lloyd, split/merge and
+#'   Hartigan's moves minimise the weighted objective (moving row `x` of
+#'   weight `w` from cluster `a` to `b` changes it by
+#'   `W_b w / (W_b + w) ||x - c_b||^2 - W_a w / (W_a - w) ||x - c_a||^2`, `W`
+#'   the clusters' sums of weights). The SVD-based methods (`"leverage"`,
+#'   `"cssp"`, `"svd"`, `"rsvd"`) decompose
+#'   \eqn{W^{1/2} (A - 1 \mu_w^T)}{W^(1/2) (A - 1 mu_w^T)} with
+#'   \eqn{\mu_w}{mu_w} the weighted column means; the data-oblivious
+#'   projections map rows as without weights, centred by the weighted means.
+#'   `withinss`, `tot.withinss`, `totss`, `betweenss` and `sumsq` are the
+#'   weighted sums; `size` still counts rows, and `weight` holds each
+#'   cluster's sum of weights. With whole weights and greedy k-means++, the
+#'   fit is that of `x` with every row repeated `w` times (the same draws,
+#'   up to rounding), except where Hartigan's moves (in the polish, and with
+#'   `algorithm = "Hartigan-Wong"`) move rows: they move a row with all its
+#'   weight, where on repeated rows each copy moves alone, so the two can
+#'   stop at different nearby optima. Weights multiplied by a constant pose
+#'   the same problem, but may give other random draws. [predict()]
+#'   is unchanged: the nearest centre. A `big.matrix` `x` takes weights (one
+#'   per row); [mpi_rows()] data do not.
 #' @param seed `NULL` or a whole number. With a number, results are
 #'   reproducible and R's random number generator is neither used nor changed.
 #'   With `NULL`, one integer is drawn from R's generator (so [set.seed()]
@@ -371,6 +441,8 @@
 #'   \item{tot.withinss}{`sum(withinss)`: the k-means objective.}
 #'   \item{betweenss}{`totss - tot.withinss`.}
 #'   \item{size}{number of rows in each cluster.}
+#'   \item{weight}{with `weights`: each cluster's sum of weights (the
+#'     statistics above are then weighted).}
 #'   \item{iter}{Lloyd iterations of the kept replicate (with those after
 #'     its split/merge and Hartigan moves).}
 #'   \item{ifault}{0, or 2 if Lloyd did not converge in `iter_max` iterations.}
@@ -479,13 +551,32 @@
 #' fit
 #' summary(fit)
 #' table(fit$cluster, fashion_mnist$label)
+#'
+#' # Observation weights: a row of weight 2 counts as two copies of it
+#' w <- rep(c(1, 2), length.out = nrow(x))
+#' fw <- kmeans_reduced(x, 10, method = "sign", dims = 50, n_init = 3, seed = 1,
+#'                      weights = w)
+#' fw$weight
+#'
+#' # stats::kmeans()'s algorithm and trace, from the same initial centres
+#' x2 <- x[1:500, ]
+#' fl <- kmeans_reduced(x2, x2[1:4, ], method = "none", algorithm = "Lloyd",
+#'                      trace = TRUE)
 #' @export
 kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
                            iter_max = 100L, seed = NULL, n_threads = NULL,
                            n_reductions = 1L, refine = 0L, control = list(),
-                           verbose = FALSE, centers, nstart, iter.max) {
+                           verbose = FALSE, weights = NULL, algorithm = NULL, trace = NULL,
+                           centers, nstart, iter.max) {
   call <- match.call()
   t_start <- elapsed()
+  # On MPI ranks the checks run on every rank first; the ranks then agree
+  # (mpi_agree()) that all passed with the same arguments before any
+  # collective step, so a user error stops every rank with the same message
+  # instead of leaving the others waiting.
+  on_ranks <- inherits(x, "kmreduce_mpi")
+  seed_arg <- seed
+  failed <- mpi_try(on_ranks, {
   # The argument names of stats::kmeans(), as aliases.
   if (missing(k) && missing(centers)) {
     stop_arg("`k` (or `centers`, as in stats::kmeans()) must be given.")
@@ -497,6 +588,8 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
   iter_max <- kmeans_alias(iter_max, if (!missing(iter.max)) iter.max, !missing(iter_max),
                            !missing(iter.max), "iter_max", "iter.max")
   control <- check_control(control)
+  control <- algorithm_control(control, check_algorithm(algorithm))
+  trace <- check_trace(trace)
   # The sparse embedding and k-means on the data itself check the values of
   # a dense matrix while they read it: no pass of its own.
   fused <- is.matrix(x) && is.null(oldClass(x)) && is.double(x) && is.numeric(k) && !is.matrix(k) &&
@@ -506,8 +599,20 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
   if (!inherits(x, "kmreduce_mpi")) {
     x <- check_data(x, "x", big = TRUE, block_rows = control$block_rows, values = !fused,
                     vector_column = TRUE)
+    # (a sparse x far from zero is dense in all but name: see there)
+    x <- dense_if_far_from_zero(x)
   }
   src <- row_source(x)
+  if (!is.null(weights)) {
+    if (src$kind == "mpi") {
+      stop_arg(paste0("`weights` are not supported on distributed rows (mpi_rows()); ",
+                      "give NULL, or cluster the rows in one process."))
+    }
+    src$weights <- check_weights(weights, src$n)
+  }
+  if (src$kind == "mpi" && identical(control$algorithm, "MacQueen")) {
+    stop_arg("`algorithm` \"MacQueen\" (online updates, row after row) is not available on distributed rows; use \"Lloyd\" or \"Hartigan-Wong\".")
+  }
   # Labels, norms, distances and bounds: a few numbers per row.
   check_memory(64 * as.numeric(nrow(src$data)),
                sprintf("Clustering the %s rows of `x`", format(nrow(src$data))),
@@ -544,9 +649,32 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
   }
   refine <- check_whole(refine, "refine", 0, 1e6)
   seed <- resolve_seed(seed)
-  # One seed for all MPI ranks: rank 0's.
-  if (src$kind == "mpi") seed <- mpi_sum(if (src$mpi$rank == 0L) seed else 0)
-  verbose <- check_flag(verbose, "verbose") && (src$kind != "mpi" || src$mpi$rank == 0L)
+  verbose <- check_flag(verbose, "verbose")
+  })
+  if (on_ranks) {
+    mpi_agree(x, failed, "kmeans_reduced()", if (is.null(failed)) {
+      c(list(k = k, method = method, dims = dims, n_init = n_init, iter_max = iter_max,
+             n_reductions = n_reductions, refine = refine,
+             seed = if (is.null(seed_arg)) "NULL (drawn on rank 0)" else seed_arg,
+             trace = if (is.null(trace)) "NULL" else trace),
+        stats::setNames(control, paste0("control$", names(control))))
+    })
+    # One seed for all MPI ranks: rank 0's.
+    seed <- mpi_sum(if (src$mpi$rank == 0L) seed else 0)
+    verbose <- verbose && src$mpi$rank == 0L
+  }
+  # trace: each iteration printed (a level), or by default a progress line
+  # for a long fit in an interactive session (not in knitr, not with verbose)
+  level <- if (is.null(trace)) 0L else trace
+  line <- is.null(trace) && !verbose && interactive() && !isTRUE(getOption("knitr.in.progress"))
+  if (on_ranks && src$mpi$rank != 0L) {
+    level <- 0L
+    line <- FALSE
+  }
+  if (level > 0L || line) {
+    set_trace_cpp(level, line, if (is.null(centers0)) n_init else 0L)
+    on.exit(clear_trace_cpp(), add = TRUE)
+  }
 
   if (auto) {
     return(auto_dims_fit(src, x, method, schedule, k, centers0, n_init, iter_max, seed,
@@ -596,7 +724,7 @@ auto_dims_fit <- function(src, x, method, schedule, k, centers0, n_init, iter_ma
     # The first size from k-means++ (or the given centres); each next one
     # from the partition of the best so far (its centres mapped by the new
     # reduction are the means of its clusters there), one Lloyd run.
-    start <- if (is.null(best)) centers0 else best$st$centers
+    start <- if (is.null(best)) centers0 else start_centres(best$st)
     run <- suppressWarnings(cluster_reduced(src, x, fitted$reducer, fitted$reduced, k, start,
                                             n_init, iter_max, seed, n_threads, control, FALSE, 0))
     t_cluster <- t_cluster + run$time
@@ -631,6 +759,19 @@ warn_collapsed <- function(dims, k) {
 # oversampling and rounds (kmeans_parallel.hpp), and the polish: none (0),
 # Hartigan (1) or split/merge (2); "auto" is split/merge after several
 # replicates and none after one (n_init = 1 is the fast single run).
+# `algorithm` (stats::kmeans()'s names) as the package's controls: no local
+# search after the k-means++ seeding, and Hartigan's moves after Lloyd
+# ("Hartigan-Wong"), nothing ("Lloyd", "Forgy") or MacQueen's online updates
+# instead of Lloyd ("MacQueen", control$algorithm read by source_kmeans()).
+# NULL: the package's own pipeline, unchanged.
+algorithm_control <- function(control, algorithm) {
+  if (is.null(algorithm)) return(control)
+  control$polish <- if (algorithm == "Hartigan-Wong") "hartigan" else "none"
+  control$local_search <- 0L
+  control$algorithm <- algorithm
+  control
+}
+
 seeding_of <- function(control, k, n_init, method = "none", n = Inf) {
   steps <- if (!is.null(control$local_search)) control$local_search else
     ceiling(k / (2 + floor(log(k))))
@@ -654,7 +795,8 @@ seeding_of <- function(control, k, n_init, method = "none", n = Inf) {
        polish_starts = if (!identical(control$polish_starts, "auto")) {
          as.integer(control$polish_starts)
        } else if (method != "none") 2L else if (n * k <= 1e4) as.integer(n_init) else 0L,
-       single = identical(control$precision, "single"))
+       single = identical(control$precision, "single"),
+       algorithm = if (is.null(control$algorithm)) "" else control$algorithm)
 }
 
 # k-means on the reduced rows of one reduction and the statistics of its
@@ -714,9 +856,11 @@ finish_fit <- function(best, src, refine, n_threads, control, verbose, seed, cal
     # the rows minus their grand mean (dense rows; see fit_reducer()).
     t0 <- elapsed()
     if (!methods::is(src$data, "sparseMatrix")) {
-      assignment_shift <- unname(colSums(st$centers * st$size) / sum(st$size))
+      size <- if (is.null(st$weight)) st$size else st$weight
+      assignment_shift <- unname(colSums(st$centers * size) / sum(size))
     }
-    rk <- source_lloyd(src, st$centers, refine, n_threads, control$block_rows, assignment_shift)
+    rk <- source_lloyd(src, start_centres(st), refine, n_threads, control$block_rows,
+                       assignment_shift)
     st <- source_stats(src, rk$cluster, k, n_threads, control$block_rows)
     km$cluster <- rk$cluster
     objective <- sum(st$withinss)
@@ -744,8 +888,10 @@ finish_fit <- function(best, src, refine, n_threads, control, verbose, seed, cal
     withinss = st$withinss,
     tot.withinss = objective,
     betweenss = st$totss - objective,
-    size = st$size,
-    iter = km$iter,
+    size = st$size),
+    # (with weights: each cluster's sum of weights)
+    if (!is.null(st$weight)) list(weight = st$weight),
+    list(iter = km$iter,
     ifault = if (km$converged) 0L else 2L,
     method = method,
     dims = best$reducer$dims,
@@ -766,6 +912,19 @@ finish_fit <- function(best, src, refine, n_threads, control, verbose, seed, cal
     },
     list(timing = c(reduce = t_reduce, cluster = t_cluster, total = elapsed() - t_start))
   ), class = c("kmeans_reduced", "kmeans"))
+}
+
+# Lloyd's start from a partition's statistics: its means, and for an empty
+# cluster (rows merged by a reduction) the grand mean instead of the
+# statistics' 0, which sits wherever the origin is; Lloyd then re-seeds it
+# with the farthest row, whatever the data's offset.
+start_centres <- function(st) {
+  start <- st$centers
+  empty <- st$size == 0
+  if (any(empty)) {
+    start[empty, ] <- rep(colSums(st$centers * st$size) / sum(st$size), each = sum(empty))
+  }
+  start
 }
 
 elapsed <- function() proc.time()[["elapsed"]]

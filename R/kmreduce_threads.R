@@ -24,6 +24,15 @@
 #'   instead of spinning, work is handed out in small blocks so that a thread
 #'   slowed down by other programs on the machine takes fewer of them, and
 #'   every long step can be interrupted (Ctrl-C, Esc in RStudio).
+#' @section Processor instructions:
+#' The distance and product kernels use AVX-512 or AVX2 with FMA where the
+#' processor and the operating system support them, chosen when they are
+#' first needed; elsewhere (older x86 processors, ARM) portable kernels.
+#' Results do not depend on the number of threads, but may differ in the last
+#' bits between these instruction sets. The environment variable
+#' `KMREDUCE_SIMD` (`"portable"`, `"avx2"` or `"avx512"`), set before the
+#' package first computes, lowers the level, for example to compare with the
+#' portable kernels; it never raises it above what the machine supports.
 #' @return The number of threads (an integer), with attribute `"source"`
 #'   saying which rule chose it and `"cores"` the number of cores available.
 #' @examples

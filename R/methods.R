@@ -23,7 +23,12 @@ print.kmeans_reduced <- function(x, max_cols = 6L, ...) {
               paste(x$size, collapse = ", ")))
   cat(sprintf("Reduction: %s, %d -> %d dimensions\n", method_label(x$method),
               d, x$dims))
-  cat(sprintf("Within cluster sum of squares by cluster:\n"))
+  if (!is.null(x$weight)) {
+    cat(sprintf("Observation weights summing to %s by cluster\n",
+                paste(format(x$weight, digits = 4), collapse = ", ")))
+  }
+  cat(sprintf("Within cluster sum of squares by cluster%s:\n",
+              if (!is.null(x$weight)) " (weighted)" else ""))
   print(x$withinss)
   if (x$totss > 0) {
     cat(sprintf(" (between_SS / total_SS = %5.1f %%)\n\n", 100 * x$betweenss / x$totss))
@@ -195,25 +200,44 @@ predict.kmeans_reduced <- function(object, newdata, n_threads = NULL,
   check_memory(8 * as.numeric(nrow(newdata)) * (3 + if (type == "distances") k else 0),
                sprintf("Assigning the %s rows of `newdata`", format(nrow(newdata))),
                "Predict blocks of rows in turn.")
-  # The distances shift the rows as the fit did (dense rows; see fit_reducer()).
-  dense <- is.matrix(newdata)
+  # The distances shift the rows as the fit did (see fit_reducer()): "none"
+  # and refine on dense data ran on the rows minus a shift.
   if (is.null(object$assignment_centers)) {
-    rows <- apply_reducer(object$reducer, newdata, n_threads)
     centers <- unname(object$reduced_centers)
-    shift <- if (object$reducer$method == "none" && dense) object$reducer$shift
+    rows <- apply_reducer(object$reducer, newdata, n_threads)
+    shift <- if (object$reducer$method == "none") object$reducer$shift
   } else {
     rows <- newdata
     centers <- unname(object$assignment_centers)
-    shift <- if (dense) object$assignment_shift
+    shift <- object$assignment_shift
   }
+  out <- shifted_assign(rows, centers, n_threads, shift, type)
   if (type == "distances") {
-    out <- centre_distances_cpp(rows, centers, n_threads, shift)
     dimnames(out) <- list(rownames(newdata), seq_len(k))
-    return(out)
+  } else {
+    names(out) <- rownames(newdata)
   }
-  cl <- predict_nearest_cpp(rows, centers, n_threads, shift)
-  names(cl) <- rownames(newdata)
-  cl
+  out
+}
+
+# Nearest centres (or the squared distances to them) of the rows, minus
+# `shift` as the fit computed them. Sparse rows cannot be shifted in place
+# (they would become dense): with a shift they are assigned by blocks of
+# rows made dense, so that a sparse copy of the training rows gets exactly
+# the labels of the dense rows.
+shifted_assign <- function(rows, centers, n_threads, shift, type) {
+  one <- function(r) {
+    if (type == "distances") centre_distances_cpp(r, centers, n_threads, shift)
+    else predict_nearest_cpp(r, centers, n_threads, shift)
+  }
+  if (is.null(shift) || is.matrix(rows)) return(one(rows))
+  n <- nrow(rows)
+  out <- if (type == "distances") matrix(0, n, nrow(centers)) else integer(n)
+  for_row_blocks_index(n, block_rows_for(rows), function(r) {
+    block <- as.matrix(rows[r, , drop = FALSE])
+    if (type == "distances") out[r, ] <<- one(block) else out[r] <<- one(block)
+  })
+  out
 }
 
 #' Fitted values of a kmeans_reduced fit
@@ -611,6 +635,14 @@ augment.kmeans_reduced <- function(x, data = NULL, newdata = NULL, ...) {
     cluster <- x$cluster
   }
   cluster <- factor(cluster, levels = seq_along(x$size))
+  if (is_big(data)) {
+    # the rows of a big.matrix read into memory: the data frame holds them all
+    check_memory(2 * 8 * as.numeric(nrow(data)) * ncol(data),
+                 sprintf("augment() on the %s x %s big.matrix `%s`", format(nrow(data)),
+                         format(ncol(data)), if (is.null(newdata)) "data" else "newdata"),
+                 "Use predict(fit, newdata), which reads a big.matrix in blocks, for the clusters alone.")
+    data <- data[, , drop = FALSE]
+  }
   if (methods::is(data, "Matrix")) return(augment_sparse(data, cluster))
   out <- as.data.frame(data, stringsAsFactors = FALSE)
   out$.cluster <- cluster

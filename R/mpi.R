@@ -19,8 +19,49 @@ mpi_info <- function(x) {
 mpi_fit_svd_reducer <- function(x, method, dims, k, seed, n_threads, control) {
   xl <- x$x
   k_svd <- if (method == "leverage") min(k, x$n, ncol(xl)) else dims
-  sv <- mpi_rsvd_cpp(xl, k_svd, oversample_for(k_svd, control$eps), control$power_iters, seed,
-                     n_threads, TRUE, mpi_info(x))
+  sv <- zero_null_directions(mpi_rsvd_cpp(xl, k_svd, oversample_for(k_svd, control$eps),
+                                           control$power_iters, seed, n_threads, TRUE,
+                                           mpi_info(x)), x$n, ncol(xl))
   if (method == "rsvd") return(rotation_reducer(xl, "rsvd", dims, sv, seed))
   leverage_reducer(xl, sv, k_svd, dims, seed, control)
+}
+
+# Evaluates `expr` (the argument checks of a collective call, in the
+# caller's frame); on MPI ranks an error is caught and its message returned
+# for mpi_agree(), elsewhere it is raised at once. NULL: no error.
+mpi_try <- function(on_ranks, expr) {
+  if (!on_ranks) {
+    force(expr)
+    return(NULL)
+  }
+  tryCatch({
+    force(expr)
+    NULL
+  }, error = function(e) conditionMessage(e))
+}
+
+# The agreement before the collective steps of `what`: every rank sends
+# whether its checks failed (the message) and the arguments it will run
+# with (`args`, a named list, NULL after a failure); every rank then stops
+# with the same error if one failed or if they differ, instead of some ranks
+# waiting forever in a collective step the others never reach.
+mpi_agree <- function(x, failed, what, args) {
+  all <- pbdMPI::allgather(list(failed = failed, args = args))
+  bad <- which(!vapply(all, function(a) is.null(a$failed), TRUE))
+  if (length(bad) > 0L) {
+    stop_arg(sprintf("%s stopped on every MPI rank: %s on rank %s: %s", what,
+                     if (length(bad) > 1L) "the checks failed first" else "the checks failed",
+                     bad[1L] - 1L, all[[bad[1L]]]$failed))
+  }
+  for (name in names(args)) {
+    vals <- lapply(all, function(a) a$args[[name]])
+    differ <- !vapply(vals, identical, TRUE, vals[[1L]])
+    if (any(differ)) {
+      r <- which(differ)[1L]
+      stop_arg(sprintf(paste0("%s stopped on every MPI rank: the ranks must call it with the same ",
+                              "arguments, but `%s` is %s on rank 0 and %s on rank %d."),
+                       what, name, describe(vals[[1L]]), describe(vals[[r]]), r - 1L))
+    }
+  }
+  invisible(TRUE)
 }

@@ -22,6 +22,13 @@
 #' * the original-space statistics: two allreduces of `k x d` values;
 #'   `refine` one allreduce per iteration.
 #'
+#' User errors stop every rank with the same message: each rank checks its
+#' rows (and [kmeans_reduced()] its arguments) and the ranks agree that all
+#' passed, with the same arguments (`k`, `method`, `dims`, counts, the seed
+#' or `NULL`, `control`), before any collective step; a rank with no rows or
+#' an `NA`, or ranks called with different arguments, do not leave the others
+#' waiting.
+#'
 #' Every rank gets the same centres and statistics; `$cluster` holds the
 #' labels of the local rows. With the same `seed` the partition is the one
 #' of one process on the stacked matrix, and the centres equal it to
@@ -30,7 +37,8 @@
 #' and initial centres are not.
 #'
 #' @param x_local This rank's rows: a numeric matrix or `dgCMatrix` (the
-#'   same class and number of columns on every rank; at least one row).
+#'   same class, number of columns and column names on every rank; at least
+#'   one row).
 #' @return An object of class `kmreduce_mpi`: `x` (the local rows), `rank`,
 #'   `size`, `n` (rows of the whole matrix), `offset` (rows on lower ranks)
 #'   and `n_local`.
@@ -51,11 +59,24 @@ mpi_rows <- function(x_local) {
   if (!requireNamespace("pbdMPI", quietly = TRUE)) {
     stop_arg("mpi_rows() needs the pbdMPI package (and MPI); install it, then run the script with mpirun.")
   }
-  x_local <- check_data(x_local, "x_local")
+  # Every rank checks its rows, then all agree (one allgather) before
+  # anything else: a rank whose rows fail the checks stops every rank with
+  # its message instead of leaving the others waiting in the allgather.
+  failed <- mpi_try(TRUE, x_local <- check_data(x_local, "x_local", small = FALSE))
   rank <- pbdMPI::comm.rank()
   size <- pbdMPI::comm.size()
-  info <- pbdMPI::allgather(list(n = nrow(x_local), d = ncol(x_local),
-                                 sparse = methods::is(x_local, "dgCMatrix")))
+  mine <- if (is.null(failed)) {
+    list(n = nrow(x_local), d = ncol(x_local), sparse = methods::is(x_local, "dgCMatrix"),
+         names = colnames(x_local),
+         maxabs = scan_values_cpp(if (methods::is(x_local, "dgCMatrix")) x_local@x else x_local)$maxabs)
+  }
+  info <- pbdMPI::allgather(list(failed = failed, info = mine))
+  bad <- which(!vapply(info, function(a) is.null(a$failed), TRUE))
+  if (length(bad) > 0L) {
+    stop_arg(sprintf("mpi_rows() stopped on every MPI rank: the rows of rank %d failed the checks: %s",
+                     bad[1L] - 1L, info[[bad[1L]]]$failed))
+  }
+  info <- lapply(info, `[[`, "info")
   d_all <- vapply(info, `[[`, 0, "d")
   sparse_all <- vapply(info, `[[`, TRUE, "sparse")
   if (any(d_all != d_all[1L])) {
@@ -65,6 +86,14 @@ mpi_rows <- function(x_local) {
   if (any(sparse_all != sparse_all[1L])) {
     stop_arg("`x_local` must be dense on every rank or a dgCMatrix on every rank, not a mix.")
   }
+  names_all <- lapply(info, `[[`, "names")
+  differ <- !vapply(names_all, identical, TRUE, names_all[[1L]])
+  if (any(differ)) {
+    stop_arg(sprintf(paste0("`x_local` must have the same column names on every rank (or none), ",
+                            "in the same order; rank 0 and rank %d differ."), which(differ)[1L] - 1L))
+  }
+  # (the smallest accepted values: of all the ranks' rows together)
+  check_small_values(max(vapply(info, `[[`, 0, "maxabs")), "x_local")
   n_all <- vapply(info, `[[`, 0, "n")
   structure(list(x = x_local, rank = rank, size = size, n = sum(n_all),
                  offset = sum(n_all[seq_len(rank)]), n_local = nrow(x_local)),

@@ -69,6 +69,10 @@ optimality_bound <- function(fit, x, method = c("auto", "gram", "krylov"),
                              max_gram = 5000L, power_iters = 4L, seed = NULL,
                              n_threads = NULL) {
   check_fit(fit, "fit")
+  if (!is.null(fit$weight)) {
+    stop_arg(paste0("`fit` was fitted with observation weights; optimality_bound() bounds the ",
+                    "unweighted objective only (fit without `weights`, or repeat the rows)."))
+  }
   x <- check_data(x, "x")
   if (missing(method)) method <- "auto"
   method <- check_choice(method, "method", c("auto", "gram", "krylov"))
@@ -81,6 +85,15 @@ optimality_bound <- function(fit, x, method = c("auto", "gram", "krylov"),
     stop_arg(sprintf(paste0("`x` must be the data of `fit`: %d rows x %d columns, ",
                             "not %d x %d."), length(fit$cluster), ncol(fit$centers),
                      nrow(x), ncol(x)))
+  }
+  # (other data of the fit's shape would give a meaningless ratio, even < 1:
+  # the fit's partition of `x` must have the fit's objective)
+  st <- cluster_stats_cpp(x, as.integer(fit$cluster), k, n_threads)
+  if (!isTRUE(abs(sum(st$withinss) - fit$tot.withinss) <=
+              1e-6 * max(sum(st$withinss), fit$tot.withinss) + 1e-300)) {
+    stop_arg(sprintf(paste0("`x` must be the data of `fit`: the fit's clusters of `x` have the ",
+                            "objective %s, the fit %s."), format(sum(st$withinss), digits = 7),
+                     format(fit$tot.withinss, digits = 7)))
   }
   tb <- bound_tops(x, k - 1L, method, max_gram, power_iters, seed, n_threads)
   bound_of(tb, fit$tot.withinss, k)

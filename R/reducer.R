@@ -25,15 +25,17 @@ new_reducer <- function(method, dims, seed, x, ...) {
 oversample_for <- function(k, eps) as.integer(min(ceiling(k / eps + 1), 2^30))
 
 # With center = TRUE, of the centred x - 1 colMeans(x)^T (never formed for
-# sparse x: the products subtract the centring term).
+# sparse x: the products subtract the centring term). With observation
+# `weights` w, of diag(sqrt(w)) (x - 1 mu^T), mu the weighted column means:
+# for whole weights, the right singular vectors of the rows repeated.
 top_right_vectors <- function(x, k, how, eps, power_iters, seed, n_threads,
-                              block_rows = NULL, center = TRUE) {
+                              block_rows = NULL, center = TRUE, weights = NULL) {
   if (is_big(x)) {
     sv <- stream_rsvd(x, k, oversample_for(k, eps), power_iters, seed,
-                      n_threads, block_rows_for(x, block_rows), center)
-    return(list(d = sv$d, v = sv$v))
+                      n_threads, block_rows_for(x, block_rows), center, weights)
+    return(zero_null_directions(list(d = sv$d, v = sv$v), nrow(x), ncol(x)))
   }
-  mu <- if (center) column_means(x, n_threads) else NULL
+  mu <- if (center) column_means(x, n_threads, weights) else NULL
   n <- as.numeric(nrow(x))
   d <- as.numeric(ncol(x))
   if (how == "exact") {
@@ -46,20 +48,37 @@ top_right_vectors <- function(x, k, how, eps, power_iters, seed, n_threads,
     check_memory(3 * 8 * n * d, sprintf("The exact SVD of the %s x %s `x`", format(n), format(d)),
                  "Use the randomized SVD (method = \"rsvd\" or control = list(svd = \"randomized\")).",
                  entries = n * d)
-    sv <- top_svd_cpp(x, k, mu)
+    sv <- top_svd_cpp(x, k, mu, weights)
   } else {
     oversample <- oversample_for(k, eps)
     check_rsvd_memory(n, d, min(k + oversample, n, d),
                       "Use a projection (for example method = \"sparse_embedding\", O(nnz)) or a smaller k or eps.")
-    sv <- randomized_svd_cpp(x, k, oversample, power_iters, seed, n_threads, mu)
+    sv <- randomized_svd_cpp(x, k, oversample, power_iters, seed, n_threads, mu, weights)
   }
-  list(d = sv$d, v = sv$v, center = mu)
+  zero_null_directions(list(d = sv$d, v = sv$v, center = mu), n, d)
+}
+
+# The singular vectors of singular value 0 (to rounding: at most
+# max(n, d) eps sigma_1), when k exceeds the rank of the (centred) data, are
+# any basis of a null space: rounding picks them, so they change with the
+# data's units. They are set to 0: their reduced coordinate is 0, they add
+# nothing to leverage scores, and CSSP takes its columns beyond the rank by
+# norm (cssp.hpp).
+zero_null_directions <- function(sv, n, d) {
+  if (length(sv$d) > 0L && sv$d[1L] > 0) {
+    null <- sv$d <= sv$d[1L] * max(n, d) * .Machine$double.eps
+    if (any(null)) sv$v[, null] <- 0
+  }
+  sv
 }
 
 # Column means of in-memory data (threaded for dense x; Matrix::colMeans,
-# O(nnz), for sparse x).
-column_means <- function(x, n_threads = 1L) {
-  if (methods::is(x, "sparseMatrix")) unname(Matrix::colMeans(x)) else column_means_cpp(x, n_threads)
+# O(nnz), for sparse x); with `weights`, weighted.
+column_means <- function(x, n_threads = 1L, weights = NULL) {
+  if (!is.null(weights) && methods::is(x, "sparseMatrix")) {
+    return(as.numeric(Matrix::crossprod(x, weights)) / sum(weights))
+  }
+  if (methods::is(x, "sparseMatrix")) unname(Matrix::colMeans(x)) else column_means_cpp(x, n_threads, weights)
 }
 
 # Largest dense copy an exact SVD of sparse data may make (4 GB).
@@ -74,7 +93,9 @@ selected_features <- function(x, index, scale) {
   )
 }
 
-fit_reducer <- function(x, method, dims, k, seed, n_threads, control) {
+# With observation `weights` (one per row), the SVD-based methods decompose
+# the weighted centred rows (top_right_vectors()).
+fit_reducer <- function(x, method, dims, k, seed, n_threads, control, weights = NULL) {
   if (method == "none") {
     # Lloyd on the rows minus their column means (dense in-memory x; the
     # zeros of sparse x stay zeros), estimated from at most 256 rows spread
@@ -86,11 +107,8 @@ fit_reducer <- function(x, method, dims, k, seed, n_threads, control) {
   }
   if (method == "fjlt") {
     q <- fjlt_density(nrow(x), ncol(x), control$fjlt_density)
-    # P's non-zeros (a coordinate and a value each) are held while mapping
-    check_memory(16 * q * 2^ceiling(log2(ncol(x))) * dims,
-                 sprintf("The FJLT's sparse matrix (density %.3g, %s x %s)", q, format(dims),
-                         format(2^ceiling(log2(ncol(x))))),
-                 "Use a smaller control$fjlt_density or dims.")
+    # P's non-zeros are held while mapping
+    check_fjlt_memory(nrow(x), ncol(x), dims, q)
     return(new_reducer(method, dims, seed, x, density = q))
   }
   if (method %in% projection_methods()) return(new_reducer(method, dims, seed, x))
@@ -100,14 +118,14 @@ fit_reducer <- function(x, method, dims, k, seed, n_threads, control) {
       # Drineas (2009). Scores from the top-k right singular vectors.
       k_svd <- min(k, nrow(x), ncol(x))
       sv <- top_right_vectors(x, k_svd, control$svd, control$eps, control$power_iters,
-                              seed, n_threads, control$block_rows)
+                              seed, n_threads, control$block_rows, weights = weights)
       leverage_reducer(x, sv, k_svd, dims, seed, control)
     },
     cssp = {
       # Two-stage column subset selection (Boutsidis, Mahoney and Drineas
       # 2008) with its rank parameter equal to dims.
       sv <- top_right_vectors(x, dims, control$svd, control$eps, control$power_iters,
-                              seed, n_threads)
+                              seed, n_threads, weights = weights)
       c_keep <- if (is.null(control$c)) 2 * dims * max(1, log(dims)) else control$c
       spectral <- control$residual == "spectral"
       if (spectral) {
@@ -117,14 +135,20 @@ fit_reducer <- function(x, method, dims, k, seed, n_threads, control) {
                      "Use control = list(residual = \"frobenius\").")
       }
       res <- cssp_cpp(x, sv$v, c_keep, control$repeats, seed, n_threads, sv$center, spectral,
-                      if (control$qr == "strong") strong_rrqr_f() else 0)
+                      if (control$qr == "strong") strong_rrqr_f() else 0, weights)
       scores <- res$prob
       names(scores) <- colnames(x)
       new_reducer("cssp", dims, seed, x,
-                  features = selected_features(x, res$index, rep(1, dims)),
+                  # (in column order: the pivot order among columns of
+                  # equal norm is rounding, and k-means on the columns
+                  # permuted is not bit for bit the same; dims = ncol(x)
+                  # made the fit depend on the data's units)
+                  features = selected_features(x, sort(res$index), rep(1, dims)),
                   scores = scores, singular_values = sv$d,
                   residual = res$residual, residual_norm = control$residual, qr = control$qr,
-                  relative_residual = res$residual / res$frob2)
+                  # (centred data of norm 0, all rows equal: nothing is left
+                  # to reproduce, the residual is 0)
+                  relative_residual = if (res$frob2 > 0) res$residual / res$frob2 else 0)
     },
     svd = ,
     rsvd = {
@@ -132,7 +156,7 @@ fit_reducer <- function(x, method, dims, k, seed, n_threads, control) {
       # Boutsidis et al. (2015) with the randomized FastFrobeniusSVD.
       sv <- top_right_vectors(x, dims, if (method == "svd") "exact" else "randomized",
                               control$eps, control$power_iters, seed, n_threads,
-                              control$block_rows)
+                              control$block_rows, weights = weights)
       rotation_reducer(x, method, dims, sv, seed)
     },
     stop_arg(sprintf("unknown method \"%s\".", method))
@@ -189,22 +213,32 @@ rotation_reducer <- function(x, method, dims, sv, seed) {
 # of older versions), none; numeric(0), the column means of these rows,
 # returned as attribute "shift" (see reduce_training()).
 # limit > 0: the sparse embedding of dense x also checks the values of x
-# (see check_data(values = FALSE)).
-apply_reducer <- function(reducer, x, n_threads = 1L, block_rows = NULL, limit = 0) {
+# (see check_data(values = FALSE)). `weights` (one per row): the fitted
+# shift is the weighted column means.
+apply_reducer <- function(reducer, x, n_threads = 1L, block_rows = NULL, limit = 0,
+                          weights = NULL) {
   method <- reducer$method
   if (method == "none") return(x)
-  check_reduced_memory(nrow(x), reducer$dims)
-  if (is_big(x)) return(stream_reduce(reducer, x, block_rows_for(x, block_rows), n_threads))
+  if (method == "fjlt") {
+    check_fjlt_memory(nrow(x), reducer$n_features, reducer$dims, reducer$density)
+  } else {
+    check_reduced_memory(nrow(x), reducer$dims)
+  }
+  if (is_big(x)) {
+    return(stream_reduce(reducer, x, block_rows_for(x, block_rows), n_threads, weights))
+  }
   shift <- reducer$shift
   out <- if (method == "sign") {
-    sign_project_cpp(x, reducer$dims, reducer$seed, sign_algorithm("auto", x), n_threads, shift)
+    sign_project_cpp(x, reducer$dims, reducer$seed, sign_algorithm("auto", x), n_threads, shift,
+                     weights)
   } else if (method %in% projection_methods()) {
     project_cpp(x, method, reducer$dims, reducer$seed, n_threads, limit, shift,
-                if (method == "fjlt") reducer$density else 1)
+                if (method == "fjlt") reducer$density else 1, weights)
   } else if (method %in% selection_methods()) {
-    gather_columns_cpp(x, reducer$features$index, reducer$features$scale, n_threads, shift)
+    gather_columns_cpp(x, reducer$features$index, reducer$features$scale, n_threads, shift,
+                       weights)
   } else {
-    multiply_cpp(x, reducer$rotation, n_threads, shift)
+    multiply_cpp(x, reducer$rotation, n_threads, shift, weights)
   }
   if (isTRUE(attr(out, "invalid"))) check_values_later(x)
   attr(out, "invalid") <- NULL
@@ -220,10 +254,12 @@ apply_reducer <- function(reducer, x, n_threads = 1L, block_rows = NULL, limit =
 # Applies a reducer just fitted to its training rows and fits its shift:
 # the column means of the reduced rows, subtracted, so that k-means sees
 # centred rows however far x sits from the origin. list(reducer, reduced).
-reduce_training <- function(reducer, x, n_threads = 1L, block_rows = NULL, limit = 0) {
+# With observation `weights`, the weighted column means.
+reduce_training <- function(reducer, x, n_threads = 1L, block_rows = NULL, limit = 0,
+                            weights = NULL) {
   if (reducer$method == "none") return(list(reducer = reducer, reduced = x))
   reducer$shift <- numeric(0)
-  reduced <- apply_reducer(reducer, x, n_threads, block_rows, limit)
+  reduced <- apply_reducer(reducer, x, n_threads, block_rows, limit, weights)
   reducer$shift <- attr(reduced, "shift")
   attr(reduced, "shift") <- NULL
   list(reducer = reducer, reduced = reduced)
@@ -231,7 +267,7 @@ reduce_training <- function(reducer, x, n_threads = 1L, block_rows = NULL, limit
 
 # As apply_reducer(): with reducer$shift = numeric(0), the column means of
 # all the reduced rows are subtracted and returned as attribute "shift".
-stream_reduce <- function(reducer, x, block_rows, n_threads) {
+stream_reduce <- function(reducer, x, block_rows, n_threads, weights = NULL) {
   out <- NULL
   fit_shift <- length(reducer$shift) == 0L && !is.null(reducer$shift)
   if (fit_shift) reducer$shift <- NULL
@@ -246,7 +282,7 @@ stream_reduce <- function(reducer, x, block_rows, n_threads) {
   if (fit_shift) {
     # Centred block by block (no second copy of the reduced rows), with the
     # column means of apply_shift() (src/reduce.cpp).
-    shift <- column_means_cpp(out, 1L)
+    shift <- column_means_cpp(out, 1L, weights)
     for_row_blocks_index(nrow(out), block_rows, function(rows) {
       out[rows, ] <<- out[rows, , drop = FALSE] - rep(shift, each = length(rows))
     })

@@ -15,12 +15,14 @@ source_kind <- function(x) {
 }
 
 # The rows as the pipeline sees them: the data (this rank's rows for MPI),
-# the number of rows of all sources together, the columns.
-row_source <- function(x) {
+# the number of rows of all sources together, the columns, and the
+# observation weights (NULL: none; checked, one per row; not on MPI rows),
+# which every step below then uses.
+row_source <- function(x, weights = NULL) {
   kind <- source_kind(x)
   data <- if (kind == "mpi") x$x else x
   list(kind = kind, data = data, n = if (kind == "mpi") x$n else nrow(x), d = ncol(data),
-       mpi = if (kind == "mpi") x)
+       mpi = if (kind == "mpi") x, weights = weights)
 }
 
 # Is `method` available for this source (the registry's `sources`)?
@@ -44,7 +46,7 @@ fit_source_reducer <- function(src, method, dims, k, seed, n_threads, control) {
   if (src$kind == "mpi" && method %in% c("leverage", "rsvd")) {
     return(mpi_fit_svd_reducer(src$mpi, method, dims, k, seed, n_threads, control))
   }
-  reducer <- fit_reducer(src$data, method, dims, k, seed, n_threads, control)
+  reducer <- fit_reducer(src$data, method, dims, k, seed, n_threads, control, src$weights)
   if (src$kind == "mpi" && method == "fjlt") {
     # q from the rows of all ranks, so every rank maps with the same matrix
     reducer$density <- fjlt_density(src$n, reducer$n_features, control$fjlt_density)
@@ -61,9 +63,12 @@ fit_source_reducer <- function(src, method, dims, k, seed, n_threads, control) {
 reduce_source <- function(reducer, src, n_threads, block_rows, limit) {
   # (one rank: its own column means are those of all rows)
   if (src$kind != "mpi" || reducer$method == "none" || src$mpi$size == 1L) {
-    return(reduce_training(reducer, src$data, n_threads, block_rows, limit))
+    return(reduce_training(reducer, src$data, n_threads, block_rows, limit, src$weights))
   }
-  raw <- apply_reducer(reducer, src$data, n_threads)
+  # (the local step may fail on one rank only, e.g. for memory: the ranks
+  # agree before the collective sum)
+  failed <- mpi_try(TRUE, raw <- apply_reducer(reducer, src$data, n_threads))
+  mpi_agree(src$mpi, failed, "kmeans_reduced()", NULL)
   reducer$shift <- mpi_sum(colSums(raw)) / src$n
   list(reducer = reducer, reduced = raw - rep(reducer$shift, each = nrow(raw)))
 }
@@ -83,9 +88,14 @@ source_kmeans <- function(src, reduced, k, centers0, n_init, iter_max, tol, seed
     return(kmeans_cpp(reduced, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift,
                       seeding$local_search, seeding$seeding, seeding$oversampling,
                       seeding$rounds, seeding$polish, seeding$tries, seeding$split_rounds,
-                      seeding$polish_starts, seeding$single))
+                      seeding$polish_starts, seeding$single, src$weights,
+                      identical(seeding$algorithm, "MacQueen")))
   }
-  lloyd_from_cpp(reduced, centers0, iter_max, tol, n_threads, shift)
+  # (from given centres: Lloyd; with `algorithm`, MacQueen's updates, or
+  # Hartigan's moves after Lloyd)
+  lloyd_from_cpp(reduced, centers0, iter_max, tol, n_threads, shift, src$weights,
+                 identical(seeding$algorithm, "MacQueen"),
+                 identical(seeding$algorithm, "Hartigan-Wong"))
 }
 
 # The statistics of a partition on the original rows; `means`: Lloyd's
@@ -93,8 +103,11 @@ source_kmeans <- function(src, reduced, k, centers0, n_init, iter_max, tol, seed
 source_stats <- function(src, cluster, k, n_threads, block_rows, means = NULL) {
   switch(src$kind,
     mpi = mpi_stats_cpp(src$data, cluster, k, n_threads, mpi_info(src$mpi)),
-    big = stream_stats(src$data, cluster, k, block_rows_for(src$data, block_rows), n_threads),
-    if (!is.null(means) && is.matrix(src$data)) {
+    big = stream_stats(src$data, cluster, k, block_rows_for(src$data, block_rows), n_threads,
+                       src$weights),
+    if (!is.null(src$weights)) {
+      cluster_stats_cpp(src$data, cluster, k, n_threads, NULL, src$weights)
+    } else if (!is.null(means) && is.matrix(src$data)) {
       cluster_stats_cpp(src$data, cluster, k, n_threads, means)
     } else {
       cluster_stats_cpp(src$data, cluster, k, n_threads)
@@ -106,6 +119,6 @@ source_lloyd <- function(src, centers, iter_max, n_threads, block_rows, shift) {
   switch(src$kind,
     mpi = mpi_lloyd_cpp(src$data, centers, iter_max, 0, n_threads, mpi_info(src$mpi), shift),
     big = stream_lloyd(src$data, centers, iter_max, block_rows_for(src$data, block_rows),
-                       n_threads, shift),
-    lloyd_from_cpp(src$data, centers, iter_max, 0, n_threads, shift))
+                       n_threads, shift, src$weights),
+    lloyd_from_cpp(src$data, centers, iter_max, 0, n_threads, shift, src$weights))
 }

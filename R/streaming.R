@@ -54,24 +54,27 @@ block_reader <- function(x) {
   }
 }
 
-# cluster_stats_cpp() in two passes over the blocks (cluster_stats_blocks()).
-stream_stats <- function(x, cluster, k, block_rows, n_threads) {
-  stats_blocks_cpp(block_reader(x), nrow(x), ncol(x), block_rows, cluster, k, n_threads)
+# cluster_stats_cpp() in two passes over the blocks (cluster_stats_blocks();
+# with observation `weights`, weighted).
+stream_stats <- function(x, cluster, k, block_rows, n_threads, weights = NULL) {
+  stats_blocks_cpp(block_reader(x), nrow(x), ncol(x), block_rows, cluster, k, n_threads,
+                   weights)
 }
 
 # Lloyd on the original data from given centres (refine = iter_max): the
 # Lloyd of lloyd.hpp with the rows read block by block (lloyd_blocks_cpp),
 # rows minus `shift` in the distances (see with_row_access() in packed.hpp).
-stream_lloyd <- function(x, centers, iter_max, block_rows, n_threads, shift = NULL) {
+stream_lloyd <- function(x, centers, iter_max, block_rows, n_threads, shift = NULL,
+                         weights = NULL) {
   lloyd_blocks_cpp(block_reader(x), nrow(x), ncol(x), block_rows, centers, iter_max, 0,
-                   n_threads, shift)
+                   n_threads, shift, weights)
 }
 
 # randomized_svd_cpp() with the products taken block by block
 # (randomized_svd_blocks() of rsvd.hpp: the same test matrix and steps, equal
 # to rounding); center = TRUE: of the centred matrix.
 stream_rsvd <- function(x, k, oversample, power_iters, seed, n_threads, block_rows,
-                        center = FALSE) {
+                        center = FALSE, weights = NULL) {
   rsvd_blocks_cpp(block_reader(x), nrow(x), ncol(x), block_rows, k, oversample, power_iters,
-                  seed, n_threads, center)
+                  seed, n_threads, center, weights)
 }

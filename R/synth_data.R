@@ -13,8 +13,9 @@
 #' @param k Number of centres.
 #' @param d Number of dimensions (the paper's `n`).
 #' @param side Side length of the hypercube the centres are drawn from.
-#' @param seed Seed (a whole number), or `NULL` to use R's random number
-#'   generator as it is. With a seed, R's random number state is left as it
+#' @param seed Seed, a whole number with `|seed| <= 2^31 - 1` (the seeds
+#'   [set.seed()] takes; distinct seeds give distinct data), or `NULL` to use
+#'   R's random number generator as it is. With a seed, R's random number state is left as it
 #'   was.
 #' @return A list with `x` (`(k * n_per) x d` matrix), `truth` (the centre
 #'   of each row, an integer vector) and `centers` (`k x d`).
@@ -42,12 +43,16 @@ synth_data <- function(n_per = 200L, k = 5L, d = 2000L, side = 2000, seed = NULL
     list(x = x, truth = truth, centers = centers)
   }
   if (is.null(seed)) return(draw())
-  seed <- check_seed(seed)
+  imax <- .Machine$integer.max
+  if (!is_whole(seed) || abs(seed) > imax) {
+    stop_arg(sprintf(paste0("`seed` must be NULL or a whole number in [-%d, %d] (the seeds ",
+                            "set.seed() takes), not %s."), imax, imax, describe(seed)))
+  }
   # Leave the user's random number state as it was.
   had <- exists(".Random.seed", envir = globalenv(), inherits = FALSE)
   old <- if (had) get(".Random.seed", envir = globalenv(), inherits = FALSE)
   on.exit(if (had) assign(".Random.seed", old, envir = globalenv())
           else rm(".Random.seed", envir = globalenv()))
-  set.seed(seed %% .Machine$integer.max)
+  set.seed(as.integer(seed))
   draw()
 }

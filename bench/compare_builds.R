@@ -4,21 +4,26 @@
 # Each timing runs in a fresh Rscript with one build's library first on the
 # path; the builds alternate (and which goes first), rounds times; the best
 # time of each is kept.
-# Run: Rscript bench/compare_builds.R LIB_A LIB_B [rounds]
-#   e.g. a library with the previous commit installed, and .Rlib
+# Run: Rscript bench/compare_builds.R LIB_A LIB_B [rounds] [cpu]
+#   e.g. a library with the previous commit installed, and .Rlib; with a
+#   4th argument "cpu", the CPU seconds (user + system) of the process are
+#   compared instead of elapsed time (steadier on a busy machine; at 1
+#   thread they measure the same work)
 args <- commandArgs(TRUE)
-if (length(args) < 2L) stop("usage: Rscript bench/compare_builds.R LIB_A LIB_B [rounds]")
+if (length(args) < 2L) stop("usage: Rscript bench/compare_builds.R LIB_A LIB_B [rounds] [cpu]")
 libs <- normalizePath(args[1:2])
 rounds <- if (length(args) >= 3L) as.integer(args[3]) else 5L
+cpu <- length(args) >= 4L && identical(args[4], "cpu")
 
 child <- '
 suppressPackageStartupMessages(library(kmreduce))
-a <- commandArgs(TRUE); threads <- as.integer(a[1])
+a <- commandArgs(TRUE); threads <- as.integer(a[1]); cpu <- identical(a[2], "cpu")
 set.seed(1)
 n <- 20000L; d <- 2000L; k <- 10L
 centres <- matrix(rnorm(k * d), k, d)
 x <- centres[sample(k, n, TRUE), ] + matrix(rnorm(n * d, sd = 3), n, d)
-best <- function(f) { f(); min(replicate(3, system.time(f())[["elapsed"]])) }
+seconds <- function(t) if (cpu) t[["user.self"]] + t[["sys.self"]] else t[["elapsed"]]
+best <- function(f) { f(); min(replicate(3, seconds(system.time(f())))) }
 out <- c(
   none = best(function() kmeans_reduced(x, k, method = "none", n_init = 1, seed = 1, n_threads = threads)),
   sign = best(function() kmeans_reduced(x, k, method = "sign", dims = 100, n_init = 1, seed = 1, n_threads = threads)),
@@ -29,7 +34,8 @@ cat(paste(names(out), out, sep = "=", collapse = " "), "\n")
 script <- tempfile(fileext = ".R")
 writeLines(child, script)
 run <- function(lib, threads) {
-  out <- system2(file.path(R.home("bin"), "Rscript"), c("--vanilla", script, threads),
+  out <- system2(file.path(R.home("bin"), "Rscript"),
+                 c("--vanilla", script, threads, if (cpu) "cpu" else "elapsed"),
                  env = c(paste0("R_LIBS=", lib), paste0("OMP_NUM_THREADS=", threads)),
                  stdout = TRUE)
   kv <- strsplit(strsplit(trimws(tail(out, 1)), " ")[[1]], "=")
@@ -46,8 +52,8 @@ for (threads in 1:2) {
   }
   res[[threads]] <- best
 }
-cat(sprintf("# bench/compare_builds.R: A = %s, B = %s; best of %d rounds x 3 runs\n\n",
-            libs[1], libs[2], rounds))
+cat(sprintf("# bench/compare_builds.R: A = %s, B = %s; best of %d rounds x 3 runs (%s seconds)\n\n",
+            libs[1], libs[2], rounds, if (cpu) "CPU" else "elapsed"))
 cat("| case | threads | A (s) | B (s) | B / A |\n|---|---|---|---|---|\n")
 for (threads in 1:2) {
   a <- res[[threads]][[1]]; b <- res[[threads]][[2]]

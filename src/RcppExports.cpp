@@ -57,22 +57,110 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// address_space_cpp
+Rcpp::NumericVector address_space_cpp();
+RcppExport SEXP _kmreduce_address_space_cpp() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    rcpp_result_gen = Rcpp::wrap(address_space_cpp());
+    return rcpp_result_gen;
+END_RCPP
+}
+// centre_distances_cpp
+Rcpp::NumericMatrix centre_distances_cpp(SEXP x, Rcpp::NumericMatrix centers, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
+RcppExport SEXP _kmreduce_centre_distances_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
+    rcpp_result_gen = Rcpp::wrap(centre_distances_cpp(x, centers, n_threads, shift));
+    return rcpp_result_gen;
+END_RCPP
+}
+// predict_nearest_cpp
+Rcpp::IntegerVector predict_nearest_cpp(SEXP x, Rcpp::NumericMatrix centers, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
+RcppExport SEXP _kmreduce_predict_nearest_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
+    rcpp_result_gen = Rcpp::wrap(predict_nearest_cpp(x, centers, n_threads, shift));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cluster_stats_cpp
+Rcpp::List cluster_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k, int n_threads, Rcpp::Nullable<Rcpp::NumericMatrix> means, Rcpp::Nullable<Rcpp::NumericVector> weights);
+RcppExport SEXP _kmreduce_cluster_stats_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP, SEXP meansSEXP, SEXP weightsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericMatrix> >::type means(meansSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cluster_stats_cpp(x, cluster, k, n_threads, means, weights));
+    return rcpp_result_gen;
+END_RCPP
+}
+// stats_blocks_cpp
+Rcpp::List stats_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows, Rcpp::IntegerVector cluster, int k, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> weights);
+RcppExport SEXP _kmreduce_stats_blocks_cpp(SEXP readSEXP, SEXP nSEXP, SEXP dSEXP, SEXP block_rowsSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP, SEXP weightsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::Function >::type read(readSEXP);
+    Rcpp::traits::input_parameter< double >::type n(nSEXP);
+    Rcpp::traits::input_parameter< int >::type d(dSEXP);
+    Rcpp::traits::input_parameter< double >::type block_rows(block_rowsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
+    rcpp_result_gen = Rcpp::wrap(stats_blocks_cpp(read, n, d, block_rows, cluster, k, n_threads, weights));
+    return rcpp_result_gen;
+END_RCPP
+}
+// mpi_stats_cpp
+Rcpp::List mpi_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k, int n_threads, Rcpp::List mpi);
+RcppExport SEXP _kmreduce_mpi_stats_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP, SEXP mpiSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type mpi(mpiSEXP);
+    rcpp_result_gen = Rcpp::wrap(mpi_stats_cpp(x, cluster, k, n_threads, mpi));
+    return rcpp_result_gen;
+END_RCPP
+}
 // top_svd_cpp
-Rcpp::List top_svd_cpp(SEXP x, int k, Rcpp::Nullable<Rcpp::NumericVector> center);
-RcppExport SEXP _kmreduce_top_svd_cpp(SEXP xSEXP, SEXP kSEXP, SEXP centerSEXP) {
+Rcpp::List top_svd_cpp(SEXP x, int k, Rcpp::Nullable<Rcpp::NumericVector> center, Rcpp::Nullable<Rcpp::NumericVector> weights);
+RcppExport SEXP _kmreduce_top_svd_cpp(SEXP xSEXP, SEXP kSEXP, SEXP centerSEXP, SEXP weightsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
     Rcpp::traits::input_parameter< int >::type k(kSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type center(centerSEXP);
-    rcpp_result_gen = Rcpp::wrap(top_svd_cpp(x, k, center));
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
+    rcpp_result_gen = Rcpp::wrap(top_svd_cpp(x, k, center, weights));
     return rcpp_result_gen;
 END_RCPP
 }
 // randomized_svd_cpp
-Rcpp::List randomized_svd_cpp(SEXP x, int k, int oversample, int power_iters, double seed, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> center);
-RcppExport SEXP _kmreduce_randomized_svd_cpp(SEXP xSEXP, SEXP kSEXP, SEXP oversampleSEXP, SEXP power_itersSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP centerSEXP) {
+Rcpp::List randomized_svd_cpp(SEXP x, int k, int oversample, int power_iters, double seed, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> center, Rcpp::Nullable<Rcpp::NumericVector> weights);
+RcppExport SEXP _kmreduce_randomized_svd_cpp(SEXP xSEXP, SEXP kSEXP, SEXP oversampleSEXP, SEXP power_itersSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP centerSEXP, SEXP weightsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -83,13 +171,14 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type center(centerSEXP);
-    rcpp_result_gen = Rcpp::wrap(randomized_svd_cpp(x, k, oversample, power_iters, seed, n_threads, center));
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
+    rcpp_result_gen = Rcpp::wrap(randomized_svd_cpp(x, k, oversample, power_iters, seed, n_threads, center, weights));
     return rcpp_result_gen;
 END_RCPP
 }
 // cssp_cpp
-Rcpp::List cssp_cpp(SEXP x, Rcpp::NumericMatrix v, double c, int repeats, double seed, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> center, bool spectral, double strong_f);
-RcppExport SEXP _kmreduce_cssp_cpp(SEXP xSEXP, SEXP vSEXP, SEXP cSEXP, SEXP repeatsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP centerSEXP, SEXP spectralSEXP, SEXP strong_fSEXP) {
+Rcpp::List cssp_cpp(SEXP x, Rcpp::NumericMatrix v, double c, int repeats, double seed, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> center, bool spectral, double strong_f, Rcpp::Nullable<Rcpp::NumericVector> weights);
+RcppExport SEXP _kmreduce_cssp_cpp(SEXP xSEXP, SEXP vSEXP, SEXP cSEXP, SEXP repeatsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP centerSEXP, SEXP spectralSEXP, SEXP strong_fSEXP, SEXP weightsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -102,7 +191,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type center(centerSEXP);
     Rcpp::traits::input_parameter< bool >::type spectral(spectralSEXP);
     Rcpp::traits::input_parameter< double >::type strong_f(strong_fSEXP);
-    rcpp_result_gen = Rcpp::wrap(cssp_cpp(x, v, c, repeats, seed, n_threads, center, spectral, strong_f));
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cssp_cpp(x, v, c, repeats, seed, n_threads, center, spectral, strong_f, weights));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -143,8 +233,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // rsvd_blocks_cpp
-Rcpp::List rsvd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows, int k, int oversample, int power_iters, double seed, int n_threads, bool center);
-RcppExport SEXP _kmreduce_rsvd_blocks_cpp(SEXP readSEXP, SEXP nSEXP, SEXP dSEXP, SEXP block_rowsSEXP, SEXP kSEXP, SEXP oversampleSEXP, SEXP power_itersSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP centerSEXP) {
+Rcpp::List rsvd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows, int k, int oversample, int power_iters, double seed, int n_threads, bool center, Rcpp::Nullable<Rcpp::NumericVector> weights);
+RcppExport SEXP _kmreduce_rsvd_blocks_cpp(SEXP readSEXP, SEXP nSEXP, SEXP dSEXP, SEXP block_rowsSEXP, SEXP kSEXP, SEXP oversampleSEXP, SEXP power_itersSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP centerSEXP, SEXP weightsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -158,7 +248,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     Rcpp::traits::input_parameter< bool >::type center(centerSEXP);
-    rcpp_result_gen = Rcpp::wrap(rsvd_blocks_cpp(read, n, d, block_rows, k, oversample, power_iters, seed, n_threads, center));
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
+    rcpp_result_gen = Rcpp::wrap(rsvd_blocks_cpp(read, n, d, block_rows, k, oversample, power_iters, seed, n_threads, center, weights));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -181,8 +272,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // kmeans_cpp
-Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol, double seed, int n_threads, bool verbose, double limit, Rcpp::Nullable<Rcpp::NumericVector> shift, int local_search, int seeding, double oversampling, int rounds, int polish, int tries, int split_rounds, int polish_starts, bool single);
-RcppExport SEXP _kmreduce_kmeans_cpp(SEXP xSEXP, SEXP kSEXP, SEXP n_initSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP verboseSEXP, SEXP limitSEXP, SEXP shiftSEXP, SEXP local_searchSEXP, SEXP seedingSEXP, SEXP oversamplingSEXP, SEXP roundsSEXP, SEXP polishSEXP, SEXP triesSEXP, SEXP split_roundsSEXP, SEXP polish_startsSEXP, SEXP singleSEXP) {
+Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol, double seed, int n_threads, bool verbose, double limit, Rcpp::Nullable<Rcpp::NumericVector> shift, int local_search, int seeding, double oversampling, int rounds, int polish, int tries, int split_rounds, int polish_starts, bool single, Rcpp::Nullable<Rcpp::NumericVector> weights, bool online);
+RcppExport SEXP _kmreduce_kmeans_cpp(SEXP xSEXP, SEXP kSEXP, SEXP n_initSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP verboseSEXP, SEXP limitSEXP, SEXP shiftSEXP, SEXP local_searchSEXP, SEXP seedingSEXP, SEXP oversamplingSEXP, SEXP roundsSEXP, SEXP polishSEXP, SEXP triesSEXP, SEXP split_roundsSEXP, SEXP polish_startsSEXP, SEXP singleSEXP, SEXP weightsSEXP, SEXP onlineSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -205,59 +296,15 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type split_rounds(split_roundsSEXP);
     Rcpp::traits::input_parameter< int >::type polish_starts(polish_startsSEXP);
     Rcpp::traits::input_parameter< bool >::type single(singleSEXP);
-    rcpp_result_gen = Rcpp::wrap(kmeans_cpp(x, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift, local_search, seeding, oversampling, rounds, polish, tries, split_rounds, polish_starts, single));
-    return rcpp_result_gen;
-END_RCPP
-}
-// hartigan_cpp
-Rcpp::List hartigan_cpp(Rcpp::NumericMatrix x, Rcpp::IntegerVector cluster, int k, int sweeps, int n_threads);
-RcppExport SEXP _kmreduce_hartigan_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP sweepsSEXP, SEXP n_threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< int >::type sweeps(sweepsSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(hartigan_cpp(x, cluster, k, sweeps, n_threads));
-    return rcpp_result_gen;
-END_RCPP
-}
-// local_search_cpp
-Rcpp::List local_search_cpp(Rcpp::NumericMatrix x, int k, int steps, double seed, int n_threads);
-RcppExport SEXP _kmreduce_local_search_cpp(SEXP xSEXP, SEXP kSEXP, SEXP stepsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< int >::type steps(stepsSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(local_search_cpp(x, k, steps, seed, n_threads));
-    return rcpp_result_gen;
-END_RCPP
-}
-// kmeans_parallel_cpp
-Rcpp::List kmeans_parallel_cpp(Rcpp::NumericMatrix x, int k, double seed, double oversampling, int rounds, int n_threads);
-RcppExport SEXP _kmreduce_kmeans_parallel_cpp(SEXP xSEXP, SEXP kSEXP, SEXP seedSEXP, SEXP oversamplingSEXP, SEXP roundsSEXP, SEXP n_threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< double >::type oversampling(oversamplingSEXP);
-    Rcpp::traits::input_parameter< int >::type rounds(roundsSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(kmeans_parallel_cpp(x, k, seed, oversampling, rounds, n_threads));
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< bool >::type online(onlineSEXP);
+    rcpp_result_gen = Rcpp::wrap(kmeans_cpp(x, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift, local_search, seeding, oversampling, rounds, polish, tries, split_rounds, polish_starts, single, weights, online));
     return rcpp_result_gen;
 END_RCPP
 }
 // lloyd_from_cpp
-Rcpp::List lloyd_from_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max, double tol, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
-RcppExport SEXP _kmreduce_lloyd_from_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
+Rcpp::List lloyd_from_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max, double tol, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift, Rcpp::Nullable<Rcpp::NumericVector> weights, bool online, bool hartigan);
+RcppExport SEXP _kmreduce_lloyd_from_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP, SEXP weightsSEXP, SEXP onlineSEXP, SEXP hartiganSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -267,13 +314,16 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type tol(tolSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
-    rcpp_result_gen = Rcpp::wrap(lloyd_from_cpp(x, centers, iter_max, tol, n_threads, shift));
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< bool >::type online(onlineSEXP);
+    Rcpp::traits::input_parameter< bool >::type hartigan(hartiganSEXP);
+    rcpp_result_gen = Rcpp::wrap(lloyd_from_cpp(x, centers, iter_max, tol, n_threads, shift, weights, online, hartigan));
     return rcpp_result_gen;
 END_RCPP
 }
 // lloyd_blocks_cpp
-Rcpp::List lloyd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows, Rcpp::NumericMatrix centers, int iter_max, double tol, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
-RcppExport SEXP _kmreduce_lloyd_blocks_cpp(SEXP readSEXP, SEXP nSEXP, SEXP dSEXP, SEXP block_rowsSEXP, SEXP centersSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
+Rcpp::List lloyd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows, Rcpp::NumericMatrix centers, int iter_max, double tol, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift, Rcpp::Nullable<Rcpp::NumericVector> weights);
+RcppExport SEXP _kmreduce_lloyd_blocks_cpp(SEXP readSEXP, SEXP nSEXP, SEXP dSEXP, SEXP block_rowsSEXP, SEXP centersSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP, SEXP weightsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -286,7 +336,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type tol(tolSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
-    rcpp_result_gen = Rcpp::wrap(lloyd_blocks_cpp(read, n, d, block_rows, centers, iter_max, tol, n_threads, shift));
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
+    rcpp_result_gen = Rcpp::wrap(lloyd_blocks_cpp(read, n, d, block_rows, centers, iter_max, tol, n_threads, shift, weights));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -335,78 +386,49 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// centre_distances_cpp
-Rcpp::NumericMatrix centre_distances_cpp(SEXP x, Rcpp::NumericMatrix centers, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
-RcppExport SEXP _kmreduce_centre_distances_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
+// hartigan_cpp
+Rcpp::List hartigan_cpp(Rcpp::NumericMatrix x, Rcpp::IntegerVector cluster, int k, int sweeps, int n_threads);
+RcppExport SEXP _kmreduce_hartigan_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP sweepsSEXP, SEXP n_threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
-    rcpp_result_gen = Rcpp::wrap(centre_distances_cpp(x, centers, n_threads, shift));
-    return rcpp_result_gen;
-END_RCPP
-}
-// predict_nearest_cpp
-Rcpp::IntegerVector predict_nearest_cpp(SEXP x, Rcpp::NumericMatrix centers, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
-RcppExport SEXP _kmreduce_predict_nearest_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
-    rcpp_result_gen = Rcpp::wrap(predict_nearest_cpp(x, centers, n_threads, shift));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cluster_stats_cpp
-Rcpp::List cluster_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k, int n_threads, Rcpp::Nullable<Rcpp::NumericMatrix> means);
-RcppExport SEXP _kmreduce_cluster_stats_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP, SEXP meansSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
     Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
     Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type sweeps(sweepsSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericMatrix> >::type means(meansSEXP);
-    rcpp_result_gen = Rcpp::wrap(cluster_stats_cpp(x, cluster, k, n_threads, means));
+    rcpp_result_gen = Rcpp::wrap(hartigan_cpp(x, cluster, k, sweeps, n_threads));
     return rcpp_result_gen;
 END_RCPP
 }
-// stats_blocks_cpp
-Rcpp::List stats_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows, Rcpp::IntegerVector cluster, int k, int n_threads);
-RcppExport SEXP _kmreduce_stats_blocks_cpp(SEXP readSEXP, SEXP nSEXP, SEXP dSEXP, SEXP block_rowsSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP) {
+// local_search_cpp
+Rcpp::List local_search_cpp(Rcpp::NumericMatrix x, int k, int steps, double seed, int n_threads);
+RcppExport SEXP _kmreduce_local_search_cpp(SEXP xSEXP, SEXP kSEXP, SEXP stepsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::Function >::type read(readSEXP);
-    Rcpp::traits::input_parameter< double >::type n(nSEXP);
-    Rcpp::traits::input_parameter< int >::type d(dSEXP);
-    Rcpp::traits::input_parameter< double >::type block_rows(block_rowsSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
     Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type steps(stepsSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(stats_blocks_cpp(read, n, d, block_rows, cluster, k, n_threads));
+    rcpp_result_gen = Rcpp::wrap(local_search_cpp(x, k, steps, seed, n_threads));
     return rcpp_result_gen;
 END_RCPP
 }
-// mpi_stats_cpp
-Rcpp::List mpi_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k, int n_threads, Rcpp::List mpi);
-RcppExport SEXP _kmreduce_mpi_stats_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP, SEXP mpiSEXP) {
+// kmeans_parallel_cpp
+Rcpp::List kmeans_parallel_cpp(Rcpp::NumericMatrix x, int k, double seed, double oversampling, int rounds, int n_threads);
+RcppExport SEXP _kmreduce_kmeans_parallel_cpp(SEXP xSEXP, SEXP kSEXP, SEXP seedSEXP, SEXP oversamplingSEXP, SEXP roundsSEXP, SEXP n_threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
     Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< double >::type oversampling(oversamplingSEXP);
+    Rcpp::traits::input_parameter< int >::type rounds(roundsSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type mpi(mpiSEXP);
-    rcpp_result_gen = Rcpp::wrap(mpi_stats_cpp(x, cluster, k, n_threads, mpi));
+    rcpp_result_gen = Rcpp::wrap(kmeans_parallel_cpp(x, k, seed, oversampling, rounds, n_threads));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -481,6 +503,28 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// set_trace_cpp
+void set_trace_cpp(int level, bool line, int n_init, double delay);
+RcppExport SEXP _kmreduce_set_trace_cpp(SEXP levelSEXP, SEXP lineSEXP, SEXP n_initSEXP, SEXP delaySEXP) {
+BEGIN_RCPP
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< int >::type level(levelSEXP);
+    Rcpp::traits::input_parameter< bool >::type line(lineSEXP);
+    Rcpp::traits::input_parameter< int >::type n_init(n_initSEXP);
+    Rcpp::traits::input_parameter< double >::type delay(delaySEXP);
+    set_trace_cpp(level, line, n_init, delay);
+    return R_NilValue;
+END_RCPP
+}
+// clear_trace_cpp
+void clear_trace_cpp();
+RcppExport SEXP _kmreduce_clear_trace_cpp() {
+BEGIN_RCPP
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    clear_trace_cpp();
+    return R_NilValue;
+END_RCPP
+}
 // sign_matrix_cpp
 Rcpp::NumericMatrix sign_matrix_cpp(double d, double dims, double seed);
 RcppExport SEXP _kmreduce_sign_matrix_cpp(SEXP dSEXP, SEXP dimsSEXP, SEXP seedSEXP) {
@@ -495,8 +539,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // project_cpp
-Rcpp::NumericMatrix project_cpp(SEXP x, std::string method, double dims, double seed, int n_threads, double limit, Rcpp::Nullable<Rcpp::NumericVector> shift, double density);
-RcppExport SEXP _kmreduce_project_cpp(SEXP xSEXP, SEXP methodSEXP, SEXP dimsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP limitSEXP, SEXP shiftSEXP, SEXP densitySEXP) {
+Rcpp::NumericMatrix project_cpp(SEXP x, std::string method, double dims, double seed, int n_threads, double limit, Rcpp::Nullable<Rcpp::NumericVector> shift, double density, Rcpp::Nullable<Rcpp::NumericVector> weights);
+RcppExport SEXP _kmreduce_project_cpp(SEXP xSEXP, SEXP methodSEXP, SEXP dimsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP limitSEXP, SEXP shiftSEXP, SEXP densitySEXP, SEXP weightsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -508,7 +552,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type limit(limitSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
     Rcpp::traits::input_parameter< double >::type density(densitySEXP);
-    rcpp_result_gen = Rcpp::wrap(project_cpp(x, method, dims, seed, n_threads, limit, shift, density));
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
+    rcpp_result_gen = Rcpp::wrap(project_cpp(x, method, dims, seed, n_threads, limit, shift, density, weights));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -529,8 +574,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // sign_project_cpp
-Rcpp::NumericMatrix sign_project_cpp(SEXP x, double dims, double seed, std::string algorithm, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
-RcppExport SEXP _kmreduce_sign_project_cpp(SEXP xSEXP, SEXP dimsSEXP, SEXP seedSEXP, SEXP algorithmSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
+Rcpp::NumericMatrix sign_project_cpp(SEXP x, double dims, double seed, std::string algorithm, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift, Rcpp::Nullable<Rcpp::NumericVector> weights);
+RcppExport SEXP _kmreduce_sign_project_cpp(SEXP xSEXP, SEXP dimsSEXP, SEXP seedSEXP, SEXP algorithmSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP, SEXP weightsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -540,7 +585,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< std::string >::type algorithm(algorithmSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
-    rcpp_result_gen = Rcpp::wrap(sign_project_cpp(x, dims, seed, algorithm, n_threads, shift));
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
+    rcpp_result_gen = Rcpp::wrap(sign_project_cpp(x, dims, seed, algorithm, n_threads, shift, weights));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -567,8 +613,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // multiply_cpp
-Rcpp::NumericMatrix multiply_cpp(SEXP x, Rcpp::NumericMatrix b, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
-RcppExport SEXP _kmreduce_multiply_cpp(SEXP xSEXP, SEXP bSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
+Rcpp::NumericMatrix multiply_cpp(SEXP x, Rcpp::NumericMatrix b, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift, Rcpp::Nullable<Rcpp::NumericVector> weights);
+RcppExport SEXP _kmreduce_multiply_cpp(SEXP xSEXP, SEXP bSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP, SEXP weightsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -576,13 +622,14 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type b(bSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
-    rcpp_result_gen = Rcpp::wrap(multiply_cpp(x, b, n_threads, shift));
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
+    rcpp_result_gen = Rcpp::wrap(multiply_cpp(x, b, n_threads, shift, weights));
     return rcpp_result_gen;
 END_RCPP
 }
 // gather_columns_cpp
-Rcpp::NumericMatrix gather_columns_cpp(SEXP x, Rcpp::IntegerVector index, Rcpp::NumericVector scale, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
-RcppExport SEXP _kmreduce_gather_columns_cpp(SEXP xSEXP, SEXP indexSEXP, SEXP scaleSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
+Rcpp::NumericMatrix gather_columns_cpp(SEXP x, Rcpp::IntegerVector index, Rcpp::NumericVector scale, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift, Rcpp::Nullable<Rcpp::NumericVector> weights);
+RcppExport SEXP _kmreduce_gather_columns_cpp(SEXP xSEXP, SEXP indexSEXP, SEXP scaleSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP, SEXP weightsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -591,7 +638,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type scale(scaleSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
-    rcpp_result_gen = Rcpp::wrap(gather_columns_cpp(x, index, scale, n_threads, shift));
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
+    rcpp_result_gen = Rcpp::wrap(gather_columns_cpp(x, index, scale, n_threads, shift, weights));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -609,14 +657,15 @@ BEGIN_RCPP
 END_RCPP
 }
 // column_means_cpp
-Rcpp::NumericVector column_means_cpp(Rcpp::NumericMatrix x, int n_threads);
-RcppExport SEXP _kmreduce_column_means_cpp(SEXP xSEXP, SEXP n_threadsSEXP) {
+Rcpp::NumericVector column_means_cpp(Rcpp::NumericMatrix x, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> weights);
+RcppExport SEXP _kmreduce_column_means_cpp(SEXP xSEXP, SEXP n_threadsSEXP, SEXP weightsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(column_means_cpp(x, n_threads));
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
+    rcpp_result_gen = Rcpp::wrap(column_means_cpp(x, n_threads, weights));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -636,42 +685,45 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_has_distinct_rows_cpp", (DL_FUNC) &_kmreduce_has_distinct_rows_cpp, 2},
     {"_kmreduce_distinct_rows_cpp", (DL_FUNC) &_kmreduce_distinct_rows_cpp, 1},
     {"_kmreduce_scan_values_cpp", (DL_FUNC) &_kmreduce_scan_values_cpp, 1},
-    {"_kmreduce_top_svd_cpp", (DL_FUNC) &_kmreduce_top_svd_cpp, 3},
-    {"_kmreduce_randomized_svd_cpp", (DL_FUNC) &_kmreduce_randomized_svd_cpp, 7},
-    {"_kmreduce_cssp_cpp", (DL_FUNC) &_kmreduce_cssp_cpp, 9},
+    {"_kmreduce_address_space_cpp", (DL_FUNC) &_kmreduce_address_space_cpp, 0},
+    {"_kmreduce_centre_distances_cpp", (DL_FUNC) &_kmreduce_centre_distances_cpp, 4},
+    {"_kmreduce_predict_nearest_cpp", (DL_FUNC) &_kmreduce_predict_nearest_cpp, 4},
+    {"_kmreduce_cluster_stats_cpp", (DL_FUNC) &_kmreduce_cluster_stats_cpp, 6},
+    {"_kmreduce_stats_blocks_cpp", (DL_FUNC) &_kmreduce_stats_blocks_cpp, 8},
+    {"_kmreduce_mpi_stats_cpp", (DL_FUNC) &_kmreduce_mpi_stats_cpp, 5},
+    {"_kmreduce_top_svd_cpp", (DL_FUNC) &_kmreduce_top_svd_cpp, 4},
+    {"_kmreduce_randomized_svd_cpp", (DL_FUNC) &_kmreduce_randomized_svd_cpp, 8},
+    {"_kmreduce_cssp_cpp", (DL_FUNC) &_kmreduce_cssp_cpp, 10},
     {"_kmreduce_strong_rrqr_cpp", (DL_FUNC) &_kmreduce_strong_rrqr_cpp, 3},
     {"_kmreduce_gram_cpp", (DL_FUNC) &_kmreduce_gram_cpp, 2},
     {"_kmreduce_sym_eigenvalues_cpp", (DL_FUNC) &_kmreduce_sym_eigenvalues_cpp, 1},
-    {"_kmreduce_rsvd_blocks_cpp", (DL_FUNC) &_kmreduce_rsvd_blocks_cpp, 10},
+    {"_kmreduce_rsvd_blocks_cpp", (DL_FUNC) &_kmreduce_rsvd_blocks_cpp, 11},
     {"_kmreduce_mpi_rsvd_cpp", (DL_FUNC) &_kmreduce_mpi_rsvd_cpp, 8},
-    {"_kmreduce_kmeans_cpp", (DL_FUNC) &_kmreduce_kmeans_cpp, 19},
+    {"_kmreduce_kmeans_cpp", (DL_FUNC) &_kmreduce_kmeans_cpp, 21},
+    {"_kmreduce_lloyd_from_cpp", (DL_FUNC) &_kmreduce_lloyd_from_cpp, 9},
+    {"_kmreduce_lloyd_blocks_cpp", (DL_FUNC) &_kmreduce_lloyd_blocks_cpp, 10},
+    {"_kmreduce_mpi_kmeans_cpp", (DL_FUNC) &_kmreduce_mpi_kmeans_cpp, 18},
+    {"_kmreduce_mpi_lloyd_cpp", (DL_FUNC) &_kmreduce_mpi_lloyd_cpp, 7},
     {"_kmreduce_hartigan_cpp", (DL_FUNC) &_kmreduce_hartigan_cpp, 5},
     {"_kmreduce_local_search_cpp", (DL_FUNC) &_kmreduce_local_search_cpp, 5},
     {"_kmreduce_kmeans_parallel_cpp", (DL_FUNC) &_kmreduce_kmeans_parallel_cpp, 6},
-    {"_kmreduce_lloyd_from_cpp", (DL_FUNC) &_kmreduce_lloyd_from_cpp, 6},
-    {"_kmreduce_lloyd_blocks_cpp", (DL_FUNC) &_kmreduce_lloyd_blocks_cpp, 9},
-    {"_kmreduce_mpi_kmeans_cpp", (DL_FUNC) &_kmreduce_mpi_kmeans_cpp, 18},
-    {"_kmreduce_mpi_lloyd_cpp", (DL_FUNC) &_kmreduce_mpi_lloyd_cpp, 7},
-    {"_kmreduce_centre_distances_cpp", (DL_FUNC) &_kmreduce_centre_distances_cpp, 4},
-    {"_kmreduce_predict_nearest_cpp", (DL_FUNC) &_kmreduce_predict_nearest_cpp, 4},
-    {"_kmreduce_cluster_stats_cpp", (DL_FUNC) &_kmreduce_cluster_stats_cpp, 5},
-    {"_kmreduce_stats_blocks_cpp", (DL_FUNC) &_kmreduce_stats_blocks_cpp, 7},
-    {"_kmreduce_mpi_stats_cpp", (DL_FUNC) &_kmreduce_mpi_stats_cpp, 5},
     {"_kmreduce_kmeanspp_trace_cpp", (DL_FUNC) &_kmreduce_kmeanspp_trace_cpp, 4},
     {"_kmreduce_packed_copy_limit_cpp", (DL_FUNC) &_kmreduce_packed_copy_limit_cpp, 1},
     {"_kmreduce_single_products_cpp", (DL_FUNC) &_kmreduce_single_products_cpp, 6},
     {"_kmreduce_silhouette_cpp", (DL_FUNC) &_kmreduce_silhouette_cpp, 4},
     {"_kmreduce_uniform_box_cpp", (DL_FUNC) &_kmreduce_uniform_box_cpp, 6},
+    {"_kmreduce_set_trace_cpp", (DL_FUNC) &_kmreduce_set_trace_cpp, 4},
+    {"_kmreduce_clear_trace_cpp", (DL_FUNC) &_kmreduce_clear_trace_cpp, 0},
     {"_kmreduce_sign_matrix_cpp", (DL_FUNC) &_kmreduce_sign_matrix_cpp, 3},
-    {"_kmreduce_project_cpp", (DL_FUNC) &_kmreduce_project_cpp, 8},
+    {"_kmreduce_project_cpp", (DL_FUNC) &_kmreduce_project_cpp, 9},
     {"_kmreduce_fjlt_parts_cpp", (DL_FUNC) &_kmreduce_fjlt_parts_cpp, 6},
-    {"_kmreduce_sign_project_cpp", (DL_FUNC) &_kmreduce_sign_project_cpp, 6},
+    {"_kmreduce_sign_project_cpp", (DL_FUNC) &_kmreduce_sign_project_cpp, 7},
     {"_kmreduce_simd_level_cpp", (DL_FUNC) &_kmreduce_simd_level_cpp, 0},
     {"_kmreduce_derive_seed_cpp", (DL_FUNC) &_kmreduce_derive_seed_cpp, 2},
-    {"_kmreduce_multiply_cpp", (DL_FUNC) &_kmreduce_multiply_cpp, 4},
-    {"_kmreduce_gather_columns_cpp", (DL_FUNC) &_kmreduce_gather_columns_cpp, 5},
+    {"_kmreduce_multiply_cpp", (DL_FUNC) &_kmreduce_multiply_cpp, 5},
+    {"_kmreduce_gather_columns_cpp", (DL_FUNC) &_kmreduce_gather_columns_cpp, 6},
     {"_kmreduce_leverage_sample_cpp", (DL_FUNC) &_kmreduce_leverage_sample_cpp, 3},
-    {"_kmreduce_column_means_cpp", (DL_FUNC) &_kmreduce_column_means_cpp, 2},
+    {"_kmreduce_column_means_cpp", (DL_FUNC) &_kmreduce_column_means_cpp, 3},
     {"_kmreduce_threads_info_cpp", (DL_FUNC) &_kmreduce_threads_info_cpp, 0},
     {NULL, NULL, 0}
 };

@@ -2,7 +2,13 @@
 // of the input checks (distinct rows, non-finite and largest values).
 #include "glue.h"
 
+#include <cstdio>
 #include <string>
+
+#if !defined(_WIN32)
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
 
 #include <kmreduce/distinct_rows.hpp>
 #include <kmreduce/scan.hpp>
@@ -79,4 +85,25 @@ Rcpp::List scan_values_cpp(SEXP v) {
   return Rcpp::List::create(Rcpp::Named("nonfinite") = static_cast<double>(s.nonfinite),
                             Rcpp::Named("first") = static_cast<double>(s.first + 1),
                             Rcpp::Named("maxabs") = s.maxabs);
+}
+
+// The address-space limit of this process (getrlimit(RLIMIT_AS), `ulimit
+// -v`; Inf when there is none) and the address space it uses now (bytes;
+// NA where /proc/self/statm is not available): what an allocation can still
+// get besides the memory the system has (check_memory() in R/checks.R).
+// [[Rcpp::export]]
+Rcpp::NumericVector address_space_cpp() {
+  double limit = R_PosInf, used = NA_REAL;
+#if !defined(_WIN32)
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+    limit = static_cast<double>(rl.rlim_cur);
+  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+    unsigned long pages = 0;
+    if (std::fscanf(f, "%lu", &pages) == 1)
+      used = static_cast<double>(pages) * static_cast<double>(sysconf(_SC_PAGESIZE));
+    std::fclose(f);
+  }
+#endif
+  return Rcpp::NumericVector::create(Rcpp::Named("limit") = limit, Rcpp::Named("used") = used);
 }

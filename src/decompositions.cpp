@@ -21,16 +21,31 @@ const double* center_of(const Rcpp::Nullable<Rcpp::NumericVector>& center,
   if (keep.size() != d) throw std::invalid_argument("center must have ncol(x) values");
   return &keep[0];
 }
+// Optional observation weights w (one per row, positive; checked in R): the
+// decompositions are then of diag(sqrt(w)) (x - 1 center^T); the row
+// scales sqrt(w), in `keep`.
+const double* row_scale_of(const Rcpp::Nullable<Rcpp::NumericVector>& weights,
+                           std::vector<double>& keep, kmreduce::index_t n) {
+  if (weights.isNull()) return nullptr;
+  const Rcpp::NumericVector w(weights.get());
+  if (w.size() != n) throw std::invalid_argument("weights must have one value per row");
+  keep.resize(static_cast<std::size_t>(n));
+  for (kmreduce::index_t r = 0; r < n; ++r) keep[r] = std::sqrt(w[r]);
+  return keep.data();
+}
 }  // namespace
 
 // [[Rcpp::export]]
 Rcpp::List top_svd_cpp(SEXP x, int k,
-                       Rcpp::Nullable<Rcpp::NumericVector> center = R_NilValue) {
+                       Rcpp::Nullable<Rcpp::NumericVector> center = R_NilValue,
+                       Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
   kmreduce::index_t d = 0;
   Rcpp::NumericVector keep;
+  std::vector<double> scale;
   const kmreduce::TopSvd s = glue::with_matrix(x, [&](const auto& a) {
     d = a.d;
-    return kmreduce::top_svd(a, k, center_of(center, keep, a.d));
+    return kmreduce::top_svd(a, k, center_of(center, keep, a.d),
+                             row_scale_of(weights, scale, a.n));
   });
   Rcpp::NumericMatrix v(static_cast<int>(d), k);
   std::copy(s.v.begin(), s.v.end(), v.begin());
@@ -41,15 +56,18 @@ Rcpp::List top_svd_cpp(SEXP x, int k,
 // [[Rcpp::export]]
 Rcpp::List randomized_svd_cpp(SEXP x, int k, int oversample, int power_iters,
                               double seed, int n_threads,
-                              Rcpp::Nullable<Rcpp::NumericVector> center = R_NilValue) {
+                              Rcpp::Nullable<Rcpp::NumericVector> center = R_NilValue,
+                              Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
   kmreduce::index_t n = 0, d = 0;
   Rcpp::NumericVector keep;
+  std::vector<double> scale;
   const kmreduce::Svd s = glue::with_matrix(x, [&](const auto& a) {
     n = a.n;
     d = a.d;
     return kmreduce::randomized_svd(a, k, oversample, power_iters,
                                     glue::as_seed(seed), n_threads,
-                                    glue::r_interrupt(), center_of(center, keep, a.d));
+                                    glue::r_interrupt(), center_of(center, keep, a.d),
+                                    row_scale_of(weights, scale, a.n));
   });
   Rcpp::NumericMatrix u(static_cast<int>(n), k), v(static_cast<int>(d), k);
   std::copy(s.u.begin(), s.u.end(), u.begin());
@@ -62,13 +80,15 @@ Rcpp::List randomized_svd_cpp(SEXP x, int k, int oversample, int power_iters,
 Rcpp::List cssp_cpp(SEXP x, Rcpp::NumericMatrix v, double c, int repeats,
                     double seed, int n_threads,
                     Rcpp::Nullable<Rcpp::NumericVector> center = R_NilValue,
-                    bool spectral = false, double strong_f = 0) {
+                    bool spectral = false, double strong_f = 0,
+                    Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
   Rcpp::NumericVector keep;
+  std::vector<double> scale;
   const kmreduce::CsspResult r = glue::with_matrix(x, [&](const auto& a) {
     if (v.nrow() != a.d) throw std::invalid_argument("cssp: V must have d rows");
     return kmreduce::cssp(a, &v[0], v.ncol(), c, repeats, glue::as_seed(seed),
                           n_threads, glue::r_interrupt(), center_of(center, keep, a.d),
-                          spectral, strong_f);
+                          spectral, strong_f, row_scale_of(weights, scale, a.n));
   });
   Rcpp::IntegerVector index(r.index.size());
   for (std::size_t t = 0; t < r.index.size(); ++t)
@@ -120,12 +140,19 @@ Rcpp::List svd_list(const kmreduce::Svd& s, kmreduce::index_t n, kmreduce::index
 // [[Rcpp::export]]
 Rcpp::List rsvd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows, int k,
                            int oversample, int power_iters, double seed, int n_threads,
-                           bool center) {
+                           bool center,
+                           Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
   const glue::RBlockSource src(read, static_cast<kmreduce::index_t>(n), d,
                                static_cast<kmreduce::index_t>(block_rows), n_threads, nullptr);
+  Rcpp::NumericVector w;
+  if (weights.isNotNull()) {
+    w = Rcpp::NumericVector(weights.get());
+    if (static_cast<double>(w.size()) != n)
+      throw std::invalid_argument("weights must have one value per row");
+  }
   const kmreduce::Svd s = kmreduce::randomized_svd_blocks(
       src, k, oversample, power_iters, glue::as_seed(seed), n_threads, center,
-      glue::r_interrupt());
+      glue::r_interrupt(), kmreduce::LocalCombine(), weights.isNotNull() ? &w[0] : nullptr);
   return svd_list(s, src.n(), d, k);
 }
 

@@ -2,7 +2,7 @@
 #ifndef KMREDUCE_GLUE_H
 #define KMREDUCE_GLUE_H
 
-#include <RcppEigen.h>
+#include <Rcpp.h>
 
 #include <cstdint>
 #include <kmreduce/matrix.hpp>
@@ -11,7 +11,8 @@
 namespace glue {
 
 // Calls f(view) with a DenseMatrix for a double matrix, or a SparseMatrix
-// for a dgCMatrix (mapped by RcppEigen, no copy). R checks the class first.
+// for a dgCMatrix (its slots mapped, no copy). R checks the class and the
+// slots first.
 template <class F>
 auto with_matrix(SEXP x, F f) -> decltype(f(std::declval<const kmreduce::DenseMatrix&>())) {
   if (Rf_isMatrix(x) && TYPEOF(x) == REALSXP) {
@@ -19,10 +20,13 @@ auto with_matrix(SEXP x, F f) -> decltype(f(std::declval<const kmreduce::DenseMa
     return f(a);
   }
   if (Rf_isS4(x) && Rf_inherits(x, "dgCMatrix")) {
-    const Eigen::Map<Eigen::SparseMatrix<double>> m =
-        Rcpp::as<Eigen::Map<Eigen::SparseMatrix<double>>>(x);
-    const kmreduce::SparseMatrix a(m.outerIndexPtr(), m.innerIndexPtr(),
-                                   m.valuePtr(), m.rows(), m.cols());
+    SEXP dim = R_do_slot(x, Rf_install("Dim")), i = R_do_slot(x, Rf_install("i"));
+    SEXP p = R_do_slot(x, Rf_install("p")), v = R_do_slot(x, Rf_install("x"));
+    if (TYPEOF(dim) != INTSXP || Rf_xlength(dim) != 2 || TYPEOF(i) != INTSXP ||
+        TYPEOF(p) != INTSXP || TYPEOF(v) != REALSXP)
+      throw std::invalid_argument("malformed dgCMatrix");
+    const kmreduce::SparseMatrix a(INTEGER(p), INTEGER(i), REAL(v), INTEGER(dim)[0],
+                                   INTEGER(dim)[1]);
     return f(a);
   }
   throw std::invalid_argument("expected a double matrix or a dgCMatrix");

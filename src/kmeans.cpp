@@ -1,7 +1,9 @@
-// Glue for k-means and the original-space statistics, for every row source:
-// in memory, block by block (a big.matrix) and on MPI ranks (sources.h).
+// Glue for k-means and Lloyd, for every row source: in memory, block by
+// block (a big.matrix) and on MPI ranks (sources.h). The statistics are in
+// cluster_stats.cpp, single steps (tests) in kmeans_steps.cpp.
 #include "glue.h"
 #include "sources.h"
+#include "kmeans_glue.h"
 
 #include <cmath>
 #include <cstdio>
@@ -17,25 +19,6 @@
 
 namespace {
 
-Rcpp::NumericMatrix centres_matrix(const std::vector<double>& c, int k, int d) {
-  Rcpp::NumericMatrix out(k, d);
-  std::copy(c.begin(), c.end(), out.begin());
-  return out;
-}
-
-Rcpp::IntegerVector one_based(const std::vector<int>& label) {
-  Rcpp::IntegerVector out(label.size());
-  for (std::size_t r = 0; r < label.size(); ++r) out[r] = label[r] + 1;
-  return out;
-}
-
-std::vector<int> zero_based(const Rcpp::IntegerVector& cluster) {
-  // (fresh memory advised for huge pages: see memory.hpp)
-  std::vector<int> out = kmreduce::rows_array(static_cast<std::size_t>(cluster.size()), 0);
-  for (R_xlen_t r = 0; r < cluster.size(); ++r) out[r] = cluster[r] - 1;
-  return out;
-}
-
 // The values of the data `a`: gathered while its rows were packed, or by a
 // scan of `a` itself (the rows may be a shifted copy).
 kmreduce::ValueSummary value_summary(const kmreduce::PackedRows& rows,
@@ -50,42 +33,6 @@ template <class Rows>
 kmreduce::ValueSummary value_summary(const Rows&, const kmreduce::SparseMatrix& a) {
   return kmreduce::summarize_values(a.x, a.nnz());
 }
-
-// An optional shift of the rows (dense data far from the origin; see
-// with_row_access), length ncol(x).
-const double* shift_of(const Rcpp::Nullable<Rcpp::NumericVector>& shift,
-                       Rcpp::NumericVector& keep, int d) {
-  if (shift.isNull()) return nullptr;
-  keep = Rcpp::NumericVector(shift.get());
-  if (keep.size() != d) throw std::invalid_argument("shift must have ncol(x) values");
-  return &keep[0];
-}
-
-kmreduce::ClusterStats stats_of(const kmreduce::DenseMatrix& a, const int* label,
-                                int k, const double* means, int n_threads) {
-  if (means != nullptr)
-    return kmreduce::cluster_stats_from_means(a, label, k, means, n_threads);
-  return kmreduce::cluster_stats(a, label, k, n_threads);
-}
-kmreduce::ClusterStats stats_of(const kmreduce::SparseMatrix& a, const int* label,
-                                int k, const double*, int n_threads) {
-  return kmreduce::cluster_stats(a, label, k, n_threads);
-}
-
-// The options of k-means (n_init replicates from k-means++) or of Lloyd from
-// given centres (n_init 1, no seed).
-kmreduce::KmeansOptions options(int k, int n_init, int iter_max, double tol, double seed,
-                                int n_threads) {
-  kmreduce::KmeansOptions opt;
-  opt.k = k;
-  opt.n_init = n_init;
-  opt.iter_max = iter_max;
-  opt.tol = tol;
-  opt.seed = glue::as_seed(seed);
-  opt.n_threads = n_threads;
-  return opt;
-}
-
 // The seeding of the replicates: LocalSearch++ steps in the even ones, and
 // greedy k-means++ (seeding 0) or k-means|| (1, with l = oversampling k and
 // `rounds` rounds).
@@ -113,44 +60,6 @@ void set_polish(kmreduce::KmeansOptions& opt, int polish, int tries, int split_r
   opt.polish_starts = starts;
 }
 
-Rcpp::List stats_list(const kmreduce::ClusterStats& s, int k, int d) {
-  Rcpp::IntegerVector size(s.size.begin(), s.size.end());
-  return Rcpp::List::create(
-      Rcpp::Named("centers") = centres_matrix(s.centres, k, d),
-      Rcpp::Named("withinss") = Rcpp::wrap(s.withinss),
-      Rcpp::Named("size") = size,
-      Rcpp::Named("totss") = s.totss,
-      Rcpp::Named("sumsq") = s.sumsq);
-}
-
-Rcpp::List lloyd_list(const kmreduce::LloydResult& res, int k, int d) {
-  return Rcpp::List::create(
-      Rcpp::Named("cluster") = one_based(res.label),
-      Rcpp::Named("centers") = centres_matrix(res.centres, k, d),
-      Rcpp::Named("objective") = res.objective,
-      Rcpp::Named("iter") = res.iter,
-      Rcpp::Named("converged") = res.converged,
-      Rcpp::Named("means") = res.means);
-}
-
-// Calls f(rows, centres, shift) with the rows of x as the row-wise
-// algorithms take them and the centres, both minus `shift` (see
-// with_row_access()): where predict, distances and Lloyd from given centres
-// compare rows with centres as the fit did.
-template <class F>
-auto with_shifted_rows(SEXP x, const Rcpp::NumericMatrix& centers,
-                       const Rcpp::Nullable<Rcpp::NumericVector>& shift, int n_threads, F f) {
-  Rcpp::NumericVector keep;
-  return glue::with_matrix(x, [&](const auto& a) {
-    if (centers.ncol() != a.d) throw std::invalid_argument("centres need ncol(x) columns");
-    const double* s = shift_of(shift, keep, static_cast<int>(a.d));
-    const std::vector<double> c = kmreduce::shifted_centres(&centers[0], centers.nrow(), a.d, s);
-    return kmreduce::with_row_access(a, n_threads, [&](const auto& rows) {
-      return f(rows, c, s);
-    }, s);
-  });
-}
-
 // k-means in single precision (single.hpp): dense rows only; other rows
 // (sparse) stay in double (returns false).
 template <class Combine>
@@ -159,7 +68,7 @@ bool kmeans_single_rows(const kmreduce::DenseMatrix& a, const double* shift,
                         const Combine& combine, bool& invalid, kmreduce::KmeansResult& out) {
   out = kmreduce::kmeans_single(a, shift, opt, glue::r_interrupt(), combine,
                                 [&](const kmreduce::ValueSummary& v) {
-    invalid = limit > 0 && (!v.finite || v.maxabs > limit);
+    invalid = limit > 0 && kmreduce::values_out_of_range(v, limit);
     return !invalid;
   });
   return true;
@@ -186,30 +95,44 @@ kmreduce::KmeansResult kmeans_rows(SEXP x, const kmreduce::KmeansOptions& opt,
     return kmreduce::with_row_access(a, opt.n_threads, [&](const auto& rows) {
       if (limit > 0) {
         const kmreduce::ValueSummary v = value_summary(rows, a);
-        if (!v.finite || v.maxabs > limit) {
+        if (kmreduce::values_out_of_range(v, limit)) {
           invalid = true;
           return kmreduce::KmeansResult();
         }
       }
       kmreduce::KmeansResult r = kmreduce::kmeans(rows, opt, glue::r_interrupt(), combine);
       kmreduce::unshift_result(kmreduce::ResidentRows<std::decay_t<decltype(rows)>>(rows), s,
-                               opt.k, r.best, opt.n_threads, combine);
+                               opt.k, r.best, opt.n_threads, combine, opt.weights);
       return r;
     }, s);
   });
 }
 
+// With `online` (MacQueen's updates) or `hartigan` (Hartigan's moves after
+// Lloyd) the algorithms of stats::kmeans(algorithm = ) from given centres
+// (kmeans_from_rows(); one process).
 template <class Combine>
 Rcpp::List lloyd_from_rows(SEXP x, const Rcpp::NumericMatrix& centers, int iter_max, double tol,
                            int n_threads, const Rcpp::Nullable<Rcpp::NumericVector>& shift,
-                           const Combine& combine) {
-  const kmreduce::KmeansOptions opt = options(centers.nrow(), 1, iter_max, tol, 0, n_threads);
+                           const Combine& combine,
+                           const Rcpp::Nullable<Rcpp::NumericVector>& weights = R_NilValue,
+                           bool online = false, bool hartigan = false) {
+  kmreduce::KmeansOptions opt = options(centers.nrow(), 1, iter_max, tol, 0, n_threads);
+  Rcpp::NumericVector wkeep;
+  opt.weights = weights_of(weights, wkeep, rows_of(x));
+  opt.online = online;
+  if (hartigan) opt.polish = kmreduce::Polish::Hartigan;
+  if ((online || hartigan) && combine.size() > 1)
+    throw std::invalid_argument("MacQueen and Hartigan from given centres: one process only");
   const kmreduce::LloydResult res = with_shifted_rows(
       x, centers, shift, n_threads,
       [&](const auto& rows, const std::vector<double>& c0, const double* s) {
         const kmreduce::ResidentRows<std::decay_t<decltype(rows)>> src(rows);
-        kmreduce::LloydResult r = kmreduce::kmeans_from(src, c0, opt, glue::r_interrupt(), combine);
-        kmreduce::unshift_result(src, s, opt.k, r, n_threads, combine);
+        kmreduce::LloydResult r =
+            online || hartigan
+                ? kmreduce::kmeans_from_rows(rows, c0, opt, glue::r_interrupt())
+                : kmreduce::kmeans_from(src, c0, opt, glue::r_interrupt(), combine);
+        kmreduce::unshift_result(src, s, opt.k, r, n_threads, combine, opt.weights);
         return r;
       });
   return lloyd_list(res, centers.nrow(), centers.ncol());
@@ -230,10 +153,15 @@ Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
                       Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
                       int local_search = 0, int seeding = 0, double oversampling = 2,
                       int rounds = 5, int polish = 0, int tries = 5, int split_rounds = 5,
-                      int polish_starts = 2, bool single = false) {
+                      int polish_starts = 2, bool single = false,
+                      Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue,
+                      bool online = false) {
   kmreduce::KmeansOptions opt = options(k, n_init, iter_max, tol, seed, n_threads);
+  opt.online = online;
   set_seeding(opt, local_search, seeding, oversampling, rounds);
   set_polish(opt, polish, tries, split_rounds, polish_starts);
+  Rcpp::NumericVector wkeep;
+  opt.weights = weights_of(weights, wkeep, rows_of(x));
   if (verbose) {
     opt.on_replicate = [n_init](int t, int iter, double objective) {
       Rcpp::Function message("message");
@@ -247,7 +175,8 @@ Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
   int d = 0;
   bool invalid = false;
   const kmreduce::KmeansResult res =
-      kmeans_rows(x, opt, shift, limit, kmreduce::LocalCombine(), d, invalid, single);
+      kmeans_rows(x, opt, shift, limit, glue::AnyCombine(kmreduce::LocalCombine()), d,
+                  invalid, single);
   if (invalid) return Rcpp::List::create(Rcpp::Named("invalid") = true);
   Rcpp::List out = lloyd_list(res.best, k, d);
   out["best_replicate"] = res.best_replicate + 1;
@@ -264,99 +193,14 @@ Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
   return out;
 }
 
-// Hartigan's moves on dense x from the labels `cluster` (1-based; tests):
-// the new labels, the means, sweeps, moves and the summed exact changes.
-// [[Rcpp::export]]
-Rcpp::List hartigan_cpp(Rcpp::NumericMatrix x, Rcpp::IntegerVector cluster, int k, int sweeps,
-                        int n_threads) {
-  const kmreduce::DenseMatrix a(&x[0], x.nrow(), x.ncol());
-  if (cluster.size() != x.nrow()) throw std::invalid_argument("one label per row");
-  std::vector<int> label = zero_based(cluster);
-  std::vector<double> norms(a.n), centres;
-  kmreduce::row_sqnorms(a, norms.data(), n_threads);
-  const kmreduce::HartiganResult h = kmreduce::hartigan(
-      a, norms.data(), k, label.data(), centres, sweeps, n_threads, glue::r_interrupt());
-  return Rcpp::List::create(
-      Rcpp::Named("cluster") = one_based(label),
-      Rcpp::Named("centers") = centres_matrix(centres, k, x.ncol()),
-      Rcpp::Named("sweeps") = h.sweeps, Rcpp::Named("moves") = static_cast<double>(h.moves),
-      Rcpp::Named("change") = h.change, Rcpp::Named("converged") = h.converged);
-}
-
-// k-means++ then `steps` local search steps on dense x (tests): the seeds,
-// the final centres, their assignment and every step (1-based rows).
-// [[Rcpp::export]]
-Rcpp::List local_search_cpp(Rcpp::NumericMatrix x, int k, int steps, double seed,
-                            int n_threads) {
-  const kmreduce::DenseMatrix a(&x[0], x.nrow(), x.ncol());
-  if (k < 1 || k > x.nrow() || steps < 0) throw std::invalid_argument("bad k or steps");
-  std::vector<double> norms(a.n);
-  kmreduce::row_sqnorms(a, norms.data(), n_threads);
-  kmreduce::Rng rng(kmreduce::stream_key(glue::as_seed(seed), kmreduce::kStreamKmeansInit, 0));
-  Rcpp::NumericMatrix seeds(k, x.ncol()), centres(k, x.ncol());
-  kmreduce::SeedAssignment assign;
-  kmreduce::kmeanspp(a, norms.data(), k, rng, &seeds[0], n_threads, glue::r_interrupt(), &assign);
-  std::copy(seeds.begin(), seeds.end(), centres.begin());
-  const kmreduce::LocalSearchResult res = kmreduce::local_search(
-      a, norms.data(), k, steps, rng, &centres[0], assign, n_threads, glue::r_interrupt(),
-      kmreduce::LocalCombine(), true);
-  Rcpp::List trace(res.trace.size());
-  for (std::size_t s = 0; s < res.trace.size(); ++s) {
-    const kmreduce::LocalSearchStep& st = res.trace[s];
-    Rcpp::NumericVector cand(st.candidates.size());
-    for (std::size_t t = 0; t < st.candidates.size(); ++t) cand[t] = st.candidates[t] + 1.0;
-    trace[s] = Rcpp::List::create(
-        Rcpp::Named("candidates") = cand, Rcpp::Named("candidate") = st.candidate + 1.0,
-        Rcpp::Named("centre") = st.centre + 1.0, Rcpp::Named("before") = st.before,
-        Rcpp::Named("after") = st.after, Rcpp::Named("swapped") = st.swapped);
-  }
-  Rcpp::IntegerVector label(assign.label.begin(), assign.label.end());
-  Rcpp::IntegerVector label2(assign.second_label.begin(), assign.second_label.end());
-  return Rcpp::List::create(
-      Rcpp::Named("seeds") = seeds, Rcpp::Named("centers") = centres,
-      Rcpp::Named("label") = label + 1, Rcpp::Named("second_label") = label2 + 1,
-      Rcpp::Named("nearest") = Rcpp::wrap(assign.nearest),
-      Rcpp::Named("second") = Rcpp::wrap(assign.second), Rcpp::Named("cost") = res.cost,
-      Rcpp::Named("swaps") = res.swaps, Rcpp::Named("trace") = trace);
-}
-
-// k-means|| seeding on dense x (tests): the candidates (1-based rows) with
-// their weights, the cost before each round and after the last, whether it
-// fell back to k-means++, the seeds and the rows' assignment to them.
-// [[Rcpp::export]]
-Rcpp::List kmeans_parallel_cpp(Rcpp::NumericMatrix x, int k, double seed, double oversampling,
-                               int rounds, int n_threads) {
-  const kmreduce::DenseMatrix a(&x[0], x.nrow(), x.ncol());
-  if (k < 1 || k > x.nrow()) throw std::invalid_argument("bad k");
-  std::vector<double> norms(a.n);
-  kmreduce::row_sqnorms(a, norms.data(), n_threads);
-  kmreduce::Rng rng(kmreduce::stream_key(glue::as_seed(seed), kmreduce::kStreamKmeansInit, 0));
-  kmreduce::KmeansParallelOptions opt;
-  opt.oversampling = oversampling;
-  opt.rounds = rounds;
-  Rcpp::NumericMatrix seeds(k, x.ncol());
-  kmreduce::SeedAssignment assign;
-  kmreduce::KmeansParallelTrace trace;
-  kmreduce::kmeans_parallel(a, norms.data(), k, rng, &seeds[0], n_threads, opt,
-                            glue::r_interrupt(), &assign, kmreduce::LocalCombine(), &trace);
-  Rcpp::NumericVector cand(trace.candidates.size());
-  for (std::size_t t = 0; t < trace.candidates.size(); ++t) cand[t] = trace.candidates[t] + 1.0;
-  Rcpp::IntegerVector label(assign.label.begin(), assign.label.end());
-  Rcpp::IntegerVector label2(assign.second_label.begin(), assign.second_label.end());
-  return Rcpp::List::create(
-      Rcpp::Named("candidates") = cand, Rcpp::Named("weights") = Rcpp::wrap(trace.weights),
-      Rcpp::Named("phi") = Rcpp::wrap(trace.phi), Rcpp::Named("fallback") = trace.fallback,
-      Rcpp::Named("seeds") = seeds, Rcpp::Named("label") = label + 1,
-      Rcpp::Named("second_label") = label2 + 1,
-      Rcpp::Named("nearest") = Rcpp::wrap(assign.nearest),
-      Rcpp::Named("second") = Rcpp::wrap(assign.second));
-}
-
 // [[Rcpp::export]]
 Rcpp::List lloyd_from_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max,
                           double tol, int n_threads,
-                          Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
-  return lloyd_from_rows(x, centers, iter_max, tol, n_threads, shift, kmreduce::LocalCombine());
+                          Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
+                          Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue,
+                          bool online = false, bool hartigan = false) {
+  return lloyd_from_rows(x, centers, iter_max, tol, n_threads, shift,
+                         glue::AnyCombine(kmreduce::LocalCombine()), weights, online, hartigan);
 }
 
 // lloyd_from_cpp() for rows read block by block by read(first, last) (an
@@ -366,16 +210,18 @@ Rcpp::List lloyd_from_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max,
 Rcpp::List lloyd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows,
                             Rcpp::NumericMatrix centers, int iter_max, double tol,
                             int n_threads,
-                            Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
+                            Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
+                            Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
   if (centers.ncol() != d) throw std::invalid_argument("centres need d columns");
-  const kmreduce::KmeansOptions opt = options(centers.nrow(), 1, iter_max, tol, 0, n_threads);
-  Rcpp::NumericVector keep;
+  kmreduce::KmeansOptions opt = options(centers.nrow(), 1, iter_max, tol, 0, n_threads);
+  Rcpp::NumericVector keep, wkeep;
+  opt.weights = weights_of(weights, wkeep, n);
   const double* s = shift_of(shift, keep, d);
   const glue::RBlockSource src(read, static_cast<kmreduce::index_t>(n), d,
                          static_cast<kmreduce::index_t>(block_rows), n_threads, s);
   kmreduce::LloydResult res = kmreduce::kmeans_from(
       src, kmreduce::shifted_centres(&centers[0], opt.k, d, s), opt, glue::r_interrupt());
-  kmreduce::unshift_result(src, s, opt.k, res, n_threads);
+  kmreduce::unshift_result(src, s, opt.k, res, n_threads, kmreduce::LocalCombine(), opt.weights);
   return lloyd_list(res, centers.nrow(), d);
 }
 
@@ -395,7 +241,8 @@ Rcpp::List mpi_kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
   set_seeding(opt, local_search, seeding, oversampling, rounds);
   set_polish(opt, polish, tries, split_rounds, polish_starts);
   const kmreduce::KmeansResult res =
-      kmeans_rows(x, opt, shift, 0, glue::mpi_combine(mpi), d, invalid, single);
+      kmeans_rows(x, opt, shift, 0, glue::AnyCombine(glue::mpi_combine(mpi)), d, invalid,
+                  single);
   Rcpp::List out = lloyd_list(res.best, k, d);
   out["best_replicate"] = res.best_replicate + 1;
   return out;
@@ -405,155 +252,6 @@ Rcpp::List mpi_kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
 Rcpp::List mpi_lloyd_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max, double tol,
                          int n_threads, Rcpp::List mpi,
                          Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
-  return lloyd_from_rows(x, centers, iter_max, tol, n_threads, shift, glue::mpi_combine(mpi));
-}
-
-// Squared distances (nrow(x) x k) of the rows to the centres, as the
-// assignment computes them (rows minus `shift`: see with_row_access()).
-// [[Rcpp::export]]
-Rcpp::NumericMatrix centre_distances_cpp(SEXP x, Rcpp::NumericMatrix centers, int n_threads,
-                                         Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
-  return with_shifted_rows(x, centers, shift, n_threads,
-                           [&](const auto& rows, const std::vector<double>& c, const double*) {
-    Rcpp::NumericMatrix out(static_cast<int>(rows.n), centers.nrow());
-    std::vector<double> norms(rows.n);
-    kmreduce::row_sqnorms(rows, norms.data(), n_threads);
-    kmreduce::dist2_to_points(rows, norms.data(), c.data(), centers.nrow(), &out[0], n_threads);
-    return out;
-  });
-}
-
-// [[Rcpp::export]]
-Rcpp::IntegerVector predict_nearest_cpp(SEXP x, Rcpp::NumericMatrix centers,
-                                        int n_threads,
-                                        Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
-  return one_based(with_shifted_rows(
-      x, centers, shift, n_threads,
-      [&](const auto& rows, const std::vector<double>& c, const double*) {
-        return kmreduce::predict_nearest(rows, c.data(), centers.nrow(), n_threads);
-      }));
-}
-
-// With `means` (k x ncol(x), the cluster means of these labels, as Lloyd
-// returns them when no label changed in its last step), dense x takes one
-// pass instead of two.
-// [[Rcpp::export]]
-Rcpp::List cluster_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k,
-                             int n_threads,
-                             Rcpp::Nullable<Rcpp::NumericMatrix> means = R_NilValue) {
-  const std::vector<int> label = zero_based(cluster);
-  int d = 0;
-  const double* mu = nullptr;
-  Rcpp::NumericMatrix mm;
-  if (means.isNotNull()) {
-    mm = Rcpp::NumericMatrix(means.get());
-    mu = &mm[0];
-  }
-  const kmreduce::ClusterStats s = glue::with_matrix(x, [&](const auto& a) {
-    d = static_cast<int>(a.d);
-    return stats_of(a, label.data(), k, mu, n_threads);
-  });
-  return stats_list(s, k, d);
-}
-
-// cluster_stats_cpp() for rows read block by block by read(first, last).
-// [[Rcpp::export]]
-Rcpp::List stats_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows,
-                            Rcpp::IntegerVector cluster, int k, int n_threads) {
-  const std::vector<int> label = zero_based(cluster);
-  if (static_cast<double>(label.size()) != n) throw std::invalid_argument("one label per row");
-  const glue::RBlockSource src(read, static_cast<kmreduce::index_t>(n), d,
-                         static_cast<kmreduce::index_t>(block_rows), n_threads, nullptr);
-  return stats_list(kmreduce::cluster_stats_blocks(src, label.data(), k, n_threads), k, d);
-}
-
-// cluster_stats_cpp() for the rows of all MPI ranks (collective).
-// [[Rcpp::export]]
-Rcpp::List mpi_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k, int n_threads,
-                         Rcpp::List mpi) {
-  const std::vector<int> label = zero_based(cluster);
-  const glue::RCombine combine = glue::mpi_combine(mpi);
-  int d = 0;
-  const kmreduce::ClusterStats s = glue::with_matrix(x, [&](const auto& a) {
-    d = static_cast<int>(a.d);
-    if (static_cast<kmreduce::index_t>(label.size()) != a.n)
-      throw std::invalid_argument("one label per row");
-    // One rank holds all the rows: the in-memory statistics (one pass).
-    if (combine.size() == 1) return stats_of(a, label.data(), k, nullptr, n_threads);
-    using Matrix = std::decay_t<decltype(a)>;
-    return kmreduce::cluster_stats_blocks(kmreduce::OneBlock<Matrix>(a), label.data(), k,
-                                          n_threads, combine);
-  });
-  return stats_list(s, k, d);
-}
-
-
-// Greedy k-means++ on dense x (tests): the seeds, the assignment it leaves
-// and, for every step, the rows drawn (1-based), the potential with each and
-// the one kept (1-based among them).
-// [[Rcpp::export]]
-Rcpp::List kmeanspp_trace_cpp(Rcpp::NumericMatrix x, int k, double seed, int n_threads) {
-  const kmreduce::DenseMatrix a(&x[0], x.nrow(), x.ncol());
-  if (k < 1 || k > x.nrow()) throw std::invalid_argument("bad k");
-  std::vector<double> norms(a.n);
-  kmreduce::row_sqnorms(a, norms.data(), n_threads);
-  kmreduce::Rng rng(kmreduce::stream_key(glue::as_seed(seed), kmreduce::kStreamKmeansInit, 0));
-  Rcpp::NumericMatrix seeds(k, x.ncol());
-  kmreduce::SeedAssignment assign;
-  std::vector<kmreduce::KmeansppStep> trace;
-  kmreduce::kmeanspp(a, norms.data(), k, rng, &seeds[0], n_threads, glue::r_interrupt(), &assign,
-                     kmreduce::LocalCombine(), &trace);
-  Rcpp::List steps(trace.size());
-  for (std::size_t s = 0; s < trace.size(); ++s) {
-    Rcpp::NumericVector cand(trace[s].candidates.size());
-    for (std::size_t t = 0; t < trace[s].candidates.size(); ++t)
-      cand[t] = trace[s].candidates[t] + 1.0;
-    steps[s] = Rcpp::List::create(Rcpp::Named("candidates") = cand,
-                                  Rcpp::Named("potentials") = Rcpp::wrap(trace[s].potentials),
-                                  Rcpp::Named("chosen") = trace[s].chosen + 1.0);
-  }
-  Rcpp::IntegerVector label(assign.label.begin(), assign.label.end());
-  return Rcpp::List::create(Rcpp::Named("seeds") = seeds, Rcpp::Named("label") = label + 1,
-                            Rcpp::Named("nearest") = Rcpp::wrap(assign.nearest),
-                            Rcpp::Named("second") = Rcpp::wrap(assign.second),
-                            Rcpp::Named("trace") = steps);
-}
-
-// Sets the size above which dense data are not copied into packed tiles
-// (bytes; tests lower it to run the packing-as-needed path on small data).
-// Returns the previous value.
-// [[Rcpp::export]]
-double packed_copy_limit_cpp(double bytes) {
-  const double old = kmreduce::packed_copy_max_bytes();
-  if (!(bytes >= 0.0)) throw std::invalid_argument("bytes must be non-negative");
-  kmreduce::packed_copy_max_bytes() = bytes;
-  return old;
-}
-
-// The products of the rows of dense x with the centres, both minus `shift`,
-// as the single-precision rows give them (tests): n x k, rows in blocks of
-// `block`, tiles kept or packed as needed.
-// [[Rcpp::export]]
-Rcpp::NumericMatrix single_products_cpp(Rcpp::NumericMatrix x, Rcpp::NumericMatrix centers,
-                                        bool store, int block, int n_threads,
-                                        Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
-  const kmreduce::DenseMatrix a(&x[0], x.nrow(), x.ncol());
-  if (centers.ncol() != x.ncol()) throw std::invalid_argument("centers must have ncol(x) columns");
-  if (block < 1) throw std::invalid_argument("block must be positive");
-  Rcpp::NumericVector keep;
-  const double* s = shift_of(shift, keep, static_cast<int>(a.d));
-  const kmreduce::PackedRowsF rows(a, n_threads, s, store);
-  const kmreduce::index_t k = centers.nrow();
-  const std::vector<double> c = kmreduce::shifted_centres(&centers[0], k, a.d, s);
-  const kmreduce::CentreView cv = kmreduce::prepare_centres(rows, c.data(), k);
-  Rcpp::NumericMatrix out(x.nrow(), static_cast<int>(k));
-  std::vector<double> buf;
-  for (kmreduce::index_t r0 = 0; r0 < a.n; r0 += block) {
-    const kmreduce::index_t r1 = std::min<kmreduce::index_t>(a.n, r0 + block);
-    buf.resize((r1 - r0) * k);
-    kmreduce::cross_block(rows, r0, r1, cv, k, buf.data());
-    for (kmreduce::index_t q = 0; q < k; ++q)
-      for (kmreduce::index_t r = r0; r < r1; ++r) out(r, q) = buf[(r - r0) + (r1 - r0) * q];
-  }
-  return out;
+  return lloyd_from_rows(x, centers, iter_max, tol, n_threads, shift,
+                         glue::AnyCombine(glue::mpi_combine(mpi)));
 }

@@ -29,13 +29,21 @@ namespace {
 // 2 x.c): `shift` NULL: none; a vector of ncol(out) values: that one (a
 // fitted reducer applied to any rows); an empty vector: the column means of
 // `out`, subtracted and returned as attribute "shift" (fitting).
+// With observation `weights` (one per row) the fitted means are weighted.
 void apply_shift(Rcpp::NumericMatrix& out,
-                 const Rcpp::Nullable<Rcpp::NumericVector>& shift) {
+                 const Rcpp::Nullable<Rcpp::NumericVector>& shift,
+                 const Rcpp::Nullable<Rcpp::NumericVector>& weights = R_NilValue) {
   if (shift.isNull()) return;
   const Rcpp::NumericVector given(shift.get());
   const kmreduce::index_t n = out.nrow(), m = out.ncol();
   Rcpp::NumericVector s(m);
-  if (given.size() == 0) {
+  if (given.size() == 0 && weights.isNotNull()) {
+    const Rcpp::NumericVector w(weights.get());
+    if (w.size() != n) throw std::invalid_argument("weights must have one value per row");
+    if (n > 0 && m > 0)
+      kmreduce::weighted_column_means(kmreduce::DenseMatrix(&out[0], n, m), &w[0], &s[0], 1);
+    out.attr("shift") = s;
+  } else if (given.size() == 0) {
     if (n > 0 && m > 0)
       kmreduce::column_means(kmreduce::DenseMatrix(&out[0], n, m), &s[0], 1);
     out.attr("shift") = s;
@@ -52,7 +60,7 @@ void sparse_embed_checked(const kmreduce::DenseMatrix& a,
                           int n_threads, double limit, bool& invalid) {
   kmreduce::ValueSummary v;
   kmreduce::sparse_embed(a, cs, o, n_threads, limit > 0 ? &v : nullptr);
-  invalid = limit > 0 && (!v.finite || v.maxabs > limit);
+  invalid = limit > 0 && kmreduce::values_out_of_range(v, limit);
 }
 void sparse_embed_checked(const kmreduce::SparseMatrix& a,
                           const kmreduce::CountSketch& cs, double* o,
@@ -71,7 +79,8 @@ void sparse_embed_checked(const kmreduce::SparseMatrix& a,
 Rcpp::NumericMatrix project_cpp(SEXP x, std::string method, double dims,
                                 double seed, int n_threads, double limit = 0,
                                 Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
-                                double density = 1) {
+                                double density = 1,
+                                Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
   const kmreduce::index_t m = static_cast<kmreduce::index_t>(dims);
   const std::uint64_t s = glue::as_seed(seed);
   Rcpp::NumericMatrix out;
@@ -90,7 +99,7 @@ Rcpp::NumericMatrix project_cpp(SEXP x, std::string method, double dims,
       const auto& rows = kmreduce::row_access(a);
       kmreduce::srht_project(rows, map, o, n_threads);
     } else if (method == "fjlt") {
-      kmreduce::fjlt_project(a, kmreduce::FjltMap(s, a.d, m, density), o, n_threads);
+      kmreduce::fjlt_project(a, kmreduce::FjltMap(s, a.d, m, density, n_threads), o, n_threads);
     } else if (method == "sparse_embedding") {
       sparse_embed_checked(a, kmreduce::CountSketch(s, a.d, m), o, n_threads,
                            limit, invalid);
@@ -100,7 +109,7 @@ Rcpp::NumericMatrix project_cpp(SEXP x, std::string method, double dims,
     return 0;
   });
   if (limit > 0) out.attr("invalid") = invalid;
-  if (!invalid) apply_shift(out, shift);
+  if (!invalid) apply_shift(out, shift, weights);
   return out;
 }
 
@@ -113,12 +122,12 @@ Rcpp::List fjlt_parts_cpp(double d, double dims, double seed, double density,
   const kmreduce::FjltMap m(glue::as_seed(seed), static_cast<kmreduce::index_t>(d),
                             static_cast<kmreduce::index_t>(dims), density);
   const double unscale = std::sqrt(static_cast<double>(m.padded) * m.dims);
-  Rcpp::IntegerVector i(m.coord.size()), j(m.coord.size());
-  Rcpp::NumericVector x(m.coord.size());
+  Rcpp::IntegerVector i(m.value.size()), j(m.value.size());
+  Rcpp::NumericVector x(m.value.size());
   for (kmreduce::index_t t = 0; t < m.dims; ++t) {
     for (kmreduce::index_t e = m.start[t]; e < m.start[t + 1]; ++e) {
       i[e] = static_cast<int>(t + 1);
-      j[e] = static_cast<int>(m.coord[e] + 1);
+      j[e] = static_cast<int>(m.coordinate(t, e) + 1);
       x[e] = m.value[e] * unscale;
     }
   }
@@ -134,7 +143,8 @@ Rcpp::List fjlt_parts_cpp(double d, double dims, double seed, double density,
 // [[Rcpp::export]]
 Rcpp::NumericMatrix sign_project_cpp(SEXP x, double dims, double seed,
                                      std::string algorithm, int n_threads,
-                                     Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
+                                     Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
+                                     Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
   const kmreduce::index_t m = static_cast<kmreduce::index_t>(dims);
   Rcpp::NumericMatrix out;
   glue::with_matrix(x, [&](const auto& a) {
@@ -146,7 +156,7 @@ Rcpp::NumericMatrix sign_project_cpp(SEXP x, double dims, double seed,
     }
     return 0;
   });
-  apply_shift(out, shift);
+  apply_shift(out, shift, weights);
   return out;
 }
 
@@ -164,7 +174,8 @@ double derive_seed_cpp(double seed, int r) {
 // [[Rcpp::export]]
 Rcpp::NumericMatrix multiply_cpp(SEXP x, Rcpp::NumericMatrix b,
                                  int n_threads,
-                                 Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
+                                 Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
+                                 Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
   Rcpp::NumericMatrix out;
   glue::with_matrix(x, [&](const auto& a) {
     if (a.d != b.nrow()) throw std::invalid_argument("non-conformable product");
@@ -172,7 +183,7 @@ Rcpp::NumericMatrix multiply_cpp(SEXP x, Rcpp::NumericMatrix b,
     kmreduce::multiply(a, &b[0], b.ncol(), &out[0], n_threads);
     return 0;
   });
-  apply_shift(out, shift);
+  apply_shift(out, shift, weights);
   return out;
 }
 
@@ -180,7 +191,8 @@ Rcpp::NumericMatrix multiply_cpp(SEXP x, Rcpp::NumericMatrix b,
 Rcpp::NumericMatrix gather_columns_cpp(SEXP x, Rcpp::IntegerVector index,
                                        Rcpp::NumericVector scale,
                                        int n_threads,
-                                       Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
+                                       Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
+                                       Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
   std::vector<kmreduce::index_t> idx(index.size());
   for (R_xlen_t t = 0; t < index.size(); ++t) idx[t] = index[t] - 1;
   const std::vector<double> sc(scale.begin(), scale.end());
@@ -192,7 +204,7 @@ Rcpp::NumericMatrix gather_columns_cpp(SEXP x, Rcpp::IntegerVector index,
     kmreduce::gather_columns(a, idx, sc, &out[0], n_threads);
     return 0;
   });
-  apply_shift(out, shift);
+  apply_shift(out, shift, weights);
   return out;
 }
 
@@ -208,11 +220,19 @@ Rcpp::IntegerVector leverage_sample_cpp(Rcpp::NumericVector scores,
   return out;
 }
 
-// Column means of a dense matrix, threaded.
+// Column means of a dense matrix, threaded; with `weights` (one per row),
+// weighted.
 // [[Rcpp::export]]
-Rcpp::NumericVector column_means_cpp(Rcpp::NumericMatrix x, int n_threads) {
+Rcpp::NumericVector column_means_cpp(Rcpp::NumericMatrix x, int n_threads,
+                                     Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
   Rcpp::NumericVector out(x.ncol());
   const kmreduce::DenseMatrix a(&x[0], x.nrow(), x.ncol());
+  if (weights.isNotNull()) {
+    const Rcpp::NumericVector w(weights.get());
+    if (w.size() != x.nrow()) throw std::invalid_argument("weights must have one value per row");
+    kmreduce::weighted_column_means(a, &w[0], &out[0], n_threads);
+    return out;
+  }
   kmreduce::column_means(a, &out[0], n_threads);
   return out;
 }

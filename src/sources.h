@@ -8,6 +8,7 @@
 #include "glue.h"
 
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
 
 #include <kmreduce/packed.hpp>
@@ -105,6 +106,29 @@ inline RCombine mpi_combine(const Rcpp::List& mpi) {
                   Rcpp::as<int>(mpi["size"]), Rcpp::as<double>(mpi["offset"]),
                   Rcpp::as<double>(mpi["n"]));
 }
+
+// Either Combine behind one type: the k-means glue instantiates the
+// algorithms once for one process and for MPI ranks (half the compile
+// time). With one process it adds nothing (sum() does nothing, as
+// LocalCombine's); sum() is called a few times per pass, so the test costs
+// nothing measurable.
+class AnyCombine {
+ public:
+  explicit AnyCombine(const kmreduce::LocalCombine&) {}
+  explicit AnyCombine(const RCombine& c) : mpi_(std::make_shared<const RCombine>(c)) {}
+  int rank() const { return mpi_ ? mpi_->rank() : 0; }
+  int size() const { return mpi_ ? mpi_->size() : 1; }
+  kmreduce::index_t offset() const { return mpi_ ? mpi_->offset() : 0; }
+  kmreduce::index_t total_rows(kmreduce::index_t local_rows) const {
+    return mpi_ ? mpi_->total_rows(local_rows) : local_rows;
+  }
+  void sum(double* v, kmreduce::index_t m) const {
+    if (mpi_) mpi_->sum(v, m);
+  }
+
+ private:
+  std::shared_ptr<const RCombine> mpi_;
+};
 
 }  // namespace glue
 

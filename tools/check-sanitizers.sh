@@ -21,7 +21,7 @@ CXX14FLAGS = $flags
 CXX17FLAGS = $flags
 LDFLAGS = -fsanitize=address,undefined
 MK
-R_MAKEVARS_USER="$work/Makevars" R CMD INSTALL --no-multiarch --no-test-load -l "$work/lib" "$work/src" \
+KMREDUCE_KEEP_DEBUG=1 R_MAKEVARS_USER="$work/Makevars" R CMD INSTALL --no-multiarch --no-test-load -l "$work/lib" "$work/src" \
   > "$work/install.log" 2>&1 || { tail -n 30 "$work/install.log"; exit 1; }
 log="$work/tests.log"
 (cd "$work/src" && \

@@ -11,7 +11,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 git clone -q "$repo" "$work/src"
 mkdir -p "$work/lib"
-R CMD INSTALL --no-multiarch -l "$work/lib" "$work/src" > "$work/install.log" 2>&1 ||
+KMREDUCE_KEEP_DEBUG=1 R CMD INSTALL --no-multiarch -l "$work/lib" "$work/src" > "$work/install.log" 2>&1 ||
   { cat "$work/install.log"; exit 1; }
 filter=${1:-}
 cat > "$work/run.R" <<REOF

@@ -12,6 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 if R_LIBS="$lib${R_LIBS:+:$R_LIBS}" Rscript -e 'quit(status = !requireNamespace("pbdMPI", quietly = TRUE))' 2>/dev/null; then
   exit 0
 fi
+echo "install-pbdmpi: building pbdMPI from source for the MPI test ..."
 command -v mpicc >/dev/null 2>&1 || { echo "install-pbdmpi: no mpicc (libopenmpi-dev): skipped"; exit 0; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -265,3 +265,32 @@ test_that("every accepted value gives finite statistics", {
   expect_equal(fit$betweenss / fit$totss, 1)
   expect_error(kmeans_reduced(x * 1.01 / 0.999, 2, seed = 1), "values up to .* are supported for data of this size")
 })
+
+test_that("data frames become matrices column by column, as as.matrix() makes them", {
+  # (checked in linear time: `x[] <- lapply()` was quadratic in the columns;
+  # the time itself is in bench/checks_wide.R)
+  d <- data.frame(a = 1:4, b = c(0.5, -1, 2, 3), c = as.difftime(1:4, units = "mins"))
+  m <- kmreduce:::check_data(d, "x")
+  expect_identical(m, cbind(a = c(1, 2, 3, 4), b = d$b, c = 1:4 + 0))
+  rownames(d) <- c("w", "x", "y", "z")
+  expect_identical(rownames(kmreduce:::check_data(d, "x")), c("w", "x", "y", "z"))
+  d$m <- I(matrix(1:8, 4))
+  expect_identical(colnames(kmreduce:::check_data(d, "x")), c("a", "b", "c", "m.1", "m.2"))
+  wide <- as.data.frame(matrix(rnorm(2 * 20000), 2))
+  expect_identical(kmreduce:::check_data(wide, "x"), as.matrix(wide))
+  expect_error(kmreduce:::check_data(data.frame(a = 1:2, b = c("p", "q")), "x"),
+               "`x` column 'b' must be numeric")
+})
+
+test_that("distributed rows given where only in-memory data are read: a clear error", {
+  x <- matrix(rnorm(40), 20)
+  fake <- structure(list(x = x, rank = 0L, size = 1L, n = 20, offset = 0, n_local = 20L),
+                    class = "kmreduce_mpi")
+  msg <- "`x` is a set of distributed rows \\(mpi_rows\\(\\)\\); only kmeans_reduced\\(\\) takes them"
+  expect_error(k_path(fake, k = 1:2, verbose = FALSE), msg)
+  expect_error(reduce_dims(fake, "sign", dims = 1), msg)
+  expect_error(optimality_bound(kmeans_reduced(x, 2, seed = 1), fake), msg)
+  expect_error(randomized_svd(fake, 1), msg)
+  expect_error(predict(kmeans_reduced(x, 2, seed = 1), fake),
+               "`newdata` is a set of distributed rows")
+})

@@ -42,3 +42,9 @@ test_that("bad arguments are named in the error", {
   expect_error(dims_for("gaussian", k = 3), "`n` \\(the number of rows\\) is needed")
   expect_identical(nrow(dims_for(k = 3)), 9L)   # without n: no Johnson-Lindenstrauss rows
 })
+
+test_that("tiny eps: the sketch size is printed as a number, without a warning", {
+  expect_silent(r <- dims_for("rsvd", k = 10, eps = 1e-300))
+  expect_match(r$formula, "= 1e\\+301 columns", fixed = FALSE)
+  expect_match(dims_for("rsvd", k = 10, eps = 0.3)$formula, "= 45 columns")
+})

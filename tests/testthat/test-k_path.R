@@ -142,3 +142,101 @@ test_that("bad arguments are named in the error", {
   expect_error(k_path(m$x, k = 2:3, bound = NA, verbose = FALSE), "`bound` must be TRUE or FALSE")
   expect_error(k_path(m$x, k = 2:3, method = "magic", verbose = FALSE), "`method` must be one of")
 })
+
+test_that("the default k starts at 1; sparse x with method \"none\" works", {
+  expect_identical(eval(formals(k_path)$k), 1:10)
+  m <- separated(3, n_per = 20, d = 4)
+  p <- k_path(m$x, B = 2, n_init = 2, seed = 1, bound = FALSE, verbose = FALSE)
+  expect_identical(p$results$k, 1:10)
+  # (the default stops at the distinct rows)
+  y <- m$x[rep(c(1, 21, 41, 2), 5), ]
+  expect_identical(k_path(y, B = 2, seed = 1, verbose = FALSE)$results$k, 1:4)
+  s <- make_sparse_mixture(n = 90, d = 12, k = 3)
+  ps <- k_path(s$x, k = 1:4, method = "none", B = 3, n_init = 3, seed = 2, verbose = FALSE)
+  pd <- k_path(s$dense, k = 1:4, method = "none", B = 3, n_init = 3, seed = 2, verbose = FALSE)
+  expect_identical(ps$method, "none")
+  expect_equal(ps$results$objective, pd$results$objective, tolerance = 1e-10)
+  expect_equal(ps$results$gap, pd$results$gap, tolerance = 1e-8)
+  expect_equal(ps$results$silhouette, pd$results$silhouette, tolerance = 1e-10)
+})
+
+test_that("the reference sets are clustered exactly as the data are", {
+  # Same replicates, seeding and polish as kmeans_reduced() gives the data:
+  # E log W* recomputed from the same uniform sets (drawn in the box of the
+  # principal axes, in the frame scaled by a power of two).
+  m <- separated(3, n_per = 25, d = 3, sep = 4, seed = 2)
+  x <- m$x
+  n <- nrow(x)
+  p <- k_path(x, k = 1:4, method = "none", B = 3, n_init = 4, seed = 9, bound = FALSE,
+              verbose = FALSE)
+  expect_identical(p$n_init_reference, 4L)
+  space <- sweep(x, 2L, colMeans(x))
+  unit <- 2^ceiling(log2(max(abs(space))))
+  space <- space / unit
+  pc <- space %*% svd(space, nu = 0L)$v
+  lo <- apply(pc, 2L, min)
+  hi <- apply(pc, 2L, max)
+  logw <- matrix(NA_real_, 3, 4)
+  for (b in 1:3) {
+    ref <- kmreduce:::uniform_box_cpp(n, lo, hi, 9, b - 1, 1L)
+    for (q in 1:4) {
+      f <- kmeans_reduced(ref, q, method = "none", n_init = 4,
+                          seed = kmreduce:::derive_seed_cpp(9, b))
+      logw[b, q] <- log(f$tot.withinss) + 2 * log(unit)
+    }
+  }
+  expect_equal(p$results$E_logW, colMeans(logw), tolerance = 1e-9)
+  expect_equal(p$results$gap_se, sqrt(1 + 1 / 3) * apply(logw, 2, sd), tolerance = 1e-6)
+})
+
+test_that("degenerate paths: NA where undefined, with notes; the rules skip them; plots draw what exists", {
+  x <- separated(2, n_per = 4, d = 2)$x
+  expect_error(k_path(x, k = 1:3, B = 1, verbose = FALSE),
+               "`B` must be 0 \\(no gap statistic\\) or at least 2")
+  # k up to n: W_n = 0
+  p <- k_path(x, k = 1:8, B = 3, seed = 1, verbose = FALSE)
+  r <- p$results
+  expect_true(is.na(r$logW[8]) && is.na(r$gap[8]) && is.na(r$gap_se[8]))
+  expect_false(anyNA(r$gap[1:7]))
+  expect_false(any(is.nan(as.matrix(r))))
+  expect_match(p$notes, "k = 8: the rows of every cluster are equal", all = FALSE)
+  expect_false(anyNA(p$chosen[c("gap_firstSEmax", "gap_Tibs2001SEmax")]))
+  expect_output(print(p), "note: k = 8")
+  # all rows equal: only k = 1, nothing defined but the objective
+  p1 <- k_path(matrix(3, 6, 2), B = 2, seed = 1, verbose = FALSE)
+  expect_identical(p1$results$k, 1L)
+  expect_true(is.na(p1$results$between_total))
+  expect_true(all(is.na(p1$chosen)))
+  # 1 to 3 rows
+  for (n in 1:3) {
+    pn <- k_path(matrix(c(0, 1, 5)[seq_len(n)], n, 1), B = 2, seed = 1, verbose = FALSE)
+    expect_identical(pn$results$k, seq_len(n), label = paste(n, "rows"))
+    expect_false(any(is.nan(as.matrix(pn$results))), label = paste(n, "rows"))
+  }
+  # plots: k = 1 alone (no silhouette), a path with no gap, the rules on NA
+  f <- tempfile(fileext = ".png")
+  grDevices::png(f)
+  expect_invisible(plot(k_path(x, k = 1, B = 3, seed = 1, verbose = FALSE)))
+  expect_invisible(plot(p1))
+  expect_invisible(plot(p))
+  grDevices::dev.off()
+  expect_error(plot(p1, which = "silhouette"), "nothing to draw")
+  expect_identical(kmreduce:::gap_choice(1:4, c(NA, 0.1, 0.5, 0.2), c(NA, 0.1, 0.1, 0.1),
+                                         "firstSEmax"), 3L)
+  expect_identical(kmreduce:::gap_choice(1:2, c(NA, NA), c(0.1, 0.1), "Tibs2001SEmax"),
+                   NA_integer_)
+})
+
+test_that("the gap does not depend on the data's units, up to the largest accepted values", {
+  m <- separated(3, n_per = 30, d = 6, sep = 5, seed = 3)
+  base <- k_path(m$x, k = 1:4, B = 4, n_init = 3, seed = 2, verbose = FALSE)
+  lim <- kmreduce:::max_abs_value(length(m$x))
+  for (s in c(2^floor(log2(lim / 2 / max(abs(m$x)))), 2^-400)) {
+    p <- k_path(m$x * s, k = 1:4, B = 4, n_init = 3, seed = 2, verbose = FALSE)
+    label <- paste("scale", s)
+    expect_true(all(is.finite(p$results$gap)), label = label)
+    expect_equal(p$results$gap, base$results$gap, tolerance = 1e-9, label = label)
+    expect_equal(p$results$silhouette, base$results$silhouette, tolerance = 1e-12, label = label)
+    expect_identical(p$chosen, base$chosen, label = label)
+  }
+})

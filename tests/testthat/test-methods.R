@@ -243,3 +243,54 @@ test_that("plot(which = \"centers\") draws images upright", {
     expect_identical(sum(z), 1.5)
   }
 })
+
+test_that("predict() on sparse newdata far from the origin uses the fit's shift", {
+  # "none" and refine fits on dense data far from the origin compare rows
+  # minus a shift; sparse newdata (the same rows) must too.
+  m <- make_mixture(n = 200, d = 4, k = 2, sd = 1, sep = 3, seed = 41)
+  for (offset in c(1e6, 1e12)) {
+    y <- m$x + offset
+    ys <- Matrix::Matrix(y, sparse = TRUE)
+    fits <- list(none = kmeans_reduced(y, 2, method = "none", seed = 1),
+                 refine = kmeans_reduced(y, 2, method = "sign", dims = 2, refine = 2, seed = 1))
+    for (f in names(fits)) {
+      fit <- fits[[f]]
+      label <- sprintf("%s, offset %g", f, offset)
+      expect_identical(predict(fit, ys), fit$cluster, label = label)
+      expect_identical(predict(fit, ys, type = "distances"), predict(fit, y, type = "distances"),
+                       label = label)
+      # in blocks of rows (the dense copy is made block by block)
+      expect_identical(predict(fit, ys[c(5, 150, 17), ]), fit$cluster[c(5, 150, 17)], label = label)
+    }
+  }
+})
+
+test_that("a fit with duplicated or missing column names never matches renamed columns by position", {
+  m <- make_mixture(n = 60, d = 3, k = 2, seed = 42)
+  x <- m$x
+  colnames(x) <- c("a", "a", "b")
+  fit <- kmeans_reduced(x, 2, method = "none", seed = 1)
+  expect_identical(predict(fit, x), fit$cluster)         # same names, same order
+  expect_identical(predict(fit, unname(x)), fit$cluster)  # no names: by position
+  msg <- "`newdata` has column names, but the data the model was fitted to have duplicated names \\('a'\\)"
+  expect_error(predict(fit, x[, c(3, 1, 2)]), msg)
+  expect_error(predict(fit, as.data.frame(x[, c(3, 1, 2)], optional = TRUE)), "`newdata` has column names")
+  y <- x
+  colnames(y) <- c("a", "b", "c")
+  expect_error(predict(fit, y), msg)
+  colnames(x) <- c("a", NA, "b")
+  fit2 <- kmeans_reduced(x, 2, method = "none", seed = 1)
+  expect_identical(predict(fit2, x), fit2$cluster)
+  expect_error(predict(fit2, x[, c(3, 2, 1)]), "missing \\(NA or empty\\) names")
+})
+
+test_that("augment() reads a big.matrix's rows into the data frame it returns", {
+  skip_if_not_installed("bigmemory")
+  m <- make_mixture(n = 50, d = 3, k = 2, seed = 44)
+  fit <- kmeans_reduced(m$x, 2, seed = 1)
+  b <- bigmemory::as.big.matrix(unname(m$x))
+  a <- augment(fit, newdata = b)
+  expect_identical(as.integer(a$.cluster), unname(predict(fit, m$x)))
+  expect_equal(unname(as.matrix(a[, 1:3])), unname(m$x))
+  expect_identical(as.integer(augment(fit, data = b)$.cluster), unname(fit$cluster))
+})

@@ -87,3 +87,42 @@ test_that("labels that print alike are distinct labels; one object is a perfect 
   expect_equal(cluster_accuracy(c(1, 1 + 2^-52), c(1, 2)), 1)
   expect_equal(adjusted_rand_index(c(1, 1 + 2^-52, 1), c(1, 2, 1)), 1)
 })
+
+test_that("sparse statistics equal the dense ones far from zero (no cancellation)", {
+  # The closed form n c^2 + sum((v - c)^2 - c^2) for the zeros lost every
+  # digit when a column sits far from zero (1150 for 610.58 at 1e8).
+  # (at 1e12 the data hold about 4 digits after the point: the dense sums
+  # themselves agree to about 1e-7 there)
+  m <- make_mixture(n = 200, d = 3, k = 2, sd = 1, sep = 3, seed = 43)
+  for (offset in c(0, 1e4, 1e8, -1e8, 1e12)) {
+    y <- m$x + offset
+    if (offset == -1e8) y[1:20, 1] <- 0   # zeros among values far from zero
+    tol <- if (abs(offset) < 1e12) 1e-8 else 1e-6
+    ys <- Matrix::Matrix(y, sparse = TRUE)
+    label <- paste("offset", offset)
+    expect_equal(kmeans_objective(ys, m$truth), objective_r(y, m$truth), tolerance = tol,
+                 label = label)
+    expect_equal(kmeans_objective(ys, m$truth), kmeans_objective(y, m$truth), tolerance = tol,
+                 label = label)
+    d <- kmreduce:::cluster_stats_cpp(y, m$truth, 2L, 1L)
+    s <- kmreduce:::cluster_stats_cpp(ys, m$truth, 2L, 2L)
+    expect_equal(s$withinss, d$withinss, tolerance = tol, label = label)
+    expect_equal(s$totss, d$totss, tolerance = tol, label = label)
+    # the block form (out of core and MPI ranks): one rank holding all rows
+    # of a two-rank job
+    info <- list(allreduce = function(v) v, rank = 0L, size = 2L, offset = 0, n = nrow(y))
+    b <- kmreduce:::mpi_stats_cpp(ys, m$truth, 2L, 1L, info)
+    expect_equal(b$withinss, d$withinss, tolerance = tol, label = label)
+    expect_equal(b$totss, d$totss, tolerance = tol, label = label)
+    # with observation weights likewise
+    w <- seq(0.5, 3, length.out = nrow(y))
+    expect_equal(kmeans_objective(ys, m$truth, weights = w),
+                 kmeans_objective(y, m$truth, weights = w), tolerance = tol, label = label)
+    wmeans <- apply(y, 2, function(v) tapply(v * w, m$truth, sum) / tapply(w, m$truth, sum))
+    expect_equal(kmeans_objective(ys, m$truth, weights = w),
+                 sum(w * rowSums((y - wmeans[m$truth, ])^2)), tolerance = tol, label = label)
+    fit <- kmeans_reduced(ys, 2, method = "sparse_embedding", dims = 2, seed = 1)
+    expect_equal(fit$tot.withinss, kmeans_objective(y, fit$cluster), tolerance = tol, label = label)
+    expect_equal(fit$totss, sum(scale(y, scale = FALSE)^2), tolerance = tol, label = label)
+  }
+})

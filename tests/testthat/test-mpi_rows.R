@@ -9,13 +9,14 @@ test_that("kmeans_reduced() on 2 MPI ranks equals one process on the stacked row
   skip_if(!nzchar(system.file(package = "pbdMPI")), "pbdMPI is not installed")
   mpirun <- Sys.which("mpirun")
   skip_if(!nzchar(mpirun), "mpirun not found")
+  skip_if(.Platform$OS.type == "windows", "runs OpenMPI's mpirun in a POSIX environment")
   script <- test_path("mpi", "kmeans.R")
   out <- tempfile(fileext = ".rds")
   args <- c("-np", "2", "--oversubscribe",
             if (identical(unname(Sys.info()[["user"]]), "root")) "--allow-run-as-root",
             file.path(R.home("bin"), "Rscript"), script, out)
   libs <- paste(unique(c(dirname(system.file(package = "kmreduce")), .libPaths())),
-                collapse = ":")
+                collapse = .Platform$path.sep)
   mpi_env <- grep("^(OMPI_|PMIX_)", names(Sys.getenv()), value = TRUE)
   env <- c(R_LIBS = libs, OMP_NUM_THREADS = "1",
            stats::setNames(rep(NA_character_, length(mpi_env)), mpi_env))
@@ -45,6 +46,52 @@ test_that("kmeans_reduced() on 2 MPI ranks equals one process on the stacked row
               "n_reductions", "k-means||", "single", "single/gaussian", "awkward/none",
               "awkward/refine")) {
     expect_true(res[[m]]$identical_labels, info = m)
+  }
+})
+
+test_that("user errors on some MPI ranks stop every rank with the same error (2 and 3 ranks)", {
+  # A rank whose rows fail the checks, or ranks called with different
+  # arguments, used to leave the other ranks waiting forever in a collective
+  # step: the job is run under `timeout`, so a hang fails here.
+  skip_on_cran()
+  skip_if(!nzchar(system.file(package = "pbdMPI")), "pbdMPI is not installed")
+  mpirun <- Sys.which("mpirun")
+  skip_if(!nzchar(mpirun), "mpirun not found")
+  timeout <- Sys.which("timeout")
+  skip_if(!nzchar(timeout), "timeout not found")
+  libs <- paste(unique(c(dirname(system.file(package = "kmreduce")), .libPaths())),
+                collapse = ":")
+  mpi_env <- grep("^(OMPI_|PMIX_)", names(Sys.getenv()), value = TRUE)
+  env <- c(R_LIBS = libs, OMP_NUM_THREADS = "1",
+           stats::setNames(rep(NA_character_, length(mpi_env)), mpi_env))
+  for (np in 2:3) {
+    out <- tempfile(fileext = ".rds")
+    args <- c("120", mpirun, "-np", np, "--oversubscribe",
+              if (identical(unname(Sys.info()[["user"]]), "root")) "--allow-run-as-root",
+              file.path(R.home("bin"), "Rscript"), test_path("mpi", "errors.R"), out)
+    log <- withr::with_envvar(env, suppressWarnings(
+      system2(timeout, args, stdout = TRUE, stderr = TRUE)))
+    if (!file.exists(out)) fail(paste(c(sprintf("%d ranks: no result (a hang?)", np), log),
+                                      collapse = "\n"))
+    res <- readRDS(out)
+    last <- np - 1L
+    expect <- list(
+      "zero rows" = sprintf("mpi_rows\\(\\) stopped on every MPI rank: the rows of rank %d failed the checks: `x_local` must have at least one row", last),
+      "NA" = sprintf("rank %d failed the checks: `x_local` must contain only finite numbers", last),
+      "column names" = "`x_local` must have the same column names on every rank",
+      "k differs" = sprintf("the ranks must call it with the same arguments, but `k` is 3 on rank 0 and 4 on rank %d", last),
+      "method differs" = "but `method` is \"gaussian\" on rank 0 and \"sign\"",
+      "bad k on one rank" = sprintf("the checks failed on rank %d: `k` must be a whole number", last),
+      "control differs" = "`control\\$tol` is 0 on rank 0",
+      "seed policy differs" = "`seed` is 5 on rank 0",
+      "bad method everywhere" = "`method` \"cssp\" is not available on distributed rows")
+    for (case in names(expect)) {
+      msg <- res[[case]]
+      expect_length(msg, np)
+      expect_length(unique(msg), 1L)   # the same error on every rank
+      expect_match(msg[1L], expect[[case]], info = sprintf("%d ranks, %s", np, case))
+    }
+    expect_identical(res$after, rep(TRUE, np))
   }
 })
 

@@ -103,3 +103,13 @@ test_that("bad arguments are named in the error", {
   expect_error(optimality_bound(fit, m$x, power_iters = -1), "`power_iters`")
   expect_error(optimality_bound(fit, m$x, seed = "a"), "`seed`")
 })
+
+test_that("data of the fit's shape but not its values are refused, not certified", {
+  # (the ratio of a fit of x to the bound of x * 1e150 was 1.8e-300)
+  x <- make_mixture(n = 60, d = 4, k = 3)$x
+  fit <- kmeans_reduced(x, 3, seed = 1)
+  expect_error(optimality_bound(fit, x * 1e150), "`x` must be the data of `fit`: the fit's clusters of `x` have the objective")
+  expect_error(summary(fit, x[withr::with_seed(1, sample(60)), ]), "`x` must be the data of `fit`")
+  expect_gte(optimality_bound(fit, x)$ratio, 1)
+  expect_gte(optimality_bound(stats::kmeans(x, 3, nstart = 2), x)$ratio, 1)
+})

@@ -79,7 +79,7 @@ test_that("fjlt's P has density q and N(0, 1/q) entries; D is random signs", {
   # a P that cannot fit in memory is refused before it is drawn
   wide <- Matrix::sparseMatrix(i = 1:3, j = 1:3, x = 1, dims = c(10, 2^20))
   expect_error(reduce_dims(wide, "fjlt", dims = 2^20, seed = 1, control = list(fjlt_density = 1)),
-               "The FJLT's sparse matrix \\(density 1, 1048576 x 1048576\\) would need about")
+               "The FJLT to 1048576 dimensions \\(its 1048576 x 1048576 Gaussian matrix of density 1 and the reduced rows\\) would need about")
   expect_error(reduce_dims(x, "fjlt", dims = 10, control = list(fjlt_density = 0)),
                "`control\\$fjlt_density` must be NULL or a number in \\(0, 1\\], not 0")
 })
@@ -362,4 +362,23 @@ test_that("srht: direct sums and the fast transform give the same map", {
     expect_equal(unname(reduce_dims(m$x, "srht", dims = dims, seed = 4)$reduced),
                  unname(m$x %*% r), tolerance = 1e-12)
   }
+})
+
+test_that("CSSP on data with all rows equal: relative residual 0, not NaN", {
+  r <- reduce_dims(matrix(3, 10, 4), "cssp", dims = 2, seed = 1)
+  expect_identical(r$relative_residual, 0)
+})
+
+test_that("CSSP returns its columns in column order, whatever the units", {
+  # With dims = ncol(x) every pivot of the QR ties (V is orthogonal) and the
+  # order was rounding: x * 3 gave the columns in another order, and
+  # k-means on them another partition.
+  x <- withr::with_seed(32, matrix(rnorm(300 * 5), 300) + rep(c(0, 1, 2), each = 100))
+  for (s in c(1, 3, 1e10, 1e-10)) {
+    expect_identical(reduce_dims(x * s, "cssp", dims = 5, seed = 1)$features$index, 1:5,
+                     label = paste("scale", s))
+  }
+  r <- reduce_dims(x, "cssp", dims = 3, seed = 1)
+  expect_false(is.unsorted(r$features$index))
+  expect_identical(unname(r$reduced), unname(x[, r$features$index]))
 })

@@ -57,7 +57,7 @@ test_that("no d x dims matrix of doubles is allocated", {
     "cat(as.numeric(gsub('[^0-9]', '', hwm)) / 2^20, '\\n')",
     sep = "; ")
   out <- system2(file.path(R.home("bin"), "Rscript"), c("-e", shQuote(code)),
-                 stdout = TRUE, env = paste0("R_LIBS=", paste(.libPaths(), collapse = ":")))
+                 stdout = TRUE, env = paste0("R_LIBS=", paste(.libPaths(), collapse = .Platform$path.sep)))
   peak_gb <- as.numeric(utils::tail(out, 1))
   expect_lt(peak_gb, 2)
 })

@@ -44,3 +44,16 @@ test_that("dims_path(protocol = \"paper\") runs the paper's protocol", {
   expect_error(dims_path(s$x, 3, methods = "sign", dims = 5, protocol = "book", verbose = FALSE),
                "`protocol` must be one of \"custom\", \"paper\"")
 })
+
+test_that("distinct seeds give distinct data; seeds set.seed() cannot take are refused", {
+  # seed %% .Machine$integer.max mapped 0 and 2^31 - 1 (and -1 and 2^31 - 2)
+  # to the same data.
+  one <- function(seed) synth_data(n_per = 3, k = 2, d = 4, seed = seed)$x
+  expect_false(identical(one(0), one(2^31 - 1)))
+  expect_false(identical(one(-1), one(2^31 - 2)))
+  expect_false(identical(one(-(2^31 - 1)), one(2^31 - 1)))
+  expect_identical(one(7), one(7))
+  for (bad in list(2^31, -2^31, 2^40, 1.5, NA, "1")) {
+    expect_error(synth_data(seed = bad), "`seed` must be NULL or a whole number in \\[-2147483647, 2147483647\\]")
+  }
+})

@@ -1,7 +1,29 @@
 # kmreduce as an engine of tidyclust's k_means().
 
+test_that("the engine is registered with modelenv, tidyclust's engine registry", {
+  skip_if_not_installed("modelenv")
+  # tidyclust declares its k_means() model when it loads; without it, the
+  # same declaration
+  if (!"k_means" %in% modelenv::get_from_env("models")) {
+    modelenv::set_new_model("k_means")
+    modelenv::set_model_mode("k_means", "partition")
+  }
+  expect_true(kmreduce:::register_tidyclust_engine())
+  fits <- modelenv::get_from_env("k_means_fit")
+  row <- fits[fits$engine == "kmreduce", ]
+  expect_identical(nrow(row), 1L)
+  expect_identical(row$value[[1]]$func[["fun"]], ".k_means_fit_kmreduce")
+  args <- modelenv::get_from_env("k_means_args")
+  expect_identical(args$original[args$engine == "kmreduce"], "k")
+  # registering twice changes nothing
+  expect_true(kmreduce:::register_tidyclust_engine())
+  expect_identical(nrow(modelenv::get_from_env("k_means_fit")), nrow(fits))
+})
+
 test_that("k_means() |> set_engine(\"kmreduce\") fits and predicts like kmeans_reduced()", {
-  skip_if_not_installed("tidyclust")
+  if (!requireNamespace("tidyclust", quietly = TRUE)) {
+    skip("tidyclust is not installed (`bash tools/install-deps.sh extras` installs it)")
+  }
   skip_if_not_installed("modelenv")
   suppressPackageStartupMessages(library(tidyclust))
   m <- make_mixture(n = 240, d = 30, k = 4, sd = 2, sep = 4)

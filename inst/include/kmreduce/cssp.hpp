@@ -13,8 +13,12 @@
 //   repeated `repeats` times, keeping the columns with the smallest residual
 //     ||A - P_C A||_F, or ||A - P_C A||_2 (the paper's experiments) with
 //     `spectral`.
-// V (d x k, orthonormal columns) is given: exact or randomized. With
-// `center`, every quantity is of the centred A - 1 center^T (never formed).
+// V (d x k, orthonormal columns) is given: exact or randomized; a zero
+// column stands for a direction of singular value 0 (the data have rank
+// below k), beyond which the columns of largest norm are taken. With
+// `center`, every quantity is of the centred A - 1 center^T (never formed);
+// with `row_scale` (s = sqrt(w) of observation weights w), of
+// diag(s) (A - 1 center^T) (products.hpp).
 #ifndef KMREDUCE_CSSP_HPP
 #define KMREDUCE_CSSP_HPP
 
@@ -47,7 +51,8 @@ namespace detail {
 // G = A^T A (d x d, of the centred A with `center`), column panel by column
 // panel: for the spectral residual.
 template <class Matrix>
-arma::mat column_gram(const Matrix& a, int n_threads, const double* center) {
+arma::mat column_gram(const Matrix& a, int n_threads, const double* center,
+                      const double* row_scale = nullptr) {
   const index_t d = a.d, width = 64;
   arma::mat g(d, d);
   std::vector<double> panel, z;
@@ -60,6 +65,9 @@ arma::mat column_gram(const Matrix& a, int n_threads, const double* center) {
     if (center != nullptr)
       for (index_t t = 0; t < p; ++t)
         for (index_t r = 0; r < a.n; ++r) panel[r + a.n * t] -= center[j0 + t];
+    // (weighted: M^T M_p = A_c^T S (S A_c)_p, the panel scaled twice)
+    scale_rows(panel.data(), a.n, p, row_scale);
+    scale_rows(panel.data(), a.n, p, row_scale);
     z.assign(static_cast<std::size_t>(d) * p, 0.0);
     crossprod(a, panel.data(), p, z.data(), n_threads);
     center_crossprod(z.data(), d, center, panel.data(), a.n, p);
@@ -75,12 +83,13 @@ arma::mat column_gram(const Matrix& a, int n_threads, const double* center) {
 template <class Matrix>
 double column_residual(const Matrix& a, const std::vector<index_t>& idx,
                        double frob2, int n_threads, const double* center,
-                       const arma::mat* gram = nullptr) {
+                       const arma::mat* gram = nullptr, const double* row_scale = nullptr) {
   const index_t m = static_cast<index_t>(idx.size());
   auto c = std::make_shared<arma::mat>(a.n, m);
   gather_columns(a, idx, std::vector<double>(m, 1.0), c->memptr(), n_threads);
   if (center != nullptr)
     for (index_t t = 0; t < m; ++t) c->col(t) -= center[idx[t]];
+  scale_rows(c->memptr(), a.n, m, row_scale);
   struct Left {
     arma::mat u;
     arma::vec s;
@@ -101,10 +110,11 @@ double column_residual(const Matrix& a, const std::vector<index_t>& idx,
                      std::numeric_limits<double>::epsilon();
   index_t r = 0;
   while (r < static_cast<index_t>(s.n_elem) && s[r] > tol) ++r;
-  std::vector<double> z(a.d * std::max<index_t>(r, 1));
-  if (r > 0) {
-    crossprod(a, u.memptr(), r, z.data(), n_threads);
-    center_crossprod(z.data(), a.d, center, u.memptr(), a.n, r);
+  std::vector<double> z(a.d * std::max<index_t>(r, 1)), keep;
+  if (r > 0) {  // M^T U = A_c^T (S U)
+    const double* su = scaled_rows(u.memptr(), a.n, r, row_scale, keep);
+    crossprod(a, su, r, z.data(), n_threads);
+    center_crossprod(z.data(), a.d, center, su, a.n, r);
   }
   if (gram != nullptr) {
     auto rest = std::make_shared<arma::mat>(*gram);
@@ -132,17 +142,26 @@ CsspResult cssp(const Matrix& a, const double* v, index_t k, double c,
                 int repeats, std::uint64_t seed, int n_threads,
                 const InterruptCheck& interrupt = InterruptCheck(),
                 const double* center = nullptr, bool spectral = false,
-                double strong_f = 0.0) {
+                double strong_f = 0.0, const double* row_scale = nullptr) {
   const index_t d = a.d;
   if (k < 1 || k > std::min(a.n, d))
     throw std::invalid_argument("cssp: k must be in [1, min(n, d)]");
-  const std::vector<double> cn = column_sqnorms(a, center);
+  const std::vector<double> cn = column_sqnorms(a, center, row_scale);
+  // The rank of V: its nonzero columns (those of singular value 0 are zero).
+  index_t rank = 0;
+  for (index_t q = 0; q < k; ++q) {
+    bool nonzero = false;
+    for (index_t j = 0; j < d && !nonzero; ++j) nonzero = v[j + d * q] != 0.0;
+    rank += nonzero;
+  }
+  rank = std::max<index_t>(rank, 1);
   CsspResult res;
   res.frob2 = std::accumulate(cn.begin(), cn.end(), 0.0);
   // ||(A V V^T)^(j)||^2 = v_j^T G v_j with G = (A V)^T (A V).
   std::vector<double> y(a.n * k);
   multiply(a, v, k, y.data(), n_threads);
   center_product(y.data(), a.n, center, v, d, k);
+  scale_rows(y.data(), a.n, k, row_scale);
   arma::mat ym(y.data(), a.n, k, false, true);
   const arma::mat g = ym.t() * ym;
   const double proj_total = arma::trace(g);
@@ -176,7 +195,7 @@ CsspResult cssp(const Matrix& a, const double* v, index_t k, double c,
   if (!random_phase) repeats = std::min(repeats, 1);
 
   arma::mat gram;
-  if (spectral) gram = detail::column_gram(a, n_threads, center);
+  if (spectral) gram = detail::column_gram(a, n_threads, center, row_scale);
   std::vector<std::vector<index_t>> seen;
   std::vector<double> seen_resid;
   res.residual = std::numeric_limits<double>::infinity();
@@ -210,8 +229,20 @@ CsspResult cssp(const Matrix& a, const double* v, index_t k, double c,
       return strong_f > 0.0 ? strong_rrqr(*m, static_cast<arma::uword>(k), strong_f).perm
                              : pivoted_qr_order(*m);
     });
-    std::vector<index_t> chosen(k);
-    for (index_t q = 0; q < k; ++q) chosen[q] = kept[piv[q]];
+    // Beyond the rank r of V (zero columns: directions of singular value 0,
+    // arbitrary), the QR's pivots are rounding: the first r pivots, then the
+    // kept columns of largest (centred) norm, ties to the lowest index.
+    std::vector<index_t> chosen(std::min(k, rank));
+    for (index_t q = 0; q < std::min(k, rank); ++q) chosen[q] = kept[piv[q]];
+    if (rank < k) {
+      std::vector<index_t> rest;
+      for (index_t j : kept)
+        if (std::find(chosen.begin(), chosen.end(), j) == chosen.end()) rest.push_back(j);
+      std::stable_sort(rest.begin(), rest.end(), [&](index_t x, index_t z) {
+        return cn[x] > cn[z] || (cn[x] == cn[z] && x < z);
+      });
+      chosen.insert(chosen.end(), rest.begin(), rest.begin() + (k - rank));
+    }
     std::vector<index_t> key = chosen;
     std::sort(key.begin(), key.end());
     double resid;
@@ -220,7 +251,7 @@ CsspResult cssp(const Matrix& a, const double* v, index_t k, double c,
       resid = seen_resid[it - seen.begin()];
     } else {
       resid = detail::column_residual(a, chosen, res.frob2, n_threads, center,
-                                      spectral ? &gram : nullptr);
+                                      spectral ? &gram : nullptr, row_scale);
       seen.push_back(key);
       seen_resid.push_back(resid);
     }

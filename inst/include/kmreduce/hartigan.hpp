@@ -33,6 +33,7 @@
 #include "lloyd.hpp"
 #include "matrix.hpp"
 #include "parallel.hpp"
+#include "progress.hpp"
 #include "row_source.hpp"
 
 namespace kmreduce {
@@ -49,6 +50,13 @@ namespace detail {
 // (infinite cost to leave a singleton: it cannot move) and for joining one.
 inline double leave_factor(double m) { return m > 1.0 ? m / (m - 1.0) : 0.0; }
 inline double join_factor(double m) { return m / (m + 1.0); }
+// With observation weights: a row of weight w leaving a cluster of weight m
+// (and `rows` rows) or joining one: the change of the objective is
+// m w / (m + w) ||x - c_b||^2 - m w / (m - w) ||x - c_a||^2.
+inline double weighted_leave_factor(double m, double rows, double w) {
+  return rows > 1.0 ? m * w / (m - w) : 0.0;
+}
+inline double weighted_join_factor(double m, double w) { return m * w / (m + w); }
 
 // Squared distance of row x to centre q of k (column-major), directly.
 inline double centre_dist2(const double* x, const double* centres, index_t k, index_t d,
@@ -70,16 +78,22 @@ inline void means_of(const std::vector<double>& sums, const std::vector<double>&
   }
 }
 // Sums (k x d, column-major) and counts of the clusters `label`, global;
-// the means in `centres`.
+// the means in `centres`. With `weight`: weighted sums, and the clusters'
+// sums of weights in `count`.
 template <class Data, class Combine>
 void cluster_means(const Data& a, const int* label, index_t k, std::vector<double>& sums,
                    std::vector<double>& count, std::vector<double>& centres, int n_threads,
-                   const Combine& combine) {
+                   const Combine& combine, const double* weight = nullptr) {
   const index_t n = a.n, d = a.d;
   sums.assign(k * d, 0.0);
   count.assign(k, 0.0);
-  cluster_sums(a, label, k, sums.data(), n_threads);
-  for (index_t r = 0; r < n; ++r) count[label[r]] += 1.0;
+  if (weight != nullptr) {
+    weighted_cluster_sums(a, label, weight, k, sums.data(), n_threads);
+    for (index_t r = 0; r < n; ++r) count[label[r]] += weight[r];
+  } else {
+    cluster_sums(a, label, k, sums.data(), n_threads);
+    for (index_t r = 0; r < n; ++r) count[label[r]] += 1.0;
+  }
   combine.sum(sums.data(), k * d);
   combine.sum(count.data(), k);
   centres.assign(k * d, 0.0);
@@ -89,12 +103,14 @@ void cluster_means(const Data& a, const int* label, index_t k, std::vector<doubl
 
 // Hartigan moves from the labels `label` (0-based, this process's rows)
 // until a fixed point or `max_sweeps` sweeps. On return `label` holds the
-// new partition and `centres` (k x d, column-major) its means.
+// new partition and `centres` (k x d, column-major) its means. With
+// observation weights (`weight`, one per row; one process) the moves are
+// those of the weighted objective (weighted_leave_factor()).
 template <class Data, class Combine = LocalCombine>
 HartiganResult hartigan(const Data& a, const double* row_norms, index_t k, int* label,
                         std::vector<double>& centres, int max_sweeps, int n_threads,
                         const InterruptCheck& interrupt = InterruptCheck(),
-                        const Combine& combine = Combine()) {
+                        const Combine& combine = Combine(), const double* weight = nullptr) {
   const index_t n = a.n, d = a.d;
   if (k < 1) throw std::invalid_argument("hartigan: k must be positive");
   for (index_t r = 0; r < n; ++r)
@@ -102,11 +118,35 @@ HartiganResult hartigan(const Data& a, const double* row_norms, index_t k, int* 
       throw std::invalid_argument("hartigan: labels must be in [0, k)");
   HartiganResult res;
   std::vector<double> sums, count;
-  detail::cluster_means(a, label, k, sums, count, centres, n_threads, combine);
+  detail::cluster_means(a, label, k, sums, count, centres, n_threads, combine, weight);
   if (k == 1) {
     res.converged = true;
     return res;
   }
+  if (weight != nullptr && combine.size() > 1)
+    throw std::invalid_argument("hartigan: weights are not supported on distributed rows");
+  // The factors of the change of moving row r (Hartigan 1975; weighted:
+  // weighted_leave_factor()); with weights a cluster's rows are counted
+  // apart, since a single row cannot leave.
+  std::vector<double> nrows;
+  if (weight != nullptr) {
+    nrows.assign(k, 0.0);
+    for (index_t r = 0; r < n; ++r) nrows[label[r]] += 1.0;
+  }
+  auto leave = [&](index_t q, index_t r) {
+    return weight == nullptr ? detail::leave_factor(count[q])
+                             : detail::weighted_leave_factor(count[q], nrows[q], weight[r]);
+  };
+  auto join = [&](index_t q, index_t r) {
+    return weight == nullptr ? detail::join_factor(count[q])
+                             : detail::weighted_join_factor(count[q], weight[r]);
+  };
+  // (progress reports: the objective from the sums, sum w ||x||^2 -
+  // sum_q ||s_q||^2 / W_q, on one process)
+  const bool report = progress_active() && combine.size() == 1;
+  double norms = 0.0;
+  if (report)
+    for (index_t r = 0; r < n; ++r) norms += (weight != nullptr ? weight[r] : 1.0) * row_norms[r];
   std::vector<char> marked(n, 0);
   std::vector<index_t> cand;
   std::vector<double> row(d), buf;
@@ -130,13 +170,15 @@ HartiganResult hartigan(const Data& a, const double* row_norms, index_t k, int* 
         auto dist = [&](index_t q) {
           return std::max(0.0, row_norms[r] - 2.0 * cr[len * q] + cnorm[q]);
         };
-        const double out = detail::leave_factor(count[q0]) * dist(q0);
-        const double slack = eps * (row_norms[r] + cnorm[q0]);
+        const double out = leave(q0, r) * dist(q0);
+        // (weighted: the factors scale the distances, and their rounding)
+        const double slack = eps * (row_norms[r] + cnorm[q0]) *
+                             (weight != nullptr ? std::max(1.0, leave(q0, r)) : 1.0);
         char m = 0;
         if (out > 0.0) {
           for (index_t q = 0; q < k && !m; ++q) {
             if (q == q0) continue;
-            const double in = count[q] > 0.0 ? detail::join_factor(count[q]) * dist(q) : 0.0;
+            const double in = count[q] > 0.0 ? join(q, r) * dist(q) : 0.0;
             m = in < out + slack;
           }
         }
@@ -157,17 +199,16 @@ HartiganResult hartigan(const Data& a, const double* row_norms, index_t k, int* 
       if (p == combine.rank()) {
         for (index_t r : cand) {
           const index_t q0 = label[r];
-          if (count[q0] <= 1.0) continue;
+          if (weight != nullptr ? nrows[q0] <= 1.0 : count[q0] <= 1.0) continue;
           get_row(a, r, row.data());
           const double out =
-              detail::leave_factor(count[q0]) * detail::centre_dist2(row.data(), centres.data(), k, d, q0);
+              leave(q0, r) * detail::centre_dist2(row.data(), centres.data(), k, d, q0);
           double best = out;
           index_t to = q0;
           for (index_t q = 0; q < k; ++q) {
             if (q == q0) continue;
             const double in = count[q] > 0.0
-                ? detail::join_factor(count[q]) *
-                      detail::centre_dist2(row.data(), centres.data(), k, d, q)
+                ? join(q, r) * detail::centre_dist2(row.data(), centres.data(), k, d, q)
                 : 0.0;
             if (in < best) {
               best = in;
@@ -176,12 +217,24 @@ HartiganResult hartigan(const Data& a, const double* row_norms, index_t k, int* 
           }
           // beyond rounding: a move must lower the objective
           if (to == q0 || !(best < out * (1.0 - 1e-12))) continue;
-          for (index_t j = 0; j < d; ++j) {
-            sums[q0 + k * j] -= row[j];
-            sums[to + k * j] += row[j];
+          if (weight != nullptr) {
+            const double w = weight[r];
+            for (index_t j = 0; j < d; ++j) {
+              sums[q0 + k * j] -= w * row[j];
+              sums[to + k * j] += w * row[j];
+            }
+            count[q0] -= w;
+            count[to] += w;
+            nrows[q0] -= 1.0;
+            nrows[to] += 1.0;
+          } else {
+            for (index_t j = 0; j < d; ++j) {
+              sums[q0 + k * j] -= row[j];
+              sums[to + k * j] += row[j];
+            }
+            count[q0] -= 1.0;
+            count[to] += 1.0;
           }
-          count[q0] -= 1.0;
-          count[to] += 1.0;
           for (index_t j = 0; j < d; ++j) {
             centres[q0 + k * j] = sums[q0 + k * j] / count[q0];
             centres[to + k * j] = sums[to + k * j] / count[to];
@@ -207,6 +260,16 @@ HartiganResult hartigan(const Data& a, const double* row_norms, index_t k, int* 
     }
     moved = combined_sum(combine, moved);
     res.moves += static_cast<index_t>(moved);
+    if (report) {
+      double between = 0.0;
+      for (index_t q = 0; q < k; ++q) {
+        if (count[q] <= 0.0) continue;
+        double ss = 0.0;
+        for (index_t j = 0; j < d; ++j) ss += sums[q + k * j] * sums[q + k * j];
+        between += ss / count[q];
+      }
+      report_progress("Hartigan", res.sweeps, std::max(0.0, norms - between), moved);
+    }
     check_interrupt(interrupt);
     if (moved == 0.0) {
       res.converged = true;
@@ -224,15 +287,16 @@ HartiganResult hartigan(const Data& a, const double* row_norms, index_t k, int* 
 template <class Data, class Combine = LocalCombine>
 index_t hartigan_polish(const Data& a, const double* row_norms, index_t k, LloydResult& res,
                         int iter_max, double tol, int sweeps, int n_threads,
-                        const InterruptCheck& interrupt, const Combine& combine) {
+                        const InterruptCheck& interrupt, const Combine& combine,
+                        const double* weight = nullptr) {
   if (sweeps <= 0 || k < 2) return 0;
   std::vector<int> label = res.label;
   std::vector<double> means;
   const HartiganResult h = hartigan(a, row_norms, k, label.data(), means, sweeps, n_threads,
-                                    interrupt, combine);
+                                    interrupt, combine, weight);
   if (h.moves == 0) return 0;
   LloydResult again = lloyd(ResidentRows<Data>(a), row_norms, std::move(means), k, iter_max,
-                            tol, n_threads, interrupt, nullptr, combine, rows_shift(a));
+                            tol, n_threads, interrupt, nullptr, combine, rows_shift(a), weight);
   // Hartigan lowered the objective and Lloyd from its means cannot raise
   // it; only rounding in the objectives' formulas could make it look so.
   if (!(again.objective <= res.objective)) return 0;

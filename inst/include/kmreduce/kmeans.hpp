@@ -29,6 +29,7 @@
 #include "kmeanspp.hpp"
 #include "local_search.hpp"
 #include "lloyd.hpp"
+#include "macqueen.hpp"
 #include "rng.hpp"
 #include "split_merge.hpp"
 
@@ -74,6 +75,13 @@ struct KmeansOptions {
   std::uint64_t seed = 0;
   int n_threads = 1;
   ReplicateHook on_replicate;
+  // MacQueen's online updates (macqueen.hpp) instead of Lloyd after each
+  // seeding (stats::kmeans(algorithm = "MacQueen")); one process only.
+  bool online = false;
+  // Observation weights, one positive weight per row (nullptr: all 1): every
+  // step weighted (seeding by w D^2, weighted means and objective, the
+  // polish's moves), so that whole weights give the fit of the rows repeated.
+  const double* weights = nullptr;
 };
 
 struct KmeansResult {
@@ -97,6 +105,10 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
     throw std::invalid_argument("k must be in [1, number of rows]");
   if (opt.n_init < 1 || opt.iter_max < 1)
     throw std::invalid_argument("n_init and iter_max must be positive");
+  if (opt.weights != nullptr && combine.size() > 1)
+    throw std::invalid_argument("observation weights are not supported on distributed rows");
+  if (opt.online && combine.size() > 1)
+    throw std::invalid_argument("MacQueen's updates are not available on distributed rows");
   std::vector<double> norm_store;
   const double* row_norms = row_sqnorms_of(a, norm_store, opt.n_threads);
   KmeansResult out;
@@ -109,6 +121,7 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
   double work = 0.0;    // Lloyd iterations of the replicates
   int lowest_hits = 0;  // replicates that reached the lowest objective
   for (int t = 0; t < opt.n_init; ++t) {
+    const ProgressScope scope(t + 1, 0);
     Rng rng(stream_key(opt.seed, kStreamKmeansInit, static_cast<std::uint64_t>(t)));
     std::vector<double> centres(opt.k * a.d);
     const bool search = opt.local_search > 0 && opt.k > 1 && t % 2 == 1;
@@ -116,18 +129,21 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
     seeds.with_second_label = search;
     if (opt.seeding == Seeding::KmeansParallel) {
       kmeans_parallel(a, row_norms, opt.k, rng, centres.data(), opt.n_threads, opt.parallel,
-                      interrupt, &seeds, combine);
+                      interrupt, &seeds, combine, nullptr, opt.weights);
     } else {
       kmeanspp(a, row_norms, opt.k, rng, centres.data(), opt.n_threads, interrupt, &seeds,
-               combine);
+               combine, nullptr, opt.weights);
     }
     if (search)
       local_search(a, row_norms, opt.k, opt.local_search, rng, centres.data(), seeds,
-                   opt.n_threads, interrupt, combine);
+                   opt.n_threads, interrupt, combine, false, opt.weights);
     // Lloyd takes the seeds' assignment over (its arrays become Lloyd's).
-    LloydResult res = lloyd(ResidentRows<Data>(a), row_norms, std::move(centres), opt.k,
-                            opt.iter_max, opt.tol, opt.n_threads, interrupt, &seeds, combine,
-                            rows_shift(a));
+    LloydResult res =
+        opt.online ? macqueen(a, row_norms, std::move(centres), opt.k, opt.iter_max, opt.tol,
+                              opt.n_threads, interrupt, &seeds, rows_shift(a), opt.weights)
+                   : lloyd(ResidentRows<Data>(a), row_norms, std::move(centres), opt.k,
+                           opt.iter_max, opt.tol, opt.n_threads, interrupt, &seeds, combine,
+                           rows_shift(a), opt.weights);
     work += res.iter;
     out.objectives.push_back(res.objective);
     if (opt.on_replicate) opt.on_replicate(t + 1, res.iter, res.objective);
@@ -179,6 +195,7 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
     if (confirm && i >= 2 && reached >= 2) break;
     if (i > 0 && budget == 0.0) break;  // (the tries' budget is spent)
     LloydResult r = i == 0 ? std::move(out.best) : std::move(top[i].second);
+    const ProgressScope scope(0, static_cast<int>(i) + 1);
     SplitMergeResult sm;
     if (opt.polish == Polish::SplitMerge) {
       SplitMergeOptions so = opt.split;
@@ -186,12 +203,14 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
       so.tol = opt.tol;
       so.budget = budget;
       Rng rng(stream_key(opt.seed, kStreamSplitMerge, i));
-      sm = split_merge(a, row_norms, opt.k, r, rng, so, opt.n_threads, interrupt, combine);
+      sm = split_merge(a, row_norms, opt.k, r, rng, so, opt.n_threads, interrupt, combine,
+                       opt.weights);
       if (budget >= 0.0) budget = std::max(0.0, budget - sm.iterations);
     }
     const index_t moves =
         hartigan_polish(a, row_norms, opt.k, r, opt.iter_max, opt.tol,
-                        std::max(1, opt.hartigan_sweeps), opt.n_threads, interrupt, combine);
+                        std::max(1, opt.hartigan_sweeps), opt.n_threads, interrupt, combine,
+                        opt.weights);
     out.split_tries += static_cast<int>(sm.trace.size());
     ++polished;
     if (i == 0 || r.objective < out.best.objective * (1.0 - 1e-10)) {
@@ -237,10 +256,41 @@ LloydResult kmeans_from(const Source& src, std::vector<double> centres,
     throw std::invalid_argument("centres must be k x d");
   if (opt.k < 1 || opt.k > combine.total_rows(src.n()))
     throw std::invalid_argument("k must be in [1, number of rows]");
+  if (opt.weights != nullptr && combine.size() > 1)
+    throw std::invalid_argument("observation weights are not supported on distributed rows");
   std::vector<double> row_norms(src.n());
   source_row_sqnorms(src, row_norms.data(), opt.n_threads);
   return lloyd(src, row_norms.data(), std::move(centres), opt.k, opt.iter_max, opt.tol,
-               opt.n_threads, interrupt, nullptr, combine);
+               opt.n_threads, interrupt, nullptr, combine, nullptr, opt.weights);
+}
+
+// From given centres (k x d, column-major) on rows in memory, as
+// stats::kmeans(x, centers = <matrix>, algorithm = ) runs: Lloyd, or with
+// opt.online MacQueen's updates (macqueen.hpp); then with opt.polish
+// Hartigan's moves (hartigan_polish(); split/merge is not run from given
+// centres). Weighted with opt.weights.
+template <class Data>
+LloydResult kmeans_from_rows(const Data& a, std::vector<double> centres,
+                             const KmeansOptions& opt,
+                             const InterruptCheck& interrupt = InterruptCheck()) {
+  if (static_cast<index_t>(centres.size()) != opt.k * a.d)
+    throw std::invalid_argument("centres must be k x d");
+  if (opt.k < 1 || opt.k > a.n) throw std::invalid_argument("k must be in [1, number of rows]");
+  std::vector<double> norm_store;
+  const double* row_norms = row_sqnorms_of(a, norm_store, opt.n_threads);
+  LloydResult res =
+      opt.online ? macqueen(a, row_norms, std::move(centres), opt.k, opt.iter_max, opt.tol,
+                            opt.n_threads, interrupt, nullptr, rows_shift(a), opt.weights)
+                 : lloyd(ResidentRows<Data>(a), row_norms, std::move(centres), opt.k,
+                         opt.iter_max, opt.tol, opt.n_threads, interrupt, nullptr,
+                         LocalCombine(), rows_shift(a), opt.weights);
+  if (opt.polish != Polish::None && opt.k > 1) {
+    const ProgressScope scope(0, 1);
+    hartigan_polish(a, row_norms, opt.k, res, opt.iter_max, opt.tol,
+                    std::max(1, opt.hartigan_sweeps), opt.n_threads, interrupt, LocalCombine(),
+                    opt.weights);
+  }
+  return res;
 }
 
 // Nearest-centre labels (0-based) of the rows of `a`.
@@ -274,10 +324,11 @@ inline std::vector<double> shifted_centres(const double* centres, index_t k,
 // so when a centre does not survive that round trip the rows are assigned
 // once more: one pass, labels updated in place and the objective summed by
 // blocks of rows in row order (no array of n values: fresh memory costs its
-// first touch).
+// first touch). With `weight` (one per row), the objective is weighted.
 template <class Source, class Combine = LocalCombine>
 void unshift_result(const Source& src, const double* shift, index_t k, LloydResult& res,
-                    int n_threads, const Combine& combine = Combine()) {
+                    int n_threads, const Combine& combine = Combine(),
+                    const double* weight = nullptr) {
   if (shift == nullptr) return;
   const index_t d = src.d();
   const std::vector<double> used = res.centres;  // what the labels are nearest to
@@ -289,9 +340,17 @@ void unshift_result(const Source& src, const double* shift, index_t k, LloydResu
   index_t changes = 0;
   double objective = 0.0;
   std::vector<double> block_sum;
+  std::vector<double> dist;  // (weights: each row's distance)
   src.visit([&](const auto& rows, index_t r0) {
     std::vector<double> norm_store;
     const double* norms = row_sqnorms_of(rows, norm_store, n_threads);
+    if (weight != nullptr) {
+      dist.assign(static_cast<std::size_t>(rows.n), 0.0);
+      changes += assign_nearest(rows, norms, back.data(), k, res.label.data() + r0,
+                                dist.data(), n_threads);
+      objective += detail::serial_dot(weight + r0, dist.data(), rows.n);
+      return;
+    }
     block_sum.assign(static_cast<std::size_t>(n_blocks(rows.n, kRowBlock)), 0.0);
     changes += assign_nearest(rows, norms, back.data(), k, res.label.data() + r0, nullptr,
                               n_threads, block_sum.data());

@@ -82,6 +82,18 @@ inline void sample_rows_scalar(const double* dist, index_t r0, index_t r1, std::
       pick.push_back(r);
 }
 
+// sample_rows_scalar() with observation weights w: probability
+// min(1, l w D(r) / phi), phi = sum w D.
+inline void sample_rows_weighted(const double* dist, const double* w, index_t r0, index_t r1,
+                                 std::uint64_t key, std::uint64_t offset, double ell,
+                                 double phi, std::vector<index_t>& pick) {
+  for (index_t r = r0; r < r1; ++r)
+    if (dist[r] > 0.0 &&
+        uniform_of(counter_hash(key, offset + static_cast<std::uint64_t>(r))) <
+            ell * (w[r] * dist[r]) / phi)
+      pick.push_back(r);
+}
+
 // A round's update of the rows [r0, r1) from their nearest new candidate
 // (best = ||c||^2 - 2 x.c, which = its index): D(r) and the nearest
 // candidate where the squared distance max(0, ||x||^2 + best) is smaller.
@@ -163,7 +175,7 @@ inline void sample_rows(const double* dist, index_t r0, index_t r1, std::uint64_
                         std::uint64_t offset, double ell, double phi,
                         std::vector<index_t>& pick) {
 #ifdef KMREDUCE_X86_SIMD
-  static const bool dq = __builtin_cpu_supports("avx512dq");
+  const bool dq = cpu_features().avx512dq;
   if (simd_level() == SimdLevel::Avx512 && dq) {
     sample_rows_avx512(dist, r0, r1, key, offset, ell, phi, pick);
     return;
@@ -175,7 +187,7 @@ inline void sample_rows(const double* dist, index_t r0, index_t r1, std::uint64_
 inline void take_nearer(const double* rn, const double* best, const int* which, index_t len,
                         int base, double* dist, int* near) {
 #ifdef KMREDUCE_X86_SIMD
-  static const bool vl = __builtin_cpu_supports("avx512vl");
+  const bool vl = cpu_features().avx512vl;
   if (simd_level() == SimdLevel::Avx512 && vl) {
     take_nearer_avx512(rn, best, which, len, base, dist, near);
     return;
@@ -220,7 +232,7 @@ inline void weighted_kmeans(const DenseMatrix& c, const double* norms,
       dc[pick[t] + m * t] = 0.0;
       double pot = 0.0;
       for (index_t i = 0; i < m; ++i) pot += w[i] * std::min(dist[i], dc[i + m * t]);
-      if (pot < best_pot) {
+      if (t == 0 || pot < best_pot * (1.0 - 1e-12)) {  // (ties to rounding: the first)
         best_pot = pot;
         best = t;
       }
@@ -303,12 +315,16 @@ void seed_assignment(const Data& a, const double* row_norms, const double* centr
 // and with `assign` the assignment of the rows to them (as kmeanspp()).
 // When fewer than k candidates have rows nearest to them (data with fewer
 // distinct rows than the sampling needs), greedy k-means++ seeds instead.
+// With observation weights (`weight`, one per row; one process): the first
+// candidate drawn with probability w (draw_first()), rows sampled with
+// probability min(1, l w D / phi), phi = sum w D, and each candidate weighted
+// by the sum of the weights of the rows nearest to it.
 template <class Data, class Combine = LocalCombine>
 void kmeans_parallel(const Data& a, const double* row_norms, index_t k, Rng& rng,
                      double* centres, int n_threads, const KmeansParallelOptions& opt,
                      const InterruptCheck& interrupt = InterruptCheck(),
                      SeedAssignment* assign = nullptr, const Combine& combine = Combine(),
-                     KmeansParallelTrace* trace = nullptr) {
+                     KmeansParallelTrace* trace = nullptr, const double* weight = nullptr) {
   if (!(opt.oversampling > 0.0) || opt.rounds < 1)
     throw std::invalid_argument("k-means||: oversampling and rounds must be positive");
   const index_t n = a.n, d = a.d;
@@ -325,7 +341,9 @@ void kmeans_parallel(const Data& a, const double* row_norms, index_t k, Rng& rng
   // one of its own), and phi from those, in block order.
   auto sum_block = [&](index_t b) {
     const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock);
-    block_total[b] = sum_of_min(dist.data() + r0, dist.data() + r0, r1 - r0);
+    block_total[b] = weight != nullptr
+                         ? weighted_sum(weight + r0, dist.data() + r0, r1 - r0)
+                         : sum_of_min(dist.data() + r0, dist.data() + r0, r1 - r0);
   };
   auto combined_block_sum = [&]() {
     double phi = 0.0;
@@ -337,7 +355,8 @@ void kmeans_parallel(const Data& a, const double* row_norms, index_t k, Rng& rng
     return combined_block_sum();
   };
 
-  const index_t first = static_cast<index_t>(rng.below(n_all));
+  const index_t first = np == 1 ? draw_first(rng, n, weight)
+                                : static_cast<index_t>(rng.below(n_all));
   std::vector<double> row(d);
   combined_row(combine, first, n, d, [&](index_t r, double* o) { get_row(a, r, o); },
                row.data());
@@ -359,6 +378,12 @@ void kmeans_parallel(const Data& a, const double* row_norms, index_t k, Rng& rng
       std::vector<index_t>& pick = block_pick[b];
       pick.clear();
       const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock);
+      if (weight != nullptr) {
+        detail::sample_rows_weighted(dist.data(), weight, r0, r1, key,
+                                     static_cast<std::uint64_t>(combine.offset()), ell, phi,
+                                     pick);
+        return;
+      }
       detail::sample_rows(dist.data(), r0, r1, key, static_cast<std::uint64_t>(combine.offset()),
                           ell, phi, pick);
     }, static_cast<double>(n));
@@ -429,7 +454,11 @@ void kmeans_parallel(const Data& a, const double* row_norms, index_t k, Rng& rng
 
   const index_t mc = static_cast<index_t>(cand_rows.size());
   std::vector<double> w(mc, 0.0);
-  for (index_t r = 0; r < n; ++r) w[near[r]] += 1.0;
+  if (weight != nullptr) {
+    for (index_t r = 0; r < n; ++r) w[near[r]] += weight[r];
+  } else {
+    for (index_t r = 0; r < n; ++r) w[near[r]] += 1.0;
+  }
   combine.sum(w.data(), mc);
   index_t positive = 0;
   for (double v : w) positive += v > 0.0;
@@ -442,7 +471,8 @@ void kmeans_parallel(const Data& a, const double* row_norms, index_t k, Rng& rng
     std::vector<double>().swap(dist);
     // Too few distinct candidates for k seeds: greedy k-means++ on the rows.
     if (trace != nullptr) trace->fallback = true;
-    kmeanspp(a, row_norms, k, rng, centres, n_threads, interrupt, assign, combine);
+    kmeanspp(a, row_norms, k, rng, centres, n_threads, interrupt, assign, combine, nullptr,
+             weight);
     return;
   }
   std::vector<double> pts(mc * d);

@@ -38,9 +38,11 @@ inline index_t draw_weighted(const std::vector<double>& weight, double total,
 }
 
 // `count` draws as draw_weighted() makes them one after the other (the same
-// uniforms, in the same order, give the same rows), in one pass.
+// uniforms, in the same order, give the same rows), in one pass. With
+// `mult` (observation weights), row r has weight mult[r] weight[r] (D^2 w
+// sampling; total is their sum).
 inline void draw_weighted_many(const std::vector<double>& weight, double total, Rng& rng,
-                               index_t count, index_t* out) {
+                               index_t count, index_t* out, const double* mult = nullptr) {
   const index_t n = static_cast<index_t>(weight.size());
   if (!(total > 0.0)) {
     for (index_t t = 0; t < count; ++t) out[t] = static_cast<index_t>(rng.below(n));
@@ -51,6 +53,18 @@ inline void draw_weighted_many(const std::vector<double>& weight, double total, 
   std::sort(u.begin(), u.end());
   double cum = 0.0;
   index_t last_positive = 0, next = 0;
+  if (mult != nullptr) {
+    for (index_t r = 0; r < n && next < count; ++r) {
+      const double v = mult[r] * weight[r];
+      if (v > 0.0) {
+        cum += v;
+        last_positive = r;
+        while (next < count && cum > u[next].first) out[u[next++].second] = r;
+      }
+    }
+    for (; next < count; ++next) out[u[next].second] = last_positive;
+    return;
+  }
   for (index_t r = 0; r < n && next < count; ++r) {
     if (weight[r] > 0.0) {
       cum += weight[r];
@@ -101,6 +115,33 @@ index_t draw_weighted_combined(const std::vector<double>& weight,
   return 0;
 }
 
+// The first seed: a row drawn uniformly (rng.below(n)), or with observation
+// weights w (one per row, positive) with probability w / sum(w). Whole
+// weights summing to at most 2^53 are drawn as rng.below(sum(w)) and the
+// row whose cumulative weight passes it: the row (original of the copy) that
+// the uniform draw on the rows repeated w times would give.
+inline index_t draw_first(Rng& rng, index_t n, const double* weight) {
+  if (weight == nullptr) return static_cast<index_t>(rng.below(static_cast<std::uint64_t>(n)));
+  double total = 0.0;
+  bool whole = true;
+  for (index_t r = 0; r < n; ++r) {
+    total += weight[r];
+    whole = whole && weight[r] == std::floor(weight[r]);
+  }
+  double u = 0.0;
+  if (whole && total <= 9007199254740992.0) {
+    u = static_cast<double>(rng.below(static_cast<std::uint64_t>(total)));
+  } else {
+    u = rng.uniform() * total;
+  }
+  double cum = 0.0;
+  for (index_t r = 0; r < n; ++r) {
+    cum += weight[r];
+    if (cum > u) return r;
+  }
+  return n - 1;  // rounding: u landed beyond the accumulated sum
+}
+
 // Candidates per step of greedy k-means++ (and of the local search):
 // 2 + floor(ln k), as scikit-learn.
 inline index_t greedy_trials(index_t k) {
@@ -140,6 +181,17 @@ inline double sum_of_min(const double* x, const double* y, index_t m) {
 }
 
 namespace detail {
+// sum_r w[r] min(x[r], y[r]) over m values, in four partial sums.
+inline double weighted_sum_of_min(const double* w, const double* x, const double* y,
+                                  index_t m) {
+  double s[4] = {0.0, 0.0, 0.0, 0.0};
+  index_t r = 0;
+  for (; r + 4 <= m; r += 4)
+    for (int l = 0; l < 4; ++l) s[l] += w[r + l] * std::min(x[r + l], y[r + l]);
+  for (; r < m; ++r) s[r % 4] += w[r] * std::min(x[r], y[r]);
+  return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
 // A row of a block (offset in it) that candidate `cand` would bring nearer
 // than its nearest or second nearest seed, at squared distance `dist`.
 struct SeedMove {
@@ -184,12 +236,18 @@ struct KmeansppStep {
 // its own rows and the same generator: the draws are those of one process
 // on the stacked rows (indices are global), the centres are the same on
 // every process, and `assign` is of the local rows.
+//
+// With observation weights (`weight`, one per row; one process), the first
+// seed is drawn with probability w (draw_first()), candidates with
+// probability w D(x)^2 and potentials are sum w min(D, d): for whole
+// weights, the draws of the rows repeated (the same uniforms over the same
+// cumulative sums, up to rounding).
 template <class Data, class Combine = LocalCombine>
 void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
               double* centres, int n_threads,
               const InterruptCheck& interrupt = InterruptCheck(),
               SeedAssignment* assign = nullptr, const Combine& combine = Combine(),
-              std::vector<KmeansppStep>* trace = nullptr) {
+              std::vector<KmeansppStep>* trace = nullptr, const double* weight = nullptr) {
   const index_t n = a.n, d = a.d;
   const index_t n_all = combine.total_rows(n);
   const bool one = combine.size() == 1;
@@ -214,14 +272,15 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
     }
   };
 
-  const index_t first = static_cast<index_t>(rng.below(n_all));
+  const index_t first = one ? draw_first(rng, n, weight) : static_cast<index_t>(rng.below(n_all));
   fetch(first, row.data());
   for (index_t j = 0; j < d; ++j) centres[k * j] = row[j];
   dist2_to_points(a, row_norms, row.data(), 1, dist.data(), n_threads);
   if (local(first) >= 0) dist[local(first)] = 0.0;
-  // sum of D(x) over block b (its rows in four partial sums)
+  // sum of D(x) (times the weights) over block b (its rows in four partial sums)
   auto block_sum = [&](index_t b) {
     const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock);
+    if (weight != nullptr) return weighted_sum(weight + r0, dist.data() + r0, r1 - r0);
     return sum_of_min(dist.data() + r0, dist.data() + r0, r1 - r0);
   };
   for (index_t b = 0; b < nb; ++b) block_total[b] = block_sum(b);
@@ -250,7 +309,7 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
   std::vector<double> totals(combine.size()), pots(trials);
   for (index_t q = 1; q < k; ++q) {
     if (one) {
-      draw_weighted_many(dist, total, rng, trials, cand_row.data());
+      draw_weighted_many(dist, total, rng, trials, cand_row.data(), weight);
     } else {
       std::fill(totals.begin(), totals.end(), 0.0);
       totals[combine.rank()] = total;
@@ -272,8 +331,11 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
                          std::uint8_t* below) {
       const index_t len = r1 - r0;
       const index_t o = own[t] >= r0 && own[t] < r1 ? own[t] - r0 : index_t(-1);
-      return seed_distances(prod + len * t, len, row_norms + r0, pnorm[t], o, dist.data() + r0,
-                            reach + r0, count, below);
+      const double pot = seed_distances(prod + len * t, len, row_norms + r0, pnorm[t], o,
+                                        dist.data() + r0, reach + r0, count, below);
+      if (weight == nullptr) return pot;
+      // weighted: sum w min(D, d) over the distances just written
+      return detail::weighted_sum_of_min(weight + r0, dist.data() + r0, prod + len * t, len);
     };
     // Each block's share of the potential with each candidate, and the
     // (row, candidate, distance) where a candidate would become the row's
@@ -312,9 +374,13 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
       pots[t] = pot;
     }
     combine.sum(pots.data(), trials);
+    // (lower by more than rounding: candidates whose potentials differ only
+    // in their last bits tie, and the first is kept, whatever the data's
+    // units; a candidate that changes no distance gives the potential
+    // unchanged up to the rounding of the distances it recomputes)
     index_t best = 0;
     for (index_t t = 1; t < trials; ++t)
-      if (pots[t] < pots[best]) best = t;
+      if (pots[t] < pots[best] * (1.0 - 1e-12)) best = t;
     if (trace != nullptr) trace->push_back({cand_row, pots, best});
     for (index_t j = 0; j < d; ++j) centres[q + k * j] = cand_pts[best + trials * j];
     const index_t c = own[best];

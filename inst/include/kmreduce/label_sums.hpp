@@ -27,7 +27,7 @@ constexpr index_t kMaxMaskedClusters = 16;
 // Whether the kernels below serve k clusters on this CPU.
 inline bool label_kernels(index_t k) {
 #ifdef KMREDUCE_X86_SIMD
-  static const bool vl = __builtin_cpu_supports("avx512vl");
+  const bool vl = cpu_features().avx512vl;
   return k >= 1 && k <= kMaxMaskedClusters && simd_level() == SimdLevel::Avx512 && vl;
 #else
   (void)k;
@@ -70,7 +70,7 @@ inline std::vector<std::uint8_t> label_masks(const int* label, index_t n, index_
   const index_t groups = (n + 7) / 8;
   constexpr index_t run = 8192;  // groups per task
 #ifdef KMREDUCE_X86_SIMD
-  static const bool vl = __builtin_cpu_supports("avx512vl");
+  const bool vl = cpu_features().avx512vl;
   const bool vec = simd_level() == SimdLevel::Avx512 && vl;
 #endif
   parallel_for(n_blocks(groups, run), n_threads, [&](index_t b, int) {

@@ -16,6 +16,7 @@
 #include "matrix.hpp"
 #include "memory.hpp"
 #include "parallel.hpp"
+#include "progress.hpp"
 #include "row_source.hpp"
 
 namespace kmreduce {
@@ -174,15 +175,38 @@ inline void count_labels(const int* label, index_t n, std::vector<index_t>& coun
 }
 
 // Per-cluster sums and counts of all the rows of a source, in one pass.
+// With `weight` (one per row of the source), the sums are weighted
+// (weighted_cluster_sums(), matrix.hpp); the counts stay counts of rows.
 template <class Source>
 void fresh_sums(const Source& src, index_t k, const int* label, std::vector<double>& sums,
-                std::vector<index_t>& count, int n_threads) {
+                std::vector<index_t>& count, int n_threads, const double* weight = nullptr) {
   std::fill(sums.begin(), sums.end(), 0.0);
   src.visit([&](const auto& rows, index_t r0) {
-    cluster_sums(rows, label + r0, k, sums.data(), n_threads);
+    if (weight != nullptr) {
+      weighted_cluster_sums(rows, label + r0, weight + r0, k, sums.data(), n_threads);
+    } else {
+      cluster_sums(rows, label + r0, k, sums.data(), n_threads);
+    }
   });
   count_labels(label, src.n(), count, n_threads);
 }
+
+namespace detail {
+// move_rows() with weights: each moved row, read by get_row(), times its
+// weight (moved rows are few: a loop over them in row order).
+template <class Data>
+void move_rows_weighted(const Data& a, const std::vector<index_t>& rows, const int* from,
+                        const int* to, const double* weight, index_t k, double* sums) {
+  std::vector<double> x(static_cast<std::size_t>(a.d));
+  for (index_t r : rows) {
+    get_row(a, r, x.data());
+    for (index_t j = 0; j < a.d; ++j) {
+      sums[to[r] + k * j] += weight[r] * x[j];
+      sums[from[r] + k * j] -= weight[r] * x[j];
+    }
+  }
+}
+}  // namespace detail
 
 // Per-cluster sums and counts of the rows for the current labels. Fresh (one
 // pass over the data), or updated from the labels `before` by adding and
@@ -192,7 +216,8 @@ void fresh_sums(const Source& src, index_t k, const int* label, std::vector<doub
 template <class Data>
 void update_sums(const Data& a, index_t k, const int* label, const int* before,
                  bool fresh, std::vector<double>& sums,
-                 std::vector<index_t>& count, int n_threads) {
+                 std::vector<index_t>& count, int n_threads,
+                 const double* weight = nullptr) {
   const index_t n = a.n;
   std::vector<index_t> moved;
   if (!fresh) {
@@ -202,11 +227,15 @@ void update_sums(const Data& a, index_t k, const int* label, const int* before,
     fresh = static_cast<index_t>(moved.size()) * 16 > n;
   }
   if (fresh) {
-    fresh_sums(ResidentRows<Data>(a), k, label, sums, count, n_threads);
+    fresh_sums(ResidentRows<Data>(a), k, label, sums, count, n_threads, weight);
     return;
   }
   if (moved.empty()) return;
-  move_rows(a, moved, before, label, k, sums.data(), n_threads);
+  if (weight != nullptr) {
+    detail::move_rows_weighted(a, moved, before, label, weight, k, sums.data());
+  } else {
+    move_rows(a, moved, before, label, k, sums.data(), n_threads);
+  }
   for (index_t r : moved) {
     --count[before[r]];
     ++count[label[r]];
@@ -218,28 +247,38 @@ void update_sums(const Data& a, index_t k, const int* label, const int* before,
 template <class Rows>
 void source_update_sums(const ResidentRows<Rows>& src, index_t k, const int* label,
                         const int* before, bool fresh, std::vector<double>& sums,
-                        std::vector<index_t>& count, int n_threads) {
-  update_sums(src.rows(), k, label, before, fresh, sums, count, n_threads);
+                        std::vector<index_t>& count, int n_threads,
+                        const double* weight = nullptr) {
+  update_sums(src.rows(), k, label, before, fresh, sums, count, n_threads, weight);
 }
 template <class Source>
 void source_update_sums(const Source& src, index_t k, const int* label,
                         const int* /*before*/, bool /*fresh*/, std::vector<double>& sums,
-                        std::vector<index_t>& count, int n_threads) {
-  fresh_sums(src, k, label, sums, count, n_threads);
+                        std::vector<index_t>& count, int n_threads,
+                        const double* weight = nullptr) {
+  fresh_sums(src, k, label, sums, count, n_threads, weight);
 }
 
 // Global sums and counts: on one process as above (incremental in memory);
-// on several, each process's fresh sums and counts, summed.
+// on several, each process's fresh sums and counts, summed. With `weight`,
+// weighted sums and, in `wsum`, each cluster's sum of weights (fresh: a sum
+// in row order, not an update that would drift).
 template <class Source, class Combine>
 void combined_update_sums(const Source& src, const Combine& combine, index_t k,
                           const int* label, const int* before, bool fresh,
                           std::vector<double>& sums, std::vector<index_t>& count,
-                          int n_threads) {
+                          int n_threads, const double* weight = nullptr,
+                          std::vector<double>* wsum = nullptr) {
+  if (weight != nullptr) {
+    wsum->assign(static_cast<std::size_t>(k), 0.0);
+    label_weights(label, weight, src.n(), k, wsum->data(), n_threads);
+    if (combine.size() > 1) combine.sum(wsum->data(), k);
+  }
   if (combine.size() == 1) {
-    source_update_sums(src, k, label, before, fresh, sums, count, n_threads);
+    source_update_sums(src, k, label, before, fresh, sums, count, n_threads, weight);
     return;
   }
-  fresh_sums(src, k, label, sums, count, n_threads);
+  fresh_sums(src, k, label, sums, count, n_threads, weight);
   std::vector<double> c(count.begin(), count.end());
   combine.sum(sums.data(), static_cast<index_t>(sums.size()));
   combine.sum(c.data(), k);
@@ -268,13 +307,18 @@ index_t source_assign_bounded(const Source& src, const double* row_norms,
                               const double* centres, index_t k, int* label,
                               double* upper, double* lower, int n_threads,
                               std::vector<double>* sums = nullptr,
-                              std::vector<index_t>* count = nullptr) {
+                              std::vector<index_t>* count = nullptr,
+                              const double* weight = nullptr) {
   index_t changes = 0;
   if (sums != nullptr) std::fill(sums->begin(), sums->end(), 0.0);
   src.visit([&](const auto& rows, index_t r0) {
     changes += assign_bounded(rows, row_norms + r0, centres, k, label + r0, upper + r0,
                               lower + r0, n_threads);
-    if (sums != nullptr) cluster_sums(rows, label + r0, k, sums->data(), n_threads);
+    if (sums != nullptr && weight != nullptr) {
+      weighted_cluster_sums(rows, label + r0, weight + r0, k, sums->data(), n_threads);
+    } else if (sums != nullptr) {
+      cluster_sums(rows, label + r0, k, sums->data(), n_threads);
+    }
   });
   if (count != nullptr) count_labels(label, src.n(), *count, n_threads);
   return changes;
@@ -290,12 +334,16 @@ index_t source_assign_bounded(const Source& src, const double* row_norms,
 // With rows on several processes (Combine), sums and count are global; the
 // farthest row is the farthest of all (the first in global row order on
 // ties, as on one process), and every process applies the same move.
+// With `weight`, sums are weighted and the means divide by `wsum`, the
+// clusters' sums of weights (which follow a re-seeding move too).
 template <class Source, class Combine = LocalCombine>
 std::vector<index_t> update_centres(const Source& src, index_t k, int* label,
                                     double* min_dist, double* centres,
                                     std::vector<double>& sums,
                                     std::vector<index_t>& count,
-                                    const Combine& combine = Combine()) {
+                                    const Combine& combine = Combine(),
+                                    const double* weight = nullptr,
+                                    std::vector<double>* wsum = nullptr) {
   const index_t d = src.d();
   std::vector<double> row(d);
   std::vector<index_t> reseeded;
@@ -331,9 +379,21 @@ std::vector<index_t> update_centres(const Source& src, index_t k, int* label,
                    [&](index_t r, double* out) { src.row(r, out); }, row.data());
       old = static_cast<int>(combined_sum(combine, far >= 0 ? label[far] : 0.0));
     }
-    for (index_t j = 0; j < d; ++j) {
-      sums[old + k * j] -= row[j];
-      sums[q + k * j] = row[j];
+    if (weight != nullptr) {
+      const double w = combine.size() == 1
+                           ? weight[far]
+                           : combined_sum(combine, far >= 0 ? weight[far] : 0.0);
+      for (index_t j = 0; j < d; ++j) {
+        sums[old + k * j] -= w * row[j];
+        sums[q + k * j] = w * row[j];
+      }
+      (*wsum)[old] -= w;
+      (*wsum)[q] = w;
+    } else {
+      for (index_t j = 0; j < d; ++j) {
+        sums[old + k * j] -= row[j];
+        sums[q + k * j] = row[j];
+      }
     }
     --count[old];
     count[q] = 1;
@@ -342,6 +402,12 @@ std::vector<index_t> update_centres(const Source& src, index_t k, int* label,
       min_dist[far] = 0.0;
       reseeded.push_back(far);
     }
+  }
+  if (weight != nullptr) {
+    for (index_t j = 0; j < d; ++j)
+      for (index_t q = 0; q < k; ++q)
+        if (count[q] > 0) centres[q + k * j] = sums[q + k * j] / (*wsum)[q];
+    return reseeded;
   }
   for (index_t j = 0; j < d; ++j)
     for (index_t q = 0; q < k; ++q)
@@ -354,6 +420,20 @@ inline double serial_sum(const std::vector<double>& v) {
   for (double x : v) s += x;
   return s;
 }
+
+namespace detail {
+// sum_r w[r] and sum_r w[r] v[r], r < n, in row order.
+inline double serial_total(const double* w, index_t n) {
+  double s = 0.0;
+  for (index_t r = 0; r < n; ++r) s += w[r];
+  return s;
+}
+inline double serial_dot(const double* w, const double* v, index_t n) {
+  double s = 0.0;
+  for (index_t r = 0; r < n; ++r) s += w[r] * v[r];
+  return s;
+}
+}  // namespace detail
 
 // Lloyd iterations from the given centres, with Hamerly's bounds to skip the
 // tiles of rows that cannot change cluster (the partition is the one of plain
@@ -371,6 +451,10 @@ inline double serial_sum(const std::vector<double>& v) {
 // With rows on several processes (Combine), every process runs this on its
 // own rows and gets the global centres, objective and stopping decisions;
 // labels are of its own rows.
+//
+// With `weight` (one positive weight per row, nullptr: all 1), weighted
+// Lloyd: centres are weighted means and the objective is
+// sum_r w_r ||x_r - c||^2 (for whole weights, that of the rows repeated).
 template <class Source, class Combine = LocalCombine>
 LloydResult lloyd(const Source& src, const double* row_norms,
                   std::vector<double> centres, index_t k, int iter_max,
@@ -378,9 +462,13 @@ LloydResult lloyd(const Source& src, const double* row_norms,
                   const InterruptCheck& interrupt = InterruptCheck(),
                   SeedAssignment* start = nullptr,
                   const Combine& combine = Combine(),
-                  const double* grid = nullptr) {
+                  const double* grid = nullptr,
+                  const double* weight = nullptr) {
   const index_t n = src.n(), d = src.d();
-  const double n_all = static_cast<double>(combine.total_rows(n));
+  // the number of rows, or the sum of the weights
+  const double n_all = weight == nullptr
+                           ? static_cast<double>(combine.total_rows(n))
+                           : combined_sum(combine, detail::serial_total(weight, n));
   LloydResult res;
   // Rows shifted by `grid` (the rows' shift): each new centre c becomes
   // (c + s) - s, so that the centres returned in the original coordinates
@@ -415,6 +503,7 @@ LloydResult lloyd(const Source& src, const double* row_norms,
   std::vector<double> sums(k * d, 0.0);
   std::vector<int> before = rows_array(n, -1);
   std::vector<index_t> count(k, 0);
+  std::vector<double> wsum;  // (weights: each cluster's sum of weights)
   // Objective of a partition from its means, about the grand mean (closed
   // form; used only for the tol criterion). `total` = sum ||x - m||^2, from
   // the first cluster sums.
@@ -426,20 +515,27 @@ LloydResult lloyd(const Source& src, const double* row_norms,
       for (index_t q = 0; q < k; ++q) g += sums[q + k * j];
       mm += g * g;
     }
-    for (index_t r = 0; r < n; ++r) norms += row_norms[r];
+    if (weight != nullptr) {
+      for (index_t r = 0; r < n; ++r) norms += weight[r] * row_norms[r];
+    } else {
+      for (index_t r = 0; r < n; ++r) norms += row_norms[r];
+    }
     norms = combined_sum(combine, norms);
     total = norms - mm / n_all;
   };
   auto means_objective = [&]() {
     double between = 0.0, grand = 0.0;
     std::vector<double> gm(d, 0.0);
+    auto size = [&](index_t q) {
+      return weight != nullptr ? wsum[q] : static_cast<double>(count[q]);
+    };
     for (index_t j = 0; j < d; ++j)
-      for (index_t q = 0; q < k; ++q) gm[j] += count[q] * centres[q + k * j];
+      for (index_t q = 0; q < k; ++q) gm[j] += size(q) * centres[q + k * j];
     for (index_t j = 0; j < d; ++j) grand += gm[j] * gm[j];
     for (index_t q = 0; q < k; ++q) {
       double cc = 0.0;
       for (index_t j = 0; j < d; ++j) cc += centres[q + k * j] * centres[q + k * j];
-      between += count[q] * cc;
+      between += size(q) * cc;
     }
     return std::max(0.0, total - (between - grand / n_all));
   };
@@ -455,7 +551,12 @@ LloydResult lloyd(const Source& src, const double* row_norms,
       // the assignment k-means++ found (taken over above)
     } else if (fused) {
       changes = source_assign_bounded(src, row_norms, centres.data(), k, res.label.data(),
-                                      upper.data(), lower.data(), n_threads, &sums, &count);
+                                      upper.data(), lower.data(), n_threads, &sums, &count,
+                                      weight);
+      if (weight != nullptr) {
+        wsum.assign(static_cast<std::size_t>(k), 0.0);
+        label_weights(res.label.data(), weight, n, k, wsum.data(), n_threads);
+      }
       have_sums = true;
     } else {
       changes = source_assign_bounded(src, row_norms, centres.data(), k, res.label.data(),
@@ -467,19 +568,21 @@ LloydResult lloyd(const Source& src, const double* row_norms,
     if (it > 1 && changes == 0) {
       res.converged = true;
       settled = true;
+      if (progress_active()) report_progress("Lloyd", it, means_objective(), 0.0);
       break;
     }
     old = centres;
     if (!have_sums)
       combined_update_sums(src, combine, k, res.label.data(), before.data(), it == 1, sums,
-                           count, n_threads);
+                           count, n_threads, weight, &wsum);
     if (it == 1) set_total();
     if (std::find(count.begin(), count.end(), index_t(0)) != count.end()) {
       assign_rows(min_dist, n, 0.0);
       for (index_t r = 0; r < n; ++r) min_dist[r] = upper[r] * upper[r];
     }
-    const std::vector<index_t> reseeded = update_centres(
-        src, k, res.label.data(), min_dist.data(), centres.data(), sums, count, combine);
+    const std::vector<index_t> reseeded =
+        update_centres(src, k, res.label.data(), min_dist.data(), centres.data(), sums, count,
+                       combine, weight, &wsum);
     snap(centres);
     before = res.label;
     // Centre shifts move the bounds (triangle inequality).
@@ -506,6 +609,9 @@ LloydResult lloyd(const Source& src, const double* row_norms,
       lower[r] = 0.0;
     }
     check_interrupt(interrupt);
+    // (progress: the objective of these labels with their means)
+    if (progress_active())
+      report_progress("Lloyd", it, means_objective(), static_cast<double>(changes));
     if (tol > 0.0) {
       const double obj = means_objective();
       if (it > 1 && prev - obj <= tol * prev) {
@@ -522,22 +628,37 @@ LloydResult lloyd(const Source& src, const double* row_norms,
     // means. The objective from the means, about the grand mean.
     res.objective = means_objective();
   } else {
-    // Final exact pass: labels nearest to the returned centres.
+    // Final exact pass: labels nearest to the returned centres. When it
+    // empties a cluster (stopped before convergence), the cluster is
+    // re-seeded (a Lloyd update with the farthest row moved to it) and the
+    // rows assigned again, at most k times: the labels stay the
+    // nearest-centre labels of the centres returned. A cluster may stay
+    // empty when no row is left to re-seed it with (fewer distinct rows
+    // than k, where the means' rounding could otherwise make this cycle).
     assign_rows(min_dist, n, 0.0);
-    source_assign_nearest(src, row_norms, centres.data(), k, res.label.data(),
-                          min_dist.data(), n_threads);
-    std::vector<double> c(k, 0.0);
-    for (index_t r = 0; r < n; ++r) c[res.label[r]] += 1.0;
-    combine.sum(c.data(), k);
-    if (std::find(c.begin(), c.end(), 0.0) != c.end()) {
-      // Stopped before convergence and a cluster emptied: re-seed it.
+    for (index_t round = 0;; ++round) {
+      source_assign_nearest(src, row_norms, centres.data(), k, res.label.data(),
+                            min_dist.data(), n_threads);
+      std::vector<double> c(k, 0.0);
+      for (index_t r = 0; r < n; ++r) c[res.label[r]] += 1.0;
+      combine.sum(c.data(), k);
+      const auto empty = std::count(c.begin(), c.end(), 0.0);
+      if (empty == 0 || round == k) break;
       combined_update_sums(src, combine, k, res.label.data(), nullptr, true, sums, count,
-                           n_threads);
+                           n_threads, weight, &wsum);
+      std::vector<double> kept = centres;
       update_centres(src, k, res.label.data(), min_dist.data(), centres.data(),
-                     sums, count, combine);
+                     sums, count, combine, weight, &wsum);
+      if (std::count(count.begin(), count.end(), index_t(0)) == empty) {
+        centres = std::move(kept);  // every row on its centre: nothing to re-seed with
+        break;
+      }
       snap(centres);
+      check_interrupt(interrupt);
     }
-    res.objective = combined_sum(combine, serial_sum(min_dist));
+    res.objective = combined_sum(
+        combine, weight != nullptr ? detail::serial_dot(weight, min_dist.data(), n)
+                                   : serial_sum(min_dist));
   }
   res.centres = std::move(centres);
   return res;

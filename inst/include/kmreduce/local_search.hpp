@@ -83,13 +83,16 @@ struct LocalSearchResult {
 // Runs `steps` LocalSearch++ steps on the centres (k x d, column-major),
 // starting from `assign`, the assignment of the rows to them that kmeanspp()
 // returns, and leaves there the assignment to the final centres (nearest and
-// second nearest), as Lloyd takes it.
+// second nearest), as Lloyd takes it. With observation weights (`weight`,
+// one per row; one process) rows are drawn with probability w D^2 and the
+// costs are weighted.
 template <class Data, class Combine = LocalCombine>
 LocalSearchResult local_search(const Data& a, const double* row_norms, index_t k, int steps,
                                Rng& rng, double* centres, SeedAssignment& assign,
                                int n_threads,
                                const InterruptCheck& interrupt = InterruptCheck(),
-                               const Combine& combine = Combine(), bool record = false) {
+                               const Combine& combine = Combine(), bool record = false,
+                               const double* weight = nullptr) {
   const index_t n = a.n, d = a.d;
   const index_t n_all = combine.total_rows(n);
   const bool one = combine.size() == 1;
@@ -109,13 +112,17 @@ LocalSearchResult local_search(const Data& a, const double* row_norms, index_t k
   auto local = [&](index_t g) { return local_row(combine, g, n); };
   for (int step = 0; step < steps && k > 1; ++step) {
     double total = 0.0;
-    for (index_t r = 0; r < n; ++r) total += d1[r];
+    if (weight != nullptr) {
+      for (index_t r = 0; r < n; ++r) total += weight[r] * d1[r];
+    } else {
+      for (index_t r = 0; r < n; ++r) total += d1[r];
+    }
     if (!one) {
       std::fill(totals.begin(), totals.end(), 0.0);
       totals[combine.rank()] = total;
       combine.sum(totals.data(), combine.size());
     }
-    if (one) draw_weighted_many(d1, total, rng, trials, cand.data());
+    if (one) draw_weighted_many(d1, total, rng, trials, cand.data(), weight);
     for (index_t t = 0; t < trials; ++t) {
       if (!one) cand[t] = draw_weighted_combined(d1, totals, rng, combine, n_all);
       if (one) {
@@ -134,14 +141,27 @@ LocalSearchResult local_search(const Data& a, const double* row_norms, index_t k
     // current cost
     std::fill(sums.begin(), sums.end(), 0.0);
     double* cur = &sums[trials * (k + 1)];
-    for (index_t r = 0; r < n; ++r) *cur += d1[r];
-    for (index_t t = 0; t < trials; ++t) {
-      const double* dt = dp.data() + n * t;
-      double* st = sums.data() + t * (k + 1);
-      for (index_t r = 0; r < n; ++r) {
-        const double with_p = std::min(d1[r], dt[r]);
-        st[k] += with_p;
-        st[a1[r]] += std::min(d2[r], dt[r]) - with_p;
+    if (weight != nullptr) {
+      for (index_t r = 0; r < n; ++r) *cur += weight[r] * d1[r];
+      for (index_t t = 0; t < trials; ++t) {
+        const double* dt = dp.data() + n * t;
+        double* st = sums.data() + t * (k + 1);
+        for (index_t r = 0; r < n; ++r) {
+          const double with_p = std::min(d1[r], dt[r]);
+          st[k] += weight[r] * with_p;
+          st[a1[r]] += weight[r] * (std::min(d2[r], dt[r]) - with_p);
+        }
+      }
+    } else {
+      for (index_t r = 0; r < n; ++r) *cur += d1[r];
+      for (index_t t = 0; t < trials; ++t) {
+        const double* dt = dp.data() + n * t;
+        double* st = sums.data() + t * (k + 1);
+        for (index_t r = 0; r < n; ++r) {
+          const double with_p = std::min(d1[r], dt[r]);
+          st[k] += with_p;
+          st[a1[r]] += std::min(d2[r], dt[r]) - with_p;
+        }
       }
     }
     combine.sum(sums.data(), static_cast<index_t>(sums.size()));

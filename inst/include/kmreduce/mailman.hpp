@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "matrix.hpp"
+#include "memory.hpp"
 #include "parallel.hpp"
 #include "sign_projection.hpp"
 #include "simd.hpp"
@@ -71,19 +72,18 @@ struct PatternGroups {
 
 namespace detail {
 
-// A buffer of doubles whose start is aligned to 64 bytes (a cache line), so
-// that no SIMD access to the buckets or panels straddles two lines.
+// A buffer of doubles aligned to 64 bytes (aligned_array(), memory.hpp): the
+// kernels below load and store the buckets and panels with aligned moves, and
+// no access straddles two cache lines.
 class AlignedBuffer {
  public:
-  explicit AlignedBuffer(std::size_t n) : raw_(n + 8) {
-    const std::uintptr_t p = reinterpret_cast<std::uintptr_t>(raw_.data());
-    data_ = raw_.data() + ((64 - p % 64) % 64) / sizeof(double);
+  explicit AlignedBuffer(std::size_t n) : data_(aligned_array<double>(n)) {
+    std::fill(data_.get(), data_.get() + n, 0.0);
   }
-  double* data() { return data_; }
+  double* data() { return data_.get(); }
 
  private:
-  std::vector<double> raw_;
-  double* data_;
+  AlignedArray<double> data_;
 };
 
 // Fold 256 buckets of `lanes` values into the 8 outputs of one block:

@@ -294,6 +294,83 @@ inline void get_row(const SparseRows& a, index_t r, double* out) {
   for (index_t t = a.rp[r]; t < a.rp[r + 1]; ++t) out[a.cj[t]] = a.v[t];
 }
 
+// ---------------------------------------------------------------------------
+// Observation weights (kmeans_reduced(weights = )): the algorithms take them
+// as an optional pointer, one positive weight per row (nullptr: every row
+// has weight 1 and the unweighted kernels above run). The weighted kernels
+// are plain loops in a fixed order, the same for every thread count.
+
+// sums (k x d, column-major) += per-cluster sums of w[r] (x[r, ] - shift):
+// parallel over columns, within a column the rows in four accumulator
+// copies (r % 4) summed in a fixed order, as cluster_sums().
+inline void weighted_cluster_sums(const DenseMatrix& a, const int* label, const double* w,
+                                  index_t k, double* sums, int n_threads,
+                                  const double* shift = nullptr) {
+  const double work = 2.0 * static_cast<double>(a.n) * a.d;
+  parallel_for_scratch<std::vector<double>>(a.d, n_threads, [&](index_t j, std::vector<double>& acc) {
+    acc.assign(4 * k, 0.0);
+    const double* col = a.x + a.n * j;
+    const double sj = shift != nullptr ? shift[j] : 0.0;
+    if (shift != nullptr) {
+      add_by_label4(a.n, label, k, acc.data(), [=](index_t r) { return w[r] * (col[r] - sj); });
+    } else {
+      add_by_label4(a.n, label, k, acc.data(), [=](index_t r) { return w[r] * col[r]; });
+    }
+    double* s = sums + k * j;
+    for (index_t q = 0; q < k; ++q) s[q] += sum4(acc.data(), k, q);
+  }, work);
+}
+inline void weighted_cluster_sums(const SparseMatrix& a, const int* label, const double* w,
+                                  index_t k, double* sums, int n_threads) {
+  parallel_for(a.d, n_threads, [&](index_t j, int) {
+    double* s = sums + k * j;
+    for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) s[label[a.i[t]]] += w[a.i[t]] * a.x[t];
+  }, 2.0 * static_cast<double>(a.p[a.d]));
+}
+inline void weighted_cluster_sums(const SparseRows& a, const int* label, const double* w,
+                                  index_t k, double* sums, int n_threads) {
+  weighted_cluster_sums(a.csc, label, w, k, sums, n_threads);
+}
+
+// out (k) = the sum of the weights of each cluster: runs of rows on the
+// threads, the runs' sums added in run order (the same for every thread
+// count).
+inline void label_weights(const int* label, const double* w, index_t n, index_t k,
+                          double* out, int n_threads = 1) {
+  constexpr index_t run = 1 << 18;
+  const index_t nb = n_blocks(n, run);
+  std::vector<double> part(static_cast<std::size_t>(nb * k), 0.0);
+  parallel_for(nb, n_threads, [&](index_t b, int) {
+    double* c = part.data() + b * k;
+    for (index_t r = b * run; r < std::min(n, (b + 1) * run); ++r) c[label[r]] += w[r];
+  }, static_cast<double>(n));
+  std::fill(out, out + k, 0.0);
+  for (index_t b = 0; b < nb; ++b)
+    for (index_t q = 0; q < k; ++q) out[q] += part[b * k + q];
+}
+
+// The sum of w[r] v[r] over n values, in four partial sums (as
+// sum_of_min(): no chain of dependent additions; a fixed order).
+inline double weighted_sum(const double* w, const double* v, index_t n) {
+  double s[4] = {0.0, 0.0, 0.0, 0.0};
+  index_t r = 0;
+  for (; r + 4 <= n; r += 4)
+    for (int l = 0; l < 4; ++l) s[l] += w[r + l] * v[r + l];
+  for (; r < n; ++r) s[r % 4] += w[r] * v[r];
+  return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+// Weighted column means of A (length d): sum_r w[r] a[r, j] / sum_r w[r],
+// each column in row order (four partial sums); parallel over columns.
+inline void weighted_column_means(const DenseMatrix& a, const double* w, double* out,
+                                  int n_threads) {
+  double total = 0.0;
+  for (index_t r = 0; r < a.n; ++r) total += w[r];
+  parallel_for(a.d, n_threads, [&](index_t j, int) {
+    out[j] = weighted_sum(w, a.x + a.n * j, a.n) / total;
+  }, 2.0 * static_cast<double>(a.n) * a.d);
+}
+
 }  // namespace kmreduce
 
 #endif  // KMREDUCE_MATRIX_HPP

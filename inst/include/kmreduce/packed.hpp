@@ -25,30 +25,16 @@
 namespace kmreduce {
 
 namespace detail {
-// A large buffer on 2 MB boundaries, marked for transparent huge pages where
-// the system has them (Linux, "madvise" mode): one page fault per 2 MB
-// instead of per 4 kB when it is first written.
+// The tiles: written once (by streaming stores on AVX-512, which need 64-byte
+// alignment), then read on every pass; aligned_array() (memory.hpp) puts them
+// on 2 MiB boundaries advised for huge pages on Linux, on 64 bytes elsewhere.
 // (Of doubles, or of floats for the single-precision tiles of single.hpp.)
-struct FreeDeleter {
-  void operator()(void* p) const { std::free(p); }
-};
 template <class V = double>
-using HugeBuffer = std::unique_ptr<V[], FreeDeleter>;
+using HugeBuffer = AlignedArray<V>;
 
 template <class V = double>
 HugeBuffer<V> huge_buffer(std::size_t count) {
-  constexpr std::size_t kHuge = std::size_t(1) << 21;
-  std::size_t bytes = count * sizeof(V);
-  bytes = (bytes + kHuge - 1) / kHuge * kHuge;
-  void* p = nullptr;
-#if defined(__linux__)
-  if (posix_memalign(&p, kHuge, bytes) != 0) p = nullptr;
-  advise_huge_pages(p, bytes);  // advice only
-#else
-  p = std::malloc(bytes);
-#endif
-  if (p == nullptr) throw std::bad_alloc();
-  return HugeBuffer<V>(static_cast<V*>(p));
+  return aligned_array<V>(count, true);
 }
 }  // namespace detail
 
@@ -374,6 +360,13 @@ inline void shifted_cluster_sums(const DenseMatrix& a, const double* shift, cons
 inline void cluster_sums(const PackedRows& a, const int* label, index_t k,
                          double* sums, int n_threads) {
   shifted_cluster_sums(a.src, a.shift, label, k, sums, n_threads);
+}
+
+// Weighted cluster sums of the rows minus the shift (matrix.hpp), from the
+// column-major original.
+inline void weighted_cluster_sums(const PackedRows& a, const int* label, const double* w,
+                                  index_t k, double* sums, int n_threads) {
+  weighted_cluster_sums(a.src, label, w, k, sums, n_threads, a.shift);
 }
 
 // A row minus the shift, from the column-major original.

@@ -185,6 +185,63 @@ inline void center_crossprod(double* out, index_t d, const double* center,
   subtract_outer(out, d, center, column_sums(mm, n, m));
 }
 
+// Observation weights in the decompositions: they are of the weighted,
+// centred M = W^(1/2) (A - 1 center^T), W = diag(w), center the weighted
+// column means (for whole weights, M^T M is that of the rows repeated). The
+// products with A stay as they are; `row_scale` (s = sqrt(w), nullptr: none)
+// scales their rows: M B = S (A B - 1 center^T B), M^T Y = A_c^T (S Y).
+//   out (n x m): row r times s[r]
+inline void scale_rows(double* out, index_t n, index_t m, const double* s) {
+  if (s == nullptr) return;
+  for (index_t c = 0; c < m; ++c) {
+    double* o = out + n * c;
+    for (index_t r = 0; r < n; ++r) o[r] *= s[r];
+  }
+}
+//   S Y as a copy (n x m), or Y itself without a scale
+inline const double* scaled_rows(const double* y, index_t n, index_t m, const double* s,
+                                 std::vector<double>& keep) {
+  if (s == nullptr) return y;
+  keep.assign(y, y + n * m);
+  scale_rows(keep.data(), n, m, s);
+  return keep.data();
+}
+//   squared norm of every column of M (s r (a_rj - center_j) squared, summed)
+inline std::vector<double> column_sqnorms(const DenseMatrix& a, const double* center,
+                                          const double* s) {
+  if (s == nullptr) return column_sqnorms(a, center);
+  std::vector<double> out(a.d, 0.0);
+  for (index_t j = 0; j < a.d; ++j) {
+    const double* col = a.x + a.n * j;
+    const double cj = center != nullptr ? center[j] : 0.0;
+    double t = 0.0;
+    for (index_t r = 0; r < a.n; ++r) {
+      const double e = s[r] * (col[r] - cj);
+      t += e * e;
+    }
+    out[j] = t;
+  }
+  return out;
+}
+inline std::vector<double> column_sqnorms(const SparseMatrix& a, const double* center,
+                                          const double* s) {
+  if (s == nullptr) return column_sqnorms(a, center);
+  double wall = 0.0;  // sum of the weights
+  for (index_t r = 0; r < a.n; ++r) wall += s[r] * s[r];
+  std::vector<double> out(a.d, 0.0);
+  for (index_t j = 0; j < a.d; ++j) {
+    const double cj = center != nullptr ? center[j] : 0.0;
+    double t = 0.0, wnz = 0.0;
+    for (index_t p = a.p[j]; p < a.p[j + 1]; ++p) {
+      const double sr = s[a.i[p]], e = sr * (a.x[p] - cj);
+      t += e * e;
+      wnz += sr * sr;
+    }
+    out[j] = t + std::max(0.0, wall - wnz) * cj * cj;  // the zeros
+  }
+  return out;
+}
+
 // out (n x m) = columns idx (0-based) of A, column t scaled by scale[t].
 inline void gather_columns(const DenseMatrix& a, const std::vector<index_t>& idx,
                            const std::vector<double>& scale, double* out,

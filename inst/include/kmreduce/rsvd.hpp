@@ -96,33 +96,40 @@ inline Svd finish_svd(const arma::mat& q, const arma::mat& z, index_t k) {
 
 // With `center` (length d), the SVD of the centred A - 1 center^T (its
 // principal components), through products with A (a sparse A stays sparse).
+// With `row_scale` (s = sqrt(w) of observation weights w), of
+// diag(s) (A - 1 center^T) (products.hpp); u holds its left vectors.
 template <class Matrix>
 Svd randomized_svd(const Matrix& a, index_t k, index_t oversample,
                    int power_iters, std::uint64_t seed, int n_threads,
                    const InterruptCheck& interrupt = InterruptCheck(),
-                   const double* center = nullptr) {
+                   const double* center = nullptr, const double* row_scale = nullptr) {
   const index_t n = a.n, d = a.d;
   if (k < 1 || k > std::min(n, d))
     throw std::invalid_argument("randomized_svd: k must be in [1, min(n, d)]");
   const index_t l = std::min(k + std::max<index_t>(oversample, 0), std::min(n, d));
   arma::mat y(n, l), z(d, l);
   const GaussianTestMatrix omega(seed, d, l);
+  std::vector<double> keep;  // (with row_scale: S Q)
   project_by_panels(a, omega, y.memptr(), n_threads);
   detail::center_range(y.memptr(), n, center, d, omega);
+  scale_rows(y.memptr(), n, l, row_scale);
   arma::mat q = detail::orthonormal_basis(y);
   for (int it = 0; it < power_iters; ++it) {
     check_interrupt(interrupt);
-    crossprod(a, q.memptr(), l, z.memptr(), n_threads);
-    center_crossprod(z.memptr(), d, center, q.memptr(), n, l);
+    const double* sq = scaled_rows(q.memptr(), n, l, row_scale, keep);
+    crossprod(a, sq, l, z.memptr(), n_threads);
+    center_crossprod(z.memptr(), d, center, sq, n, l);
     const arma::mat qz = detail::orthonormal_basis(z);
     multiply(a, qz.memptr(), l, y.memptr(), n_threads);
     center_product(y.memptr(), n, center, qz.memptr(), d, l);
+    scale_rows(y.memptr(), n, l, row_scale);
     q = detail::orthonormal_basis(y);
   }
   check_interrupt(interrupt);
   // B^T = A^T Q (d x l) = W S Ub^T, so A ~ Q B = (Q Ub) S W^T.
-  crossprod(a, q.memptr(), l, z.memptr(), n_threads);
-  center_crossprod(z.memptr(), d, center, q.memptr(), n, l);
+  const double* sq = scaled_rows(q.memptr(), n, l, row_scale, keep);
+  crossprod(a, sq, l, z.memptr(), n_threads);
+  center_crossprod(z.memptr(), d, center, sq, n, l);
   return detail::finish_svd(q, z, k);
 }
 
@@ -136,7 +143,7 @@ Svd randomized_svd(const Matrix& a, index_t k, index_t oversample,
 namespace detail {
 template <class Source>
 void blocks_multiply(const Source& src, index_t n, const double* b, index_t m, double* out,
-                     int n_threads) {
+                     int n_threads) {  // (out: all rows; row scales applied by the caller)
   std::vector<double> part;
   src.visit_blocks([&](const auto& a, index_t r0) {
     part.resize(static_cast<std::size_t>(a.n * m));
@@ -148,10 +155,14 @@ void blocks_multiply(const Source& src, index_t n, const double* b, index_t m, d
 
 // out (d x m) = A_c^T M summed over blocks and processes (A_c: A minus
 // 1 center^T when center is given, as center_crossprod()).
+// With `row_scale` (s, one per row), of S M instead of M.
 template <class Source, class Combine>
 void blocks_crossprod(const Source& src, const Combine& combine, index_t n, const double* mm,
-                      index_t m, double* out, int n_threads, const double* center) {
+                      index_t m, double* out, int n_threads, const double* center,
+                      const double* row_scale = nullptr) {
   const index_t d = src.d();
+  std::vector<double> keep;
+  mm = scaled_rows(mm, n, m, row_scale, keep);
   std::fill(out, out + d * m, 0.0);
   std::vector<double> rows, part(static_cast<std::size_t>(d * m));
   src.visit_blocks([&](const auto& a, index_t r0) {
@@ -189,11 +200,14 @@ arma::mat combined_basis(const arma::mat& y, const Combine& combine) {
 }
 }  // namespace detail
 
+// With `weight` (observation weights, one per row of the source), of
+// W^(1/2) (A - 1 mu^T) with mu the weighted column means (products.hpp).
 template <class Source, class Combine = LocalCombine>
 Svd randomized_svd_blocks(const Source& src, index_t k, index_t oversample, int power_iters,
                           std::uint64_t seed, int n_threads, bool center,
                           const InterruptCheck& interrupt = InterruptCheck(),
-                          const Combine& combine = Combine()) {
+                          const Combine& combine = Combine(),
+                          const double* weight = nullptr) {
   const index_t n = src.n(), d = src.d();
   const index_t n_all = combine.total_rows(n);
   if (k < 1 || k > std::min(n_all, d))
@@ -201,7 +215,18 @@ Svd randomized_svd_blocks(const Source& src, index_t k, index_t oversample, int 
   const index_t l = std::min(k + std::max<index_t>(oversample, 0), std::min(n_all, d));
   arma::mat y(n, l), z(d, l);
   const GaussianTestMatrix omega(seed, d, l);
-  std::vector<double> mu(d, 0.0), part;
+  std::vector<double> mu(d, 0.0), part, scale;
+  double total = static_cast<double>(n_all);  // rows, or the sum of the weights
+  if (weight != nullptr) {
+    scale.resize(n);
+    total = 0.0;
+    for (index_t r = 0; r < n; ++r) {
+      scale[r] = std::sqrt(weight[r]);
+      total += weight[r];
+    }
+    total = combined_sum(combine, total);
+  }
+  const double* s = weight != nullptr ? scale.data() : nullptr;
   src.visit_blocks([&](const auto& a, index_t r0) {
     part.resize(static_cast<std::size_t>(a.n * l));
     project_by_panels(a, omega, part.data(), n_threads);
@@ -210,28 +235,30 @@ Svd randomized_svd_blocks(const Source& src, index_t k, index_t oversample, int 
     if (center) {
       const std::vector<double> ones(a.n, 1.0);
       std::vector<double> sums(d);
-      crossprod(a, ones.data(), 1, sums.data(), n_threads);
+      crossprod(a, weight != nullptr ? weight + r0 : ones.data(), 1, sums.data(), n_threads);
       for (index_t j = 0; j < d; ++j) mu[j] += sums[j];
     }
   });
   const double* cen = nullptr;
   if (center) {
     combine.sum(mu.data(), d);
-    for (double& v : mu) v /= static_cast<double>(n_all);
+    for (double& v : mu) v /= total;
     cen = mu.data();
     detail::center_range(y.memptr(), n, cen, d, omega);
   }
+  scale_rows(y.memptr(), n, l, s);
   arma::mat q = detail::combined_basis(y, combine);
   for (int it = 0; it < power_iters; ++it) {
     check_interrupt(interrupt);
-    detail::blocks_crossprod(src, combine, n, q.memptr(), l, z.memptr(), n_threads, cen);
+    detail::blocks_crossprod(src, combine, n, q.memptr(), l, z.memptr(), n_threads, cen, s);
     const arma::mat qz = detail::orthonormal_basis(z);
     detail::blocks_multiply(src, n, qz.memptr(), l, y.memptr(), n_threads);
     center_product(y.memptr(), n, cen, qz.memptr(), d, l);
+    scale_rows(y.memptr(), n, l, s);
     q = detail::combined_basis(y, combine);
   }
   check_interrupt(interrupt);
-  detail::blocks_crossprod(src, combine, n, q.memptr(), l, z.memptr(), n_threads, cen);
+  detail::blocks_crossprod(src, combine, n, q.memptr(), l, z.memptr(), n_threads, cen, s);
   return detail::finish_svd(q, z, k);
 }
 

@@ -121,6 +121,20 @@ inline ScanResult scan_values(const double* x, index_t n) {
   return out;
 }
 
+// The smallest largest magnitude data may have (unless all zero):
+// sqrt(DBL_MIN) / DBL_EPSILON, about 6.7e-139. Below it, squared
+// differences at the data's own precision (eps max|x|)^2 are subnormal or
+// zero and distances lose their digits (a silent change of partition).
+// The same bound as min_abs_value() in R/checks.R.
+inline double min_abs_value() { return std::sqrt(DBL_MIN) / DBL_EPSILON; }
+
+// Values a kernel found (limit > 0: the largest magnitude allowed) that
+// cannot be clustered: not finite, larger than the limit, or all nonzero
+// ones too small.
+inline bool values_out_of_range(const ValueSummary& v, double limit) {
+  return !v.finite || v.maxabs > limit || (v.maxabs > 0.0 && v.maxabs < min_abs_value());
+}
+
 inline ValueSummary summarize_values(const double* x, index_t n) {
   const ScanResult s = scan_values(x, n);
   ValueSummary v;

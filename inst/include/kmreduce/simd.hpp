@@ -2,8 +2,8 @@
 // kernel of Lloyd, k-means++ and the projections:
 //   out (m x k) = X[r0:r1, ] C^T,  X column-major n x p, C column-major k x p.
 // AVX-512 and AVX2+FMA versions are compiled with GCC `target` attributes and
-// chosen at run time with __builtin_cpu_supports; everywhere else the Eigen
-// GEMM is used. No -march flag is needed. Each output entry is one fused
+// chosen at run time (cpu_features(): cpuid and xgetbv, no compiler
+// runtime); everywhere else the Eigen GEMM is used. No -march flag is needed. Each output entry is one fused
 // multiply-add chain over j = 0..p-1 in order, so results do not depend on
 // the number of threads (they may differ in the last bits between kernels).
 #ifndef KMREDUCE_SIMD_HPP
@@ -12,6 +12,8 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <vector>
@@ -20,6 +22,7 @@
 
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
 #define KMREDUCE_X86_SIMD 1
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -39,13 +42,81 @@ enum class SimdLevel { Portable = 0, Avx2 = 1, Avx512 = 2 };
 #define KMREDUCE_MAX_SIMD 2
 #endif
 
+// What the processor and the operating system support, as the kernels need
+// it: an instruction set counts only when the OS saves the registers it uses
+// (XCR0: YMM state for AVX2/FMA, opmask and ZMM state for AVX-512). Found by
+// cpuid and xgetbv, so no compiler runtime (compiler-rt's or libgcc's
+// __cpu_model) is needed. Everything false off x86: on arm64 the portable
+// kernels run, whose Eigen products use NEON, part of every arm64 processor,
+// chosen at compile time.
+struct CpuFeatures {
+  bool avx2 = false, fma = false;
+  bool avx512f = false, avx512vl = false, avx512dq = false;
+};
+
+namespace detail {
+#ifdef KMREDUCE_X86_SIMD
+// Extended control register 0 (xgetbv with ecx = 0; only when OSXSAVE is set).
+inline std::uint64_t read_xcr0() {
+  std::uint32_t lo = 0, hi = 0;
+  __asm__ volatile(".byte 0x0f, 0x01, 0xd0" : "=a"(lo), "=d"(hi) : "c"(0));  // xgetbv
+  return (static_cast<std::uint64_t>(hi) << 32) | lo;
+}
+#endif
+
+inline CpuFeatures detect_cpu_features() {
+  CpuFeatures f;
+#ifdef KMREDUCE_X86_SIMD
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid(0, &a, &b, &c, &d) == 0 || a < 7) return f;
+  __cpuid_count(1, 0, a, b, c, d);
+  const bool osxsave = (c >> 27) & 1, avx = (c >> 28) & 1, fma = (c >> 12) & 1;
+  if (!osxsave || !avx) return f;
+  const std::uint64_t xcr0 = read_xcr0();
+  const bool ymm = (xcr0 & 0x6) == 0x6;     // SSE and AVX state
+  const bool zmm = (xcr0 & 0xe6) == 0xe6;   // and opmask, ZMM0-15 upper, ZMM16-31
+  if (!ymm) return f;
+  __cpuid_count(7, 0, a, b, c, d);
+  f.avx2 = (b >> 5) & 1;
+  f.fma = fma;
+  if (zmm) {
+    f.avx512f = (b >> 16) & 1;
+    f.avx512dq = f.avx512f && ((b >> 17) & 1);
+    f.avx512vl = f.avx512f && ((b >> 31) & 1);
+  }
+#endif
+  return f;
+}
+
+// The level named by the environment variable KMREDUCE_SIMD ("portable",
+// "avx2", "avx512"), or the highest one when it is unset or names none.
+inline SimdLevel requested_simd_level() {
+  const char* v = std::getenv("KMREDUCE_SIMD");
+  if (v == nullptr) return SimdLevel::Avx512;
+  if (std::strcmp(v, "portable") == 0) return SimdLevel::Portable;
+  if (std::strcmp(v, "avx2") == 0) return SimdLevel::Avx2;
+  return SimdLevel::Avx512;
+}
+}  // namespace detail
+
+// The processor's features (detected once).
+inline const CpuFeatures& cpu_features() {
+  static const CpuFeatures f = detail::detect_cpu_features();
+  return f;
+}
+
+// The SIMD level of the kernels, chosen once per process: the highest the
+// processor and the OS support, at most KMREDUCE_MAX_SIMD (compile time) and
+// at most the level the environment variable KMREDUCE_SIMD names when the
+// process first asks (tests: it can lower the level, never raise it).
 inline SimdLevel simd_level() {
 #ifdef KMREDUCE_X86_SIMD
   static const SimdLevel level = []() {
-    __builtin_cpu_init();
-    if (KMREDUCE_MAX_SIMD >= 2 && __builtin_cpu_supports("avx512f")) return SimdLevel::Avx512;
-    if (KMREDUCE_MAX_SIMD >= 1 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-      return SimdLevel::Avx2;
+    const CpuFeatures& f = cpu_features();
+    const int cap = std::min(static_cast<int>(KMREDUCE_MAX_SIMD),
+                             static_cast<int>(detail::requested_simd_level()));
+    if (cap >= 2 && f.avx512f) return SimdLevel::Avx512;
+    if (cap >= 1 && f.avx2 && f.fma) return SimdLevel::Avx2;
     return SimdLevel::Portable;
   }();
   return level;
@@ -512,7 +583,7 @@ inline bool nearest_in_tile(const double* x, index_t p, int half, const double* 
                             const double* cnorm, double* best, double* second, int* which,
                             const double* sh = nullptr, index_t ldx = 16) {
 #ifdef KMREDUCE_X86_SIMD
-  static const bool vl = __builtin_cpu_supports("avx512vl");
+  const bool vl = cpu_features().avx512vl;
   if (simd_level() != SimdLevel::Avx512 || !vl) return false;
   const index_t groups = (k + 11) / 12;
   const index_t cols = (k + groups - 1) / groups;
@@ -570,8 +641,8 @@ __attribute__((target("avx512f"))) inline double seed_distances_avx512(
     below[i / 8] = static_cast<std::uint8_t>(lt);
     cnt += __builtin_popcount(lt);
   }
-  alignas(64) double a[8];
-  _mm512_store_pd(a, acc);
+  double a[8];  // (the stack is not assumed aligned beyond 16 bytes)
+  _mm512_storeu_pd(a, acc);
   *count += cnt;
   return sum8(a);
 }
@@ -617,7 +688,7 @@ inline void two_nearest(const double* buf, index_t m, index_t k,
                         const double* cnorm, double* best, double* second,
                         int* which) {
 #ifdef KMREDUCE_X86_SIMD
-  static const bool vl = __builtin_cpu_supports("avx512vl");
+  const bool vl = cpu_features().avx512vl;
   if (simd_level() == SimdLevel::Avx512 && vl) {
     detail::two_nearest_avx512(buf, m, k, cnorm, best, second, which);
     return;
@@ -715,7 +786,7 @@ __attribute__((target("avx512f,avx512vl"))) inline void nearest_two_rows_avx512(
 inline void nearest_two_rows(const double* buf, index_t m, index_t k, const double* rn,
                              const double* cnorm, int* q1, double* b1, int* q2, double* b2) {
 #ifdef KMREDUCE_X86_SIMD
-  static const bool vl = __builtin_cpu_supports("avx512vl");
+  const bool vl = cpu_features().avx512vl;
   if (simd_level() == SimdLevel::Avx512 && vl) {
     detail::nearest_two_rows_avx512(buf, m, k, rn, cnorm, q1, b1, q2, b2);
     return;

@@ -373,7 +373,7 @@ inline bool nearest_block(const PackedRowsF& a, index_t r0, index_t r1, const Ce
                           int* which) {
 #if defined(KMREDUCE_X86_SIMD)
   constexpr index_t T = PackedRowsF::T;
-  static const bool vl = __builtin_cpu_supports("avx512vl");
+  const bool vl = cpu_features().avx512vl;
   if (simd_level() != SimdLevel::Avx512 || !vl) return false;
   const index_t m = r1 - r0, off = r0 % T, d = a.d;
   const index_t tiles = (off + m + T - 1) / T;
@@ -434,6 +434,11 @@ inline void move_rows(const PackedRowsF& a, const std::vector<index_t>& rows, co
   detail::move_rows_by_row(a, rows, from, to, k, sums);
 }
 
+inline void weighted_cluster_sums(const PackedRowsF& a, const int* label, const double* w,
+                                  index_t k, double* sums, int n_threads) {
+  weighted_cluster_sums(a.src, label, w, k, sums, n_threads, a.shift);
+}
+
 // (found by argument-dependent lookup from split_merge.hpp's detail::)
 inline void weighted_sums(const PackedRowsF& a, const int* label, const double* w, index_t k,
                           double* out, int n_threads) {
@@ -460,10 +465,11 @@ KmeansResult kmeans_single(const DenseMatrix& a, const double* shift, const Kmea
   const PackedRows rows(a, opt.n_threads, shift, false);
   LloydResult fin = lloyd(ResidentRows<PackedRows>(rows), rows.norms.data(),
                           std::move(out.best.centres), opt.k, opt.iter_max, opt.tol,
-                          opt.n_threads, interrupt, nullptr, combine, shift);
+                          opt.n_threads, interrupt, nullptr, combine, shift, opt.weights);
   fin.iter += iter;
   out.best = std::move(fin);
-  unshift_result(ResidentRows<PackedRows>(rows), shift, opt.k, out.best, opt.n_threads, combine);
+  unshift_result(ResidentRows<PackedRows>(rows), shift, opt.k, out.best, opt.n_threads, combine,
+                 opt.weights);
   return out;
 }
 

@@ -152,12 +152,15 @@ void projections(const Data& a, const int* label, index_t k, const std::vector<d
 // rows 2q and 2q + 1 of cluster q) are the halves' means; `gain[q]` the
 // exact decrease of the objective by the cut, n1 n2 / (n1 + n2)
 // ||m1 - m2||^2 (-infinity when one side is empty).
+// With observation weights (`weight`), of the weighted rows: the weighted
+// principal direction, the halves' weighted means and their weights in the
+// gain.
 template <class Data, class Combine>
 void split_all(const Data& a, const int* label, index_t k, const std::vector<double>& centres,
                Rng& rng, const SplitMergeOptions& opt,
                std::vector<double>& halves, std::vector<double>& gain, int n_threads,
                const InterruptCheck& interrupt, const Combine& combine,
-               std::vector<double>* dirs = nullptr) {
+               std::vector<double>* dirs = nullptr, const double* weight = nullptr) {
   const index_t n = a.n, d = a.d, k2 = 2 * k;
   std::vector<double> u(k * d), w(k * d), proj, ps(k);
   // (dirs: the directions of a previous call to start from, with
@@ -168,12 +171,22 @@ void split_all(const Data& a, const int* label, index_t k, const std::vector<dou
   } else {
     for (double& v : u) v = rng.normal();
   }
+  // (the norm taken of v scaled by a power of two near 1 / max |v_j|, exact:
+  // sum v_j^2 itself overflows or underflows on data far from unit scale,
+  // and the direction must not depend on the data's units)
   auto unit = [&](std::vector<double>& v, index_t q) {
+    double m = 0.0;
+    for (index_t j = 0; j < d; ++j) m = std::max(m, std::abs(v[q + k * j]));
+    if (!(m > 0.0) || !std::isfinite(m)) return false;
+    int e = 0;
+    std::frexp(m, &e);
     double s = 0.0;
-    for (index_t j = 0; j < d; ++j) s += v[q + k * j] * v[q + k * j];
-    if (s > 0.0)
-      for (index_t j = 0; j < d; ++j) v[q + k * j] /= std::sqrt(s);
-    return s > 0.0;
+    for (index_t j = 0; j < d; ++j) {
+      const double t = std::ldexp(v[q + k * j], -e);
+      s += t * t;
+    }
+    for (index_t j = 0; j < d; ++j) v[q + k * j] = std::ldexp(v[q + k * j], -e) / std::sqrt(s);
+    return true;
   };
   for (index_t q = 0; q < k; ++q) unit(u, q);
   for (int it = 0; it < (warm ? opt.warm_iters : opt.power_iters); ++it) {
@@ -181,6 +194,8 @@ void split_all(const Data& a, const int* label, index_t k, const std::vector<dou
     projections(a, label, k, centres, u, proj, n_threads);
     std::fill(w.begin(), w.end(), 0.0);
     std::fill(ps.begin(), ps.end(), 0.0);
+    if (weight != nullptr)  // p_r times the row's weight
+      for (index_t r = 0; r < n; ++r) proj[r] *= weight[r];
     weighted_sums(a, label, proj.data(), k, w.data(), n_threads);
     for (index_t r = 0; r < n; ++r) ps[label[r]] += proj[r];
     combine.sum(w.data(), k * d);
@@ -197,7 +212,7 @@ void split_all(const Data& a, const int* label, index_t k, const std::vector<dou
   std::vector<int> sub(n);
   for (index_t r = 0; r < n; ++r) sub[r] = static_cast<int>(2 * label[r] + (proj[r] > 0.0 ? 1 : 0));
   std::vector<double> sums, cnt;
-  cluster_means(a, sub.data(), k2, sums, cnt, halves, n_threads, combine);
+  cluster_means(a, sub.data(), k2, sums, cnt, halves, n_threads, combine, weight);
   gain.assign(k, -std::numeric_limits<double>::infinity());
   for (index_t q = 0; q < k; ++q) {
     const double n1 = cnt[2 * q], n2 = cnt[2 * q + 1];
@@ -224,7 +239,7 @@ template <class Data, class Combine>
 void one_step_objectives(const Data& a, const double* row_norms, index_t k,
                          const std::vector<double>& centres, const std::vector<double>& count,
                          const std::vector<double>& halves, std::vector<SplitMergeTry>& cands,
-                         int n_threads, const Combine& combine) {
+                         int n_threads, const Combine& combine, const double* weight) {
   const index_t n = a.n, d = a.d, nc = static_cast<index_t>(cands.size());
   if (nc == 0) return;
   // the points: the k centres, then the halves of each cluster to split
@@ -288,6 +303,7 @@ void one_step_objectives(const Data& a, const double* row_norms, index_t k,
         v4[t] = v;
         q4[t] = q;
       }
+      const double wr = weight != nullptr ? weight[r] : 1.0;
       for (index_t i = 0; i < nc; ++i) {
         const SplitMergeTry& c = cands[i];
         double best = std::numeric_limits<double>::infinity();
@@ -299,7 +315,7 @@ void one_step_objectives(const Data& a, const double* row_norms, index_t k,
         }
         const double merged = std::max(0.0, wa[i] * dist(c.a) + wb[i] * dist(c.b) - gap[i]);
         const index_t h = k + 2 * slot[c.s];
-        out[i] += std::min(std::min(best, merged), std::min(dist(h), dist(h + 1)));
+        out[i] += wr * std::min(std::min(best, merged), std::min(dist(h), dist(h + 1)));
       }
     }
   }, static_cast<double>(n) * m * d);
@@ -311,11 +327,14 @@ void one_step_objectives(const Data& a, const double* row_norms, index_t k,
 }
 }  // namespace detail
 
+// With observation weights (`weight`, one per row), every size above is a
+// sum of weights and Lloyd is weighted.
 template <class Data, class Combine = LocalCombine>
 SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, LloydResult& best,
                              Rng& rng, const SplitMergeOptions& opt, int n_threads,
                              const InterruptCheck& interrupt = InterruptCheck(),
-                             const Combine& combine = Combine()) {
+                             const Combine& combine = Combine(),
+                             const double* weight = nullptr) {
   const index_t d = a.d;
   SplitMergeResult res;
   if (k < 3 || opt.tries < 1) return res;
@@ -323,16 +342,18 @@ SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, 
   // Lloyd from the given centres, counted against the budget.
   auto run = [&](std::vector<double> start, int iters) {
     LloydResult r = lloyd(ResidentRows<Data>(a), row_norms, std::move(start), k, iters, opt.tol,
-                          n_threads, interrupt, nullptr, combine, rows_shift(a));
+                          n_threads, interrupt, nullptr, combine, rows_shift(a), weight);
     res.iterations += r.iter;
     return r;
   };
   auto spent = [&]() { return opt.budget >= 0.0 && res.iterations >= opt.budget; };
   for (int round = 1; round <= opt.rounds && !spent(); ++round) {
     ++res.rounds;
-    detail::cluster_means(a, best.label.data(), k, sums, count, centres, n_threads, combine);
+    ProgressScope inner(0, 0, true);  // (the Lloyd runs of the moves)
+    detail::cluster_means(a, best.label.data(), k, sums, count, centres, n_threads, combine,
+                          weight);
     detail::split_all(a, best.label.data(), k, centres, rng, opt, halves, gain, n_threads,
-                      interrupt, combine, &dirs);
+                      interrupt, combine, &dirs, weight);
     // candidates: cheapest merges x largest gains
     const index_t want = std::min<index_t>(4 * opt.tries, k * (k - 1) / 2);
     struct Pair {
@@ -375,7 +396,7 @@ SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, 
     if (static_cast<index_t>(cands.size()) > std::max(opt.evaluated, opt.tries))
       cands.resize(std::max(opt.evaluated, opt.tries));
     detail::one_step_objectives(a, row_norms, k, centres, count, halves, cands, n_threads,
-                                combine);
+                                combine, weight);
     const double bar = best.objective * (1.0 + opt.margin);
     cands.erase(std::remove_if(cands.begin(), cands.end(),
                                [&](const SplitMergeTry& c) { return !(c.one_step < bar); }),
@@ -431,7 +452,11 @@ SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, 
       check_interrupt(interrupt);
     }
     res.trace.insert(res.trace.end(), cands.begin(), cands.end());
-    if (!improved) break;
+    inner.leave();
+    if (!improved) {
+      report_progress("split/merge", round, best.objective, 0.0);
+      break;
+    }
     ++res.accepted;
     // The next round starts from these directions, but for the clusters the
     // move made: the merged one from the axis of its two parts, the halves
@@ -446,6 +471,7 @@ SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, 
     }
     round_best.iter += best.iter;
     best = std::move(round_best);
+    report_progress("split/merge", round, best.objective, 1.0);
   }
   return res;
 }

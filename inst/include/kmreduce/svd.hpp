@@ -12,6 +12,7 @@
 
 #include "matrix.hpp"
 #include "parallel.hpp"
+#include "products.hpp"
 
 namespace kmreduce {
 
@@ -44,26 +45,32 @@ inline TopSvd top_svd_dense(const arma::mat& x, index_t k) {
 // LAPACK cannot be interrupted: where an interrupt check is installed the
 // decomposition runs on a helper thread (run_interruptible) and owns a copy
 // of the data, so that an interrupted caller can return at once.
-// With `center` (length d): the SVD of the centred copy A - 1 center^T.
-inline TopSvd top_svd(const DenseMatrix& a, index_t k, const double* center = nullptr) {
-  if (!interruptible_here() && center == nullptr) {
+// With `center` (length d): the SVD of the centred copy A - 1 center^T;
+// with `row_scale` (s = sqrt(w) of observation weights w), of
+// diag(s) (A - 1 center^T) (products.hpp).
+inline TopSvd top_svd(const DenseMatrix& a, index_t k, const double* center = nullptr,
+                      const double* row_scale = nullptr) {
+  if (!interruptible_here() && center == nullptr && row_scale == nullptr) {
     const arma::mat x(const_cast<double*>(a.x), a.n, a.d, false, true);
     return detail::top_svd_dense(x, k);
   }
   auto x = std::make_shared<arma::mat>(a.x, a.n, a.d);
   if (center != nullptr)
     for (index_t j = 0; j < a.d; ++j) x->col(j) -= center[j];
+  scale_rows(x->memptr(), a.n, a.d, row_scale);
   if (!interruptible_here()) return detail::top_svd_dense(*x, k);
   return run_interruptible<TopSvd>([x, k]() { return detail::top_svd_dense(*x, k); });
 }
 
-inline TopSvd top_svd(const SparseMatrix& a, index_t k, const double* center = nullptr) {
+inline TopSvd top_svd(const SparseMatrix& a, index_t k, const double* center = nullptr,
+                      const double* row_scale = nullptr) {
   auto x = std::make_shared<arma::mat>(a.n, a.d, arma::fill::zeros);
   for (index_t j = 0; j < a.d; ++j) {
     for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) (*x)(a.i[t], j) = a.x[t];
     if (center != nullptr) x->col(j) -= center[j];
     if (j % 256 == 0) poll_interrupt();
   }
+  scale_rows(x->memptr(), a.n, a.d, row_scale);
   return run_interruptible<TopSvd>([x, k]() { return detail::top_svd_dense(*x, k); });
 }
 

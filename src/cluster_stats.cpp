@@ -1,0 +1,104 @@
+// Glue for the original-space statistics, distances and nearest centres,
+// for every row source (sources.h).
+#include "glue.h"
+#include "kmeans_glue.h"
+#include "sources.h"
+
+#include <type_traits>
+
+#include <kmreduce/cluster_stats.hpp>
+#include <kmreduce/kmeans.hpp>
+#include <kmreduce/packed.hpp>
+#include <kmreduce/row_source.hpp>
+
+// Squared distances (nrow(x) x k) of the rows to the centres, as the
+// assignment computes them (rows minus `shift`: see with_row_access()).
+// [[Rcpp::export]]
+Rcpp::NumericMatrix centre_distances_cpp(SEXP x, Rcpp::NumericMatrix centers, int n_threads,
+                                         Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
+  return with_shifted_rows(x, centers, shift, n_threads,
+                           [&](const auto& rows, const std::vector<double>& c, const double*) {
+    Rcpp::NumericMatrix out(static_cast<int>(rows.n), centers.nrow());
+    std::vector<double> norms(rows.n);
+    kmreduce::row_sqnorms(rows, norms.data(), n_threads);
+    kmreduce::dist2_to_points(rows, norms.data(), c.data(), centers.nrow(), &out[0], n_threads);
+    return out;
+  });
+}
+
+// [[Rcpp::export]]
+Rcpp::IntegerVector predict_nearest_cpp(SEXP x, Rcpp::NumericMatrix centers,
+                                        int n_threads,
+                                        Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
+  return one_based(with_shifted_rows(
+      x, centers, shift, n_threads,
+      [&](const auto& rows, const std::vector<double>& c, const double*) {
+        return kmreduce::predict_nearest(rows, c.data(), centers.nrow(), n_threads);
+      }));
+}
+
+// With `means` (k x ncol(x), the cluster means of these labels, as Lloyd
+// returns them when no label changed in its last step), dense x takes one
+// pass instead of two.
+// With `weights` (one per row), the weighted statistics (`means` unused).
+// [[Rcpp::export]]
+Rcpp::List cluster_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k,
+                             int n_threads,
+                             Rcpp::Nullable<Rcpp::NumericMatrix> means = R_NilValue,
+                             Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
+  const std::vector<int> label = zero_based(cluster);
+  Rcpp::NumericVector wkeep;
+  const double* w = weights_of(weights, wkeep, static_cast<double>(label.size()));
+  int d = 0;
+  const double* mu = nullptr;
+  Rcpp::NumericMatrix mm;
+  if (means.isNotNull()) {
+    mm = Rcpp::NumericMatrix(means.get());
+    mu = &mm[0];
+  }
+  const kmreduce::ClusterStats s = glue::with_matrix(x, [&](const auto& a) {
+    d = static_cast<int>(a.d);
+    if (static_cast<kmreduce::index_t>(label.size()) != a.n)
+      throw std::invalid_argument("one label per row");
+    if (w != nullptr) return kmreduce::cluster_stats_weighted(a, label.data(), k, w, n_threads);
+    return stats_of(a, label.data(), k, mu, n_threads);
+  });
+  return stats_list(s, k, d);
+}
+
+// cluster_stats_cpp() for rows read block by block by read(first, last).
+// [[Rcpp::export]]
+Rcpp::List stats_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows,
+                            Rcpp::IntegerVector cluster, int k, int n_threads,
+                            Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
+  const std::vector<int> label = zero_based(cluster);
+  if (static_cast<double>(label.size()) != n) throw std::invalid_argument("one label per row");
+  const glue::RBlockSource src(read, static_cast<kmreduce::index_t>(n), d,
+                         static_cast<kmreduce::index_t>(block_rows), n_threads, nullptr);
+  Rcpp::NumericVector wkeep;
+  const double* w = weights_of(weights, wkeep, n);
+  if (w != nullptr)
+    return stats_list(kmreduce::cluster_stats_blocks_weighted(src, label.data(), k, w, n_threads),
+                      k, d);
+  return stats_list(kmreduce::cluster_stats_blocks(src, label.data(), k, n_threads), k, d);
+}
+
+// cluster_stats_cpp() for the rows of all MPI ranks (collective).
+// [[Rcpp::export]]
+Rcpp::List mpi_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k, int n_threads,
+                         Rcpp::List mpi) {
+  const std::vector<int> label = zero_based(cluster);
+  const glue::RCombine combine = glue::mpi_combine(mpi);
+  int d = 0;
+  const kmreduce::ClusterStats s = glue::with_matrix(x, [&](const auto& a) {
+    d = static_cast<int>(a.d);
+    if (static_cast<kmreduce::index_t>(label.size()) != a.n)
+      throw std::invalid_argument("one label per row");
+    // One rank holds all the rows: the in-memory statistics (one pass).
+    if (combine.size() == 1) return stats_of(a, label.data(), k, nullptr, n_threads);
+    using Matrix = std::decay_t<decltype(a)>;
+    return kmreduce::cluster_stats_blocks(kmreduce::OneBlock<Matrix>(a), label.data(), k,
+                                          n_threads, combine);
+  });
+  return stats_list(s, k, d);
+}

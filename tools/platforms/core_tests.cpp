@@ -1,0 +1,522 @@
+// Standalone tests of kmreduce's C++ core (no R): the SIMD kernels against
+// plain reference loops, k-means, Lloyd, the statistics and the projections
+// on small data, and the alignment of every buffer the kernels may write
+// with aligned or streaming stores. Built and run by tools/check-platforms.sh
+// natively, under Wine (x86_64-w64-mingw32) and under qemu-aarch64, once per
+// SIMD level (the environment variable KMREDUCE_SIMD lowers the level).
+// Prints one line per failed check and "N passed, N failed" at the end; the
+// exit status is 0 when nothing failed.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <kmreduce/cluster_stats.hpp>
+#include <kmreduce/kmeans.hpp>
+#include <kmreduce/mailman.hpp>
+#include <kmreduce/packed.hpp>
+#include <kmreduce/random_projection.hpp>
+#include <kmreduce/sign_projection.hpp>
+#include <kmreduce/single.hpp>
+#include <kmreduce/sparse_embedding.hpp>
+#include <kmreduce/srht.hpp>
+
+using namespace kmreduce;
+
+namespace {
+
+int passed = 0, failed = 0;
+
+void check(bool ok, const std::string& what) {
+  if (ok) {
+    ++passed;
+  } else {
+    ++failed;
+    std::printf("FAILED: %s\n", what.c_str());
+    std::fflush(stdout);
+  }
+}
+
+std::string fmt(const char* f, double a, double b = 0.0) {
+  char buf[200];
+  std::snprintf(buf, sizeof(buf), f, a, b);
+  return buf;
+}
+
+// Data: k well separated Gaussian blobs in d dimensions (column-major n x d),
+// the true label of each row, and an offset added to every value.
+struct Blobs {
+  index_t n, d, k;
+  std::vector<double> x;
+  std::vector<int> truth;
+  Blobs(index_t n_, index_t d_, index_t k_, std::uint64_t seed, double offset = 0.0)
+      : n(n_), d(d_), k(k_), x(n_ * d_), truth(n_) {
+    std::mt19937_64 gen(seed);
+    auto unif = [&]() { return (static_cast<double>(gen() >> 11) + 0.5) / 9007199254740992.0; };
+    auto normal = [&]() {
+      return std::sqrt(-2.0 * std::log(unif())) * std::cos(6.283185307179586 * unif());
+    };
+    std::vector<double> centre(k * d);
+    for (double& c : centre) c = 20.0 * normal();
+    for (index_t i = 0; i < n; ++i) {
+      const int g = static_cast<int>(i % k);
+      truth[i] = g;
+      for (index_t j = 0; j < d; ++j) x[i + n * j] = offset + centre[g + k * j] + normal();
+    }
+  }
+  DenseMatrix dense() const { return DenseMatrix(x.data(), n, d); }
+};
+
+// A sparse copy (CSC) of a dense matrix with about a third of the values zeroed.
+struct Sparse {
+  std::vector<double> dense_values;
+  std::vector<int> p, i;
+  std::vector<double> v;
+  SparseMatrix m;
+  Sparse(const std::vector<double>& x, index_t n, index_t d)
+      : dense_values(x), p(d + 1, 0), m(nullptr, nullptr, nullptr, 0, 0) {
+    for (index_t j = 0; j < d; ++j) {
+      for (index_t r = 0; r < n; ++r) {
+        double& val = dense_values[r + n * j];
+        if ((r * 7 + j * 3) % 3 == 0) val = 0.0;
+        if (val != 0.0) {
+          i.push_back(static_cast<int>(r));
+          v.push_back(val);
+        }
+      }
+      p[j + 1] = static_cast<int>(i.size());
+    }
+    m = SparseMatrix(p.data(), i.data(), v.data(), n, d);
+  }
+};
+
+double naive_dot(const DenseMatrix& a, index_t r, const double* c, index_t k, index_t q,
+                 const double* shift = nullptr) {
+  double s = 0.0;
+  for (index_t j = 0; j < a.d; ++j) s += (a(r, j) - (shift ? shift[j] : 0.0)) * c[q + k * j];
+  return s;
+}
+
+double naive_dist2(const DenseMatrix& a, index_t r, const double* c, index_t k, index_t q) {
+  double s = 0.0;
+  for (index_t j = 0; j < a.d; ++j) {
+    const double t = a(r, j) - c[q + k * j];
+    s += t * t;
+  }
+  return s;
+}
+
+// Whether labels a and b are the same partition (up to relabelling).
+bool same_partition(const std::vector<int>& a, const std::vector<int>& b, index_t k) {
+  if (a.size() != b.size()) return false;
+  std::vector<int> map(k, -1), back(k, -1);
+  for (std::size_t r = 0; r < a.size(); ++r) {
+    if (a[r] < 0 || a[r] >= k || b[r] < 0 || b[r] >= k) return false;
+    if (map[a[r]] == -1 && back[b[r]] == -1) {
+      map[a[r]] = b[r];
+      back[b[r]] = a[r];
+    }
+    if (map[a[r]] != b[r]) return false;
+  }
+  return true;
+}
+
+// The objective of labels with their means, and the means (naive loops).
+double naive_objective(const DenseMatrix& a, const std::vector<int>& label, index_t k,
+                       std::vector<double>* means_out = nullptr) {
+  std::vector<double> mean(k * a.d, 0.0);
+  std::vector<double> count(k, 0.0);
+  for (index_t r = 0; r < a.n; ++r) {
+    count[label[r]] += 1.0;
+    for (index_t j = 0; j < a.d; ++j) mean[label[r] + k * j] += a(r, j);
+  }
+  for (index_t q = 0; q < k; ++q)
+    for (index_t j = 0; j < a.d; ++j) mean[q + k * j] /= std::max(count[q], 1.0);
+  double obj = 0.0;
+  for (index_t r = 0; r < a.n; ++r) obj += naive_dist2(a, r, mean.data(), k, label[r]);
+  if (means_out) *means_out = mean;
+  return obj;
+}
+
+bool aligned64(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 64 == 0; }
+
+#if defined(KMREDUCE_X86_SIMD)
+// A 32-byte aligned streaming store to p (as the kernels' streaming stores
+// need 64-byte alignment on AVX-512): faults when p is not aligned.
+__attribute__((target("avx"))) void stream_probe(void* p) {
+  _mm256_stream_pd(static_cast<double*>(p), _mm256_setzero_pd());
+  _mm_sfence();
+}
+#endif
+
+// Every buffer a kernel writes with aligned or streaming stores is 64-byte
+// aligned: the packed tiles (double and float), kept; sizes above glibc's
+// mmap threshold, where malloc() returns 16 bytes past a page boundary.
+void test_alignment() {
+  for (index_t n : {index_t(40), index_t(3000), index_t(20000)}) {
+    const Blobs b(n, 13, 3, 1 + n);
+    const DenseMatrix a = b.dense();
+    const PackedRows rows(a, 1, nullptr, true);
+    check(aligned64(rows.v.get()), fmt("packed double tiles of %g rows 64-byte aligned", n));
+    const PackedRowsF rf(a, 1, nullptr, true);
+    check(aligned64(rf.v.get()), fmt("packed float tiles of %g rows 64-byte aligned", n));
+#if defined(KMREDUCE_X86_SIMD)
+    if (simd_level() != SimdLevel::Portable) {
+      stream_probe(const_cast<double*>(rows.v.get()));
+      stream_probe(const_cast<float*>(rf.v.get()));
+    }
+#endif
+  }
+}
+
+// Products of rows with centres (cross_block) for every row layout against
+// the naive sums: dense, packed (kept or packed as needed, shifted or not),
+// single-precision tiles, sparse rows.
+void test_products() {
+  for (index_t d : {index_t(1), index_t(7), index_t(16), index_t(33)}) {
+    for (index_t k : {index_t(1), index_t(5), index_t(13)}) {
+      const Blobs b(203, d, 3, 10 * d + k);
+      const DenseMatrix a = b.dense();
+      std::vector<double> c(k * d), shift(d);
+      std::mt19937_64 gen(d * 100 + k);
+      for (double& v : c) v = static_cast<double>(gen() % 2001) / 100.0 - 10.0;
+      for (double& v : shift) v = static_cast<double>(gen() % 201) / 10.0 - 10.0;
+      auto compare = [&](const auto& rows, const double* sh, double rel, const char* what) {
+        std::vector<double> out;
+        double err = 0.0, scale = 0.0;
+        for (index_t r0 = 0; r0 < a.n; r0 += kRowBlock) {
+          const index_t r1 = std::min(a.n, r0 + kRowBlock);
+          out.assign((r1 - r0) * k, 0.0);
+          const CentreView cv = prepare_centres(rows, c.data(), k);
+          cross_block(rows, r0, r1, cv, k, out.data());
+          for (index_t q = 0; q < k; ++q)
+            for (index_t r = r0; r < r1; ++r) {
+              const double ref = naive_dot(a, r, c.data(), k, q, sh);
+              double mag = 0.0;
+              for (index_t j = 0; j < d; ++j)
+                mag += std::fabs((a(r, j) - (sh ? sh[j] : 0.0)) * c[q + k * j]);
+              err = std::max(err, std::fabs(out[(r - r0) + (r1 - r0) * q] - ref) / (mag + 1e-300));
+              scale = std::max(scale, mag);
+            }
+        }
+        char buf[160];
+        std::snprintf(buf, sizeof(buf), "products %s, d = %d, k = %d: relative error %.3g",
+                      what, static_cast<int>(d), static_cast<int>(k), err);
+        check(err <= rel, buf);
+      };
+      compare(a, nullptr, 1e-13, "dense");
+      compare(PackedRows(a, 1, nullptr, true), nullptr, 1e-13, "packed, kept");
+      compare(PackedRows(a, 2, nullptr, false), nullptr, 1e-13, "packed as needed");
+      compare(PackedRows(a, 1, shift.data(), true), shift.data(), 1e-13, "packed, shifted");
+      compare(PackedRows(a, 2, shift.data(), false), shift.data(), 1e-13,
+              "packed as needed, shifted");
+      compare(PackedRowsF(a, 1, nullptr, true), nullptr, 1e-5, "single precision, kept");
+      compare(PackedRowsF(a, 2, shift.data(), false), shift.data(), 1e-5,
+              "single precision as needed, shifted");
+      const Sparse s(b.x, a.n, a.d);
+      const SparseRows sr(s.m);
+      std::vector<double> out(a.n * k);
+      cross_block(sr, 0, a.n, c.data(), k, out.data());
+      const DenseMatrix sd(s.dense_values.data(), a.n, a.d);
+      double err = 0.0;
+      for (index_t q = 0; q < k; ++q)
+        for (index_t r = 0; r < a.n; ++r)
+          err = std::max(err, std::fabs(out[r + a.n * q] - naive_dot(sd, r, c.data(), k, q)));
+      check(err <= 1e-9, fmt("sparse products, error %g", err));
+    }
+  }
+}
+
+// Squared norms and nearest centres against naive loops (ties excepted).
+void test_nearest() {
+  const Blobs b(777, 19, 6, 5);
+  const DenseMatrix a = b.dense();
+  const index_t k = 9;
+  std::vector<double> c(k * a.d);
+  for (index_t q = 0; q < k; ++q)
+    for (index_t j = 0; j < a.d; ++j) c[q + k * j] = a(q * 37, j) + 0.25;
+  const PackedRows rows(a, 2, nullptr, true);
+  std::vector<double> norms(a.n);
+  row_sqnorms(rows, norms.data(), 2);
+  double err = 0.0;
+  for (index_t r = 0; r < a.n; ++r) {
+    double s = 0.0;
+    for (index_t j = 0; j < a.d; ++j) s += a(r, j) * a(r, j);
+    err = std::max(err, std::fabs(norms[r] - s) / s);
+  }
+  check(err <= 1e-14, fmt("packed row norms, relative error %g", err));
+  auto agree = [&](const std::vector<int>& label, const char* what) {
+    int bad = 0;
+    for (index_t r = 0; r < a.n; ++r) {
+      double best = naive_dist2(a, r, c.data(), k, 0);
+      for (index_t q = 1; q < k; ++q) best = std::min(best, naive_dist2(a, r, c.data(), k, q));
+      const double mine = naive_dist2(a, r, c.data(), k, label[r]);
+      if (!(mine <= best * (1 + 1e-9))) ++bad;
+    }
+    check(bad == 0, std::string("nearest centres (") + what + "): " + std::to_string(bad) +
+                        " rows not nearest");
+  };
+  agree(predict_nearest(a, c.data(), k, 2), "dense");
+  agree(predict_nearest(rows, c.data(), k, 2), "packed");
+  agree(predict_nearest(PackedRows(a, 1, nullptr, false), c.data(), k, 1), "packed as needed");
+}
+
+KmeansOptions options(index_t k, std::uint64_t seed, int threads) {
+  KmeansOptions opt;
+  opt.k = k;
+  opt.n_init = 3;
+  opt.iter_max = 50;
+  opt.tol = 0.0;
+  opt.seed = seed;
+  opt.n_threads = threads;
+  return opt;
+}
+
+// k-means on well separated blobs finds the planted partition, its
+// objective and centres are those of naive loops, 1 and 2 threads agree
+// bit for bit; every seeding and polish, dense, packed, single precision
+// and sparse rows.
+void test_kmeans() {
+  const Blobs b(3001, 24, 7, 11);
+  const DenseMatrix a = b.dense();
+  const index_t k = b.k;
+  for (int variant = 0; variant < 4; ++variant) {
+    KmeansOptions o1 = options(k, 42 + variant, 1), o2 = options(k, 42 + variant, 2);
+    const char* name[] = {"k-means++", "k-means||", "k-means++ with Hartigan",
+                          "k-means|| with local search and split/merge"};
+    for (KmeansOptions* o : {&o1, &o2}) {
+      if (variant == 1 || variant == 3) o->seeding = Seeding::KmeansParallel;
+      if (variant == 2) o->polish = Polish::Hartigan;
+      if (variant == 3) {
+        o->polish = Polish::SplitMerge;
+        o->local_search = 2;
+      }
+    }
+    const KmeansResult r1 = with_row_access(a, 1, [&](const auto& rows) {
+      return kmeans(rows, o1);
+    });
+    const KmeansResult r2 = with_row_access(a, 2, [&](const auto& rows) {
+      return kmeans(rows, o2);
+    });
+    const std::string what = std::string("k-means (") + name[variant] + ")";
+    check(same_partition(r1.best.label, b.truth, k), what + ": planted partition");
+    check(r1.best.label == r2.best.label && r1.best.centres == r2.best.centres &&
+              r1.best.objective == r2.best.objective,
+          what + ": 1 and 2 threads identical");
+    std::vector<double> means;
+    const double obj = naive_objective(a, r1.best.label, k, &means);
+    check(std::fabs(r1.best.objective - obj) <= 1e-10 * obj,
+          what + fmt(": objective %.17g vs naive %.17g", r1.best.objective, obj));
+    double err = 0.0;
+    for (std::size_t t = 0; t < means.size(); ++t)
+      err = std::max(err, std::fabs(r1.best.centres[t] - means[t]));
+    check(err <= 1e-9, what + fmt(": centres vs naive means, error %g", err));
+  }
+  // Single precision, then Lloyd in double: the same partition and means.
+  const KmeansOptions o = options(k, 7, 2);
+  const KmeansResult rs = kmeans_single(a, nullptr, o, InterruptCheck(), LocalCombine(),
+                                        [](const ValueSummary&) { return true; });
+  check(same_partition(rs.best.label, b.truth, k), "k-means single precision: planted partition");
+  const double obj = naive_objective(a, rs.best.label, k);
+  check(std::fabs(rs.best.objective - obj) <= 1e-10 * obj,
+        "k-means single precision: objective vs naive");
+  // Far from the origin, rows shifted by their column means.
+  const Blobs far(1500, 9, 4, 3, 1e6);
+  const DenseMatrix af = far.dense();
+  std::vector<double> mu(af.d, 0.0);
+  for (index_t j = 0; j < af.d; ++j) {
+    for (index_t r = 0; r < af.n; ++r) mu[j] += af(r, j);
+    mu[j] /= static_cast<double>(af.n);
+  }
+  const KmeansOptions of = options(far.k, 3, 2);
+  KmeansResult rf = with_row_access(af, 2, [&](const auto& rows) {
+    KmeansResult r = kmeans(rows, of);
+    unshift_result(ResidentRows<std::decay_t<decltype(rows)>>(rows), mu.data(), of.k, r.best,
+                   2);
+    return r;
+  }, mu.data());
+  check(same_partition(rf.best.label, far.truth, far.k), "k-means shifted rows: planted partition");
+  check(predict_nearest(af, rf.best.centres.data(), far.k, 1) == rf.best.label,
+        "k-means shifted rows: labels nearest to the returned centres");
+  // Sparse rows: the planted partition of the sparse data's blobs.
+  const Sparse s(b.x, a.n, a.d);
+  const KmeansResult rsp = kmeans(SparseRows(s.m), options(k, 5, 2));
+  const DenseMatrix sd(s.dense_values.data(), a.n, a.d);
+  const KmeansResult rsd = kmeans(sd, options(k, 5, 2));
+  check(same_partition(rsp.best.label, rsd.best.label, k), "k-means sparse rows = dense rows");
+}
+
+// A naive Lloyd from given centres against kmeans_from (same start).
+void test_lloyd() {
+  const Blobs b(1200, 11, 5, 21);
+  const DenseMatrix a = b.dense();
+  const index_t k = 8;  // more centres than blobs: Lloyd moves them
+  std::vector<double> c0(k * a.d);
+  for (index_t q = 0; q < k; ++q)
+    for (index_t j = 0; j < a.d; ++j) c0[q + k * j] = a(q * 131 + 3, j);
+  std::vector<double> c = c0;
+  std::vector<int> label(a.n, -1);
+  for (int it = 0; it < 100; ++it) {
+    bool changed = false;
+    for (index_t r = 0; r < a.n; ++r) {
+      int best = 0;
+      double bd = naive_dist2(a, r, c.data(), k, 0);
+      for (index_t q = 1; q < k; ++q) {
+        const double dq = naive_dist2(a, r, c.data(), k, q);
+        if (dq < bd) {
+          bd = dq;
+          best = static_cast<int>(q);
+        }
+      }
+      changed = changed || label[r] != best;
+      label[r] = best;
+    }
+    if (!changed) break;
+    naive_objective(a, label, k, &c);
+  }
+  KmeansOptions opt = options(k, 0, 2);
+  opt.n_init = 1;
+  opt.iter_max = 100;
+  const auto run = [&](const auto& rows) {
+    return kmeans_from(ResidentRows<std::decay_t<decltype(rows)>>(rows), c0, opt);
+  };
+  const LloydResult r = with_row_access(a, 2, run);
+  check(same_partition(r.label, label, k), "Lloyd from given centres = naive Lloyd (partition)");
+  double err = 0.0;
+  for (std::size_t t = 0; t < c.size(); ++t) err = std::max(err, std::fabs(r.centres[t] - c[t]));
+  check(err <= 1e-9, fmt("Lloyd from given centres = naive Lloyd (centres, error %g)", err));
+  const LloydResult rd = kmeans_from(ResidentRows<DenseMatrix>(a), c0, opt);
+  check(rd.label == label, "Lloyd on dense rows = naive Lloyd (labels)");
+}
+
+// Original-space statistics against naive sums, dense and sparse, with and
+// without the means given.
+void test_stats() {
+  const Blobs b(999, 17, 4, 31);
+  const DenseMatrix a = b.dense();
+  const index_t k = b.k;
+  std::vector<double> means;
+  const double obj = naive_objective(a, b.truth, k, &means);
+  double tot = 0.0, sumsq = 0.0;
+  std::vector<double> grand(a.d, 0.0);
+  for (index_t j = 0; j < a.d; ++j) {
+    for (index_t r = 0; r < a.n; ++r) grand[j] += a(r, j) / static_cast<double>(a.n);
+    for (index_t r = 0; r < a.n; ++r) {
+      tot += (a(r, j) - grand[j]) * (a(r, j) - grand[j]);
+      sumsq += a(r, j) * a(r, j);
+    }
+  }
+  auto verify = [&](const ClusterStats& s, const char* what) {
+    double w = 0.0, err = 0.0;
+    for (double v : s.withinss) w += v;
+    for (std::size_t t = 0; t < means.size(); ++t)
+      err = std::max(err, std::fabs(s.centres[t] - means[t]));
+    index_t size = 0;
+    for (index_t v : s.size) size += v;
+    check(std::fabs(w - obj) <= 1e-10 * obj && std::fabs(s.totss - tot) <= 1e-10 * tot &&
+              std::fabs(s.sumsq - sumsq) <= 1e-10 * sumsq && err <= 1e-10 && size == a.n,
+          std::string("cluster statistics (") + what + ") vs naive sums");
+  };
+  verify(cluster_stats(a, b.truth.data(), k, 2), "dense");
+  verify(cluster_stats_from_means(a, b.truth.data(), k, means.data(), 2), "dense, means given");
+  // k <= 16 takes the masked AVX-512 sums; more clusters the other path.
+  const index_t k2 = 20;
+  std::vector<int> l2(a.n);
+  for (index_t r = 0; r < a.n; ++r) l2[r] = static_cast<int>((r * 7) % k2);
+  std::vector<double> m2;
+  const double o2 = naive_objective(a, l2, k2, &m2);
+  const ClusterStats s2 = cluster_stats(a, l2.data(), k2, 1);
+  double w2 = 0.0;
+  for (double v : s2.withinss) w2 += v;
+  check(std::fabs(w2 - o2) <= 1e-10 * o2, "cluster statistics, k = 20, vs naive sums");
+  const Sparse s(b.x, a.n, a.d);
+  const DenseMatrix sd(s.dense_values.data(), a.n, a.d);
+  const ClusterStats ss = cluster_stats(s.m, b.truth.data(), k, 2);
+  const ClusterStats sds = cluster_stats(sd, b.truth.data(), k, 2);
+  double err = std::fabs(ss.totss - sds.totss) / sds.totss;
+  for (std::size_t t = 0; t < ss.centres.size(); ++t)
+    err = std::max(err, std::fabs(ss.centres[t] - sds.centres[t]));
+  check(err <= 1e-10, fmt("cluster statistics sparse = dense, error %g", err));
+}
+
+// Projections: the sign projection (GEMM and mailman, dense and sparse)
+// against the explicit product with the sign matrix; the other maps dense
+// against sparse.
+void test_projections() {
+  const Blobs b(301, 70, 3, 41);
+  const DenseMatrix a = b.dense();
+  const Sparse s(b.x, a.n, a.d);
+  const DenseMatrix sd(s.dense_values.data(), a.n, a.d);
+  for (index_t dims : {index_t(1), index_t(9), index_t(64), index_t(100)}) {
+    const std::uint64_t seed = 1000 + dims;
+    const SignMatrix r(seed, a.d, dims);
+    std::vector<double> rm(a.d * dims);
+    r.panel(0, dims, rm.data());
+    std::vector<double> ref(a.n * dims, 0.0), ref_s(a.n * dims, 0.0);
+    for (index_t c = 0; c < dims; ++c)
+      for (index_t j = 0; j < a.d; ++j)
+        for (index_t i = 0; i < a.n; ++i) {
+          ref[i + a.n * c] += a(i, j) * rm[j + a.d * c];
+          ref_s[i + a.n * c] += sd(i, j) * rm[j + a.d * c];
+        }
+    std::vector<double> g(a.n * dims), m(a.n * dims), ms(a.n * dims);
+    sign_project_gemm(a, dims, seed, g.data(), 2);
+    sign_project_mailman(a, dims, seed, m.data(), 2);
+    sign_project_mailman(s.m, dims, seed, ms.data(), 2);
+    double eg = 0.0, em = 0.0, es = 0.0, scale = 0.0;
+    for (index_t t = 0; t < a.n * dims; ++t) {
+      scale = std::max(scale, std::fabs(ref[t]));
+      eg = std::max(eg, std::fabs(g[t] - ref[t]));
+      em = std::max(em, std::fabs(m[t] - ref[t]));
+      es = std::max(es, std::fabs(ms[t] - ref_s[t]));
+    }
+    const double tol = 1e-12 * (scale + 1.0) * static_cast<double>(a.d);
+    check(eg <= tol, fmt("sign projection (GEMM), dims %g: error %g", dims, eg));
+    check(em <= tol, fmt("sign projection (mailman), dims %g: error %g", dims, em));
+    check(es <= tol, fmt("sign projection (mailman, sparse), dims %g: error %g", dims, es));
+    std::vector<double> p1(a.n * dims), p2(a.n * dims);
+    for (ProjectionKind kind : {ProjectionKind::Gaussian, ProjectionKind::Achlioptas}) {
+      random_project(sd, kind, dims, seed, p1.data(), 2);
+      random_project(s.m, kind, dims, seed, p2.data(), 1);
+      double e = 0.0;
+      for (index_t t = 0; t < a.n * dims; ++t) e = std::max(e, std::fabs(p1[t] - p2[t]));
+      check(e <= tol, fmt("random projection dense = sparse, dims %g: error %g", dims, e));
+    }
+    sparse_embed(sd, CountSketch(seed, a.d, dims), p1.data(), 2);
+    sparse_embed(s.m, CountSketch(seed, a.d, dims), p2.data(), 1);
+    double e = 0.0;
+    for (index_t t = 0; t < a.n * dims; ++t) e = std::max(e, std::fabs(p1[t] - p2[t]));
+    check(e <= tol, fmt("sparse embedding dense = sparse, dims %g: error %g", dims, e));
+    if (dims <= next_pow2(a.d)) {
+      const SrhtMap map(seed, a.d, dims);
+      srht_project(sd, map, p1.data(), 2);
+      srht_project(SparseRows(s.m), map, p2.data(), 1);
+      double e2 = 0.0;
+      for (index_t t = 0; t < a.n * dims; ++t) e2 = std::max(e2, std::fabs(p1[t] - p2[t]));
+      check(e2 <= tol, fmt("SRHT dense = sparse, dims %g: error %g", dims, e2));
+    }
+  }
+}
+
+}  // namespace
+
+int main() {
+  const char* req = std::getenv("KMREDUCE_SIMD");
+  std::printf("SIMD level: %s (KMREDUCE_SIMD=%s)\n", simd_level_name(), req ? req : "");
+  if (req != nullptr) check(std::strcmp(req, simd_level_name()) == 0,
+                            std::string("requested SIMD level ") + req + " is the level run");
+  test_alignment();
+  test_products();
+  test_nearest();
+  test_kmeans();
+  test_lloyd();
+  test_stats();
+  test_projections();
+  std::printf("%d passed, %d failed\n", passed, failed);
+  return failed == 0 ? 0 : 1;
+}
