@@ -411,11 +411,21 @@ check_method <- function(method) {
   method
 }
 
-# "auto": the sparse embedding (O(nnz)) for sparse data, signs for dense.
-resolve_method <- function(method, x) {
+# "auto": k-means on the data themselves for narrow data (with `k` given:
+# at most narrow_columns(k) columns, where the default reduction would keep
+# every column), else the sparse embedding (O(nnz)) for sparse data and
+# signs for dense.
+resolve_method <- function(method, x, k = NULL) {
   if (method != "auto") return(method)
+  if (!is.null(k) && ncol(x) <= narrow_columns(k)) return("none")
   if (methods::is(x, "dgCMatrix")) "sparse_embedding" else "sign"
 }
+
+# Data with at most this many columns are clustered as they are by
+# method = "auto": the projections' default `dims` is min(ncol(x), 10 k), so
+# up to 10 k columns a projection would not reduce anything, only add its
+# cost and its distortion (a square random sign matrix is no isometry).
+narrow_columns <- function(k) 10 * k
 
 # The dimensions dims = "auto" tries: from 2k (k for the SVD methods),
 # doubling, to the largest the method allows and at most half of d (beyond,
@@ -496,7 +506,7 @@ control_defaults <- function() {
        power_iters = 0L, scores = "squared", sampling = "random", c = NULL,
        repeats = 40L, block_rows = NULL, dims_tol = 0.01, residual = "frobenius",
        fjlt_density = NULL, qr = "pivoted", local_search = NULL, seeding = "k-means++",
-       oversampling = 2, rounds = 5L, polish = "auto", tries = 5L,
+       oversampling = 2, rounds = 5L, polish = "auto", tries = 3L,
        split_rounds = 5L, polish_starts = "auto", precision = "double")
 }
 

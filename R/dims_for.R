@@ -15,20 +15,37 @@
 #' | `"svd"` | exact SVD (Table 1 of the 2015 paper) | `k` | 2 | 1 |
 #' | `"gaussian"`, `"achlioptas"` | Boutsidis et al. (2015), Theorem 16 (Johnson--Lindenstrauss) | \eqn{36\log(n)\log(1/\delta)/\varepsilon^2}{36 log(n) log(1/delta) / eps^2} (natural logarithms) | 1 + eps (all pairwise distances) | 1 - delta |
 #' | `"sparse_embedding"` | Liu, Shen and Tsang (2017), Theorem 1 and Lemma 1 | \eqn{O(\max((k + \log(1/\delta))/\varepsilon'^2, 6/(\varepsilon'^2\delta)))}{O(max((k + log2(1/delta)) / eps'^2, 6 / (eps'^2 delta)))}, \eqn{\varepsilon' = \varepsilon/(2+\varepsilon)}{eps' = eps / (2 + eps)}; the O() constant is not stated | 1 + eps | 1 - O(delta) |
-#' | `"cssp"` | Boutsidis, Mahoney and Drineas (2008), Theorem 1 | `k` columns kept, after sampling \eqn{c = O(k\log k)}{c = O(k log k)} (no constant) | Frobenius residual within \eqn{O(k\sqrt{\log k})}{O(k sqrt(log k))} of the best rank k (not a k-means bound), with `control = list(svd = "exact", qr = "strong")` | 1 - 1e-20 (40 repeats) |
+#' | `"cssp"` | Boutsidis, Mahoney and Drineas (2008), Theorem 1 | `k` columns kept, after sampling \eqn{c = \Theta(k\log k)}{c = Theta(k log k)} (no constant) | Frobenius residual of the centred data within \eqn{O(k\sqrt{\log k})}{O(k sqrt(log k))} of the best rank k (not a k-means bound), with `control = list(svd = "exact", qr = "strong")` | 1 - 1e-20 (40 repeats) |
 #' | `"srht"` | no k-means theorem in these papers | -- | -- | -- |
 #' | `"fjlt"` | Ailon and Chazelle (2009), Lemma 1 (FJLT), via Theorem 16's Johnson--Lindenstrauss argument | \eqn{O(\log(n)/\varepsilon^2)}{O(log(n) / eps^2)}, no constant stated | 1 + eps (all pairwise distances) | 2/3 |
 #'
-#' `dims` is `NA` where the paper gives no constant (`constant_stated =
-#' FALSE`); for the sparse embedding the O() constant is taken as 1 and
-#' marked so. Rounding up is our choice (the theorems do not round). The
-#' leverage theorem fixes \eqn{\delta = 0.01}{delta = 0.01}; another
-#' `delta` uses the form of its Lemma 6, which the theorem instantiates.
+#' Where the constants come from: \eqn{c_1 = 16 \cdot 10^6}{c1 = 16e6} is the
+#' rescaling of `eps` at the end of the proof of Theorem 11 of Boutsidis et
+#' al. (2015), applied to the `r` of their Lemmas 6 and 8; \eqn{c_2 = 3330
+#' \cdot 15^2}{c2 = 3330 * 15^2} is the \eqn{c_0 = 3330}{c0 = 3330} of their Lemma 10 with `eps`
+#' rescaled by 15 in the proof of Theorem 12; 36 in the
+#' Johnson--Lindenstrauss row is the constant of their Theorem 16. The
+#' constants come from the proofs and are not tight: the experiments of
+#' the same papers use a few times `k` dimensions.
+#'
+#' Where the numbers extrapolate (no theorem covers them, the formula is
+#' only evaluated): `eps >= 1/3` for `"leverage"` and `"sign"` (their
+#' theorems require `0 < eps < 1/3`); any `delta` other than 0.01 for
+#' `"leverage"` (the theorem fixes \eqn{\delta = 0.01}{delta = 0.01} in Lemmas 6 and 8 and
+#' holds with probability 0.2; another `delta` is put into the form of
+#' Lemma 6, which the theorem instantiates, without a proof of the
+#' resulting probability); the sparse embedding's O() constant, taken as 1
+#' (`constant_stated = FALSE`). `dims` is `NA` where the paper gives no
+#' constant (`constant_stated = FALSE`). Rounding up is our choice (the
+#' theorems do not round). For `"cssp"` the guarantee is on the residual of
+#' the centred data in Frobenius norm (the spectral-norm bound of the
+#' conference paper was withdrawn in arXiv:0812.4293v2), not on k-means.
 #'
 #' @param method Reduction methods (default: all of them).
 #' @param k Number of clusters.
 #' @param eps Accuracy parameter \eqn{\varepsilon}{eps}; the 2015 theorems
-#'   for `"leverage"` and `"sign"` require `eps < 1/3`.
+#'   for `"leverage"` and `"sign"` require `eps < 1/3` (larger values give
+#'   their formulas' numbers, outside the theorems).
 #' @param delta Failure probability where the result takes one (see above).
 #' @param n Number of rows, for the Johnson--Lindenstrauss bound of
 #'   `"gaussian"` and `"achlioptas"` (without it, all methods but these).
@@ -104,8 +121,8 @@ dims_for <- function(method = NULL, k, eps = 1 / 3, delta = 0.01, n = NULL) {
                                 "O(max((k + log2(1/delta)) / eps'^2, 6 / (eps'^2 delta))), eps' = eps / (2 + eps); O() constant taken as 1",
                                 "1 + eps", "1 - O(delta)")),
     cssp = list(row("cssp", "Boutsidis, Mahoney, Drineas (2008)", "Theorem 1", k,
-                    "k columns kept (c = O(k log k) sampled, no constant stated)",
-                    "Frobenius residual O(k sqrt(log k)) x best rank k (not a k-means bound; exact SVD and strong RRQR)",
+                    "k columns kept (c = Theta(k log k) sampled, no constant stated)",
+                    "Frobenius residual of the centred data O(k sqrt(log k)) x best rank k (not a k-means bound; exact SVD and strong RRQR)",
                     "1 - 1e-20 (40 repeats)")),
     srht = list(row("srht", "none of these papers", "no k-means theorem", NA, "--", "--", "--")),
     fjlt = list(row("fjlt", "Ailon, Chazelle (2009)", "Lemma 1 (FJLT)", NA,

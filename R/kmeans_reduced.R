@@ -24,8 +24,7 @@
 #' k-means reads the rows many times (once per k-means++ step, once per Lloyd
 #' iteration), so dense rows are copied once into tiles its kernels stream;
 #' data above 1 GiB are not copied but tiled block by block as they are read
-#' (a little slower), so a tall matrix costs its own size plus O(n) (10^7 x 16,
-#' `k = 16`: about 1.5 times the input at the peak). Greedy k-means++ takes
+#' (a little slower), so a tall matrix costs its own size plus O(n). Greedy k-means++ takes
 #' 2 + log(k) candidates per centre in one pass over the rows, as
 #' scikit-learn's; Lloyd skips the rows that cannot change cluster (Hamerly's
 #' bounds), so iterations after the first few cost far less than a full pass.
@@ -38,9 +37,15 @@
 #' The approximation factors below are the papers': a partition optimal on
 #' the reduced data (or within a factor gamma of optimal) is within that
 #' factor (times gamma) of optimal on `x`, for the `dims` the theorems state
-#' ([dims_for()]; far above the default `10 k`). k-means++ seeding is within
-#' O(log k) of optimal in expectation; [optimality_bound()] certifies a
-#' given result.
+#' ([dims_for()]; far above the default `10 k`). The seeding is greedy
+#' k-means++ (several candidates per step, the best kept), which has no
+#' O(log k) guarantee: plain k-means++ (one candidate per step) is within
+#' O(log k) of optimal in expectation (Arthur and Vassilvitskii 2007), but
+#' with `l` candidates per step the expected factor can be as large as
+#' \eqn{\Omega(l \log k)}{Omega(l log k)} (Bhattacharya et al. 2020) and is at most
+#' \eqn{O(l^3 \log^3 k)}{O(l^3 log^3 k)} (Grunau et al. 2023), nearly tight; with the default
+#' `l = 2 + floor(log(k))` that is polylogarithmic in `k`, not O(log k).
+#' [optimality_bound()] certifies a given result.
 #'
 #' Data-oblivious projections `C = A R` (`R` is `d x dims`, generated from
 #' `seed` in panels, never stored whole):
@@ -83,32 +88,42 @@
 #'   uneven scores; `control$sampling = "top"` takes the `dims` highest
 #'   scores instead of sampling.
 #' * `"cssp"`: two-stage column subset selection (Boutsidis, Mahoney and
-#'   Drineas 2008, Algorithm 1) with rank parameter `dims`: probabilities of
-#'   their eqn (5) from the top-`dims` right singular vectors, a randomized
-#'   phase keeping column `j` with probability `min(1, c p_j)` (default
+#'   Drineas 2008, Algorithm 1) with rank parameter `dims`, applied to the
+#'   centred data \eqn{\tilde A = A - 1\mu^T}{A~ = A - 1 mu^T} (each column minus its
+#'   mean, never formed for sparse `x`): probabilities of their eqn (5) from
+#'   the top-`dims` right singular vectors of \eqn{\tilde A}{A~}, a randomized phase
+#'   keeping column `j` with probability `min(1, c p_j)` (the paper takes
+#'   \eqn{c = \Theta(k \log k)}{c = Theta(k log k)} and states no constant; default
 #'   `c = 2 dims max(1, log(dims))`, `control$c`), a deterministic phase
 #'   choosing exactly `dims` columns by column-pivoted QR, repeated
 #'   `control$repeats` (40) times keeping the columns with the smallest
-#'   residual \eqn{\|A - P_C A\|_F}{||A - P_C A||_F}, or the spectral norm
-#'   \eqn{\|A - P_C A\|_2}{||A - P_C A||_2} of the paper's experiments with
-#'   `control$residual = "spectral"` (one `ncol(x) x ncol(x)` Gram matrix,
-#'   then one symmetric eigenproblem per repeat). Columns are returned
-#'   unscaled. The deterministic phase is by default LAPACK's greedy pivoted
-#'   QR (as in the paper's experiments); `control$qr = "strong"` runs a
-#'   strong rank-revealing QR (Gu and Eisenstat 1996, Algorithm 4, with
-#'   `f = 2`: greedy pivoting, then column swaps until every entry of
-#'   \eqn{A_k^{-1} B_k}{A_k^-1 B_k} is at most `f`), which gives the bound
+#'   residual \eqn{\|\tilde A - P_C \tilde A\|_F}{||A~ - P_C A~||_F}, `P_C` the projection on the span
+#'   of the chosen centred columns (`fit$reducer$relative_residual` is its
+#'   square over \eqn{\|\tilde A\|_F^2}{||A~||_F^2}); with `control$residual = "spectral"` the
+#'   repeat is chosen by the spectral norm of that residual instead, as in
+#'   the paper's experiments (one `ncol(x) x ncol(x)` Gram matrix, then one
+#'   symmetric eigenproblem per repeat). Columns are returned unscaled. The
+#'   deterministic phase is by default LAPACK's greedy pivoted QR (as in the
+#'   paper's experiments); `control$qr = "strong"` runs a strong
+#'   rank-revealing QR (Gu and Eisenstat 1996, Algorithm 4, with `f = 2`:
+#'   greedy pivoting, then column swaps until every entry of
+#'   \eqn{A_k^{-1} B_k}{A_k^-1 B_k} is at most `f`; `f` must exceed 1, or the swaps can
+#'   cycle), which gives the bound
 #'   \eqn{\sigma_k(A_k) \ge \sigma_k(M) / \sqrt{1 + f^2 k (c - k)}}{sigma_k(A_k) >= sigma_k(M) / sqrt(1 + f^2 k (c - k))}
 #'   the paper's proof takes from Pan (2000) (up to the factor `f`). What is
-#'   guaranteed: the paper's Theorem 1 (residual within
-#'   \eqn{O(k\sqrt{\log k})}{O(k sqrt(log k))} of the best rank `dims` in
-#'   Frobenius norm, \eqn{O(k^{3/4}\log^{1/2} k\,(\rho - k)^{1/4})}{O(k^(3/4) log(k)^(1/2) (rho - k)^(1/4))}
-#'   in spectral norm, the norm of `control$residual`) holds with
-#'   `control = list(svd = "exact", qr = "strong")`; the default path
-#'   (randomized `V_k`, greedy QR) is the paper's experimental setting,
-#'   without that proof. One departure: when the randomized phase keeps
-#'   fewer than `dims` columns (outside the theorem's event), the most
-#'   probable others are added (the paper leaves this case open).
+#'   proven is a Frobenius-norm bound only: with probability at least
+#'   \eqn{1 - 10^{-20}}{1 - 1e-20} over the 40 repeats,
+#'   \eqn{\|\tilde A - P_C \tilde A\|_F \le O(k\sqrt{\log k})\,\|\tilde A - \tilde A_k\|_F}{||A~ - P_C A~||_F <= O(k sqrt(log k)) ||A~ - A~_k||_F},
+#'   \eqn{\tilde A_k}{A~_k} the best rank-`dims` approximation (their Theorem 1, with
+#'   `control = list(svd = "exact", qr = "strong")` and the Frobenius
+#'   residual choosing the repeat). The conference paper also stated a
+#'   spectral-norm bound; it was withdrawn in the revised version
+#'   (arXiv:0812.4293v2), so the spectral residual comes without a
+#'   guarantee. The default path (randomized `V_k`, greedy QR) is the
+#'   paper's experimental setting, without that proof. One departure: when
+#'   the randomized phase keeps fewer than `dims` columns (outside the
+#'   theorem's event), the most probable others are added (the paper leaves
+#'   this case open).
 #'
 #' Feature extraction:
 #' * `"svd"`: `C = A V_dims` with the exact top right singular vectors
@@ -118,7 +133,10 @@
 #'   (`control$eps`, default 1/3) and `control$power_iters` power iterations
 #'   (default 0, as in the paper): a `(2 + eps)`-approximation.
 #'
-#' `"auto"` is `"sparse_embedding"` for sparse `x` (one pass over the
+#' `"auto"` is `"none"` for narrow data, at most `10 k` columns (there the
+#' projections' default `dims`, `min(ncol(x), 10 k)`, would keep every
+#' column: a reduction would only add its cost and its distortion), and
+#' otherwise `"sparse_embedding"` for sparse `x` (one pass over the
 #' nonzeros) and `"sign"` for dense `x`. `"none"` clusters `x` itself.
 #'
 #' @section Data far from the origin:
@@ -181,36 +199,45 @@
 #'   one of them if that lowers the k-means cost, the best such swap. It
 #'   repairs what k-means++ does in high dimensions, where the noise flattens
 #'   the D^2 weights: two seeds in one cluster and none in another, a local
-#'   optimum Lloyd cannot leave. LocalSearch++ with `eps k` steps of one
-#'   candidate each is an `O(1 / eps^3)`-approximation in expectation (Choo
-#'   et al. 2020; k-means++ alone: `O(log k)`); taking the best of several
-#'   candidates per step is a greedy variant (as greedy k-means++ is of
-#'   k-means++) that needs fewer passes over the data; its guarantee is not
-#'   proven. It is not in every replicate because it costs passes over the
-#'   data (on data where k-means++ does well, up to 70 % more time per
-#'   replicate) and does not help everywhere; with `n_init = 1` the single
-#'   replicate is plain k-means++ (`control$local_search` does nothing).
+#'   optimum Lloyd cannot leave. What is proven is for one candidate per
+#'   step after plain k-means++: a constant-factor approximation in
+#'   expectation after O(k log log k) steps (Lattanzi and Sohler 2019), and
+#'   an `O(1 / eps^3)`-approximation with probability `1 - 1/poly(k)` after
+#'   `eps k` steps (Choo et al. 2020). Taking the best of several
+#'   candidates per step after greedy k-means++, with about `k / log(k)`
+#'   steps, is a greedy variant that needs fewer passes over the data; none
+#'   of these guarantees is proven for it. It is not in every replicate
+#'   because it costs passes over the data and does not help everywhere;
+#'   with `n_init = 1` the single replicate is plain greedy k-means++
+#'   (`control$local_search` does nothing).
 #'
 #'   With `n_init > 1`, the best distinct replicates (two or more,
 #'   `control$polish_starts`) are then each improved by moves that Lloyd
 #'   cannot make (`control$polish`), and the lowest result is kept:
 #'   split/merge moves, then Hartigan's single-point moves. A split/merge move merges two clusters
 #'   and cuts a third in two through its mean, perpendicular to its first
-#'   principal direction (PDDP, Boley 1998); the moves with the best exact
-#'   change of the objective (`control$tries` of them) each run Lloyd for 10
+#'   principal direction (PDDP, Boley 1998). Each round scores the moves by
+#'   their exact change of the objective, computes for the 20 best, in one
+#'   pass over the rows, the objective after one assignment of the rows to
+#'   the move's centres, and tries those less than 2 % above the current
+#'   objective, lowest first (`control$tries` of them): Lloyd for 10
 #'   iterations on all rows, the two lowest to convergence, and the lowest
-#'   objective replaces the partition when it is lower; rounds repeat while
-#'   they improve (at most `control$split_rounds`). This undoes a partition
-#'   that splits one natural cluster and joins two others, which no Lloyd
-#'   or single-point move can. Hartigan's moves then move single rows
+#'   objective replaces the partition when it is lower. Rounds repeat while
+#'   they improve (at most `control$split_rounds`); a round where no move
+#'   comes within 2 % runs no Lloyd at all, and the Lloyd iterations of all
+#'   tries together stop at twice those of the replicates. This undoes a
+#'   partition that splits one natural cluster and joins two others, which
+#'   no Lloyd or single-point move can. Hartigan's moves then move single rows
 #'   while that lowers the objective (the change of moving `x` from cluster
 #'   `a` to `b` is `n_b / (n_b + 1) ||x - c_b||^2 - n_a / (n_a - 1) ||x - c_a||^2`,
 #'   Hartigan 1975): their fixed points are a subset of Lloyd's (Telgarsky
 #'   and Vattani 2010), the optimum `stats::kmeans()`'s default algorithm
-#'   looks for. Neither move raises the objective. On the quality suite
-#'   of the package's benchmarks a fit with `n_init = 10` takes 1.2-2.0
-#'   times as long with them as without; with `n_init = 1` nothing is added
-#'   (the fast single run).
+#'   looks for. Neither move raises the objective. When two replicates
+#'   already ended at the lowest objective (`polish_starts = "auto"`), that
+#'   optimum is taken as confirmed and only Hartigan's moves follow, from
+#'   it: where the replicates agree a polish has little to gain, and where it
+#'   gains they rarely do. With `n_init = 1` nothing is added (the fast
+#'   single run).
 #' @param iter_max Maximum number of Lloyd iterations per replicate.
 #' @param centers,nstart,iter.max The names of [stats::kmeans()] for `k`,
 #'   `n_init` and `iter_max`, so that a call to `kmeans()` runs unchanged
@@ -351,17 +378,14 @@
 #'     then weighted Lloyd; the best of up to 10 such runs, as many as cost at
 #'     most about a tenth of the rounds). With `l` of order `k` and `O(log psi)` rounds
 #'     (`psi` the cost after the first seed) the seeding is an
-#'     `O(log k)`-approximation in expectation; the default 5 rounds are
-#'     those of the paper's experiments, for which the bound is proven only
-#'     when `psi` is small enough. It computes about `10 k` distances per
+#'     `O(log k)`-approximation in expectation when the candidates are
+#'     reclustered by plain k-means++ (Bahmani et al. 2012; Rozhon 2020);
+#'     the greedy reclustering used here has no such proof (see Methods),
+#'     and the default 5 rounds are those of the paper's experiments, for
+#'     which the bound is proven only when `psi` is small enough. It computes about `10 k` distances per
 #'     row (greedy k-means++: `k (2 + log k)`), so it saves passes over the
-#'     data, not arithmetic. On Gaussian mixtures (one replicate, 2 threads)
-#'     it took 0.36-0.85 times the time of the default on 100000 x 64 with
-#'     `k = 256`, 10^6 x 16 with `k = 20`, 200000 x 32 with `k = 1000` and
-#'     10^7 x 16 with `k = 16`, with lower objectives there; with 10
-#'     replicates it ended 1-2.5 % higher than the default on a noisy
-#'     50000 x 500 mixture and with `k = 50` clusters, so it is not the
-#'     default.
+#'     data, not arithmetic: it pays on tall data and at large `k`, while
+#'     greedy k-means++ can end lower on noisy data with many replicates.
 #'     The local search of the even replicates follows either seeding.
 #'   * `oversampling` (default 2) and `rounds` (default 5): `l / k` and the
 #'     rounds of `"k-means||"`.
@@ -370,29 +394,26 @@
 #'     Hartigan's moves, Hartigan's moves alone, or nothing. `"auto"` (the
 #'     default) is `"split_merge"` when `n_init > 1` and `"none"` with one
 #'     replicate.
-#'   * `tries` (default 5) and `split_rounds` (default 5): split/merge
-#'     moves tried per round, and the most rounds.
+#'   * `tries` (default 3) and `split_rounds` (default 5): split/merge
+#'     moves tried per round (at most), and the most rounds.
 #'   * `polish_starts` (`"auto"`, the default, or a number): how many of
 #'     the best distinct replicates are polished, the lowest result kept.
-#'     `"auto"` polishes the two best, then the next ones in increasing
+#'     `"auto"`: when two replicates reached the lowest objective, only
+#'     Hartigan's moves from each distinct replicate; otherwise it polishes
+#'     the two best, then the next ones in increasing
 #'     objective while the lowest polished result has been reached from one
 #'     start only, up to all distinct replicates: where the polished starts
 #'     agree (separated clusters) it costs two polishes, where many optima
-#'     lie close together it polishes more. On the package's quality
-#'     benchmark (12 instances, `n_init = 10`, seeds 1-3) it ended at or
-#'     below `stats::kmeans(nstart = 10)` and scikit-learn on all of them
-#'     (polishing two: on 11), still faster than `stats::kmeans` on each. It
-#'     took 1.0 times the time of polishing two on mixtures where the two
-#'     agree, 1.6 on Fashion-MNIST, 2.5 on USPS digits (7-10 polished) and
-#'     3.4 on a mixture with cluster sizes 2^(0:9) (all 10 polished). A
-#'     number polishes exactly that many (2 is the faster setting) and keeps
-#'     the labels of that many replicates in memory; `"auto"` keeps those of
-#'     all distinct replicates. On reduced rows (every `method` but
-#'     `"none"`) `"auto"` is 2: there the reduction is for speed, and
-#'     polishing until confirmed took 2.4-3.6 times as long for mixed effects
-#'     on the objective on the original data (Fashion-MNIST with `"sign"`:
-#'     0.56 % lower; 20000 x 50 structureless normal data: 1.6e-5 higher);
-#'     `polish_starts = n_init` polishes every replicate.
+#'     lie close together it polishes more, and the replicates not
+#'     polished get Hartigan's moves. On data so small that a polish costs
+#'     next to nothing (`nrow(x) * k <= 10^4`) `"auto"` polishes every
+#'     replicate. A number polishes exactly that
+#'     many (2 is the faster setting) and keeps the labels of that many
+#'     replicates in memory; `"auto"` keeps those of all distinct
+#'     replicates. On reduced rows (every `method` but `"none"`) `"auto"` is
+#'     2: there the reduction is for speed, and the near-equal optima differ
+#'     by less than the reduction distorts; `polish_starts = n_init`
+#'     polishes every replicate.
 #'   * `precision` (`"double"`, the default, or `"single"`): with
 #'     `"single"` the products of the rows with the centres, from which the
 #'     seeding, Lloyd's assignments and the polish take every distance, are
@@ -407,13 +428,10 @@
 #'     then runs in double from the centres the search found, so the
 #'     result is a fixed point of Lloyd in double as with `"double"`, with
 #'     the same guarantees; the search itself may take other paths near
-#'     ties: in the package's benchmarks 17 of 18 runs ended within 3e-6
-#'     of the double run's objective, one (greedy k-means++, `k = 256`) in
-#'     another local optimum 3.7 % higher. With `seeding = "k-means||"`
-#'     at large `k` (256 to 1000), where the products dominate, it took
-#'     0.82-0.96 of the time; with greedy k-means++ 0.92-1.31, and on tall
-#'     data with small `k` 1.06-1.37 (the final Lloyd iterations in double
-#'     are extra there). Its copy of the rows takes half the bytes.
+#'     ties and end in another local optimum. It pays where the products
+#'     dominate (large `k`, with `seeding = "k-means||"`); on tall data with
+#'     small `k` the final Lloyd iterations in double are extra. Its copy of
+#'     the rows takes half the bytes.
 #' @return An object of class `c("kmeans_reduced", "kmeans")`: a list with
 #'   the components of [stats::kmeans()], all in the original feature space,
 #'   \item{cluster}{integer vector of the cluster (1 to `k`) of each row.}
@@ -494,6 +512,17 @@
 #'
 #' Arthur, D. and Vassilvitskii, S. (2007). k-means++: the advantages of
 #' careful seeding. *SODA*, 1027--1035.
+#'
+#' Bhattacharya, A., Eube, J., Roglin, H. and Schmidt, M. (2020). Noisy,
+#' greedy and not so greedy k-means++. *ESA 2020*.
+#'
+#' Grunau, C., Ozudogru, A. A., Rozhon, V. and Tetek, J. (2023). A nearly
+#' tight analysis of greedy k-means++. *SODA 2023*.
+#'
+#' Boutsidis, C., Mahoney, M. W. and Drineas, P. (2009). An improved
+#' approximation algorithm for the column subset selection problem. *SODA
+#' 2009*; arXiv:0812.4293 (its revised version v2 states the Frobenius
+#' bound only).
 #'
 #' Bahmani, B., Moseley, B., Vattani, A., Kumar, R. and Vassilvitskii, S.
 #' (2012). Scalable k-means++. *Proceedings of the VLDB Endowment* 5(7),
@@ -598,7 +627,8 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
   } else {
     k <- check_k(k, x)
   }
-  method <- resolve_method(method, src$data)
+  # (narrow data: "none", in memory; blocks and MPI rows keep their default)
+  method <- resolve_method(method, src$data, if (src$kind == "memory") k)
   check_source_method(method, src, control)
   dims <- check_dims(dims, method, k, src$n, src$d, auto = TRUE)
   auto <- identical(dims, "auto")
@@ -742,7 +772,7 @@ algorithm_control <- function(control, algorithm) {
   control
 }
 
-seeding_of <- function(control, k, n_init, method = "none") {
+seeding_of <- function(control, k, n_init, method = "none", n = Inf) {
   steps <- if (!is.null(control$local_search)) control$local_search else
     ceiling(k / (2 + floor(log(k))))
   polish <- if (identical(control$polish, "auto")) {
@@ -758,11 +788,13 @@ seeding_of <- function(control, k, n_init, method = "none") {
        tries = as.integer(control$tries),
        split_rounds = as.integer(control$split_rounds),
        # "auto": on the data themselves, until the lowest polished result is
-       # confirmed (0, kPolishStartsAuto); on reduced rows, which are for
-       # speed, two starts
+       # confirmed (0, kPolishStartsAuto), or every replicate for data so
+       # small that a polish costs next to nothing (n k <= 10^4: a few
+       # optima, each a discrete jump, where two starts can agree on a poor
+       # one); on reduced rows, which are for speed, two starts
        polish_starts = if (!identical(control$polish_starts, "auto")) {
          as.integer(control$polish_starts)
-       } else if (method == "none") 0L else 2L,
+       } else if (method != "none") 2L else if (n * k <= 1e4) as.integer(n_init) else 0L,
        single = identical(control$precision, "single"),
        algorithm = if (is.null(control$algorithm)) "" else control$algorithm)
 }
@@ -785,7 +817,8 @@ cluster_reduced <- function(src, x, reducer, reduced, k, centers0, n_init, iter_
         " from the given centres")
   start <- if (!is.null(centers0)) as.matrix(apply_reducer(reducer, centers0, n_threads))
   km <- source_kmeans(src, reduced, k, start, n_init, iter_max, control$tol, seed,
-                      n_threads, verbose, limit, shift, seeding_of(control, k, n_init, method))
+                      n_threads, verbose, limit, shift,
+                      seeding_of(control, k, n_init, method, as.numeric(src$n)))
   if (isTRUE(km$invalid)) check_values_later(x)
   if (verbose && isTRUE(km$polish_starts > 0L)) {
     say(verbose, paste0("  split/merge and Hartigan moves from the %d best replicate%s: objective %.7g -> %.7g ",

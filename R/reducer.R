@@ -164,8 +164,10 @@ fit_reducer <- function(x, method, dims, k, seed, n_threads, control, weights = 
 }
 
 # The f of the strong rank-revealing QR (Gu and Eisenstat 1996): every
-# entry of A^{-1} B at most 2 in magnitude (their bounds hold for any f >= 1;
-# f slightly above 1 costs more swaps for little).
+# entry of A^{-1} B at most 2 in magnitude. Their bounds hold for any f >= 1,
+# but the swaps end only for f > 1 (each multiplies |det A| by more than f;
+# with f = 1 rounding can make them cycle), and f slightly above 1 costs
+# more swaps for little.
 strong_rrqr_f <- function() 2
 
 # The FJLT's density q = min(Theta(log^2 n / d), 1) (Ailon and Chazelle

@@ -192,9 +192,9 @@ test_that("sparse matrices with more than 2^31 cells work with every sparse meth
 
 test_that("verbose = TRUE reports every stage and replicate, and changes nothing", {
   m <- make_mixture(n = 200, d = 30, k = 3)
-  expect_silent(quiet <- kmeans_reduced(m$x, 3, dims = 6, n_init = 3, seed = 4))
+  expect_silent(quiet <- kmeans_reduced(m$x, 3, method = "sign", dims = 6, n_init = 3, seed = 4))
   msgs <- testthat::capture_messages(
-    loud <- kmeans_reduced(m$x, 3, dims = 6, n_init = 3, seed = 4, refine = 2, verbose = TRUE))
+    loud <- kmeans_reduced(m$x, 3, method = "sign", dims = 6, n_init = 3, seed = 4, refine = 2, verbose = TRUE))
   expect_match(msgs[1], "kmreduce: reducing 200 x 30: random sign projection to 6 dimensions")
   expect_identical(sum(grepl("replicate [1-3]/3: [0-9]+ Lloyd iterations, objective", msgs)), 3L)
   expect_true(any(grepl("k = 3, 3 k-means\\+\\+ replicates\n", msgs)))
@@ -206,10 +206,10 @@ test_that("verbose = TRUE reports every stage and replicate, and changes nothing
   expect_true(any(grepl("refined with", msgs)))
   # the polish is reported whether or not it lowered the objective
   expect_true(any(grepl("Hartigan moves from the [1-3] best replicates?:", msgs)))
-  ref <- kmeans_reduced(m$x, 3, dims = 6, n_init = 3, seed = 4, refine = 2)
+  ref <- kmeans_reduced(m$x, 3, method = "sign", dims = 6, n_init = 3, seed = 4, refine = 2)
   expect_identical(loud$cluster, ref$cluster)
   expect_identical(loud$centers, ref$centers)
-  expect_identical(quiet$cluster, kmeans_reduced(m$x, 3, dims = 6, n_init = 3, seed = 4,
+  expect_identical(quiet$cluster, kmeans_reduced(m$x, 3, method = "sign", dims = 6, n_init = 3, seed = 4,
                                                   verbose = FALSE)$cluster)
   expect_error(kmeans_reduced(m$x, 3, verbose = "yes"), "`verbose` must be TRUE or FALSE, not \"yes\"")
 })
@@ -738,13 +738,13 @@ test_that("the default search (split/merge, then Hartigan) never ends above the 
 
 test_that("polish_starts = \"auto\" polishes the best replicates until the lowest result is reached twice", {
   # uniform data: many optima close together, so the polished starts often
-  # disagree (seeds 1-5) or agree at once (seed 6)
+  # disagree (seeds 2, 5) or agree at once (seed 13)
   fit <- function(x, s, starts, threads = 1L) {
     kmreduce:::kmeans_cpp(x, 8L, 6L, 100L, 0, s, threads, FALSE, 0, NULL, 2L, 0L, 2, 5L, 2L, 5L,
                           5L, starts)
   }
   used <- integer()
-  for (s in c(2, 5, 6)) {
+  for (s in c(2, 5, 13)) {
     set.seed(s)
     x <- matrix(runif(300 * 4), 300)
     auto <- fit(x, s, 0L)
@@ -768,6 +768,51 @@ test_that("polish_starts = \"auto\" polishes the best replicates until the lowes
   set.seed(5)
   x <- matrix(runif(300 * 4), 300)
   expect_lt(fit(x, 5, 0L)$objective, fit(x, 5, 2L)$objective * (1 - 1e-4))
+})
+
+test_that("polish_starts = \"auto\": a lowest replicate reached twice gets Hartigan's moves only, identical for 1 and 2 threads", {
+  fit <- function(x, polish, starts, threads = 1L, n_init = 6L) {
+    kmreduce:::kmeans_cpp(x, 5L, n_init, 100L, 1e-6, 3, threads, FALSE, 0, NULL, 1L, 0L, 2, 5L,
+                          polish, 3L, 5L, starts)
+  }
+  # separated clusters: every replicate ends at the same partition
+  set.seed(21)
+  x <- matrix(rnorm(1000 * 6), 1000) + rep(rnorm(5 * 6, sd = 8), each = 200)
+  auto <- fit(x, 2L, 0L)
+  expect_true(sum(abs(auto$objectives - min(auto$objectives)) <= 1e-10 * min(auto$objectives)) >= 2L)
+  expect_identical(auto$polish_starts, 1L)
+  expect_identical(auto$split_tries, 0L)
+  # the same as Hartigan's moves from the best replicate
+  hw <- fit(x, 1L, 1L)
+  expect_identical(auto$cluster, hw$cluster)
+  expect_identical(auto$objective, hw$objective)
+  # bitwise the same for 2 threads and a second run
+  expect_identical(fit(x, 2L, 0L, threads = 2L), auto)
+  expect_identical(fit(x, 2L, 0L), auto)
+  # one replicate reaching the lowest: split/merge runs
+  set.seed(5)
+  u <- matrix(runif(300 * 4), 300)
+  one <- kmreduce:::kmeans_cpp(u, 8L, 6L, 100L, 0, 5, 1L, FALSE, 0, NULL, 2L, 0L, 2, 5L, 2L, 5L,
+                               5L, 0L)
+  expect_gte(one$polish_starts, 2L)
+})
+
+test_that("the polish never raises the objective (split/merge, Hartigan, auto starts)", {
+  for (s in 1:6) {
+    set.seed(100 + s)
+    k <- 3L + s
+    x <- matrix(rnorm(400 * 5), 400) + rep(rnorm(k * 5, sd = 1.5), length.out = 400 * 5)
+    x[sample(length(x), 20)] <- rnorm(20, sd = 10)
+    base <- kmeans_reduced(x, k, method = "none", n_init = 5, seed = s,
+                           control = list(polish = "none"))
+    for (p in c("auto", "split_merge", "hartigan")) {
+      for (starts in list("auto", 1L, 3L)) {
+        f <- kmeans_reduced(x, k, method = "none", n_init = 5, seed = s,
+                            control = list(polish = p, polish_starts = starts))
+        expect_lte(f$tot.withinss, base$tot.withinss * (1 + 1e-12))
+      }
+    }
+  }
 })
 
 test_that("control$polish: auto is split/merge for several replicates, none for one; results independent of threads", {
@@ -890,6 +935,30 @@ test_that("control$precision = \"single\" on data of any scale, sparse rows and 
   expect_error(kmeans_reduced(bad, 4, method = "none", control = ctl), "`x`.*NA")
   expect_error(kmeans_reduced(m$x, 4, control = list(precision = "half")),
                "`control\\$precision` must be one of \"double\", \"single\", not \"half\"")
+})
+
+test_that("method = \"auto\" clusters narrow data as they are (d <= 10 k), and reduces wider data", {
+  set.seed(3)
+  x <- matrix(rnorm(200 * 30), 200)
+  expect_identical(kmeans_reduced(x, 3, seed = 1)$method, "none")      # 30 <= 30
+  expect_identical(kmeans_reduced(x, 2, seed = 1)$method, "sign")      # 30 > 20
+  xs <- Matrix::rsparsematrix(200, 30, 0.2)
+  expect_identical(kmeans_reduced(xs, 3, seed = 1)$method, "none")
+  expect_identical(kmeans_reduced(xs, 2, seed = 1)$method, "sparse_embedding")
+})
+
+test_that("the default is never worse than stats::kmeans(nstart = 10) on small classic data sets", {
+  sets <- list(iris = as.matrix(iris[, 1:4]), faithful = as.matrix(faithful),
+               trees = as.matrix(trees), quakes = as.matrix(quakes[, 1:4]),
+               USArrests = as.matrix(USArrests), swiss = as.matrix(swiss),
+               attitude = as.matrix(attitude), rock = as.matrix(rock))
+  for (nm in names(sets)) for (k in 2:5) for (s in 1:3) {
+    x <- sets[[nm]]
+    ref <- withr::with_seed(s, stats::kmeans(x, k, nstart = 10)$tot.withinss)
+    fit <- kmeans_reduced(x, k, seed = s)
+    expect_identical(fit$method, "none")
+    expect_lte(fit$tot.withinss, ref * 1.001, label = sprintf("%s, k = %d, seed %d", nm, k, s))
+  }
 })
 
 test_that("a fit stopped by iter_max keeps nearest-centre labels when its last pass empties a cluster", {

@@ -280,6 +280,16 @@ test_that("strong RRQR satisfies its bounds on random rank-deficient and wide ma
   expect_error(kmreduce:::strong_rrqr_cpp(matrix(1, 3, 4), 4, 2), "k must be in")
 })
 
+test_that("strong RRQR refuses f <= 1, where its swaps can cycle", {
+  m <- kahan(20)
+  for (f in c(1, 1 - 1e-12, 0.5, 0, -1, NaN)) {
+    expect_error(kmreduce:::strong_rrqr_cpp(m, 19, f), "f must be > 1")
+  }
+  # (just above 1 it still ends, within its bounds)
+  st <- kmreduce:::strong_rrqr_cpp(m, 19, 1 + 1e-6)
+  expect_lte(rrqr_bounds(m, st$perm, 19, 1 + 1e-6)$w, (1 + 1e-6) * (1 + 1e-10))
+})
+
 test_that("cssp with control$qr = \"strong\" keeps columns whose A^-1 B is bounded by 2", {
   withr::with_seed(8, {
     x <- matrix(rnorm(150 * 6), 150, 6) %*% matrix(rnorm(6 * 40), 6, 40) +

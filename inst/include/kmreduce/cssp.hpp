@@ -7,9 +7,9 @@
 //     1 / sqrt(min(1, c p_j));
 //   deterministic phase: the first k pivots of a column-pivoted QR (LAPACK
 //     dgeqp3) of V_k^T S1 D1 (the paper's experiments also use pivoted QR),
-//     or, with `strong_f` >= 1, of a strong rank-revealing QR (Gu &
-//     Eisenstat 1996; rrqr.hpp) with that f, the RRQR the paper's bound
-//     assumes;
+//     or, with `strong_f` > 0 (it must then exceed 1), of a strong
+//     rank-revealing QR (Gu & Eisenstat 1996; rrqr.hpp) with that f, the
+//     RRQR the paper's bound assumes;
 //   repeated `repeats` times, keeping the columns with the smallest residual
 //     ||A - P_C A||_F, or ||A - P_C A||_2 (the paper's experiments) with
 //     `spectral`.
@@ -226,7 +226,7 @@ CsspResult cssp(const Matrix& a, const double* v, index_t k, double c,
     for (index_t t = 0; t < ct; ++t)
       for (index_t q = 0; q < k; ++q) (*m)(q, t) = v[kept[t] + d * q] * scale[t];
     const arma::uvec piv = run_interruptible<arma::uvec>([m, k, strong_f]() {
-      return strong_f >= 1.0 ? strong_rrqr(*m, static_cast<arma::uword>(k), strong_f).perm
+      return strong_f > 0.0 ? strong_rrqr(*m, static_cast<arma::uword>(k), strong_f).perm
                              : pivoted_qr_order(*m);
     });
     // Beyond the rank r of V (zero columns: directions of singular value 0,

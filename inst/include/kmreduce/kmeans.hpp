@@ -9,7 +9,11 @@
 // `polish_starts` lowest distinct replicates (or, kPolishStartsAuto, as many
 // as it takes to reach the lowest result twice) then get split/merge moves
 // (split_merge.hpp) and Hartigan's moves (hartigan.hpp), the lowest result
-// kept.
+// kept; with kPolishStartsAuto, when two replicates already reached the
+// lowest objective (it is confirmed), only Hartigan's moves from each
+// distinct replicate. The
+// Lloyd iterations of all split/merge tries stop at `polish_budget` times
+// those of the replicates.
 // Replicate t draws its seeding from the stream (seed, kStreamKmeansInit, t).
 #ifndef KMREDUCE_KMEANS_HPP
 #define KMREDUCE_KMEANS_HPP
@@ -46,6 +50,10 @@ enum class Polish { None, Hartigan, SplitMerge };
 // polished, then the next ones in increasing objective while the lowest
 // polished result has been reached from one start only (a second start
 // ending at the same objective confirms it), up to all distinct replicates.
+// When two replicates reached the lowest objective before any polish, it is
+// confirmed already: no split/merge, only Hartigan's moves from each distinct
+// replicate (where a polish has nothing to gain, the replicates agree; where
+// it gains, the lowest replicate is reached once).
 constexpr int kPolishStartsAuto = 0;
 
 struct KmeansOptions {
@@ -60,6 +68,9 @@ struct KmeansOptions {
   int polish_starts = 2;  // the lowest distinct replicates polished;
                           // kPolishStartsAuto: until the lowest is confirmed
   int hartigan_sweeps = 100;  // at most, per polished replicate
+  // The Lloyd iterations of the split/merge tries, all starts together, at
+  // most this many times those of the replicates (< 0: no bound).
+  double polish_budget = 2.0;
   SplitMergeOptions split;  // its iter_max and tol are those above
   std::uint64_t seed = 0;
   int n_threads = 1;
@@ -107,6 +118,8 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
                      : confirm ? opt.n_init
                                : std::max(1, std::min(opt.polish_starts, opt.n_init));
   std::vector<std::pair<int, LloydResult>> top;
+  double work = 0.0;    // Lloyd iterations of the replicates
+  int lowest_hits = 0;  // replicates that reached the lowest objective
   for (int t = 0; t < opt.n_init; ++t) {
     const ProgressScope scope(t + 1, 0);
     Rng rng(stream_key(opt.seed, kStreamKmeansInit, static_cast<std::uint64_t>(t)));
@@ -131,6 +144,7 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
                    : lloyd(ResidentRows<Data>(a), row_norms, std::move(centres), opt.k,
                            opt.iter_max, opt.tol, opt.n_threads, interrupt, &seeds, combine,
                            rows_shift(a), opt.weights);
+    work += res.iter;
     out.objectives.push_back(res.objective);
     if (opt.on_replicate) opt.on_replicate(t + 1, res.iter, res.objective);
     // The `starts` lowest distinct replicates are kept, in increasing
@@ -141,11 +155,37 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
     bool tie = false;
     for (const auto& e : top) tie = tie || std::abs(res.objective - e.second.objective) <=
                                                1e-10 * e.second.objective;
+    if (top.empty() || (!tie && res.objective < top.front().second.objective)) {
+      lowest_hits = 1;
+    } else if (std::abs(res.objective - top.front().second.objective) <=
+               1e-10 * top.front().second.objective) {
+      ++lowest_hits;
+    }
     if (!tie) detail::keep_lowest(top, t, std::move(res), static_cast<std::size_t>(starts));
   }
   out.best = std::move(top.front().second);
   out.best_replicate = top.front().first;
   if (!polish) return out;
+  // The lowest replicate confirmed by a second one: Hartigan's moves only,
+  // from every distinct replicate (a scan of the rows each where they move
+  // nothing), the lowest result kept (the first on ties).
+  if (confirm && lowest_hits >= 2) {
+    for (std::size_t i = 0; i < top.size(); ++i) {
+      LloydResult r = i == 0 ? std::move(out.best) : std::move(top[i].second);
+      const index_t moves =
+          hartigan_polish(a, row_norms, opt.k, r, opt.iter_max, opt.tol,
+                          std::max(1, opt.hartigan_sweeps), opt.n_threads, interrupt, combine);
+      if (i == 0 || r.objective < out.best.objective * (1.0 - 1e-10)) {
+        out.best = std::move(r);
+        out.best_replicate = top[i].first;
+        out.hartigan_moves = moves;
+      }
+      top[i].second = LloydResult();
+    }
+    out.polish_starts = static_cast<int>(top.size());
+    return out;
+  }
+  double budget = opt.polish_budget < 0.0 ? -1.0 : opt.polish_budget * work;
   // Split/merge (or nothing) and Hartigan's moves from each kept replicate;
   // the lowest result is kept (the first on ties). `reached`: the polished
   // results that tie with the lowest.
@@ -153,6 +193,7 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
   std::size_t polished = 0;
   for (std::size_t i = 0; i < top.size(); ++i) {
     if (confirm && i >= 2 && reached >= 2) break;
+    if (i > 0 && budget == 0.0) break;  // (the tries' budget is spent)
     LloydResult r = i == 0 ? std::move(out.best) : std::move(top[i].second);
     const ProgressScope scope(0, static_cast<int>(i) + 1);
     SplitMergeResult sm;
@@ -160,9 +201,11 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
       SplitMergeOptions so = opt.split;
       so.iter_max = opt.iter_max;
       so.tol = opt.tol;
+      so.budget = budget;
       Rng rng(stream_key(opt.seed, kStreamSplitMerge, i));
       sm = split_merge(a, row_norms, opt.k, r, rng, so, opt.n_threads, interrupt, combine,
                        opt.weights);
+      if (budget >= 0.0) budget = std::max(0.0, budget - sm.iterations);
     }
     const index_t moves =
         hartigan_polish(a, row_norms, opt.k, r, opt.iter_max, opt.tol,
@@ -182,6 +225,23 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
     top[i].second = LloydResult();  // its memory is not needed any more
   }
   out.polish_starts = static_cast<int>(polished);
+  // (auto) The distinct replicates not polished get Hartigan's moves: a
+  // scan of the rows each where they move nothing.
+  if (confirm) {
+    for (std::size_t i = polished; i < top.size(); ++i) {
+      LloydResult r = std::move(top[i].second);
+      const index_t moves =
+          hartigan_polish(a, row_norms, opt.k, r, opt.iter_max, opt.tol,
+                          std::max(1, opt.hartigan_sweeps), opt.n_threads, interrupt, combine);
+      if (r.objective < out.best.objective * (1.0 - 1e-10)) {
+        out.best = std::move(r);
+        out.best_replicate = top[i].first;
+        out.split = SplitMergeResult();
+        out.hartigan_moves = moves;
+      }
+      top[i].second = LloydResult();
+    }
+  }
   return out;
 }
 

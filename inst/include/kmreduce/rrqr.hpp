@@ -7,7 +7,8 @@
 // k + j are swapped while some
 //   rho_ij = sqrt((A^{-1} B)_ij^2 + (gamma_j(C) / omega_i(A))^2) > f,
 // gamma_j(C) = ||C e_j||, 1 / omega_i(A) = ||e_i^T A^{-1}||; each swap
-// multiplies |det A| by rho_ij > f, so it ends. Then (their Theorem 3.2)
+// multiplies |det A| by rho_ij > f > 1, so it ends (f must exceed 1: with
+// f = 1 the swaps can cycle on rounding). Then (their Theorem 3.2)
 //   sigma_i(A) >= sigma_i(M) / sqrt(1 + f^2 k (n - k)),         i <= k,
 //   sigma_j(C) <= sigma_{k+j}(M) sqrt(1 + f^2 k (n - k)),
 //   |(A^{-1} B)_ij| <= f.
@@ -41,7 +42,9 @@ inline RrqrResult strong_rrqr(const arma::mat& m, arma::uword k, double f = 2.0,
   const arma::uword rows = m.n_rows, n = m.n_cols;
   if (k < 1 || k > std::min(rows, n))
     throw std::invalid_argument("strong_rrqr: k must be in [1, min(nrow, ncol)]");
-  if (!(f >= 1.0)) throw std::invalid_argument("strong_rrqr: f must be >= 1");
+  // f > 1: each swap multiplies |det A| by more than f, so the swaps end;
+  // with f = 1 rounding can make a swap and its reverse both look favourable
+  if (!(f > 1.0)) throw std::invalid_argument("strong_rrqr: f must be > 1");
   RrqrResult res;
   res.perm = pivoted_qr_order(m);
   if (k == n) return res;
