@@ -501,15 +501,6 @@ check_fit <- function(fit, arg = "fit") {
   invisible(fit)
 }
 
-control_defaults <- function() {
-  list(tol = 1e-6, keep_reduced = TRUE, svd = "randomized", eps = 1 / 3,
-       power_iters = 0L, scores = "squared", sampling = "random", c = NULL,
-       repeats = 40L, block_rows = NULL, dims_tol = 0.01, residual = "frobenius",
-       fjlt_density = NULL, qr = "pivoted", local_search = NULL, seeding = "k-means++",
-       oversampling = 2, rounds = 5L, polish = "auto", tries = 3L,
-       split_rounds = 5L, polish_starts = "auto", precision = "double")
-}
-
 check_choice <- function(value, arg, choices) {
   if (!is.character(value) || length(value) != 1L || is.na(value) || !(value %in% choices)) {
     stop_arg(sprintf("`%s` must be one of %s, not %s.", arg,
@@ -519,7 +510,8 @@ check_choice <- function(value, arg, choices) {
 }
 
 # Merges `control` over the defaults; unknown names and bad values are errors.
-check_control <- function(control, defaults = control_defaults()) {
+check_control <- function(control, defaults = control_defaults(), prefix = "control$") {
+  nm <- function(name) paste0(prefix, name)
   if (is.null(control)) control <- list()
   if (!is.list(control) || (length(control) > 0L && is.null(names(control))) ||
       any(names(control) == "")) {
@@ -538,7 +530,7 @@ check_control <- function(control, defaults = control_defaults()) {
     ok <- is.numeric(v) && length(v) == 1L && !is.na(v) &&
       (if (open_lower) v > lower else v >= lower) && v < upper
     if (!ok) {
-      stop_arg(sprintf("`control$%s` must be a number in %s%s, %s), not %s.", arg,
+      stop_arg(sprintf("`%s%s` must be a number in %s%s, %s), not %s.", prefix, arg,
                        if (open_lower) "(" else "[", format(lower), format(upper), describe(v)))
     }
   }
@@ -547,42 +539,42 @@ check_control <- function(control, defaults = control_defaults()) {
   number_in(out$eps, "eps", 0, 1, open_lower = TRUE)
   if (!is.logical(out$keep_reduced) || length(out$keep_reduced) != 1L ||
       is.na(out$keep_reduced)) {
-    stop_arg(sprintf("`control$keep_reduced` must be TRUE or FALSE, not %s.",
+    stop_arg(sprintf("`%s` must be TRUE or FALSE, not %s.", nm("keep_reduced"),
                      describe(out$keep_reduced)))
   }
-  check_choice(out$svd, "control$svd", c("randomized", "exact"))
-  check_choice(out$scores, "control$scores", c("squared", "sqrt"))
-  check_choice(out$sampling, "control$sampling", c("random", "top"))
-  check_choice(out$residual, "control$residual", c("frobenius", "spectral"))
-  check_choice(out$qr, "control$qr", c("pivoted", "strong"))
-  out$power_iters <- check_whole(out$power_iters, "control$power_iters", 0, 100)
-  out$repeats <- check_whole(out$repeats, "control$repeats", 1, 10000)
-  check_choice(out$seeding, "control$seeding", c("k-means++", "k-means||"))
+  check_choice(out$svd, nm("svd"), c("randomized", "exact"))
+  check_choice(out$scores, nm("scores"), c("squared", "sqrt"))
+  check_choice(out$sampling, nm("sampling"), c("random", "top"))
+  check_choice(out$residual, nm("residual"), c("frobenius", "spectral"))
+  check_choice(out$qr, nm("qr"), c("pivoted", "strong"))
+  out$power_iters <- check_whole(out$power_iters, nm("power_iters"), 0, 100)
+  out$repeats <- check_whole(out$repeats, nm("repeats"), 1, 10000)
+  check_choice(out$seeding, nm("seeding"), c("k-means++", "k-means||"))
   number_in(out$oversampling, "oversampling", 0, 1e6, open_lower = TRUE)
-  out$rounds <- check_whole(out$rounds, "control$rounds", 1, 1000)
-  check_choice(out$polish, "control$polish", c("auto", "split_merge", "hartigan", "none"))
-  out$tries <- check_whole(out$tries, "control$tries", 1, 1e6)
-  out$split_rounds <- check_whole(out$split_rounds, "control$split_rounds", 1, 1e6)
+  out$rounds <- check_whole(out$rounds, nm("rounds"), 1, 1000)
+  check_choice(out$polish, nm("polish"), c("auto", "split_merge", "hartigan", "none"))
+  out$tries <- check_whole(out$tries, nm("tries"), 1, 1e6)
+  out$split_rounds <- check_whole(out$split_rounds, nm("split_rounds"), 1, 1e6)
   if (!identical(out$polish_starts, "auto")) {
     if (!is_whole(out$polish_starts) || out$polish_starts < 1 || out$polish_starts > 1e6) {
-      stop_arg(sprintf("`control$polish_starts` must be \"auto\" or a whole number in [1, 1e+06], not %s.",
-                       describe(out$polish_starts)))
+      stop_arg(sprintf("`%s` must be \"auto\" or a whole number in [1, 1e+06], not %s.",
+                       nm("polish_starts"), describe(out$polish_starts)))
     }
     out$polish_starts <- as.integer(out$polish_starts)
   }
-  check_choice(out$precision, "control$precision", c("double", "single"))
+  check_choice(out$precision, nm("precision"), c("double", "single"))
   if (!is.null(out$local_search)) {
-    out$local_search <- check_whole(out$local_search, "control$local_search", 0, 1e6)
+    out$local_search <- check_whole(out$local_search, nm("local_search"), 0, 1e6)
   }
   if (!is.null(out$c)) number_in(out$c, "c", 0, Inf, open_lower = TRUE)
   if (!is.null(out$fjlt_density) &&
       !(is.numeric(out$fjlt_density) && length(out$fjlt_density) == 1L &&
         !is.na(out$fjlt_density) && out$fjlt_density > 0 && out$fjlt_density <= 1)) {
-    stop_arg(sprintf("`control$fjlt_density` must be NULL or a number in (0, 1], not %s.",
+    stop_arg(sprintf("`%s` must be NULL or a number in (0, 1], not %s.", nm("fjlt_density"),
                      describe(out$fjlt_density)))
   }
   if (!is.null(out$block_rows)) {
-    out$block_rows <- check_whole(out$block_rows, "control$block_rows", 1)
+    out$block_rows <- check_whole(out$block_rows, nm("block_rows"), 1)
   }
   out
 }

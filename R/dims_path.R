@@ -14,7 +14,7 @@
 #' colour in every plot.
 #'
 #' @inheritParams kmeans_reduced
-#' @param methods Reduction methods to compare (see [kmeans_reduced()]).
+#' @param methods Reduction methods to compare (see [reduction_methods]).
 #' @param dims Numbers of dimensions, whole numbers. Values a method does not
 #'   allow (above `min(dim(x))` for `"svd"`, `"rsvd"`, `"cssp"`) are skipped.
 #' @param truth Optional true labels, one per row of `x`.

@@ -44,7 +44,7 @@
 #' values of `k` in increasing order, and by the largest mean silhouette.
 #'
 #' @inheritParams kmeans_reduced
-#' @param method Reduction method (see [kmeans_reduced()]); `"auto"` is
+#' @param method Reduction method (see [reduction_methods]); `"auto"` is
 #'   `"rsvd"` here, for dense and sparse `x` alike (where
 #'   [kmeans_reduced()] picks `"sign"` or `"sparse_embedding"`): the top
 #'   principal axes (as many as the largest `k`), where the gap statistic's

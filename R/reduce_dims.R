@@ -12,14 +12,14 @@
 #' means of `C` (its `shift`).
 #'
 #' @inheritParams kmeans_reduced
-#' @param method Reduction method (see [kmeans_reduced()]); `"auto"` is
+#' @param method Reduction method (see [reduction_methods]); `"auto"` is
 #'   `"sparse_embedding"` for sparse `x` and `"sign"` for dense `x`.
 #' @param dims Number of dimensions of the reduced data; when `NULL`,
 #'   `min(ncol(x), 10 * k)` (`k` for `"svd"` and `"rsvd"`).
 #' @param k Number of clusters: the rank of the singular subspace used by
 #'   `"leverage"` (required there) and the default of `dims`. Not needed when
 #'   `dims` is given for the other methods.
-#' @param control Named list of tuning parameters (see [kmeans_reduced()]).
+#' @param control A [kmeans_control()] object, or a named list of some of its options.
 #' @return An object of class `"kmreduce_reducer"`: a list with `reduced`
 #'   (the `nrow(x) x dims` reduced data), `method`, `dims`, `seed` (the seed
 #'   used), `n_features`, `feature_names` and, depending on the method,

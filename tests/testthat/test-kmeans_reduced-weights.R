@@ -51,7 +51,9 @@ test_that("whole weights give the fit of the rows repeated, for every method", {
     list(method = "none", n_init = 1),
     list(method = "none", n_init = 6),  # (the polish moves nothing here)
     list(method = "none", n_init = 3, refine = 2),
-    list(method = "sign", dims = 4, n_init = 3),
+    # (here the polish's Hartigan moves, which move a row with all its
+    # weight, end elsewhere than on the rows repeated: 13254.6 vs 12830.3)
+    list(method = "sign", dims = 4, n_init = 3, control = list(polish = "none")),
     list(method = "gaussian", dims = 4, n_init = 2),
     list(method = "sparse_embedding", dims = 5, n_init = 2),
     list(method = "svd", dims = 3, n_init = 3),
@@ -84,14 +86,16 @@ test_that("with whole weights the polish's moves are those of the rows repeated 
   # same on weighted and repeated rows. Hartigan's moves move a row with all
   # its weight where repeated rows move one copy at a time, so the two can
   # end at different nearby optima; on these data (chosen so) they agree,
-  # after 19 rows moved (seed 10) and after a kept split/merge round (15).
+  # after 19 rows moved (seed 10) and after a kept split/merge round (seed 250,
+  # the two best replicates polished).
   polish_summary <- function(msg) {
     line <- grep("split/merge and Hartigan moves", msg, value = TRUE)
     c(kept = as.integer(sub(".*kept: (\\d+) round.*", "\\1", line)),
       moved = as.integer(sub(".*then (\\d+) rows moved.*", "\\1", line)))
   }
   for (cfg in list(list(seed = 10, n_init = 4, control = list(polish = "hartigan"), want = "moved"),
-                   list(seed = 15, n_init = 6, control = list(), want = "kept"))) {
+                   list(seed = 250, n_init = 10, control = list(polish_starts = 2),
+                        want = "kept"))) {
     m <- make_mixture(n = 300, d = 5, k = 7, sd = 1.5, sep = 2.5, seed = cfg$seed)
     w <- withr::with_seed(cfg$seed + 100, sample(1:4, 300, replace = TRUE))
     msg <- capture.output(type = "message", {
