@@ -32,8 +32,8 @@ test_that("a kmeans_control() object and the same plain list give the same fit",
   expect_identical(a$cluster, b$cluster)
   expect_identical(a$tot.withinss, b$tot.withinss)
   # and it reaches reduce_dims() too
-  r1 <- reduce_dims(m$x, "leverage", dims = 5, seed = 1, control = kmeans_control(sampling = "top"))
-  r2 <- reduce_dims(m$x, "leverage", dims = 5, seed = 1, control = list(sampling = "top"))
+  r1 <- reduce_dims(m$x, "leverage", dims = 5, k = 4, seed = 1, control = kmeans_control(sampling = "top"))
+  r2 <- reduce_dims(m$x, "leverage", dims = 5, k = 4, seed = 1, control = list(sampling = "top"))
   expect_identical(r1$reduced, r2$reduced)
 })
 
