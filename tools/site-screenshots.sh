@@ -15,7 +15,7 @@ profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT
 # page (under docs/), name, height at 1280 px, height at 390 px
 pages="index.html:home:1600:2400
-reference/kmeans_reduced.html:kmeans_reduced:2200:3200
+reference/reduction_methods.html:reduction_methods:2200:3200
 reference/dims_for.html:dims_for:1600:2600
 articles/boutsidis2014.html:article:1600:2600"
 for spec in $pages; do
