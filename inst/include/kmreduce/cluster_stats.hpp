@@ -427,8 +427,8 @@ inline ClusterStats cluster_stats_weighted(const DenseMatrix& a, const int* labe
   return s;
 }
 
-// Sparse: the zeros of column j in cluster q contribute (their weight) c^2,
-// accounted for in closed form as in cluster_stats().
+// Sparse: the zeros of column j in cluster q contribute their weight times
+// c^2, each term non-negative (detail::sparse_deviations_weighted()).
 inline ClusterStats cluster_stats_weighted(const SparseMatrix& a, const int* label, index_t k,
                                            const double* w, int n_threads) {
   ClusterStats s;
