@@ -109,14 +109,12 @@ test_that("with whole weights the polish's moves are those of the rows repeated 
   }
 })
 
-test_that("weighted Hartigan's moves end where no single row's move lowers the weighted objective", {
-  m <- make_mixture(n = 300, d = 5, k = 7, sd = 1.5, sep = 2.5, seed = 19)
-  w <- withr::with_seed(119, runif(300, 0.3, 4))
-  fit <- kmeans_reduced(m$x, 7, method = "none", seed = 11, weights = w, n_init = 4,
-                        algorithm = "Hartigan-Wong")
+# No single row's move lowers the weighted objective of `fit`.
+expect_weighted_hartigan_fixed <- function(fit, x, w) {
   cl <- fit$cluster
+  k <- nrow(fit$centers)
   wq <- fit$weight
-  d2 <- as.matrix(dist(rbind(fit$centers, m$x)))[-(1:7), 1:7]^2
+  d2 <- as.matrix(dist(rbind(fit$centers, x)))[-(1:k), 1:k]^2
   own <- d2[cbind(seq_along(cl), cl)]
   # the change of moving row i (weight w_i) from a to b:
   # W_b w / (W_b + w) ||x - c_b||^2 - W_a w / (W_a - w) ||x - c_a||^2
@@ -124,7 +122,25 @@ test_that("weighted Hartigan's moves end where no single row's move lowers the w
   join <- d2 * outer(w, wq, function(wi, wb) wb * wi / (wb + wi))
   join[cbind(seq_along(cl), cl)] <- Inf
   expect_true(all(apply(join, 1, min) >= leave * (1 - 1e-9)))
-  expect_equal(fit$tot.withinss, kmeans_objective(m$x, cl, weights = w), tolerance = 1e-12)
+  expect_equal(fit$tot.withinss, kmeans_objective(x, cl, weights = w), tolerance = 1e-12)
+}
+
+test_that("weighted Hartigan's moves end where no single row's move lowers the weighted objective", {
+  m <- make_mixture(n = 300, d = 5, k = 7, sd = 1.5, sep = 2.5, seed = 19)
+  w <- withr::with_seed(119, runif(300, 0.3, 4))
+  fit <- kmeans_reduced(m$x, 7, method = "none", seed = 11, weights = w, n_init = 4,
+                        algorithm = "Hartigan-Wong")
+  expect_weighted_hartigan_fixed(fit, m$x, w)
+  # the default polish where the lowest replicate is confirmed (Hartigan's
+  # moves only; they were unweighted there)
+  m <- make_mixture(n = 2000, d = 5, k = 7, sd = 1, sep = 6, seed = 3)
+  w <- withr::with_seed(103, runif(2000, 0.3, 4))
+  msg <- capture.output(type = "message", {
+    fit <- kmeans_reduced(m$x, 7, method = "none", seed = 11, weights = w, n_init = 6,
+                          verbose = TRUE)
+  })
+  expect_match(paste(msg, collapse = "\n"), "0 split/merge moves tried")
+  expect_weighted_hartigan_fixed(fit, m$x, w)
 })
 
 test_that("whole weights on sparse rows give the fit of the rows repeated", {

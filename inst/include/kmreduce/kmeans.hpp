@@ -10,8 +10,8 @@
 // as it takes to reach the lowest result twice) then get split/merge moves
 // (split_merge.hpp) and Hartigan's moves (hartigan.hpp), the lowest result
 // kept; with kPolishStartsAuto, when two replicates already reached the
-// lowest objective (it is confirmed), only Hartigan's moves from each
-// distinct replicate. The
+// lowest objective (it is confirmed), only Hartigan's moves: from it, and
+// from the distinct replicates within `hartigan_gap` of it. The
 // Lloyd iterations of all split/merge tries stop at `polish_budget` times
 // those of the replicates.
 // Replicate t draws its seeding from the stream (seed, kStreamKmeansInit, t).
@@ -51,9 +51,9 @@ enum class Polish { None, Hartigan, SplitMerge };
 // polished result has been reached from one start only (a second start
 // ending at the same objective confirms it), up to all distinct replicates.
 // When two replicates reached the lowest objective before any polish, it is
-// confirmed already: no split/merge, only Hartigan's moves from each distinct
-// replicate (where a polish has nothing to gain, the replicates agree; where
-// it gains, the lowest replicate is reached once).
+// confirmed already: no split/merge, only Hartigan's moves from it and from
+// the distinct replicates near it (where a polish has nothing to gain, the
+// replicates agree; where it gains, the lowest replicate is reached once).
 constexpr int kPolishStartsAuto = 0;
 
 struct KmeansOptions {
@@ -68,6 +68,9 @@ struct KmeansOptions {
   int polish_starts = 2;  // the lowest distinct replicates polished;
                           // kPolishStartsAuto: until the lowest is confirmed
   int hartigan_sweeps = 100;  // at most, per polished replicate
+  // (auto) Hartigan's moves from replicates not otherwise polished only when
+  // their objective is within this fraction of the lowest.
+  double hartigan_gap = 1e-2;
   // The Lloyd iterations of the split/merge tries, all starts together, at
   // most this many times those of the replicates (< 0: no bound).
   double polish_budget = 2.0;
@@ -166,22 +169,42 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
   out.best = std::move(top.front().second);
   out.best_replicate = top.front().first;
   if (!polish) return out;
-  // The lowest replicate confirmed by a second one: Hartigan's moves only,
-  // from every distinct replicate (a scan of the rows each where they move
-  // nothing), the lowest result kept (the first on ties).
-  if (confirm && lowest_hits >= 2) {
-    for (std::size_t i = 0; i < top.size(); ++i) {
-      LloydResult r = i == 0 ? std::move(out.best) : std::move(top[i].second);
-      const index_t moves =
-          hartigan_polish(a, row_norms, opt.k, r, opt.iter_max, opt.tol,
-                          std::max(1, opt.hartigan_sweeps), opt.n_threads, interrupt, combine);
-      if (i == 0 || r.objective < out.best.objective * (1.0 - 1e-10)) {
-        out.best = std::move(r);
-        out.best_replicate = top[i].first;
-        out.hartigan_moves = moves;
-      }
-      top[i].second = LloydResult();
+  // (auto) Hartigan's moves from the other distinct replicates: only those
+  // within opt.hartigan_gap of the lowest objective (single-row moves gain
+  // far less than that; on a replicate further up they are many sweeps of
+  // a handful of rows each, for a result that is not kept), and together at
+  // most as many sweeps (each a scan of the rows) as the replicates' Lloyd
+  // iterations. Returns whether replicate i's result replaced the best.
+  double sweeps_left = work;
+  auto hartigan_other = [&](std::size_t i) {
+    LloydResult r = std::move(top[i].second);
+    top[i].second = LloydResult();
+    if (!(r.objective <= out.best.objective * (1.0 + opt.hartigan_gap))) return;
+    const int allowed =
+        static_cast<int>(std::min<double>(opt.hartigan_sweeps, std::floor(sweeps_left)));
+    if (allowed < 1) return;
+    int used = 0;
+    const index_t moves =
+        hartigan_polish(a, row_norms, opt.k, r, opt.iter_max, opt.tol, allowed, opt.n_threads,
+                        interrupt, combine, opt.weights, &used);
+    sweeps_left -= used;
+    if (r.objective < out.best.objective * (1.0 - 1e-10)) {
+      out.best = std::move(r);
+      out.best_replicate = top[i].first;
+      out.split = SplitMergeResult();
+      out.hartigan_moves = moves;
     }
+  };
+  // The lowest replicate confirmed by a second one: Hartigan's moves only,
+  // from it and from the other distinct replicates as above, the lowest
+  // result kept (the first on ties).
+  if (confirm && lowest_hits >= 2) {
+    out.hartigan_moves =
+        hartigan_polish(a, row_norms, opt.k, out.best, opt.iter_max, opt.tol,
+                        std::max(1, opt.hartigan_sweeps), opt.n_threads, interrupt, combine,
+                        opt.weights);
+    top[0].second = LloydResult();
+    for (std::size_t i = 1; i < top.size(); ++i) hartigan_other(i);
     out.polish_starts = static_cast<int>(top.size());
     return out;
   }
@@ -225,22 +248,10 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
     top[i].second = LloydResult();  // its memory is not needed any more
   }
   out.polish_starts = static_cast<int>(polished);
-  // (auto) The distinct replicates not polished get Hartigan's moves: a
-  // scan of the rows each where they move nothing.
+  // (auto) The distinct replicates not polished get Hartigan's moves, as
+  // above.
   if (confirm) {
-    for (std::size_t i = polished; i < top.size(); ++i) {
-      LloydResult r = std::move(top[i].second);
-      const index_t moves =
-          hartigan_polish(a, row_norms, opt.k, r, opt.iter_max, opt.tol,
-                          std::max(1, opt.hartigan_sweeps), opt.n_threads, interrupt, combine);
-      if (r.objective < out.best.objective * (1.0 - 1e-10)) {
-        out.best = std::move(r);
-        out.best_replicate = top[i].first;
-        out.split = SplitMergeResult();
-        out.hartigan_moves = moves;
-      }
-      top[i].second = LloydResult();
-    }
+    for (std::size_t i = polished; i < top.size(); ++i) hartigan_other(i);
   }
   return out;
 }
