@@ -481,6 +481,17 @@ resolve_seed <- function(seed) {
   seed
 }
 
+# Power iterations of a randomized SVD: "auto" (power_iters_for()) or a
+# whole number in [0, 100].
+check_power_iters <- function(x, arg) {
+  if (identical(x, "auto")) return(x)
+  if (!is_whole(x) || x < 0 || x > 100) {
+    stop_arg(sprintf("`%s` must be \"auto\" or a whole number in [0, 100], not %s.",
+                     arg, describe(x)))
+  }
+  as.integer(x)
+}
+
 check_flag <- function(x, arg) {
   if (!is.logical(x) || length(x) != 1L || is.na(x)) {
     stop_arg(sprintf("`%s` must be TRUE or FALSE, not %s.", arg, describe(x)))
@@ -503,7 +514,7 @@ check_fit <- function(fit, arg = "fit") {
 
 control_defaults <- function() {
   list(tol = 1e-6, keep_reduced = TRUE, svd = "randomized", eps = 1 / 3,
-       power_iters = 0L, scores = "squared", sampling = "random", c = NULL,
+       power_iters = "auto", scores = "squared", sampling = "random", c = NULL,
        repeats = 40L, block_rows = NULL, dims_tol = 0.01, residual = "frobenius",
        fjlt_density = NULL, qr = "pivoted", local_search = NULL, seeding = "k-means++",
        oversampling = 2, rounds = 5L, polish = "auto", tries = 3L,
@@ -555,7 +566,7 @@ check_control <- function(control, defaults = control_defaults()) {
   check_choice(out$sampling, "control$sampling", c("random", "top"))
   check_choice(out$residual, "control$residual", c("frobenius", "spectral"))
   check_choice(out$qr, "control$qr", c("pivoted", "strong"))
-  out$power_iters <- check_whole(out$power_iters, "control$power_iters", 0, 100)
+  out$power_iters <- check_power_iters(out$power_iters, "control$power_iters")
   out$repeats <- check_whole(out$repeats, "control$repeats", 1, 10000)
   check_choice(out$seeding, "control$seeding", c("k-means++", "k-means||"))
   number_in(out$oversampling, "oversampling", 0, 1e6, open_lower = TRUE)

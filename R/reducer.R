@@ -24,12 +24,20 @@ new_reducer <- function(method, dims, seed, x, ...) {
 # (the SVD uses at most min(n, d) columns anyway).
 oversample_for <- function(k, eps) as.integer(min(ceiling(k / eps + 1), 2^30))
 
+# Power iterations of the randomized SVD for rank k of an n x d matrix:
+# a given number as it is; "auto": POWER_RULE.
+power_iters_for <- function(power_iters, k, n, d) {
+  if (!identical(power_iters, "auto")) return(as.integer(power_iters))
+  if (k < 0.1 * min(n, d)) 7L else 4L
+}
+
 # With center = TRUE, of the centred x - 1 colMeans(x)^T (never formed for
 # sparse x: the products subtract the centring term). With observation
 # `weights` w, of diag(sqrt(w)) (x - 1 mu^T), mu the weighted column means:
 # for whole weights, the right singular vectors of the rows repeated.
 top_right_vectors <- function(x, k, how, eps, power_iters, seed, n_threads,
                               block_rows = NULL, center = TRUE, weights = NULL) {
+  power_iters <- power_iters_for(power_iters, k, nrow(x), ncol(x))
   if (is_big(x)) {
     sv <- stream_rsvd(x, k, oversample_for(k, eps), power_iters, seed,
                       n_threads, block_rows_for(x, block_rows), center, weights)
