@@ -20,7 +20,9 @@ mpi_fit_svd_reducer <- function(x, method, dims, k, seed, n_threads, control) {
   xl <- x$x
   k_svd <- if (method == "leverage") min(k, x$n, ncol(xl)) else dims
   sv <- zero_null_directions(mpi_rsvd_cpp(xl, k_svd, oversample_for(k_svd, control$eps),
-                                           power_iters_for(control$power_iters, k_svd, x$n, ncol(xl)),
+                                           power_iters_for(control$power_iters, k_svd,
+                                                           oversample_for(k_svd, control$eps),
+                                                           x$n, ncol(xl)),
                                            seed, n_threads, TRUE,
                                            mpi_info(x)), x$n, ncol(xl))
   if (method == "rsvd") return(rotation_reducer(xl, "rsvd", dims, sv, seed))
