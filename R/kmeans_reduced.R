@@ -359,10 +359,10 @@
 #'     many power iterations (`"leverage"`, `"cssp"`, `"rsvd"`). `"auto"` is
 #'     one iteration, or none when the test vectors are at least
 #'     `min(nrow(x), ncol(x))` (the SVD is then exact without them). With
-#'     these many test vectors the top singular vectors are already close:
-#'     more iterations bring the leverage scores closer to the exact ones
-#'     but, on the data we measured, not the clustering; for `"leverage"`
-#'     more `dims` (columns sampled) help more.
+#'     this many test vectors the top singular vectors are already close;
+#'     more iterations bring the leverage scores closer to the exact ones,
+#'     which need not lower the k-means objective: for `"leverage"` the
+#'     number of columns sampled (`dims`) matters more.
 #'   * `scores` (`"squared"` or `"sqrt"`) and `sampling` (`"random"` or
 #'     `"top"`): variants of `"leverage"`.
 #'   * `c` (default `2 dims max(1, log(dims))`) and `repeats` (default 40):
