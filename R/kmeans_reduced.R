@@ -183,9 +183,10 @@
 #'   `8k`, ... dimensions (`k`, `2k`, ... for `"svd"` and `"rsvd"`; at most
 #'   half of `ncol(x)`), each clustered and evaluated on the original data.
 #'   At each size the `n_init` replicates run afresh on the new reduction
-#'   (or from `k` given as initial centres), and one more run starts from the
-#'   means of the best partition found so far (a warm start); the size's
-#'   result is the better of the two on the original data. It stops when
+#'   (or from `k` given as initial centres), and Lloyd's iterations start
+#'   once more from the means of the best partition found so far (a warm
+#'   start, without the polish); the size's result is the better of the two
+#'   on the original data. It stops when
 #'   the best objective so far has improved by less than `control$dims_tol`
 #'   (default 1%, relative) over the last two doublings (one doubling without
 #'   a gain does not stop it: on real data the objective can stall for one
@@ -746,7 +747,8 @@ auto_dims_fit <- function(src, x, method, schedule, k, centers0, n_init, iter_ma
                                        iter_max, seed, n_threads, control, FALSE, 0))
     }
     fresh <- cluster(centers0, n_init)
-    warm <- if (!is.null(best)) cluster(start_centres(best$st), n_init)
+    # (the warm run: Lloyd alone, as kmeans_reduced(x, centres, n_init = 1))
+    warm <- if (!is.null(best)) cluster(start_centres(best$st), 1L)
     run <- if (!is.null(warm) && warm$objective < fresh$objective) warm else fresh
     t_cluster <- t_cluster + fresh$time + if (is.null(warm)) 0 else warm$time
     steps[nrow(steps) + 1L, ] <- list(dims, run$objective, fresh$objective,
