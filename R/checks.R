@@ -481,6 +481,17 @@ resolve_seed <- function(seed) {
   seed
 }
 
+# Power iterations of a randomized SVD: "auto" (power_iters_for()) or a
+# whole number in [0, 100].
+check_power_iters <- function(x, arg) {
+  if (identical(x, "auto")) return(x)
+  if (!is_whole(x) || x < 0 || x > 100) {
+    stop_arg(sprintf("`%s` must be \"auto\" or a whole number in [0, 100], not %s.",
+                     arg, describe(x)))
+  }
+  as.integer(x)
+}
+
 check_flag <- function(x, arg) {
   if (!is.logical(x) || length(x) != 1L || is.na(x)) {
     stop_arg(sprintf("`%s` must be TRUE or FALSE, not %s.", arg, describe(x)))
@@ -547,7 +558,7 @@ check_control <- function(control, defaults = control_defaults(), prefix = "cont
   check_choice(out$sampling, nm("sampling"), c("random", "top"))
   check_choice(out$residual, nm("residual"), c("frobenius", "spectral"))
   check_choice(out$qr, nm("qr"), c("pivoted", "strong"))
-  out$power_iters <- check_whole(out$power_iters, nm("power_iters"), 0, 100)
+  out$power_iters <- check_power_iters(out$power_iters, nm("power_iters"))
   out$repeats <- check_whole(out$repeats, nm("repeats"), 1, 10000)
   check_choice(out$seeding, nm("seeding"), c("k-means++", "k-means||"))
   number_in(out$oversampling, "oversampling", 0, 1e6, open_lower = TRUE)

@@ -95,7 +95,13 @@
 #' @param eps,power_iters The randomized SVD (`"leverage"`, `"cssp"`,
 #'   `"rsvd"`) uses `k + ceiling(k / eps + 1)` test vectors (default
 #'   `eps = 1/3`, as Boutsidis et al. 2015) and `power_iters` power
-#'   iterations (default 0, as in the paper).
+#'   iterations: a whole number, or `"auto"` (the default): one iteration,
+#'   or none when the test vectors are at least `min(nrow(x), ncol(x))` (the
+#'   SVD is then exact without them). With this many test vectors the top
+#'   singular vectors are already close; more iterations bring the leverage
+#'   scores closer to the exact ones, which need not lower the k-means
+#'   objective: for `"leverage"` the number of columns sampled (`dims`)
+#'   matters more.
 #' @param scores,sampling Variants of `"leverage"`: `scores = "sqrt"` samples
 #'   by the row norms of `V_k` instead of their squares (Li and Fan 2020),
 #'   which tames very uneven scores; `sampling = "top"` keeps the `dims`
@@ -113,8 +119,9 @@
 #' @param fjlt_density The probability `q` that an entry of the FJLT's
 #'   sparse Gaussian matrix is non-zero; `NULL` (the default):
 #'   `min(1, log(n)^2 / 2^ceiling(log2(d)))`.
-#' @param dims_tol `dims = "auto"` stops when doubling the dimensions lowers
-#'   the objective by less than this fraction (default 1 %).
+#' @param dims_tol `dims = "auto"` stops when the best objective has
+#'   improved by less than this fraction over the last two doublings of the
+#'   dimensions (default 1 %; see [reduction_methods]).
 #' @return An object of class `"kmreduce_control"`: a named list of every
 #'   option, checked, with a print method that marks the options changed
 #'   from their defaults.
@@ -161,7 +168,7 @@ kmeans_control <- function(tol = 1e-6, keep_reduced = TRUE, block_rows = NULL,
                            precision = "double", seeding = "k-means++", oversampling = 2,
                            rounds = 5L, local_search = NULL, polish = "auto",
                            polish_starts = "auto", tries = 3L, split_rounds = 5L,
-                           svd = "randomized", eps = 1 / 3, power_iters = 0L,
+                           svd = "randomized", eps = 1 / 3, power_iters = "auto",
                            scores = "squared", sampling = "random", c = NULL, repeats = 40L,
                            residual = "frobenius", qr = "pivoted", fjlt_density = NULL,
                            dims_tol = 0.01) {

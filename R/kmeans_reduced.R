@@ -293,38 +293,60 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
 }
 
 # dims = "auto": reductions of growing size (the schedule), each clustered
-# and evaluated on the original data, until one more doubling improves the
-# objective by less than control$dims_tol (relative); the best of those tried
-# is the fit, with the steps in fit$dims_auto.
+# and evaluated on the original data. Each size runs its own replicates (the
+# n_init k-means++ seedings, or the given centres, on the new reduction:
+# "fresh") and Lloyd from the best partition so far (its means there,
+# "warm"); the better of the two on the original data is the size's result.
+# It stops when the best objective has improved by less than
+# control$dims_tol (relative) over the last two doublings (auto_dims_done()),
+# and the fit is the best of all, with the steps in fit$dims_auto.
 auto_dims_fit <- function(src, x, method, schedule, k, centers0, n_init, iter_max, seed,
                           n_threads, control, verbose, refine, call, t_start) {
-  steps <- data.frame(dims = integer(0), objective = numeric(0), seconds = numeric(0))
+  steps <- data.frame(dims = integer(0), objective = numeric(0), fresh = numeric(0),
+                      warm = numeric(0), seconds = numeric(0))
   best <- NULL
+  bests <- numeric(0)
   t_reduce <- t_cluster <- 0
   for (dims in schedule) {
     t0 <- elapsed()
     fitted <- reduce_source(fit_source_reducer(src, method, dims, k, seed, n_threads, control),
                             src, n_threads, control$block_rows, 0)
     t_reduce <- t_reduce + (elapsed() - t0)
-    # The first size from k-means++ (or the given centres); each next one
-    # from the partition of the best so far (its centres mapped by the new
-    # reduction are the means of its clusters there), one Lloyd run.
-    start <- if (is.null(best)) centers0 else start_centres(best$st)
-    run <- suppressWarnings(cluster_reduced(src, x, fitted$reducer, fitted$reduced, k, start,
-                                            n_init, iter_max, seed, n_threads, control, FALSE, 0))
-    t_cluster <- t_cluster + run$time
-    steps[nrow(steps) + 1L, ] <- list(dims, run$objective, elapsed() - t0)
-    say(verbose, "dims = \"auto\": %d dimensions, objective %.7g (%.3f s)", dims, run$objective,
-        elapsed() - t0)
-    improved <- is.null(best) || run$objective < best$objective * (1 - control$dims_tol)
+    cluster <- function(start, n) {
+      suppressWarnings(cluster_reduced(src, x, fitted$reducer, fitted$reduced, k, start, n,
+                                       iter_max, seed, n_threads, control, FALSE, 0))
+    }
+    fresh <- cluster(centers0, n_init)
+    # (the warm run: Lloyd alone, as kmeans_reduced(x, centres, n_init = 1))
+    warm <- if (!is.null(best)) cluster(start_centres(best$st), 1L)
+    run <- if (!is.null(warm) && warm$objective < fresh$objective) warm else fresh
+    t_cluster <- t_cluster + fresh$time + if (is.null(warm)) 0 else warm$time
+    steps[nrow(steps) + 1L, ] <- list(dims, run$objective, fresh$objective,
+                                      if (is.null(warm)) NA_real_ else warm$objective,
+                                      elapsed() - t0)
+    say(verbose, "dims = \"auto\": %d dimensions, objective %.7g (fresh %.7g, warm %s; %.3f s)",
+        dims, run$objective, fresh$objective,
+        if (is.null(warm)) "-" else sprintf("%.7g", warm$objective), elapsed() - t0)
     if (is.null(best) || run$objective < best$objective) best <- run
-    if (!improved) break
+    bests <- c(bests, best$objective)
+    if (auto_dims_done(bests, control$dims_tol)) break
   }
   if (best$collapsed) warn_collapsed(best$reducer$dims, k)
   fit <- finish_fit(best, src, refine, n_threads, control, verbose, seed, call, 1L,
                     best$objective, t_reduce, t_cluster, t_start, iter_max)
   fit$dims_auto <- steps
   fit
+}
+
+# The stopping rule of dims = "auto": `bests`, the best objective after each
+# size so far. Done when the best improved by less than `tol` (relative) over
+# the last two doublings (a quadrupling of dims). One doubling is not
+# enough: on real data the objective often stalls for one doubling (two
+# sizes agreeing within 1 %) and falls again at the next, and a fresh run at
+# one size can end far above the best of a smaller one.
+auto_dims_done <- function(bests, tol) {
+  i <- length(bests)
+  i >= 3L && bests[i] >= bests[i - 2L] * (1 - tol)
 }
 
 # The reduction merged rows: finish_fit() refines on the original data.

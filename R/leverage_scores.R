@@ -17,10 +17,12 @@
 #' @param method `"randomized"` ([randomized_svd()] with `3k + 1` extra test
 #'   vectors, the FastFrobeniusSVD of the 2015 paper with `eps = 1/3`, and
 #'   `power_iters` power iterations) or `"exact"` (LAPACK SVD of a dense copy).
-#' @param power_iters Power iterations of the randomized SVD. The default, 0,
-#'   is the paper's FastFrobeniusSVD and what `kmeans_reduced(method =
-#'   "leverage")` uses (`control$power_iters`), so that the same seed gives
-#'   the same scores; more iterations give scores closer to the exact ones.
+#' @param power_iters Power iterations of the randomized SVD: `"auto"` (the
+#'   default, what `kmeans_reduced(method = "leverage")` uses through
+#'   `control$power_iters`, so that the same seed gives the same scores) is
+#'   one, or none when the `4k + 1` test vectors are at least `min(dim(x))`
+#'   (the SVD is then exact); `0` is the paper's FastFrobeniusSVD; more
+#'   iterations give scores closer to the exact ones.
 #' @param center `TRUE` (the default) for the scores of the centred data,
 #'   `FALSE` for those of `x` itself. A sparse `x` is centred implicitly
 #'   (it stays sparse).
@@ -32,14 +34,14 @@
 #' head(sort(s, decreasing = TRUE))
 #' @export
 leverage_scores <- function(x, k, method = c("randomized", "exact"), seed = NULL,
-                            power_iters = 0L, n_threads = NULL, center = TRUE) {
+                            power_iters = "auto", n_threads = NULL, center = TRUE) {
   x <- check_data(x, "x")
   k <- check_whole(k, "k", 1, min(dim(x)))
   if (!is.character(method) || length(method) < 1L) {
     stop_arg(sprintf("`method` must be \"randomized\" or \"exact\", not %s.", describe(method)))
   }
   method <- check_choice(method[1L], "method", c("randomized", "exact"))
-  power_iters <- check_whole(power_iters, "power_iters", 0, 100)
+  power_iters <- check_power_iters(power_iters, "power_iters")
   n_threads <- check_n_threads(n_threads)
   center <- check_flag(center, "center")
   seed <- resolve_seed(seed)

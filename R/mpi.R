@@ -20,7 +20,10 @@ mpi_fit_svd_reducer <- function(x, method, dims, k, seed, n_threads, control) {
   xl <- x$x
   k_svd <- if (method == "leverage") min(k, x$n, ncol(xl)) else dims
   sv <- zero_null_directions(mpi_rsvd_cpp(xl, k_svd, oversample_for(k_svd, control$eps),
-                                           control$power_iters, seed, n_threads, TRUE,
+                                           power_iters_for(control$power_iters, k_svd,
+                                                           oversample_for(k_svd, control$eps),
+                                                           x$n, ncol(xl)),
+                                           seed, n_threads, TRUE,
                                            mpi_info(x)), x$n, ncol(xl))
   if (method == "rsvd") return(rotation_reducer(xl, "rsvd", dims, sv, seed))
   leverage_reducer(xl, sv, k_svd, dims, seed, control)

@@ -24,12 +24,26 @@ new_reducer <- function(method, dims, seed, x, ...) {
 # (the SVD uses at most min(n, d) columns anyway).
 oversample_for <- function(k, eps) as.integer(min(ceiling(k / eps + 1), 2^30))
 
+# Power iterations of the randomized SVD for rank k of an n x d matrix with
+# `oversample` extra test vectors: a given number as it is; "auto": none
+# when the k + oversample test vectors span the row or column space (the
+# SVD is then exact), otherwise one. With the 3k + 1 extra vectors of eps =
+# 1/3 (not the 10 of scikit-learn's rule of 4 or 7), more iterations did not
+# lower the k-means objective of "leverage" on gene expression, digits,
+# faces and Fashion-MNIST (the exact SVD did no better than none), and one
+# lowered "rsvd"'s worst cases (bench/leverage_power.R, bench/RESULTS.md).
+power_iters_for <- function(power_iters, k, oversample, n, d) {
+  if (!identical(power_iters, "auto")) return(as.integer(power_iters))
+  if (k + oversample >= min(n, d)) 0L else 1L
+}
+
 # With center = TRUE, of the centred x - 1 colMeans(x)^T (never formed for
 # sparse x: the products subtract the centring term). With observation
 # `weights` w, of diag(sqrt(w)) (x - 1 mu^T), mu the weighted column means:
 # for whole weights, the right singular vectors of the rows repeated.
 top_right_vectors <- function(x, k, how, eps, power_iters, seed, n_threads,
                               block_rows = NULL, center = TRUE, weights = NULL) {
+  power_iters <- power_iters_for(power_iters, k, oversample_for(k, eps), nrow(x), ncol(x))
   if (is_big(x)) {
     sv <- stream_rsvd(x, k, oversample_for(k, eps), power_iters, seed,
                       n_threads, block_rows_for(x, block_rows), center, weights)

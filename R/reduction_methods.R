@@ -97,7 +97,8 @@
 #' * `"rsvd"`: Algorithm 3 of Boutsidis et al. (2015), `C = A Z` with `Z` from
 #'   the randomized SVD with `k + ceiling(k / eps + 1)` Gaussian test vectors
 #'   (`control$eps`, default 1/3) and `control$power_iters` power iterations
-#'   (default 0, as in the paper): a `(2 + eps)`-approximation.
+#'   (the paper has none; the default `"auto"` runs one, see
+#'   [kmeans_control()]): a `(2 + eps)`-approximation.
 #'
 #' `"auto"` is `"none"` for narrow data, at most `10 k` columns (there the
 #' projections' default `dims`, `min(ncol(x), 10 k)`, would keep every
@@ -158,15 +159,22 @@
 #'   `ncol(x)` for the projections and `min(nrow(x), ncol(x))` for `"svd"`,
 #'   `"rsvd"` and `"cssp"`. Ignored for `"none"`.
 #'
-#'   `dims = "auto"` chooses it from the data: reductions to `2k`, `4k`,
-#'   `8k`, ... dimensions (`k`, `2k`, ... for `"svd"` and `"rsvd"`; at most
-#'   half of `ncol(x)`), each clustered and evaluated on the original data,
-#'   until a doubling improves the objective by less than `control$dims_tol`
-#'   (1%, relative); the fit is the best of those tried, and `fit$dims_auto`
-#'   lists the steps (dims, objective, seconds). The first size runs the
-#'   `n_init` k-means++ replicates; each next size starts one Lloyd run from
-#'   the best partition so far. The sizes double, so the reductions cost
-#'   about twice one reduction at the chosen size.
+#' `dims = "auto"` chooses it from the data: reductions to `2k`, `4k`,
+#' `8k`, ... dimensions (`k`, `2k`, ... for `"svd"` and `"rsvd"`; at most
+#' half of `ncol(x)`), each clustered and evaluated on the original data.
+#' At each size the `n_init` replicates run afresh on the new reduction
+#' (or from `k` given as initial centres), and Lloyd's iterations start
+#' once more from the means of the best partition found so far (a warm
+#' start, without the polish); the size's result is the better of the two
+#' on the original data. It stops when the best objective so far has
+#' improved by less than `control$dims_tol` (default 1 %, relative) over the
+#' last two doublings (one doubling without a gain does not stop it: on
+#' real data the objective can stall for one doubling and fall again at
+#' the next), or at the largest size. The fit is the best of all sizes
+#' tried, and `fit$dims_auto` lists the steps (`dims`; `objective`, the
+#' better of `fresh` and `warm`, `NA` for the first size; `seconds`). Each
+#' size costs about a fit at that size; the sizes double, so the whole costs
+#' about twice a fit at the last size tried.
 #' @references
 #' Boutsidis, C., Zouzias, A., Mahoney, M. W. and Drineas, P. (2015).
 #' Randomized dimensionality reduction for k-means clustering.

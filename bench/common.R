@@ -76,3 +76,50 @@ busy_start <- function() {
   as.integer(readLines(pidfile))
 }
 busy_stop <- function(pid) invisible(tools::pskill(pid))
+
+# Gene expression: Bioconductor ALL (Debian r-bioc-all), 128 patients x
+# 12625 probe sets (RMA log2 expression); k = 6 (the molecular biology groups
+# with more than one patient have 6 levels).
+load_all_leukemia <- function() {
+  suppressPackageStartupMessages(requireNamespace("Biobase"))
+  e <- new.env()
+  utils::data("ALL", package = "ALL", envir = e)
+  x <- t(Biobase::exprs(e$ALL))
+  list(x = x, truth = factor(e$ALL$mol.biol), k = 6L, name = "ALL leukemia (128 x 12625)",
+       source = "Bioconductor ALL (Debian r-bioc-all)")
+}
+
+# Gene expression: Bioconductor bladderbatch (Debian r-bioc-bladderbatch),
+# 57 samples x 22283 probe sets; k = 5 (the outcomes).
+load_bladder <- function() {
+  suppressPackageStartupMessages(requireNamespace("Biobase"))
+  e <- new.env()
+  utils::data("bladderdata", package = "bladderbatch", envir = e)
+  x <- t(Biobase::exprs(e$bladderEset))
+  list(x = x, truth = factor(e$bladderEset$outcome), k = 5L,
+       name = "bladderbatch (57 x 22283)", source = "Bioconductor bladderbatch (Debian r-bioc-bladderbatch)")
+}
+
+# Text: 20 Newsgroups from CRAN lda 1.4.2 (bench/install-peers.sh), train +
+# test, 18774 documents x 61188 words, as tf-idf rows of unit length (sparse).
+load_newsgroups_tfidf <- function() {
+  e <- new.env()
+  utils::data(list = c("newsgroup.train.documents", "newsgroup.test.documents",
+                       "newsgroup.vocab", "newsgroup.train.labels",
+                       "newsgroup.test.labels"), package = "lda", envir = e)
+  docs <- c(e$newsgroup.train.documents, e$newsgroup.test.documents)
+  len <- vapply(docs, ncol, integer(1))
+  x <- Matrix::sparseMatrix(i = rep(seq_along(docs), len),
+                            j = unlist(lapply(docs, function(m) m[1L, ])) + 1L,
+                            x = as.double(unlist(lapply(docs, function(m) m[2L, ]))),
+                            dims = c(length(docs), length(e$newsgroup.vocab)))
+  x <- x[, Matrix::colSums(x != 0) >= 5]
+  x <- x[Matrix::rowSums(x) > 0, ]
+  idf <- log(nrow(x) / Matrix::colSums(x != 0))
+  x@x <- log1p(x@x)
+  x <- x %*% Matrix::Diagonal(x = idf)
+  x <- Matrix::Diagonal(x = 1 / sqrt(Matrix::rowSums(x^2))) %*% x
+  x <- methods::as(x, "CsparseMatrix")
+  list(x = x, truth = NULL, k = 20L, name = sprintf("20 Newsgroups tf-idf (%d x %d, sparse)", nrow(x), ncol(x)),
+       source = "CRAN lda 1.4.2: newsgroup train + test documents")
+}

@@ -356,32 +356,44 @@ test_that("the argument names of stats::kmeans() work, and a vector is one featu
   expect_identical(predict(a, m$x[5, ]), unname(a$cluster[5]))
 })
 
-test_that("dims = \"auto\" doubles dims until the objective stops improving", {
+test_that("dims = \"auto\" clusters each size afresh and from the best so far", {
   m <- make_mixture(n = 300, d = 200, k = 4, sd = 3, sep = 1)
   fit <- kmeans_reduced(m$x, 4, method = "sign", dims = "auto", seed = 3)
   steps <- fit$dims_auto
-  expect_identical(steps$dims, kmreduce:::auto_dims_schedule("sign", 4, 300, 200)[seq_len(nrow(steps))])
   expect_identical(kmreduce:::auto_dims_schedule("sign", 4, 300, 200), c(8L, 16L, 32L, 64L, 100L))
-  expect_identical(steps$dims[1:2], c(8L, 16L))
-  # the first step is kmeans_reduced() at that dims with the seed; each next
-  # one Lloyd run from the centres of the best partition so far
-  best_fit <- kmeans_reduced(m$x, 4, method = "sign", dims = steps$dims[1], seed = 3)
-  expect_equal(steps$objective[1], best_fit$tot.withinss)
-  for (i in seq_len(nrow(steps))[-1]) {
-    f <- kmeans_reduced(m$x, best_fit$centers, method = "sign", dims = steps$dims[i], seed = 3)
-    expect_equal(steps$objective[i], f$tot.withinss)
-    if (f$tot.withinss < best_fit$tot.withinss) best_fit <- f
+  expect_identical(steps$dims, kmreduce:::auto_dims_schedule("sign", 4, 300, 200)[seq_len(nrow(steps))])
+  expect_gte(nrow(steps), 2L)
+  # each size: kmeans_reduced() at that dims with the seed (fresh), and from
+  # the centres of the best partition so far (warm); the better is kept
+  best <- Inf
+  bests <- numeric(0)
+  best_centres <- NULL
+  for (i in seq_len(nrow(steps))) {
+    fresh <- kmeans_reduced(m$x, 4, method = "sign", dims = steps$dims[i], seed = 3)
+    expect_equal(steps$fresh[i], fresh$tot.withinss)
+    run <- fresh
+    if (i == 1L) {
+      expect_true(is.na(steps$warm[i]))
+    } else {
+      warm <- kmeans_reduced(m$x, best_centres, method = "sign", dims = steps$dims[i], seed = 3,
+                             n_init = 1)
+      expect_equal(steps$warm[i], warm$tot.withinss)
+      if (warm$tot.withinss < fresh$tot.withinss) run <- warm
+    }
+    expect_equal(steps$objective[i], run$tot.withinss)
+    if (run$tot.withinss < best) {
+      best <- run$tot.withinss
+      best_centres <- run$centers
+    }
+    bests[i] <- best
+    # it stopped at the first size where the best gained < 1 % over two
+    # doublings, not before
+    done <- i >= 3L && bests[i] >= bests[i - 2L] * 0.99
+    if (i < nrow(steps)) expect_false(done, label = sprintf("stop rule at size %d", i))
   }
-  # the fit is the best step; it stopped at the first doubling that gained < 1 %
-  best <- which.min(steps$objective)
-  expect_identical(fit$dims, steps$dims[best])
+  if (nrow(steps) < 5L) expect_true(done)
+  expect_identical(fit$dims, steps$dims[which.min(steps$objective)])
   expect_equal(fit$tot.withinss, min(steps$objective))
-  gain <- -diff(cummin(steps$objective)) / utils::head(cummin(steps$objective), -1)
-  last <- nrow(steps)
-  if (last < length(kmreduce:::auto_dims_schedule("sign", 4, 300, 200))) {
-    expect_lt(gain[last - 1L], 0.01)
-  }
-  expect_true(all(utils::head(gain, -1) >= 0.01))
   expect_identical(predict(fit, m$x), fit$cluster)
   expect_output(print(summary(fit)), "chosen by dims = \"auto\" \\(tried 8, 16")
   # a looser tolerance stops no later
@@ -400,6 +412,57 @@ test_that("dims = \"auto\" doubles dims until the objective stops improving", {
   expect_error(reduce_dims(m$x, "sign", dims = "auto"), "`dims = \"auto\"` is for kmeans_reduced()")
   expect_error(kmeans_reduced(m$x, 4, dims = "auto", control = list(dims_tol = 2)),
                "`control\\$dims_tol` must be a number in \\[0, 1\\)")
+})
+
+test_that("dims = \"auto\" does not stop at the first size without a gain", {
+  done <- kmreduce:::auto_dims_done
+  # fewer than three sizes never stop it
+  expect_false(done(100, 0.01))
+  expect_false(done(c(100, 100), 0.01))
+  # one doubling without a gain (the best stalls): goes on
+  expect_false(done(c(110, 100, 100), 0.01))
+  # a gain of 5 % over the last two doublings: goes on
+  expect_false(done(c(105, 100, 100), 0.01))
+  # the best stalled at the second size, gained at the third: goes on
+  expect_false(done(c(110, 100, 100, 95), 0.01))
+  # less than 1 % over two doublings: stops
+  expect_true(done(c(110, 100, 99.5, 99.2), 0.01))
+  expect_true(done(c(100, 100, 100), 0.01))
+})
+
+test_that("dims = \"auto\" ends no higher than warm starts alone, on a trap", {
+  skip_on_cran()
+  # Expression-like data: 120 samples, 2000 genes of unequal noise, 6 groups
+  # differing on 100 genes. Warm starts alone (each size Lloyd from the best
+  # partition of the smaller ones, stopping at the first doubling that gains
+  # less than 1 %, the rule before) keep the partition of 12 selected
+  # columns.
+  x <- withr::with_seed(3, {
+    lab <- rep_len(1:6, 120)
+    mu <- matrix(0, 6, 2000)
+    mu[, 1:100] <- matrix(rnorm(600), 6)
+    mu[lab, ] + matrix(rnorm(120 * 2000), 120) * rep(rexp(2000), each = 120)
+  })
+  fit <- kmeans_reduced(x, 6, method = "leverage", dims = "auto", n_init = 3, seed = 2)
+  sched <- kmreduce:::auto_dims_schedule("leverage", 6, 120, 2000)
+  best <- kmeans_reduced(x, 6, method = "leverage", dims = sched[1], n_init = 3, seed = 2)
+  for (dd in sched[-1]) {
+    f <- kmeans_reduced(x, best$centers, method = "leverage", dims = dd, n_init = 3, seed = 2)
+    gained <- f$tot.withinss < best$tot.withinss * 0.99
+    if (f$tot.withinss < best$tot.withinss) best <- f
+    if (!gained) break
+  }
+  expect_lt(fit$tot.withinss, best$tot.withinss)
+})
+
+test_that("dims = \"auto\" is identical for 1 and 2 threads", {
+  m <- make_mixture(n = 400, d = 120, k = 3, sd = 2, sep = 1)
+  f1 <- kmeans_reduced(m$x, 3, dims = "auto", seed = 5, n_threads = 1)
+  f2 <- kmeans_reduced(m$x, 3, dims = "auto", seed = 5, n_threads = 2)
+  cols <- c("dims", "objective", "fresh", "warm")
+  expect_identical(f1$dims_auto[cols], f2$dims_auto[cols])
+  expect_identical(f1$cluster, f2$cluster)
+  expect_identical(f1$centers, f2$centers)
 })
 
 # Squared distances of every row to every centre, by definition.
@@ -669,7 +732,7 @@ best_single_move <- function(x, cl, k) {
 }
 
 test_that("Hartigan's moves lower the objective to a fixed point that no single move improves (brute force)", {
-  set.seed(11)
+  withr::local_seed(11)
   x <- rbind(matrix(rnorm(40 * 3), 40), matrix(rnorm(30 * 3, 2), 30))
   for (k in c(2L, 4L)) {
     cl <- sample(rep_len(seq_len(k), nrow(x)))
