@@ -31,7 +31,7 @@
 #'   `"cssp"`, or the feature extractions `"svd"`, `"rsvd"` (see
 #'   [reduction_methods]).
 #' @param dims Dimensions of the reduced data. Default `min(ncol(x), 10 * k)`
-#'   (`k` for `"svd"` and `"rsvd"`); `"auto"` chooses it from the data (see
+#'   (`30 * k` for `"leverage"`, `k` for `"svd"` and `"rsvd"`); `"auto"` chooses it from the data (see
 #'   [reduction_methods]). Ignored for `"none"`.
 #' @param n_init Number of replicates, each a k-means++ seeding followed by
 #'   Lloyd's iterations; the lowest objective is kept. With `n_init > 1` the

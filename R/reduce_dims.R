@@ -15,7 +15,8 @@
 #' @param method Reduction method (see [reduction_methods]); `"auto"` is
 #'   `"sparse_embedding"` for sparse `x` and `"sign"` for dense `x`.
 #' @param dims Number of dimensions of the reduced data; when `NULL`,
-#'   `min(ncol(x), 10 * k)` (`k` for `"svd"` and `"rsvd"`).
+#'   `min(ncol(x), 10 * k)` (`min(ncol(x), 30 * k)` for `"leverage"`, `k`
+#'   for `"svd"` and `"rsvd"`).
 #' @param k Number of clusters: the rank of the singular subspace used by
 #'   `"leverage"` (required there) and the default of `dims`. Not needed when
 #'   `dims` is given for the other methods.

@@ -155,7 +155,9 @@
 #'
 #' @section Choosing dims:
 #' The number of dimensions of the reduced data. Default
-#' `min(ncol(x), 10 * k)`, and `k` for `"svd"` and `"rsvd"`; at most
+#' `min(ncol(x), 10 * k)`, `min(ncol(x), 30 * k)` for `"leverage"` (its
+#' draws with replacement need more columns than a projection for the same
+#' objective), and `k` for `"svd"` and `"rsvd"`; at most
 #'   `ncol(x)` for the projections and `min(nrow(x), ncol(x))` for `"svd"`,
 #'   `"rsvd"` and `"cssp"`. Ignored for `"none"`.
 #'

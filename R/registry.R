@@ -22,6 +22,10 @@
 #            "big" (bigmemory::big.matrix, read in blocks), "mpi" (mpi_rows())
 method_registry <- function() {
   ten_k <- function(k, d) min(d, 10 * k)
+  # (leverage-score sampling draws with replacement: with 10 k draws it
+  # ended 4-5 % above k-means on all features on gene expression and
+  # digits, with 30 k 1.3-1.8 %, at the same cost of its SVD)
+  thirty_k <- function(k, d) min(d, 30 * k)
   rank_k <- function(k, d) k
   unbounded <- function(n, d) Inf
   features <- function(n, d) d
@@ -43,7 +47,7 @@ method_registry <- function() {
                  features, everywhere),
     sparse_embedding = entry("sparse embedding (CountSketch)", "projection", "E", ten_k,
                              features, everywhere),
-    leverage = entry("leverage-score feature selection", "selection", NULL, ten_k, unbounded,
+    leverage = entry("leverage-score feature selection", "selection", NULL, thirty_k, unbounded,
                      everywhere),
     cssp = entry("two-stage column subset selection", "selection", NULL, ten_k, rank, "memory"),
     svd = entry("SVD extraction (exact)", "extraction", "SV", rank_k, rank, "memory"),

@@ -133,10 +133,10 @@ test_that("weighted Hartigan's moves end where no single row's move lowers the w
   expect_weighted_hartigan_fixed(fit, m$x, w)
   # the default polish where the lowest replicate is confirmed (Hartigan's
   # moves only; they were unweighted there)
-  m <- make_mixture(n = 2000, d = 5, k = 7, sd = 1, sep = 6, seed = 3)
-  w <- withr::with_seed(103, runif(2000, 0.3, 4))
+  m <- make_mixture(n = 2000, d = 5, k = 5, sd = 1, sep = 2, seed = 1)
+  w <- withr::with_seed(101, sample(c(0.2, 5), 2000, replace = TRUE))
   msg <- capture.output(type = "message", {
-    fit <- kmeans_reduced(m$x, 7, method = "none", seed = 11, weights = w, n_init = 6,
+    fit <- kmeans_reduced(m$x, 5, method = "none", seed = 11, weights = w, n_init = 6,
                           verbose = TRUE)
   })
   expect_match(paste(msg, collapse = "\n"), "0 split/merge moves tried")

@@ -45,7 +45,10 @@ test_that("all fields of stats::kmeans are present and computed on the original 
 test_that("default dims follow the documentation", {
   m <- make_mixture(d = 50)
   expect_identical(kmeans_reduced(m$x, 3, method = "sign", seed = 1)$dims, 30L)
-  expect_identical(kmeans_reduced(m$x, 3, method = "leverage", seed = 1)$dims, 30L)
+  expect_identical(kmeans_reduced(m$x, 3, method = "leverage", seed = 1)$dims, 50L)  # min(d, 30 k)
+  m2 <- make_mixture(d = 200)
+  expect_identical(kmeans_reduced(m2$x, 3, method = "leverage", seed = 1)$dims, 90L)
+  expect_identical(kmeans_reduced(m2$x, 3, method = "sign", seed = 1)$dims, 30L)
   expect_identical(kmeans_reduced(m$x, 3, method = "svd", seed = 1)$dims, 3L)
   expect_identical(kmeans_reduced(m$x, 3, method = "none", seed = 1)$dims, 50L)
   expect_identical(kmeans_reduced(m$x[, 1:12], 3, method = "sign", seed = 1)$dims, 12L)
