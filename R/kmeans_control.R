@@ -11,7 +11,7 @@
 #' Each of the `n_init` replicates of [kmeans_reduced()] seeds with greedy
 #' k-means++ (2 + floor(log(k)) candidates drawn with probability
 #' proportional to the squared distance to the nearest centre, the best
-#' kept; or k-means|| with `seeding = "k-means||"`), then runs Lloyd's
+#' kept) or, on tall data at large `k`, k-means|| (see `seeding`), then runs Lloyd's
 #' iterations (Hamerly's bounds skip the rows that cannot move). In the even
 #' replicates (2, 4, ...) a local search follows the seeding
 #' (LocalSearch++, Lattanzi and Sohler 2019): `local_search` times, draw
@@ -59,7 +59,9 @@
 #'   sums and statistics stay in double, and Lloyd ends in double from the
 #'   centres found, so the result is a fixed point of Lloyd in double; near
 #'   ties the search may end in another local optimum. It pays at large `k`.
-#' @param seeding `"k-means++"` (greedy, the default) or `"k-means||"`
+#' @param seeding `"k-means++"` (greedy), `"k-means||"`, or `"auto"` (the
+#'   default): `"k-means||"` when `nrow(x) * k >= 10^6`, where it is faster
+#'   at the same objective, else greedy k-means++. `"k-means||"`
 #'   (Bahmani et al. 2012): a uniform first seed, then `rounds` passes that
 #'   each sample every row with probability `min(1, l D^2 / phi)`
 #'   (`l = oversampling * k`), the candidates weighted by their nearest rows
@@ -165,7 +167,7 @@
 #' fit$tot.withinss
 #' @export
 kmeans_control <- function(tol = 1e-6, keep_reduced = TRUE, block_rows = NULL,
-                           precision = "double", seeding = "k-means++", oversampling = 2,
+                           precision = "double", seeding = "auto", oversampling = 2,
                            rounds = 5L, local_search = NULL, polish = "auto",
                            polish_starts = "auto", tries = 3L, split_rounds = 5L,
                            svd = "randomized", eps = 1 / 3, power_iters = "auto",

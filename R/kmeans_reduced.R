@@ -379,6 +379,15 @@ algorithm_control <- function(control, algorithm) {
   control
 }
 
+# control$seeding as run: "auto" is k-means|| from n k = 10^6 (rows times
+# clusters) up, where its few passes over the rows cost less than greedy
+# k-means++'s two per centre at the same objective (bench/seeding.R), and
+# greedy k-means++ below.
+seeding_name <- function(control, k, n) {
+  if (!identical(control$seeding, "auto")) return(control$seeding)
+  if (as.numeric(n) * k >= 1e6) "k-means||" else "k-means++"
+}
+
 seeding_of <- function(control, k, n_init, method = "none", n = Inf) {
   steps <- if (!is.null(control$local_search)) control$local_search else
     ceiling(k / (2 + floor(log(k))))
@@ -388,7 +397,7 @@ seeding_of <- function(control, k, n_init, method = "none", n = Inf) {
     control$polish
   }
   list(local_search = as.integer(steps),
-       seeding = if (identical(control$seeding, "k-means||")) 1L else 0L,
+       seeding = if (identical(seeding_name(control, k, n), "k-means||")) 1L else 0L,
        oversampling = as.double(control$oversampling),
        rounds = as.integer(control$rounds),
        polish = match(polish, c("none", "hartigan", "split_merge")) - 1L,
@@ -419,7 +428,8 @@ cluster_reduced <- function(src, x, reducer, reduced, k, centers0, n_init, iter_
     !has_distinct_rows_cpp(reduced, k)
   if (collapsed) warn_collapsed(ncol(reduced), k)
   say(verbose, "  k-means on %s x %d, k = %d%s", format(src$n), ncol(reduced), k,
-      if (is.null(centers0)) sprintf(", %d %s replicate%s", n_init, control$seeding,
+      if (is.null(centers0)) sprintf(", %d %s replicate%s", n_init,
+                                     seeding_name(control, k, src$n),
                                      if (n_init == 1L) "" else "s") else
         " from the given centres")
   start <- if (!is.null(centers0)) as.matrix(apply_reducer(reducer, centers0, n_threads))
