@@ -67,7 +67,11 @@
 #'   `size` still counts rows; `weight` holds each cluster's sum of weights.
 #'   With whole weights the fit is that of the rows repeated, except where
 #'   Hartigan's moves (which move a row with all its weight) stop at another
-#'   nearby optimum. Not available for [mpi_rows()] data.
+#'   nearby optimum, and where the choices made by the number of rows
+#'   (`seeding` and `polish_starts` `"auto"`, see [kmeans_control()]) differ
+#'   between the rows and their repetitions: they count rows, so weights
+#'   times a power of two change no bit. Not available for [mpi_rows()]
+#'   data.
 #' @param algorithm `NULL` (the package's pipeline), or the algorithm of
 #'   [stats::kmeans()] with its meaning there: `"Hartigan-Wong"` (Lloyd,
 #'   then Hartigan's single-point moves, also with one replicate), `"Lloyd"`
@@ -435,10 +439,7 @@ cluster_reduced <- function(src, x, reducer, reduced, k, centers0, n_init, iter_
   start <- if (!is.null(centers0)) as.matrix(apply_reducer(reducer, centers0, n_threads))
   km <- source_kmeans(src, reduced, k, start, n_init, iter_max, control$tol, seed,
                       n_threads, verbose, limit, shift,
-                      seeding_of(control, k, n_init, method,
-                                 # (the rows they stand for: a weighted fit
-                                 # polishes as the rows repeated would be)
-                                 if (is.null(src$weights)) as.numeric(src$n) else sum(src$weights)))
+                      seeding_of(control, k, n_init, method, as.numeric(src$n)))
   if (isTRUE(km$invalid)) check_values_later(x)
   if (verbose && isTRUE(km$polish_starts > 0L)) {
     say(verbose, paste0("  split/merge and Hartigan moves from the %d best replicate%s: objective %.7g -> %.7g ",

@@ -693,7 +693,7 @@ test_that("kmeans_reduced() with k-means|| seeding: a Lloyd fixed point, the pla
                        control = list(seeding = "k-means||", oversampling = 4, rounds = 2))
   expect_gt(adjusted_rand_index(fs$cluster, m$truth), 0.95)
   expect_error(kmeans_reduced(m$x, 8, control = list(seeding = "kmeans||")),
-               "`control\\$seeding` must be one of \"k-means\\+\\+\", \"k-means\\|\\|\", not \"kmeans\\|\\|\"")
+               "`control\\$seeding` must be one of \"auto\", \"k-means\\+\\+\", \"k-means\\|\\|\", not \"kmeans\\|\\|\"")
   expect_error(kmeans_reduced(m$x, 8, control = list(oversampling = 0)),
                "`control\\$oversampling` must be a number in \\(0, 1e\\+06\\), not 0")
   expect_error(kmeans_reduced(m$x, 8, control = list(rounds = 0)),
