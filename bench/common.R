@@ -101,8 +101,8 @@ load_bladder <- function() {
 }
 
 # Text: 20 Newsgroups from CRAN lda 1.4.2 (bench/install-peers.sh), train +
-# test, 18774 documents x 61188 words, as tf-idf rows of unit length (sparse).
-load_newsgroups_tfidf <- function() {
+# test documents as word counts (sparse), with their labels.
+load_newsgroups <- function() {
   e <- new.env()
   utils::data(list = c("newsgroup.train.documents", "newsgroup.test.documents",
                        "newsgroup.vocab", "newsgroup.train.labels",
@@ -113,6 +113,12 @@ load_newsgroups_tfidf <- function() {
                             j = unlist(lapply(docs, function(m) m[1L, ])) + 1L,
                             x = as.double(unlist(lapply(docs, function(m) m[2L, ]))),
                             dims = c(length(docs), length(e$newsgroup.vocab)))
+  list(x = x, truth = factor(c(e$newsgroup.train.labels, e$newsgroup.test.labels)))
+}
+
+# The same, 18774 documents x 61188 words, as tf-idf rows of unit length.
+load_newsgroups_tfidf <- function() {
+  x <- load_newsgroups()$x
   x <- x[, Matrix::colSums(x != 0) >= 5]
   x <- x[Matrix::rowSums(x) > 0, ]
   idf <- log(nrow(x) / Matrix::colSums(x != 0))

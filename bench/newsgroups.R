@@ -15,20 +15,6 @@ Sys.setenv(OMP_NUM_THREADS = threads, OPENBLAS_NUM_THREADS = threads)
 python <- if (file.exists("/usr/bin/python3")) "/usr/bin/python3" else "python3"
 if (!requireNamespace("lda", quietly = TRUE)) stop("bench/newsgroups.R needs CRAN lda 1.4.2 (bench/install-peers.sh)")
 
-load_newsgroups <- function() {
-  e <- new.env()
-  utils::data(list = c("newsgroup.train.documents", "newsgroup.test.documents",
-                       "newsgroup.vocab", "newsgroup.train.labels",
-                       "newsgroup.test.labels"), package = "lda", envir = e)
-  docs <- c(e$newsgroup.train.documents, e$newsgroup.test.documents)
-  len <- vapply(docs, ncol, integer(1))
-  x <- Matrix::sparseMatrix(i = rep(seq_along(docs), len),
-                            j = unlist(lapply(docs, function(m) m[1L, ])) + 1L,
-                            x = as.double(unlist(lapply(docs, function(m) m[2L, ]))),
-                            dims = c(length(docs), length(e$newsgroup.vocab)))
-  list(x = x, truth = factor(c(e$newsgroup.train.labels, e$newsgroup.test.labels)))
-}
-
 # Seconds per call: best of `reps` timings of `inner` calls each (the fast
 # steps take milliseconds, below the resolution of one timing).
 best_of <- function(f, reps = 5, inner = 1) {
