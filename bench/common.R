@@ -116,7 +116,8 @@ load_newsgroups <- function() {
   list(x = x, truth = factor(c(e$newsgroup.train.labels, e$newsgroup.test.labels)))
 }
 
-# The same, 18774 documents x 61188 words, as tf-idf rows of unit length.
+# The same (18774 documents x 61188 words; those in at least 5 documents
+# kept) as tf-idf rows of unit length.
 load_newsgroups_tfidf <- function() {
   x <- load_newsgroups()$x
   x <- x[, Matrix::colSums(x != 0) >= 5]
