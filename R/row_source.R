@@ -19,8 +19,9 @@
 # defaults, the methods of "row_source", read the rows in blocks through
 # read_block() (the C++ core calls back for each block: to_cpp_source() ->
 # RBlockSource of src/sources.h), so a new source read in blocks implements
-# the five functions above and nothing else; in-memory and MPI sources
-# override the steps that read rows differently. The registry's `sources`
+# read_block() and describe_source() (n_rows() and n_cols() too when its
+# object has no nrow() and ncol()) and nothing else; in-memory and MPI
+# sources override the steps that read rows differently. The registry's `sources`
 # (R/registry.R) lists the classes a method runs on ("row_source": every
 # source, read in blocks by these defaults).
 #
