@@ -36,7 +36,7 @@ row_source_types <- function() {
     list(is = function(x) inherits(x, "row_source"), new = identity),
     list(is = function(x) inherits(x, "kmreduce_mpi"), new = new_source_mpi),
     list(is = is_big, new = new_source_big),
-    list(is = function(x) methods::is(x, "sparseMatrix"), new = new_source_sparse),
+    list(is = function(x) isS4(x) && methods::is(x, "sparseMatrix"), new = new_source_sparse),
     list(is = function(x) TRUE, new = new_source_matrix)
   ))
 }
