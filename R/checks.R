@@ -100,19 +100,9 @@ check_data <- function(x, arg = "x", big = FALSE, block_rows = NULL, values = TR
       length(x) > 0L) {
     x <- matrix(as.double(x), ncol = 1L, dimnames = list(names(x), NULL))
   }
-  if (inherits(x, "kmreduce_mpi")) {
-    stop_arg(sprintf(paste0("`%s` is a set of distributed rows (mpi_rows()); only kmeans_reduced() ",
-                            "takes them. Give this function a matrix, data frame or sparse Matrix ",
-                            "in memory (for example `%s$x`, this rank's rows)."), arg, arg))
-  }
-  if (is_big(x)) {
-    if (!big) {
-      stop_arg(sprintf(paste0("`%s` is a big.matrix; only kmeans_reduced(), reduce_dims(), ",
-                              "randomized_svd(), kmeans_objective() and predict() read one ",
-                              "in blocks. Give an in-memory matrix here."), arg))
-    }
-    return(check_big_data(x, arg, block_rows_for(x, block_rows), small))
-  }
+  # (rows not in memory check themselves, see check_rows())
+  checked <- check_rows(as_row_source(x), arg, big, block_rows, small)
+  if (!is.null(checked)) return(checked)
   if (is.data.frame(x)) {
     if (ncol(x) == 0L || nrow(x) == 0L) {
       stop_arg(sprintf("`%s` must have at least one row and one column, not a data frame of %d x %d.",
@@ -256,33 +246,7 @@ check_values_later <- function(x, arg = "x") {
 }
 
 check_k <- function(k, x) {
-  if (inherits(x, "kmreduce_mpi")) {
-    if (!is_whole(k) || k < 1 || k > x$n) {
-      stop_arg(sprintf("`k` must be a whole number in [1, %s] (the rows of the distributed matrix), not %s.",
-                       format(x$n), describe(k)))
-    }
-    return(as.integer(k))
-  }
-  n_max <- nrow(x)
-  if (!is_whole(k) || k < 1 || k > n_max) {
-    stop_arg(sprintf("`k` must be a whole number in [1, %d] (the number of rows of `x`), not %s.",
-                     n_max, describe(k)))
-  }
-  if (is_big(x)) {
-    if (k > 1 && !big_has_distinct(x, k, block_rows_for(x))) {
-      stop_arg(sprintf("`k` must be at most the number of distinct rows of `x` (fewer than %s).",
-                       describe(k)))
-    }
-    return(as.integer(k))
-  }
-  if (k > 1 && !has_distinct_rows_cpp(x, k)) {
-    distinct <- distinct_rows_cpp(x)
-    if (k > distinct) {
-      stop_arg(sprintf("`k` must be a whole number in [1, %d] (the number of distinct rows of `x`), not %s.",
-                       as.integer(distinct), describe(k)))
-    }
-  }
-  as.integer(k)
+  check_source_k(as_row_source(x), k)
 }
 
 # Observation weights: NULL, or one finite positive number per row of `x`
@@ -874,37 +838,37 @@ check_memory <- function(bytes, what, advice, entries = 0) {
   invisible(TRUE)
 }
 
-# check_data() for a big.matrix: a numeric type, at least one row and column,
-# finite values of a size whose squared distances stay finite.
+# check_data() for rows read in blocks (a row source, e.g. a big.matrix): at
+# least one row and column, finite values of a size whose squared distances
+# stay finite.
 check_big_data <- function(x, arg, block_rows, small = TRUE) {
-  if (!requireNamespace("bigmemory", quietly = TRUE)) {
-    stop_arg(sprintf("`%s` is a big.matrix but the bigmemory package is not installed.", arg))
-  }
-  if (nrow(x) == 0L || ncol(x) == 0L) {
+  n <- n_rows(x)
+  d <- n_cols(x)
+  if (n == 0L || d == 0L) {
     stop_arg(sprintf("`%s` must have at least one row and one column, not %d x %d.",
-                     arg, nrow(x), ncol(x)))
+                     arg, n, d))
   }
   top <- 0
-  for_row_blocks(x, block_rows, function(block, rows) {
+  for_source_blocks(x, block_rows, function(block, rows) {
     m <- nrow(block)
     top <<- max(top, check_finite_values(block, arg, function(t) {
       sprintf("at row %d, column %d", rows[1L] - 1L + (t - 1L) %% m + 1L, (t - 1L) %/% m + 1L)
-    }, as.numeric(nrow(x)) * ncol(x), small = FALSE))
+    }, as.numeric(n) * d, small = FALSE))
   })
   # (the largest magnitude of all blocks)
   if (small) check_small_values(top, arg)
   x
 }
 
-# TRUE when x has at least k distinct rows (stops reading once it has).
+# TRUE when the row source x has at least k distinct rows (stops reading
+# once it has).
 big_has_distinct <- function(x, k, block_rows) {
   seen <- NULL
   found <- FALSE
-  n <- nrow(x)
+  n <- n_rows(x)
   start <- 1L
   while (!found && start <= n) {
-    rows <- start:min(n, start + block_rows - 1L)
-    block <- x[rows, , drop = FALSE]
+    block <- read_block(x, start, min(n, start + block_rows - 1L))
     seen <- unique(rbind(seen, unique(block)))
     found <- nrow(seen) >= k
     start <- start + block_rows

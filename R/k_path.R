@@ -148,10 +148,11 @@ k_path <- function(x, k = 1:10, method = "auto", dims = NULL, n_init = 10L, B = 
                "Use fewer dimensions (`dims`), or a sample of the rows.")
 
   # One reduction for every k.
-  src <- row_source(x)
+  src <- as_row_source(x)
   t0 <- elapsed()
-  fitted <- reduce_source(fit_source_reducer(src, method, dims, k_max, seed, n_threads, control),
-                          src, n_threads, control$block_rows, 0)
+  fitted <- reduce_source(src, fit_source_reducer(src, method, dims, k_max, seed, n_threads,
+                                                  control),
+                          n_threads, control$block_rows, 0)
   t_reduce <- elapsed() - t0
   # The rows k-means sees (centred): the reduced rows, or x minus its means
   # (a sparse x made dense), in a frame scaled by a power of two (exact):
@@ -219,7 +220,7 @@ k_path <- function(x, k = 1:10, method = "auto", dims = NULL, n_init = 10L, B = 
     logw_star <- matrix(NA_real_, B, length(k))
     for (b in seq_len(B)) {
       ref <- uniform_box_cpp(n, lo, hi, seed, b - 1, n_threads)
-      ref_src <- row_source(ref)
+      ref_src <- as_row_source(ref)
       seed_b <- derive_seed_cpp(seed, b)
       for (i in seq_along(k)) {
         km <- source_kmeans(ref_src, ref, k[i], NULL, n_init_reference, iter_max, control$tol,

@@ -31,7 +31,7 @@ kmeans_objective <- function(x, cluster, normalize = FALSE, block_rows = NULL,
     stop_arg(sprintf("`normalize` must be TRUE or FALSE, not %s.", describe(normalize)))
   }
   weights <- check_weights(weights, nrow(x))
-  st <- source_stats(row_source(x, weights), as.integer(cluster), nlevels(cluster), 1L,
+  st <- source_stats(as_row_source(x, weights), as.integer(cluster), nlevels(cluster), 1L,
                      block_rows)
   obj <- sum(st$withinss)
   if (normalize) obj / st$sumsq else obj

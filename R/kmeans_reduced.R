@@ -163,9 +163,9 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
   # (mpi_agree()) that all passed with the same arguments before any
   # collective step, so a user error stops every rank with the same message
   # instead of leaving the others waiting.
-  on_ranks <- inherits(x, "kmreduce_mpi")
+  src <- as_row_source(x)
   seed_arg <- seed
-  failed <- mpi_try(on_ranks, {
+  failed <- try_checks(src, {
   # The argument names of stats::kmeans(), as aliases.
   if (missing(k) && missing(centers)) {
     stop_arg("`k` (or `centers`, as in stats::kmeans()) must be given.")
@@ -184,50 +184,34 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
   fused <- is.matrix(x) && is.null(oldClass(x)) && is.double(x) && is.numeric(k) && !is.matrix(k) &&
     is.character(method) && length(method) == 1L &&
     method %in% c("none", "sparse_embedding")
-  # (the rows of an MPI rank were checked by mpi_rows())
-  if (!inherits(x, "kmreduce_mpi")) {
-    x <- check_data(x, "x", big = TRUE, block_rows = control$block_rows, values = !fused,
-                    vector_column = TRUE)
-    # (a sparse x far from zero is dense in all but name: see there)
-    x <- dense_if_far_from_zero(x)
-  }
-  src <- row_source(x)
-  if (!is.null(weights)) {
-    if (src$kind == "mpi") {
-      stop_arg(paste0("`weights` are not supported on distributed rows (mpi_rows()); ",
-                      "give NULL, or cluster the rows in one process."))
-    }
-    src$weights <- check_weights(weights, src$n)
-  }
-  if (src$kind == "mpi" && identical(control$algorithm, "MacQueen")) {
-    stop_arg("`algorithm` \"MacQueen\" (online updates, row after row) is not available on distributed rows; use \"Lloyd\" or \"Hartigan-Wong\".")
-  }
+  src <- checked_source(src, control$block_rows, !fused)
+  x <- src$data
+  src <- set_weights(src, weights, control)
   # Labels, norms, distances and bounds: a few numbers per row.
-  check_memory(64 * as.numeric(nrow(src$data)),
-               sprintf("Clustering the %s rows of `x`", format(nrow(src$data))),
+  check_memory(64 * as.numeric(n_local_rows(src)),
+               sprintf("Clustering the %s rows of `x`", format(n_local_rows(src))),
                "Cluster a sample of the rows, then assign the rest with predict().")
   method <- check_method(method)
   centers0 <- NULL
   if (inherits(k, "Matrix")) k <- as.matrix(k)  # sparse initial centres
   if (is.matrix(k) || is.data.frame(k)) {
-    if (src$kind == "mpi") stop_arg("`k` must be a number of clusters on distributed rows, not initial centres.")
-    centers0 <- check_centers(k, x)
+    centers0 <- check_source_centers(src, k)
     k <- nrow(centers0)
   } else {
-    k <- check_k(k, x)
+    k <- check_source_k(src, k)
   }
   # (narrow data: "none", in memory; blocks and MPI rows keep their default)
-  method <- resolve_method(method, src$data, if (src$kind == "memory") k)
-  check_source_method(method, src, control)
-  dims <- check_dims(dims, method, k, src$n, src$d, auto = TRUE)
+  method <- auto_method(src, method, k)
+  check_source_method(src, method, control)
+  dims <- check_dims(dims, method, k, n_rows(src), n_cols(src), auto = TRUE)
   auto <- identical(dims, "auto")
   if (auto) {
-    schedule <- auto_dims_schedule(method, k, src$n, src$d)
+    schedule <- auto_dims_schedule(method, k, n_rows(src), n_cols(src))
     dims <- max(schedule)
   }
   # The reduced rows (for "none" on dense data: the packed copy) and k-means.
-  check_memory(8 * as.numeric(nrow(src$data)) * (dims + 8),
-               sprintf("k-means on the %s x %s reduced data", format(nrow(src$data)), format(dims)),
+  check_memory(8 * as.numeric(n_local_rows(src)) * (dims + 8),
+               sprintf("k-means on the %s x %s reduced data", format(n_local_rows(src)), format(dims)),
                "Use fewer dimensions (`dims`), or cluster a sample of the rows and assign the rest with predict().")
   n_init <- check_whole(n_init, "n_init", 1, 1e6)
   iter_max <- check_whole(iter_max, "iter_max", 1, 1e8)
@@ -240,23 +224,21 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
   seed <- resolve_seed(seed)
   verbose <- check_flag(verbose, "verbose")
   })
-  if (on_ranks) {
-    mpi_agree(x, failed, "kmeans_reduced()", if (is.null(failed)) {
-      c(list(k = k, method = method, dims = dims, n_init = n_init, iter_max = iter_max,
-             n_reductions = n_reductions, refine = refine,
-             seed = if (is.null(seed_arg)) "NULL (drawn on rank 0)" else seed_arg,
-             trace = if (is.null(trace)) "NULL" else trace),
-        stats::setNames(control, paste0("control$", names(control))))
-    })
-    # One seed for all MPI ranks: rank 0's.
-    seed <- mpi_sum(if (src$mpi$rank == 0L) seed else 0)
-    verbose <- verbose && src$mpi$rank == 0L
-  }
+  # (MPI ranks: every rank passed its checks, with the same arguments; one
+  # seed for all, rank 0's)
+  seed <- agree_ranks(src, failed, function() {
+    c(list(k = k, method = method, dims = dims, n_init = n_init, iter_max = iter_max,
+           n_reductions = n_reductions, refine = refine,
+           seed = if (is.null(seed_arg)) "NULL (drawn on rank 0)" else seed_arg,
+           trace = if (is.null(trace)) "NULL" else trace),
+      stats::setNames(control, paste0("control$", names(control))))
+  }, seed, seed_arg)
+  verbose <- verbose && is_lead(src)
   # trace: each iteration printed (a level), or by default a progress line
   # for a long fit in an interactive session (not in knitr, not with verbose)
   level <- if (is.null(trace)) 0L else trace
   line <- is.null(trace) && !verbose && interactive() && !isTRUE(getOption("knitr.in.progress"))
-  if (on_ranks && src$mpi$rank != 0L) {
+  if (!is_lead(src)) {
     level <- 0L
     line <- FALSE
   }
@@ -276,12 +258,13 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
     # Repetition r uses its own seed (the given one for a single reduction).
     seed_r <- if (n_reductions == 1L) seed else derive_seed_cpp(seed, r)
     t0 <- elapsed()
-    say(verbose, "reducing %s x %d: %s to %d dimensions%s", format(src$n), src$d,
+    say(verbose, "reducing %s x %d: %s to %d dimensions%s", format(n_rows(src)), n_cols(src),
         method_label(method), dims,
         if (n_reductions > 1L) sprintf(" (reduction %d of %d)", r, n_reductions) else "")
     limit <- if (fused && r == 1L) max_abs_value(as.numeric(nrow(x)) * ncol(x)) else 0
-    fitted <- reduce_source(fit_source_reducer(src, method, dims, k, seed_r, n_threads, control),
-                            src, n_threads, control$block_rows,
+    fitted <- reduce_source(src, fit_source_reducer(src, method, dims, k, seed_r, n_threads,
+                                                    control),
+                            n_threads, control$block_rows,
                             if (method == "sparse_embedding") limit else 0)
     t_reduce <- t_reduce + (elapsed() - t0)
     say(verbose, "  done in %.3f s", elapsed() - t0)
@@ -313,8 +296,8 @@ auto_dims_fit <- function(src, x, method, schedule, k, centers0, n_init, iter_ma
   t_reduce <- t_cluster <- 0
   for (dims in schedule) {
     t0 <- elapsed()
-    fitted <- reduce_source(fit_source_reducer(src, method, dims, k, seed, n_threads, control),
-                            src, n_threads, control$block_rows, 0)
+    fitted <- reduce_source(src, fit_source_reducer(src, method, dims, k, seed, n_threads, control),
+                            n_threads, control$block_rows, 0)
     t_reduce <- t_reduce + (elapsed() - t0)
     cluster <- function(start, n) {
       suppressWarnings(cluster_reduced(src, x, fitted$reducer, fitted$reduced, k, start, n,
@@ -428,18 +411,17 @@ cluster_reduced <- function(src, x, reducer, reduced, k, centers0, n_init, iter_
   # "none": Lloyd on the rows minus their column means (dense x).
   shift <- if (method == "none") reducer$shift
   # (on distributed rows each rank sees only its own reduced rows)
-  collapsed <- src$kind != "mpi" && method != "none" && k > 1L &&
-    !has_distinct_rows_cpp(reduced, k)
+  collapsed <- method != "none" && reduced_collapsed(src, reduced, k)
   if (collapsed) warn_collapsed(ncol(reduced), k)
-  say(verbose, "  k-means on %s x %d, k = %d%s", format(src$n), ncol(reduced), k,
+  say(verbose, "  k-means on %s x %d, k = %d%s", format(n_rows(src)), ncol(reduced), k,
       if (is.null(centers0)) sprintf(", %d %s replicate%s", n_init,
-                                     seeding_name(control, k, src$n),
+                                     seeding_name(control, k, n_rows(src)),
                                      if (n_init == 1L) "" else "s") else
         " from the given centres")
   start <- if (!is.null(centers0)) as.matrix(apply_reducer(reducer, centers0, n_threads))
   km <- source_kmeans(src, reduced, k, start, n_init, iter_max, control$tol, seed,
                       n_threads, verbose, limit, shift,
-                      seeding_of(control, k, n_init, method, as.numeric(src$n)))
+                      seeding_of(control, k, n_init, method, as.numeric(n_rows(src))))
   if (isTRUE(km$invalid)) check_values_later(x)
   if (verbose && isTRUE(km$polish_starts > 0L)) {
     say(verbose, paste0("  split/merge and Hartigan moves from the %d best replicate%s: objective %.7g -> %.7g ",
@@ -476,7 +458,7 @@ finish_fit <- function(best, src, refine, n_threads, control, verbose, seed, cal
     # Lloyd on the original data from the reduced solution's centres, with
     # the rows minus their grand mean (dense rows; see fit_reducer()).
     t0 <- elapsed()
-    if (!methods::is(src$data, "sparseMatrix")) {
+    if (!sparse_rows(src)) {
       size <- if (is.null(st$weight)) st$size else st$weight
       assignment_shift <- unname(colSums(st$centers * size) / sum(size))
     }
@@ -486,16 +468,16 @@ finish_fit <- function(best, src, refine, n_threads, control, verbose, seed, cal
     km$cluster <- rk$cluster
     objective <- sum(st$withinss)
     assignment_centers <- rk$centers
-    dimnames(assignment_centers) <- list(seq_len(k), colnames(src$data))
+    dimnames(assignment_centers) <- list(seq_len(k), col_names(src))
     t_cluster <- t_cluster + (elapsed() - t0)
     say(verbose, "refined with %d Lloyd iterations on the original data in %.3f s: objective %.7g -> %.7g",
         rk$iter, elapsed() - t0, best$objective, objective)
   }
   cluster <- km$cluster
   # (only when there are names: setting none would copy the labels)
-  if (!is.null(rownames(src$data))) names(cluster) <- rownames(src$data)
+  if (!is.null(row_names(src))) names(cluster) <- row_names(src)
   centers <- st$centers
-  dimnames(centers) <- list(seq_len(k), colnames(src$data))
+  dimnames(centers) <- list(seq_len(k), col_names(src))
   reduced_centers <- km$centers
   dimnames(reduced_centers) <- list(seq_len(k), colnames(best$reduced))
   if (!km$converged) {
@@ -528,9 +510,7 @@ finish_fit <- function(best, src, refine, n_threads, control, verbose, seed, cal
     objective_before_refine = best$objective,
     assignment_centers = assignment_centers,
     assignment_shift = assignment_shift),
-    if (src$kind == "mpi") {
-      list(mpi = unclass(src$mpi)[c("rank", "size", "n", "offset")])
-    },
+    fit_fields(src),
     list(timing = c(reduce = t_reduce, cluster = t_cluster, total = elapsed() - t_start))
   ), class = c("kmeans_reduced", "kmeans"))
 }

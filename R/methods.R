@@ -180,20 +180,14 @@ predict.kmeans_reduced <- function(object, newdata, n_threads = NULL,
   n_threads <- check_n_threads(n_threads)
   k <- if (is.null(object$assignment_centers)) nrow(object$reduced_centers) else
     nrow(object$assignment_centers)
-  if (is_big(newdata)) {
-    # Out of core: block by block.
-    if (ncol(newdata) != object$reducer$n_features) {
-      stop_arg(sprintf("`newdata` must have %d columns (as the data the model was fitted to), not %d.",
-                       object$reducer$n_features, ncol(newdata)))
-    }
-    out <- if (type == "cluster") integer(nrow(newdata)) else matrix(0, nrow(newdata), k)
-    for_row_blocks(newdata, block_rows_for(newdata), function(block, rows) {
-      p <- predict.kmeans_reduced(object, block, n_threads, type = type)
-      if (type == "cluster") out[rows] <<- p else out[rows, ] <<- p
-    })
-    if (type == "distances") colnames(out) <- seq_len(k)
-    return(out)
-  }
+  # (rows not in memory: block by block, source_predict())
+  source_predict(as_row_source(newdata), object, n_threads, type, k, function(rows) {
+    predict_rows(object, rows, n_threads, type, k)
+  })
+}
+
+# predict() of rows in memory (k: the clusters).
+predict_rows <- function(object, newdata, n_threads, type, k) {
   newdata <- check_newdata(newdata, object$reducer, "newdata")
   # Labels, norms and distances: a few numbers per row (k per row for the
   # distances).
@@ -635,14 +629,8 @@ augment.kmeans_reduced <- function(x, data = NULL, newdata = NULL, ...) {
     cluster <- x$cluster
   }
   cluster <- factor(cluster, levels = seq_along(x$size))
-  if (is_big(data)) {
-    # the rows of a big.matrix read into memory: the data frame holds them all
-    check_memory(2 * 8 * as.numeric(nrow(data)) * ncol(data),
-                 sprintf("augment() on the %s x %s big.matrix `%s`", format(nrow(data)),
-                         format(ncol(data)), if (is.null(newdata)) "data" else "newdata"),
-                 "Use predict(fit, newdata), which reads a big.matrix in blocks, for the clusters alone.")
-    data <- data[, , drop = FALSE]
-  }
+  # (rows read in blocks: read into memory, the data frame holds them all)
+  data <- rows_in_memory(as_row_source(data), if (is.null(newdata)) "data" else "newdata")
   if (methods::is(data, "Matrix")) return(augment_sparse(data, cluster))
   out <- as.data.frame(data, stringsAsFactors = FALSE)
   out$.cluster <- cluster

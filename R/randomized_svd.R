@@ -44,10 +44,6 @@ randomized_svd <- function(x, k, oversample = 10L, power_iters = 2L, seed = NULL
   n <- as.numeric(nrow(x))
   d <- as.numeric(ncol(x))
   check_rsvd_memory(n, d, min(k + oversample, n, d), "Use a smaller `k` or `oversample`.")
-  if (is_big(x)) {
-    return(stream_rsvd(x, k, oversample, power_iters, seed, n_threads,
-                       block_rows_for(x, block_rows), center))
-  }
-  randomized_svd_cpp(x, k, oversample, power_iters, seed, n_threads,
-                     if (center) column_means(x, n_threads))
+  source_rsvd(as_row_source(x), k, oversample, power_iters, seed, n_threads,
+              block_rows, center)
 }

@@ -49,9 +49,10 @@ reduce_dims <- function(x, method = "auto", dims = NULL, k = NULL, seed = NULL,
   }
   dims <- check_dims(dims, method, k, nrow(x), ncol(x))
   n_threads <- check_n_threads(n_threads)
-  check_source_method(method, row_source(x), control)
+  src <- as_row_source(x)
+  check_source_method(src, method, control)
   seed <- resolve_seed(seed)
-  reducer <- fit_reducer(x, method, dims, k, seed, n_threads, control)
+  reducer <- fit_reducer(src, method, dims, k, seed, n_threads, control)
   reducer$reduced <- apply_reducer(reducer, x, n_threads, control$block_rows)
   reducer
 }

@@ -11,9 +11,10 @@
 # centred data (principal components), and "none" runs Lloyd on the rows
 # minus their column means (`shift`, in the original space; dense data).
 
-new_reducer <- function(method, dims, seed, x, ...) {
+# (`src`: the row source of the training rows)
+new_reducer <- function(method, dims, seed, src, ...) {
   structure(list(method = method, dims = as.integer(dims), seed = seed,
-                 n_features = ncol(x), feature_names = colnames(x), ...),
+                 n_features = n_cols(src), feature_names = col_names(src), ...),
             class = "kmreduce_reducer")
 }
 
@@ -40,36 +41,18 @@ power_iters_for <- function(power_iters, k, oversample, n, d) {
 # With center = TRUE, of the centred x - 1 colMeans(x)^T (never formed for
 # sparse x: the products subtract the centring term). With observation
 # `weights` w, of diag(sqrt(w)) (x - 1 mu^T), mu the weighted column means:
-# for whole weights, the right singular vectors of the rows repeated.
+# for whole weights, the right singular vectors of the rows repeated. `x`:
+# data or a row source (source_svd() reads its rows).
 top_right_vectors <- function(x, k, how, eps, power_iters, seed, n_threads,
                               block_rows = NULL, center = TRUE, weights = NULL) {
-  power_iters <- power_iters_for(power_iters, k, oversample_for(k, eps), nrow(x), ncol(x))
-  if (is_big(x)) {
-    sv <- stream_rsvd(x, k, oversample_for(k, eps), power_iters, seed,
-                      n_threads, block_rows_for(x, block_rows), center, weights)
-    return(zero_null_directions(list(d = sv$d, v = sv$v), nrow(x), ncol(x)))
-  }
-  mu <- if (center) column_means(x, n_threads, weights) else NULL
-  n <- as.numeric(nrow(x))
-  d <- as.numeric(ncol(x))
-  if (how == "exact") {
-    if (methods::is(x, "dgCMatrix") && 8 * as.numeric(nrow(x)) * ncol(x) > max_dense_bytes()) {
-      stop_arg(sprintf(paste0("`x` is sparse and large (%d x %d): the exact SVD would densify it ",
-                              "(%.1f GB). Use the randomized SVD instead (method = \"rsvd\" or ",
-                              "control = list(svd = \"randomized\"))."),
-                       nrow(x), ncol(x), 8 * as.numeric(nrow(x)) * ncol(x) / 2^30))
-    }
-    check_memory(3 * 8 * n * d, sprintf("The exact SVD of the %s x %s `x`", format(n), format(d)),
-                 "Use the randomized SVD (method = \"rsvd\" or control = list(svd = \"randomized\")).",
-                 entries = n * d)
-    sv <- top_svd_cpp(x, k, mu, weights)
-  } else {
-    oversample <- oversample_for(k, eps)
-    check_rsvd_memory(n, d, min(k + oversample, n, d),
-                      "Use a projection (for example method = \"sparse_embedding\", O(nnz)) or a smaller k or eps.")
-    sv <- randomized_svd_cpp(x, k, oversample, power_iters, seed, n_threads, mu, weights)
-  }
-  zero_null_directions(list(d = sv$d, v = sv$v, center = mu), n, d)
+  src <- as_row_source(x)
+  n <- as.numeric(n_rows(src))
+  d <- as.numeric(n_cols(src))
+  oversample <- oversample_for(k, eps)
+  power_iters <- power_iters_for(power_iters, k, oversample, n, d)
+  sv <- source_svd(src, k, how, oversample, power_iters, seed, n_threads, block_rows, center,
+                   weights)
+  zero_null_directions(sv, n, d)
 }
 
 # The singular vectors of singular value 0 (to rounding: at most
@@ -98,66 +81,69 @@ column_means <- function(x, n_threads = 1L, weights = NULL) {
 # Largest dense copy an exact SVD of sparse data may make (4 GB).
 max_dense_bytes <- function() 4 * 2^30
 
-selected_features <- function(x, index, scale) {
+selected_features <- function(src, index, scale) {
+  names <- col_names(src)
   data.frame(
     index = index,
-    name = if (is.null(colnames(x))) paste0("V", index) else colnames(x)[index],
+    name = if (is.null(names)) paste0("V", index) else names[index],
     scale = scale,
     stringsAsFactors = FALSE
   )
 }
 
-# With observation `weights` (one per row), the SVD-based methods decompose
-# the weighted centred rows (top_right_vectors()).
-fit_reducer <- function(x, method, dims, k, seed, n_threads, control, weights = NULL) {
+# The reducer of `method` fitted to the rows of the row source `src` (with
+# observation `weights`, one per row, the SVD-based methods decompose the
+# weighted centred rows, top_right_vectors()).
+fit_reducer <- function(src, method, dims, k, seed, n_threads, control, weights = NULL) {
+  n <- n_rows(src)
+  d <- n_cols(src)
   if (method == "none") {
-    # Lloyd on the rows minus their column means (dense in-memory x; the
-    # zeros of sparse x stay zeros), estimated from at most 256 rows spread
-    # over x: any point near the data does, and a full pass (or a large
-    # sample) would cost as much as a Lloyd iteration.
-    rows <- unique(round(seq(1, nrow(x), length.out = min(nrow(x), 256))))
-    return(new_reducer("none", ncol(x), seed, x,
-                       shift = if (is.matrix(x)) column_means(x[rows, , drop = FALSE])))
+    # Lloyd on the rows minus a point near them (dense rows; the zeros of
+    # sparse rows stay zeros): none_shift().
+    return(new_reducer("none", d, seed, src, shift = none_shift(src)))
   }
   if (method == "fjlt") {
-    q <- fjlt_density(nrow(x), ncol(x), control$fjlt_density)
+    # (q from the rows of all sources, so every MPI rank maps with the same
+    # matrix)
+    q <- fjlt_density(n, d, control$fjlt_density)
     # P's non-zeros are held while mapping
-    check_fjlt_memory(nrow(x), ncol(x), dims, q)
-    return(new_reducer(method, dims, seed, x, density = q))
+    check_fjlt_memory(n_local_rows(src), d, dims, q)
+    return(new_reducer(method, dims, seed, src, density = q))
   }
-  if (method %in% projection_methods()) return(new_reducer(method, dims, seed, x))
+  if (method %in% projection_methods()) return(new_reducer(method, dims, seed, src))
   switch(method,
     leverage = {
       # Algorithm 1 of Boutsidis et al. (2015); Boutsidis, Mahoney and
       # Drineas (2009). Scores from the top-k right singular vectors.
-      k_svd <- min(k, nrow(x), ncol(x))
-      sv <- top_right_vectors(x, k_svd, control$svd, control$eps, control$power_iters,
+      k_svd <- min(k, n, d)
+      sv <- top_right_vectors(src, k_svd, control$svd, control$eps, control$power_iters,
                               seed, n_threads, control$block_rows, weights = weights)
-      leverage_reducer(x, sv, k_svd, dims, seed, control)
+      leverage_reducer(src, sv, k_svd, dims, seed, control)
     },
     cssp = {
       # Two-stage column subset selection (Boutsidis, Mahoney and Drineas
       # 2008) with its rank parameter equal to dims.
-      sv <- top_right_vectors(x, dims, control$svd, control$eps, control$power_iters,
+      sv <- top_right_vectors(src, dims, control$svd, control$eps, control$power_iters,
                               seed, n_threads, weights = weights)
       c_keep <- if (is.null(control$c)) 2 * dims * max(1, log(dims)) else control$c
       spectral <- control$residual == "spectral"
       if (spectral) {
-        check_memory(8 * 2 * as.numeric(ncol(x))^2,
+        check_memory(8 * 2 * as.numeric(d)^2,
                      sprintf("The spectral residual of CSSP (a %s x %s Gram matrix)",
-                             format(ncol(x)), format(ncol(x))),
+                             format(d), format(d)),
                      "Use control = list(residual = \"frobenius\").")
       }
-      res <- cssp_cpp(x, sv$v, c_keep, control$repeats, seed, n_threads, sv$center, spectral,
+      # (in memory only: the registry's sources)
+      res <- cssp_cpp(to_cpp_source(src), sv$v, c_keep, control$repeats, seed, n_threads, sv$center, spectral,
                       if (control$qr == "strong") strong_rrqr_f() else 0, weights)
       scores <- res$prob
-      names(scores) <- colnames(x)
-      new_reducer("cssp", dims, seed, x,
+      names(scores) <- col_names(src)
+      new_reducer("cssp", dims, seed, src,
                   # (in column order: the pivot order among columns of
                   # equal norm is rounding, and k-means on the columns
                   # permuted is not bit for bit the same; dims = ncol(x)
                   # made the fit depend on the data's units)
-                  features = selected_features(x, sort(res$index), rep(1, dims)),
+                  features = selected_features(src, sort(res$index), rep(1, dims)),
                   scores = scores, singular_values = sv$d,
                   residual = res$residual, residual_norm = control$residual, qr = control$qr,
                   # (centred data of norm 0, all rows equal: nothing is left
@@ -168,10 +154,10 @@ fit_reducer <- function(x, method, dims, k, seed, n_threads, control, weights = 
     rsvd = {
       # C = A V_dims: exact SVD (Drineas et al. 1999), or Algorithm 3 of
       # Boutsidis et al. (2015) with the randomized FastFrobeniusSVD.
-      sv <- top_right_vectors(x, dims, if (method == "svd") "exact" else "randomized",
+      sv <- top_right_vectors(src, dims, if (method == "svd") "exact" else "randomized",
                               control$eps, control$power_iters, seed, n_threads,
                               control$block_rows, weights = weights)
-      rotation_reducer(x, method, dims, sv, seed)
+      rotation_reducer(src, method, dims, sv, seed)
     },
     stop_arg(sprintf("unknown method \"%s\".", method))
   )
@@ -197,7 +183,7 @@ fjlt_density <- function(n, d, given = NULL) {
 # Algorithm 1 of Boutsidis et al. (2015); Boutsidis, Mahoney and Drineas
 # (2009): scores from the top-k right singular vectors sv$v, dims columns
 # drawn (or the top ones) and rescaled.
-leverage_reducer <- function(x, sv, k_svd, dims, seed, control) {
+leverage_reducer <- function(src, sv, k_svd, dims, seed, control) {
   scores <- rowSums(sv$v^2) / k_svd
   if (!(sum(scores) > 0)) {
     stop_arg("`x` has no nonzero singular value: leverage scores are undefined (all data are zero).")
@@ -210,17 +196,17 @@ leverage_reducer <- function(x, sv, k_svd, dims, seed, control) {
   } else {
     leverage_sample_cpp(p, dims, seed)
   }
-  names(scores) <- colnames(x)
-  new_reducer("leverage", length(index), seed, x,
-              features = selected_features(x, index, 1 / sqrt(length(index) * p[index])),
+  names(scores) <- col_names(src)
+  new_reducer("leverage", length(index), seed, src,
+              features = selected_features(src, index, 1 / sqrt(length(index) * p[index])),
               scores = scores, singular_values = sv$d)
 }
 
 # C = A V_dims (svd, rsvd).
-rotation_reducer <- function(x, method, dims, sv, seed) {
+rotation_reducer <- function(src, method, dims, sv, seed) {
   rotation <- sv$v
-  dimnames(rotation) <- list(colnames(x), paste0(column_prefix(method), seq_len(dims)))
-  new_reducer(method, dims, seed, x, rotation = rotation, singular_values = sv$d)
+  dimnames(rotation) <- list(col_names(src), paste0(column_prefix(method), seq_len(dims)))
+  new_reducer(method, dims, seed, src, rotation = rotation, singular_values = sv$d)
 }
 
 # The rows of x mapped by the reducer, minus reducer$shift: NULL (reducers
@@ -233,14 +219,18 @@ apply_reducer <- function(reducer, x, n_threads = 1L, block_rows = NULL, limit =
                           weights = NULL) {
   method <- reducer$method
   if (method == "none") return(x)
+  src <- as_row_source(x)
   if (method == "fjlt") {
-    check_fjlt_memory(nrow(x), reducer$n_features, reducer$dims, reducer$density)
+    check_fjlt_memory(n_local_rows(src), reducer$n_features, reducer$dims, reducer$density)
   } else {
-    check_reduced_memory(nrow(x), reducer$dims)
+    check_reduced_memory(n_local_rows(src), reducer$dims)
   }
-  if (is_big(x)) {
-    return(stream_reduce(reducer, x, block_rows_for(x, block_rows), n_threads, weights))
-  }
+  source_apply_reducer(src, reducer, n_threads, block_rows, limit, weights)
+}
+
+# apply_reducer() of rows in memory (a matrix or dgCMatrix x).
+map_rows <- function(reducer, x, n_threads, limit, weights) {
+  method <- reducer$method
   shift <- reducer$shift
   out <- if (method == "sign") {
     sign_project_cpp(x, reducer$dims, reducer$seed, sign_algorithm("auto", x), n_threads, shift,
@@ -279,20 +269,22 @@ reduce_training <- function(reducer, x, n_threads = 1L, block_rows = NULL, limit
   list(reducer = reducer, reduced = reduced)
 }
 
-# As apply_reducer(): with reducer$shift = numeric(0), the column means of
-# all the reduced rows are subtracted and returned as attribute "shift".
-stream_reduce <- function(reducer, x, block_rows, n_threads, weights = NULL) {
+# As apply_reducer() for the row source `src`, read in blocks: each block
+# reduced on its own (the same numbers as in memory: the kernels work row by
+# row). With reducer$shift = numeric(0), the column means of all the reduced
+# rows are subtracted and returned as attribute "shift".
+stream_reduce <- function(reducer, src, block_rows, n_threads, weights = NULL) {
   out <- NULL
   fit_shift <- length(reducer$shift) == 0L && !is.null(reducer$shift)
   if (fit_shift) reducer$shift <- NULL
-  for_row_blocks(x, block_rows, function(block, rows) {
-    r <- apply_reducer(reducer, block, n_threads)
+  for_source_blocks(src, block_rows, function(block, rows) {
+    r <- map_rows(reducer, block, n_threads, 0, NULL)
     if (is.null(out)) {
-      out <<- matrix(0, nrow(x), ncol(r), dimnames = list(NULL, colnames(r)))
+      out <<- matrix(0, n_rows(src), ncol(r), dimnames = list(NULL, colnames(r)))
     }
     out[rows, ] <<- r
   })
-  rownames(out) <- rownames(x)
+  rownames(out) <- row_names(src)
   if (fit_shift) {
     # Centred block by block (no second copy of the reduced rows), with the
     # column means of apply_shift() (src/reduce.cpp).

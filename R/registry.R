@@ -18,8 +18,10 @@
 #            they are); leverage-score sampling draws dims columns with
 #            replacement, as the papers' r, so dims may exceed d there
 #   colour   its colour in every plot that compares methods (dims_path())
-#   sources  where it runs: "memory" (matrix, data frame, sparse Matrix),
-#            "big" (bigmemory::big.matrix, read in blocks), "mpi" (mpi_rows())
+#   sources  the row-source classes it runs on (R/row_source.R; a source
+#            inherits its parent classes'): "source_matrix" (in memory: matrix,
+#            data frame, sparse Matrix), "row_source" (every source, read in
+#            blocks: a big.matrix), "source_mpi" (mpi_rows())
 method_registry <- function() {
   ten_k <- function(k, d) min(d, 10 * k)
   # (leverage-score sampling draws with replacement: with 10 k draws it
@@ -30,14 +32,15 @@ method_registry <- function() {
   unbounded <- function(n, d) Inf
   features <- function(n, d) d
   rank <- function(n, d) min(n, d)
-  everywhere <- c("memory", "big", "mpi")
+  everywhere <- c("source_matrix", "row_source", "source_mpi")
+  memory <- "source_matrix"
   entry <- function(label, family, prefix, default, upper, sources) {
     list(label = label, family = family, prefix = prefix, default = default,
          upper = upper, sources = sources)
   }
   reg <- list(
     none = entry("none (original features)", "none", NULL,
-                 function(k, d) d, function(n, d) d, c("memory", "mpi")),
+                 function(k, d) d, function(n, d) d, c(memory, "source_mpi")),
     sign = entry("random sign projection", "projection", "S", ten_k, features, everywhere),
     gaussian = entry("Gaussian random projection", "projection", "G", ten_k, features,
                      everywhere),
@@ -49,8 +52,8 @@ method_registry <- function() {
                              features, everywhere),
     leverage = entry("leverage-score feature selection", "selection", NULL, thirty_k, unbounded,
                      everywhere),
-    cssp = entry("two-stage column subset selection", "selection", NULL, ten_k, rank, "memory"),
-    svd = entry("SVD extraction (exact)", "extraction", "SV", rank_k, rank, "memory"),
+    cssp = entry("two-stage column subset selection", "selection", NULL, ten_k, rank, memory),
+    svd = entry("SVD extraction (exact)", "extraction", "SV", rank_k, rank, memory),
     rsvd = entry("SVD extraction (randomized)", "extraction", "RSV", rank_k, rank, everywhere),
     fjlt = entry("fast Johnson-Lindenstrauss transform (FJLT)", "projection", "F", ten_k,
                  features, everywhere)
@@ -61,11 +64,12 @@ method_registry <- function() {
   reg
 }
 
-# Names of the methods of a family and / or a source (all when NULL).
+# Names of the methods of a family and / or a source (all when NULL;
+# `source`: the class of a row source, with its parents).
 registered_methods <- function(family = NULL, source = NULL) {
   reg <- method_registry()
   keep <- vapply(reg, function(e) {
-    (is.null(family) || e$family %in% family) && (is.null(source) || source %in% e$sources)
+    (is.null(family) || e$family %in% family) && (is.null(source) || any(source %in% e$sources))
   }, logical(1))
   names(reg)[keep]
 }

@@ -25,7 +25,7 @@ test_that("kmeans_reduced() on 2 MPI ranks equals one process on the stacked row
   if (!file.exists(out)) fail(paste(c("mpirun wrote no result:", log), collapse = "\n"))
   res <- readRDS(out)
   # every method the registry runs on MPI, then sparse rows and refine
-  mpi_methods <- kmreduce:::registered_methods(source = "mpi")
+  mpi_methods <- kmreduce:::registered_methods(source = c("source_mpi", "row_source"))
   expect_named(res, c(mpi_methods, "sparse/sparse_embedding", "sparse/none", "refine",
                       "n_reductions", "k-means||", "single", "single/gaussian", "awkward/none",
                       "awkward/refine"))
@@ -42,7 +42,7 @@ test_that("kmeans_reduced() on 2 MPI ranks equals one process on the stacked row
   # Projections and the original rows: the very same labels (single precision
   # too: each rank scales its rows by its own power of two, which changes no
   # rounding).
-  for (m in c("none", kmreduce:::registered_methods("projection", "mpi"), "sparse/none",
+  for (m in c("none", kmreduce:::registered_methods("projection", c("source_mpi", "row_source")), "sparse/none",
               "n_reductions", "k-means||", "single", "single/gaussian", "awkward/none",
               "awkward/refine")) {
     expect_true(res[[m]]$identical_labels, info = m)

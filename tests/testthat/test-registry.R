@@ -8,8 +8,9 @@ test_that("every registered method has a complete entry", {
     e <- reg[[m]]
     expect_true(is.character(e$label) && nzchar(e$label), label = m)
     expect_true(e$family %in% c("none", "projection", "selection", "extraction"), label = m)
-    expect_true(all(e$sources %in% c("memory", "big", "mpi")) && "memory" %in% e$sources,
-                label = m)
+    # (row-source classes: in memory, every source read in blocks, MPI rows)
+    expect_true(all(e$sources %in% c("source_matrix", "row_source", "source_mpi")) &&
+                  "source_matrix" %in% e$sources, label = m)
     expect_true(is.function(e$default) && is.function(e$upper), label = m)
     expect_lte(kmreduce:::method_dims_default(m, 3, 100, 40),
                kmreduce:::method_dims_upper(m, 100, 40))
@@ -54,7 +55,7 @@ test_that("each method runs on every source its entry lists, and is refused on t
   skip_if_not_installed("bigmemory")
   b <- bigmemory::as.big.matrix(m$x)
   for (method in c("none", all_methods)) {
-    if ("big" %in% kmreduce:::method_info(method)$sources) {
+    if (any(class(kmreduce:::as_row_source(b)) %in% kmreduce:::method_info(method)$sources)) {
       fit <- kmeans_reduced(b, 3, method = method, seed = 1, n_init = 1)
       expect_identical(length(fit$cluster), 90L, label = method)
     } else {

@@ -40,7 +40,7 @@ from <- as.integer(a[1]); to <- as.integer(a[2]); seed <- as.integer(a[3])
 progress <- a[4]; out <- a[5]; keep <- a[6]
 methods_all <- c("none", names(kmreduce:::method_registry()))
 methods_all <- unique(setdiff(methods_all, "auto"))
-big_methods <- if (has_big) kmreduce:::registered_methods(source = "big") else character(0)
+big_methods <- if (has_big) kmreduce:::registered_methods(source = c("source_big", "row_source")) else character(0)
 
 gen_data <- function() {
   n <- sample(c(12, 40, 120, 300), 1L)

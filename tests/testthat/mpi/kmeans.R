@@ -34,7 +34,7 @@ run <- function(label, data, local, method, dims = 8, ...) {
     ranks_agree = centres_spread == 0,
     local_rows = length(fit$cluster) == length(rows))
 }
-for (m in kmreduce:::registered_methods(source = "mpi")) {
+for (m in kmreduce:::registered_methods(source = c("source_mpi", "row_source"))) {
   run(m, x, x[rows, ], m)
 }
 run("sparse/sparse_embedding", xs, xs[rows, ], "sparse_embedding")

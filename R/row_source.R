@@ -1,0 +1,364 @@
+# Row sources: where kmeans_reduced() reads its rows. One pipeline, one S3
+# class per source, one file each:
+#
+#   source_matrix  a dense matrix or data frame in memory (R/source_matrix.R)
+#   source_sparse  a dgCMatrix in memory (R/source_sparse.R; a source_matrix)
+#   source_big     a bigmemory::big.matrix, read in blocks (R/source_big.R)
+#   source_mpi     mpi_rows(): each MPI rank holds some rows (R/source_mpi.R)
+#
+# Every source is a list with `data` (the object as given) and `weights`
+# (NULL or one per row, set by set_weights()), of class c(<its class>,
+# "row_source"). The interface a source implements:
+#
+#   n_rows(src), n_cols(src)   the rows (of all ranks) and the columns
+#   read_block(src, first, last)  rows first..last as a double matrix
+#   to_cpp_source(src)         what the C++ core reads the rows through
+#   describe_source(src)       a phrase for messages ("a big.matrix")
+#
+# and the pipeline steps that read rows are generics too (below). Their
+# defaults, the methods of "row_source", read the rows in blocks through
+# read_block() (the C++ core calls back for each block: to_cpp_source() ->
+# RBlockSource of src/sources.h), so a new source read in blocks implements
+# read_block() and describe_source() (n_rows() and n_cols() too when its
+# object has no nrow() and ncol()) and nothing else; in-memory and MPI
+# sources override the steps that read rows differently. The registry's `sources`
+# (R/registry.R) lists the classes a method runs on ("row_source": every
+# source, read in blocks by these defaults).
+#
+# A new source: one file with its constructor and methods, and one line in
+# row_source_types() below.
+
+# The sources as_row_source() tries, in order: a test on the object and the
+# constructor of its source. The last entry takes everything else as
+# in-memory data (whose checks, check_data(), then say what is wrong).
+row_source_types <- function() {
+  c(registered_sources$types, list(
+    list(is = function(x) inherits(x, "row_source"), new = identity),
+    list(is = function(x) inherits(x, "kmreduce_mpi"), new = new_source_mpi),
+    list(is = is_big, new = new_source_big),
+    list(is = function(x) isS4(x) && methods::is(x, "sparseMatrix"), new = new_source_sparse),
+    list(is = function(x) TRUE, new = new_source_matrix)
+  ))
+}
+
+# Sources registered at run time (before the package's own; a test's toy
+# source): register_row_source(test, constructor).
+registered_sources <- new.env(parent = emptyenv())
+registered_sources$types <- list()
+
+register_row_source <- function(is, new) {
+  registered_sources$types <- c(list(list(is = is, new = new)), registered_sources$types)
+  invisible(NULL)
+}
+
+# The row source of `x` (a given `weights` already checked).
+as_row_source <- function(x, weights = NULL) {
+  for (type in row_source_types()) {
+    if (isTRUE(type$is(x))) {
+      src <- type$new(x)
+      if (!is.null(weights)) src$weights <- weights
+      return(src)
+    }
+  }
+}
+
+# The common constructor: `data` as given, no weights.
+new_row_source <- function(data, class, ...) {
+  structure(list(data = data, weights = NULL, ...), class = c(class, "row_source"))
+}
+
+## The interface ------------------------------------------------------------
+
+n_rows <- function(src) UseMethod("n_rows")
+n_cols <- function(src) UseMethod("n_cols")
+read_block <- function(src, first, last) UseMethod("read_block")
+to_cpp_source <- function(src) UseMethod("to_cpp_source")
+describe_source <- function(src) UseMethod("describe_source")
+
+n_rows.row_source <- function(src) nrow(src$data)
+n_cols.row_source <- function(src) ncol(src$data)
+describe_source.row_source <- function(src) sprintf("a %s", class(src$data)[1L])
+
+# The rows this process holds (all of them but on MPI ranks): what the
+# memory checks count.
+n_local_rows <- function(src) UseMethod("n_local_rows")
+n_local_rows.row_source <- function(src) n_rows(src)
+
+# Row and column names (NULL: none).
+dim_names <- function(src) UseMethod("dim_names")
+dim_names.row_source <- function(src) {
+  dn <- dimnames(src$data)
+  list(dn[[1L]], dn[[2L]])
+}
+col_names <- function(src) dim_names(src)[[2L]]
+row_names <- function(src) dim_names(src)[[1L]]
+
+# Sparse rows (zeros stay zeros: no shift of the rows in Lloyd's distances).
+sparse_rows <- function(src) UseMethod("sparse_rows")
+sparse_rows.row_source <- function(src) FALSE
+
+# The C++ core's row source of blocks: the reader it calls for rows
+# first..last (on R's main thread, between parallel loops), the rows and the
+# columns.
+to_cpp_source.row_source <- function(src) {
+  list(read = function(first, last) read_block(src, first, last), n = n_rows(src),
+       d = n_cols(src))
+}
+
+# Rows per block: about 64 MB of doubles unless given (block_rows_for()).
+source_block_rows <- function(src, block_rows = NULL) {
+  n <- n_rows(src)
+  if (!is.null(block_rows)) return(as.integer(min(block_rows, n)))
+  as.integer(max(1, min(n, floor(2^26 / (8 * n_cols(src))))))
+}
+
+# Calls f(block, rows) for consecutive blocks of rows of the source.
+for_source_blocks <- function(src, block_rows, f) {
+  n <- n_rows(src)
+  start <- 1L
+  while (start <= n) {
+    last <- min(n, start + block_rows - 1L)
+    f(read_block(src, start, last), start:last)
+    start <- start + block_rows
+  }
+  invisible(NULL)
+}
+
+## Checks -------------------------------------------------------------------
+
+# check_data() of the source's rows: the checked data, or NULL for data that
+# check_data() checks itself (in memory). `big`: whether the caller reads
+# rows in blocks. Default: values in blocks (finite, small enough).
+check_rows <- function(src, arg, big, block_rows, small) UseMethod("check_rows")
+check_rows.row_source <- function(src, arg, big, block_rows, small) {
+  if (!big) {
+    stop_arg(sprintf(paste0("`%s` is %s; only kmeans_reduced(), reduce_dims(), ",
+                            "randomized_svd(), kmeans_objective() and predict() read one ",
+                            "in blocks. Give an in-memory matrix here."), arg, describe_source(src)))
+  }
+  check_big_data(src, arg, source_block_rows(src, block_rows), small)
+  src$data
+}
+
+# The source of checked rows (kmeans_reduced()): check_data() of the data
+# (values = FALSE: checked later by the kernels), a sparse matrix far from
+# zero made dense (dense_if_far_from_zero()).
+checked_source <- function(src, block_rows, values) UseMethod("checked_source")
+checked_source.row_source <- function(src, block_rows, values) {
+  x <- check_data(src$data, "x", big = TRUE, block_rows = block_rows, values = values,
+                  vector_column = TRUE)
+  as_row_source(dense_if_far_from_zero(x))
+}
+
+# `k` as a number of clusters: a whole number, at most the distinct rows.
+check_source_k <- function(src, k) UseMethod("check_source_k")
+check_source_k.row_source <- function(src, k) {
+  n_max <- n_rows(src)
+  if (!is_whole(k) || k < 1 || k > n_max) {
+    stop_arg(sprintf("`k` must be a whole number in [1, %d] (the number of rows of `x`), not %s.",
+                     n_max, describe(k)))
+  }
+  if (k > 1 && !big_has_distinct(src, k, source_block_rows(src))) {
+    stop_arg(sprintf("`k` must be at most the number of distinct rows of `x` (fewer than %s).",
+                     describe(k)))
+  }
+  as.integer(k)
+}
+
+# `k` given as initial centres (a matrix): checked against the rows.
+check_source_centers <- function(src, centers) UseMethod("check_source_centers")
+check_source_centers.row_source <- function(src, centers) check_centers(centers, src$data)
+
+# What kmeans_reduced()'s options need of the source: the observation
+# weights (checked, one per row) and control$algorithm.
+set_weights <- function(src, weights, control) UseMethod("set_weights")
+set_weights.row_source <- function(src, weights, control) {
+  if (!is.null(weights)) src$weights <- check_weights(weights, n_rows(src))
+  src
+}
+
+# method = "auto" for this source (narrow data in memory: "none").
+auto_method <- function(src, method, k) UseMethod("auto_method")
+auto_method.row_source <- function(src, method, k) resolve_method(method, src$data)
+
+# Is `method` available for this source (the registry's `sources`)?
+check_source_method <- function(src, method, control) UseMethod("check_source_method")
+check_source_method.row_source <- function(src, method, control) {
+  where <- sprintf("%s `x`", describe_source(src))
+  method_unavailable(src, method, sprintf("needs the whole matrix in memory; %s works with", where))
+  check_exact_svd(method, control, where)
+}
+
+method_unavailable <- function(src, method, phrase) {
+  ok <- registered_methods(source = class(src))
+  if (!(method %in% ok)) {
+    stop_arg(sprintf("`method` \"%s\" %s %s.", method, phrase,
+                     paste0("\"", ok, "\"", collapse = ", ")))
+  }
+  invisible(TRUE)
+}
+
+check_exact_svd <- function(method, control, where) {
+  if (method == "leverage" && control$svd == "exact") {
+    stop_arg(sprintf("`control$svd` = \"exact\" needs the whole matrix in memory; use \"randomized\" with %s.",
+                     where))
+  }
+  invisible(TRUE)
+}
+
+## The ranks of a collective call (one process: nothing to agree) ---------
+
+# Runs the argument checks `expr`: on MPI ranks an error is returned for
+# agree_ranks(), elsewhere raised at once (mpi_try()).
+try_checks <- function(src, expr) UseMethod("try_checks")
+try_checks.row_source <- function(src, expr) mpi_try(FALSE, expr)
+
+# After the checks: every rank agrees they passed with the same `args` (a
+# function giving the named list); returns the seed every process uses.
+agree_ranks <- function(src, failed, args, seed, seed_arg) UseMethod("agree_ranks")
+agree_ranks.row_source <- function(src, failed, args, seed, seed_arg) seed
+
+# Does this process report (verbose, trace)?
+is_lead <- function(src) UseMethod("is_lead")
+is_lead.row_source <- function(src) TRUE
+
+# Fields the fit carries for this source.
+fit_fields <- function(src) UseMethod("fit_fields")
+fit_fields.row_source <- function(src) NULL
+
+## The pipeline steps that read rows ----------------------------------------
+
+# Step 3: the reducer of `method` fitted to the rows (fit_reducer()).
+fit_source_reducer <- function(src, method, dims, k, seed, n_threads, control) {
+  fit_reducer(src, method, dims, k, seed, n_threads, control, src$weights)
+}
+
+# The top right singular vectors of the (centred, weighted) rows, as
+# top_right_vectors() takes them: `how` "exact" or "randomized".
+source_svd <- function(src, k, how, oversample, power_iters, seed, n_threads, block_rows,
+                       center, weights) {
+  UseMethod("source_svd")
+}
+source_svd.row_source <- function(src, k, how, oversample, power_iters, seed, n_threads,
+                                  block_rows, center, weights) {
+  sv <- source_rsvd(src, k, oversample, power_iters, seed, n_threads, block_rows, center,
+                    weights)
+  list(d = sv$d, v = sv$v)
+}
+
+# The randomized SVD of the rows (randomized_svd()): d, u and v. Default:
+# its products taken block by block (randomized_svd_blocks() of rsvd.hpp:
+# the same test matrix and steps as in memory, equal to rounding).
+source_rsvd <- function(src, k, oversample, power_iters, seed, n_threads, block_rows, center,
+                        weights = NULL) {
+  UseMethod("source_rsvd")
+}
+source_rsvd.row_source <- function(src, k, oversample, power_iters, seed, n_threads, block_rows,
+                                   center, weights = NULL) {
+  cpp_rsvd_blocks(to_cpp_source(src), source_block_rows(src, block_rows), k, oversample,
+                  power_iters, seed, n_threads, center, weights)
+}
+
+# The shift of method "none": the rows minus it in Lloyd's distances
+# (fit_reducer()); NULL: none.
+none_shift <- function(src) UseMethod("none_shift")
+none_shift.row_source <- function(src) NULL
+
+# Step 4: the rows mapped by the reducer (apply_reducer()).
+source_apply_reducer <- function(src, reducer, n_threads, block_rows, limit, weights) {
+  UseMethod("source_apply_reducer")
+}
+source_apply_reducer.row_source <- function(src, reducer, n_threads, block_rows, limit, weights) {
+  stream_reduce(reducer, src, source_block_rows(src, block_rows), n_threads, weights)
+}
+
+# Step 4 for the fit: the reduced rows, centred by the column means of all
+# the rows; list(reducer, reduced) (reduce_training()).
+reduce_source <- function(src, reducer, n_threads, block_rows, limit) {
+  UseMethod("reduce_source")
+}
+reduce_source.row_source <- function(src, reducer, n_threads, block_rows, limit) {
+  # ("none": the rows themselves, which are in memory where "none" runs)
+  if (reducer$method == "none") return(list(reducer = reducer, reduced = src$data))
+  reduce_training(reducer, src, n_threads, block_rows, limit, src$weights)
+}
+
+# Does a reduction leave fewer than k distinct reduced rows?
+reduced_collapsed <- function(src, reduced, k) UseMethod("reduced_collapsed")
+reduced_collapsed.row_source <- function(src, reduced, k) {
+  k > 1L && !has_distinct_rows_cpp(reduced, k)
+}
+
+# Step 5: k-means (n_init replicates of k-means++ and Lloyd) on the reduced
+# rows, which are in memory, or Lloyd from given centres; `shift` for "none"
+# (see fit_reducer()).
+source_kmeans <- function(src, reduced, k, centers0, n_init, iter_max, tol, seed, n_threads,
+                          verbose, limit, shift, seeding) {
+  UseMethod("source_kmeans")
+}
+source_kmeans.row_source <- function(src, reduced, k, centers0, n_init, iter_max, tol, seed,
+                                     n_threads, verbose, limit, shift, seeding) {
+  if (is.null(centers0)) {
+    return(cpp_kmeans(reduced, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift,
+                      seeding, src$weights))
+  }
+  # (from given centres: Lloyd; with `algorithm`, MacQueen's updates, or
+  # Hartigan's moves after Lloyd)
+  cpp_lloyd(reduced, centers0, iter_max, tol, n_threads, shift, src$weights,
+            identical(seeding$algorithm, "MacQueen"),
+            identical(seeding$algorithm, "Hartigan-Wong"))
+}
+
+# Step 6: the statistics of a partition on the original rows; `means`:
+# Lloyd's centres when they are the cluster means of in-memory dense rows.
+source_stats <- function(src, cluster, k, n_threads, block_rows, means = NULL) {
+  UseMethod("source_stats")
+}
+source_stats.row_source <- function(src, cluster, k, n_threads, block_rows, means = NULL) {
+  cpp_stats_blocks(to_cpp_source(src), source_block_rows(src, block_rows), cluster, k,
+                   n_threads, src$weights)
+}
+
+# Step 8 (refine): Lloyd on the original rows from given centres, rows
+# minus `shift`.
+source_lloyd <- function(src, centers, iter_max, n_threads, block_rows, shift) {
+  UseMethod("source_lloyd")
+}
+source_lloyd.row_source <- function(src, centers, iter_max, n_threads, block_rows, shift) {
+  cpp_lloyd_blocks(to_cpp_source(src), source_block_rows(src, block_rows), centers, iter_max,
+                   n_threads, shift, src$weights)
+}
+
+# predict(): the clusters (or distances) of the rows; `one(rows)` predicts
+# in-memory rows. Default: block by block.
+source_predict <- function(src, object, n_threads, type, k, one) UseMethod("source_predict")
+source_predict.row_source <- function(src, object, n_threads, type, k, one) {
+  if (n_cols(src) != object$reducer$n_features) {
+    stop_arg(sprintf("`newdata` must have %d columns (as the data the model was fitted to), not %d.",
+                     object$reducer$n_features, n_cols(src)))
+  }
+  n <- n_rows(src)
+  out <- if (type == "cluster") integer(n) else matrix(0, n, k)
+  for_source_blocks(src, source_block_rows(src), function(block, rows) {
+    p <- one(block)
+    if (type == "cluster") out[rows] <<- p else out[rows, ] <<- p
+  })
+  if (type == "distances") colnames(out) <- seq_len(k)
+  out
+}
+
+# The rows in memory (augment()): `what` names them in a message.
+rows_in_memory <- function(src, what) UseMethod("rows_in_memory")
+rows_in_memory.row_source <- function(src, what) {
+  check_rows_memory(src, what)
+  read_block(src, 1L, n_rows(src))
+}
+
+# (the rows read into memory: the data frame holds them all)
+check_rows_memory <- function(src, what) {
+  check_memory(2 * 8 * as.numeric(n_rows(src)) * n_cols(src),
+               sprintf("augment() on the %s x %s %s `%s`", format(n_rows(src)),
+                       format(n_cols(src)), sub("^an? ", "", describe_source(src)), what),
+               sprintf("Use predict(fit, newdata), which reads %s in blocks, for the clusters alone.",
+                       describe_source(src)))
+}

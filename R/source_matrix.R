@@ -1,0 +1,101 @@
+# Row source: a dense matrix or data frame in memory (checked and made a
+# double matrix by check_data() first). The C++ core reads it whole, as one
+# resident chunk (row_source.hpp::ResidentRows); every step calls the
+# in-memory entry point. R/source_sparse.R, a dgCMatrix, is one of these.
+
+new_source_matrix <- function(x) new_row_source(x, "source_matrix")
+
+read_block.source_matrix <- function(src, first, last) {
+  block <- as.matrix(src$data[first:last, , drop = FALSE])
+  if (!is.double(block)) storage.mode(block) <- "double"
+  block
+}
+to_cpp_source.source_matrix <- function(src) src$data
+describe_source.source_matrix <- function(src) "a matrix"
+
+# (checked by check_data() itself)
+check_rows.source_matrix <- function(src, arg, big, block_rows, small) NULL
+
+check_source_k.source_matrix <- function(src, k) {
+  x <- src$data
+  n_max <- nrow(x)
+  if (!is_whole(k) || k < 1 || k > n_max) {
+    stop_arg(sprintf("`k` must be a whole number in [1, %d] (the number of rows of `x`), not %s.",
+                     n_max, describe(k)))
+  }
+  if (k > 1 && !has_distinct_rows_cpp(x, k)) {
+    distinct <- distinct_rows_cpp(x)
+    if (k > distinct) {
+      stop_arg(sprintf("`k` must be a whole number in [1, %d] (the number of distinct rows of `x`), not %s.",
+                       as.integer(distinct), describe(k)))
+    }
+  }
+  as.integer(k)
+}
+
+# (narrow data: "none")
+auto_method.source_matrix <- function(src, method, k) resolve_method(method, src$data, k)
+
+check_source_method.source_matrix <- function(src, method, control) {
+  method_unavailable(src, method, "is not available; use")
+}
+
+source_svd.source_matrix <- function(src, k, how, oversample, power_iters, seed, n_threads,
+                                     block_rows, center, weights) {
+  x <- src$data
+  mu <- if (center) column_means(x, n_threads, weights) else NULL
+  n <- as.numeric(nrow(x))
+  d <- as.numeric(ncol(x))
+  if (how == "exact") {
+    if (methods::is(x, "dgCMatrix") && 8 * as.numeric(nrow(x)) * ncol(x) > max_dense_bytes()) {
+      stop_arg(sprintf(paste0("`x` is sparse and large (%d x %d): the exact SVD would densify it ",
+                              "(%.1f GB). Use the randomized SVD instead (method = \"rsvd\" or ",
+                              "control = list(svd = \"randomized\"))."),
+                       nrow(x), ncol(x), 8 * as.numeric(nrow(x)) * ncol(x) / 2^30))
+    }
+    check_memory(3 * 8 * n * d, sprintf("The exact SVD of the %s x %s `x`", format(n), format(d)),
+                 "Use the randomized SVD (method = \"rsvd\" or control = list(svd = \"randomized\")).",
+                 entries = n * d)
+    sv <- cpp_svd(x, k, mu, weights)
+  } else {
+    check_rsvd_memory(n, d, min(k + oversample, n, d),
+                      "Use a projection (for example method = \"sparse_embedding\", O(nnz)) or a smaller k or eps.")
+    sv <- cpp_rsvd(x, k, oversample, power_iters, seed, n_threads, mu, weights)
+  }
+  list(d = sv$d, v = sv$v, center = mu)
+}
+
+source_rsvd.source_matrix <- function(src, k, oversample, power_iters, seed, n_threads,
+                                      block_rows, center, weights = NULL) {
+  cpp_rsvd(src$data, k, oversample, power_iters, seed, n_threads,
+           if (center) column_means(src$data, n_threads), weights)
+}
+
+# Lloyd on the rows minus their column means, estimated from at most 256
+# rows spread over x: any point near the data does, and a full pass (or a
+# large sample) would cost as much as a Lloyd iteration.
+none_shift.source_matrix <- function(src) {
+  x <- src$data
+  if (!is.matrix(x)) return(NULL)
+  rows <- unique(round(seq(1, nrow(x), length.out = min(nrow(x), 256))))
+  column_means(x[rows, , drop = FALSE])
+}
+
+source_apply_reducer.source_matrix <- function(src, reducer, n_threads, block_rows, limit,
+                                               weights) {
+  map_rows(reducer, src$data, n_threads, limit, weights)
+}
+
+# (Lloyd's means only for dense unweighted rows)
+source_stats.source_matrix <- function(src, cluster, k, n_threads, block_rows, means = NULL) {
+  if (!is.null(src$weights) || !is.matrix(src$data)) means <- NULL
+  cpp_stats(src$data, cluster, k, n_threads, means, src$weights)
+}
+
+source_lloyd.source_matrix <- function(src, centers, iter_max, n_threads, block_rows, shift) {
+  cpp_lloyd(src$data, centers, iter_max, 0, n_threads, shift, src$weights)
+}
+
+source_predict.source_matrix <- function(src, object, n_threads, type, k, one) one(src$data)
+
+rows_in_memory.source_matrix <- function(src, what) src$data

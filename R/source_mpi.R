@@ -1,0 +1,117 @@
+# Row source: mpi_rows(): each MPI rank holds some rows (`data`, dense or a
+# dgCMatrix), and the ranks stacked in rank order form the matrix. Every
+# step runs the C++ algorithm of one process on the rank's rows and combines
+# the ranks' partial sums through pbdMPI's allreduce (to_cpp_source():
+# mpi_info(), the RCombine of src/sources.h); see R/mpi.R. Every method
+# here is collective: all ranks call it in the same order.
+
+new_source_mpi <- function(x) new_row_source(x$x, "source_mpi", mpi = x)
+
+n_rows.source_mpi <- function(src) src$mpi$n
+n_local_rows.source_mpi <- function(src) nrow(src$data)
+describe_source.source_mpi <- function(src) "distributed rows"
+to_cpp_source.source_mpi <- function(src) list(rows = src$data, mpi = mpi_info(src$mpi))
+sparse_rows.source_mpi <- function(src) methods::is(src$data, "sparseMatrix")
+
+check_rows.source_mpi <- function(src, arg, big, block_rows, small) {
+  stop_arg(sprintf(paste0("`%s` is a set of distributed rows (mpi_rows()); only kmeans_reduced() ",
+                          "takes them. Give this function a matrix, data frame or sparse Matrix ",
+                          "in memory (for example `%s$x`, this rank's rows)."), arg, arg))
+}
+
+# (checked by mpi_rows())
+checked_source.source_mpi <- function(src, block_rows, values) src
+
+check_source_k.source_mpi <- function(src, k) {
+  n <- n_rows(src)
+  if (!is_whole(k) || k < 1 || k > n) {
+    stop_arg(sprintf("`k` must be a whole number in [1, %s] (the rows of the distributed matrix), not %s.",
+                     format(n), describe(k)))
+  }
+  as.integer(k)
+}
+
+check_source_centers.source_mpi <- function(src, centers) {
+  stop_arg("`k` must be a number of clusters on distributed rows, not initial centres.")
+}
+
+set_weights.source_mpi <- function(src, weights, control) {
+  if (!is.null(weights)) {
+    stop_arg(paste0("`weights` are not supported on distributed rows (mpi_rows()); ",
+                    "give NULL, or cluster the rows in one process."))
+  }
+  if (identical(control$algorithm, "MacQueen")) {
+    stop_arg("`algorithm` \"MacQueen\" (online updates, row after row) is not available on distributed rows; use \"Lloyd\" or \"Hartigan-Wong\".")
+  }
+  src
+}
+
+check_source_method.source_mpi <- function(src, method, control) {
+  method_unavailable(src, method, "is not available on distributed rows; use one of")
+  check_exact_svd(method, control, describe_source(src))
+}
+
+try_checks.source_mpi <- function(src, expr) mpi_try(TRUE, expr)
+
+# Every rank's checks passed with the same arguments (mpi_agree()); the
+# seed of rank 0 for all.
+agree_ranks.source_mpi <- function(src, failed, args, seed, seed_arg) {
+  mpi_agree(src$mpi, failed, "kmeans_reduced()", if (is.null(failed)) args())
+  mpi_sum(if (src$mpi$rank == 0L) seed else 0)
+}
+
+is_lead.source_mpi <- function(src) src$mpi$rank == 0L
+
+fit_fields.source_mpi <- function(src) {
+  list(mpi = unclass(src$mpi)[c("rank", "size", "n", "offset")])
+}
+
+# The randomized SVD with the tall factors kept distributed
+# (randomized_svd_blocks() of rsvd.hpp on every rank's rows).
+source_svd.source_mpi <- function(src, k, how, oversample, power_iters, seed, n_threads,
+                                  block_rows, center, weights) {
+  cpp_rsvd_mpi(to_cpp_source(src), k, oversample, power_iters, seed, n_threads, center)
+}
+
+# (the column means of all the ranks' rows)
+none_shift.source_mpi <- function(src) {
+  if (is.matrix(src$data)) mpi_sum(colSums(src$data)) / n_rows(src)
+}
+
+source_apply_reducer.source_mpi <- function(src, reducer, n_threads, block_rows, limit,
+                                            weights) {
+  map_rows(reducer, src$data, n_threads, limit, weights)
+}
+
+# The reduced rows, centred by the column means of all the ranks' rows (one
+# rank: its own).
+reduce_source.source_mpi <- function(src, reducer, n_threads, block_rows, limit) {
+  if (reducer$method == "none" || src$mpi$size == 1L) return(NextMethod())
+  # (the local step may fail on one rank only, e.g. for memory: the ranks
+  # agree before the collective sum)
+  failed <- mpi_try(TRUE, raw <- apply_reducer(reducer, src$data, n_threads))
+  mpi_agree(src$mpi, failed, "kmeans_reduced()", NULL)
+  reducer$shift <- mpi_sum(colSums(raw)) / n_rows(src)
+  list(reducer = reducer, reduced = raw - rep(reducer$shift, each = nrow(raw)))
+}
+
+# (each rank sees only its own reduced rows)
+reduced_collapsed.source_mpi <- function(src, reduced, k) FALSE
+
+source_kmeans.source_mpi <- function(src, reduced, k, centers0, n_init, iter_max, tol, seed,
+                                     n_threads, verbose, limit, shift, seeding) {
+  cpp_kmeans_mpi(reduced, k, n_init, iter_max, tol, seed, n_threads, to_cpp_source(src)$mpi,
+                 shift, seeding)
+}
+
+source_stats.source_mpi <- function(src, cluster, k, n_threads, block_rows, means = NULL) {
+  cpp_stats_mpi(to_cpp_source(src), cluster, k, n_threads)
+}
+
+source_lloyd.source_mpi <- function(src, centers, iter_max, n_threads, block_rows, shift) {
+  cpp_lloyd_mpi(to_cpp_source(src), centers, iter_max, n_threads, shift)
+}
+
+# (not read here: check_newdata() says only kmeans_reduced() takes them)
+source_predict.source_mpi <- function(src, object, n_threads, type, k, one) one(src$mpi)
+rows_in_memory.source_mpi <- function(src, what) src$mpi

@@ -1,0 +1,114 @@
+# Row sources (R/row_source.R): a new source is one set of methods and one
+# registration line. A toy source defined here -- rows delivered as a list of
+# dense blocks of uneven sizes -- implements only the interface (n_rows,
+# n_cols, read_block, describe_source) and takes every pipeline step from the
+# defaults; kmeans_reduced() on it gives the fit of the same rows as a matrix.
+
+# The toy: an object holding the blocks, and a counter of the blocks read.
+toy_blocks <- function(x, sizes) {
+  ends <- cumsum(sizes)
+  stopifnot(ends[length(ends)] == nrow(x))
+  starts <- c(1L, ends[-length(ends)] + 1L)
+  reads <- new.env()
+  reads$n <- 0L
+  structure(list(blocks = lapply(seq_along(sizes), function(i) x[starts[i]:ends[i], , drop = FALSE]),
+                 starts = starts, ends = ends, d = ncol(x), reads = reads),
+            class = "toy_blocks")
+}
+
+# Its row source: the methods a source read in blocks implements (in a
+# package they would be one file, R/source_toy.R; here they are registered
+# with the package's generics by hand, as a test cannot add to its
+# namespace).
+toy_methods <- list(
+  n_rows = function(src) src$data$ends[length(src$data$ends)],
+  n_cols = function(src) src$data$d,
+  read_block = function(src, first, last) {
+    t <- src$data
+    t$reads$n <- t$reads$n + 1L
+    keep <- which(t$ends >= first & t$starts <= last)
+    do.call(rbind, lapply(keep, function(i) {
+      rows <- max(first, t$starts[i]):min(last, t$ends[i]) - t$starts[i] + 1L
+      t$blocks[[i]][rows, , drop = FALSE]
+    }))
+  },
+  describe_source = function(src) "a list of blocks"
+)
+for (generic in names(toy_methods)) {
+  registerS3method(generic, "source_toy", toy_methods[[generic]],
+                   envir = asNamespace("kmreduce"))
+}
+# The registration line.
+kmreduce:::register_row_source(function(x) inherits(x, "toy_blocks"),
+                               function(x) kmreduce:::new_row_source(x, "source_toy"))
+
+test_that("a toy row source gives the fit of the same rows as a matrix", {
+  m <- make_mixture(n = 300, d = 60, k = 4, sd = 2, sep = 3)
+  x <- unname(m$x)
+  toy <- toy_blocks(x, c(50, 7, 93, 100, 1, 49))
+  expect_s3_class(kmreduce:::as_row_source(toy), "source_toy")
+  for (method in c("sign", "sparse_embedding", "gaussian")) {
+    for (refine in c(0L, 3L)) {
+      label <- sprintf("%s, refine = %d", method, refine)
+      before <- toy$reads$n
+      a <- kmeans_reduced(x, 4, method = method, dims = 12, n_init = 2, seed = 3,
+                          refine = refine)
+      s <- kmeans_reduced(toy, 4, method = method, dims = 12, n_init = 2, seed = 3,
+                          refine = refine, control = list(block_rows = 37))
+      # (the rows came through read_block())
+      expect_gt(toy$reads$n, before)
+      expect_identical(s$cluster, a$cluster, label = label)
+      expect_identical(s$reduced, a$reduced, label = label)
+      expect_identical(s$reduced_centers, a$reduced_centers, label = label)
+      expect_identical(s$size, a$size, label = label)
+      # (the statistics and refine's Lloyd sum block by block, the matrix's
+      # in one pass: equal to rounding)
+      expect_equal(s$assignment_centers, a$assignment_centers, tolerance = 1e-12, label = label)
+      expect_equal(s$centers, a$centers, tolerance = 1e-12, label = label)
+      expect_equal(s$withinss, a$withinss, tolerance = 1e-12, label = label)
+      expect_equal(s$totss, a$totss, tolerance = 1e-12, label = label)
+    }
+  }
+  # One block: the centres of the matrix, bit for bit (the squared
+  # deviations take a second pass, to rounding).
+  for (method in c("sign", "sparse_embedding")) {
+    a <- kmeans_reduced(x, 4, method = method, dims = 12, n_init = 2, seed = 3)
+    s <- kmeans_reduced(toy, 4, method = method, dims = 12, n_init = 2, seed = 3)
+    expect_identical(s$cluster, a$cluster)
+    expect_identical(s$centers, a$centers)
+    expect_equal(s$withinss, a$withinss, tolerance = 1e-12)
+  }
+  # predict() reads it in blocks too
+  expect_identical(predict(s, toy), s$cluster)
+})
+
+test_that("a toy row source gets the checks and the registry of a source read in blocks", {
+  m <- make_mixture(n = 120, d = 30, k = 3, sd = 2, sep = 3)
+  toy <- toy_blocks(unname(m$x), c(60, 60))
+  # methods that need the rows in memory are refused, by the registry
+  expect_error(kmeans_reduced(toy, 3, method = "cssp", seed = 1),
+               "`method` \"cssp\" needs the whole matrix in memory; a list of blocks `x` works with")
+  expect_error(kmeans_reduced(toy, 3, method = "none", seed = 1), "needs the whole matrix in memory")
+  # the values are checked block by block
+  y <- unname(m$x)
+  y[70, 4] <- NA
+  expect_error(kmeans_reduced(toy_blocks(y, c(60, 60)), 3, seed = 1), "at row 70, column 4")
+  # k at most the distinct rows
+  same <- toy_blocks(matrix(1, 10, 3), c(4, 6))
+  expect_error(kmeans_reduced(same, 2, seed = 1), "at most the number of distinct rows")
+  # functions that take rows in memory only say what the source is
+  expect_error(leverage_scores(toy, 2), "`x` is a list of blocks; only kmeans_reduced")
+  # the leverage scores and the randomized SVD read its blocks
+  a <- kmeans_reduced(unname(m$x), 3, method = "leverage", dims = 10, seed = 5)
+  s <- kmeans_reduced(toy, 3, method = "leverage", dims = 10, seed = 5)
+  expect_true(same_partition(s$cluster, a$cluster))
+  expect_equal(s$tot.withinss, a$tot.withinss, tolerance = 1e-8)
+})
+
+test_that("every source class in the registry names a row source", {
+  classes <- unique(unlist(lapply(kmreduce:::method_registry(), `[[`, "sources")))
+  known <- c("row_source", unique(unlist(lapply(
+    list(matrix(0, 1, 1), Matrix::Matrix(0, 1, 1, sparse = TRUE)),
+    function(x) class(kmreduce:::as_row_source(x))))), "source_mpi")
+  expect_true(all(classes %in% known))
+})
