@@ -118,3 +118,22 @@ is_finite_matrix <- function(m, ncol = NULL) {
 is_finite_vector <- function(v, len) {
   is.numeric(v) && is.null(dim(v)) && length(v) == len && all(is.finite(v))
 }
+
+# A single number in [lower, upper) (open_lower: in (lower, upper)).
+check_number <- function(v, arg, lower, upper, open_lower = FALSE) {
+  ok <- is.numeric(v) && length(v) == 1L && !is.na(v) &&
+    (if (open_lower) v > lower else v >= lower) && v < upper
+  if (!ok) {
+    stop_arg(sprintf("`%s` must be a number in %s%s, %s), not %s.", arg,
+                     if (open_lower) "(" else "[", format(lower), format(upper), describe(v)))
+  }
+  v
+}
+
+# NULL or a probability in (0, 1] (the FJLT's density).
+check_density <- function(v, arg) {
+  if (!is.null(v) && !(is.numeric(v) && length(v) == 1L && !is.na(v) && v > 0 && v <= 1)) {
+    stop_arg(sprintf("`%s` must be NULL or a number in (0, 1], not %s.", arg, describe(v)))
+  }
+  v
+}

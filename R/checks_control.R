@@ -18,28 +18,15 @@ check_control <- function(control, defaults = control_defaults(), prefix = "cont
   out <- defaults
   out[names(control)] <- control
   number_in <- function(v, arg, lower, upper, open_lower = FALSE) {
-    ok <- is.numeric(v) && length(v) == 1L && !is.na(v) &&
-      (if (open_lower) v > lower else v >= lower) && v < upper
-    if (!ok) {
-      stop_arg(sprintf("`%s%s` must be a number in %s%s, %s), not %s.", prefix, arg,
-                       if (open_lower) "(" else "[", format(lower), format(upper), describe(v)))
-    }
+    check_number(v, nm(arg), lower, upper, open_lower)
   }
   number_in(out$tol, "tol", 0, 1)
   number_in(out$dims_tol, "dims_tol", 0, 1)
-  number_in(out$eps, "eps", 0, 1, open_lower = TRUE)
   if (!is.logical(out$keep_reduced) || length(out$keep_reduced) != 1L ||
       is.na(out$keep_reduced)) {
     stop_arg(sprintf("`%s` must be TRUE or FALSE, not %s.", nm("keep_reduced"),
                      describe(out$keep_reduced)))
   }
-  check_choice(out$svd, nm("svd"), c("randomized", "exact"))
-  check_choice(out$scores, nm("scores"), c("squared", "sqrt"))
-  check_choice(out$sampling, nm("sampling"), c("random", "top"))
-  check_choice(out$residual, nm("residual"), c("frobenius", "spectral"))
-  check_choice(out$qr, nm("qr"), c("pivoted", "strong"))
-  out$power_iters <- check_power_iters(out$power_iters, nm("power_iters"))
-  out$repeats <- check_whole(out$repeats, nm("repeats"), 1, 10000)
   check_choice(out$seeding, nm("seeding"), c("auto", "k-means++", "k-means||"))
   number_in(out$oversampling, "oversampling", 0, 1e6, open_lower = TRUE)
   out$rounds <- check_whole(out$rounds, nm("rounds"), 1, 1000)
@@ -57,15 +44,11 @@ check_control <- function(control, defaults = control_defaults(), prefix = "cont
   if (!is.null(out$local_search)) {
     out$local_search <- check_whole(out$local_search, nm("local_search"), 0, 1e6)
   }
-  if (!is.null(out$c)) number_in(out$c, "c", 0, Inf, open_lower = TRUE)
-  if (!is.null(out$fjlt_density) &&
-      !(is.numeric(out$fjlt_density) && length(out$fjlt_density) == 1L &&
-        !is.na(out$fjlt_density) && out$fjlt_density > 0 && out$fjlt_density <= 1)) {
-    stop_arg(sprintf("`%s` must be NULL or a number in (0, 1], not %s.", nm("fjlt_density"),
-                     describe(out$fjlt_density)))
-  }
   if (!is.null(out$block_rows)) {
     out$block_rows <- check_whole(out$block_rows, nm("block_rows"), 1)
   }
+  # The reduction methods' options, each checked as its registry entry says.
+  params <- method_params()
+  for (p in names(params)) out[p] <- list(params[[p]]$check(out[[p]], nm(p)))
   out
 }

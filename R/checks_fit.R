@@ -45,10 +45,8 @@ check_reducer <- function(r, arg = "object") {
   if (m %in% projection_methods() && (!is_whole(r$seed) || abs(r$seed) > 2^53)) {
     bad(sprintf("`seed` must be a whole number, not %s", describe(r$seed)))
   }
-  if (m == "fjlt" && !(is.numeric(r$density) && length(r$density) == 1L &&
-                       !is.na(r$density) && r$density > 0 && r$density <= 1)) {
-    bad(sprintf("`density` must be a number in (0, 1], not %s", describe(r$density)))
-  }
+  wrong <- method_info(m)$valid(r)
+  if (!is.null(wrong)) bad(wrong)
   if (m == "none" && r$dims != r$n_features) {
     bad(sprintf("`dims` must equal `n_features` (%s) for method \"none\", not %s",
                 format(r$n_features), format(r$dims)))

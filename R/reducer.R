@@ -107,74 +107,86 @@ selected_features <- function(x, index, scale) {
   )
 }
 
-# With observation `weights` (one per row), the SVD-based methods decompose
-# the weighted centred rows (top_right_vectors()).
+# The reducer of `method` fitted to x: the fit of its registry entry. With
+# observation `weights` (one per row), the SVD-based methods decompose the
+# weighted centred rows (top_right_vectors()).
 fit_reducer <- function(x, method, dims, k, seed, n_threads, control, weights = NULL) {
-  if (method == "none") {
-    # Lloyd on the rows minus their column means (dense in-memory x; the
-    # zeros of sparse x stay zeros), estimated from at most 256 rows spread
-    # over x: any point near the data does, and a full pass (or a large
-    # sample) would cost as much as a Lloyd iteration.
-    rows <- unique(round(seq(1, nrow(x), length.out = min(nrow(x), 256))))
-    return(new_reducer("none", ncol(x), seed, x,
-                       shift = if (is.matrix(x)) column_means(x[rows, , drop = FALSE])))
+  info <- method_info(method)
+  if (is.null(info)) stop_arg(sprintf("unknown method \"%s\".", method))
+  info$fit(x, method = method, dims = dims, k = k, seed = seed, n_threads = n_threads,
+           control = control, weights = weights)
+}
+
+# The fit of a family's methods when their entry gives none: the
+# projections learn nothing (R comes from the seed).
+family_fit <- function(family) {
+  if (family != "projection") return(NULL)
+  function(x, method, dims, k, seed, ...) new_reducer(method, dims, seed, x)
+}
+
+fit_none <- function(x, method, dims, k, seed, ...) {
+  # Lloyd on the rows minus their column means (dense in-memory x; the
+  # zeros of sparse x stay zeros), estimated from at most 256 rows spread
+  # over x: any point near the data does, and a full pass (or a large
+  # sample) would cost as much as a Lloyd iteration.
+  rows <- unique(round(seq(1, nrow(x), length.out = min(nrow(x), 256))))
+  new_reducer("none", ncol(x), seed, x,
+              shift = if (is.matrix(x)) column_means(x[rows, , drop = FALSE]))
+}
+
+fit_fjlt <- function(x, method, dims, k, seed, n_threads, control, ...) {
+  q <- fjlt_density(nrow(x), ncol(x), control$fjlt_density)
+  # P's non-zeros are held while mapping
+  check_fjlt_memory(nrow(x), ncol(x), dims, q)
+  new_reducer(method, dims, seed, x, density = q)
+}
+
+# Algorithm 1 of Boutsidis et al. (2015); Boutsidis, Mahoney and Drineas
+# (2009). Scores from the top-k right singular vectors.
+fit_leverage <- function(x, method, dims, k, seed, n_threads, control, weights = NULL) {
+  k_svd <- min(k, nrow(x), ncol(x))
+  sv <- top_right_vectors(x, k_svd, control$svd, control$eps, control$power_iters,
+                          seed, n_threads, control$block_rows, weights = weights)
+  leverage_reducer(x, sv, k_svd, dims, seed, control)
+}
+
+# Two-stage column subset selection (Boutsidis, Mahoney and Drineas 2008)
+# with its rank parameter equal to dims.
+fit_cssp <- function(x, method, dims, k, seed, n_threads, control, weights = NULL) {
+  sv <- top_right_vectors(x, dims, control$svd, control$eps, control$power_iters,
+                          seed, n_threads, weights = weights)
+  c_keep <- if (is.null(control$c)) 2 * dims * max(1, log(dims)) else control$c
+  spectral <- control$residual == "spectral"
+  if (spectral) {
+    check_memory(8 * 2 * as.numeric(ncol(x))^2,
+                 sprintf("The spectral residual of CSSP (a %s x %s Gram matrix)",
+                         format(ncol(x)), format(ncol(x))),
+                 "Use control = list(residual = \"frobenius\").")
   }
-  if (method == "fjlt") {
-    q <- fjlt_density(nrow(x), ncol(x), control$fjlt_density)
-    # P's non-zeros are held while mapping
-    check_fjlt_memory(nrow(x), ncol(x), dims, q)
-    return(new_reducer(method, dims, seed, x, density = q))
-  }
-  if (method %in% projection_methods()) return(new_reducer(method, dims, seed, x))
-  switch(method,
-    leverage = {
-      # Algorithm 1 of Boutsidis et al. (2015); Boutsidis, Mahoney and
-      # Drineas (2009). Scores from the top-k right singular vectors.
-      k_svd <- min(k, nrow(x), ncol(x))
-      sv <- top_right_vectors(x, k_svd, control$svd, control$eps, control$power_iters,
-                              seed, n_threads, control$block_rows, weights = weights)
-      leverage_reducer(x, sv, k_svd, dims, seed, control)
-    },
-    cssp = {
-      # Two-stage column subset selection (Boutsidis, Mahoney and Drineas
-      # 2008) with its rank parameter equal to dims.
-      sv <- top_right_vectors(x, dims, control$svd, control$eps, control$power_iters,
-                              seed, n_threads, weights = weights)
-      c_keep <- if (is.null(control$c)) 2 * dims * max(1, log(dims)) else control$c
-      spectral <- control$residual == "spectral"
-      if (spectral) {
-        check_memory(8 * 2 * as.numeric(ncol(x))^2,
-                     sprintf("The spectral residual of CSSP (a %s x %s Gram matrix)",
-                             format(ncol(x)), format(ncol(x))),
-                     "Use control = list(residual = \"frobenius\").")
-      }
-      res <- cssp_cpp(x, sv$v, c_keep, control$repeats, seed, n_threads, sv$center, spectral,
-                      if (control$qr == "strong") strong_rrqr_f() else 0, weights)
-      scores <- res$prob
-      names(scores) <- colnames(x)
-      new_reducer("cssp", dims, seed, x,
-                  # (in column order: the pivot order among columns of
-                  # equal norm is rounding, and k-means on the columns
-                  # permuted is not bit for bit the same; dims = ncol(x)
-                  # made the fit depend on the data's units)
-                  features = selected_features(x, sort(res$index), rep(1, dims)),
-                  scores = scores, singular_values = sv$d,
-                  residual = res$residual, residual_norm = control$residual, qr = control$qr,
-                  # (centred data of norm 0, all rows equal: nothing is left
-                  # to reproduce, the residual is 0)
-                  relative_residual = if (res$frob2 > 0) res$residual / res$frob2 else 0)
-    },
-    svd = ,
-    rsvd = {
-      # C = A V_dims: exact SVD (Drineas et al. 1999), or Algorithm 3 of
-      # Boutsidis et al. (2015) with the randomized FastFrobeniusSVD.
-      sv <- top_right_vectors(x, dims, if (method == "svd") "exact" else "randomized",
-                              control$eps, control$power_iters, seed, n_threads,
-                              control$block_rows, weights = weights)
-      rotation_reducer(x, method, dims, sv, seed)
-    },
-    stop_arg(sprintf("unknown method \"%s\".", method))
-  )
+  res <- cssp_cpp(x, sv$v, c_keep, control$repeats, seed, n_threads, sv$center, spectral,
+                  if (control$qr == "strong") strong_rrqr_f() else 0, weights)
+  scores <- res$prob
+  names(scores) <- colnames(x)
+  new_reducer("cssp", dims, seed, x,
+              # (in column order: the pivot order among columns of
+              # equal norm is rounding, and k-means on the columns
+              # permuted is not bit for bit the same; dims = ncol(x)
+              # made the fit depend on the data's units)
+              features = selected_features(x, sort(res$index), rep(1, dims)),
+              scores = scores, singular_values = sv$d,
+              residual = res$residual, residual_norm = control$residual, qr = control$qr,
+              # (centred data of norm 0, all rows equal: nothing is left
+              # to reproduce, the residual is 0)
+              relative_residual = if (res$frob2 > 0) res$residual / res$frob2 else 0)
+}
+
+# C = A V_dims: exact SVD (Drineas et al. 1999), or Algorithm 3 of
+# Boutsidis et al. (2015) with the randomized FastFrobeniusSVD.
+fit_rotation <- function(x, method, dims, k, seed, n_threads, control, weights = NULL) {
+  sv <- top_right_vectors(x, dims, if (method == "svd") "exact" else "randomized",
+                          control$eps, control$power_iters, seed, n_threads,
+                          control$block_rows, weights = weights)
+  rotation_reducer(x, method, dims, sv, seed)
 }
 
 # The f of the strong rank-revealing QR (Gu and Eisenstat 1996): every
@@ -233,36 +245,50 @@ apply_reducer <- function(reducer, x, n_threads = 1L, block_rows = NULL, limit =
                           weights = NULL) {
   method <- reducer$method
   if (method == "none") return(x)
-  if (method == "fjlt") {
-    check_fjlt_memory(nrow(x), reducer$n_features, reducer$dims, reducer$density)
-  } else {
-    check_reduced_memory(nrow(x), reducer$dims)
-  }
+  info <- method_info(method)
+  info$memory(nrow(x), reducer)
   if (is_big(x)) {
     return(stream_reduce(reducer, x, block_rows_for(x, block_rows), n_threads, weights))
   }
-  shift <- reducer$shift
-  out <- if (method == "sign") {
-    sign_project_cpp(x, reducer$dims, reducer$seed, sign_algorithm("auto", x), n_threads, shift,
-                     weights)
-  } else if (method %in% projection_methods()) {
-    project_cpp(x, method, reducer$dims, reducer$seed, n_threads, limit, shift,
-                if (method == "fjlt") reducer$density else 1, weights)
-  } else if (method %in% selection_methods()) {
-    gather_columns_cpp(x, reducer$features$index, reducer$features$scale, n_threads, shift,
-                       weights)
-  } else {
-    multiply_cpp(x, reducer$rotation, n_threads, shift, weights)
-  }
+  out <- info$apply(reducer, x, n_threads, limit, reducer$shift, weights)
   if (isTRUE(attr(out, "invalid"))) check_values_later(x)
   attr(out, "invalid") <- NULL
   # One dimnames<- (not colnames<- then rownames<-): no second copy.
-  dimnames(out) <- list(rownames(x), if (method %in% selection_methods()) {
+  dimnames(out) <- list(rownames(x), if (info$family == "selection") {
     make.unique(reducer$features$name)
   } else {
     paste0(column_prefix(method), seq_len(reducer$dims))
   })
   out
+}
+
+# How a family's methods map rows when their entry gives no `apply`:
+# projections through project_cpp() (src/reduce.cpp dispatches on the
+# entry's `cpp` name), selections gather their columns, extractions
+# multiply by their rotation.
+family_apply <- function(family) {
+  switch(family,
+    projection = function(reducer, x, n_threads, limit, shift, weights) {
+      info <- method_info(reducer$method)
+      project_cpp(x, reduce_options(info$cpp, reducer$dims, reducer$seed, n_threads, limit,
+                                    info$options(reducer, x)),
+                  shift, weights)
+    },
+    selection = function(reducer, x, n_threads, limit, shift, weights) {
+      gather_columns_cpp(x, reducer$features$index, reducer$features$scale, n_threads, shift,
+                         weights)
+    },
+    extraction = function(reducer, x, n_threads, limit, shift, weights) {
+      multiply_cpp(x, reducer$rotation, n_threads, shift, weights)
+    },
+    NULL)
+}
+
+# The named list src/reduce.cpp reads into its ReduceOptions (reduce_options()
+# there): the projection's name, dims, seed, threads, `limit` (> 0: check the
+# values of dense x on the way) and the method's own options.
+reduce_options <- function(method, dims, seed, n_threads = 1L, limit = 0, more = list()) {
+  c(list(method = method, dims = dims, seed = seed, n_threads = n_threads, limit = limit), more)
 }
 
 # Applies a reducer just fitted to its training rows and fits its shift:
