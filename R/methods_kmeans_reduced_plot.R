@@ -195,8 +195,10 @@ feature_scores <- function(x) {
              selected = seq_along(s) %in% r$features$index, stringsAsFactors = FALSE)
 }
 
+# The name of a selection's feature scores (its registry entry's).
 score_label <- function(method) {
-  if (method == "cssp") "sampling probability (CSSP)" else "leverage score"
+  label <- method_info(method)$score_label
+  if (is.null(label)) "feature score" else label
 }
 
 feature_scores_plot <- function(x, n_labels, main, ...) {

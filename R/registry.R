@@ -38,6 +38,7 @@
 #   valid    function(r): NULL, or what is wrong with a stored reducer's
 #            own fields (check_reducer() checks those of its family)
 #   needs_k  TRUE when fitting needs the number of clusters (reduce_dims())
+#   score_label  selections: the name of their feature scores (plots)
 #   checks_values  TRUE when its kernel scans the values of dense x on its
 #            way (`limit`), so kmeans_reduced() skips its own pass
 #   colour   its colour in every plot that compares methods (dims_path());
@@ -86,7 +87,7 @@ builtin_methods <- function() {
                             params = c(svd_param, rsvd_params,
                                        list(scores = choice("squared", "sqrt"),
                                             sampling = choice("random", "top"))),
-                            fit = fit_leverage, needs_k = TRUE),
+                            fit = fit_leverage, needs_k = TRUE, score_label = "leverage score"),
     cssp = method_entry("two-stage column subset selection", "selection", NULL, ten_k, rank,
                         "memory",
                         params = c(svd_param, rsvd_params, list(
@@ -96,7 +97,7 @@ builtin_methods <- function() {
                           repeats = param(function(v, arg) check_whole(v, arg, 1, 10000)),
                           residual = choice("frobenius", "spectral"),
                           qr = choice("pivoted", "strong"))),
-                        fit = fit_cssp),
+                        fit = fit_cssp, score_label = "sampling probability (CSSP)"),
     svd = method_entry("SVD extraction (exact)", "extraction", "SV", rank_k, rank, "memory",
                        fit = fit_rotation),
     rsvd = method_entry("SVD extraction (randomized)", "extraction", "RSV", rank_k, rank,
@@ -125,11 +126,12 @@ method_entry <- function(label, family, prefix, default, upper, sources, params 
                          fit = family_fit(family), apply = family_apply(family), cpp = NULL,
                          options = function(reducer, x) list(),
                          memory = function(n, reducer) check_reduced_memory(n, reducer$dims),
-                         valid = function(r) NULL, needs_k = FALSE, checks_values = FALSE) {
+                         valid = function(r) NULL, needs_k = FALSE, score_label = NULL,
+                         checks_values = FALSE) {
   list(label = label, family = family, prefix = prefix, default = default, upper = upper,
        sources = sources, params = params, fit = fit, apply = apply, cpp = cpp,
        options = options, memory = memory, valid = valid, needs_k = needs_k,
-       checks_values = checks_values)
+       score_label = score_label, checks_values = checks_values)
 }
 
 # An option of `control` that a method reads: `check`, function(value, arg),
