@@ -145,6 +145,7 @@ param <- function(check, default = NULL) {
 # built-in ones.
 registry_env <- new.env(parent = emptyenv())
 registry_env$extra <- list()
+registry_env$palette <- list()
 
 # Adds (or, with entry = NULL, removes) a method: `entry` from
 # method_entry(). Internal: for tests and for extensions built on the
@@ -154,12 +155,19 @@ register_method <- function(name, entry) {
       name %in% c("auto", names(builtin_methods()))) {
     stop_arg(sprintf("`name` must be a new method name, not %s.", describe(name)))
   }
+  if (!is.null(entry) && !(is.list(entry) && is.function(entry$fit) && is.function(entry$apply) &&
+                           entry$family %in% c("projection", "selection", "extraction"))) {
+    stop_arg("`entry` must be a method_entry() of a projection, selection or extraction with a fit and an apply.")
+  }
   registry_env$extra[[name]] <- entry
   invisible(name)
 }
 
 method_registry <- function() {
-  reg <- c(builtin_methods(), registry_env$extra)
+  # (the built-in entries made once per session: method_info() reads the
+  # registry at every call)
+  if (is.null(registry_env$builtin)) registry_env$builtin <- builtin_methods()
+  reg <- c(registry_env$builtin, registry_env$extra)
   # Fixed colours: none black, the others method_palette() in registry order.
   colours <- c("black", method_palette(length(reg) - 1L))
   for (i in seq_along(reg)) reg[[i]]$colour <- colours[i]
@@ -172,9 +180,14 @@ method_registry <- function() {
 # different, and a method's colour never changes when methods are added
 # after it.
 method_palette <- function(m) {
-  cols <- unique(c(cluster_colours(10L), cluster_colours(33L)))
-  if (m > length(cols)) cols <- unique(c(cols, cluster_colours(m + length(cols))))
-  cols[seq_len(m)]
+  key <- as.character(m)
+  # (kept: method_info() reads the registry at every call)
+  if (is.null(registry_env$palette[[key]])) {
+    cols <- unique(c(cluster_colours(10L), cluster_colours(33L)))
+    if (m > length(cols)) cols <- unique(c(cols, cluster_colours(m + length(cols))))
+    registry_env$palette[[key]] <- cols[seq_len(m)]
+  }
+  registry_env$palette[[key]]
 }
 
 # Names of the methods of a family and / or a source (all when NULL).

@@ -142,6 +142,8 @@ toy_entry <- function() {
 }
 
 test_that("a method added by a registry entry alone works everywhere the registry reaches", {
+  expect_error(kmreduce:::register_method("sign", toy_entry()), "`name` must be a new method name")
+  expect_error(kmreduce:::register_method("toy", list(family = "selection")), "`entry` must be")
   kmreduce:::register_method("toy", toy_entry())
   on.exit(kmreduce:::register_method("toy", NULL), add = TRUE)
   m <- make_mixture(n = 120, d = 10, k = 3, sd = 1, sep = 4)
