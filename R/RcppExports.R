@@ -137,16 +137,12 @@ sign_matrix_cpp <- function(d, dims, seed) {
     .Call(`_kmreduce_sign_matrix_cpp`, d, dims, seed)
 }
 
-project_cpp <- function(x, method, dims, seed, n_threads, limit = 0, shift = NULL, density = 1, weights = NULL) {
-    .Call(`_kmreduce_project_cpp`, x, method, dims, seed, n_threads, limit, shift, density, weights)
+project_cpp <- function(x, options, shift = NULL, weights = NULL) {
+    .Call(`_kmreduce_project_cpp`, x, options, shift, weights)
 }
 
 fjlt_parts_cpp <- function(d, dims, seed, density, n = 1, stored = 1) {
     .Call(`_kmreduce_fjlt_parts_cpp`, d, dims, seed, density, n, stored)
-}
-
-sign_project_cpp <- function(x, dims, seed, algorithm, n_threads, shift = NULL, weights = NULL) {
-    .Call(`_kmreduce_sign_project_cpp`, x, dims, seed, algorithm, n_threads, shift, weights)
 }
 
 simd_level_cpp <- function() {

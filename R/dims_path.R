@@ -11,7 +11,9 @@
 #' `dims`), with the full k-means as a dashed reference line. The reference
 #' runs with `reference_n_init` starts (10 by default) so that it is the best
 #' partition the full k-means finds, not one start's; each method has a fixed
-#' colour in every plot.
+#' colour in every plot: black for the full k-means, then the Tableau 10
+#' palette in the order of the method table of [reduction_methods] (methods
+#' beyond ten take the further colours of [cluster_colours()], all distinct).
 #'
 #' @inheritParams kmeans_reduced
 #' @param methods Reduction methods to compare (see [reduction_methods]).

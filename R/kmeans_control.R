@@ -179,9 +179,13 @@ kmeans_control <- function(tol = 1e-6, keep_reduced = TRUE, block_rows = NULL,
 }
 
 # Every option's default: the formals of kmeans_control(), the one place
-# they are written.
+# they are written; then the options of registered reduction methods that
+# have no formal there (method_registry(): their entry's default).
 control_defaults <- function() {
-  lapply(formals(kmeans_control), eval, baseenv())
+  out <- lapply(formals(kmeans_control), eval, baseenv())
+  params <- method_params()
+  for (p in setdiff(names(params), names(out))) out[p] <- list(params[[p]]$default)
+  out
 }
 
 #' @export

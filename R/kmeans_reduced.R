@@ -182,8 +182,7 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
   # The sparse embedding and k-means on the data itself check the values of
   # a dense matrix while they read it: no pass of its own.
   fused <- is.matrix(x) && is.null(oldClass(x)) && is.double(x) && is.numeric(k) && !is.matrix(k) &&
-    is.character(method) && length(method) == 1L &&
-    method %in% c("none", "sparse_embedding")
+    isTRUE(method_info(method)$checks_values)
   src <- checked_source(src, control$block_rows, !fused)
   x <- src$data
   src <- set_weights(src, weights, control)
@@ -265,7 +264,7 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
     fitted <- reduce_source(src, fit_source_reducer(src, method, dims, k, seed_r, n_threads,
                                                     control),
                             n_threads, control$block_rows,
-                            if (method == "sparse_embedding") limit else 0)
+                            if (method != "none" && method_info(method)$checks_values) limit else 0)
     t_reduce <- t_reduce + (elapsed() - t0)
     say(verbose, "  done in %.3f s", elapsed() - t0)
     run <- cluster_reduced(src, x, fitted$reducer, fitted$reduced, k, centers0, n_init, iter_max,

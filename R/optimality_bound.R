@@ -179,7 +179,7 @@ krylov_top_bound <- function(x, mu, totss, m, power_iters, seed, n_threads) {
     z - outer(mu, colSums(u))
   }
   orth <- function(y) qr.Q(qr(y))
-  y <- project_cpp(x, "gaussian", p, seed, n_threads)
+  y <- project_cpp(x, reduce_options("gaussian", p, seed, n_threads))
   y <- y - matrix(colMeans(y), n, p, byrow = TRUE)
   q <- orth(y)
   for (it in seq_len(power_iters)) q <- orth(ac(orth(act(q))))

@@ -44,8 +44,8 @@ reduce_dims <- function(x, method = "auto", dims = NULL, k = NULL, seed = NULL,
   method <- resolve_method(check_method(method), x)
   if (!is.null(k)) {
     k <- check_whole(k, "k", 1, nrow(x))
-  } else if (method == "leverage") {
-    stop_arg("`k` (the number of clusters) is needed for method \"leverage\", not NULL.")
+  } else if (isTRUE(method_info(method)$needs_k)) {
+    stop_arg(sprintf("`k` (the number of clusters) is needed for method \"%s\", not NULL.", method))
   }
   dims <- check_dims(dims, method, k, nrow(x), ncol(x))
   n_threads <- check_n_threads(n_threads)

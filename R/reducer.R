@@ -91,76 +91,86 @@ selected_features <- function(src, index, scale) {
   )
 }
 
-# The reducer of `method` fitted to the rows of the row source `src` (with
-# observation `weights`, one per row, the SVD-based methods decompose the
-# weighted centred rows, top_right_vectors()).
+# The reducer of `method` fitted to the rows of the row source `src`: the
+# fit of its registry entry (which gets the source). With observation
+# `weights` (one per row), the SVD-based methods decompose the weighted
+# centred rows (top_right_vectors()).
 fit_reducer <- function(src, method, dims, k, seed, n_threads, control, weights = NULL) {
-  n <- n_rows(src)
-  d <- n_cols(src)
-  if (method == "none") {
-    # Lloyd on the rows minus a point near them (dense rows; the zeros of
-    # sparse rows stay zeros): none_shift().
-    return(new_reducer("none", d, seed, src, shift = none_shift(src)))
+  info <- method_info(method)
+  if (is.null(info)) stop_arg(sprintf("unknown method \"%s\".", method))
+  info$fit(src, method = method, dims = dims, k = k, seed = seed, n_threads = n_threads,
+           control = control, weights = weights)
+}
+
+# The fit of a family's methods when their entry gives none: the
+# projections learn nothing (R comes from the seed).
+family_fit <- function(family) {
+  if (family != "projection") return(NULL)
+  function(src, method, dims, k, seed, ...) new_reducer(method, dims, seed, src)
+}
+
+fit_none <- function(src, method, dims, k, seed, ...) {
+  # Lloyd on the rows minus a point near them (dense rows; the zeros of
+  # sparse rows stay zeros): none_shift().
+  new_reducer("none", n_cols(src), seed, src, shift = none_shift(src))
+}
+
+fit_fjlt <- function(src, method, dims, k, seed, n_threads, control, ...) {
+  # (q from the rows of all sources, so every MPI rank maps with the same
+  # matrix)
+  q <- fjlt_density(n_rows(src), n_cols(src), control$fjlt_density)
+  # P's non-zeros are held while mapping
+  check_fjlt_memory(n_local_rows(src), n_cols(src), dims, q)
+  new_reducer(method, dims, seed, src, density = q)
+}
+
+# Algorithm 1 of Boutsidis et al. (2015); Boutsidis, Mahoney and Drineas
+# (2009). Scores from the top-k right singular vectors.
+fit_leverage <- function(src, method, dims, k, seed, n_threads, control, weights = NULL) {
+  k_svd <- min(k, n_rows(src), n_cols(src))
+  sv <- top_right_vectors(src, k_svd, control$svd, control$eps, control$power_iters,
+                          seed, n_threads, control$block_rows, weights = weights)
+  leverage_reducer(src, sv, k_svd, dims, seed, control)
+}
+
+# Two-stage column subset selection (Boutsidis, Mahoney and Drineas 2008)
+# with its rank parameter equal to dims.
+fit_cssp <- function(src, method, dims, k, seed, n_threads, control, weights = NULL) {
+  sv <- top_right_vectors(src, dims, control$svd, control$eps, control$power_iters,
+                          seed, n_threads, weights = weights)
+  c_keep <- if (is.null(control$c)) 2 * dims * max(1, log(dims)) else control$c
+  spectral <- control$residual == "spectral"
+  if (spectral) {
+    check_memory(8 * 2 * as.numeric(n_cols(src))^2,
+                 sprintf("The spectral residual of CSSP (a %s x %s Gram matrix)",
+                         format(n_cols(src)), format(n_cols(src))),
+                 "Use control = list(residual = \"frobenius\").")
   }
-  if (method == "fjlt") {
-    # (q from the rows of all sources, so every MPI rank maps with the same
-    # matrix)
-    q <- fjlt_density(n, d, control$fjlt_density)
-    # P's non-zeros are held while mapping
-    check_fjlt_memory(n_local_rows(src), d, dims, q)
-    return(new_reducer(method, dims, seed, src, density = q))
-  }
-  if (method %in% projection_methods()) return(new_reducer(method, dims, seed, src))
-  switch(method,
-    leverage = {
-      # Algorithm 1 of Boutsidis et al. (2015); Boutsidis, Mahoney and
-      # Drineas (2009). Scores from the top-k right singular vectors.
-      k_svd <- min(k, n, d)
-      sv <- top_right_vectors(src, k_svd, control$svd, control$eps, control$power_iters,
-                              seed, n_threads, control$block_rows, weights = weights)
-      leverage_reducer(src, sv, k_svd, dims, seed, control)
-    },
-    cssp = {
-      # Two-stage column subset selection (Boutsidis, Mahoney and Drineas
-      # 2008) with its rank parameter equal to dims.
-      sv <- top_right_vectors(src, dims, control$svd, control$eps, control$power_iters,
-                              seed, n_threads, weights = weights)
-      c_keep <- if (is.null(control$c)) 2 * dims * max(1, log(dims)) else control$c
-      spectral <- control$residual == "spectral"
-      if (spectral) {
-        check_memory(8 * 2 * as.numeric(d)^2,
-                     sprintf("The spectral residual of CSSP (a %s x %s Gram matrix)",
-                             format(d), format(d)),
-                     "Use control = list(residual = \"frobenius\").")
-      }
-      # (in memory only: the registry's sources)
-      res <- cssp_cpp(to_cpp_source(src), sv$v, c_keep, control$repeats, seed, n_threads, sv$center, spectral,
-                      if (control$qr == "strong") strong_rrqr_f() else 0, weights)
-      scores <- res$prob
-      names(scores) <- col_names(src)
-      new_reducer("cssp", dims, seed, src,
-                  # (in column order: the pivot order among columns of
-                  # equal norm is rounding, and k-means on the columns
-                  # permuted is not bit for bit the same; dims = ncol(x)
-                  # made the fit depend on the data's units)
-                  features = selected_features(src, sort(res$index), rep(1, dims)),
-                  scores = scores, singular_values = sv$d,
-                  residual = res$residual, residual_norm = control$residual, qr = control$qr,
-                  # (centred data of norm 0, all rows equal: nothing is left
-                  # to reproduce, the residual is 0)
-                  relative_residual = if (res$frob2 > 0) res$residual / res$frob2 else 0)
-    },
-    svd = ,
-    rsvd = {
-      # C = A V_dims: exact SVD (Drineas et al. 1999), or Algorithm 3 of
-      # Boutsidis et al. (2015) with the randomized FastFrobeniusSVD.
-      sv <- top_right_vectors(src, dims, if (method == "svd") "exact" else "randomized",
-                              control$eps, control$power_iters, seed, n_threads,
-                              control$block_rows, weights = weights)
-      rotation_reducer(src, method, dims, sv, seed)
-    },
-    stop_arg(sprintf("unknown method \"%s\".", method))
-  )
+  # (in memory only: the registry's sources)
+  res <- cssp_cpp(to_cpp_source(src), sv$v, c_keep, control$repeats, seed, n_threads, sv$center, spectral,
+                  if (control$qr == "strong") strong_rrqr_f() else 0, weights)
+  scores <- res$prob
+  names(scores) <- col_names(src)
+  new_reducer("cssp", dims, seed, src,
+              # (in column order: the pivot order among columns of
+              # equal norm is rounding, and k-means on the columns
+              # permuted is not bit for bit the same; dims = ncol(x)
+              # made the fit depend on the data's units)
+              features = selected_features(src, sort(res$index), rep(1, dims)),
+              scores = scores, singular_values = sv$d,
+              residual = res$residual, residual_norm = control$residual, qr = control$qr,
+              # (centred data of norm 0, all rows equal: nothing is left
+              # to reproduce, the residual is 0)
+              relative_residual = if (res$frob2 > 0) res$residual / res$frob2 else 0)
+}
+
+# C = A V_dims: exact SVD (Drineas et al. 1999), or Algorithm 3 of
+# Boutsidis et al. (2015) with the randomized FastFrobeniusSVD.
+fit_rotation <- function(src, method, dims, k, seed, n_threads, control, weights = NULL) {
+  sv <- top_right_vectors(src, dims, if (method == "svd") "exact" else "randomized",
+                          control$eps, control$power_iters, seed, n_threads,
+                          control$block_rows, weights = weights)
+  rotation_reducer(src, method, dims, sv, seed)
 }
 
 # The f of the strong rank-revealing QR (Gu and Eisenstat 1996): every
@@ -220,39 +230,54 @@ apply_reducer <- function(reducer, x, n_threads = 1L, block_rows = NULL, limit =
   method <- reducer$method
   if (method == "none") return(x)
   src <- as_row_source(x)
-  if (method == "fjlt") {
-    check_fjlt_memory(n_local_rows(src), reducer$n_features, reducer$dims, reducer$density)
-  } else {
-    check_reduced_memory(n_local_rows(src), reducer$dims)
-  }
+  method_info(method)$memory(n_local_rows(src), reducer)
   source_apply_reducer(src, reducer, n_threads, block_rows, limit, weights)
 }
 
-# apply_reducer() of rows in memory (a matrix or dgCMatrix x).
+# apply_reducer() of rows in memory (a matrix or dgCMatrix x): the apply of
+# the method's registry entry.
 map_rows <- function(reducer, x, n_threads, limit, weights) {
   method <- reducer$method
-  shift <- reducer$shift
-  out <- if (method == "sign") {
-    sign_project_cpp(x, reducer$dims, reducer$seed, sign_algorithm("auto", x), n_threads, shift,
-                     weights)
-  } else if (method %in% projection_methods()) {
-    project_cpp(x, method, reducer$dims, reducer$seed, n_threads, limit, shift,
-                if (method == "fjlt") reducer$density else 1, weights)
-  } else if (method %in% selection_methods()) {
-    gather_columns_cpp(x, reducer$features$index, reducer$features$scale, n_threads, shift,
-                       weights)
-  } else {
-    multiply_cpp(x, reducer$rotation, n_threads, shift, weights)
-  }
+  info <- method_info(method)
+  out <- info$apply(reducer, x, n_threads, limit, reducer$shift, weights)
   if (isTRUE(attr(out, "invalid"))) check_values_later(x)
   attr(out, "invalid") <- NULL
   # One dimnames<- (not colnames<- then rownames<-): no second copy.
-  dimnames(out) <- list(rownames(x), if (method %in% selection_methods()) {
+  dimnames(out) <- list(rownames(x), if (info$family == "selection") {
     make.unique(reducer$features$name)
   } else {
     paste0(column_prefix(method), seq_len(reducer$dims))
   })
   out
+}
+
+# How a family's methods map rows when their entry gives no `apply`:
+# projections through project_cpp() (src/reduce.cpp dispatches on the
+# entry's `cpp` name), selections gather their columns, extractions
+# multiply by their rotation.
+family_apply <- function(family) {
+  switch(family,
+    projection = function(reducer, x, n_threads, limit, shift, weights) {
+      info <- method_info(reducer$method)
+      project_cpp(x, reduce_options(info$cpp, reducer$dims, reducer$seed, n_threads, limit,
+                                    info$options(reducer, x)),
+                  shift, weights)
+    },
+    selection = function(reducer, x, n_threads, limit, shift, weights) {
+      gather_columns_cpp(x, reducer$features$index, reducer$features$scale, n_threads, shift,
+                         weights)
+    },
+    extraction = function(reducer, x, n_threads, limit, shift, weights) {
+      multiply_cpp(x, reducer$rotation, n_threads, shift, weights)
+    },
+    NULL)
+}
+
+# The named list src/reduce.cpp reads into its ReduceOptions (reduce_options()
+# there): the projection's name, dims, seed, threads, `limit` (> 0: check the
+# values of dense x on the way) and the method's own options.
+reduce_options <- function(method, dims, seed, n_threads = 1L, limit = 0, more = list()) {
+  c(list(method = method, dims = dims, seed = seed, n_threads = n_threads, limit = limit), more)
 }
 
 # Applies a reducer just fitted to its training rows and fits its shift:

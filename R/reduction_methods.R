@@ -106,6 +106,8 @@
 #' otherwise `"sparse_embedding"` for sparse `x` (one pass over the
 #' nonzeros) and `"sign"` for dense `x`. `"none"` clusters `x` itself.
 #'
+#' @eval registry_rd_table()
+#'
 #' @section Data far from the origin:
 #' k-means does not depend on where the data sit, but distances computed as
 #' \eqn{\|x\|^2 + \|c\|^2 - 2 x^T c}{||x||^2 + ||c||^2 - 2 x.c} (the fast

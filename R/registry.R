@@ -1,9 +1,8 @@
 # The reduction methods, one entry each: everything the rest of the package
-# needs to know about a method (argument checks, printing, the reduced
-# columns' names, dims_path(), the out-of-core and MPI inputs, the tests).
-# Adding a method takes its core header, its branch in the glue
-# (src/reduce.cpp) and in fit_reducer() / apply_reducer() (R/reducer.R) when
-# its family needs one, and an entry here.
+# needs to know about a method (argument checks, its options in `control`,
+# how it is fitted and applied, printing, the reduced columns' names,
+# dims_path(), the out-of-core and MPI inputs, the docs' method table, the
+# tests). ARCHITECTURE.md, "How to add a reduction method", is the recipe.
 #
 #   label    name printed by print(), summary() and verbose progress
 #   family   "none"; "projection" (data-oblivious C = A R, R generated from
@@ -17,12 +16,36 @@
 #            d dimensions (more would cost more than clustering the data as
 #            they are); leverage-score sampling draws dims columns with
 #            replacement, as the papers' r, so dims may exceed d there
-#   colour   its colour in every plot that compares methods (dims_path())
 #   sources  the row-source classes it runs on (R/row_source.R; a source
 #            inherits its parent classes'): "source_matrix" (in memory: matrix,
 #            data frame, sparse Matrix), "row_source" (every source, read in
 #            blocks: a big.matrix), "source_mpi" (mpi_rows())
-method_registry <- function() {
+#   params   the options of `control` it reads, each a param(): its check
+#            and its default (the formal of kmeans_control() of that name;
+#            `default` only for an option kmeans_control() has no formal for,
+#            then set through a plain list, control = list(name = value)).
+#            An option several methods read is declared once (rsvd_params)
+#   fit      function(x, method, dims, k, seed, n_threads, control, weights):
+#            the reducer (new_reducer()); projections: by default none to
+#            learn (family_fit())
+#   apply    function(reducer, x, n_threads, limit, shift, weights): the
+#            mapped rows minus `shift` (see apply_reducer()); by default the
+#            family's (family_apply(): project_cpp() for projections, the
+#            gather of the selected columns, the product with the rotation)
+#   cpp      projections: the name project_cpp() dispatches on in
+#            src/reduce.cpp (project()); `options`: function(reducer, x),
+#            the further ReduceOptions of a call (list(); fjlt: its density)
+#   memory   function(n, reducer): refuses a mapping of n rows that cannot
+#            get its memory (default check_reduced_memory())
+#   valid    function(r): NULL, or what is wrong with a stored reducer's
+#            own fields (check_reducer() checks those of its family)
+#   needs_k  TRUE when fitting needs the number of clusters (reduce_dims())
+#   score_label  selections: the name of their feature scores (plots)
+#   checks_values  TRUE when its kernel scans the values of dense x on its
+#            way (`limit`), so kmeans_reduced() skips its own pass
+#   colour   its colour in every plot that compares methods (dims_path());
+#            set from the registry order (method_palette())
+builtin_methods <- function() {
   ten_k <- function(k, d) min(d, 10 * k)
   # (leverage-score sampling draws with replacement: with 10 k draws it
   # ended 4-5 % above k-means on all features on gene expression and
@@ -33,39 +56,143 @@ method_registry <- function() {
   features <- function(n, d) d
   rank <- function(n, d) min(n, d)
   everywhere <- c("source_matrix", "row_source", "source_mpi")
-  memory <- "source_matrix"
-  entry <- function(label, family, prefix, default, upper, sources) {
-    list(label = label, family = family, prefix = prefix, default = default,
-         upper = upper, sources = sources)
-  }
-  reg <- list(
-    none = entry("none (original features)", "none", NULL,
-                 function(k, d) d, function(n, d) d, c(memory, "source_mpi")),
-    sign = entry("random sign projection", "projection", "S", ten_k, features, everywhere),
-    gaussian = entry("Gaussian random projection", "projection", "G", ten_k, features,
-                     everywhere),
-    achlioptas = entry("Achlioptas sparse random projection", "projection", "A", ten_k,
-                       features, everywhere),
-    srht = entry("subsampled randomized Hadamard transform", "projection", "H", ten_k,
-                 features, everywhere),
-    sparse_embedding = entry("sparse embedding (CountSketch)", "projection", "E", ten_k,
-                             features, everywhere),
-    leverage = entry("leverage-score feature selection", "selection", NULL, thirty_k, unbounded,
-                     everywhere),
-    cssp = entry("two-stage column subset selection", "selection", NULL, ten_k, rank, memory),
-    svd = entry("SVD extraction (exact)", "extraction", "SV", rank_k, rank, memory),
-    rsvd = entry("SVD extraction (randomized)", "extraction", "RSV", rank_k, rank, everywhere),
-    fjlt = entry("fast Johnson-Lindenstrauss transform (FJLT)", "projection", "F", ten_k,
-                 features, everywhere)
+  # The randomized SVD's options (leverage, cssp, rsvd), and how the
+  # singular vectors are computed (leverage, cssp).
+  rsvd_params <- list(
+    eps = param(function(v, arg) check_number(v, arg, 0, 1, open_lower = TRUE)),
+    power_iters = param(check_power_iters)
   )
-  # Fixed colours: none black, the others Tableau 10 in registry order.
-  colours <- c("black", unname(grDevices::palette.colors(10L, "Tableau 10"))[seq_len(length(reg) - 1L)])
+  svd_param <- list(svd = param(function(v, arg) check_choice(v, arg, c("randomized", "exact"))))
+  choice <- function(...) {
+    choices <- c(...)
+    param(function(v, arg) check_choice(v, arg, choices))
+  }
+  list(
+    none = method_entry("none (original features)", "none", NULL,
+                        function(k, d) d, function(n, d) d, c("source_matrix", "source_mpi"),
+                        fit = fit_none, apply = function(reducer, x, ...) x,
+                        checks_values = TRUE),
+    sign = method_entry("random sign projection", "projection", "S", ten_k, features,
+                        everywhere, cpp = "sign",
+                        options = function(reducer, x) list(algorithm = sign_algorithm("auto", x))),
+    gaussian = method_entry("Gaussian random projection", "projection", "G", ten_k, features,
+                            everywhere, cpp = "gaussian"),
+    achlioptas = method_entry("Achlioptas sparse random projection", "projection", "A", ten_k,
+                              features, everywhere, cpp = "achlioptas"),
+    srht = method_entry("subsampled randomized Hadamard transform", "projection", "H", ten_k,
+                        features, everywhere, cpp = "srht"),
+    sparse_embedding = method_entry("sparse embedding (CountSketch)", "projection", "E", ten_k,
+                                    features, everywhere, cpp = "sparse_embedding",
+                                    checks_values = TRUE),
+    leverage = method_entry("leverage-score feature selection", "selection", NULL, thirty_k,
+                            unbounded, everywhere,
+                            params = c(svd_param, rsvd_params,
+                                       list(scores = choice("squared", "sqrt"),
+                                            sampling = choice("random", "top"))),
+                            fit = fit_leverage, needs_k = TRUE, score_label = "leverage score"),
+    cssp = method_entry("two-stage column subset selection", "selection", NULL, ten_k, rank,
+                        "source_matrix",
+                        params = c(svd_param, rsvd_params, list(
+                          c = param(function(v, arg) {
+                            if (is.null(v)) v else check_number(v, arg, 0, Inf, open_lower = TRUE)
+                          }),
+                          repeats = param(function(v, arg) check_whole(v, arg, 1, 10000)),
+                          residual = choice("frobenius", "spectral"),
+                          qr = choice("pivoted", "strong"))),
+                        fit = fit_cssp, score_label = "sampling probability (CSSP)"),
+    svd = method_entry("SVD extraction (exact)", "extraction", "SV", rank_k, rank, "source_matrix",
+                       fit = fit_rotation),
+    rsvd = method_entry("SVD extraction (randomized)", "extraction", "RSV", rank_k, rank,
+                        everywhere, params = rsvd_params, fit = fit_rotation),
+    fjlt = method_entry("fast Johnson-Lindenstrauss transform (FJLT)", "projection", "F", ten_k,
+                        features, everywhere,
+                        params = list(fjlt_density = param(check_density)),
+                        fit = fit_fjlt, cpp = "fjlt",
+                        options = function(reducer, x) list(density = reducer$density),
+                        memory = function(n, reducer) {
+                          check_fjlt_memory(n, reducer$n_features, reducer$dims, reducer$density)
+                        },
+                        valid = function(r) {
+                          if (!(is.numeric(r$density) && length(r$density) == 1L &&
+                                !is.na(r$density) && r$density > 0 && r$density <= 1)) {
+                            sprintf("`density` must be a number in (0, 1], not %s",
+                                    describe(r$density))
+                          }
+                        })
+  )
+}
+
+# One registry entry (see the fields above); the family gives the defaults
+# of `fit` and `apply`.
+method_entry <- function(label, family, prefix, default, upper, sources, params = list(),
+                         fit = family_fit(family), apply = family_apply(family), cpp = NULL,
+                         options = function(reducer, x) list(),
+                         memory = function(n, reducer) check_reduced_memory(n, reducer$dims),
+                         valid = function(r) NULL, needs_k = FALSE, score_label = NULL,
+                         checks_values = FALSE) {
+  list(label = label, family = family, prefix = prefix, default = default, upper = upper,
+       sources = sources, params = params, fit = fit, apply = apply, cpp = cpp,
+       options = options, memory = memory, valid = valid, needs_k = needs_k,
+       score_label = score_label, checks_values = checks_values)
+}
+
+# An option of `control` that a method reads: `check`, function(value, arg),
+# returns the value checked (or stops naming `arg`); `default`: only for an
+# option that is not a formal of kmeans_control() (those are the defaults).
+param <- function(check, default = NULL) {
+  list(check = check, default = default)
+}
+
+# Methods registered while the package runs (register_method()), after the
+# built-in ones.
+registry_env <- new.env(parent = emptyenv())
+registry_env$extra <- list()
+registry_env$palette <- list()
+
+# Adds (or, with entry = NULL, removes) a method: `entry` from
+# method_entry(). Internal: for tests and for extensions built on the
+# package's kernels.
+register_method <- function(name, entry) {
+  if (!is.character(name) || length(name) != 1L || is.na(name) || !nzchar(name) ||
+      name %in% c("auto", names(builtin_methods()))) {
+    stop_arg(sprintf("`name` must be a new method name, not %s.", describe(name)))
+  }
+  if (!is.null(entry) && !(is.list(entry) && is.function(entry$fit) && is.function(entry$apply) &&
+                           entry$family %in% c("projection", "selection", "extraction"))) {
+    stop_arg("`entry` must be a method_entry() of a projection, selection or extraction with a fit and an apply.")
+  }
+  registry_env$extra[[name]] <- entry
+  invisible(name)
+}
+
+method_registry <- function() {
+  # (the built-in entries made once per session: method_info() reads the
+  # registry at every call)
+  if (is.null(registry_env$builtin)) registry_env$builtin <- builtin_methods()
+  reg <- c(registry_env$builtin, registry_env$extra)
+  # Fixed colours: none black, the others method_palette() in registry order.
+  colours <- c("black", method_palette(length(reg) - 1L))
   for (i in seq_along(reg)) reg[[i]]$colour <- colours[i]
   reg
 }
 
-# Names of the methods of a family and / or a source (all when NULL;
-# `source`: the class of a row source, with its parents).
+# Colours of m methods (after "none", which is black): Tableau 10 for the
+# first ten, then the dark colours of Polychrome 36 that cluster_colours()
+# gives 11 to 33 clusters, then its golden-angle hues; every colour
+# different, and a method's colour never changes when methods are added
+# after it.
+method_palette <- function(m) {
+  key <- as.character(m)
+  # (kept: method_info() reads the registry at every call)
+  if (is.null(registry_env$palette[[key]])) {
+    cols <- unique(c(cluster_colours(10L), cluster_colours(33L)))
+    if (m > length(cols)) cols <- unique(c(cols, cluster_colours(m + length(cols))))
+    registry_env$palette[[key]] <- cols[seq_len(m)]
+  }
+  registry_env$palette[[key]]
+}
+
+# Names of the methods of a family and / or a source (all when NULL).
 registered_methods <- function(family = NULL, source = NULL) {
   reg <- method_registry()
   keep <- vapply(reg, function(e) {
@@ -74,11 +201,25 @@ registered_methods <- function(family = NULL, source = NULL) {
   names(reg)[keep]
 }
 
-method_info <- function(method) method_registry()[[method]]
+# The entry of a method (NULL for "auto" or an unknown name).
+method_info <- function(method) {
+  if (!is.character(method) || length(method) != 1L || is.na(method)) return(NULL)
+  method_registry()[[method]]
+}
 
 projection_methods <- function() registered_methods("projection")
 selection_methods <- function() registered_methods("selection")
 extraction_methods <- function() registered_methods("extraction")
+
+# Every option the methods read, each once (the first declaration; a test
+# checks that every method declaring an option declares the same check).
+method_params <- function() {
+  params <- list()
+  for (e in method_registry()) {
+    for (p in names(e$params)) if (is.null(params[[p]])) params[[p]] <- e$params[[p]]
+  }
+  params
+}
 
 method_colour <- function(method) {
   vapply(method, function(m) method_info(m)$colour, character(1), USE.NAMES = FALSE)
@@ -109,3 +250,28 @@ max_dims <- function(n) min(.Machine$integer.max, floor(max_reduced_size() / n))
 
 # Largest number of doubles a reduced matrix may have (32 GB).
 max_reduced_size <- function() 4e9
+
+# The method table of ?reduction_methods, from the registry (roxygen @eval;
+# tests/testthat/test-registry.R checks that the installed help is current).
+registry_rd_table <- function() {
+  reg <- method_registry()
+  code <- function(v) if (length(v) == 0L) "" else paste0("\\code{", v, "}", collapse = ", ")
+  rows <- vapply(names(reg), function(m) {
+    e <- reg[[m]]
+    # (the row-source classes in the words of the help)
+    where <- c(source_matrix = "memory", row_source = "big", source_mpi = "mpi")
+    sources <- ifelse(e$sources %in% names(where), where[e$sources], e$sources)
+    paste(code(sprintf("\"%s\"", m)), e$label, e$family,
+          paste(sources, collapse = ", "), code(names(e$params)), sep = " \\tab ")
+  }, character(1))
+  c("@section Method table:",
+    "Every method, from the package's method registry: its family, where it runs",
+    "(`\"memory\"`: matrices, data frames and sparse `Matrix` objects; `\"big\"`:",
+    "`bigmemory::big.matrix` read in blocks; `\"mpi\"`: [mpi_rows()]) and the",
+    "options of [kmeans_control()] it reads.",
+    "",
+    "\\tabular{lllll}{",
+    "\\strong{method} \\tab \\strong{what} \\tab \\strong{family} \\tab \\strong{data} \\tab \\strong{options} \\cr",
+    paste(rows, collapse = " \\cr\n"),
+    "}")
+}

@@ -47,7 +47,8 @@ sign_project <- function(x, dims, seed = NULL, algorithm = c("auto", "mailman", 
   algorithm <- check_choice(algorithm[1L], "algorithm", c("auto", "mailman", "gemm"))
   n_threads <- check_n_threads(n_threads)
   seed <- resolve_seed(seed)
-  sign_project_cpp(x, dims, seed, sign_algorithm(algorithm, x), n_threads)
+  project_cpp(x, reduce_options("sign", dims, seed, n_threads,
+                                more = list(algorithm = sign_algorithm(algorithm, x))))
 }
 
 # "auto": the mailman kernel for dense data with at least 64 columns.

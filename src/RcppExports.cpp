@@ -539,21 +539,16 @@ BEGIN_RCPP
 END_RCPP
 }
 // project_cpp
-Rcpp::NumericMatrix project_cpp(SEXP x, std::string method, double dims, double seed, int n_threads, double limit, Rcpp::Nullable<Rcpp::NumericVector> shift, double density, Rcpp::Nullable<Rcpp::NumericVector> weights);
-RcppExport SEXP _kmreduce_project_cpp(SEXP xSEXP, SEXP methodSEXP, SEXP dimsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP limitSEXP, SEXP shiftSEXP, SEXP densitySEXP, SEXP weightsSEXP) {
+Rcpp::NumericMatrix project_cpp(SEXP x, Rcpp::List options, Rcpp::Nullable<Rcpp::NumericVector> shift, Rcpp::Nullable<Rcpp::NumericVector> weights);
+RcppExport SEXP _kmreduce_project_cpp(SEXP xSEXP, SEXP optionsSEXP, SEXP shiftSEXP, SEXP weightsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< std::string >::type method(methodSEXP);
-    Rcpp::traits::input_parameter< double >::type dims(dimsSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< double >::type limit(limitSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type options(optionsSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
-    Rcpp::traits::input_parameter< double >::type density(densitySEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
-    rcpp_result_gen = Rcpp::wrap(project_cpp(x, method, dims, seed, n_threads, limit, shift, density, weights));
+    rcpp_result_gen = Rcpp::wrap(project_cpp(x, options, shift, weights));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -570,23 +565,6 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type n(nSEXP);
     Rcpp::traits::input_parameter< double >::type stored(storedSEXP);
     rcpp_result_gen = Rcpp::wrap(fjlt_parts_cpp(d, dims, seed, density, n, stored));
-    return rcpp_result_gen;
-END_RCPP
-}
-// sign_project_cpp
-Rcpp::NumericMatrix sign_project_cpp(SEXP x, double dims, double seed, std::string algorithm, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift, Rcpp::Nullable<Rcpp::NumericVector> weights);
-RcppExport SEXP _kmreduce_sign_project_cpp(SEXP xSEXP, SEXP dimsSEXP, SEXP seedSEXP, SEXP algorithmSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP, SEXP weightsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< double >::type dims(dimsSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< std::string >::type algorithm(algorithmSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
-    rcpp_result_gen = Rcpp::wrap(sign_project_cpp(x, dims, seed, algorithm, n_threads, shift, weights));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -715,9 +693,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_set_trace_cpp", (DL_FUNC) &_kmreduce_set_trace_cpp, 4},
     {"_kmreduce_clear_trace_cpp", (DL_FUNC) &_kmreduce_clear_trace_cpp, 0},
     {"_kmreduce_sign_matrix_cpp", (DL_FUNC) &_kmreduce_sign_matrix_cpp, 3},
-    {"_kmreduce_project_cpp", (DL_FUNC) &_kmreduce_project_cpp, 9},
+    {"_kmreduce_project_cpp", (DL_FUNC) &_kmreduce_project_cpp, 4},
     {"_kmreduce_fjlt_parts_cpp", (DL_FUNC) &_kmreduce_fjlt_parts_cpp, 6},
-    {"_kmreduce_sign_project_cpp", (DL_FUNC) &_kmreduce_sign_project_cpp, 7},
     {"_kmreduce_simd_level_cpp", (DL_FUNC) &_kmreduce_simd_level_cpp, 0},
     {"_kmreduce_derive_seed_cpp", (DL_FUNC) &_kmreduce_derive_seed_cpp, 2},
     {"_kmreduce_multiply_cpp", (DL_FUNC) &_kmreduce_multiply_cpp, 5},

@@ -69,46 +69,87 @@ void sparse_embed_checked(const kmreduce::SparseMatrix& a,
 }
 }  // namespace
 
-// C = A R for the data-oblivious maps: "sign", "gaussian", "achlioptas",
-// "srht", "fjlt", "sparse_embedding"; R is defined by (seed, ncol(x), dims)
-// and, for "fjlt", the density q of its sparse Gaussian matrix.
-// With limit > 0 (sparse embedding of dense x only), the values are checked
-// on the way: attribute "invalid" is TRUE when one is not finite or exceeds
-// limit in magnitude.
+// What a projection needs, read from the named list R builds
+// (R/reducer.R::reduce_options()) by reduce_options() below, the one place
+// that reads it.
+struct ReduceOptions {
+  std::string method;              // the registry entry's `cpp` name
+  kmreduce::index_t dims = 0;      // output columns
+  std::uint64_t seed = 0;          // R is defined by (seed, ncol(x), dims)
+  int n_threads = 1;
+  double limit = 0;                // > 0: check the values of dense x on the way
+  double density = 1;              // "fjlt": the density q of its sparse Gaussian P
+  std::string algorithm = "gemm";  // "sign": "mailman" or "gemm"
+};
+
+namespace {
+ReduceOptions reduce_options(const Rcpp::List& o) {
+  ReduceOptions r;
+  const Rcpp::CharacterVector names = o.names();
+  for (R_xlen_t t = 0; t < o.size(); ++t) {
+    const std::string name = Rcpp::as<std::string>(names[t]);
+    if (name == "method") r.method = Rcpp::as<std::string>(o[t]);
+    else if (name == "dims") r.dims = static_cast<kmreduce::index_t>(Rcpp::as<double>(o[t]));
+    else if (name == "seed") r.seed = glue::as_seed(Rcpp::as<double>(o[t]));
+    else if (name == "n_threads") r.n_threads = Rcpp::as<int>(o[t]);
+    else if (name == "limit") r.limit = Rcpp::as<double>(o[t]);
+    else if (name == "density") r.density = Rcpp::as<double>(o[t]);
+    else if (name == "algorithm") r.algorithm = Rcpp::as<std::string>(o[t]);
+    else throw std::invalid_argument("unknown reduce option: " + name);
+  }
+  if (r.dims < 1) throw std::invalid_argument("reduce options: dims must be at least 1");
+  return r;
+}
+
+// C = A R, out n x dims: the dispatch of the data-oblivious maps by name
+// (the registry entries' `cpp`), in this one place. `invalid`: set when
+// limit > 0 found a value out of range (the sparse embedding of dense x).
+template <class Matrix>
+void project(const Matrix& a, const ReduceOptions& o, double* out, bool& invalid) {
+  const kmreduce::index_t m = o.dims;
+  const std::uint64_t s = o.seed;
+  const int threads = o.n_threads;
+  if (o.method == "sign") {
+    if (o.algorithm == "mailman") {
+      kmreduce::sign_project_mailman(a, m, s, out, threads);
+    } else {
+      kmreduce::sign_project_gemm(a, m, s, out, threads);
+    }
+  } else if (o.method == "gaussian") {
+    kmreduce::random_project(a, kmreduce::ProjectionKind::Gaussian, m, s, out, threads);
+  } else if (o.method == "achlioptas") {
+    kmreduce::random_project(a, kmreduce::ProjectionKind::Achlioptas, m, s, out, threads);
+  } else if (o.method == "srht") {
+    const kmreduce::SrhtMap map(s, a.d, m);
+    const auto& rows = kmreduce::row_access(a);
+    kmreduce::srht_project(rows, map, out, threads);
+  } else if (o.method == "fjlt") {
+    kmreduce::fjlt_project(a, kmreduce::FjltMap(s, a.d, m, o.density, threads), out, threads);
+  } else if (o.method == "sparse_embedding") {
+    sparse_embed_checked(a, kmreduce::CountSketch(s, a.d, m), out, threads, o.limit, invalid);
+  } else {
+    throw std::invalid_argument("unknown projection: " + o.method);
+  }
+}
+}  // namespace
+
+// C = A R for the data-oblivious maps, R defined by the options (see
+// ReduceOptions), minus `shift` (apply_shift()). With limit > 0 (the
+// sparse embedding of dense x), attribute "invalid" is TRUE when a value is
+// not finite or exceeds limit in magnitude.
 // [[Rcpp::export]]
-Rcpp::NumericMatrix project_cpp(SEXP x, std::string method, double dims,
-                                double seed, int n_threads, double limit = 0,
+Rcpp::NumericMatrix project_cpp(SEXP x, Rcpp::List options,
                                 Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
-                                double density = 1,
                                 Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
-  const kmreduce::index_t m = static_cast<kmreduce::index_t>(dims);
-  const std::uint64_t s = glue::as_seed(seed);
+  const ReduceOptions o = reduce_options(options);
   Rcpp::NumericMatrix out;
   bool invalid = false;
   glue::with_matrix(x, [&](const auto& a) {
-    out = Rcpp::NumericMatrix(static_cast<int>(a.n), static_cast<int>(m));
-    double* o = &out[0];
-    if (method == "sign") {
-      kmreduce::sign_project_gemm(a, m, s, o, n_threads);
-    } else if (method == "gaussian") {
-      kmreduce::random_project(a, kmreduce::ProjectionKind::Gaussian, m, s, o, n_threads);
-    } else if (method == "achlioptas") {
-      kmreduce::random_project(a, kmreduce::ProjectionKind::Achlioptas, m, s, o, n_threads);
-    } else if (method == "srht") {
-      const kmreduce::SrhtMap map(s, a.d, m);
-      const auto& rows = kmreduce::row_access(a);
-      kmreduce::srht_project(rows, map, o, n_threads);
-    } else if (method == "fjlt") {
-      kmreduce::fjlt_project(a, kmreduce::FjltMap(s, a.d, m, density, n_threads), o, n_threads);
-    } else if (method == "sparse_embedding") {
-      sparse_embed_checked(a, kmreduce::CountSketch(s, a.d, m), o, n_threads,
-                           limit, invalid);
-    } else {
-      throw std::invalid_argument("unknown projection: " + method);
-    }
+    out = Rcpp::NumericMatrix(static_cast<int>(a.n), static_cast<int>(o.dims));
+    project(a, o, &out[0], invalid);
     return 0;
   });
-  if (limit > 0) out.attr("invalid") = invalid;
+  if (o.limit > 0) out.attr("invalid") = invalid;
   if (!invalid) apply_shift(out, shift, weights);
   return out;
 }
@@ -137,27 +178,6 @@ Rcpp::List fjlt_parts_cpp(double d, double dims, double seed, double density,
                             Rcpp::Named("x") = x,
                             Rcpp::Named("transform") = kmreduce::fjlt_use_transform(
                                 stored, static_cast<kmreduce::index_t>(n), m));
-}
-
-// The sign projection by the mailman kernel or by GEMM on generated panels.
-// [[Rcpp::export]]
-Rcpp::NumericMatrix sign_project_cpp(SEXP x, double dims, double seed,
-                                     std::string algorithm, int n_threads,
-                                     Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
-                                     Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
-  const kmreduce::index_t m = static_cast<kmreduce::index_t>(dims);
-  Rcpp::NumericMatrix out;
-  glue::with_matrix(x, [&](const auto& a) {
-    out = Rcpp::NumericMatrix(static_cast<int>(a.n), static_cast<int>(m));
-    if (algorithm == "mailman") {
-      kmreduce::sign_project_mailman(a, m, glue::as_seed(seed), &out[0], n_threads);
-    } else {
-      kmreduce::sign_project_gemm(a, m, glue::as_seed(seed), &out[0], n_threads);
-    }
-    return 0;
-  });
-  apply_shift(out, shift, weights);
-  return out;
 }
 
 // [[Rcpp::export]]

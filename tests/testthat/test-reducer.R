@@ -52,7 +52,8 @@ test_that("sign projection is x times a +-1/sqrt(dims) matrix defined by the see
   expect_equal(unname(reduce_dims(m$x, "sign", dims = 130, seed = 9)$reduced), m$x %*% s,
                tolerance = 1e-12)
   sp <- Matrix::Matrix(m$x * (abs(m$x) > 5), sparse = TRUE)
-  expect_equal(kmreduce:::sign_project_cpp(sp, 130, 9, "gemm", 2L), as.matrix(sp) %*% s, tolerance = 1e-12)
+  expect_equal(sign_project(sp, 130, seed = 9, algorithm = "gemm", n_threads = 2L),
+               as.matrix(sp) %*% s, tolerance = 1e-12)
 })
 
 test_that("random sign projection preserves squared norms in expectation (JL)", {

@@ -64,3 +64,125 @@ test_that("each method runs on every source its entry lists, and is refused on t
     }
   }
 })
+
+test_that("an option several methods read is declared with the same check by each", {
+  reg <- kmreduce:::method_registry()
+  params <- kmreduce:::method_params()
+  formals_ <- names(formals(kmeans_control))
+  for (m in names(reg)) {
+    for (p in names(reg[[m]]$params)) {
+      expect_identical(reg[[m]]$params[[p]]$check, params[[p]]$check, label = paste(m, p))
+      # the built-in methods' options are formals of kmeans_control() (their defaults)
+      expect_true(p %in% formals_, label = paste(m, p))
+    }
+  }
+  # every option a method reads is validated by kmeans_control() and
+  # control = list(): a value of the wrong type is refused by its name
+  for (p in names(params)) {
+    expect_error(kmeans_control(tol = 0.5)[[p]], NA)
+    expect_error(kmreduce:::check_control(setNames(list(list(1)), p)), sprintf("`control\\$%s`", p),
+                 label = p)
+  }
+})
+
+test_that("projections cross to C++ through one options list, refused when wrong", {
+  m <- make_mixture(n = 30, d = 12, k = 2)
+  opts <- kmreduce:::reduce_options("gaussian", 4, 1, 1L)
+  expect_identical(dim(kmreduce:::project_cpp(m$x, opts)), c(30L, 4L))
+  expect_error(kmreduce:::project_cpp(m$x, c(opts, list(colour = 1))), "unknown reduce option: colour")
+  expect_error(kmreduce:::project_cpp(m$x, kmreduce:::reduce_options("nope", 4, 1)),
+               "unknown projection: nope")
+  # the sign projection's two kernels are one dispatch: the same product
+  s <- kmreduce:::sign_matrix_cpp(12, 4, 3)
+  for (alg in c("mailman", "gemm")) {
+    p <- kmreduce:::project_cpp(m$x, kmreduce:::reduce_options("sign", 4, 3, 1L,
+                                                                 more = list(algorithm = alg)))
+    expect_equal(p, m$x %*% s, tolerance = 1e-12, label = alg)
+  }
+})
+
+test_that("method colours stay distinct for any number of methods; the first ten are Tableau 10", {
+  cols <- kmreduce:::method_palette(200)
+  expect_identical(length(cols), 200L)
+  expect_false(anyDuplicated(cols) > 0)
+  expect_identical(cols[1:10], unname(grDevices::palette.colors(10L, "Tableau 10")))
+  # a method's colour does not change when methods are added after it
+  expect_identical(kmreduce:::method_palette(40), cols[1:40])
+  expect_identical(kmreduce:::method_palette(12), cols[1:12])
+  expect_false("black" %in% cols)
+})
+
+test_that("the method table of ?reduction_methods is the registry's (make document is current)", {
+  rd <- tools::Rd_db("kmreduce")[["reduction_methods.Rd"]]
+  skip_if(is.null(rd), "help pages of the installed package not found")
+  text <- paste(as.character(rd, deparse = TRUE), collapse = "")
+  table <- sub("\n}.*", "", sub(".*\\\\tabular\\{lllll\\}\\{\n", "", text))
+  installed <- strsplit(table, " *\\\\cr\n")[[1]][-1]  # (the header row aside)
+  generated <- grep("^\\\\code\\{\"", kmreduce:::registry_rd_table(), value = TRUE)
+  generated <- sub(" *\\\\cr$", "", unlist(strsplit(generated, "\n")))
+  expect_identical(sub(" +$", "", installed), sub(" +$", "", generated))
+  expect_identical(length(generated), length(kmreduce:::method_registry()))
+})
+
+# A toy method, added through its registry entry alone: a selection of the
+# first `dims` columns times the option `toy_weight` (an option no formal
+# of kmeans_control() has, so its default is the entry's), fitted and
+# applied in R with the package's gather kernel.
+toy_entry <- function() {
+  kmreduce:::method_entry(
+    "toy selection (first columns, weighted)", "selection", NULL,
+    default = function(k, d) min(d, 2 * k), upper = function(n, d) d, sources = "source_matrix",
+    params = list(toy_weight = kmreduce:::param(function(v, arg) {
+      kmreduce:::check_number(v, arg, 0, Inf, open_lower = TRUE)
+    }, default = 2)),
+    fit = function(src, method, dims, k, seed, n_threads, control, ...) {
+      kmreduce:::new_reducer(method, dims, seed, src,
+                             features = kmreduce:::selected_features(src, seq_len(dims),
+                                                                     rep(control$toy_weight, dims)))
+    })
+}
+
+test_that("a method added by a registry entry alone works everywhere the registry reaches", {
+  expect_error(kmreduce:::register_method("sign", toy_entry()), "`name` must be a new method name")
+  expect_error(kmreduce:::register_method("toy", list(family = "selection")), "`entry` must be")
+  kmreduce:::register_method("toy", toy_entry())
+  on.exit(kmreduce:::register_method("toy", NULL), add = TRUE)
+  m <- make_mixture(n = 120, d = 10, k = 3, sd = 1, sep = 4)
+  # argument checks and kmeans_control() validation
+  expect_true("toy" %in% kmreduce:::reduction_methods())
+  expect_identical(kmeans_control()$toy_weight, 2)
+  expect_identical(kmreduce:::check_control(list(toy_weight = 3))$toy_weight, 3)
+  expect_error(kmeans_reduced(m$x, 3, method = "toy", control = list(toy_weight = -1)),
+               "`control\\$toy_weight` must be a number in \\(0, Inf\\), not -1")
+  expect_error(kmeans_reduced(m$x, 3, method = "toy", dims = 11),
+               "`dims` must be a whole number in \\[1, 10\\]")
+  if (requireNamespace("bigmemory", quietly = TRUE)) {
+    expect_error(kmeans_reduced(bigmemory::as.big.matrix(m$x), 3, method = "toy"),
+                 "needs the whole matrix in memory")
+  }
+  # the fit: the default dims of its entry, the reduced rows as defined
+  fit <- kmeans_reduced(m$x, 3, method = "toy", seed = 1, n_init = 2,
+                        control = list(toy_weight = 3))
+  expect_identical(fit$dims, 6L)
+  expect_equal(unname(fit$reduced), unname(scale(3 * m$x[, 1:6], scale = FALSE)),
+               tolerance = 1e-12, ignore_attr = TRUE)
+  expect_identical(colnames(fit$reduced), colnames(m$x)[1:6])
+  expect_identical(predict(fit, m$x), fit$cluster)
+  expect_gt(adjusted_rand_index(fit$cluster, m$truth), 0.9)
+  expect_output(print(fit), "toy selection (first columns, weighted)", fixed = TRUE)
+  expect_identical(summary(fit)$method, "toy")
+  r <- reduce_dims(m$x, "toy", dims = 4, seed = 1)
+  expect_equal(unname(r$reduced), unname(2 * m$x[, 1:4]), tolerance = 1e-12)
+  # dims_path: its colour (the registry's twelfth) and its runs
+  path <- dims_path(m$x, 3, methods = c("sign", "toy"), dims = c(2, 4), repeats = 1, seed = 1,
+                    n_init = 1)
+  expect_setequal(unique(path$results$method), c("sign", "toy", "none"))
+  expect_identical(kmreduce:::method_colour("toy"), kmreduce:::method_palette(11)[11])
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off(), add = TRUE)
+  expect_identical(plot(path), path)
+  # gone when unregistered
+  kmreduce:::register_method("toy", NULL)
+  expect_false("toy" %in% kmreduce:::reduction_methods())
+  expect_error(kmeans_reduced(m$x, 3, method = "toy"), "`method` must be one of")
+})

@@ -1,0 +1,54 @@
+# Checks of `control` (kmeans_control() and plain lists).
+
+# Merges `control` over the defaults; unknown names and bad values are errors.
+check_control <- function(control, defaults = control_defaults(), prefix = "control$") {
+  nm <- function(name) paste0(prefix, name)
+  if (is.null(control)) control <- list()
+  if (!is.list(control) || (length(control) > 0L && is.null(names(control))) ||
+      any(names(control) == "")) {
+    stop_arg(sprintf("`control` must be a named list, not %s.", describe(control)))
+  }
+  unknown <- setdiff(names(control), names(defaults))
+  if (length(unknown) > 0L) {
+    stop_arg(sprintf("`control` has unknown name%s %s; known names: %s.",
+                     if (length(unknown) > 1L) "s" else "",
+                     paste0("'", unknown, "'", collapse = ", "),
+                     paste0("'", names(defaults), "'", collapse = ", ")))
+  }
+  out <- defaults
+  out[names(control)] <- control
+  number_in <- function(v, arg, lower, upper, open_lower = FALSE) {
+    check_number(v, nm(arg), lower, upper, open_lower)
+  }
+  number_in(out$tol, "tol", 0, 1)
+  number_in(out$dims_tol, "dims_tol", 0, 1)
+  if (!is.logical(out$keep_reduced) || length(out$keep_reduced) != 1L ||
+      is.na(out$keep_reduced)) {
+    stop_arg(sprintf("`%s` must be TRUE or FALSE, not %s.", nm("keep_reduced"),
+                     describe(out$keep_reduced)))
+  }
+  check_choice(out$seeding, nm("seeding"), c("auto", "k-means++", "k-means||"))
+  number_in(out$oversampling, "oversampling", 0, 1e6, open_lower = TRUE)
+  out$rounds <- check_whole(out$rounds, nm("rounds"), 1, 1000)
+  check_choice(out$polish, nm("polish"), c("auto", "split_merge", "hartigan", "none"))
+  out$tries <- check_whole(out$tries, nm("tries"), 1, 1e6)
+  out$split_rounds <- check_whole(out$split_rounds, nm("split_rounds"), 1, 1e6)
+  if (!identical(out$polish_starts, "auto")) {
+    if (!is_whole(out$polish_starts) || out$polish_starts < 1 || out$polish_starts > 1e6) {
+      stop_arg(sprintf("`%s` must be \"auto\" or a whole number in [1, 1e+06], not %s.",
+                       nm("polish_starts"), describe(out$polish_starts)))
+    }
+    out$polish_starts <- as.integer(out$polish_starts)
+  }
+  check_choice(out$precision, nm("precision"), c("double", "single"))
+  if (!is.null(out$local_search)) {
+    out$local_search <- check_whole(out$local_search, nm("local_search"), 0, 1e6)
+  }
+  if (!is.null(out$block_rows)) {
+    out$block_rows <- check_whole(out$block_rows, nm("block_rows"), 1)
+  }
+  # The reduction methods' options, each checked as its registry entry says.
+  params <- method_params()
+  for (p in names(params)) out[p] <- list(params[[p]]$check(out[[p]], nm(p)))
+  out
+}

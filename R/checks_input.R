@@ -1,0 +1,369 @@
+# Checks of the data: x, k, weights, initial centres, new rows (dense,
+# sparse and big.matrix), before any C++ code.
+
+# Largest magnitude for which sums of squared differences over `cells`
+# values (the n x d cells of the data: totss, withinss, distances),
+# sum (x - c)^2 <= 4 cells max^2, stay finite doubles.
+max_abs_value <- function(cells = 1) sqrt(.Machine$double.xmax / (4 * cells))
+
+# Smallest largest magnitude of data that are not all zero: below it,
+# squared differences at the data's own precision, (eps max|x|)^2, are
+# subnormal or zero and distances lose their digits (the partition would
+# change with the units). About 6.7e-139; min_abs_value() in scan.hpp.
+min_abs_value <- function() sqrt(.Machine$double.xmin) / .Machine$double.eps
+
+# small = TRUE: also refuse data whose largest magnitude is positive but
+# below min_abs_value() (training data; rows to assign may be anything
+# finite). Returns the largest magnitude, invisibly.
+check_finite_values <- function(v, arg, where, cells = 1, small = TRUE) {
+  if (!is.double(v)) storage.mode(v) <- "double"
+  s <- scan_values_cpp(v)
+  if (s$nonfinite > 0) {
+    first <- s$first
+    bad <- v[first]
+    kinds <- if (is.na(bad)) "NA/NaN" else "Inf"
+    stop_arg(sprintf("`%s` must contain only finite numbers; found %d non-finite value%s (%s%s %s).",
+                     arg, as.integer(s$nonfinite), if (s$nonfinite > 1) "s" else "",
+                     if (s$nonfinite > 1) "the first: " else "", kinds, where(first)))
+  }
+  if (s$maxabs > max_abs_value(cells)) {
+    stop_arg(sprintf(paste0("`%s` has values as large as %s in absolute value; ",
+                            "squared distances and sums of squares would overflow. Rescale the data ",
+                            "(values up to %s are supported for data of this size)."),
+                     arg, format(s$maxabs, digits = 3), format(max_abs_value(cells), digits = 3)))
+  }
+  if (small) check_small_values(s$maxabs, arg)
+  invisible(s$maxabs)
+}
+
+check_small_values <- function(maxabs, arg) {
+  if (maxabs > 0 && maxabs < min_abs_value()) {
+    stop_arg(sprintf(paste0("`%s` has no value larger than %s in absolute value; squared ",
+                            "distances would underflow and lose their digits. Rescale the data ",
+                            "(largest values from %s up are supported, or all zero)."),
+                     arg, format(maxabs, digits = 3), format(min_abs_value(), digits = 3)))
+  }
+  invisible(TRUE)
+}
+
+# Data for the algorithms: a double matrix or a dgCMatrix, checked.
+# values = FALSE skips the scan for NA/Inf and huge values of a dense double
+# matrix: the caller has a kernel that checks them on its way (kmeans_cpp(),
+# project_cpp() with `limit`) and calls check_values_later() on failure.
+# vector_column = TRUE: a plain numeric vector is one feature (one column),
+# as stats::kmeans() takes it.
+# small = FALSE: values of any size (rows to assign, initial centres; see
+# check_finite_values()).
+check_data <- function(x, arg = "x", big = FALSE, block_rows = NULL, values = TRUE,
+                       vector_column = FALSE, small = TRUE) {
+  if (vector_column && is.numeric(x) && is.null(dim(x)) && is.null(oldClass(x)) &&
+      length(x) > 0L) {
+    x <- matrix(as.double(x), ncol = 1L, dimnames = list(names(x), NULL))
+  }
+  # (rows not in memory check themselves, see check_rows())
+  checked <- check_rows(as_row_source(x), arg, big, block_rows, small)
+  if (!is.null(checked)) return(checked)
+  if (is.data.frame(x)) {
+    if (ncol(x) == 0L || nrow(x) == 0L) {
+      stop_arg(sprintf("`%s` must have at least one row and one column, not a data frame of %d x %d.",
+                       arg, nrow(x), ncol(x)))
+    }
+    x <- data_frame_matrix(x, arg)
+  } else if (is.matrix(x) && !is.null(oldClass(x)) && !identical(oldClass(x), "matrix")) {
+    x <- matrix(plain_numeric(x, arg, NULL), nrow(x), ncol(x), dimnames = dimnames(x))
+  }
+  if (inherits(x, "Matrix")) {
+    if (!methods::is(x, "dMatrix") && !methods::is(x, "lMatrix") && !methods::is(x, "nMatrix")) {
+      stop_arg(sprintf("`%s` must be a numeric Matrix, not %s.", arg, describe(x)))
+    }
+    if (methods::is(x, "sparseMatrix")) {
+      if (!methods::is(x, "dgCMatrix")) {
+        valid <- tryCatch(methods::validObject(x), error = function(e) conditionMessage(e))
+        if (is.character(valid)) {
+          stop_arg(sprintf("`%s` is not a valid %s: %s", arg, class(x)[1L], valid))
+        }
+        x <- methods::as(methods::as(methods::as(x, "CsparseMatrix"), "generalMatrix"), "dMatrix")
+      }
+    } else {
+      x <- as.matrix(x)
+    }
+  }
+  if (methods::is(x, "dgCMatrix")) {
+    check_sparse_slots(x, arg)
+    if (nrow(x) == 0L || ncol(x) == 0L) {
+      stop_arg(sprintf("`%s` must have at least one row and one column, not %d x %d.",
+                       arg, nrow(x), ncol(x)))
+    }
+    check_finite_values(x@x, arg, function(t) {
+      col <- findInterval(t - 1L, x@p, left.open = FALSE, rightmost.closed = FALSE)
+      sprintf("at row %d, column %d", x@i[t] + 1L, col)
+    }, as.numeric(nrow(x)) * ncol(x), small)
+    return(x)
+  }
+  if (!is.matrix(x) || !(is.numeric(x))) {
+    stop_arg(sprintf("`%s` must be a numeric matrix, data frame or dgCMatrix, not %s.",
+                     arg, describe(x)))
+  }
+  if (nrow(x) == 0L || ncol(x) == 0L) {
+    stop_arg(sprintf("`%s` must have at least one row and one column, not %d x %d.",
+                     arg, nrow(x), ncol(x)))
+  }
+  if (!is.double(x)) storage.mode(x) <- "double"
+  if (!values) return(x)
+  n <- nrow(x)
+  check_finite_values(x, arg, function(t) {
+    sprintf("at row %d, column %d", (t - 1L) %% n + 1L, (t - 1L) %/% n + 1L)
+  }, as.numeric(n) * ncol(x), small)
+  x
+}
+
+# A data frame of numeric columns as a double matrix, column by column in
+# linear time (`x[] <- lapply(...)` then as.matrix() is quadratic in the
+# number of columns: minutes for 10^5 columns), with the dimnames
+# as.matrix() gives (row names only when they are not automatic).
+data_frame_matrix <- function(x, arg) {
+  nm <- names(x)
+  cols <- unclass(x)
+  attributes(cols) <- NULL
+  # (plain double or integer columns need no check of their own)
+  plain <- vapply(cols, function(v) is.null(attributes(v)) && (is.double(v) || is.integer(v)),
+                  TRUE)
+  for (j in which(!plain)) cols[[j]] <- plain_numeric(cols[[j]], arg, nm[j])
+  if (any(vapply(cols, function(v) !is.null(dim(v)), TRUE))) {
+    # matrix columns (rare): as.matrix() names and spreads them
+    x[] <- cols
+    return(as.matrix(x))
+  }
+  out <- matrix(as.double(unlist(cols, use.names = FALSE)), nrow(x), length(cols))
+  rn <- if (.row_names_info(x) > 0L) row.names(x)
+  if (!is.null(rn) || !is.null(nm)) dimnames(out) <- list(rn, nm)
+  out
+}
+
+# A sparse x whose columns sit far from zero against their spread (sum of
+# n mean_j^2 over the total sum of squares above 1e6: six digits of the
+# distances ||x||^2 + ||c||^2 - 2 x.c lost; sparse rows are not shifted) is
+# nearly all nonzeros (a column of mean m and standard deviation s has at
+# most a fraction s^2 / m^2 of zeros), so it is clustered as the dense
+# matrix it is, where rows are shifted by their means; when that copy does
+# not fit, the error says so.
+dense_if_far_from_zero <- function(x, arg = "x") {
+  if (!methods::is(x, "dgCMatrix")) return(x)
+  # (so it takes a column with fewer than n / (1e6 + 1) zeros: O(d) to rule out)
+  n <- nrow(x)
+  if (!any(diff(x@p) > n - n / (1e6 + 1))) return(x)
+  st <- cluster_stats_cpp(x, rep.int(1L, n), 1L, 1L)
+  ratio <- nrow(x) * sum(st$centers^2) / st$totss
+  if (!(st$totss > 0) || ratio <= 1e6) return(x)
+  check_memory(8 * as.numeric(nrow(x)) * ncol(x),
+               sprintf(paste0("`%s` is sparse, but its columns sit far from zero against their ",
+                              "spread (mean^2 / variance about %.2g), where sparse rows lose the ",
+                              "digits of their distances; clustering it as the dense matrix it is"),
+                       arg, ratio),
+               "Subtract the column means (or a value near them) from the columns far from zero.")
+  out <- as.matrix(x)
+  storage.mode(out) <- "double"
+  out
+}
+
+# A column (or matrix) of numbers as a plain double/integer vector: classed
+# numbers are converted where the conversion is well defined (integer64
+# through bit64, difftime in its units) and refused by name otherwise (the
+# bits of an integer64 read as doubles would be garbage).
+plain_numeric <- function(col, arg, name) {
+  what <- if (is.null(name)) sprintf("`%s`", arg) else sprintf("`%s` column '%s'", arg, name)
+  cls <- setdiff(oldClass(col), c("matrix", "array", "AsIs"))
+  if (length(cls) == 0L || is.factor(col)) {
+    if (is.numeric(col) && !is.factor(col)) return(col)
+    stop_arg(sprintf("%s must be numeric, not %s.", what, describe_kind(col)))
+  }
+  if (inherits(col, "integer64")) {
+    if (!requireNamespace("bit64", quietly = TRUE)) {
+      stop_arg(sprintf("%s is an integer64 vector; install bit64 or convert it with as.numeric().", what))
+    }
+    out <- suppressWarnings(as.double(col))  # the check below says it better
+    if (any(abs(out) > 2^53, na.rm = TRUE)) {
+      stop_arg(sprintf("%s is an integer64 vector with values beyond 2^53, which doubles cannot hold exactly.",
+                       what))
+    }
+    return(out)
+  }
+  if (inherits(col, "difftime")) return(as.double(col, units = units(col)))
+  stop_arg(sprintf(paste0("%s is a %s vector; convert it to plain numbers first ",
+                          "(for example with as.numeric()) so that its unit is your choice."),
+                   what, cls[1L]))
+}
+
+describe_kind <- function(col) {
+  if (is.factor(col)) "a factor" else sprintf("a %s vector", class(col)[1L])
+}
+
+# A kernel found a non-finite or too large value in `x` (checked with
+# values = FALSE): the scan of check_data() finds and reports it.
+check_values_later <- function(x, arg = "x") {
+  check_data(x, arg)
+  stop_arg(sprintf("`%s` has values that cannot be clustered (not finite or too large).", arg))
+}
+
+check_k <- function(k, x) {
+  check_source_k(as_row_source(x), k)
+}
+
+# Observation weights: NULL, or one finite positive number per row of `x`
+# (n rows); returned as a plain double vector.
+check_weights <- function(weights, n, arg = "weights") {
+  if (is.null(weights)) return(NULL)
+  expect <- sprintf("a numeric vector of %s positive finite numbers (one per row of `x`)", format(n))
+  if (!is.numeric(weights) || is.factor(weights) || length(dim(weights)) > 1L ||
+      !is.null(oldClass(weights)) && !identical(oldClass(weights), "AsIs")) {
+    stop_arg(sprintf("`%s` must be %s, not %s.", arg, expect, describe(weights)))
+  }
+  if (length(weights) != n) {
+    stop_arg(sprintf("`%s` must be %s, not %s values.", arg, expect, format(length(weights))))
+  }
+  weights <- as.double(unclass(weights))
+  attributes(weights) <- NULL
+  bad <- which(!is.finite(weights))
+  if (length(bad) > 0L) {
+    stop_arg(sprintf("`%s` must be %s; found %d non-finite value%s (%s%s at position %d).",
+                     arg, expect, length(bad), if (length(bad) > 1L) "s" else "",
+                     if (length(bad) > 1L) "the first: " else "",
+                     if (is.na(weights[bad[1L]])) "NA/NaN" else format(weights[bad[1L]]),
+                     bad[1L]))
+  }
+  bad <- which(weights <= 0)
+  if (length(bad) > 0L) {
+    stop_arg(sprintf(paste0("`%s` must be %s; found %d zero or negative value%s (%s%s at position %d). ",
+                            "Leave out the rows of weight 0 instead."),
+                     arg, expect, length(bad), if (length(bad) > 1L) "s" else "",
+                     if (length(bad) > 1L) "the first: " else "", format(weights[bad[1L]]),
+                     bad[1L]))
+  }
+  if (!is.finite(sum(weights))) {
+    stop_arg(sprintf("`%s` must be %s whose sum is finite; they sum to more than %s. Rescale them.",
+                     arg, expect, format(.Machine$double.xmax, digits = 3)))
+  }
+  weights
+}
+
+# Initial centres given as `k`: a numeric matrix with the columns of `x`.
+check_centers <- function(centers, x) {
+  centers <- check_data(centers, "k", small = FALSE)
+  if (methods::is(centers, "dgCMatrix")) centers <- as.matrix(centers)
+  if (ncol(centers) != ncol(x)) {
+    stop_arg(sprintf("`k` given as a matrix of initial centres must have %d columns (as `x`), not %d.",
+                     ncol(x), ncol(centers)))
+  }
+  if (nrow(centers) > nrow(x)) {
+    stop_arg(sprintf("`k` given as a matrix of initial centres must have at most %d rows (the rows of `x`), not %d.",
+                     nrow(x), nrow(centers)))
+  }
+  centers
+}
+
+# New data for predict()/plot(): checked like `x`, with the columns of the
+# data the model was fitted to (matched by name when both have names).
+check_newdata <- function(newdata, reducer, arg = "newdata") {
+  # A plain numeric vector: one row of the fit's features, or (one feature)
+  # one value per row.
+  if (is.numeric(newdata) && is.null(dim(newdata)) && is.null(oldClass(newdata)) &&
+      length(newdata) > 0L) {
+    newdata <- if (identical(as.numeric(reducer$n_features), 1)) {
+      matrix(as.double(newdata), ncol = 1L, dimnames = list(names(newdata), reducer$feature_names))
+    } else {
+      matrix(as.double(newdata), nrow = 1L, dimnames = list(NULL, names(newdata)))
+    }
+  }
+  newdata <- check_data(newdata, arg, small = FALSE)
+  names_fit <- reducer$feature_names
+  d <- reducer$n_features
+  names_new <- colnames(newdata)
+  # Columns are matched by name only when the fit's names identify them
+  # (no NA, "" or duplicate); otherwise by position.
+  usable <- !is.null(names_fit) && !anyNA(names_fit) && all(nzchar(names_fit)) &&
+    !anyDuplicated(names_fit)
+  if (usable && !is.null(names_new)) {
+    dup <- unique(names_new[duplicated(names_new) & names_new %in% names_fit])
+    if (length(dup) > 0L) {
+      shown <- utils::head(dup, 5L)
+      stop_arg(sprintf("`%s` has duplicated column names, so its columns cannot be matched to the fit's: %s.",
+                       arg, paste0("'", shown, "'", collapse = ", ")))
+    }
+    missing <- setdiff(names_fit, names_new)
+    if (length(missing) > 0L) {
+      shown <- utils::head(missing, 5L)
+      stop_arg(sprintf("`%s` must have the columns of the data the model was fitted to; missing: %s%s.",
+                       arg, paste0("'", shown, "'", collapse = ", "),
+                       if (length(missing) > 5L) sprintf(" and %d more", length(missing) - 5L) else ""))
+    }
+    if (!identical(names_new, names_fit)) newdata <- newdata[, match(names_fit, names_new), drop = FALSE]
+  } else if (!is.null(names_fit) && !is.null(names_new) && !identical(names_new, names_fit)) {
+    # The fit's names cannot identify its columns (duplicated, NA or ""):
+    # named newdata must come in the fit's order, never matched silently
+    # by position under other names.
+    why <- if (anyDuplicated(names_fit)) {
+      dup <- unique(names_fit[duplicated(names_fit)])
+      sprintf("duplicated names (%s)", paste0("'", utils::head(dup, 5L), "'", collapse = ", "))
+    } else {
+      "missing (NA or empty) names"
+    }
+    stop_arg(sprintf(paste0("`%s` has column names, but the data the model was fitted to have %s, ",
+                            "so columns cannot be matched by name: give `%s` the fit's %d columns ",
+                            "in the same order with the same names, or without column names ",
+                            "(matched by position)."), arg, why, arg, d))
+  } else if (ncol(newdata) != d) {
+    stop_arg(sprintf("`%s` must have %d columns (as the data the model was fitted to), not %d.",
+                     arg, d, ncol(newdata)))
+  }
+  newdata
+}
+
+# A dgCMatrix whose slots may have been edited: every slot checked in O(nnz)
+# before C++ reads it.
+check_sparse_slots <- function(x, arg) {
+  problem <- sparse_problem_cpp(x)
+  if (nzchar(problem)) {
+    stop_arg(sprintf(paste0("`%s` is not a valid dgCMatrix: %s. Was it modified slot by slot? ",
+                            "Build it with Matrix::sparseMatrix() instead."), arg, problem))
+  }
+  invisible(x)
+}
+
+# check_data() for a big.matrix: a numeric type, at least one row and column,
+# check_data() for rows read in blocks (a row source, e.g. a big.matrix): at
+# least one row and column, finite values of a size whose squared distances
+# stay finite.
+check_big_data <- function(x, arg, block_rows, small = TRUE) {
+  n <- n_rows(x)
+  d <- n_cols(x)
+  if (n == 0L || d == 0L) {
+    stop_arg(sprintf("`%s` must have at least one row and one column, not %d x %d.",
+                     arg, n, d))
+  }
+  top <- 0
+  for_source_blocks(x, block_rows, function(block, rows) {
+    m <- nrow(block)
+    top <<- max(top, check_finite_values(block, arg, function(t) {
+      sprintf("at row %d, column %d", rows[1L] - 1L + (t - 1L) %% m + 1L, (t - 1L) %/% m + 1L)
+    }, as.numeric(n) * d, small = FALSE))
+  })
+  # (the largest magnitude of all blocks)
+  if (small) check_small_values(top, arg)
+  x
+}
+
+# TRUE when the row source x has at least k distinct rows (stops reading
+# once it has).
+big_has_distinct <- function(x, k, block_rows) {
+  seen <- NULL
+  found <- FALSE
+  n <- n_rows(x)
+  start <- 1L
+  while (!found && start <= n) {
+    block <- read_block(x, start, min(n, start + block_rows - 1L))
+    seen <- unique(rbind(seen, unique(block)))
+    found <- nrow(seen) >= k
+    start <- start + block_rows
+  }
+  found
+}
