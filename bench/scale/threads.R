@@ -1,7 +1,7 @@
 # Threads on a quiet and on a busy machine: n_threads = 2 against
 # n_threads = 1 for `none`, `sign` and `sparse_embedding` (dims 100) on
 # 20000 x 100 and 20000 x 2000 mixtures, k = 10, n_init = 1, plus a small
-# fit (2000 x 20). "busy" runs one busy-loop process beside the benchmark
+# fit (2000 x 20, dims 20). "busy" runs one busy-loop process beside the benchmark
 # for the whole measurement. Every time is the best of `reps` runs; the
 # ratio t(2 threads) / t(1 thread) is printed (below 1: threads help).
 # Run: R_LIBS=.Rlib Rscript bench/scale/threads.R [reps]
@@ -39,7 +39,9 @@ for (cs in cases) {
   for (load in c("quiet", "busy")) {
     pid <- if (load == "busy") busy_start() else NULL
     for (m in methods) {
-      run <- function(t) function() kmeans_reduced(x, 10L, method = m, dims = 100L,
+      # dims 100, or all the columns of the small case (a projection to more
+      # dimensions than the data have is refused)
+      run <- function(t) function() kmeans_reduced(x, 10L, method = m, dims = min(100L, cs$d),
                                                    n_init = 1L, seed = 1, n_threads = t)
       run(1L)()  # warm
       t1 <- best_of(run(1L), cs$inner)
