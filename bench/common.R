@@ -7,9 +7,16 @@ machine_info <- function() {
   cpu <- tryCatch(sub(".*:\\s*", "", grep("model name", readLines("/proc/cpuinfo"), value = TRUE)[1]),
                   error = function(e) "unknown")
   si <- utils::sessionInfo()
-  sprintf("%s, %d cores; %s; BLAS: %s; LAPACK: %s",
+  # the library behind Debian's alternatives link (libblas.so.3 may be
+  # OpenBLAS or the reference BLAS): its folder and name
+  lib <- function(p) {
+    p <- tryCatch(normalizePath(p), error = function(e) p)
+    file.path(basename(dirname(p)), basename(p))
+  }
+  simd <- tryCatch(kmreduce:::simd_level_cpp(), error = function(e) "unknown")
+  sprintf("%s, %d cores; %s; BLAS: %s; LAPACK: %s; kmreduce SIMD level: %s",
           cpu, parallel::detectCores(), R.version.string,
-          basename(si$BLAS), basename(si$LAPACK))
+          lib(si$BLAS), lib(si$LAPACK), simd)
 }
 
 # Data sets. Each: list(x, truth, k, name, source).
@@ -100,7 +107,7 @@ load_bladder <- function() {
        name = "bladderbatch (57 x 22283)", source = "Bioconductor bladderbatch (Debian r-bioc-bladderbatch)")
 }
 
-# Text: 20 Newsgroups from CRAN lda 1.4.2 (bench/install-peers.sh), train +
+# Text: 20 Newsgroups from CRAN lda 1.4.2 (bench/peers/install-peers.sh), train +
 # test documents as word counts (sparse), with their labels.
 load_newsgroups <- function() {
   e <- new.env()

@@ -94,7 +94,7 @@ interrupt_child <- function(setup, expr, after = 1, wait = 30) {
 }
 
 # Long steps for the Ctrl-C test (test-kmreduce_threads.R) and its latency
-# benchmark (bench/interrupt.R): name = c(set-up code, the call to interrupt).
+# benchmark (bench/scale/interrupt.R): name = c(set-up code, the call to interrupt).
 interrupt_cases <- function() {
   list(
     gaussian = c("x <- matrix(rnorm(2500 * 10000), 2500)",

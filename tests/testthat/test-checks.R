@@ -268,7 +268,7 @@ test_that("every accepted value gives finite statistics", {
 
 test_that("data frames become matrices column by column, as as.matrix() makes them", {
   # (checked in linear time: `x[] <- lapply()` was quadratic in the columns;
-  # the time itself is in bench/checks_wide.R)
+  # the time itself is in bench/speed/checks_wide.R)
   d <- data.frame(a = 1:4, b = c(0.5, -1, 2, 3), c = as.difftime(1:4, units = "mins"))
   m <- kmreduce:::check_data(d, "x")
   expect_identical(m, cbind(a = c(1, 2, 3, 4), b = d$b, c = 1:4 + 0))

@@ -96,7 +96,7 @@ test_that("every long step answers Ctrl-C (SIGINT)", {
   skip_on_cran()
   # Each case runs far longer than a second, so an "interrupted" status means
   # the interrupt stopped it. How fast it answers is measured by
-  # bench/interrupt.R (a busy machine may delay any process).
+  # bench/scale/interrupt.R (a busy machine may delay any process).
   cases <- interrupt_cases()
   for (nm in names(cases)) {
     res <- interrupt_child(c("set.seed(1)", cases[[nm]][1]), cases[[nm]][2], after = 1)

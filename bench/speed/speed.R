@@ -1,0 +1,126 @@
+# Speed of kmeans_reduced() and randomized_svd() against the tools users
+# would pick instead, side by side in one run, with ratios, for n_init = 1, 3
+# and 10 (kmreduce and scikit-learn with the same n_init):
+#   * the synthetic mixture of the issue (20000 x 2000, k = 10, noise sd 3)
+#   * Fashion-MNIST, all 70000 images (Debian dataset-fashion-mnist), k = 10
+# iter_max = 100, greedy k-means++ wherever the tool has it. For kmreduce the
+# default call (method = "none"; control$polish "auto": split/merge and
+# Hartigan's moves after several replicates), the same with polish = "none"
+# (the same seeding and replicates), and the sparse-embedding pipeline (dims
+# 100) against scikit-learn's SparseRandomProjection(100) + KMeans.
+# Run: OMP_NUM_THREADS=t OPENBLAS_NUM_THREADS=t R_LIBS=.Rlib Rscript bench/speed/speed.R [t] [reps]
+# (thread counts of OpenBLAS and OpenMP are read when the libraries load;
+# reps: best of that many runs, default 3).
+# Peers: stats::kmeans, ClusterR::KMeans_rcpp, rsvd, irlba (R; n_init = 1),
+# scikit-learn (Debian python3-sklearn). Prints markdown, then the targets
+# of issue 33 with their ratios.
+source("bench/common.R")
+args <- commandArgs(TRUE)
+threads <- if (length(args)) as.integer(args[1]) else 1L
+reps <- if (length(args) > 1L) as.integer(args[2]) else 3L
+Sys.setenv(OMP_NUM_THREADS = threads, OPENBLAS_NUM_THREADS = threads)  # for Python
+python <- if (file.exists("/usr/bin/python3")) "/usr/bin/python3" else "python3"
+n_inits <- c(1L, 3L, 10L)
+
+mixture <- function() {
+  n <- 20000L; d <- 2000L; k <- 10L
+  set.seed(1)
+  centres <- matrix(rnorm(k * d), k, d)
+  truth <- sample(k, n, TRUE)
+  list(name = "mixture 20000 x 2000", k = k,
+       x = centres[truth, ] + matrix(rnorm(n * d, sd = 3), n, d))
+}
+
+fashion_full <- function() load_fashion_full()
+
+run_dataset <- function(ds, svd = TRUE) {
+  x <- ds$x; k <- ds$k
+  rows <- list()
+  add <- function(name, n_init, t, obj) {
+    rows[[length(rows) + 1L]] <<- data.frame(run = name, n_init = n_init, seconds = t, value = obj)
+  }
+  km <- function(m, n_init, control = list()) {
+    best_of(function() kmeans_reduced(x, k, method = m, dims = 100, n_init = n_init, seed = 1,
+                                      n_threads = threads, control = control), reps)
+  }
+  for (n_init in n_inits) {
+    r <- km("none", n_init)
+    add("kmreduce none (default)", n_init, r$t, r$out$tot.withinss)
+    r <- km("none", n_init, list(polish = "none"))
+    add("kmreduce none, polish none", n_init, r$t, r$out$tot.withinss)
+    r <- km("sparse_embedding", n_init)
+    add("kmreduce sparse_embedding, dims 100", n_init, r$t, r$out$tot.withinss)
+  }
+  r <- km("sign", 1L)
+  add("kmreduce sign, dims 100", 1L, r$t, r$out$tot.withinss)
+  r <- best_of(function() stats::kmeans(x, k, algorithm = "Lloyd", iter.max = 100), reps = 1)
+  add("stats::kmeans Lloyd", 1L, r$t, r$out$tot.withinss)
+  if (requireNamespace("ClusterR", quietly = TRUE)) {
+    r <- best_of(function() ClusterR::KMeans_rcpp(x, k, num_init = 1, max_iters = 100,
+                                                  initializer = "kmeans++", seed = 1), reps)
+    add("ClusterR::KMeans_rcpp kmeans++", 1L, r$t, kmeans_objective(x, r$out$clusters))
+  }
+  f <- tempfile(fileext = ".bin")
+  writeBin(as.vector(x), f)
+  py <- system2(python, c("bench/peers/sklearn_speed.py", f, nrow(x), ncol(x), k,
+                          paste(n_inits, collapse = ","), if (!svd) "nosvd",
+                          sprintf("reps=%d", reps)), stdout = TRUE)
+  unlink(f)
+  for (line in py) {
+    p <- strsplit(line, " ")[[1]]
+    add(sub("^sklearn_", "scikit-learn ", p[1]), as.integer(p[2]), as.numeric(p[3]),
+        as.numeric(p[4]))
+  }
+  if (svd) {
+    r <- best_of(function() randomized_svd(x, 10, seed = 1, n_threads = threads), reps)
+    add("kmreduce randomized_svd k 10", 1L, r$t, r$out$d[1])
+    r <- best_of(function() rsvd::rsvd(x, k = 10), reps)
+    add("rsvd::rsvd k 10", 1L, r$t, r$out$d[1])
+    r <- best_of(function() irlba::irlba(x, nv = 10), reps)
+    add("irlba::irlba nv 10", 1L, r$t, r$out$d[1])
+  }
+  do.call(rbind, rows)
+}
+
+ratio_lines <- function(tab) {
+  s <- function(run, n = 1L) tab$seconds[tab$run == run & tab$n_init == n]
+  v <- function(run, n = 1L) tab$value[tab$run == run & tab$n_init == n]
+  out <- character()
+  for (n in n_inits) {
+    def <- "kmreduce none (default)"
+    nop <- "kmreduce none, polish none"
+    se <- "kmreduce sparse_embedding, dims 100"
+    out <- c(out, sprintf(paste0("- n_init %d: default none vs scikit-learn lloyd %.2fx faster (objective %.5fx); ",
+                                 "default / polish none: time %.2fx, objective %.6fx; ",
+                                 "sparse_embedding dims 100 vs SparseRandomProjection(100) + KMeans %.2fx (objective %.4fx)"),
+                          n, s("scikit-learn kmeans_lloyd", n) / s(def, n),
+                          v(def, n) / v("scikit-learn kmeans_lloyd", n),
+                          s(def, n) / s(nop, n), v(def, n) / v(nop, n),
+                          s("scikit-learn srp100_kmeans", n) / s(se, n),
+                          v(se, n) / v("scikit-learn srp100_kmeans", n)))
+  }
+  out <- c(out,
+    sprintf("- n_init 1: default none vs scikit-learn elkan %.2fx; vs stats::kmeans Lloyd %.1fx; vs ClusterR %.2fx; sign dims 100 vs SRP(100) + KMeans %.2fx",
+            s("scikit-learn kmeans_elkan") / s("kmreduce none (default)"),
+            s("stats::kmeans Lloyd") / s("kmreduce none (default)"),
+            s("ClusterR::KMeans_rcpp kmeans++") / s("kmreduce none (default)"),
+            s("scikit-learn srp100_kmeans") / s("kmreduce sign, dims 100")))
+  if (any(tab$run == "rsvd::rsvd k 10")) {
+    fastest <- min(s("rsvd::rsvd k 10"), s("irlba::irlba nv 10"), s("scikit-learn randomized_svd"))
+    out <- c(out, sprintf("- randomized_svd vs the fastest of rsvd, irlba, scikit-learn: %.2fx (top singular value relative difference to irlba %.1e)",
+                          fastest / s("kmreduce randomized_svd k 10"),
+                          abs(v("kmreduce randomized_svd k 10") / v("irlba::irlba nv 10") - 1)))
+  }
+  out
+}
+
+cat(sprintf("## Speed against peers (`bench/speed/speed.R`), %d thread(s)\n\n", threads))
+cat(sprintf("%s; %s; OpenMP/OpenBLAS threads: %d; n_init = %s (kmreduce and scikit-learn alike); best of %d (stats::kmeans: 1 run).\n",
+            format(Sys.Date()), machine_info(), threads, paste(n_inits, collapse = ", "), reps))
+cat("`value`: k-means objective on the original data (SVD rows: top singular value).\n\n")
+for (ds in list(mixture(), fashion_full())) {
+  tab <- run_dataset(ds)
+  cat(sprintf("### %s, k = %d\n\n| run | n_init | seconds | value |\n|---|---|---|---|\n", ds$name, ds$k))
+  cat(sprintf("| %s | %d | %.3f | %.7g |\n", tab$run, tab$n_init, tab$seconds, tab$value), sep = "")
+  cat("\n", paste(ratio_lines(tab), collapse = "\n"), "\n\n", sep = "")
+}
