@@ -367,7 +367,7 @@ algorithm_control <- function(control, algorithm) {
 
 # control$seeding as run: "auto" is k-means|| from n k = 10^6 (rows times
 # clusters) up, where its few passes over the rows cost less than greedy
-# k-means++'s two per centre at the same objective (bench/seeding.R), and
+# k-means++'s two per centre at the same objective (bench/speed/seeding.R), and
 # greedy k-means++ below.
 seeding_name <- function(control, k, n) {
   if (!identical(control$seeding, "auto")) return(control$seeding)

@@ -33,7 +33,7 @@ v <- rnorm(ncol(x))
 pass <- best_of(function() as.vector(x %*% v), inner = 50)
 emb <- best_of(function() reduce_dims(x, dims = 100, method = "sparse_embedding", seed = 1,
                                       n_threads = threads), inner = 20)
-kernel <- best_of(function() kmreduce:::project_cpp(x, "sparse_embedding", 100, 1, threads),
+kernel <- best_of(function() kmreduce:::project_cpp(x, kmreduce:::reduce_options("sparse_embedding", 100, 1, threads)),
                   inner = 20)
 fit <- best_of(function() kmeans_reduced(x, k, method = "sparse_embedding", dims = 100,
                                          n_init = 1, seed = 1, n_threads = threads), reps = 3)
