@@ -7,9 +7,9 @@
 
 #include <type_traits>
 
-#include <kmreduce/cssp.hpp>
-#include <kmreduce/rsvd.hpp>
-#include <kmreduce/svd.hpp>
+#include <kmreduce/reduce/cssp.hpp>
+#include <kmreduce/reduce/rsvd.hpp>
+#include <kmreduce/reduce/svd.hpp>
 
 namespace {
 // An optional centre of the columns (length ncol(x)): the decompositions are

@@ -11,11 +11,11 @@
 #include <string>
 #include <type_traits>
 
-#include <kmreduce/cluster_stats.hpp>
-#include <kmreduce/kmeans.hpp>
-#include <kmreduce/packed.hpp>
-#include <kmreduce/row_source.hpp>
-#include <kmreduce/single.hpp>
+#include <kmreduce/cluster/cluster_stats.hpp>
+#include <kmreduce/cluster/kmeans.hpp>
+#include <kmreduce/kernels/packed.hpp>
+#include <kmreduce/data/row_source.hpp>
+#include <kmreduce/cluster/single.hpp>
 
 namespace {
 

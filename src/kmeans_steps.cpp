@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <memory>
 
-#include <kmreduce/kmeans.hpp>
-#include <kmreduce/packed.hpp>
-#include <kmreduce/single.hpp>
+#include <kmreduce/cluster/kmeans.hpp>
+#include <kmreduce/kernels/packed.hpp>
+#include <kmreduce/cluster/single.hpp>
 
 
 // Hartigan's moves on dense x from the labels `cluster` (1-based; tests):

@@ -31,10 +31,10 @@
 #include <stdexcept>
 #include <vector>
 
-#include "matrix.hpp"
-#include "parallel.hpp"
-#include "products.hpp"
-#include "rng.hpp"
+#include "../kernels/matrix.hpp"
+#include "../runtime/parallel.hpp"
+#include "../kernels/products.hpp"
+#include "../runtime/rng.hpp"
 #include "rrqr.hpp"
 
 namespace kmreduce {

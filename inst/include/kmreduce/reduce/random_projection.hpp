@@ -13,9 +13,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "matrix.hpp"
-#include "products.hpp"
-#include "rng.hpp"
+#include "../kernels/matrix.hpp"
+#include "../kernels/products.hpp"
+#include "../runtime/rng.hpp"
 
 namespace kmreduce {
 

@@ -30,7 +30,7 @@
 #include "local_search.hpp"
 #include "lloyd.hpp"
 #include "macqueen.hpp"
-#include "rng.hpp"
+#include "../runtime/rng.hpp"
 #include "split_merge.hpp"
 
 namespace kmreduce {

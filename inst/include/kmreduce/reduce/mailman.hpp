@@ -23,11 +23,11 @@
 #include <cstring>
 #include <vector>
 
-#include "matrix.hpp"
-#include "memory.hpp"
-#include "parallel.hpp"
+#include "../kernels/matrix.hpp"
+#include "../runtime/memory.hpp"
+#include "../runtime/parallel.hpp"
 #include "sign_projection.hpp"
-#include "simd.hpp"
+#include "../runtime/simd.hpp"
 
 namespace kmreduce {
 

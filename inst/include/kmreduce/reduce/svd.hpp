@@ -10,9 +10,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "matrix.hpp"
-#include "parallel.hpp"
-#include "products.hpp"
+#include "../kernels/matrix.hpp"
+#include "../runtime/parallel.hpp"
+#include "../kernels/products.hpp"
 
 namespace kmreduce {
 

@@ -11,10 +11,10 @@
 #include <stdexcept>
 #include <vector>
 
-#include "matrix.hpp"
-#include "memory.hpp"
-#include "products.hpp"
-#include "row_source.hpp"
+#include "../kernels/matrix.hpp"
+#include "../runtime/memory.hpp"
+#include "../kernels/products.hpp"
+#include "../data/row_source.hpp"
 
 namespace kmreduce {
 

@@ -31,10 +31,10 @@
 #include <vector>
 
 #include "lloyd.hpp"
-#include "matrix.hpp"
-#include "parallel.hpp"
-#include "progress.hpp"
-#include "row_source.hpp"
+#include "../kernels/matrix.hpp"
+#include "../runtime/parallel.hpp"
+#include "../runtime/progress.hpp"
+#include "../data/row_source.hpp"
 
 namespace kmreduce {
 

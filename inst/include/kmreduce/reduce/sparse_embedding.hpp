@@ -9,11 +9,11 @@
 #include <stdexcept>
 #include <vector>
 
-#include "matrix.hpp"
-#include "parallel.hpp"
-#include "rng.hpp"
-#include "scan.hpp"
-#include "simd.hpp"
+#include "../kernels/matrix.hpp"
+#include "../runtime/parallel.hpp"
+#include "../runtime/rng.hpp"
+#include "../runtime/scan.hpp"
+#include "../runtime/simd.hpp"
 
 namespace kmreduce {
 

@@ -26,10 +26,10 @@
 #include <vector>
 
 #include "kmeanspp.hpp"
-#include "matrix.hpp"
-#include "parallel.hpp"
-#include "rng.hpp"
-#include "row_source.hpp"
+#include "../kernels/matrix.hpp"
+#include "../runtime/parallel.hpp"
+#include "../runtime/rng.hpp"
+#include "../data/row_source.hpp"
 
 namespace kmreduce {
 

@@ -48,11 +48,11 @@
 
 #include "hartigan.hpp"
 #include "lloyd.hpp"
-#include "matrix.hpp"
-#include "packed.hpp"
-#include "parallel.hpp"
-#include "rng.hpp"
-#include "row_source.hpp"
+#include "../kernels/matrix.hpp"
+#include "../kernels/packed.hpp"
+#include "../runtime/parallel.hpp"
+#include "../runtime/rng.hpp"
+#include "../data/row_source.hpp"
 
 namespace kmreduce {
 

@@ -16,9 +16,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "memory.hpp"
-#include "parallel.hpp"
-#include "simd.hpp"
+#include "../runtime/memory.hpp"
+#include "../runtime/parallel.hpp"
+#include "../runtime/simd.hpp"
 
 namespace kmreduce {
 

@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "matrix.hpp"
-#include "memory.hpp"
-#include "parallel.hpp"
-#include "scan.hpp"
-#include "simd.hpp"
+#include "../runtime/memory.hpp"
+#include "../runtime/parallel.hpp"
+#include "../runtime/scan.hpp"
+#include "../runtime/simd.hpp"
 
 namespace kmreduce {
 

@@ -10,11 +10,11 @@
 #include <utility>
 #include <vector>
 
-#include "matrix.hpp"
-#include "memory.hpp"
-#include "parallel.hpp"
-#include "rng.hpp"
-#include "row_source.hpp"
+#include "../kernels/matrix.hpp"
+#include "../runtime/memory.hpp"
+#include "../runtime/parallel.hpp"
+#include "../runtime/rng.hpp"
+#include "../data/row_source.hpp"
 
 namespace kmreduce {
 

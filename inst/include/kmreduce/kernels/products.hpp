@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "matrix.hpp"
-#include "parallel.hpp"
+#include "../runtime/parallel.hpp"
 
 namespace kmreduce {
 

@@ -28,10 +28,10 @@
 #include <string>
 #include <vector>
 
-#include "matrix.hpp"
-#include "parallel.hpp"
-#include "products.hpp"
-#include "rng.hpp"
+#include "../kernels/matrix.hpp"
+#include "../runtime/parallel.hpp"
+#include "../kernels/products.hpp"
+#include "../runtime/rng.hpp"
 #include "srht.hpp"
 
 namespace kmreduce {

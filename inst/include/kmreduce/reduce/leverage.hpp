@@ -11,8 +11,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "parallel.hpp"
-#include "rng.hpp"
+#include "../runtime/parallel.hpp"
+#include "../runtime/rng.hpp"
 
 namespace kmreduce {
 

@@ -19,7 +19,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "matrix.hpp"
+#include "../kernels/matrix.hpp"
 
 namespace kmreduce {
 

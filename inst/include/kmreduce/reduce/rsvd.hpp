@@ -12,12 +12,12 @@
 #include <stdexcept>
 #include <vector>
 
-#include "matrix.hpp"
-#include "parallel.hpp"
-#include "products.hpp"
+#include "../kernels/matrix.hpp"
+#include "../runtime/parallel.hpp"
+#include "../kernels/products.hpp"
 #include "random_projection.hpp"
-#include "rng.hpp"
-#include "row_source.hpp"
+#include "../runtime/rng.hpp"
+#include "../data/row_source.hpp"
 
 namespace kmreduce {
 

@@ -27,11 +27,11 @@
 #include <vector>
 
 #include "lloyd.hpp"
-#include "matrix.hpp"
-#include "packed.hpp"
-#include "parallel.hpp"
-#include "progress.hpp"
-#include "row_source.hpp"
+#include "../kernels/matrix.hpp"
+#include "../kernels/packed.hpp"
+#include "../runtime/parallel.hpp"
+#include "../runtime/progress.hpp"
+#include "../data/row_source.hpp"
 
 namespace kmreduce {
 

@@ -15,9 +15,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "matrix.hpp"
-#include "parallel.hpp"
-#include "rng.hpp"
+#include "../kernels/matrix.hpp"
+#include "../runtime/parallel.hpp"
+#include "../runtime/rng.hpp"
 
 namespace kmreduce {
 

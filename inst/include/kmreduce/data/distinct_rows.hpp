@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "matrix.hpp"
-#include "rng.hpp"
+#include "../kernels/matrix.hpp"
+#include "../runtime/rng.hpp"
 
 namespace kmreduce {
 

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "kmeans.hpp"
-#include "packed.hpp"
+#include "../kernels/packed.hpp"
 
 namespace kmreduce {
 

@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "kmeanspp.hpp"
-#include "matrix.hpp"
-#include "memory.hpp"
-#include "parallel.hpp"
-#include "progress.hpp"
-#include "row_source.hpp"
+#include "../kernels/matrix.hpp"
+#include "../runtime/memory.hpp"
+#include "../runtime/parallel.hpp"
+#include "../runtime/progress.hpp"
+#include "../data/row_source.hpp"
 
 namespace kmreduce {
 

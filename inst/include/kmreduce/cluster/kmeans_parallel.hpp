@@ -43,12 +43,12 @@
 
 #include "kmeanspp.hpp"
 #include "lloyd.hpp"
-#include "matrix.hpp"
-#include "memory.hpp"
-#include "parallel.hpp"
-#include "rng.hpp"
-#include "row_source.hpp"
-#include "simd.hpp"
+#include "../kernels/matrix.hpp"
+#include "../runtime/memory.hpp"
+#include "../runtime/parallel.hpp"
+#include "../runtime/rng.hpp"
+#include "../data/row_source.hpp"
+#include "../runtime/simd.hpp"
 
 namespace kmreduce {
 
