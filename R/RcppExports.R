@@ -53,10 +53,6 @@ cssp_cpp <- function(x, v, c, repeats, seed, n_threads, center = NULL, spectral 
     .Call(`_kmreduce_cssp_cpp`, x, v, c, repeats, seed, n_threads, center, spectral, strong_f, weights)
 }
 
-strong_rrqr_cpp <- function(m, k, f) {
-    .Call(`_kmreduce_strong_rrqr_cpp`, m, k, f)
-}
-
 gram_cpp <- function(x, n_threads) {
     .Call(`_kmreduce_gram_cpp`, x, n_threads)
 }
@@ -91,30 +87,6 @@ mpi_kmeans_cpp <- function(x, k, n_init, iter_max, tol, seed, n_threads, mpi, sh
 
 mpi_lloyd_cpp <- function(x, centers, iter_max, tol, n_threads, mpi, shift = NULL) {
     .Call(`_kmreduce_mpi_lloyd_cpp`, x, centers, iter_max, tol, n_threads, mpi, shift)
-}
-
-hartigan_cpp <- function(x, cluster, k, sweeps, n_threads) {
-    .Call(`_kmreduce_hartigan_cpp`, x, cluster, k, sweeps, n_threads)
-}
-
-local_search_cpp <- function(x, k, steps, seed, n_threads) {
-    .Call(`_kmreduce_local_search_cpp`, x, k, steps, seed, n_threads)
-}
-
-kmeans_parallel_cpp <- function(x, k, seed, oversampling, rounds, n_threads) {
-    .Call(`_kmreduce_kmeans_parallel_cpp`, x, k, seed, oversampling, rounds, n_threads)
-}
-
-kmeanspp_trace_cpp <- function(x, k, seed, n_threads) {
-    .Call(`_kmreduce_kmeanspp_trace_cpp`, x, k, seed, n_threads)
-}
-
-packed_copy_limit_cpp <- function(bytes) {
-    .Call(`_kmreduce_packed_copy_limit_cpp`, bytes)
-}
-
-single_products_cpp <- function(x, centers, store, block, n_threads, shift = NULL) {
-    .Call(`_kmreduce_single_products_cpp`, x, centers, store, block, n_threads, shift)
 }
 
 silhouette_cpp <- function(x, cluster, k, n_threads) {
@@ -171,6 +143,34 @@ leverage_sample_cpp <- function(scores, dims, seed) {
 
 column_means_cpp <- function(x, n_threads, weights = NULL) {
     .Call(`_kmreduce_column_means_cpp`, x, n_threads, weights)
+}
+
+hartigan_cpp <- function(x, cluster, k, sweeps, n_threads) {
+    .Call(`_kmreduce_hartigan_cpp`, x, cluster, k, sweeps, n_threads)
+}
+
+local_search_cpp <- function(x, k, steps, seed, n_threads) {
+    .Call(`_kmreduce_local_search_cpp`, x, k, steps, seed, n_threads)
+}
+
+kmeans_parallel_cpp <- function(x, k, seed, oversampling, rounds, n_threads) {
+    .Call(`_kmreduce_kmeans_parallel_cpp`, x, k, seed, oversampling, rounds, n_threads)
+}
+
+kmeanspp_trace_cpp <- function(x, k, seed, n_threads) {
+    .Call(`_kmreduce_kmeanspp_trace_cpp`, x, k, seed, n_threads)
+}
+
+packed_copy_limit_cpp <- function(bytes) {
+    .Call(`_kmreduce_packed_copy_limit_cpp`, bytes)
+}
+
+single_products_cpp <- function(x, centers, store, block, n_threads, shift = NULL) {
+    .Call(`_kmreduce_single_products_cpp`, x, centers, store, block, n_threads, shift)
+}
+
+strong_rrqr_cpp <- function(m, k, f) {
+    .Call(`_kmreduce_strong_rrqr_cpp`, m, k, f)
 }
 
 threads_info_cpp <- function() {

@@ -196,19 +196,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// strong_rrqr_cpp
-Rcpp::List strong_rrqr_cpp(Rcpp::NumericMatrix m, int k, double f);
-RcppExport SEXP _kmreduce_strong_rrqr_cpp(SEXP mSEXP, SEXP kSEXP, SEXP fSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type m(mSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< double >::type f(fSEXP);
-    rcpp_result_gen = Rcpp::wrap(strong_rrqr_cpp(m, k, f));
-    return rcpp_result_gen;
-END_RCPP
-}
 // gram_cpp
 Rcpp::NumericMatrix gram_cpp(Rcpp::NumericMatrix x, int n_threads);
 RcppExport SEXP _kmreduce_gram_cpp(SEXP xSEXP, SEXP n_threadsSEXP) {
@@ -383,93 +370,6 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::List >::type mpi(mpiSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
     rcpp_result_gen = Rcpp::wrap(mpi_lloyd_cpp(x, centers, iter_max, tol, n_threads, mpi, shift));
-    return rcpp_result_gen;
-END_RCPP
-}
-// hartigan_cpp
-Rcpp::List hartigan_cpp(Rcpp::NumericMatrix x, Rcpp::IntegerVector cluster, int k, int sweeps, int n_threads);
-RcppExport SEXP _kmreduce_hartigan_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP sweepsSEXP, SEXP n_threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< int >::type sweeps(sweepsSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(hartigan_cpp(x, cluster, k, sweeps, n_threads));
-    return rcpp_result_gen;
-END_RCPP
-}
-// local_search_cpp
-Rcpp::List local_search_cpp(Rcpp::NumericMatrix x, int k, int steps, double seed, int n_threads);
-RcppExport SEXP _kmreduce_local_search_cpp(SEXP xSEXP, SEXP kSEXP, SEXP stepsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< int >::type steps(stepsSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(local_search_cpp(x, k, steps, seed, n_threads));
-    return rcpp_result_gen;
-END_RCPP
-}
-// kmeans_parallel_cpp
-Rcpp::List kmeans_parallel_cpp(Rcpp::NumericMatrix x, int k, double seed, double oversampling, int rounds, int n_threads);
-RcppExport SEXP _kmreduce_kmeans_parallel_cpp(SEXP xSEXP, SEXP kSEXP, SEXP seedSEXP, SEXP oversamplingSEXP, SEXP roundsSEXP, SEXP n_threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< double >::type oversampling(oversamplingSEXP);
-    Rcpp::traits::input_parameter< int >::type rounds(roundsSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(kmeans_parallel_cpp(x, k, seed, oversampling, rounds, n_threads));
-    return rcpp_result_gen;
-END_RCPP
-}
-// kmeanspp_trace_cpp
-Rcpp::List kmeanspp_trace_cpp(Rcpp::NumericMatrix x, int k, double seed, int n_threads);
-RcppExport SEXP _kmreduce_kmeanspp_trace_cpp(SEXP xSEXP, SEXP kSEXP, SEXP seedSEXP, SEXP n_threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(kmeanspp_trace_cpp(x, k, seed, n_threads));
-    return rcpp_result_gen;
-END_RCPP
-}
-// packed_copy_limit_cpp
-double packed_copy_limit_cpp(double bytes);
-RcppExport SEXP _kmreduce_packed_copy_limit_cpp(SEXP bytesSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< double >::type bytes(bytesSEXP);
-    rcpp_result_gen = Rcpp::wrap(packed_copy_limit_cpp(bytes));
-    return rcpp_result_gen;
-END_RCPP
-}
-// single_products_cpp
-Rcpp::NumericMatrix single_products_cpp(Rcpp::NumericMatrix x, Rcpp::NumericMatrix centers, bool store, int block, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
-RcppExport SEXP _kmreduce_single_products_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP storeSEXP, SEXP blockSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
-    Rcpp::traits::input_parameter< bool >::type store(storeSEXP);
-    Rcpp::traits::input_parameter< int >::type block(blockSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
-    rcpp_result_gen = Rcpp::wrap(single_products_cpp(x, centers, store, block, n_threads, shift));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -669,6 +569,106 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// hartigan_cpp
+Rcpp::List hartigan_cpp(Rcpp::NumericMatrix x, Rcpp::IntegerVector cluster, int k, int sweeps, int n_threads);
+RcppExport SEXP _kmreduce_hartigan_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP sweepsSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type sweeps(sweepsSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(hartigan_cpp(x, cluster, k, sweeps, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// local_search_cpp
+Rcpp::List local_search_cpp(Rcpp::NumericMatrix x, int k, int steps, double seed, int n_threads);
+RcppExport SEXP _kmreduce_local_search_cpp(SEXP xSEXP, SEXP kSEXP, SEXP stepsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type steps(stepsSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(local_search_cpp(x, k, steps, seed, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// kmeans_parallel_cpp
+Rcpp::List kmeans_parallel_cpp(Rcpp::NumericMatrix x, int k, double seed, double oversampling, int rounds, int n_threads);
+RcppExport SEXP _kmreduce_kmeans_parallel_cpp(SEXP xSEXP, SEXP kSEXP, SEXP seedSEXP, SEXP oversamplingSEXP, SEXP roundsSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< double >::type oversampling(oversamplingSEXP);
+    Rcpp::traits::input_parameter< int >::type rounds(roundsSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(kmeans_parallel_cpp(x, k, seed, oversampling, rounds, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// kmeanspp_trace_cpp
+Rcpp::List kmeanspp_trace_cpp(Rcpp::NumericMatrix x, int k, double seed, int n_threads);
+RcppExport SEXP _kmreduce_kmeanspp_trace_cpp(SEXP xSEXP, SEXP kSEXP, SEXP seedSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(kmeanspp_trace_cpp(x, k, seed, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// packed_copy_limit_cpp
+double packed_copy_limit_cpp(double bytes);
+RcppExport SEXP _kmreduce_packed_copy_limit_cpp(SEXP bytesSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< double >::type bytes(bytesSEXP);
+    rcpp_result_gen = Rcpp::wrap(packed_copy_limit_cpp(bytes));
+    return rcpp_result_gen;
+END_RCPP
+}
+// single_products_cpp
+Rcpp::NumericMatrix single_products_cpp(Rcpp::NumericMatrix x, Rcpp::NumericMatrix centers, bool store, int block, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
+RcppExport SEXP _kmreduce_single_products_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP storeSEXP, SEXP blockSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
+    Rcpp::traits::input_parameter< bool >::type store(storeSEXP);
+    Rcpp::traits::input_parameter< int >::type block(blockSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
+    rcpp_result_gen = Rcpp::wrap(single_products_cpp(x, centers, store, block, n_threads, shift));
+    return rcpp_result_gen;
+END_RCPP
+}
+// strong_rrqr_cpp
+Rcpp::List strong_rrqr_cpp(Rcpp::NumericMatrix m, int k, double f);
+RcppExport SEXP _kmreduce_strong_rrqr_cpp(SEXP mSEXP, SEXP kSEXP, SEXP fSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type m(mSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< double >::type f(fSEXP);
+    rcpp_result_gen = Rcpp::wrap(strong_rrqr_cpp(m, k, f));
+    return rcpp_result_gen;
+END_RCPP
+}
 // threads_info_cpp
 Rcpp::List threads_info_cpp();
 RcppExport SEXP _kmreduce_threads_info_cpp() {
@@ -694,7 +694,6 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_top_svd_cpp", (DL_FUNC) &_kmreduce_top_svd_cpp, 4},
     {"_kmreduce_randomized_svd_cpp", (DL_FUNC) &_kmreduce_randomized_svd_cpp, 8},
     {"_kmreduce_cssp_cpp", (DL_FUNC) &_kmreduce_cssp_cpp, 10},
-    {"_kmreduce_strong_rrqr_cpp", (DL_FUNC) &_kmreduce_strong_rrqr_cpp, 3},
     {"_kmreduce_gram_cpp", (DL_FUNC) &_kmreduce_gram_cpp, 2},
     {"_kmreduce_sym_eigenvalues_cpp", (DL_FUNC) &_kmreduce_sym_eigenvalues_cpp, 1},
     {"_kmreduce_rsvd_blocks_cpp", (DL_FUNC) &_kmreduce_rsvd_blocks_cpp, 11},
@@ -704,12 +703,6 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_lloyd_blocks_cpp", (DL_FUNC) &_kmreduce_lloyd_blocks_cpp, 10},
     {"_kmreduce_mpi_kmeans_cpp", (DL_FUNC) &_kmreduce_mpi_kmeans_cpp, 18},
     {"_kmreduce_mpi_lloyd_cpp", (DL_FUNC) &_kmreduce_mpi_lloyd_cpp, 7},
-    {"_kmreduce_hartigan_cpp", (DL_FUNC) &_kmreduce_hartigan_cpp, 5},
-    {"_kmreduce_local_search_cpp", (DL_FUNC) &_kmreduce_local_search_cpp, 5},
-    {"_kmreduce_kmeans_parallel_cpp", (DL_FUNC) &_kmreduce_kmeans_parallel_cpp, 6},
-    {"_kmreduce_kmeanspp_trace_cpp", (DL_FUNC) &_kmreduce_kmeanspp_trace_cpp, 4},
-    {"_kmreduce_packed_copy_limit_cpp", (DL_FUNC) &_kmreduce_packed_copy_limit_cpp, 1},
-    {"_kmreduce_single_products_cpp", (DL_FUNC) &_kmreduce_single_products_cpp, 6},
     {"_kmreduce_silhouette_cpp", (DL_FUNC) &_kmreduce_silhouette_cpp, 4},
     {"_kmreduce_uniform_box_cpp", (DL_FUNC) &_kmreduce_uniform_box_cpp, 6},
     {"_kmreduce_set_trace_cpp", (DL_FUNC) &_kmreduce_set_trace_cpp, 4},
@@ -724,6 +717,13 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_gather_columns_cpp", (DL_FUNC) &_kmreduce_gather_columns_cpp, 6},
     {"_kmreduce_leverage_sample_cpp", (DL_FUNC) &_kmreduce_leverage_sample_cpp, 3},
     {"_kmreduce_column_means_cpp", (DL_FUNC) &_kmreduce_column_means_cpp, 3},
+    {"_kmreduce_hartigan_cpp", (DL_FUNC) &_kmreduce_hartigan_cpp, 5},
+    {"_kmreduce_local_search_cpp", (DL_FUNC) &_kmreduce_local_search_cpp, 5},
+    {"_kmreduce_kmeans_parallel_cpp", (DL_FUNC) &_kmreduce_kmeans_parallel_cpp, 6},
+    {"_kmreduce_kmeanspp_trace_cpp", (DL_FUNC) &_kmreduce_kmeanspp_trace_cpp, 4},
+    {"_kmreduce_packed_copy_limit_cpp", (DL_FUNC) &_kmreduce_packed_copy_limit_cpp, 1},
+    {"_kmreduce_single_products_cpp", (DL_FUNC) &_kmreduce_single_products_cpp, 6},
+    {"_kmreduce_strong_rrqr_cpp", (DL_FUNC) &_kmreduce_strong_rrqr_cpp, 3},
     {"_kmreduce_threads_info_cpp", (DL_FUNC) &_kmreduce_threads_info_cpp, 0},
     {NULL, NULL, 0}
 };

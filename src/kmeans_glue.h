@@ -1,5 +1,5 @@
 // Helpers shared by the k-means glue files (kmeans.cpp, cluster_stats.cpp,
-// kmeans_steps.cpp): R objects to and from the core's types.
+// test_hooks.cpp): R objects to and from the core's types.
 #ifndef KMREDUCE_KMEANS_GLUE_H
 #define KMREDUCE_KMEANS_GLUE_H
 

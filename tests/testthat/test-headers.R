@@ -59,3 +59,18 @@ test_that("the floor check finds an upward include and one between reduce and cl
   expect_match(v[grepl("label_sums", v)], "floor 1.*cluster/lloyd.hpp.*floor 3")
   expect_match(v[grepl("svd", v)], "floor 3.*cluster/kmeans.hpp.*floor 3")
 })
+
+test_that("the test hooks (src/test_hooks.cpp) are called by no function of the package", {
+  hooks <- c("hartigan_cpp", "local_search_cpp", "kmeans_parallel_cpp", "kmeanspp_trace_cpp",
+             "packed_copy_limit_cpp", "single_products_cpp", "strong_rrqr_cpp")
+  ns <- asNamespace("kmreduce")
+  expect_true(all(vapply(hooks, exists, logical(1), envir = ns, inherits = FALSE)))
+  callers <- character()
+  for (f in setdiff(ls(ns, all.names = TRUE), hooks)) {
+    fun <- get(f, envir = ns)
+    if (!is.function(fun)) next
+    used <- intersect(hooks, all.names(body(fun)))
+    if (length(used)) callers <- c(callers, paste(f, "calls", paste(used, collapse = ", ")))
+  }
+  expect_identical(callers, character())
+})

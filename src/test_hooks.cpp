@@ -1,6 +1,13 @@
-// Glue that runs single steps of k-means on dense x (tests): Hartigan's
-// moves, local search, k-means|| and k-means++ traces, the packing limit and
-// single-precision products.
+// TEST HOOKS. Every function in this file is compiled into the package but
+// called only by the tests (tests/testthat/), never by the package's R code:
+// they expose single steps of the core on dense x so that the tests can
+// compare them with references (Hartigan's moves, local search, k-means||
+// and k-means++ traces, the strong RRQR), reach code paths that need large
+// data otherwise (the packing limit) and check the single-precision
+// products. Production glue lives in the other files of src/; a function
+// the package's R code calls does not belong here.
+#include <RcppArmadillo.h>
+
 #include "glue.h"
 #include "kmeans_glue.h"
 
@@ -10,6 +17,7 @@
 #include <kmreduce/cluster/kmeans.hpp>
 #include <kmreduce/kernels/packed.hpp>
 #include <kmreduce/cluster/single.hpp>
+#include <kmreduce/reduce/rrqr.hpp>
 
 
 // Hartigan's moves on dense x from the labels `cluster` (1-based; tests):
@@ -169,4 +177,15 @@ Rcpp::NumericMatrix single_products_cpp(Rcpp::NumericMatrix x, Rcpp::NumericMatr
       for (kmreduce::index_t r = r0; r < r1; ++r) out(r, q) = buf[(r - r0) + (r1 - r0) * q];
   }
   return out;
+}
+
+// The strong rank-revealing QR of m at rank k (tests): the column order
+// (1-based) and the number of swaps after the greedy pivoted QR.
+// [[Rcpp::export]]
+Rcpp::List strong_rrqr_cpp(Rcpp::NumericMatrix m, int k, double f) {
+  const arma::mat mm(&m[0], m.nrow(), m.ncol(), false, true);
+  const kmreduce::RrqrResult r = kmreduce::strong_rrqr(mm, static_cast<arma::uword>(k), f);
+  Rcpp::IntegerVector perm(r.perm.n_elem);
+  for (arma::uword t = 0; t < r.perm.n_elem; ++t) perm[t] = static_cast<int>(r.perm[t]) + 1;
+  return Rcpp::List::create(Rcpp::Named("perm") = perm, Rcpp::Named("swaps") = r.swaps);
 }
