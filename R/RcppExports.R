@@ -69,24 +69,28 @@ mpi_rsvd_cpp <- function(x, k, oversample, power_iters, seed, n_threads, center,
     .Call(`_kmreduce_mpi_rsvd_cpp`, x, k, oversample, power_iters, seed, n_threads, center, mpi)
 }
 
-kmeans_cpp <- function(x, k, n_init, iter_max, tol, seed, n_threads, verbose = FALSE, limit = 0, shift = NULL, local_search = 0L, seeding = 0L, oversampling = 2, rounds = 5L, polish = 0L, tries = 5L, split_rounds = 5L, polish_starts = 2L, single = FALSE, weights = NULL, online = FALSE) {
-    .Call(`_kmreduce_kmeans_cpp`, x, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift, local_search, seeding, oversampling, rounds, polish, tries, split_rounds, polish_starts, single, weights, online)
+kmeans_cpp <- function(x, options, shift = NULL, weights = NULL) {
+    .Call(`_kmreduce_kmeans_cpp`, x, options, shift, weights)
 }
 
-lloyd_from_cpp <- function(x, centers, iter_max, tol, n_threads, shift = NULL, weights = NULL, online = FALSE, hartigan = FALSE) {
-    .Call(`_kmreduce_lloyd_from_cpp`, x, centers, iter_max, tol, n_threads, shift, weights, online, hartigan)
+lloyd_from_cpp <- function(x, centers, options, shift = NULL, weights = NULL) {
+    .Call(`_kmreduce_lloyd_from_cpp`, x, centers, options, shift, weights)
 }
 
-lloyd_blocks_cpp <- function(read, n, d, block_rows, centers, iter_max, tol, n_threads, shift = NULL, weights = NULL) {
-    .Call(`_kmreduce_lloyd_blocks_cpp`, read, n, d, block_rows, centers, iter_max, tol, n_threads, shift, weights)
+lloyd_blocks_cpp <- function(read, n, d, block_rows, centers, options, shift = NULL, weights = NULL) {
+    .Call(`_kmreduce_lloyd_blocks_cpp`, read, n, d, block_rows, centers, options, shift, weights)
 }
 
-mpi_kmeans_cpp <- function(x, k, n_init, iter_max, tol, seed, n_threads, mpi, shift = NULL, local_search = 0L, seeding = 0L, oversampling = 2, rounds = 5L, polish = 0L, tries = 5L, split_rounds = 5L, polish_starts = 2L, single = FALSE) {
-    .Call(`_kmreduce_mpi_kmeans_cpp`, x, k, n_init, iter_max, tol, seed, n_threads, mpi, shift, local_search, seeding, oversampling, rounds, polish, tries, split_rounds, polish_starts, single)
+mpi_kmeans_cpp <- function(x, options, mpi, shift = NULL) {
+    .Call(`_kmreduce_mpi_kmeans_cpp`, x, options, mpi, shift)
 }
 
-mpi_lloyd_cpp <- function(x, centers, iter_max, tol, n_threads, mpi, shift = NULL) {
-    .Call(`_kmreduce_mpi_lloyd_cpp`, x, centers, iter_max, tol, n_threads, mpi, shift)
+mpi_lloyd_cpp <- function(x, centers, options, mpi, shift = NULL) {
+    .Call(`_kmreduce_mpi_lloyd_cpp`, x, centers, options, mpi, shift)
+}
+
+kmeans_seedings_cpp <- function() {
+    .Call(`_kmreduce_kmeans_seedings_cpp`)
 }
 
 silhouette_cpp <- function(x, cluster, k, n_threads) {

@@ -560,7 +560,7 @@ check_control <- function(control, defaults = control_defaults(), prefix = "cont
   check_choice(out$qr, nm("qr"), c("pivoted", "strong"))
   out$power_iters <- check_power_iters(out$power_iters, nm("power_iters"))
   out$repeats <- check_whole(out$repeats, nm("repeats"), 1, 10000)
-  check_choice(out$seeding, nm("seeding"), c("auto", "k-means++", "k-means||"))
+  check_choice(out$seeding, nm("seeding"), c("auto", kmeans_seedings_cpp()))
   number_in(out$oversampling, "oversampling", 0, 1e6, open_lower = TRUE)
   out$rounds <- check_whole(out$rounds, nm("rounds"), 1, 1000)
   check_choice(out$polish, nm("polish"), c("auto", "split_merge", "hartigan", "none"))

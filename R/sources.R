@@ -78,24 +78,17 @@ reduce_source <- function(reducer, src, n_threads, block_rows, limit) {
 source_kmeans <- function(src, reduced, k, centers0, n_init, iter_max, tol, seed, n_threads,
                           verbose, limit, shift, seeding) {
   if (src$kind == "mpi") {
-    return(mpi_kmeans_cpp(reduced, k, n_init, iter_max, tol, seed, n_threads,
-                          mpi_info(src$mpi), shift, seeding$local_search, seeding$seeding,
-                          seeding$oversampling, seeding$rounds, seeding$polish,
-                          seeding$tries, seeding$split_rounds, seeding$polish_starts,
-                          seeding$single))
+    return(mpi_kmeans_cpp(reduced, kmeans_cpp_options(k, n_init, iter_max, tol, seed, n_threads,
+                                                      seeding), mpi_info(src$mpi), shift))
   }
   if (is.null(centers0)) {
-    return(kmeans_cpp(reduced, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift,
-                      seeding$local_search, seeding$seeding, seeding$oversampling,
-                      seeding$rounds, seeding$polish, seeding$tries, seeding$split_rounds,
-                      seeding$polish_starts, seeding$single, src$weights,
-                      identical(seeding$algorithm, "MacQueen")))
+    return(kmeans_cpp(reduced, kmeans_cpp_options(k, n_init, iter_max, tol, seed, n_threads,
+                                                  seeding, verbose, limit), shift, src$weights))
   }
   # (from given centres: Lloyd; with `algorithm`, MacQueen's updates, or
   # Hartigan's moves after Lloyd)
-  lloyd_from_cpp(reduced, centers0, iter_max, tol, n_threads, shift, src$weights,
-                 identical(seeding$algorithm, "MacQueen"),
-                 identical(seeding$algorithm, "Hartigan-Wong"))
+  lloyd_from_cpp(reduced, centers0, lloyd_cpp_options(iter_max, tol, n_threads, seeding), shift,
+                 src$weights)
 }
 
 # The statistics of a partition on the original rows; `means`: Lloyd's
@@ -117,8 +110,10 @@ source_stats <- function(src, cluster, k, n_threads, block_rows, means = NULL) {
 # Lloyd on the original rows from given centres (refine), rows minus `shift`.
 source_lloyd <- function(src, centers, iter_max, n_threads, block_rows, shift) {
   switch(src$kind,
-    mpi = mpi_lloyd_cpp(src$data, centers, iter_max, 0, n_threads, mpi_info(src$mpi), shift),
+    mpi = mpi_lloyd_cpp(src$data, centers, lloyd_cpp_options(iter_max, 0, n_threads),
+                        mpi_info(src$mpi), shift),
     big = stream_lloyd(src$data, centers, iter_max, block_rows_for(src$data, block_rows),
                        n_threads, shift, src$weights),
-    lloyd_from_cpp(src$data, centers, iter_max, 0, n_threads, shift, src$weights))
+    lloyd_from_cpp(src$data, centers, lloyd_cpp_options(iter_max, 0, n_threads), shift,
+                   src$weights))
 }

@@ -66,8 +66,8 @@ stream_stats <- function(x, cluster, k, block_rows, n_threads, weights = NULL) {
 # rows minus `shift` in the distances (see with_row_access() in packed.hpp).
 stream_lloyd <- function(x, centers, iter_max, block_rows, n_threads, shift = NULL,
                          weights = NULL) {
-  lloyd_blocks_cpp(block_reader(x), nrow(x), ncol(x), block_rows, centers, iter_max, 0,
-                   n_threads, shift, weights)
+  lloyd_blocks_cpp(block_reader(x), nrow(x), ncol(x), block_rows, centers,
+                   lloyd_cpp_options(iter_max, 0, n_threads), shift, weights)
 }
 
 # randomized_svd_cpp() with the products taken block by block

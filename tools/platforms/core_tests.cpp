@@ -290,7 +290,7 @@ void test_kmeans() {
     const char* name[] = {"k-means++", "k-means||", "k-means++ with Hartigan",
                           "k-means|| with local search and split/merge"};
     for (KmeansOptions* o : {&o1, &o2}) {
-      if (variant == 1 || variant == 3) o->seeding = Seeding::KmeansParallel;
+      if (variant == 1 || variant == 3) o->seeding = "k-means||";
       if (variant == 2) o->polish = Polish::Hartigan;
       if (variant == 3) {
         o->polish = Polish::SplitMerge;

@@ -4,8 +4,9 @@
 // plain greedy k-means++, the even ones followed by `local_search` steps of
 // local search (local_search.hpp), which repair the seedings k-means++ gets
 // wrong on noisy high-dimensional data but cost passes over the data and do
-// not help everywhere. The seeding is greedy k-means++ (kmeanspp.hpp) or,
-// for tall data, k-means|| (kmeans_parallel.hpp). With a polish, the
+// not help everywhere. The seeding is a policy of seeding.hpp, named by
+// KmeansOptions::seeding (kmeans_options.hpp): greedy k-means++
+// (kmeanspp.hpp) or, for tall data, k-means|| (kmeans_parallel.hpp). With a polish, the
 // `polish_starts` lowest distinct replicates (or, kPolishStartsAuto, as many
 // as it takes to reach the lowest result twice) then get split/merge moves
 // (split_merge.hpp) and Hartigan's moves (hartigan.hpp), the lowest result
@@ -25,67 +26,15 @@
 #include <stdexcept>
 #include <vector>
 
-#include "kmeans_parallel.hpp"
-#include "kmeanspp.hpp"
+#include "kmeans_options.hpp"
 #include "local_search.hpp"
 #include "lloyd.hpp"
 #include "macqueen.hpp"
+#include "seeding.hpp"
 #include "../runtime/rng.hpp"
 #include "split_merge.hpp"
 
 namespace kmreduce {
-
-// Called on the calling thread after each replicate with (replicate, 1-based;
-// Lloyd iterations; objective on the clustered data). Empty: no call, no cost.
-using ReplicateHook = std::function<void(int, int, double)>;
-
-enum class Seeding { KmeansPP, KmeansParallel };
-
-// After the replicates, on each of the `polish_starts` best distinct ones
-// (the lowest result kept): nothing, Hartigan's moves (hartigan.hpp), or
-// split/merge moves (split_merge.hpp) then Hartigan's moves.
-enum class Polish { None, Hartigan, SplitMerge };
-
-// polish_starts = kPolishStartsAuto: the two lowest distinct replicates are
-// polished, then the next ones in increasing objective while the lowest
-// polished result has been reached from one start only (a second start
-// ending at the same objective confirms it), up to all distinct replicates.
-// When two replicates reached the lowest objective before any polish, it is
-// confirmed already: no split/merge, only Hartigan's moves from it and from
-// the distinct replicates near it (where a polish has nothing to gain, the
-// replicates agree; where it gains, the lowest replicate is reached once).
-constexpr int kPolishStartsAuto = 0;
-
-struct KmeansOptions {
-  index_t k = 2;
-  int n_init = 10;
-  int iter_max = 100;
-  double tol = 0.0;
-  int local_search = 0;  // LocalSearch++ steps after the seeding of replicates 2, 4, ...
-  Seeding seeding = Seeding::KmeansPP;
-  KmeansParallelOptions parallel;  // k-means|| (seeding KmeansParallel)
-  Polish polish = Polish::None;
-  int polish_starts = 2;  // the lowest distinct replicates polished;
-                          // kPolishStartsAuto: until the lowest is confirmed
-  int hartigan_sweeps = 100;  // at most, per polished replicate
-  // (auto) Hartigan's moves from replicates not otherwise polished only when
-  // their objective is within this fraction of the lowest.
-  double hartigan_gap = 1e-2;
-  // The Lloyd iterations of the split/merge tries, all starts together, at
-  // most this many times those of the replicates (< 0: no bound).
-  double polish_budget = 2.0;
-  SplitMergeOptions split;  // its iter_max and tol are those above
-  std::uint64_t seed = 0;
-  int n_threads = 1;
-  ReplicateHook on_replicate;
-  // MacQueen's online updates (macqueen.hpp) instead of Lloyd after each
-  // seeding (stats::kmeans(algorithm = "MacQueen")); one process only.
-  bool online = false;
-  // Observation weights, one positive weight per row (nullptr: all 1): every
-  // step weighted (seeding by w D^2, weighted means and objective, the
-  // polish's moves), so that whole weights give the fit of the rows repeated.
-  const double* weights = nullptr;
-};
 
 struct KmeansResult {
   LloydResult best;
@@ -112,8 +61,10 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
     throw std::invalid_argument("observation weights are not supported on distributed rows");
   if (opt.online && combine.size() > 1)
     throw std::invalid_argument("MacQueen's updates are not available on distributed rows");
+  const std::size_t seeding = seeding_index(opt.seeding);
   std::vector<double> norm_store;
   const double* row_norms = row_sqnorms_of(a, norm_store, opt.n_threads);
+  const SeedingCall<Data, Combine> call{a, row_norms, opt, interrupt, combine};
   KmeansResult out;
   const bool polish = opt.polish != Polish::None && opt.k > 1;
   const bool confirm = polish && opt.polish_starts == kPolishStartsAuto;
@@ -130,13 +81,9 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
     const bool search = opt.local_search > 0 && opt.k > 1 && t % 2 == 1;
     SeedAssignment seeds;
     seeds.with_second_label = search;
-    if (opt.seeding == Seeding::KmeansParallel) {
-      kmeans_parallel(a, row_norms, opt.k, rng, centres.data(), opt.n_threads, opt.parallel,
-                      interrupt, &seeds, combine, nullptr, opt.weights);
-    } else {
-      kmeanspp(a, row_norms, opt.k, rng, centres.data(), opt.n_threads, interrupt, &seeds,
-               combine, nullptr, opt.weights);
-    }
+    with_seeding(seeding, [&](auto policy) {
+      decltype(policy)::seed(call, rng, centres.data(), &seeds);
+    });
     if (search)
       local_search(a, row_norms, opt.k, opt.local_search, rng, centres.data(), seeds,
                    opt.n_threads, interrupt, combine, false, opt.weights);
