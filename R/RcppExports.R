@@ -53,6 +53,10 @@ cssp_cpp <- function(x, v, c, repeats, seed, n_threads, center = NULL, spectral 
     .Call(`_kmreduce_cssp_cpp`, x, v, c, repeats, seed, n_threads, center, spectral, strong_f, weights)
 }
 
+strong_rrqr_cpp <- function(m, k, f) {
+    .Call(`_kmreduce_strong_rrqr_cpp`, m, k, f)
+}
+
 gram_cpp <- function(x, n_threads) {
     .Call(`_kmreduce_gram_cpp`, x, n_threads)
 }
@@ -171,10 +175,6 @@ packed_copy_limit_cpp <- function(bytes) {
 
 single_products_cpp <- function(x, centers, store, block, n_threads, shift = NULL) {
     .Call(`_kmreduce_single_products_cpp`, x, centers, store, block, n_threads, shift)
-}
-
-strong_rrqr_cpp <- function(m, k, f) {
-    .Call(`_kmreduce_strong_rrqr_cpp`, m, k, f)
 }
 
 threads_info_cpp <- function() {

@@ -196,6 +196,19 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// strong_rrqr_cpp
+Rcpp::List strong_rrqr_cpp(Rcpp::NumericMatrix m, int k, double f);
+RcppExport SEXP _kmreduce_strong_rrqr_cpp(SEXP mSEXP, SEXP kSEXP, SEXP fSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type m(mSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< double >::type f(fSEXP);
+    rcpp_result_gen = Rcpp::wrap(strong_rrqr_cpp(m, k, f));
+    return rcpp_result_gen;
+END_RCPP
+}
 // gram_cpp
 Rcpp::NumericMatrix gram_cpp(Rcpp::NumericMatrix x, int n_threads);
 RcppExport SEXP _kmreduce_gram_cpp(SEXP xSEXP, SEXP n_threadsSEXP) {
@@ -627,19 +640,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// strong_rrqr_cpp
-Rcpp::List strong_rrqr_cpp(Rcpp::NumericMatrix m, int k, double f);
-RcppExport SEXP _kmreduce_strong_rrqr_cpp(SEXP mSEXP, SEXP kSEXP, SEXP fSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type m(mSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< double >::type f(fSEXP);
-    rcpp_result_gen = Rcpp::wrap(strong_rrqr_cpp(m, k, f));
-    return rcpp_result_gen;
-END_RCPP
-}
 // threads_info_cpp
 Rcpp::List threads_info_cpp();
 RcppExport SEXP _kmreduce_threads_info_cpp() {
@@ -665,6 +665,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_top_svd_cpp", (DL_FUNC) &_kmreduce_top_svd_cpp, 4},
     {"_kmreduce_randomized_svd_cpp", (DL_FUNC) &_kmreduce_randomized_svd_cpp, 8},
     {"_kmreduce_cssp_cpp", (DL_FUNC) &_kmreduce_cssp_cpp, 10},
+    {"_kmreduce_strong_rrqr_cpp", (DL_FUNC) &_kmreduce_strong_rrqr_cpp, 3},
     {"_kmreduce_gram_cpp", (DL_FUNC) &_kmreduce_gram_cpp, 2},
     {"_kmreduce_sym_eigenvalues_cpp", (DL_FUNC) &_kmreduce_sym_eigenvalues_cpp, 1},
     {"_kmreduce_rsvd_blocks_cpp", (DL_FUNC) &_kmreduce_rsvd_blocks_cpp, 11},
@@ -695,7 +696,6 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_kmeanspp_trace_cpp", (DL_FUNC) &_kmreduce_kmeanspp_trace_cpp, 4},
     {"_kmreduce_packed_copy_limit_cpp", (DL_FUNC) &_kmreduce_packed_copy_limit_cpp, 1},
     {"_kmreduce_single_products_cpp", (DL_FUNC) &_kmreduce_single_products_cpp, 6},
-    {"_kmreduce_strong_rrqr_cpp", (DL_FUNC) &_kmreduce_strong_rrqr_cpp, 3},
     {"_kmreduce_threads_info_cpp", (DL_FUNC) &_kmreduce_threads_info_cpp, 0},
     {NULL, NULL, 0}
 };

@@ -100,6 +100,18 @@ Rcpp::List cssp_cpp(SEXP x, Rcpp::NumericMatrix v, double c, int repeats,
                             Rcpp::Named("best_repeat") = r.best_repeat + 1);
 }
 
+// TEST HOOK (called only by the tests; see test_hooks.cpp): the strong
+// rank-revealing QR of m at rank k: the column order
+// (1-based) and the number of swaps after the greedy pivoted QR.
+// [[Rcpp::export]]
+Rcpp::List strong_rrqr_cpp(Rcpp::NumericMatrix m, int k, double f) {
+  const arma::mat mm(&m[0], m.nrow(), m.ncol(), false, true);
+  const kmreduce::RrqrResult r = kmreduce::strong_rrqr(mm, static_cast<arma::uword>(k), f);
+  Rcpp::IntegerVector perm(r.perm.n_elem);
+  for (arma::uword t = 0; t < r.perm.n_elem; ++t) perm[t] = static_cast<int>(r.perm[t]) + 1;
+  return Rcpp::List::create(Rcpp::Named("perm") = perm, Rcpp::Named("swaps") = r.swaps);
+}
+
 // [[Rcpp::export]]
 Rcpp::NumericMatrix gram_cpp(Rcpp::NumericMatrix x, int n_threads) {
   const kmreduce::DenseMatrix a(&x[0], x.nrow(), x.ncol());

@@ -2,12 +2,13 @@
 // called only by the tests (tests/testthat/), never by the package's R code:
 // they expose single steps of the core on dense x so that the tests can
 // compare them with references (Hartigan's moves, local search, k-means||
-// and k-means++ traces, the strong RRQR), reach code paths that need large
-// data otherwise (the packing limit) and check the single-precision
-// products. Production glue lives in the other files of src/; a function
-// the package's R code calls does not belong here.
-#include <RcppArmadillo.h>
-
+// and k-means++ traces), reach code paths that need large data otherwise
+// (the packing limit) and check the single-precision products. Production
+// glue lives in the other files of src/; a function the package's R code
+// calls does not belong here. Two more hooks live elsewhere:
+// strong_rrqr_cpp() in decompositions.cpp, marked "TEST HOOK" (it needs
+// Armadillo, which only that file parses: here it would add about 11 s of
+// compiling), and fjlt_parts_cpp() in reduce.cpp (the reduction glue).
 #include "glue.h"
 #include "kmeans_glue.h"
 
@@ -17,7 +18,6 @@
 #include <kmreduce/cluster/kmeans.hpp>
 #include <kmreduce/kernels/packed.hpp>
 #include <kmreduce/cluster/single.hpp>
-#include <kmreduce/reduce/rrqr.hpp>
 
 
 // Hartigan's moves on dense x from the labels `cluster` (1-based; tests):
@@ -177,15 +177,4 @@ Rcpp::NumericMatrix single_products_cpp(Rcpp::NumericMatrix x, Rcpp::NumericMatr
       for (kmreduce::index_t r = r0; r < r1; ++r) out(r, q) = buf[(r - r0) + (r1 - r0) * q];
   }
   return out;
-}
-
-// The strong rank-revealing QR of m at rank k (tests): the column order
-// (1-based) and the number of swaps after the greedy pivoted QR.
-// [[Rcpp::export]]
-Rcpp::List strong_rrqr_cpp(Rcpp::NumericMatrix m, int k, double f) {
-  const arma::mat mm(&m[0], m.nrow(), m.ncol(), false, true);
-  const kmreduce::RrqrResult r = kmreduce::strong_rrqr(mm, static_cast<arma::uword>(k), f);
-  Rcpp::IntegerVector perm(r.perm.n_elem);
-  for (arma::uword t = 0; t < r.perm.n_elem; ++t) perm[t] = static_cast<int>(r.perm[t]) + 1;
-  return Rcpp::List::create(Rcpp::Named("perm") = perm, Rcpp::Named("swaps") = r.swaps);
 }
