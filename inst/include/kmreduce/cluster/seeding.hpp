@@ -8,7 +8,8 @@
 // that writes k seeds (k x d, column-major) to `centres`, drawing from `rng`
 // only (the replicate's stream), and, when `seeds` is given, the rows'
 // assignment to them (nearest and second nearest; Lloyd takes it over, the
-// local search reads it). With rows on several processes (Combine) every
+// local search reads it; seed_assignment() of kmeans_parallel.hpp computes
+// it for seeds found otherwise). With rows on several processes (Combine) every
 // process calls it with its own rows and all get the same seeds; with
 // observation weights (call.opt.weights) it draws by w D^2.
 //
