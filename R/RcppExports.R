@@ -49,8 +49,8 @@ randomized_svd_cpp <- function(x, k, oversample, power_iters, seed, n_threads, c
     .Call(`_kmreduce_randomized_svd_cpp`, x, k, oversample, power_iters, seed, n_threads, center, weights)
 }
 
-cssp_cpp <- function(x, v, c, repeats, seed, n_threads, center = NULL, spectral = FALSE, strong_f = 0, weights = NULL) {
-    .Call(`_kmreduce_cssp_cpp`, x, v, c, repeats, seed, n_threads, center, spectral, strong_f, weights)
+cssp_cpp <- function(x, v, options, center = NULL, weights = NULL) {
+    .Call(`_kmreduce_cssp_cpp`, x, v, options, center, weights)
 }
 
 strong_rrqr_cpp <- function(m, k, f) {
@@ -65,56 +65,36 @@ sym_eigenvalues_cpp <- function(g) {
     .Call(`_kmreduce_sym_eigenvalues_cpp`, g)
 }
 
-rsvd_blocks_cpp <- function(read, n, d, block_rows, k, oversample, power_iters, seed, n_threads, center, weights = NULL) {
-    .Call(`_kmreduce_rsvd_blocks_cpp`, read, n, d, block_rows, k, oversample, power_iters, seed, n_threads, center, weights)
+rsvd_blocks_cpp <- function(read, n, d, block_rows, options, weights = NULL) {
+    .Call(`_kmreduce_rsvd_blocks_cpp`, read, n, d, block_rows, options, weights)
 }
 
 mpi_rsvd_cpp <- function(x, k, oversample, power_iters, seed, n_threads, center, mpi) {
     .Call(`_kmreduce_mpi_rsvd_cpp`, x, k, oversample, power_iters, seed, n_threads, center, mpi)
 }
 
-kmeans_cpp <- function(x, k, n_init, iter_max, tol, seed, n_threads, verbose = FALSE, limit = 0, shift = NULL, local_search = 0L, seeding = 0L, oversampling = 2, rounds = 5L, polish = 0L, tries = 5L, split_rounds = 5L, polish_starts = 2L, single = FALSE, weights = NULL, online = FALSE) {
-    .Call(`_kmreduce_kmeans_cpp`, x, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift, local_search, seeding, oversampling, rounds, polish, tries, split_rounds, polish_starts, single, weights, online)
+kmeans_cpp <- function(x, options, shift = NULL, weights = NULL) {
+    .Call(`_kmreduce_kmeans_cpp`, x, options, shift, weights)
 }
 
-lloyd_from_cpp <- function(x, centers, iter_max, tol, n_threads, shift = NULL, weights = NULL, online = FALSE, hartigan = FALSE) {
-    .Call(`_kmreduce_lloyd_from_cpp`, x, centers, iter_max, tol, n_threads, shift, weights, online, hartigan)
+lloyd_from_cpp <- function(x, centers, options, shift = NULL, weights = NULL) {
+    .Call(`_kmreduce_lloyd_from_cpp`, x, centers, options, shift, weights)
 }
 
-lloyd_blocks_cpp <- function(read, n, d, block_rows, centers, iter_max, tol, n_threads, shift = NULL, weights = NULL) {
-    .Call(`_kmreduce_lloyd_blocks_cpp`, read, n, d, block_rows, centers, iter_max, tol, n_threads, shift, weights)
+lloyd_blocks_cpp <- function(read, n, d, block_rows, centers, options, shift = NULL, weights = NULL) {
+    .Call(`_kmreduce_lloyd_blocks_cpp`, read, n, d, block_rows, centers, options, shift, weights)
 }
 
-mpi_kmeans_cpp <- function(x, k, n_init, iter_max, tol, seed, n_threads, mpi, shift = NULL, local_search = 0L, seeding = 0L, oversampling = 2, rounds = 5L, polish = 0L, tries = 5L, split_rounds = 5L, polish_starts = 2L, single = FALSE) {
-    .Call(`_kmreduce_mpi_kmeans_cpp`, x, k, n_init, iter_max, tol, seed, n_threads, mpi, shift, local_search, seeding, oversampling, rounds, polish, tries, split_rounds, polish_starts, single)
+mpi_kmeans_cpp <- function(x, options, mpi, shift = NULL) {
+    .Call(`_kmreduce_mpi_kmeans_cpp`, x, options, mpi, shift)
 }
 
-mpi_lloyd_cpp <- function(x, centers, iter_max, tol, n_threads, mpi, shift = NULL) {
-    .Call(`_kmreduce_mpi_lloyd_cpp`, x, centers, iter_max, tol, n_threads, mpi, shift)
+mpi_lloyd_cpp <- function(x, centers, options, mpi, shift = NULL) {
+    .Call(`_kmreduce_mpi_lloyd_cpp`, x, centers, options, mpi, shift)
 }
 
-hartigan_cpp <- function(x, cluster, k, sweeps, n_threads) {
-    .Call(`_kmreduce_hartigan_cpp`, x, cluster, k, sweeps, n_threads)
-}
-
-local_search_cpp <- function(x, k, steps, seed, n_threads) {
-    .Call(`_kmreduce_local_search_cpp`, x, k, steps, seed, n_threads)
-}
-
-kmeans_parallel_cpp <- function(x, k, seed, oversampling, rounds, n_threads) {
-    .Call(`_kmreduce_kmeans_parallel_cpp`, x, k, seed, oversampling, rounds, n_threads)
-}
-
-kmeanspp_trace_cpp <- function(x, k, seed, n_threads) {
-    .Call(`_kmreduce_kmeanspp_trace_cpp`, x, k, seed, n_threads)
-}
-
-packed_copy_limit_cpp <- function(bytes) {
-    .Call(`_kmreduce_packed_copy_limit_cpp`, bytes)
-}
-
-single_products_cpp <- function(x, centers, store, block, n_threads, shift = NULL) {
-    .Call(`_kmreduce_single_products_cpp`, x, centers, store, block, n_threads, shift)
+kmeans_seedings_cpp <- function() {
+    .Call(`_kmreduce_kmeans_seedings_cpp`)
 }
 
 silhouette_cpp <- function(x, cluster, k, n_threads) {
@@ -167,6 +147,30 @@ leverage_sample_cpp <- function(scores, dims, seed) {
 
 column_means_cpp <- function(x, n_threads, weights = NULL) {
     .Call(`_kmreduce_column_means_cpp`, x, n_threads, weights)
+}
+
+hartigan_cpp <- function(x, cluster, k, sweeps, n_threads) {
+    .Call(`_kmreduce_hartigan_cpp`, x, cluster, k, sweeps, n_threads)
+}
+
+local_search_cpp <- function(x, k, steps, seed, n_threads) {
+    .Call(`_kmreduce_local_search_cpp`, x, k, steps, seed, n_threads)
+}
+
+kmeans_parallel_cpp <- function(x, k, seed, oversampling, rounds, n_threads) {
+    .Call(`_kmreduce_kmeans_parallel_cpp`, x, k, seed, oversampling, rounds, n_threads)
+}
+
+kmeanspp_trace_cpp <- function(x, k, seed, n_threads) {
+    .Call(`_kmreduce_kmeanspp_trace_cpp`, x, k, seed, n_threads)
+}
+
+packed_copy_limit_cpp <- function(bytes) {
+    .Call(`_kmreduce_packed_copy_limit_cpp`, bytes)
+}
+
+single_products_cpp <- function(x, centers, store, block, n_threads, shift = NULL) {
+    .Call(`_kmreduce_single_products_cpp`, x, centers, store, block, n_threads, shift)
 }
 
 threads_info_cpp <- function() {

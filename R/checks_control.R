@@ -27,7 +27,7 @@ check_control <- function(control, defaults = control_defaults(), prefix = "cont
     stop_arg(sprintf("`%s` must be TRUE or FALSE, not %s.", nm("keep_reduced"),
                      describe(out$keep_reduced)))
   }
-  check_choice(out$seeding, nm("seeding"), c("auto", "k-means++", "k-means||"))
+  check_choice(out$seeding, nm("seeding"), c("auto", kmeans_seedings_cpp()))
   number_in(out$oversampling, "oversampling", 0, 1e6, open_lower = TRUE)
   out$rounds <- check_whole(out$rounds, nm("rounds"), 1, 1000)
   check_choice(out$polish, nm("polish"), c("auto", "split_merge", "hartigan", "none"))

@@ -8,31 +8,28 @@
 # the polish.
 cpp_kmeans <- function(reduced, k, n_init, iter_max, tol, seed, n_threads, verbose, limit,
                        shift, seeding, weights) {
-  kmeans_cpp(reduced, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift,
-             seeding$local_search, seeding$seeding, seeding$oversampling,
-             seeding$rounds, seeding$polish, seeding$tries, seeding$split_rounds,
-             seeding$polish_starts, seeding$single, weights,
-             identical(seeding$algorithm, "MacQueen"))
+  kmeans_cpp(reduced, kmeans_cpp_options(k, n_init, iter_max, tol, seed, n_threads, seeding,
+                                         verbose, limit), shift, weights)
 }
 cpp_kmeans_mpi <- function(reduced, k, n_init, iter_max, tol, seed, n_threads, mpi, shift,
                            seeding) {
-  mpi_kmeans_cpp(reduced, k, n_init, iter_max, tol, seed, n_threads, mpi, shift,
-                 seeding$local_search, seeding$seeding, seeding$oversampling, seeding$rounds,
-                 seeding$polish, seeding$tries, seeding$split_rounds, seeding$polish_starts,
-                 seeding$single)
+  mpi_kmeans_cpp(reduced, kmeans_cpp_options(k, n_init, iter_max, tol, seed, n_threads, seeding),
+                 mpi, shift)
 }
 
-# Lloyd (MacQueen's updates, or Hartigan's moves after it) from given centres.
-cpp_lloyd <- function(rows, centers, iter_max, tol, n_threads, shift, weights,
-                      online = FALSE, hartigan = FALSE) {
-  lloyd_from_cpp(rows, centers, iter_max, tol, n_threads, shift, weights, online, hartigan)
+# Lloyd from given centres; with `seeding` (seeding_of()), what its
+# `algorithm` runs from them (MacQueen's updates, or Hartigan's moves after
+# Lloyd).
+cpp_lloyd <- function(rows, centers, iter_max, tol, n_threads, shift, weights, seeding = NULL) {
+  lloyd_from_cpp(rows, centers, lloyd_cpp_options(iter_max, tol, n_threads, seeding), shift,
+                 weights)
 }
 cpp_lloyd_blocks <- function(cpp, block_rows, centers, iter_max, n_threads, shift, weights) {
-  lloyd_blocks_cpp(cpp$read, cpp$n, cpp$d, block_rows, centers, iter_max, 0, n_threads, shift,
-                   weights)
+  lloyd_blocks_cpp(cpp$read, cpp$n, cpp$d, block_rows, centers,
+                   lloyd_cpp_options(iter_max, 0, n_threads), shift, weights)
 }
 cpp_lloyd_mpi <- function(cpp, centers, iter_max, n_threads, shift) {
-  mpi_lloyd_cpp(cpp$rows, centers, iter_max, 0, n_threads, cpp$mpi, shift)
+  mpi_lloyd_cpp(cpp$rows, centers, lloyd_cpp_options(iter_max, 0, n_threads), cpp$mpi, shift)
 }
 
 # The statistics of a partition (centres, withinss, totss, sumsq).
@@ -54,8 +51,9 @@ cpp_rsvd <- function(rows, k, oversample, power_iters, seed, n_threads, mu, weig
 }
 cpp_rsvd_blocks <- function(cpp, block_rows, k, oversample, power_iters, seed, n_threads,
                             center, weights = NULL) {
-  rsvd_blocks_cpp(cpp$read, cpp$n, cpp$d, block_rows, k, oversample, power_iters, seed,
-                  n_threads, center, weights)
+  rsvd_blocks_cpp(cpp$read, cpp$n, cpp$d, block_rows,
+                  list(k = k, oversample = oversample, power_iters = power_iters, seed = seed,
+                       n_threads = n_threads, center = center), weights)
 }
 cpp_rsvd_mpi <- function(cpp, k, oversample, power_iters, seed, n_threads, center) {
   mpi_rsvd_cpp(cpp$rows, k, oversample, power_iters, seed, n_threads, center, cpp$mpi)

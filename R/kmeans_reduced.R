@@ -344,14 +344,6 @@ warn_collapsed <- function(dims, k) {
           call. = FALSE)
 }
 
-# The seeding of the replicates and what follows them, as the C++ side
-# takes it (`control` checked, so with every default): local search steps
-# after each seeding (control$local_search, or enough steps of
-# 2 + floor(log(k)) candidates each to draw about k candidates in all;
-# local_search.hpp), greedy k-means++ (0) or k-means|| (1) with its
-# oversampling and rounds (kmeans_parallel.hpp), and the polish: none (0),
-# Hartigan (1) or split/merge (2); "auto" is split/merge after several
-# replicates and none after one (n_init = 1 is the fast single run).
 # `algorithm` (stats::kmeans()'s names) as the package's controls: no local
 # search after the k-means++ seeding, and Hartigan's moves after Lloyd
 # ("Hartigan-Wong"), nothing ("Lloyd", "Forgy") or MacQueen's online updates
@@ -372,33 +364,6 @@ algorithm_control <- function(control, algorithm) {
 seeding_name <- function(control, k, n) {
   if (!identical(control$seeding, "auto")) return(control$seeding)
   if (as.numeric(n) * k >= 1e6) "k-means||" else "k-means++"
-}
-
-seeding_of <- function(control, k, n_init, method = "none", n = Inf) {
-  steps <- if (!is.null(control$local_search)) control$local_search else
-    ceiling(k / (2 + floor(log(k))))
-  polish <- if (identical(control$polish, "auto")) {
-    if (n_init > 1L) "split_merge" else "none"
-  } else {
-    control$polish
-  }
-  list(local_search = as.integer(steps),
-       seeding = if (identical(seeding_name(control, k, n), "k-means||")) 1L else 0L,
-       oversampling = as.double(control$oversampling),
-       rounds = as.integer(control$rounds),
-       polish = match(polish, c("none", "hartigan", "split_merge")) - 1L,
-       tries = as.integer(control$tries),
-       split_rounds = as.integer(control$split_rounds),
-       # "auto": on the data themselves, until the lowest polished result is
-       # confirmed (0, kPolishStartsAuto), or every replicate for data so
-       # small that a polish costs next to nothing (n k <= 10^4: a few
-       # optima, each a discrete jump, where two starts can agree on a poor
-       # one); on reduced rows, which are for speed, two starts
-       polish_starts = if (!identical(control$polish_starts, "auto")) {
-         as.integer(control$polish_starts)
-       } else if (method != "none") 2L else if (n * k <= 1e4) as.integer(n_init) else 0L,
-       single = identical(control$precision, "single"),
-       algorithm = if (is.null(control$algorithm)) "" else control$algorithm)
 }
 
 # k-means on the reduced rows of one reduction and the statistics of its

@@ -147,8 +147,11 @@ fit_cssp <- function(src, method, dims, k, seed, n_threads, control, weights = N
                  "Use control = list(residual = \"frobenius\").")
   }
   # (in memory only: the registry's sources)
-  res <- cssp_cpp(to_cpp_source(src), sv$v, c_keep, control$repeats, seed, n_threads, sv$center, spectral,
-                  if (control$qr == "strong") strong_rrqr_f() else 0, weights)
+  res <- cssp_cpp(to_cpp_source(src), sv$v,
+                  list(c = c_keep, repeats = control$repeats, seed = seed, n_threads = n_threads,
+                       spectral = spectral,
+                       strong_f = if (control$qr == "strong") strong_rrqr_f() else 0),
+                  sv$center, weights)
   scores <- res$prob
   names(scores) <- col_names(src)
   new_reducer("cssp", dims, seed, src,

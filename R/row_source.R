@@ -304,9 +304,7 @@ source_kmeans.row_source <- function(src, reduced, k, centers0, n_init, iter_max
   }
   # (from given centres: Lloyd; with `algorithm`, MacQueen's updates, or
   # Hartigan's moves after Lloyd)
-  cpp_lloyd(reduced, centers0, iter_max, tol, n_threads, shift, src$weights,
-            identical(seeding$algorithm, "MacQueen"),
-            identical(seeding$algorithm, "Hartigan-Wong"))
+  cpp_lloyd(reduced, centers0, iter_max, tol, n_threads, shift, src$weights, seeding)
 }
 
 # Step 6: the statistics of a partition on the original rows; `means`:

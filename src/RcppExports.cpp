@@ -177,22 +177,17 @@ BEGIN_RCPP
 END_RCPP
 }
 // cssp_cpp
-Rcpp::List cssp_cpp(SEXP x, Rcpp::NumericMatrix v, double c, int repeats, double seed, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> center, bool spectral, double strong_f, Rcpp::Nullable<Rcpp::NumericVector> weights);
-RcppExport SEXP _kmreduce_cssp_cpp(SEXP xSEXP, SEXP vSEXP, SEXP cSEXP, SEXP repeatsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP centerSEXP, SEXP spectralSEXP, SEXP strong_fSEXP, SEXP weightsSEXP) {
+Rcpp::List cssp_cpp(SEXP x, Rcpp::NumericMatrix v, Rcpp::List options, Rcpp::Nullable<Rcpp::NumericVector> center, Rcpp::Nullable<Rcpp::NumericVector> weights);
+RcppExport SEXP _kmreduce_cssp_cpp(SEXP xSEXP, SEXP vSEXP, SEXP optionsSEXP, SEXP centerSEXP, SEXP weightsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type v(vSEXP);
-    Rcpp::traits::input_parameter< double >::type c(cSEXP);
-    Rcpp::traits::input_parameter< int >::type repeats(repeatsSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type options(optionsSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type center(centerSEXP);
-    Rcpp::traits::input_parameter< bool >::type spectral(spectralSEXP);
-    Rcpp::traits::input_parameter< double >::type strong_f(strong_fSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cssp_cpp(x, v, c, repeats, seed, n_threads, center, spectral, strong_f, weights));
+    rcpp_result_gen = Rcpp::wrap(cssp_cpp(x, v, options, center, weights));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -233,8 +228,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // rsvd_blocks_cpp
-Rcpp::List rsvd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows, int k, int oversample, int power_iters, double seed, int n_threads, bool center, Rcpp::Nullable<Rcpp::NumericVector> weights);
-RcppExport SEXP _kmreduce_rsvd_blocks_cpp(SEXP readSEXP, SEXP nSEXP, SEXP dSEXP, SEXP block_rowsSEXP, SEXP kSEXP, SEXP oversampleSEXP, SEXP power_itersSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP centerSEXP, SEXP weightsSEXP) {
+Rcpp::List rsvd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows, Rcpp::List options, Rcpp::Nullable<Rcpp::NumericVector> weights);
+RcppExport SEXP _kmreduce_rsvd_blocks_cpp(SEXP readSEXP, SEXP nSEXP, SEXP dSEXP, SEXP block_rowsSEXP, SEXP optionsSEXP, SEXP weightsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -242,14 +237,9 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type n(nSEXP);
     Rcpp::traits::input_parameter< int >::type d(dSEXP);
     Rcpp::traits::input_parameter< double >::type block_rows(block_rowsSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< int >::type oversample(oversampleSEXP);
-    Rcpp::traits::input_parameter< int >::type power_iters(power_itersSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< bool >::type center(centerSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type options(optionsSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
-    rcpp_result_gen = Rcpp::wrap(rsvd_blocks_cpp(read, n, d, block_rows, k, oversample, power_iters, seed, n_threads, center, weights));
+    rcpp_result_gen = Rcpp::wrap(rsvd_blocks_cpp(read, n, d, block_rows, options, weights));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -272,58 +262,37 @@ BEGIN_RCPP
 END_RCPP
 }
 // kmeans_cpp
-Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol, double seed, int n_threads, bool verbose, double limit, Rcpp::Nullable<Rcpp::NumericVector> shift, int local_search, int seeding, double oversampling, int rounds, int polish, int tries, int split_rounds, int polish_starts, bool single, Rcpp::Nullable<Rcpp::NumericVector> weights, bool online);
-RcppExport SEXP _kmreduce_kmeans_cpp(SEXP xSEXP, SEXP kSEXP, SEXP n_initSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP verboseSEXP, SEXP limitSEXP, SEXP shiftSEXP, SEXP local_searchSEXP, SEXP seedingSEXP, SEXP oversamplingSEXP, SEXP roundsSEXP, SEXP polishSEXP, SEXP triesSEXP, SEXP split_roundsSEXP, SEXP polish_startsSEXP, SEXP singleSEXP, SEXP weightsSEXP, SEXP onlineSEXP) {
+Rcpp::List kmeans_cpp(SEXP x, Rcpp::List options, Rcpp::Nullable<Rcpp::NumericVector> shift, Rcpp::Nullable<Rcpp::NumericVector> weights);
+RcppExport SEXP _kmreduce_kmeans_cpp(SEXP xSEXP, SEXP optionsSEXP, SEXP shiftSEXP, SEXP weightsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< int >::type n_init(n_initSEXP);
-    Rcpp::traits::input_parameter< int >::type iter_max(iter_maxSEXP);
-    Rcpp::traits::input_parameter< double >::type tol(tolSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< bool >::type verbose(verboseSEXP);
-    Rcpp::traits::input_parameter< double >::type limit(limitSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type options(optionsSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
-    Rcpp::traits::input_parameter< int >::type local_search(local_searchSEXP);
-    Rcpp::traits::input_parameter< int >::type seeding(seedingSEXP);
-    Rcpp::traits::input_parameter< double >::type oversampling(oversamplingSEXP);
-    Rcpp::traits::input_parameter< int >::type rounds(roundsSEXP);
-    Rcpp::traits::input_parameter< int >::type polish(polishSEXP);
-    Rcpp::traits::input_parameter< int >::type tries(triesSEXP);
-    Rcpp::traits::input_parameter< int >::type split_rounds(split_roundsSEXP);
-    Rcpp::traits::input_parameter< int >::type polish_starts(polish_startsSEXP);
-    Rcpp::traits::input_parameter< bool >::type single(singleSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
-    Rcpp::traits::input_parameter< bool >::type online(onlineSEXP);
-    rcpp_result_gen = Rcpp::wrap(kmeans_cpp(x, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift, local_search, seeding, oversampling, rounds, polish, tries, split_rounds, polish_starts, single, weights, online));
+    rcpp_result_gen = Rcpp::wrap(kmeans_cpp(x, options, shift, weights));
     return rcpp_result_gen;
 END_RCPP
 }
 // lloyd_from_cpp
-Rcpp::List lloyd_from_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max, double tol, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift, Rcpp::Nullable<Rcpp::NumericVector> weights, bool online, bool hartigan);
-RcppExport SEXP _kmreduce_lloyd_from_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP, SEXP weightsSEXP, SEXP onlineSEXP, SEXP hartiganSEXP) {
+Rcpp::List lloyd_from_cpp(SEXP x, Rcpp::NumericMatrix centers, Rcpp::List options, Rcpp::Nullable<Rcpp::NumericVector> shift, Rcpp::Nullable<Rcpp::NumericVector> weights);
+RcppExport SEXP _kmreduce_lloyd_from_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP optionsSEXP, SEXP shiftSEXP, SEXP weightsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
-    Rcpp::traits::input_parameter< int >::type iter_max(iter_maxSEXP);
-    Rcpp::traits::input_parameter< double >::type tol(tolSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type options(optionsSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
-    Rcpp::traits::input_parameter< bool >::type online(onlineSEXP);
-    Rcpp::traits::input_parameter< bool >::type hartigan(hartiganSEXP);
-    rcpp_result_gen = Rcpp::wrap(lloyd_from_cpp(x, centers, iter_max, tol, n_threads, shift, weights, online, hartigan));
+    rcpp_result_gen = Rcpp::wrap(lloyd_from_cpp(x, centers, options, shift, weights));
     return rcpp_result_gen;
 END_RCPP
 }
 // lloyd_blocks_cpp
-Rcpp::List lloyd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows, Rcpp::NumericMatrix centers, int iter_max, double tol, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift, Rcpp::Nullable<Rcpp::NumericVector> weights);
-RcppExport SEXP _kmreduce_lloyd_blocks_cpp(SEXP readSEXP, SEXP nSEXP, SEXP dSEXP, SEXP block_rowsSEXP, SEXP centersSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP, SEXP weightsSEXP) {
+Rcpp::List lloyd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows, Rcpp::NumericMatrix centers, Rcpp::List options, Rcpp::Nullable<Rcpp::NumericVector> shift, Rcpp::Nullable<Rcpp::NumericVector> weights);
+RcppExport SEXP _kmreduce_lloyd_blocks_cpp(SEXP readSEXP, SEXP nSEXP, SEXP dSEXP, SEXP block_rowsSEXP, SEXP centersSEXP, SEXP optionsSEXP, SEXP shiftSEXP, SEXP weightsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -332,144 +301,49 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type d(dSEXP);
     Rcpp::traits::input_parameter< double >::type block_rows(block_rowsSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
-    Rcpp::traits::input_parameter< int >::type iter_max(iter_maxSEXP);
-    Rcpp::traits::input_parameter< double >::type tol(tolSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type options(optionsSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
-    rcpp_result_gen = Rcpp::wrap(lloyd_blocks_cpp(read, n, d, block_rows, centers, iter_max, tol, n_threads, shift, weights));
+    rcpp_result_gen = Rcpp::wrap(lloyd_blocks_cpp(read, n, d, block_rows, centers, options, shift, weights));
     return rcpp_result_gen;
 END_RCPP
 }
 // mpi_kmeans_cpp
-Rcpp::List mpi_kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol, double seed, int n_threads, Rcpp::List mpi, Rcpp::Nullable<Rcpp::NumericVector> shift, int local_search, int seeding, double oversampling, int rounds, int polish, int tries, int split_rounds, int polish_starts, bool single);
-RcppExport SEXP _kmreduce_mpi_kmeans_cpp(SEXP xSEXP, SEXP kSEXP, SEXP n_initSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP mpiSEXP, SEXP shiftSEXP, SEXP local_searchSEXP, SEXP seedingSEXP, SEXP oversamplingSEXP, SEXP roundsSEXP, SEXP polishSEXP, SEXP triesSEXP, SEXP split_roundsSEXP, SEXP polish_startsSEXP, SEXP singleSEXP) {
+Rcpp::List mpi_kmeans_cpp(SEXP x, Rcpp::List options, Rcpp::List mpi, Rcpp::Nullable<Rcpp::NumericVector> shift);
+RcppExport SEXP _kmreduce_mpi_kmeans_cpp(SEXP xSEXP, SEXP optionsSEXP, SEXP mpiSEXP, SEXP shiftSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< int >::type n_init(n_initSEXP);
-    Rcpp::traits::input_parameter< int >::type iter_max(iter_maxSEXP);
-    Rcpp::traits::input_parameter< double >::type tol(tolSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type options(optionsSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type mpi(mpiSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
-    Rcpp::traits::input_parameter< int >::type local_search(local_searchSEXP);
-    Rcpp::traits::input_parameter< int >::type seeding(seedingSEXP);
-    Rcpp::traits::input_parameter< double >::type oversampling(oversamplingSEXP);
-    Rcpp::traits::input_parameter< int >::type rounds(roundsSEXP);
-    Rcpp::traits::input_parameter< int >::type polish(polishSEXP);
-    Rcpp::traits::input_parameter< int >::type tries(triesSEXP);
-    Rcpp::traits::input_parameter< int >::type split_rounds(split_roundsSEXP);
-    Rcpp::traits::input_parameter< int >::type polish_starts(polish_startsSEXP);
-    Rcpp::traits::input_parameter< bool >::type single(singleSEXP);
-    rcpp_result_gen = Rcpp::wrap(mpi_kmeans_cpp(x, k, n_init, iter_max, tol, seed, n_threads, mpi, shift, local_search, seeding, oversampling, rounds, polish, tries, split_rounds, polish_starts, single));
+    rcpp_result_gen = Rcpp::wrap(mpi_kmeans_cpp(x, options, mpi, shift));
     return rcpp_result_gen;
 END_RCPP
 }
 // mpi_lloyd_cpp
-Rcpp::List mpi_lloyd_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max, double tol, int n_threads, Rcpp::List mpi, Rcpp::Nullable<Rcpp::NumericVector> shift);
-RcppExport SEXP _kmreduce_mpi_lloyd_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP iter_maxSEXP, SEXP tolSEXP, SEXP n_threadsSEXP, SEXP mpiSEXP, SEXP shiftSEXP) {
+Rcpp::List mpi_lloyd_cpp(SEXP x, Rcpp::NumericMatrix centers, Rcpp::List options, Rcpp::List mpi, Rcpp::Nullable<Rcpp::NumericVector> shift);
+RcppExport SEXP _kmreduce_mpi_lloyd_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP optionsSEXP, SEXP mpiSEXP, SEXP shiftSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
-    Rcpp::traits::input_parameter< int >::type iter_max(iter_maxSEXP);
-    Rcpp::traits::input_parameter< double >::type tol(tolSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type options(optionsSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type mpi(mpiSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
-    rcpp_result_gen = Rcpp::wrap(mpi_lloyd_cpp(x, centers, iter_max, tol, n_threads, mpi, shift));
+    rcpp_result_gen = Rcpp::wrap(mpi_lloyd_cpp(x, centers, options, mpi, shift));
     return rcpp_result_gen;
 END_RCPP
 }
-// hartigan_cpp
-Rcpp::List hartigan_cpp(Rcpp::NumericMatrix x, Rcpp::IntegerVector cluster, int k, int sweeps, int n_threads);
-RcppExport SEXP _kmreduce_hartigan_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP sweepsSEXP, SEXP n_threadsSEXP) {
+// kmeans_seedings_cpp
+Rcpp::CharacterVector kmeans_seedings_cpp();
+RcppExport SEXP _kmreduce_kmeans_seedings_cpp() {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< int >::type sweeps(sweepsSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(hartigan_cpp(x, cluster, k, sweeps, n_threads));
-    return rcpp_result_gen;
-END_RCPP
-}
-// local_search_cpp
-Rcpp::List local_search_cpp(Rcpp::NumericMatrix x, int k, int steps, double seed, int n_threads);
-RcppExport SEXP _kmreduce_local_search_cpp(SEXP xSEXP, SEXP kSEXP, SEXP stepsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< int >::type steps(stepsSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(local_search_cpp(x, k, steps, seed, n_threads));
-    return rcpp_result_gen;
-END_RCPP
-}
-// kmeans_parallel_cpp
-Rcpp::List kmeans_parallel_cpp(Rcpp::NumericMatrix x, int k, double seed, double oversampling, int rounds, int n_threads);
-RcppExport SEXP _kmreduce_kmeans_parallel_cpp(SEXP xSEXP, SEXP kSEXP, SEXP seedSEXP, SEXP oversamplingSEXP, SEXP roundsSEXP, SEXP n_threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< double >::type oversampling(oversamplingSEXP);
-    Rcpp::traits::input_parameter< int >::type rounds(roundsSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(kmeans_parallel_cpp(x, k, seed, oversampling, rounds, n_threads));
-    return rcpp_result_gen;
-END_RCPP
-}
-// kmeanspp_trace_cpp
-Rcpp::List kmeanspp_trace_cpp(Rcpp::NumericMatrix x, int k, double seed, int n_threads);
-RcppExport SEXP _kmreduce_kmeanspp_trace_cpp(SEXP xSEXP, SEXP kSEXP, SEXP seedSEXP, SEXP n_threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(kmeanspp_trace_cpp(x, k, seed, n_threads));
-    return rcpp_result_gen;
-END_RCPP
-}
-// packed_copy_limit_cpp
-double packed_copy_limit_cpp(double bytes);
-RcppExport SEXP _kmreduce_packed_copy_limit_cpp(SEXP bytesSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< double >::type bytes(bytesSEXP);
-    rcpp_result_gen = Rcpp::wrap(packed_copy_limit_cpp(bytes));
-    return rcpp_result_gen;
-END_RCPP
-}
-// single_products_cpp
-Rcpp::NumericMatrix single_products_cpp(Rcpp::NumericMatrix x, Rcpp::NumericMatrix centers, bool store, int block, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
-RcppExport SEXP _kmreduce_single_products_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP storeSEXP, SEXP blockSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
-    Rcpp::traits::input_parameter< bool >::type store(storeSEXP);
-    Rcpp::traits::input_parameter< int >::type block(blockSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
-    rcpp_result_gen = Rcpp::wrap(single_products_cpp(x, centers, store, block, n_threads, shift));
+    rcpp_result_gen = Rcpp::wrap(kmeans_seedings_cpp());
     return rcpp_result_gen;
 END_RCPP
 }
@@ -647,6 +521,93 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// hartigan_cpp
+Rcpp::List hartigan_cpp(Rcpp::NumericMatrix x, Rcpp::IntegerVector cluster, int k, int sweeps, int n_threads);
+RcppExport SEXP _kmreduce_hartigan_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP sweepsSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type sweeps(sweepsSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(hartigan_cpp(x, cluster, k, sweeps, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// local_search_cpp
+Rcpp::List local_search_cpp(Rcpp::NumericMatrix x, int k, int steps, double seed, int n_threads);
+RcppExport SEXP _kmreduce_local_search_cpp(SEXP xSEXP, SEXP kSEXP, SEXP stepsSEXP, SEXP seedSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type steps(stepsSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(local_search_cpp(x, k, steps, seed, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// kmeans_parallel_cpp
+Rcpp::List kmeans_parallel_cpp(Rcpp::NumericMatrix x, int k, double seed, double oversampling, int rounds, int n_threads);
+RcppExport SEXP _kmreduce_kmeans_parallel_cpp(SEXP xSEXP, SEXP kSEXP, SEXP seedSEXP, SEXP oversamplingSEXP, SEXP roundsSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< double >::type oversampling(oversamplingSEXP);
+    Rcpp::traits::input_parameter< int >::type rounds(roundsSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(kmeans_parallel_cpp(x, k, seed, oversampling, rounds, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// kmeanspp_trace_cpp
+Rcpp::List kmeanspp_trace_cpp(Rcpp::NumericMatrix x, int k, double seed, int n_threads);
+RcppExport SEXP _kmreduce_kmeanspp_trace_cpp(SEXP xSEXP, SEXP kSEXP, SEXP seedSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(kmeanspp_trace_cpp(x, k, seed, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// packed_copy_limit_cpp
+double packed_copy_limit_cpp(double bytes);
+RcppExport SEXP _kmreduce_packed_copy_limit_cpp(SEXP bytesSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< double >::type bytes(bytesSEXP);
+    rcpp_result_gen = Rcpp::wrap(packed_copy_limit_cpp(bytes));
+    return rcpp_result_gen;
+END_RCPP
+}
+// single_products_cpp
+Rcpp::NumericMatrix single_products_cpp(Rcpp::NumericMatrix x, Rcpp::NumericMatrix centers, bool store, int block, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
+RcppExport SEXP _kmreduce_single_products_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP storeSEXP, SEXP blockSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
+    Rcpp::traits::input_parameter< bool >::type store(storeSEXP);
+    Rcpp::traits::input_parameter< int >::type block(blockSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
+    rcpp_result_gen = Rcpp::wrap(single_products_cpp(x, centers, store, block, n_threads, shift));
+    return rcpp_result_gen;
+END_RCPP
+}
 // threads_info_cpp
 Rcpp::List threads_info_cpp();
 RcppExport SEXP _kmreduce_threads_info_cpp() {
@@ -671,23 +632,18 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_mpi_stats_cpp", (DL_FUNC) &_kmreduce_mpi_stats_cpp, 5},
     {"_kmreduce_top_svd_cpp", (DL_FUNC) &_kmreduce_top_svd_cpp, 4},
     {"_kmreduce_randomized_svd_cpp", (DL_FUNC) &_kmreduce_randomized_svd_cpp, 8},
-    {"_kmreduce_cssp_cpp", (DL_FUNC) &_kmreduce_cssp_cpp, 10},
+    {"_kmreduce_cssp_cpp", (DL_FUNC) &_kmreduce_cssp_cpp, 5},
     {"_kmreduce_strong_rrqr_cpp", (DL_FUNC) &_kmreduce_strong_rrqr_cpp, 3},
     {"_kmreduce_gram_cpp", (DL_FUNC) &_kmreduce_gram_cpp, 2},
     {"_kmreduce_sym_eigenvalues_cpp", (DL_FUNC) &_kmreduce_sym_eigenvalues_cpp, 1},
-    {"_kmreduce_rsvd_blocks_cpp", (DL_FUNC) &_kmreduce_rsvd_blocks_cpp, 11},
+    {"_kmreduce_rsvd_blocks_cpp", (DL_FUNC) &_kmreduce_rsvd_blocks_cpp, 6},
     {"_kmreduce_mpi_rsvd_cpp", (DL_FUNC) &_kmreduce_mpi_rsvd_cpp, 8},
-    {"_kmreduce_kmeans_cpp", (DL_FUNC) &_kmreduce_kmeans_cpp, 21},
-    {"_kmreduce_lloyd_from_cpp", (DL_FUNC) &_kmreduce_lloyd_from_cpp, 9},
-    {"_kmreduce_lloyd_blocks_cpp", (DL_FUNC) &_kmreduce_lloyd_blocks_cpp, 10},
-    {"_kmreduce_mpi_kmeans_cpp", (DL_FUNC) &_kmreduce_mpi_kmeans_cpp, 18},
-    {"_kmreduce_mpi_lloyd_cpp", (DL_FUNC) &_kmreduce_mpi_lloyd_cpp, 7},
-    {"_kmreduce_hartigan_cpp", (DL_FUNC) &_kmreduce_hartigan_cpp, 5},
-    {"_kmreduce_local_search_cpp", (DL_FUNC) &_kmreduce_local_search_cpp, 5},
-    {"_kmreduce_kmeans_parallel_cpp", (DL_FUNC) &_kmreduce_kmeans_parallel_cpp, 6},
-    {"_kmreduce_kmeanspp_trace_cpp", (DL_FUNC) &_kmreduce_kmeanspp_trace_cpp, 4},
-    {"_kmreduce_packed_copy_limit_cpp", (DL_FUNC) &_kmreduce_packed_copy_limit_cpp, 1},
-    {"_kmreduce_single_products_cpp", (DL_FUNC) &_kmreduce_single_products_cpp, 6},
+    {"_kmreduce_kmeans_cpp", (DL_FUNC) &_kmreduce_kmeans_cpp, 4},
+    {"_kmreduce_lloyd_from_cpp", (DL_FUNC) &_kmreduce_lloyd_from_cpp, 5},
+    {"_kmreduce_lloyd_blocks_cpp", (DL_FUNC) &_kmreduce_lloyd_blocks_cpp, 8},
+    {"_kmreduce_mpi_kmeans_cpp", (DL_FUNC) &_kmreduce_mpi_kmeans_cpp, 4},
+    {"_kmreduce_mpi_lloyd_cpp", (DL_FUNC) &_kmreduce_mpi_lloyd_cpp, 5},
+    {"_kmreduce_kmeans_seedings_cpp", (DL_FUNC) &_kmreduce_kmeans_seedings_cpp, 0},
     {"_kmreduce_silhouette_cpp", (DL_FUNC) &_kmreduce_silhouette_cpp, 4},
     {"_kmreduce_uniform_box_cpp", (DL_FUNC) &_kmreduce_uniform_box_cpp, 6},
     {"_kmreduce_set_trace_cpp", (DL_FUNC) &_kmreduce_set_trace_cpp, 4},
@@ -701,6 +657,12 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_gather_columns_cpp", (DL_FUNC) &_kmreduce_gather_columns_cpp, 6},
     {"_kmreduce_leverage_sample_cpp", (DL_FUNC) &_kmreduce_leverage_sample_cpp, 3},
     {"_kmreduce_column_means_cpp", (DL_FUNC) &_kmreduce_column_means_cpp, 3},
+    {"_kmreduce_hartigan_cpp", (DL_FUNC) &_kmreduce_hartigan_cpp, 5},
+    {"_kmreduce_local_search_cpp", (DL_FUNC) &_kmreduce_local_search_cpp, 5},
+    {"_kmreduce_kmeans_parallel_cpp", (DL_FUNC) &_kmreduce_kmeans_parallel_cpp, 6},
+    {"_kmreduce_kmeanspp_trace_cpp", (DL_FUNC) &_kmreduce_kmeanspp_trace_cpp, 4},
+    {"_kmreduce_packed_copy_limit_cpp", (DL_FUNC) &_kmreduce_packed_copy_limit_cpp, 1},
+    {"_kmreduce_single_products_cpp", (DL_FUNC) &_kmreduce_single_products_cpp, 6},
     {"_kmreduce_threads_info_cpp", (DL_FUNC) &_kmreduce_threads_info_cpp, 0},
     {NULL, NULL, 0}
 };

@@ -10,8 +10,8 @@
 #include <unistd.h>
 #endif
 
-#include <kmreduce/distinct_rows.hpp>
-#include <kmreduce/scan.hpp>
+#include <kmreduce/data/distinct_rows.hpp>
+#include <kmreduce/runtime/scan.hpp>
 
 namespace {
 std::string slot_type(SEXP s) { return Rf_type2char(TYPEOF(s)); }

@@ -6,10 +6,10 @@
 
 #include <type_traits>
 
-#include <kmreduce/cluster_stats.hpp>
-#include <kmreduce/kmeans.hpp>
-#include <kmreduce/packed.hpp>
-#include <kmreduce/row_source.hpp>
+#include <kmreduce/cluster/cluster_stats.hpp>
+#include <kmreduce/cluster/kmeans.hpp>
+#include <kmreduce/kernels/packed.hpp>
+#include <kmreduce/data/row_source.hpp>
 
 // Squared distances (nrow(x) x k) of the rows to the centres, as the
 // assignment computes them (rows minus `shift`: see with_row_access()).

@@ -5,11 +5,12 @@
 #include "glue.h"
 #include "sources.h"
 
+#include <string>
 #include <type_traits>
 
-#include <kmreduce/cssp.hpp>
-#include <kmreduce/rsvd.hpp>
-#include <kmreduce/svd.hpp>
+#include <kmreduce/reduce/cssp.hpp>
+#include <kmreduce/reduce/rsvd.hpp>
+#include <kmreduce/reduce/svd.hpp>
 
 namespace {
 // An optional centre of the columns (length ncol(x)): the decompositions are
@@ -76,19 +77,48 @@ Rcpp::List randomized_svd_cpp(SEXP x, int k, int oversample, int power_iters,
                             Rcpp::Named("u") = u, Rcpp::Named("v") = v);
 }
 
+// The options of cssp_cpp(), from the named list of R/reducer.R::fit_cssp():
+// c (expected columns of the randomized phase), repeats, seed, n_threads,
+// spectral (the residual's norm), strong_f (> 0: strong RRQR with that f).
+struct CsspOptions {
+  double c = 0;
+  int repeats = 1;
+  double seed = 0;
+  int n_threads = 1;
+  bool spectral = false;
+  double strong_f = 0;
+};
+
+namespace {
+CsspOptions cssp_options(const Rcpp::List& o) {
+  CsspOptions r;
+  const Rcpp::CharacterVector names = o.names();
+  for (R_xlen_t t = 0; t < o.size(); ++t) {
+    const std::string name = Rcpp::as<std::string>(names[t]);
+    if (name == "c") r.c = Rcpp::as<double>(o[t]);
+    else if (name == "repeats") r.repeats = Rcpp::as<int>(o[t]);
+    else if (name == "seed") r.seed = Rcpp::as<double>(o[t]);
+    else if (name == "n_threads") r.n_threads = Rcpp::as<int>(o[t]);
+    else if (name == "spectral") r.spectral = Rcpp::as<bool>(o[t]);
+    else if (name == "strong_f") r.strong_f = Rcpp::as<double>(o[t]);
+    else throw std::invalid_argument("unknown cssp option: " + name);
+  }
+  return r;
+}
+}  // namespace
+
 // [[Rcpp::export]]
-Rcpp::List cssp_cpp(SEXP x, Rcpp::NumericMatrix v, double c, int repeats,
-                    double seed, int n_threads,
+Rcpp::List cssp_cpp(SEXP x, Rcpp::NumericMatrix v, Rcpp::List options,
                     Rcpp::Nullable<Rcpp::NumericVector> center = R_NilValue,
-                    bool spectral = false, double strong_f = 0,
                     Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
+  const CsspOptions o = cssp_options(options);
   Rcpp::NumericVector keep;
   std::vector<double> scale;
   const kmreduce::CsspResult r = glue::with_matrix(x, [&](const auto& a) {
     if (v.nrow() != a.d) throw std::invalid_argument("cssp: V must have d rows");
-    return kmreduce::cssp(a, &v[0], v.ncol(), c, repeats, glue::as_seed(seed),
-                          n_threads, glue::r_interrupt(), center_of(center, keep, a.d),
-                          spectral, strong_f, row_scale_of(weights, scale, a.n));
+    return kmreduce::cssp(a, &v[0], v.ncol(), o.c, o.repeats, glue::as_seed(o.seed),
+                          o.n_threads, glue::r_interrupt(), center_of(center, keep, a.d),
+                          o.spectral, o.strong_f, row_scale_of(weights, scale, a.n));
   });
   Rcpp::IntegerVector index(r.index.size());
   for (std::size_t t = 0; t < r.index.size(); ++t)
@@ -100,7 +130,8 @@ Rcpp::List cssp_cpp(SEXP x, Rcpp::NumericMatrix v, double c, int repeats,
                             Rcpp::Named("best_repeat") = r.best_repeat + 1);
 }
 
-// The strong rank-revealing QR of m at rank k (tests): the column order
+// TEST HOOK (called only by the tests; see test_hooks.cpp): the strong
+// rank-revealing QR of m at rank k: the column order
 // (1-based) and the number of swaps after the greedy pivoted QR.
 // [[Rcpp::export]]
 Rcpp::List strong_rrqr_cpp(Rcpp::NumericMatrix m, int k, double f) {
@@ -136,12 +167,26 @@ Rcpp::List svd_list(const kmreduce::Svd& s, kmreduce::index_t n, kmreduce::index
 }  // namespace
 
 // randomized_svd_cpp() for rows read block by block by read(first, last);
-// center = TRUE: of the centred rows.
+// `options`: k, oversample, power_iters, seed, n_threads and center (TRUE:
+// of the centred rows), from R/cpp_steps.R::cpp_rsvd_blocks().
 // [[Rcpp::export]]
-Rcpp::List rsvd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows, int k,
-                           int oversample, int power_iters, double seed, int n_threads,
-                           bool center,
+Rcpp::List rsvd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows,
+                           Rcpp::List options,
                            Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
+  int k = 0, oversample = 0, power_iters = 0, n_threads = 1;
+  double seed = 0;
+  bool center = false;
+  const Rcpp::CharacterVector names = options.names();
+  for (R_xlen_t t = 0; t < options.size(); ++t) {
+    const std::string name = Rcpp::as<std::string>(names[t]);
+    if (name == "k") k = Rcpp::as<int>(options[t]);
+    else if (name == "oversample") oversample = Rcpp::as<int>(options[t]);
+    else if (name == "power_iters") power_iters = Rcpp::as<int>(options[t]);
+    else if (name == "seed") seed = Rcpp::as<double>(options[t]);
+    else if (name == "n_threads") n_threads = Rcpp::as<int>(options[t]);
+    else if (name == "center") center = Rcpp::as<bool>(options[t]);
+    else throw std::invalid_argument("unknown randomized SVD option: " + name);
+  }
   const glue::RBlockSource src(read, static_cast<kmreduce::index_t>(n), d,
                                static_cast<kmreduce::index_t>(block_rows), n_threads, nullptr);
   Rcpp::NumericVector w;

@@ -5,8 +5,8 @@
 #include <Rcpp.h>
 
 #include <cstdint>
-#include <kmreduce/matrix.hpp>
-#include <kmreduce/parallel.hpp>
+#include <kmreduce/kernels/matrix.hpp>
+#include <kmreduce/runtime/parallel.hpp>
 
 namespace glue {
 

@@ -1,6 +1,6 @@
 // Glue for k-means and Lloyd, for every row source: in memory, block by
 // block (a big.matrix) and on MPI ranks (sources.h). The statistics are in
-// cluster_stats.cpp, single steps (tests) in kmeans_steps.cpp.
+// cluster_stats.cpp, the tests' single steps in test_hooks.cpp.
 #include "glue.h"
 #include "sources.h"
 #include "kmeans_glue.h"
@@ -11,11 +11,11 @@
 #include <string>
 #include <type_traits>
 
-#include <kmreduce/cluster_stats.hpp>
-#include <kmreduce/kmeans.hpp>
-#include <kmreduce/packed.hpp>
-#include <kmreduce/row_source.hpp>
-#include <kmreduce/single.hpp>
+#include <kmreduce/cluster/cluster_stats.hpp>
+#include <kmreduce/cluster/kmeans.hpp>
+#include <kmreduce/kernels/packed.hpp>
+#include <kmreduce/data/row_source.hpp>
+#include <kmreduce/cluster/single.hpp>
 
 namespace {
 
@@ -33,33 +33,6 @@ template <class Rows>
 kmreduce::ValueSummary value_summary(const Rows&, const kmreduce::SparseMatrix& a) {
   return kmreduce::summarize_values(a.x, a.nnz());
 }
-// The seeding of the replicates: LocalSearch++ steps in the even ones, and
-// greedy k-means++ (seeding 0) or k-means|| (1, with l = oversampling k and
-// `rounds` rounds).
-void set_seeding(kmreduce::KmeansOptions& opt, int local_search, int seeding,
-                 double oversampling, int rounds) {
-  if (seeding != 0 && seeding != 1) throw std::invalid_argument("seeding must be 0 or 1");
-  opt.local_search = local_search;
-  opt.seeding = seeding == 1 ? kmreduce::Seeding::KmeansParallel : kmreduce::Seeding::KmeansPP;
-  opt.parallel.oversampling = oversampling;
-  opt.parallel.rounds = rounds;
-}
-
-// The polish of the best replicate: none (0), Hartigan's moves (1), or
-// split/merge moves then Hartigan's (2), `tries` moves per round, from
-// `starts` replicates (0: kPolishStartsAuto).
-void set_polish(kmreduce::KmeansOptions& opt, int polish, int tries, int split_rounds,
-                int starts) {
-  if (polish < 0 || polish > 2) throw std::invalid_argument("polish must be 0, 1 or 2");
-  if (tries < 1 || split_rounds < 1 || starts < 0)
-    throw std::invalid_argument("tries and split_rounds must be positive, starts not negative");
-  opt.polish = polish == 2 ? kmreduce::Polish::SplitMerge
-                           : polish == 1 ? kmreduce::Polish::Hartigan : kmreduce::Polish::None;
-  opt.split.tries = tries;
-  opt.split.rounds = split_rounds;
-  opt.polish_starts = starts;
-}
-
 // k-means in single precision (single.hpp): dense rows only; other rows
 // (sparse) stay in double (returns false).
 template <class Combine>
@@ -108,28 +81,31 @@ kmreduce::KmeansResult kmeans_rows(SEXP x, const kmreduce::KmeansOptions& opt,
   });
 }
 
-// With `online` (MacQueen's updates) or `hartigan` (Hartigan's moves after
-// Lloyd) the algorithms of stats::kmeans(algorithm = ) from given centres
-// (kmeans_from_rows(); one process).
+// Lloyd from given centres (k = their rows) with the options of `call`
+// (n_init, seed, seeding and local_search are not used); with
+// opt.online (MacQueen's updates) or a polish (Hartigan's moves after Lloyd)
+// the algorithms of stats::kmeans(algorithm = ), kmeans_from_rows(), on one
+// process only.
 template <class Combine>
-Rcpp::List lloyd_from_rows(SEXP x, const Rcpp::NumericMatrix& centers, int iter_max, double tol,
-                           int n_threads, const Rcpp::Nullable<Rcpp::NumericVector>& shift,
+Rcpp::List lloyd_from_rows(SEXP x, const Rcpp::NumericMatrix& centers, KmeansCall call,
+                           const Rcpp::Nullable<Rcpp::NumericVector>& shift,
                            const Combine& combine,
-                           const Rcpp::Nullable<Rcpp::NumericVector>& weights = R_NilValue,
-                           bool online = false, bool hartigan = false) {
-  kmreduce::KmeansOptions opt = options(centers.nrow(), 1, iter_max, tol, 0, n_threads);
+                           const Rcpp::Nullable<Rcpp::NumericVector>& weights = R_NilValue) {
+  kmreduce::KmeansOptions& opt = call.opt;
+  opt.k = centers.nrow();
+  opt.n_init = 1;
   Rcpp::NumericVector wkeep;
   opt.weights = weights_of(weights, wkeep, rows_of(x));
-  opt.online = online;
-  if (hartigan) opt.polish = kmreduce::Polish::Hartigan;
-  if ((online || hartigan) && combine.size() > 1)
+  const bool hartigan = opt.polish != kmreduce::Polish::None;
+  if ((opt.online || hartigan) && combine.size() > 1)
     throw std::invalid_argument("MacQueen and Hartigan from given centres: one process only");
+  const int n_threads = opt.n_threads;
   const kmreduce::LloydResult res = with_shifted_rows(
       x, centers, shift, n_threads,
       [&](const auto& rows, const std::vector<double>& c0, const double* s) {
         const kmreduce::ResidentRows<std::decay_t<decltype(rows)>> src(rows);
         kmreduce::LloydResult r =
-            online || hartigan
+            opt.online || hartigan
                 ? kmreduce::kmeans_from_rows(rows, c0, opt, glue::r_interrupt())
                 : kmreduce::kmeans_from(src, c0, opt, glue::r_interrupt(), combine);
         kmreduce::unshift_result(src, s, opt.k, r, n_threads, combine, opt.weights);
@@ -138,46 +114,8 @@ Rcpp::List lloyd_from_rows(SEXP x, const Rcpp::NumericMatrix& centers, int iter_
   return lloyd_list(res, centers.nrow(), centers.ncol());
 }
 
-
-}  // namespace
-
-// With limit > 0, the values of dense x are checked while they are packed
-// (no pass of their own): if one is not finite or exceeds limit in
-// magnitude, nothing is clustered and list(invalid = TRUE) is returned (R
-// then finds and reports the offending value). With `shift` (dense x), Lloyd
-// runs on the rows minus the shift and the centres are returned unshifted.
-// [[Rcpp::export]]
-Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
-                      double seed, int n_threads, bool verbose = false,
-                      double limit = 0,
-                      Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
-                      int local_search = 0, int seeding = 0, double oversampling = 2,
-                      int rounds = 5, int polish = 0, int tries = 5, int split_rounds = 5,
-                      int polish_starts = 2, bool single = false,
-                      Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue,
-                      bool online = false) {
-  kmreduce::KmeansOptions opt = options(k, n_init, iter_max, tol, seed, n_threads);
-  opt.online = online;
-  set_seeding(opt, local_search, seeding, oversampling, rounds);
-  set_polish(opt, polish, tries, split_rounds, polish_starts);
-  Rcpp::NumericVector wkeep;
-  opt.weights = weights_of(weights, wkeep, rows_of(x));
-  if (verbose) {
-    opt.on_replicate = [n_init](int t, int iter, double objective) {
-      Rcpp::Function message("message");
-      char buf[160];
-      std::snprintf(buf, sizeof(buf),
-                    "kmreduce:   replicate %d/%d: %d Lloyd iterations, objective %.7g",
-                    t, n_init, iter, objective);
-      message(std::string(buf));
-    };
-  }
-  int d = 0;
-  bool invalid = false;
-  const kmreduce::KmeansResult res =
-      kmeans_rows(x, opt, shift, limit, glue::AnyCombine(kmreduce::LocalCombine()), d,
-                  invalid, single);
-  if (invalid) return Rcpp::List::create(Rcpp::Named("invalid") = true);
+// The result of kmeans_rows() as an R list.
+Rcpp::List kmeans_list(const kmreduce::KmeansResult& res, int k, int d) {
   Rcpp::List out = lloyd_list(res.best, k, d);
   out["best_replicate"] = res.best_replicate + 1;
   out["objectives"] = Rcpp::wrap(res.objectives);
@@ -193,27 +131,70 @@ Rcpp::List kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
   return out;
 }
 
+}  // namespace
+
+// k-means on the rows of x (a double matrix or a dgCMatrix) with the options
+// of the named list `options` (kmeans_options() in kmeans_glue.h; built by
+// R/kmeans_cpp_options.R). With option limit > 0, the values of dense x are
+// checked while they are packed (no pass of their own): if one is not finite
+// or exceeds limit in magnitude, nothing is clustered and list(invalid =
+// TRUE) is returned (R then finds and reports the offending value). With
+// `shift` (dense x), Lloyd runs on the rows minus the shift and the centres
+// are returned unshifted. `weights`: one per row, or NULL.
 // [[Rcpp::export]]
-Rcpp::List lloyd_from_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max,
-                          double tol, int n_threads,
+Rcpp::List kmeans_cpp(SEXP x, Rcpp::List options,
+                      Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
+                      Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
+  KmeansCall call = kmeans_options(options);
+  kmreduce::KmeansOptions& opt = call.opt;
+  Rcpp::NumericVector wkeep;
+  opt.weights = weights_of(weights, wkeep, rows_of(x));
+  if (call.verbose) {
+    const int n_init = opt.n_init;
+    opt.on_replicate = [n_init](int t, int iter, double objective) {
+      Rcpp::Function message("message");
+      char buf[160];
+      std::snprintf(buf, sizeof(buf),
+                    "kmreduce:   replicate %d/%d: %d Lloyd iterations, objective %.7g",
+                    t, n_init, iter, objective);
+      message(std::string(buf));
+    };
+  }
+  int d = 0;
+  bool invalid = false;
+  const kmreduce::KmeansResult res =
+      kmeans_rows(x, opt, shift, call.limit, glue::AnyCombine(kmreduce::LocalCombine()), d,
+                  invalid, call.single);
+  if (invalid) return Rcpp::List::create(Rcpp::Named("invalid") = true);
+  return kmeans_list(res, static_cast<int>(opt.k), d);
+}
+
+// Lloyd from the given centres on the rows of x; of `options` (as
+// kmeans_cpp()) it reads iter_max, tol, n_threads, algorithm and polish
+// ("hartigan": Hartigan's moves after Lloyd).
+// [[Rcpp::export]]
+Rcpp::List lloyd_from_cpp(SEXP x, Rcpp::NumericMatrix centers, Rcpp::List options,
                           Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
-                          Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue,
-                          bool online = false, bool hartigan = false) {
-  return lloyd_from_rows(x, centers, iter_max, tol, n_threads, shift,
-                         glue::AnyCombine(kmreduce::LocalCombine()), weights, online, hartigan);
+                          Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
+  return lloyd_from_rows(x, centers, kmeans_options(options), shift,
+                         glue::AnyCombine(kmreduce::LocalCombine()), weights);
 }
 
 // lloyd_from_cpp() for rows read block by block by read(first, last) (an
 // out-of-core matrix): the same Lloyd, with the cluster sums of every
-// iteration summed block by block.
+// iteration summed block by block (Lloyd only: `options` as
+// lloyd_from_cpp() without algorithm and polish).
 // [[Rcpp::export]]
 Rcpp::List lloyd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows,
-                            Rcpp::NumericMatrix centers, int iter_max, double tol,
-                            int n_threads,
+                            Rcpp::NumericMatrix centers, Rcpp::List options,
                             Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
                             Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
   if (centers.ncol() != d) throw std::invalid_argument("centres need d columns");
-  kmreduce::KmeansOptions opt = options(centers.nrow(), 1, iter_max, tol, 0, n_threads);
+  KmeansCall call = kmeans_options(options);
+  kmreduce::KmeansOptions& opt = call.opt;
+  opt.k = centers.nrow();
+  opt.n_init = 1;
+  const int n_threads = opt.n_threads;
   Rcpp::NumericVector keep, wkeep;
   opt.weights = weights_of(weights, wkeep, n);
   const double* s = shift_of(shift, keep, d);
@@ -227,31 +208,31 @@ Rcpp::List lloyd_blocks_cpp(Rcpp::Function read, double n, int d, double block_r
 
 // kmeans_cpp() and lloyd_from_cpp() on the rows of this MPI rank; `mpi` is
 // list(allreduce, rank, size, offset, n) (see R/mpi.R). Collective: every
-// rank calls them in the same order.
+// rank calls them in the same order. No weights, no value limit, no
+// progress messages on MPI ranks.
 // [[Rcpp::export]]
-Rcpp::List mpi_kmeans_cpp(SEXP x, int k, int n_init, int iter_max, double tol,
-                          double seed, int n_threads, Rcpp::List mpi,
-                          Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
-                          int local_search = 0, int seeding = 0, double oversampling = 2,
-                          int rounds = 5, int polish = 0, int tries = 5,
-                          int split_rounds = 5, int polish_starts = 2, bool single = false) {
+Rcpp::List mpi_kmeans_cpp(SEXP x, Rcpp::List options, Rcpp::List mpi,
+                          Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
   int d = 0;
   bool invalid = false;
-  kmreduce::KmeansOptions opt = options(k, n_init, iter_max, tol, seed, n_threads);
-  set_seeding(opt, local_search, seeding, oversampling, rounds);
-  set_polish(opt, polish, tries, split_rounds, polish_starts);
+  const KmeansCall call = kmeans_options(options);
   const kmreduce::KmeansResult res =
-      kmeans_rows(x, opt, shift, 0, glue::AnyCombine(glue::mpi_combine(mpi)), d, invalid,
-                  single);
-  Rcpp::List out = lloyd_list(res.best, k, d);
+      kmeans_rows(x, call.opt, shift, 0, glue::AnyCombine(glue::mpi_combine(mpi)), d, invalid,
+                  call.single);
+  Rcpp::List out = lloyd_list(res.best, static_cast<int>(call.opt.k), d);
   out["best_replicate"] = res.best_replicate + 1;
   return out;
 }
 
 // [[Rcpp::export]]
-Rcpp::List mpi_lloyd_cpp(SEXP x, Rcpp::NumericMatrix centers, int iter_max, double tol,
-                         int n_threads, Rcpp::List mpi,
+Rcpp::List mpi_lloyd_cpp(SEXP x, Rcpp::NumericMatrix centers, Rcpp::List options,
+                         Rcpp::List mpi,
                          Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
-  return lloyd_from_rows(x, centers, iter_max, tol, n_threads, shift,
+  return lloyd_from_rows(x, centers, kmeans_options(options), shift,
                          glue::AnyCombine(glue::mpi_combine(mpi)));
 }
+
+// The names of the core's seedings (seeding.hpp), those control$seeding
+// takes besides "auto".
+// [[Rcpp::export]]
+Rcpp::CharacterVector kmeans_seedings_cpp() { return Rcpp::wrap(kmreduce::seeding_names()); }

@@ -1,15 +1,20 @@
 // Helpers shared by the k-means glue files (kmeans.cpp, cluster_stats.cpp,
-// kmeans_steps.cpp): R objects to and from the core's types.
+// test_hooks.cpp): R objects to and from the core's types.
 #ifndef KMREDUCE_KMEANS_GLUE_H
 #define KMREDUCE_KMEANS_GLUE_H
 
 #include "glue.h"
 
+#include <cmath>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
-#include <kmreduce/cluster_stats.hpp>
-#include <kmreduce/kmeans.hpp>
-#include <kmreduce/packed.hpp>
+#include <kmreduce/cluster/cluster_stats.hpp>
+#include <kmreduce/cluster/kmeans.hpp>
+#include <kmreduce/cluster/kmeans_options.hpp>
+#include <kmreduce/cluster/seeding.hpp>
+#include <kmreduce/kernels/packed.hpp>
 
 namespace {
 
@@ -71,18 +76,134 @@ inline kmreduce::ClusterStats stats_of(const kmreduce::SparseMatrix& a, const in
   return kmreduce::cluster_stats(a, label, k, n_threads);
 }
 
-// The options of k-means (n_init replicates from k-means++) or of Lloyd from
-// given centres (n_init 1, no seed).
-inline kmreduce::KmeansOptions options(int k, int n_init, int iter_max, double tol, double seed,
-                                int n_threads) {
+// The options of k-means and of Lloyd from given centres, from one named R
+// list (R/kmeans_cpp_options.R builds it): the core's KmeansOptions and what
+// the glue itself reads (progress messages, the value limit, single
+// precision). Every name is optional (a missing one keeps the default of
+// KmeansOptions); an unknown name, a value of the wrong type or out of range
+// is an error naming the option. Names and values:
+//   k, n_init, iter_max, n_threads, rounds, tries, split_rounds: whole >= 1
+//   local_search: whole >= 0;  tol, limit: >= 0;  oversampling: > 0
+//   seed: a whole number (the seed of every random stream)
+//   seeding: a seeding policy's name, "k-means++" or "k-means||" (seeding.hpp)
+//   algorithm: "lloyd" (Lloyd's iterations) or "macqueen" (MacQueen's
+//     online updates) after each seeding, or from given centres
+//   polish: "none", "hartigan" or "split_merge"
+//   polish_starts: whole >= 1, or "auto" (kPolishStartsAuto)
+//   precision: "double" or "single" (dense rows in float, single.hpp)
+//   verbose: TRUE or FALSE (a message after each replicate)
+struct KmeansCall {
   kmreduce::KmeansOptions opt;
-  opt.k = k;
-  opt.n_init = n_init;
-  opt.iter_max = iter_max;
-  opt.tol = tol;
-  opt.seed = glue::as_seed(seed);
-  opt.n_threads = n_threads;
-  return opt;
+  bool verbose = false;
+  double limit = 0;
+  bool single = false;
+};
+
+namespace option {
+
+[[noreturn]] inline void fail(const std::string& name, const std::string& what) {
+  throw std::invalid_argument("k-means option `" + name + "` " + what);
+}
+
+inline double number(SEXP v, const std::string& name) {
+  if ((TYPEOF(v) != INTSXP && TYPEOF(v) != REALSXP) || Rf_xlength(v) != 1)
+    fail(name, "must be one number");
+  const double x = Rf_asReal(v);
+  if (!std::isfinite(x)) fail(name, "must be finite");
+  return x;
+}
+
+inline int whole(SEXP v, const std::string& name, int lo) {
+  const double x = number(v, name);
+  if (x != std::floor(x) || x < lo || x > 2147483647.0)
+    fail(name, "must be a whole number >= " + std::to_string(lo));
+  return static_cast<int>(x);
+}
+
+inline std::string text(SEXP v, const std::string& name) {
+  if (TYPEOF(v) != STRSXP || Rf_xlength(v) != 1 || STRING_ELT(v, 0) == NA_STRING)
+    fail(name, "must be one string");
+  return CHAR(STRING_ELT(v, 0));
+}
+
+inline std::string choice(SEXP v, const std::string& name,
+                          const std::vector<std::string>& choices) {
+  const std::string s = text(v, name);
+  for (const std::string& c : choices)
+    if (s == c) return s;
+  std::string known;
+  for (const std::string& c : choices) known += (known.empty() ? "\"" : ", \"") + c + "\"";
+  fail(name, "must be one of " + known + ", not \"" + s + "\"");
+}
+
+inline bool flag(SEXP v, const std::string& name) {
+  if (TYPEOF(v) != LGLSXP || Rf_xlength(v) != 1 || LOGICAL(v)[0] == NA_LOGICAL)
+    fail(name, "must be TRUE or FALSE");
+  return LOGICAL(v)[0] != 0;
+}
+
+}  // namespace option
+
+inline KmeansCall kmeans_options(const Rcpp::List& options) {
+  KmeansCall call;
+  kmreduce::KmeansOptions& opt = call.opt;
+  const SEXP names = Rf_getAttrib(options, R_NamesSymbol);
+  if (options.size() > 0 && Rf_isNull(names))
+    throw std::invalid_argument("k-means options must be a named list");
+  for (R_xlen_t i = 0; i < options.size(); ++i) {
+    const std::string name = CHAR(STRING_ELT(names, i));
+    const SEXP v = options[i];
+    if (name == "k") {
+      opt.k = option::whole(v, name, 1);
+    } else if (name == "n_init") {
+      opt.n_init = option::whole(v, name, 1);
+    } else if (name == "iter_max") {
+      opt.iter_max = option::whole(v, name, 1);
+    } else if (name == "tol") {
+      opt.tol = option::number(v, name);
+      if (opt.tol < 0) option::fail(name, "must be >= 0");
+    } else if (name == "seed") {
+      const double seed = option::number(v, name);
+      if (seed != std::floor(seed)) option::fail(name, "must be a whole number");
+      opt.seed = glue::as_seed(seed);
+    } else if (name == "n_threads") {
+      opt.n_threads = option::whole(v, name, 1);
+    } else if (name == "verbose") {
+      call.verbose = option::flag(v, name);
+    } else if (name == "limit") {
+      call.limit = option::number(v, name);
+      if (call.limit < 0) option::fail(name, "must be >= 0");
+    } else if (name == "seeding") {
+      opt.seeding = option::choice(v, name, kmreduce::seeding_names());
+    } else if (name == "local_search") {
+      opt.local_search = option::whole(v, name, 0);
+    } else if (name == "oversampling") {
+      opt.parallel.oversampling = option::number(v, name);
+      if (!(opt.parallel.oversampling > 0)) option::fail(name, "must be > 0");
+    } else if (name == "rounds") {
+      opt.parallel.rounds = option::whole(v, name, 1);
+    } else if (name == "algorithm") {
+      opt.online = option::choice(v, name, {"lloyd", "macqueen"}) == "macqueen";
+    } else if (name == "polish") {
+      const std::string p = option::choice(v, name, {"none", "hartigan", "split_merge"});
+      opt.polish = p == "split_merge" ? kmreduce::Polish::SplitMerge
+                   : p == "hartigan"  ? kmreduce::Polish::Hartigan
+                                      : kmreduce::Polish::None;
+    } else if (name == "tries") {
+      opt.split.tries = option::whole(v, name, 1);
+    } else if (name == "split_rounds") {
+      opt.split.rounds = option::whole(v, name, 1);
+    } else if (name == "polish_starts") {
+      opt.polish_starts = TYPEOF(v) == STRSXP ? (option::choice(v, name, {"auto"}),
+                                                 kmreduce::kPolishStartsAuto)
+                                              : option::whole(v, name, 1);
+    } else if (name == "precision") {
+      call.single = option::choice(v, name, {"double", "single"}) == "single";
+    } else {
+      throw std::invalid_argument("unknown k-means option `" + name + "`");
+    }
+  }
+  return call;
 }
 
 inline Rcpp::List stats_list(const kmreduce::ClusterStats& s, int k, int d) {

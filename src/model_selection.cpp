@@ -2,7 +2,7 @@
 // reduced rows and the gap statistic's uniform reference sets.
 #include "glue.h"
 
-#include <kmreduce/model_selection.hpp>
+#include <kmreduce/cluster/model_selection.hpp>
 
 // Silhouette widths of several partitions of the rows of x: cluster is an
 // n x m integer matrix of 1-based labels (R), k the numbers of clusters;

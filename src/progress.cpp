@@ -11,7 +11,7 @@
 #include <cstdio>
 #include <string>
 
-#include <kmreduce/progress.hpp>
+#include <kmreduce/runtime/progress.hpp>
 
 namespace {
 

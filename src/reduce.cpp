@@ -4,14 +4,14 @@
 #include <cmath>
 #include <string>
 
-#include <kmreduce/fjlt.hpp>
-#include <kmreduce/leverage.hpp>
-#include <kmreduce/mailman.hpp>
-#include <kmreduce/products.hpp>
-#include <kmreduce/random_projection.hpp>
-#include <kmreduce/sign_projection.hpp>
-#include <kmreduce/sparse_embedding.hpp>
-#include <kmreduce/srht.hpp>
+#include <kmreduce/reduce/fjlt.hpp>
+#include <kmreduce/reduce/leverage.hpp>
+#include <kmreduce/reduce/mailman.hpp>
+#include <kmreduce/kernels/products.hpp>
+#include <kmreduce/reduce/random_projection.hpp>
+#include <kmreduce/reduce/sign_projection.hpp>
+#include <kmreduce/reduce/sparse_embedding.hpp>
+#include <kmreduce/reduce/srht.hpp>
 
 // [[Rcpp::export]]
 Rcpp::NumericMatrix sign_matrix_cpp(double d, double dims, double seed) {

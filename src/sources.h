@@ -1,4 +1,4 @@
-// Glue row sources and combines (see inst/include/kmreduce/row_source.hpp):
+// Glue row sources and combines (see inst/include/kmreduce/data/row_source.hpp):
 // rows the core reads through R, block by block (a bigmemory::big.matrix),
 // and the sums of MPI ranks through pbdMPI's allreduce. The core stays free
 // of R and MPI.
@@ -11,8 +11,8 @@
 #include <memory>
 #include <stdexcept>
 
-#include <kmreduce/packed.hpp>
-#include <kmreduce/row_source.hpp>
+#include <kmreduce/kernels/packed.hpp>
+#include <kmreduce/data/row_source.hpp>
 
 namespace glue {
 

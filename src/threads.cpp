@@ -2,7 +2,7 @@
 // pool joined at unload, and what R needs to choose a default thread count.
 #include <Rcpp.h>
 
-#include <kmreduce/parallel.hpp>
+#include <kmreduce/runtime/parallel.hpp>
 #include <thread>
 
 #if defined(__linux__)

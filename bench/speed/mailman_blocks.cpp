@@ -8,7 +8,7 @@
 // (Liberty & Zucker take B = log2(d)), but the 2^B x P buckets leave the L1
 // cache from B = 10 on (P = 8) and the folds grow as 2^B.
 // Build: bench/speed/mailman_blocks.sh. Output: seconds (best of 5) per B.
-#include <kmreduce/mailman.hpp>
+#include <kmreduce/reduce/mailman.hpp>
 
 #include <chrono>
 #include <cstdio>

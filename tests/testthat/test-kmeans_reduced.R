@@ -329,7 +329,7 @@ test_that("rows merged by the reduction: a warning, k clusters, predict() gives 
   # Lloyd itself, on data with fewer distinct rows than k and tol = 0: an
   # empty cluster is not re-seeded with a duplicate row over and over.
   y <- matrix(rep(c(0, 1), each = 10), 20, 1)
-  km <- kmreduce:::kmeans_cpp(y, 3L, 1L, 100L, 0, 1, 1L)
+  km <- kmreduce:::kmeans_cpp(y, list(k = 3L, n_init = 1L, iter_max = 100L, tol = 0, seed = 1))
   expect_true(km$converged)
   expect_lt(km$iter, 100L)
 })
@@ -789,15 +789,16 @@ test_that("the default search (split/merge, then Hartigan) never ends above the 
   x <- rbind(matrix(rnorm(60 * 5, 0), 60), matrix(rnorm(50 * 5, 2.5), 50),
              matrix(rnorm(40 * 5, -2.5), 40), matrix(rnorm(30 * 5, 5), 30))
   for (s in 1:3) {
-    r <- kmreduce:::kmeans_cpp(x, 5L, 4L, 100L, 0, s, 1L, FALSE, 0, NULL, 2L, 0L, 2, 5L, 2L, 10L,
-                               5L)
+    opt <- list(k = 5L, n_init = 4L, iter_max = 100L, tol = 0, seed = s, n_threads = 1L,
+                local_search = 2L, polish = "split_merge", tries = 10L, split_rounds = 5L)
+    r <- kmreduce:::kmeans_cpp(x, opt)
     expect_lte(r$objective, min(r$objectives) * (1 + 1e-12))
     expect_equal(r$objective, objective_of(x, r$cluster), tolerance = 1e-10)
     expect_gte(best_single_move(x, r$cluster, 5L), -1e-9 * r$objective)
     # the split/merge moves tried are each at least the result
     expect_true(all(r$split_objectives >= r$objective * (1 - 1e-12)))
     expect_identical(
-      kmreduce:::kmeans_cpp(x, 5L, 4L, 100L, 0, s, 2L, FALSE, 0, NULL, 2L, 0L, 2, 5L, 2L, 10L, 5L),
+      kmreduce:::kmeans_cpp(x, modifyList(opt, list(n_threads = 2L))),
       r)
   }
 })
@@ -806,8 +807,10 @@ test_that("polish_starts = \"auto\" polishes the best replicates until the lowes
   # uniform data: many optima close together, so the polished starts often
   # disagree (seeds 2, 5) or agree at once (seed 13)
   fit <- function(x, s, starts, threads = 1L) {
-    kmreduce:::kmeans_cpp(x, 8L, 6L, 100L, 0, s, threads, FALSE, 0, NULL, 2L, 0L, 2, 5L, 2L, 5L,
-                          5L, starts)
+    kmreduce:::kmeans_cpp(x, list(k = 8L, n_init = 6L, iter_max = 100L, tol = 0, seed = s,
+                                  n_threads = threads, local_search = 2L, polish = "split_merge",
+                                  tries = 5L, split_rounds = 5L,
+                                  polish_starts = if (starts == 0L) "auto" else starts))
   }
   used <- integer()
   for (s in c(2, 5, 13)) {
@@ -838,8 +841,11 @@ test_that("polish_starts = \"auto\" polishes the best replicates until the lowes
 
 test_that("polish_starts = \"auto\": a lowest replicate reached twice gets Hartigan's moves only, identical for 1 and 2 threads", {
   fit <- function(x, polish, starts, threads = 1L, n_init = 6L) {
-    kmreduce:::kmeans_cpp(x, 5L, n_init, 100L, 1e-6, 3, threads, FALSE, 0, NULL, 1L, 0L, 2, 5L,
-                          polish, 3L, 5L, starts)
+    kmreduce:::kmeans_cpp(x, list(k = 5L, n_init = n_init, iter_max = 100L, tol = 1e-6, seed = 3,
+                                  n_threads = threads, local_search = 1L,
+                                  polish = c("none", "hartigan", "split_merge")[polish + 1L],
+                                  tries = 3L, split_rounds = 5L,
+                                  polish_starts = if (starts == 0L) "auto" else starts))
   }
   # separated clusters: every replicate ends at the same partition
   set.seed(21)
@@ -858,8 +864,9 @@ test_that("polish_starts = \"auto\": a lowest replicate reached twice gets Harti
   # one replicate reaching the lowest: split/merge runs
   set.seed(5)
   u <- matrix(runif(300 * 4), 300)
-  one <- kmreduce:::kmeans_cpp(u, 8L, 6L, 100L, 0, 5, 1L, FALSE, 0, NULL, 2L, 0L, 2, 5L, 2L, 5L,
-                               5L, 0L)
+  one <- kmreduce:::kmeans_cpp(u, list(k = 8L, n_init = 6L, iter_max = 100L, tol = 0, seed = 5,
+                                       n_threads = 1L, local_search = 2L, polish = "split_merge",
+                                       tries = 5L, split_rounds = 5L, polish_starts = "auto"))
   expect_gte(one$polish_starts, 2L)
 })
 
@@ -1050,10 +1057,10 @@ test_that("a fit stopped by iter_max keeps nearest-centre labels when its last p
     check(suppressWarnings(kmeans_reduced(xs, c0, method = "none", iter_max = 1)),
           paste("none, sparse", sparse))
   }
-  r <- kmreduce:::lloyd_from_cpp(x, c0, 1L, 0, 1L)
+  r <- kmreduce:::lloyd_from_cpp(x, c0, list(iter_max = 1L, tol = 0, n_threads = 1L))
   expect_identical(kmreduce:::predict_nearest_cpp(x, r$centers, 1L), r$cluster)
   rb <- kmreduce:::lloyd_blocks_cpp(function(a, b) x[a:b, , drop = FALSE], nrow(x), 1L, 4,
-                                    c0, 1L, 0, 1L)
+                                    c0, list(iter_max = 1L, tol = 0, n_threads = 1L))
   expect_identical(rb$cluster, r$cluster)
   # refine = 1 after reductions that merge rows, in memory and out of core:
   # the same invariant over many small data sets with many equal rows.

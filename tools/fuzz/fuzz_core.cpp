@@ -11,18 +11,18 @@
 #include <limits>
 #include <vector>
 
-#include <kmreduce/cluster_stats.hpp>
-#include <kmreduce/cssp.hpp>
-#include <kmreduce/distinct_rows.hpp>
-#include <kmreduce/kmeans.hpp>
-#include <kmreduce/leverage.hpp>
-#include <kmreduce/mailman.hpp>
-#include <kmreduce/packed.hpp>
-#include <kmreduce/random_projection.hpp>
-#include <kmreduce/rsvd.hpp>
-#include <kmreduce/sign_projection.hpp>
-#include <kmreduce/sparse_embedding.hpp>
-#include <kmreduce/srht.hpp>
+#include <kmreduce/cluster/cluster_stats.hpp>
+#include <kmreduce/reduce/cssp.hpp>
+#include <kmreduce/data/distinct_rows.hpp>
+#include <kmreduce/cluster/kmeans.hpp>
+#include <kmreduce/reduce/leverage.hpp>
+#include <kmreduce/reduce/mailman.hpp>
+#include <kmreduce/kernels/packed.hpp>
+#include <kmreduce/reduce/random_projection.hpp>
+#include <kmreduce/reduce/rsvd.hpp>
+#include <kmreduce/reduce/sign_projection.hpp>
+#include <kmreduce/reduce/sparse_embedding.hpp>
+#include <kmreduce/reduce/srht.hpp>
 
 using namespace kmreduce;
 

@@ -16,15 +16,15 @@
 #include <string>
 #include <vector>
 
-#include <kmreduce/cluster_stats.hpp>
-#include <kmreduce/kmeans.hpp>
-#include <kmreduce/mailman.hpp>
-#include <kmreduce/packed.hpp>
-#include <kmreduce/random_projection.hpp>
-#include <kmreduce/sign_projection.hpp>
-#include <kmreduce/single.hpp>
-#include <kmreduce/sparse_embedding.hpp>
-#include <kmreduce/srht.hpp>
+#include <kmreduce/cluster/cluster_stats.hpp>
+#include <kmreduce/cluster/kmeans.hpp>
+#include <kmreduce/reduce/mailman.hpp>
+#include <kmreduce/kernels/packed.hpp>
+#include <kmreduce/reduce/random_projection.hpp>
+#include <kmreduce/reduce/sign_projection.hpp>
+#include <kmreduce/cluster/single.hpp>
+#include <kmreduce/reduce/sparse_embedding.hpp>
+#include <kmreduce/reduce/srht.hpp>
 
 using namespace kmreduce;
 
@@ -290,7 +290,7 @@ void test_kmeans() {
     const char* name[] = {"k-means++", "k-means||", "k-means++ with Hartigan",
                           "k-means|| with local search and split/merge"};
     for (KmeansOptions* o : {&o1, &o2}) {
-      if (variant == 1 || variant == 3) o->seeding = Seeding::KmeansParallel;
+      if (variant == 1 || variant == 3) o->seeding = "k-means||";
       if (variant == 2) o->polish = Polish::Hartigan;
       if (variant == 3) {
         o->polish = Polish::SplitMerge;

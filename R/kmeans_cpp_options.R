@@ -1,0 +1,74 @@
+# The options of the C++ k-means, built here and nowhere else: one named list
+# that crosses into C++ and is parsed there once into the core's
+# KmeansOptions (kmeans_options() in src/kmeans_glue.h, which names every
+# option and its values and refuses unknown names and wrong types). The
+# entry points kmeans_cpp(), mpi_kmeans_cpp() (replicates) and
+# lloyd_from_cpp(), lloyd_blocks_cpp(), mpi_lloyd_cpp() (Lloyd from given
+# centres) take it. The defaults are those of kmeans_control(), checked by
+# check_control() before they get here.
+
+# The seeding of the replicates and what follows them (`control` checked, so
+# with every default), as C++ options: local search steps after the seeding
+# of replicates 2, 4, ... (control$local_search, or enough steps of
+# 2 + floor(log(k)) candidates each to draw about k candidates in all;
+# local_search.hpp), the seeding by its name ("k-means++" or "k-means||",
+# seeding_name(); seeding.hpp) with k-means||'s oversampling and rounds, and
+# the polish: "none", "hartigan" or "split_merge" ("auto" is split/merge after
+# several replicates and none after one: n_init = 1 is the fast single run).
+# `algorithm` (control$algorithm, stats::kmeans()'s names, see
+# algorithm_control()): MacQueen's online updates instead of Lloyd
+# ("macqueen"); from given centres, "Hartigan-Wong" is Hartigan's moves after
+# Lloyd (`centres_polish`, read by lloyd_cpp_options(), not sent to C++).
+seeding_of <- function(control, k, n_init, method = "none", n = Inf) {
+  steps <- if (!is.null(control$local_search)) control$local_search else
+    ceiling(k / (2 + floor(log(k))))
+  polish <- if (identical(control$polish, "auto")) {
+    if (n_init > 1L) "split_merge" else "none"
+  } else {
+    control$polish
+  }
+  list(local_search = as.integer(steps),
+       seeding = seeding_name(control, k, n),
+       oversampling = as.double(control$oversampling),
+       rounds = as.integer(control$rounds),
+       polish = polish,
+       tries = as.integer(control$tries),
+       split_rounds = as.integer(control$split_rounds),
+       # "auto": on the data themselves, until the lowest polished result is
+       # confirmed ("auto" in C++, kPolishStartsAuto), or every replicate for
+       # data so small that a polish costs next to nothing (n k <= 10^4: a
+       # few optima, each a discrete jump, where two starts can agree on a
+       # poor one); on reduced rows, which are for speed, two starts
+       polish_starts = if (!identical(control$polish_starts, "auto")) {
+         as.integer(control$polish_starts)
+       } else if (method != "none") 2L else if (n * k <= 1e4) as.integer(n_init) else "auto",
+       precision = if (identical(control$precision, "single")) "single" else "double",
+       algorithm = if (identical(control$algorithm, "MacQueen")) "macqueen" else "lloyd",
+       centres_polish = if (identical(control$algorithm, "Hartigan-Wong")) "hartigan" else "none")
+}
+
+# The options of kmeans_cpp() and mpi_kmeans_cpp(): n_init replicates, each
+# a seeding (`seeding`, from seeding_of(); by default that of
+# kmeans_control()) then Lloyd, from the random streams of `seed`; `verbose`
+# prints a line per replicate, `limit` > 0 checks the values of dense rows
+# while they are packed (see kmeans_cpp()).
+kmeans_cpp_options <- function(k, n_init = 1L, iter_max = 100L, tol = 0, seed = 0,
+                               n_threads = 1L,
+                               seeding = seeding_of(check_control(NULL), k, n_init),
+                               verbose = FALSE, limit = 0) {
+  c(list(k = as.integer(k), n_init = as.integer(n_init), iter_max = as.integer(iter_max),
+         tol = as.double(tol), seed = as.double(seed), n_threads = as.integer(n_threads),
+         verbose = isTRUE(verbose), limit = as.double(limit)),
+    seeding[setdiff(names(seeding), "centres_polish")])
+}
+
+# The options of lloyd_from_cpp(), lloyd_blocks_cpp() and mpi_lloyd_cpp():
+# Lloyd from given centres, or with `seeding` (seeding_of()) what
+# stats::kmeans(algorithm = ) runs from them: MacQueen's updates, or
+# Hartigan's moves after Lloyd.
+lloyd_cpp_options <- function(iter_max, tol = 0, n_threads = 1L, seeding = NULL) {
+  list(iter_max = as.integer(iter_max), tol = as.double(tol),
+       n_threads = as.integer(n_threads),
+       algorithm = if (is.null(seeding)) "lloyd" else seeding$algorithm,
+       polish = if (is.null(seeding)) "none" else seeding$centres_polish)
+}

@@ -1,0 +1,313 @@
+// kmreduce: Hartigan's single-point moves (Hartigan 1975, ch. 4; Telgarsky
+// & Vattani 2010). Moving row x from cluster a (n_a rows, centre c_a) to
+// cluster b changes the k-means objective by exactly
+//   n_b / (n_b + 1) ||x - c_b||^2 - n_a / (n_a - 1) ||x - c_a||^2,
+// with both centres the means before the move. A row moves when that is
+// negative, and the centres follow at once. Every move lowers the objective;
+// at a fixed point no single move does, which implies the labels are the
+// nearest-centre labels of their means (a Lloyd fixed point), not conversely:
+// Hartigan's fixed points are a subset of Lloyd's.
+//
+// A sweep has two phases: (1) a parallel scan of all rows against the
+// current centres (the distances by the same row-blocked products as
+// Lloyd's assignment) marks the rows for which some move looks favourable;
+// (2) those rows are visited in row order, each move decided again with
+// exact (direct) distances to the centres as they are at that moment, and
+// applied. A scan that marks no row ends the search at a fixed point. The
+// result does not depend on the number of threads (the scan is per row, the
+// moves are serial).
+//
+// With rows on several processes (Combine), the processes take turns in
+// rank order for phase (2), and the process that moved sends its cluster
+// sums to the others (one sum of k (d + 1) numbers per process and sweep);
+// the order of the visits is that of the stacked rows, as on one process.
+#ifndef KMREDUCE_HARTIGAN_HPP
+#define KMREDUCE_HARTIGAN_HPP
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "lloyd.hpp"
+#include "../kernels/matrix.hpp"
+#include "../runtime/parallel.hpp"
+#include "../runtime/progress.hpp"
+#include "../data/row_source.hpp"
+
+namespace kmreduce {
+
+struct HartiganResult {
+  int sweeps = 0;       // scans of all rows
+  index_t moves = 0;    // rows moved
+  double change = 0.0;  // sum of the exact changes of the moves (<= 0)
+  bool converged = false;  // a scan found no favourable move
+};
+
+namespace detail {
+// Multipliers of the squared distance for leaving a cluster of m rows
+// (infinite cost to leave a singleton: it cannot move) and for joining one.
+inline double leave_factor(double m) { return m > 1.0 ? m / (m - 1.0) : 0.0; }
+inline double join_factor(double m) { return m / (m + 1.0); }
+// With observation weights: a row of weight w leaving a cluster of weight m
+// (and `rows` rows) or joining one: the change of the objective is
+// m w / (m + w) ||x - c_b||^2 - m w / (m - w) ||x - c_a||^2.
+inline double weighted_leave_factor(double m, double rows, double w) {
+  return rows > 1.0 ? m * w / (m - w) : 0.0;
+}
+inline double weighted_join_factor(double m, double w) { return m * w / (m + w); }
+
+// Squared distance of row x to centre q of k (column-major), directly.
+inline double centre_dist2(const double* x, const double* centres, index_t k, index_t d,
+                           index_t q) {
+  double s = 0.0;
+  for (index_t j = 0; j < d; ++j) {
+    const double e = x[j] - centres[q + k * j];
+    s += e * e;
+  }
+  return s;
+}
+
+// Means from sums and counts (empty clusters keep their centre).
+inline void means_of(const std::vector<double>& sums, const std::vector<double>& count,
+                     index_t k, index_t d, std::vector<double>& centres) {
+  for (index_t q = 0; q < k; ++q) {
+    if (count[q] <= 0.0) continue;
+    for (index_t j = 0; j < d; ++j) centres[q + k * j] = sums[q + k * j] / count[q];
+  }
+}
+// Sums (k x d, column-major) and counts of the clusters `label`, global;
+// the means in `centres`. With `weight`: weighted sums, and the clusters'
+// sums of weights in `count`.
+template <class Data, class Combine>
+void cluster_means(const Data& a, const int* label, index_t k, std::vector<double>& sums,
+                   std::vector<double>& count, std::vector<double>& centres, int n_threads,
+                   const Combine& combine, const double* weight = nullptr) {
+  const index_t n = a.n, d = a.d;
+  sums.assign(k * d, 0.0);
+  count.assign(k, 0.0);
+  if (weight != nullptr) {
+    weighted_cluster_sums(a, label, weight, k, sums.data(), n_threads);
+    for (index_t r = 0; r < n; ++r) count[label[r]] += weight[r];
+  } else {
+    cluster_sums(a, label, k, sums.data(), n_threads);
+    for (index_t r = 0; r < n; ++r) count[label[r]] += 1.0;
+  }
+  combine.sum(sums.data(), k * d);
+  combine.sum(count.data(), k);
+  centres.assign(k * d, 0.0);
+  means_of(sums, count, k, d, centres);
+}
+}  // namespace detail
+
+// Hartigan moves from the labels `label` (0-based, this process's rows)
+// until a fixed point or `max_sweeps` sweeps. On return `label` holds the
+// new partition and `centres` (k x d, column-major) its means. With
+// observation weights (`weight`, one per row; one process) the moves are
+// those of the weighted objective (weighted_leave_factor()).
+template <class Data, class Combine = LocalCombine>
+HartiganResult hartigan(const Data& a, const double* row_norms, index_t k, int* label,
+                        std::vector<double>& centres, int max_sweeps, int n_threads,
+                        const InterruptCheck& interrupt = InterruptCheck(),
+                        const Combine& combine = Combine(), const double* weight = nullptr) {
+  const index_t n = a.n, d = a.d;
+  if (k < 1) throw std::invalid_argument("hartigan: k must be positive");
+  for (index_t r = 0; r < n; ++r)
+    if (label[r] < 0 || label[r] >= k)
+      throw std::invalid_argument("hartigan: labels must be in [0, k)");
+  HartiganResult res;
+  std::vector<double> sums, count;
+  detail::cluster_means(a, label, k, sums, count, centres, n_threads, combine, weight);
+  if (k == 1) {
+    res.converged = true;
+    return res;
+  }
+  if (weight != nullptr && combine.size() > 1)
+    throw std::invalid_argument("hartigan: weights are not supported on distributed rows");
+  // The factors of the change of moving row r (Hartigan 1975; weighted:
+  // weighted_leave_factor()); with weights a cluster's rows are counted
+  // apart, since a single row cannot leave.
+  std::vector<double> nrows;
+  if (weight != nullptr) {
+    nrows.assign(k, 0.0);
+    for (index_t r = 0; r < n; ++r) nrows[label[r]] += 1.0;
+  }
+  auto leave = [&](index_t q, index_t r) {
+    return weight == nullptr ? detail::leave_factor(count[q])
+                             : detail::weighted_leave_factor(count[q], nrows[q], weight[r]);
+  };
+  auto join = [&](index_t q, index_t r) {
+    return weight == nullptr ? detail::join_factor(count[q])
+                             : detail::weighted_join_factor(count[q], weight[r]);
+  };
+  // (progress reports: the objective from the sums, sum w ||x||^2 -
+  // sum_q ||s_q||^2 / W_q, on one process)
+  const bool report = progress_active() && combine.size() == 1;
+  double norms = 0.0;
+  if (report)
+    for (index_t r = 0; r < n; ++r) norms += (weight != nullptr ? weight[r] : 1.0) * row_norms[r];
+  std::vector<char> marked(n, 0);
+  std::vector<index_t> cand;
+  std::vector<double> row(d), buf;
+  struct Scratch {
+    std::vector<double> cross;
+  };
+  for (int sweep = 0; sweep < max_sweeps; ++sweep) {
+    // (1) scan: rows with a move that looks favourable. The products carry
+    // rounding of order eps (||x||^2 + ||c||^2): a slack keeps every row whose
+    // move might be favourable (phase 2 decides exactly).
+    const std::vector<double> cnorm = centre_sqnorms(centres.data(), k, d);
+    const CentreView cv = prepare_centres(a, centres.data(), k);
+    const double eps = product_slack(a);
+    parallel_for_scratch<Scratch>(n_blocks(n, kRowBlock), n_threads, [&](index_t b, Scratch& s) {
+      const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock), len = r1 - r0;
+      s.cross.resize(len * k);
+      cross_block(a, r0, r1, cv, k, s.cross.data());
+      for (index_t r = r0; r < r1; ++r) {
+        const int q0 = label[r];
+        const double* cr = s.cross.data() + (r - r0);
+        auto dist = [&](index_t q) {
+          return std::max(0.0, row_norms[r] - 2.0 * cr[len * q] + cnorm[q]);
+        };
+        const double out = leave(q0, r) * dist(q0);
+        // (weighted: the factors scale the distances, and their rounding)
+        const double slack = eps * (row_norms[r] + cnorm[q0]) *
+                             (weight != nullptr ? std::max(1.0, leave(q0, r)) : 1.0);
+        char m = 0;
+        if (out > 0.0) {
+          for (index_t q = 0; q < k && !m; ++q) {
+            if (q == q0) continue;
+            const double in = count[q] > 0.0 ? join(q, r) * dist(q) : 0.0;
+            m = in < out + slack;
+          }
+        }
+        marked[r] = m;
+      }
+    }, static_cast<double>(n) * k * d);
+    cand.clear();
+    for (index_t r = 0; r < n; ++r)
+      if (marked[r]) cand.push_back(r);
+    ++res.sweeps;
+    if (combined_sum(combine, static_cast<double>(cand.size())) == 0.0) {
+      res.converged = true;
+      break;
+    }
+    // (2) the marked rows in order, each move decided exactly.
+    double moved = 0.0;
+    for (int p = 0; p < combine.size(); ++p) {
+      if (p == combine.rank()) {
+        for (index_t r : cand) {
+          const index_t q0 = label[r];
+          if (weight != nullptr ? nrows[q0] <= 1.0 : count[q0] <= 1.0) continue;
+          get_row(a, r, row.data());
+          const double out =
+              leave(q0, r) * detail::centre_dist2(row.data(), centres.data(), k, d, q0);
+          double best = out;
+          index_t to = q0;
+          for (index_t q = 0; q < k; ++q) {
+            if (q == q0) continue;
+            const double in = count[q] > 0.0
+                ? join(q, r) * detail::centre_dist2(row.data(), centres.data(), k, d, q)
+                : 0.0;
+            if (in < best) {
+              best = in;
+              to = q;
+            }
+          }
+          // beyond rounding: a move must lower the objective
+          if (to == q0 || !(best < out * (1.0 - 1e-12))) continue;
+          if (weight != nullptr) {
+            const double w = weight[r];
+            for (index_t j = 0; j < d; ++j) {
+              sums[q0 + k * j] -= w * row[j];
+              sums[to + k * j] += w * row[j];
+            }
+            count[q0] -= w;
+            count[to] += w;
+            nrows[q0] -= 1.0;
+            nrows[to] += 1.0;
+          } else {
+            for (index_t j = 0; j < d; ++j) {
+              sums[q0 + k * j] -= row[j];
+              sums[to + k * j] += row[j];
+            }
+            count[q0] -= 1.0;
+            count[to] += 1.0;
+          }
+          for (index_t j = 0; j < d; ++j) {
+            centres[q0 + k * j] = sums[q0 + k * j] / count[q0];
+            centres[to + k * j] = sums[to + k * j] / count[to];
+          }
+          label[r] = static_cast<int>(to);
+          res.change += best - out;
+          moved += 1.0;
+        }
+      }
+      if (combine.size() > 1) {
+        // the process that moved sends its sums and counts (the others add
+        // zeros: exact)
+        buf.assign(k * (d + 1), 0.0);
+        if (p == combine.rank()) {
+          std::copy(sums.begin(), sums.end(), buf.begin());
+          std::copy(count.begin(), count.end(), buf.begin() + k * d);
+        }
+        combine.sum(buf.data(), k * (d + 1));
+        std::copy(buf.begin(), buf.begin() + k * d, sums.begin());
+        std::copy(buf.begin() + k * d, buf.end(), count.begin());
+        detail::means_of(sums, count, k, d, centres);
+      }
+    }
+    moved = combined_sum(combine, moved);
+    res.moves += static_cast<index_t>(moved);
+    if (report) {
+      double between = 0.0;
+      for (index_t q = 0; q < k; ++q) {
+        if (count[q] <= 0.0) continue;
+        double ss = 0.0;
+        for (index_t j = 0; j < d; ++j) ss += sums[q + k * j] * sums[q + k * j];
+        between += ss / count[q];
+      }
+      report_progress("Hartigan", res.sweeps, std::max(0.0, norms - between), moved);
+    }
+    check_interrupt(interrupt);
+    if (moved == 0.0) {
+      res.converged = true;
+      break;
+    }
+  }
+  res.change = combined_sum(combine, res.change);
+  return res;
+}
+
+// Hartigan's moves from a Lloyd result, then Lloyd again from their means,
+// so the result is a fixed point of both and its labels are the
+// nearest-centre labels of its centres, as Lloyd returns them. Returns the
+// moves made (none: `res` unchanged); `sweeps_done`: the sweeps (scans of
+// the rows) it took.
+template <class Data, class Combine = LocalCombine>
+index_t hartigan_polish(const Data& a, const double* row_norms, index_t k, LloydResult& res,
+                        int iter_max, double tol, int sweeps, int n_threads,
+                        const InterruptCheck& interrupt, const Combine& combine,
+                        const double* weight = nullptr, int* sweeps_done = nullptr) {
+  if (sweeps_done != nullptr) *sweeps_done = 0;
+  if (sweeps <= 0 || k < 2) return 0;
+  std::vector<int> label = res.label;
+  std::vector<double> means;
+  const HartiganResult h = hartigan(a, row_norms, k, label.data(), means, sweeps, n_threads,
+                                    interrupt, combine, weight);
+  if (sweeps_done != nullptr) *sweeps_done = h.sweeps;
+  if (h.moves == 0) return 0;
+  LloydResult again = lloyd(ResidentRows<Data>(a), row_norms, std::move(means), k, iter_max,
+                            tol, n_threads, interrupt, nullptr, combine, rows_shift(a), weight);
+  // Hartigan lowered the objective and Lloyd from its means cannot raise
+  // it; only rounding in the objectives' formulas could make it look so.
+  if (!(again.objective <= res.objective)) return 0;
+  again.iter += res.iter;
+  res = std::move(again);
+  return h.moves;
+}
+
+}  // namespace kmreduce
+
+#endif  // KMREDUCE_HARTIGAN_HPP

@@ -1,0 +1,323 @@
+// kmreduce: k-means with n_init replicates of k-means++ seeding and Lloyd,
+// keeping the replicate with the lowest objective (first one on ties, to a
+// relative 1e-10). The replicates mix two seedings: the odd ones (1, 3, ...)
+// plain greedy k-means++, the even ones followed by `local_search` steps of
+// local search (local_search.hpp), which repair the seedings k-means++ gets
+// wrong on noisy high-dimensional data but cost passes over the data and do
+// not help everywhere. The seeding is a policy of seeding.hpp, named by
+// KmeansOptions::seeding (kmeans_options.hpp): greedy k-means++
+// (kmeanspp.hpp) or, for tall data, k-means|| (kmeans_parallel.hpp). With a polish, the
+// `polish_starts` lowest distinct replicates (or, kPolishStartsAuto, as many
+// as it takes to reach the lowest result twice) then get split/merge moves
+// (split_merge.hpp) and Hartigan's moves (hartigan.hpp), the lowest result
+// kept; with kPolishStartsAuto, when two replicates already reached the
+// lowest objective (it is confirmed), only Hartigan's moves: from it, and
+// from the distinct replicates within `hartigan_gap` of it. The
+// Lloyd iterations of all split/merge tries stop at `polish_budget` times
+// those of the replicates.
+// Replicate t draws its seeding from the stream (seed, kStreamKmeansInit, t).
+#ifndef KMREDUCE_KMEANS_HPP
+#define KMREDUCE_KMEANS_HPP
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <utility>
+#include <stdexcept>
+#include <vector>
+
+#include "kmeans_options.hpp"
+#include "local_search.hpp"
+#include "lloyd.hpp"
+#include "macqueen.hpp"
+#include "seeding.hpp"
+#include "../runtime/rng.hpp"
+#include "split_merge.hpp"
+
+namespace kmreduce {
+
+struct KmeansResult {
+  LloydResult best;
+  int best_replicate = 0;
+  std::vector<double> objectives;  // one per replicate
+  index_t hartigan_moves = 0;      // Hartigan's moves of the kept result
+  SplitMergeResult split;          // split/merge rounds of the kept result
+  int polish_starts = 0;           // replicates polished
+  int split_tries = 0;             // split/merge moves tried from all of them
+};
+
+// With rows on several processes (Combine; see row_source.hpp), every
+// process calls this with its own rows: the replicates, centres and
+// objectives are global, the labels its own.
+template <class Data, class Combine = LocalCombine>
+KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
+                    const InterruptCheck& interrupt = InterruptCheck(),
+                    const Combine& combine = Combine()) {
+  if (opt.k < 1 || opt.k > combine.total_rows(a.n))
+    throw std::invalid_argument("k must be in [1, number of rows]");
+  if (opt.n_init < 1 || opt.iter_max < 1)
+    throw std::invalid_argument("n_init and iter_max must be positive");
+  if (opt.weights != nullptr && combine.size() > 1)
+    throw std::invalid_argument("observation weights are not supported on distributed rows");
+  if (opt.online && combine.size() > 1)
+    throw std::invalid_argument("MacQueen's updates are not available on distributed rows");
+  const std::size_t seeding = seeding_index(opt.seeding);
+  std::vector<double> norm_store;
+  const double* row_norms = row_sqnorms_of(a, norm_store, opt.n_threads);
+  const SeedingCall<Data, Combine> call{a, row_norms, opt, interrupt, combine};
+  KmeansResult out;
+  const bool polish = opt.polish != Polish::None && opt.k > 1;
+  const bool confirm = polish && opt.polish_starts == kPolishStartsAuto;
+  const int starts = !polish ? 1
+                     : confirm ? opt.n_init
+                               : std::max(1, std::min(opt.polish_starts, opt.n_init));
+  std::vector<std::pair<int, LloydResult>> top;
+  double work = 0.0;    // Lloyd iterations of the replicates
+  int lowest_hits = 0;  // replicates that reached the lowest objective
+  for (int t = 0; t < opt.n_init; ++t) {
+    const ProgressScope scope(t + 1, 0);
+    Rng rng(stream_key(opt.seed, kStreamKmeansInit, static_cast<std::uint64_t>(t)));
+    std::vector<double> centres(opt.k * a.d);
+    const bool search = opt.local_search > 0 && opt.k > 1 && t % 2 == 1;
+    SeedAssignment seeds;
+    seeds.with_second_label = search;
+    with_seeding(seeding, [&](auto policy) {
+      decltype(policy)::seed(call, rng, centres.data(), &seeds);
+    });
+    if (search)
+      local_search(a, row_norms, opt.k, opt.local_search, rng, centres.data(), seeds,
+                   opt.n_threads, interrupt, combine, false, opt.weights);
+    // Lloyd takes the seeds' assignment over (its arrays become Lloyd's).
+    LloydResult res =
+        opt.online ? macqueen(a, row_norms, std::move(centres), opt.k, opt.iter_max, opt.tol,
+                              opt.n_threads, interrupt, &seeds, rows_shift(a), opt.weights)
+                   : lloyd(ResidentRows<Data>(a), row_norms, std::move(centres), opt.k,
+                           opt.iter_max, opt.tol, opt.n_threads, interrupt, &seeds, combine,
+                           rows_shift(a), opt.weights);
+    work += res.iter;
+    out.objectives.push_back(res.objective);
+    if (opt.on_replicate) opt.on_replicate(t + 1, res.iter, res.objective);
+    // The `starts` lowest distinct replicates are kept, in increasing
+    // objective. A later replicate must be better by more than rounding:
+    // replicates reaching the same partition tie, and the first one is kept
+    // whatever the summation order (dense or sparse input) did to the last
+    // bits.
+    bool tie = false;
+    for (const auto& e : top) tie = tie || std::abs(res.objective - e.second.objective) <=
+                                               1e-10 * e.second.objective;
+    if (top.empty() || (!tie && res.objective < top.front().second.objective)) {
+      lowest_hits = 1;
+    } else if (std::abs(res.objective - top.front().second.objective) <=
+               1e-10 * top.front().second.objective) {
+      ++lowest_hits;
+    }
+    if (!tie) detail::keep_lowest(top, t, std::move(res), static_cast<std::size_t>(starts));
+  }
+  out.best = std::move(top.front().second);
+  out.best_replicate = top.front().first;
+  if (!polish) return out;
+  // (auto) Hartigan's moves from the other distinct replicates: only those
+  // within opt.hartigan_gap of the lowest objective (single-row moves gain
+  // far less than that; on a replicate further up they are many sweeps of
+  // a handful of rows each, for a result that is not kept), and together at
+  // most as many sweeps (each a scan of the rows) as the replicates' Lloyd
+  // iterations. Returns whether replicate i's result replaced the best.
+  double sweeps_left = work;
+  auto hartigan_other = [&](std::size_t i) {
+    LloydResult r = std::move(top[i].second);
+    top[i].second = LloydResult();
+    if (!(r.objective <= out.best.objective * (1.0 + opt.hartigan_gap))) return;
+    const int allowed =
+        static_cast<int>(std::min<double>(opt.hartigan_sweeps, std::floor(sweeps_left)));
+    if (allowed < 1) return;
+    int used = 0;
+    const index_t moves =
+        hartigan_polish(a, row_norms, opt.k, r, opt.iter_max, opt.tol, allowed, opt.n_threads,
+                        interrupt, combine, opt.weights, &used);
+    sweeps_left -= used;
+    if (r.objective < out.best.objective * (1.0 - 1e-10)) {
+      out.best = std::move(r);
+      out.best_replicate = top[i].first;
+      out.split = SplitMergeResult();
+      out.hartigan_moves = moves;
+    }
+  };
+  // The lowest replicate confirmed by a second one: Hartigan's moves only,
+  // from it and from the other distinct replicates as above, the lowest
+  // result kept (the first on ties).
+  if (confirm && lowest_hits >= 2) {
+    out.hartigan_moves =
+        hartigan_polish(a, row_norms, opt.k, out.best, opt.iter_max, opt.tol,
+                        std::max(1, opt.hartigan_sweeps), opt.n_threads, interrupt, combine,
+                        opt.weights);
+    top[0].second = LloydResult();
+    for (std::size_t i = 1; i < top.size(); ++i) hartigan_other(i);
+    out.polish_starts = static_cast<int>(top.size());
+    return out;
+  }
+  double budget = opt.polish_budget < 0.0 ? -1.0 : opt.polish_budget * work;
+  // Split/merge (or nothing) and Hartigan's moves from each kept replicate;
+  // the lowest result is kept (the first on ties). `reached`: the polished
+  // results that tie with the lowest.
+  int reached = 0;
+  std::size_t polished = 0;
+  for (std::size_t i = 0; i < top.size(); ++i) {
+    if (confirm && i >= 2 && reached >= 2) break;
+    if (i > 0 && budget == 0.0) break;  // (the tries' budget is spent)
+    LloydResult r = i == 0 ? std::move(out.best) : std::move(top[i].second);
+    const ProgressScope scope(0, static_cast<int>(i) + 1);
+    SplitMergeResult sm;
+    if (opt.polish == Polish::SplitMerge) {
+      SplitMergeOptions so = opt.split;
+      so.iter_max = opt.iter_max;
+      so.tol = opt.tol;
+      so.budget = budget;
+      Rng rng(stream_key(opt.seed, kStreamSplitMerge, i));
+      sm = split_merge(a, row_norms, opt.k, r, rng, so, opt.n_threads, interrupt, combine,
+                       opt.weights);
+      if (budget >= 0.0) budget = std::max(0.0, budget - sm.iterations);
+    }
+    const index_t moves =
+        hartigan_polish(a, row_norms, opt.k, r, opt.iter_max, opt.tol,
+                        std::max(1, opt.hartigan_sweeps), opt.n_threads, interrupt, combine,
+                        opt.weights);
+    out.split_tries += static_cast<int>(sm.trace.size());
+    ++polished;
+    if (i == 0 || r.objective < out.best.objective * (1.0 - 1e-10)) {
+      out.best = std::move(r);
+      out.best_replicate = top[i].first;
+      out.split = std::move(sm);
+      out.hartigan_moves = moves;
+      reached = 1;
+    } else if (r.objective <= out.best.objective * (1.0 + 1e-10)) {
+      ++reached;
+    }
+    top[i].second = LloydResult();  // its memory is not needed any more
+  }
+  out.polish_starts = static_cast<int>(polished);
+  // (auto) The distinct replicates not polished get Hartigan's moves, as
+  // above.
+  if (confirm) {
+    for (std::size_t i = polished; i < top.size(); ++i) hartigan_other(i);
+  }
+  return out;
+}
+
+// Lloyd from given centres (k x d, column-major): no seeding, one run, on
+// the rows of a row source (row_source.hpp; rows in memory: ResidentRows).
+template <class Source, class Combine = LocalCombine>
+LloydResult kmeans_from(const Source& src, std::vector<double> centres,
+                        const KmeansOptions& opt,
+                        const InterruptCheck& interrupt = InterruptCheck(),
+                        const Combine& combine = Combine()) {
+  if (static_cast<index_t>(centres.size()) != opt.k * src.d())
+    throw std::invalid_argument("centres must be k x d");
+  if (opt.k < 1 || opt.k > combine.total_rows(src.n()))
+    throw std::invalid_argument("k must be in [1, number of rows]");
+  if (opt.weights != nullptr && combine.size() > 1)
+    throw std::invalid_argument("observation weights are not supported on distributed rows");
+  std::vector<double> row_norms(src.n());
+  source_row_sqnorms(src, row_norms.data(), opt.n_threads);
+  return lloyd(src, row_norms.data(), std::move(centres), opt.k, opt.iter_max, opt.tol,
+               opt.n_threads, interrupt, nullptr, combine, nullptr, opt.weights);
+}
+
+// From given centres (k x d, column-major) on rows in memory, as
+// stats::kmeans(x, centers = <matrix>, algorithm = ) runs: Lloyd, or with
+// opt.online MacQueen's updates (macqueen.hpp); then with opt.polish
+// Hartigan's moves (hartigan_polish(); split/merge is not run from given
+// centres). Weighted with opt.weights.
+template <class Data>
+LloydResult kmeans_from_rows(const Data& a, std::vector<double> centres,
+                             const KmeansOptions& opt,
+                             const InterruptCheck& interrupt = InterruptCheck()) {
+  if (static_cast<index_t>(centres.size()) != opt.k * a.d)
+    throw std::invalid_argument("centres must be k x d");
+  if (opt.k < 1 || opt.k > a.n) throw std::invalid_argument("k must be in [1, number of rows]");
+  std::vector<double> norm_store;
+  const double* row_norms = row_sqnorms_of(a, norm_store, opt.n_threads);
+  LloydResult res =
+      opt.online ? macqueen(a, row_norms, std::move(centres), opt.k, opt.iter_max, opt.tol,
+                            opt.n_threads, interrupt, nullptr, rows_shift(a), opt.weights)
+                 : lloyd(ResidentRows<Data>(a), row_norms, std::move(centres), opt.k,
+                         opt.iter_max, opt.tol, opt.n_threads, interrupt, nullptr,
+                         LocalCombine(), rows_shift(a), opt.weights);
+  if (opt.polish != Polish::None && opt.k > 1) {
+    const ProgressScope scope(0, 1);
+    hartigan_polish(a, row_norms, opt.k, res, opt.iter_max, opt.tol,
+                    std::max(1, opt.hartigan_sweeps), opt.n_threads, interrupt, LocalCombine(),
+                    opt.weights);
+  }
+  return res;
+}
+
+// Nearest-centre labels (0-based) of the rows of `a`.
+template <class Data>
+std::vector<int> predict_nearest(const Data& a, const double* centres,
+                                 index_t k, int n_threads) {
+  std::vector<double> row_norms(a.n), min_dist(a.n);
+  row_sqnorms(a, row_norms.data(), n_threads);
+  std::vector<int> label(a.n, -1);
+  assign_nearest(a, row_norms.data(), centres, k, label.data(),
+                 min_dist.data(), n_threads);
+  return label;
+}
+
+// Centres (k x d, column-major) minus a shift of the rows (length d):
+// where rows shifted by with_row_access() are compared with them.
+inline std::vector<double> shifted_centres(const double* centres, index_t k,
+                                           index_t d, const double* shift) {
+  std::vector<double> out(centres, centres + k * d);
+  if (shift != nullptr)
+    for (index_t j = 0; j < d; ++j)
+      for (index_t q = 0; q < k; ++q) out[q + k * j] -= shift[j];
+  return out;
+}
+
+// Lloyd ran on rows shifted by `shift`: its centres are put back in the
+// original coordinates. Labels must stay exactly those predict_nearest()
+// gives the rows for the returned centres (shifted again: (c + s) - s, which
+// floating point does not always bring back to c; Lloyd's centres, rounded
+// to the shift as they are computed (lloyd()'s `grid`), nearly always do),
+// so when a centre does not survive that round trip the rows are assigned
+// once more: one pass, labels updated in place and the objective summed by
+// blocks of rows in row order (no array of n values: fresh memory costs its
+// first touch). With `weight` (one per row), the objective is weighted.
+template <class Source, class Combine = LocalCombine>
+void unshift_result(const Source& src, const double* shift, index_t k, LloydResult& res,
+                    int n_threads, const Combine& combine = Combine(),
+                    const double* weight = nullptr) {
+  if (shift == nullptr) return;
+  const index_t d = src.d();
+  const std::vector<double> used = res.centres;  // what the labels are nearest to
+  for (index_t j = 0; j < d; ++j)
+    for (index_t q = 0; q < k; ++q) res.centres[q + k * j] += shift[j];
+  const std::vector<double> back = shifted_centres(res.centres.data(), k, d, shift);
+  const bool same = back == used;
+  if (same) return;
+  index_t changes = 0;
+  double objective = 0.0;
+  std::vector<double> block_sum;
+  std::vector<double> dist;  // (weights: each row's distance)
+  src.visit([&](const auto& rows, index_t r0) {
+    std::vector<double> norm_store;
+    const double* norms = row_sqnorms_of(rows, norm_store, n_threads);
+    if (weight != nullptr) {
+      dist.assign(static_cast<std::size_t>(rows.n), 0.0);
+      changes += assign_nearest(rows, norms, back.data(), k, res.label.data() + r0,
+                                dist.data(), n_threads);
+      objective += detail::serial_dot(weight + r0, dist.data(), rows.n);
+      return;
+    }
+    block_sum.assign(static_cast<std::size_t>(n_blocks(rows.n, kRowBlock)), 0.0);
+    changes += assign_nearest(rows, norms, back.data(), k, res.label.data() + r0, nullptr,
+                              n_threads, block_sum.data());
+    for (double v : block_sum) objective += v;
+  });
+  if (combined_sum(combine, changes > 0 ? 1.0 : 0.0) > 0.0) res.means = false;
+  res.objective = combined_sum(combine, objective);
+}
+
+}  // namespace kmreduce
+
+#endif  // KMREDUCE_KMEANS_HPP

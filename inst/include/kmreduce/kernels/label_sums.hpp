@@ -1,0 +1,230 @@
+// kmreduce: AVX-512 kernels for sums by cluster label over the columns of a
+// column-major matrix, for k <= 16 clusters: the cluster sums of Lloyd and of
+// the statistics, and each row's squared distance to its cluster centre.
+//
+// Scalar code adds x[r] into acc[label[r]]: a load, an add and a store per
+// value, chained whenever a cluster recurs. Here eight rows are one vector
+// and cluster q has its own vector accumulator, added under the bit mask of
+// the rows with label q (masks computed once per call), or the centres of
+// a column sit in two registers and each row picks its own with a
+// permutation. Every sum has a fixed order (lanes, then a fixed reduction),
+// so results do not depend on the number of threads.
+#ifndef KMREDUCE_LABEL_SUMS_HPP
+#define KMREDUCE_LABEL_SUMS_HPP
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "../runtime/memory.hpp"
+#include "../runtime/parallel.hpp"
+#include "../runtime/simd.hpp"
+
+namespace kmreduce {
+
+constexpr index_t kMaxMaskedClusters = 16;
+
+// Whether the kernels below serve k clusters on this CPU.
+inline bool label_kernels(index_t k) {
+#ifdef KMREDUCE_X86_SIMD
+  const bool vl = cpu_features().avx512vl;
+  return k >= 1 && k <= kMaxMaskedClusters && simd_level() == SimdLevel::Avx512 && vl;
+#else
+  (void)k;
+  return false;
+#endif
+}
+
+namespace detail {
+// label_masks() for the groups [g0, g1) (scalar: one bit per row).
+inline void label_masks_scalar(const int* label, index_t n, index_t k, index_t g0, index_t g1,
+                               std::uint8_t* m) {
+  for (index_t r = 8 * g0; r < std::min(n, 8 * g1); ++r)
+    m[(r / 8) * k + label[r]] |= static_cast<std::uint8_t>(1u << (r % 8));
+}
+#ifdef KMREDUCE_X86_SIMD
+// The same masks from 8 labels at a time, one comparison per cluster.
+__attribute__((target("avx512f,avx512vl"))) inline void label_masks_avx512(
+    const int* label, index_t n, index_t k, index_t g0, index_t g1, std::uint8_t* m) {
+  const index_t full = n / 8;
+  for (index_t g = g0; g < g1; ++g) {
+    const __mmask8 lanes =
+        g < full ? static_cast<__mmask8>(0xff) : static_cast<__mmask8>((1u << (n % 8)) - 1u);
+    const __m256i l = _mm256_maskz_loadu_epi32(lanes, label + 8 * g);
+    std::uint8_t* mg = m + g * k;
+    for (index_t q = 0; q < k; ++q)
+      mg[q] = static_cast<std::uint8_t>(
+          _mm256_mask_cmpeq_epi32_mask(lanes, l, _mm256_set1_epi32(static_cast<int>(q))));
+  }
+}
+#endif
+}  // namespace detail
+
+// For each group of 8 rows g and cluster q: bit l of masks[g * k + q] is set
+// when row 8 g + l has label q (labels in [0, k)). Groups in runs on the
+// threads (each writes its own bytes).
+inline std::vector<std::uint8_t> label_masks(const int* label, index_t n, index_t k,
+                                             int n_threads = 1) {
+  std::vector<std::uint8_t> m =
+      rows_array(static_cast<std::size_t>((n + 7) / 8 * k), std::uint8_t(0));
+  const index_t groups = (n + 7) / 8;
+  constexpr index_t run = 8192;  // groups per task
+#ifdef KMREDUCE_X86_SIMD
+  const bool vl = cpu_features().avx512vl;
+  const bool vec = simd_level() == SimdLevel::Avx512 && vl;
+#endif
+  parallel_for(n_blocks(groups, run), n_threads, [&](index_t b, int) {
+    const index_t g0 = b * run, g1 = std::min(groups, g0 + run);
+#ifdef KMREDUCE_X86_SIMD
+    if (vec) {
+      detail::label_masks_avx512(label, n, k, g0, g1, m.data());
+      return;
+    }
+#endif
+    detail::label_masks_scalar(label, n, k, g0, g1, m.data());
+  }, static_cast<double>(n) * static_cast<double>(k) / 8.0);
+  return m;
+}
+
+namespace detail {
+#ifdef KMREDUCE_X86_SIMD
+
+// out[q] = sum of col[r] over the rows with label q (K clusters).
+template <int K>
+__attribute__((target("avx512f"))) void column_label_sums(
+    const double* col, index_t n, const std::uint8_t* masks, double* out) {
+  __m512d acc[K];
+  KMREDUCE_UNROLL
+  for (int q = 0; q < K; ++q) acc[q] = _mm512_setzero_pd();
+  const index_t groups = (n + 7) / 8, full = n / 8;
+  for (index_t g = 0; g < groups; ++g) {
+    const __m512d x = g < full ? _mm512_loadu_pd(col + 8 * g)
+                               : _mm512_maskz_loadu_pd(
+                                     static_cast<__mmask8>((1u << (n % 8)) - 1u),
+                                     col + 8 * g);
+    const std::uint8_t* mg = masks + g * K;
+    KMREDUCE_UNROLL
+    for (int q = 0; q < K; ++q)
+      acc[q] = _mm512_mask_add_pd(acc[q], static_cast<__mmask8>(mg[q]), acc[q], x);
+  }
+  KMREDUCE_UNROLL
+  for (int q = 0; q < K; ++q) out[q] = _mm512_reduce_add_pd(acc[q]);
+}
+
+inline void column_label_sums_k(index_t k, const double* col, index_t n,
+                                const std::uint8_t* masks, double* out) {
+  switch (k) {
+#define KMREDUCE_K(K) \
+  case K: column_label_sums<K>(col, n, masks, out); break;
+    KMREDUCE_K(1) KMREDUCE_K(2) KMREDUCE_K(3) KMREDUCE_K(4) KMREDUCE_K(5)
+    KMREDUCE_K(6) KMREDUCE_K(7) KMREDUCE_K(8) KMREDUCE_K(9) KMREDUCE_K(10)
+    KMREDUCE_K(11) KMREDUCE_K(12) KMREDUCE_K(13) KMREDUCE_K(14) KMREDUCE_K(15)
+    default: column_label_sums<16>(col, n, masks, out); break;
+#undef KMREDUCE_K
+  }
+}
+
+// Rows [r0, r1) of a column-major n x d matrix (r0 a multiple of 8):
+// dist[r - r0] = sum_j (x[r, j] - centres[label[r], j])^2 and the returned
+// value sum_r sum_j (x[r, j] - mean[j])^2, both summed over j in order.
+// `lanes` is scratch of (r1 - r0 + 7) / 8 * 8 doubles. Also adds the sum of
+// squares of the block to *sumsq.
+__attribute__((target("avx512f,avx512vl"))) inline double row_deviations_avx512(
+    const double* x, index_t n, index_t d, index_t r0, index_t r1,
+    const int* label, const double* centres, index_t k, const double* mean,
+    double* lanes, double* sumsq) {
+  const index_t groups = (r1 - r0 + 7) / 8, full = (r1 - r0) / 8;
+  const __mmask8 tail = static_cast<__mmask8>((1u << ((r1 - r0) % 8)) - 1u);
+  const __mmask8 lo = static_cast<__mmask8>(k >= 8 ? 0xff : (1u << k) - 1u);
+  const __mmask8 hi = static_cast<__mmask8>(k <= 8 ? 0u : (1u << (k - 8)) - 1u);
+  // The labels of each group as 64-bit permutation indices.
+  std::vector<long long> idx(static_cast<std::size_t>(groups * 8));
+  for (index_t g = 0; g < groups; ++g) {
+    const __mmask8 m = g < full ? static_cast<__mmask8>(0xff) : tail;
+    _mm512_storeu_si512(idx.data() + 8 * g, _mm512_cvtepi32_epi64(
+        _mm256_maskz_loadu_epi32(m, label + r0 + 8 * g)));
+    _mm512_storeu_pd(lanes + 8 * g, _mm512_setzero_pd());
+  }
+  __m512d tot = _mm512_setzero_pd(), sq = _mm512_setzero_pd();
+  for (index_t j = 0; j < d; ++j) {
+    const double* col = x + n * j + r0;
+    const __m512d c_lo = _mm512_maskz_loadu_pd(lo, centres + k * j);
+    const __m512d c_hi = _mm512_maskz_loadu_pd(hi, centres + k * j + 8);
+    const __m512d mu = _mm512_set1_pd(mean[j]);
+    // The next column's rows of the block are fetched while this one is
+    // summed: one cache line per group of 8 rows.
+    const char* next = reinterpret_cast<const char*>(j + 1 < d ? col + n : col);
+    for (index_t g = 0; g < groups; ++g) {
+      _mm_prefetch(next + 64 * g, _MM_HINT_T0);
+      const __mmask8 m = g < full ? static_cast<__mmask8>(0xff) : tail;
+      const __m512d v = _mm512_maskz_loadu_pd(m, col + 8 * g);
+      const __m512d e = _mm512_maskz_sub_pd(
+          m, v, _mm512_permutex2var_pd(c_lo, _mm512_loadu_si512(idx.data() + 8 * g), c_hi));
+      const __m512d f = _mm512_maskz_sub_pd(m, v, mu);
+      _mm512_storeu_pd(lanes + 8 * g,
+                       _mm512_fmadd_pd(e, e, _mm512_loadu_pd(lanes + 8 * g)));
+      tot = _mm512_fmadd_pd(f, f, tot);
+      sq = _mm512_fmadd_pd(v, v, sq);
+    }
+  }
+  *sumsq = _mm512_reduce_add_pd(sq);
+  return _mm512_reduce_add_pd(tot);
+}
+
+#endif  // KMREDUCE_X86_SIMD
+}  // namespace detail
+
+// sums (k x d, column-major) += per-cluster sums of the columns of the
+// column-major n x d matrix x. Requires label_kernels(k).
+inline void label_sums_columns(const double* x, index_t n, index_t d,
+                               const int* label, index_t k, double* sums,
+                               int n_threads) {
+#ifdef KMREDUCE_X86_SIMD
+  const std::vector<std::uint8_t> masks = label_masks(label, n, k, n_threads);
+  parallel_for(d, n_threads, [&](index_t j, int) {
+    double out[kMaxMaskedClusters];
+    detail::column_label_sums_k(k, x + n * j, n, masks.data(), out);
+    for (index_t q = 0; q < k; ++q) sums[q + k * j] += out[q];
+  }, static_cast<double>(n) * d);
+#else
+  (void)x; (void)n; (void)d; (void)label; (void)k; (void)sums; (void)n_threads;
+#endif
+}
+
+// Each row's squared distance to its centre (dist, n) and the total sum of
+// squares about the column means, by blocks of 1024 rows (fixed: block sums
+// are added in block order); with sumsq, also the sum of squares of x.
+// Requires label_kernels(k).
+inline double row_deviations(const double* x, index_t n, index_t d,
+                             const int* label, const double* centres,
+                             index_t k, const double* mean, double* dist,
+                             int n_threads, double* sumsq = nullptr) {
+  constexpr index_t kBlock = 1024;
+  const index_t nb = n_blocks(n, kBlock);
+  std::vector<double> part(static_cast<std::size_t>(nb), 0.0);
+  std::vector<double> sq(static_cast<std::size_t>(nb), 0.0);
+#ifdef KMREDUCE_X86_SIMD
+  const double work = static_cast<double>(n) * d;
+  parallel_for_scratch<std::vector<double>>(nb, n_threads, [&](index_t b, std::vector<double>& lanes) {
+    lanes.resize(kBlock);
+    const index_t r0 = b * kBlock, r1 = std::min(n, r0 + kBlock);
+    part[b] = detail::row_deviations_avx512(x, n, d, r0, r1, label, centres,
+                                            k, mean, lanes.data(), &sq[b]);
+    std::copy(lanes.begin(), lanes.begin() + (r1 - r0), dist + r0);
+  }, work);
+#else
+  (void)x; (void)d; (void)label; (void)centres; (void)k; (void)mean; (void)dist;
+  (void)n_threads;
+#endif
+  double tot = 0.0;
+  for (double v : part) tot += v;
+  if (sumsq != nullptr) {
+    *sumsq = 0.0;
+    for (double v : sq) *sumsq += v;
+  }
+  return tot;
+}
+
+}  // namespace kmreduce
+
+#endif  // KMREDUCE_LABEL_SUMS_HPP

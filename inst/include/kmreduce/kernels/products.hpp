@@ -1,0 +1,294 @@
+// kmreduce: the products every linear reducer ends with, C = A B for a dense
+// d x m matrix B, and column gathering C = A[, idx] diag(scale).
+// Dense A: row blocks, each an Eigen GEMM (BLAS-independent, same result on
+// every machine's BLAS). Sparse A (CSC): parallel over output columns, each
+// entry accumulated in column order of A. Both deterministic.
+#ifndef KMREDUCE_PRODUCTS_HPP
+#define KMREDUCE_PRODUCTS_HPP
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <vector>
+
+#include "matrix.hpp"
+#include "../runtime/parallel.hpp"
+
+namespace kmreduce {
+
+// out (n x m, column-major) = A B, B is d x m column-major: row blocks of A
+// times B by the SIMD cross-product kernel (simd.hpp) on B^T.
+inline void multiply(const DenseMatrix& a, const double* b, index_t m,
+                     double* out, int n_threads) {
+  std::vector<double> bt(m * a.d);
+  for (index_t c = 0; c < m; ++c)
+    for (index_t j = 0; j < a.d; ++j) bt[c + m * j] = b[j + a.d * c];
+  const index_t nb = n_blocks(a.n, kRowBlock);
+  parallel_for(nb, n_threads, [&](index_t blk, int) {
+    const index_t r0 = blk * kRowBlock, r1 = std::min(a.n, r0 + kRowBlock);
+    cross_product_block(a.x, a.n, a.d, r0, r1, bt.data(), m, out + r0, a.n);
+  }, static_cast<double>(a.n) * a.d * m);
+}
+
+inline void multiply(const SparseMatrix& a, const double* b, index_t m,
+                     double* out, int n_threads) {
+  parallel_for(m, n_threads, [&](index_t c, int) {
+    double* o = out + a.n * c;
+    std::fill(o, o + a.n, 0.0);
+    const double* bc = b + a.d * c;
+    for (index_t j = 0; j < a.d; ++j) {
+      const double bj = bc[j];
+      if (bj == 0.0) continue;
+      for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) o[a.i[t]] += a.x[t] * bj;
+    }
+  }, static_cast<double>(a.p[a.d]) * m);
+}
+
+// out (d x m, column-major) = A^T M, M is n x m column-major. Dense: blocks
+// of columns of A, an Eigen GEMM each; sparse: one dot product per column.
+constexpr index_t kColBlock = 64;
+
+inline void crossprod(const DenseMatrix& a, const double* mm, index_t m,
+                      double* out, int n_threads) {
+  const index_t nb = n_blocks(a.d, kColBlock);
+  if (simd_level() == SimdLevel::Avx512) {
+    // M row-major, rows padded to a multiple of 8 with zeros.
+    const index_t ldm = (m + 7) / 8 * 8;
+    std::vector<double> mt(static_cast<std::size_t>(a.n * ldm), 0.0);
+    for (index_t c = 0; c < m; ++c)
+      for (index_t r = 0; r < a.n; ++r) mt[ldm * r + c] = mm[r + a.n * c];
+    parallel_for(nb, n_threads, [&](index_t blk, int) {
+      const index_t j0 = blk * kColBlock, j1 = std::min(a.d, j0 + kColBlock);
+      crossprod_columns_simd(a.x, a.n, a.d, j0, j1, mt.data(), ldm, m, out);
+    }, static_cast<double>(a.n) * a.d * m);
+    return;
+  }
+  Eigen::Map<const Eigen::MatrixXd> mmap(mm, a.n, m);
+  parallel_for(nb, n_threads, [&](index_t blk, int) {
+    const index_t j0 = blk * kColBlock, j1 = std::min(a.d, j0 + kColBlock);
+    Eigen::Map<const Eigen::MatrixXd> ab(a.x + a.n * j0, a.n, j1 - j0);
+    Eigen::Map<Eigen::MatrixXd, 0, Eigen::OuterStride<>> ob(
+        out + j0, j1 - j0, m, Eigen::OuterStride<>(a.d));
+    ob.noalias() = ab.transpose() * mmap;
+  }, static_cast<double>(a.n) * a.d * m);
+}
+
+inline void crossprod(const SparseMatrix& a, const double* mm, index_t m,
+                      double* out, int n_threads) {
+  parallel_for(a.d, n_threads, [&](index_t j, int) {
+    for (index_t c = 0; c < m; ++c) {
+      const double* mc = mm + a.n * c;
+      double s = 0.0;
+      for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) s += a.x[t] * mc[a.i[t]];
+      out[j + a.d * c] = s;
+    }
+  }, static_cast<double>(a.p[a.d]) * m);
+}
+
+// The Gram matrix of the smaller side: A^T A (d x d) when d <= n, else
+// A A^T (n x n), column-major, by the threaded product kernels.
+inline void gram(const DenseMatrix& a, double* out, int n_threads) {
+  if (a.d <= a.n) {
+    crossprod(a, a.x, a.d, out, n_threads);
+    return;
+  }
+  std::vector<double> at(static_cast<std::size_t>(a.d * a.n));
+  for (index_t j = 0; j < a.d; ++j)
+    for (index_t r = 0; r < a.n; ++r) at[j + a.d * r] = a.x[r + a.n * j];
+  multiply(a, at.data(), a.n, out, n_threads);
+}
+
+// Squared norm of every column.
+inline std::vector<double> column_sqnorms(const DenseMatrix& a) {
+  std::vector<double> out(a.d, 0.0);
+  for (index_t j = 0; j < a.d; ++j) {
+    const double* col = a.x + a.n * j;
+    double s = 0.0;
+    for (index_t r = 0; r < a.n; ++r) s += col[r] * col[r];
+    out[j] = s;
+  }
+  return out;
+}
+
+inline std::vector<double> column_sqnorms(const SparseMatrix& a) {
+  std::vector<double> out(a.d, 0.0);
+  for (index_t j = 0; j < a.d; ++j)
+    for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) out[j] += a.x[t] * a.x[t];
+  return out;
+}
+
+// Squared norm of every column of the centred A - 1 center^T, summed as
+// squared deviations (no cancellation for data far from the origin). Sparse:
+// the nonzeros' deviations plus (n - nnz_j) center_j^2 for the zeros.
+inline std::vector<double> column_sqnorms(const DenseMatrix& a, const double* center) {
+  if (center == nullptr) return column_sqnorms(a);
+  std::vector<double> out(a.d, 0.0);
+  for (index_t j = 0; j < a.d; ++j) {
+    const double* col = a.x + a.n * j;
+    double s = 0.0;
+    for (index_t r = 0; r < a.n; ++r) s += (col[r] - center[j]) * (col[r] - center[j]);
+    out[j] = s;
+  }
+  return out;
+}
+
+inline std::vector<double> column_sqnorms(const SparseMatrix& a, const double* center) {
+  if (center == nullptr) return column_sqnorms(a);
+  std::vector<double> out(a.d, 0.0);
+  for (index_t j = 0; j < a.d; ++j) {
+    double s = 0.0;
+    for (index_t t = a.p[j]; t < a.p[j + 1]; ++t)
+      s += (a.x[t] - center[j]) * (a.x[t] - center[j]);
+    out[j] = s + static_cast<double>(a.n - (a.p[j + 1] - a.p[j])) * center[j] * center[j];
+  }
+  return out;
+}
+
+// Products with the centred matrix A_c = A - 1 center^T, never formed (a
+// sparse A stays sparse): A_c B = A B - 1 (center^T B) and
+// A_c^T M = A^T M - center (1^T M). `out` holds the product with A; these
+// subtract the centring term in place. center == nullptr: nothing to do.
+//   out (n x m) -= 1 (center^T B), B d x m
+inline void center_product(double* out, index_t n, const double* center,
+                           const double* b, index_t d, index_t m) {
+  if (center == nullptr) return;
+  for (index_t c = 0; c < m; ++c) {
+    double s = 0.0;
+    for (index_t j = 0; j < d; ++j) s += center[j] * b[j + d * c];
+    double* o = out + n * c;
+    for (index_t r = 0; r < n; ++r) o[r] -= s;
+  }
+}
+//   out (n x m) -= 1 row^T for a row vector of length m (already center^T B)
+inline void subtract_row(double* out, index_t n, const double* row, index_t m) {
+  for (index_t c = 0; c < m; ++c) {
+    double* o = out + n * c;
+    for (index_t r = 0; r < n; ++r) o[r] -= row[c];
+  }
+}
+//   the column sums 1^T M (length m) of M (n x m)
+inline std::vector<double> column_sums(const double* mm, index_t n, index_t m) {
+  std::vector<double> out(m, 0.0);
+  for (index_t c = 0; c < m; ++c)
+    for (index_t r = 0; r < n; ++r) out[c] += mm[r + n * c];
+  return out;
+}
+//   out (d x m) -= center colsum^T
+inline void subtract_outer(double* out, index_t d, const double* center,
+                           const std::vector<double>& colsum) {
+  for (index_t c = 0; c < static_cast<index_t>(colsum.size()); ++c)
+    for (index_t j = 0; j < d; ++j) out[j + d * c] -= center[j] * colsum[c];
+}
+//   out (d x m) -= center (1^T M), M n x m
+inline void center_crossprod(double* out, index_t d, const double* center,
+                             const double* mm, index_t n, index_t m) {
+  if (center == nullptr) return;
+  subtract_outer(out, d, center, column_sums(mm, n, m));
+}
+
+// Observation weights in the decompositions: they are of the weighted,
+// centred M = W^(1/2) (A - 1 center^T), W = diag(w), center the weighted
+// column means (for whole weights, M^T M is that of the rows repeated). The
+// products with A stay as they are; `row_scale` (s = sqrt(w), nullptr: none)
+// scales their rows: M B = S (A B - 1 center^T B), M^T Y = A_c^T (S Y).
+//   out (n x m): row r times s[r]
+inline void scale_rows(double* out, index_t n, index_t m, const double* s) {
+  if (s == nullptr) return;
+  for (index_t c = 0; c < m; ++c) {
+    double* o = out + n * c;
+    for (index_t r = 0; r < n; ++r) o[r] *= s[r];
+  }
+}
+//   S Y as a copy (n x m), or Y itself without a scale
+inline const double* scaled_rows(const double* y, index_t n, index_t m, const double* s,
+                                 std::vector<double>& keep) {
+  if (s == nullptr) return y;
+  keep.assign(y, y + n * m);
+  scale_rows(keep.data(), n, m, s);
+  return keep.data();
+}
+//   squared norm of every column of M (s r (a_rj - center_j) squared, summed)
+inline std::vector<double> column_sqnorms(const DenseMatrix& a, const double* center,
+                                          const double* s) {
+  if (s == nullptr) return column_sqnorms(a, center);
+  std::vector<double> out(a.d, 0.0);
+  for (index_t j = 0; j < a.d; ++j) {
+    const double* col = a.x + a.n * j;
+    const double cj = center != nullptr ? center[j] : 0.0;
+    double t = 0.0;
+    for (index_t r = 0; r < a.n; ++r) {
+      const double e = s[r] * (col[r] - cj);
+      t += e * e;
+    }
+    out[j] = t;
+  }
+  return out;
+}
+inline std::vector<double> column_sqnorms(const SparseMatrix& a, const double* center,
+                                          const double* s) {
+  if (s == nullptr) return column_sqnorms(a, center);
+  double wall = 0.0;  // sum of the weights
+  for (index_t r = 0; r < a.n; ++r) wall += s[r] * s[r];
+  std::vector<double> out(a.d, 0.0);
+  for (index_t j = 0; j < a.d; ++j) {
+    const double cj = center != nullptr ? center[j] : 0.0;
+    double t = 0.0, wnz = 0.0;
+    for (index_t p = a.p[j]; p < a.p[j + 1]; ++p) {
+      const double sr = s[a.i[p]], e = sr * (a.x[p] - cj);
+      t += e * e;
+      wnz += sr * sr;
+    }
+    out[j] = t + std::max(0.0, wall - wnz) * cj * cj;  // the zeros
+  }
+  return out;
+}
+
+// out (n x m) = columns idx (0-based) of A, column t scaled by scale[t].
+inline void gather_columns(const DenseMatrix& a, const std::vector<index_t>& idx,
+                           const std::vector<double>& scale, double* out,
+                           int n_threads) {
+  const index_t m = static_cast<index_t>(idx.size());
+  parallel_for(m, n_threads, [&](index_t c, int) {
+    const double* col = a.x + a.n * idx[c];
+    double* o = out + a.n * c;
+    for (index_t r = 0; r < a.n; ++r) o[r] = scale[c] * col[r];
+  }, static_cast<double>(a.n) * m);
+}
+
+inline void gather_columns(const SparseMatrix& a,
+                           const std::vector<index_t>& idx,
+                           const std::vector<double>& scale, double* out,
+                           int n_threads) {
+  const index_t m = static_cast<index_t>(idx.size());
+  parallel_for(m, n_threads, [&](index_t c, int) {
+    double* o = out + a.n * c;
+    std::fill(o, o + a.n, 0.0);
+    const index_t j = idx[c];
+    for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) o[a.i[t]] = scale[c] * a.x[t];
+  }, static_cast<double>(a.n) * m);
+}
+
+// Columns per panel when a d x m random matrix is generated panel by panel:
+// at most ~32 MB of it exist at once.
+inline index_t panel_width(index_t d, index_t m) {
+  const index_t budget = (index_t(32) << 20) / (8 * std::max<index_t>(d, 1));
+  return std::max<index_t>(1, std::min(m, std::max<index_t>(budget, 16)));
+}
+
+// out (n x m) = A R for a random matrix R (d x m) that a Generator writes
+// panel by panel: r.cols(), r.panel(c0, c1, buffer d x (c1 - c0)).
+template <class Matrix, class Generator>
+void project_by_panels(const Matrix& a, const Generator& r, double* out,
+                       int n_threads) {
+  const index_t m = r.cols();
+  const index_t w = panel_width(a.d, m);
+  std::vector<double> panel(a.d * w);
+  for (index_t c0 = 0; c0 < m; c0 += w) {
+    const index_t c1 = std::min(m, c0 + w);
+    r.panel(c0, c1, panel.data());
+    multiply(a, panel.data(), c1 - c0, out + a.n * c0, n_threads);
+  }
+}
+
+}  // namespace kmreduce
+
+#endif  // KMREDUCE_PRODUCTS_HPP

@@ -1,0 +1,175 @@
+// kmreduce: sparse embedding (CountSketch), Algorithm 1 of Liu, Shen & Tsang
+// (2017): C = A Q Phi with h: [d] -> [dims] uniform, Phi[i, h(i)] = 1 and Q a
+// diagonal of Rademacher signs, i.e. column j of A is added, with sign s_j,
+// into column h(j) of C. Cost O(nnz(A)): one pass over the data.
+#ifndef KMREDUCE_SPARSE_EMBEDDING_HPP
+#define KMREDUCE_SPARSE_EMBEDDING_HPP
+
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
+#include "../kernels/matrix.hpp"
+#include "../runtime/parallel.hpp"
+#include "../runtime/rng.hpp"
+#include "../runtime/scan.hpp"
+#include "../runtime/simd.hpp"
+
+namespace kmreduce {
+
+struct CountSketch {
+  index_t d, dims;
+  std::vector<index_t> bucket;  // h(j)
+  std::vector<double> sign;     // s_j
+  std::vector<index_t> start, member;  // columns of each bucket, ascending
+  CountSketch(std::uint64_t seed, index_t d_, index_t dims_)
+      : d(d_), dims(dims_), bucket(d_), sign(d_), start(dims_ + 1, 0),
+        member(d_) {
+    if (d < 1 || dims < 1)
+      throw std::invalid_argument("sparse embedding dimensions must be positive");
+    const std::uint64_t key = stream_key(seed, kStreamSparseEmbedding);
+    for (index_t j = 0; j < d; ++j) {
+      const std::uint64_t h = counter_hash(key, static_cast<std::uint64_t>(j));
+      // 53 high bits give the bucket, the lowest bit the sign.
+      bucket[j] = static_cast<index_t>(
+          uniform_of(h) * static_cast<double>(dims));
+      if (bucket[j] >= dims) bucket[j] = dims - 1;
+      sign[j] = (h & 1ULL) ? -1.0 : 1.0;
+      ++start[bucket[j] + 1];
+    }
+    for (index_t c = 0; c < dims; ++c) start[c + 1] += start[c];
+    std::vector<index_t> pos(start.begin(), start.end() - 1);
+    for (index_t j = 0; j < d; ++j) member[pos[bucket[j]]++] = j;
+  }
+};
+
+namespace detail {
+#ifdef KMREDUCE_X86_SIMD
+// o[r] += sign[j] * A[r, j] for the L columns j = cols[0..L) in turn (signs
+// are +-1, so each FMA is exactly the add of the plain loop): up to eight
+// input columns per pass over o. Also gathers whether the values read are
+// finite and their largest magnitude (the input check, at no extra pass).
+template <int L>
+__attribute__((target("avx512f"))) void add_columns_avx512(
+    const double* x, index_t n, const index_t* cols, const double* sign,
+    double* o, ValueSummary& vs) {
+  const double* c[L];
+  __m512d sg[L];
+  for (int l = 0; l < L; ++l) {
+    c[l] = x + n * cols[l];
+    sg[l] = _mm512_set1_pd(sign[cols[l]]);
+  }
+  __m512d mx = _mm512_setzero_pd();
+  __mmask8 bad = 0;
+  index_t r = 0;
+  for (; r + 8 <= n; r += 8) {
+    __m512d v = _mm512_loadu_pd(o + r);
+    KMREDUCE_UNROLL
+    for (int l = 0; l < L; ++l) {
+      const __m512d xv = _mm512_loadu_pd(c[l] + r);
+      v = _mm512_fmadd_pd(sg[l], xv, v);
+      note_values(xv, mx, bad);
+    }
+    _mm512_storeu_pd(o + r, v);
+  }
+  ValueSummary part;
+  part.finite = bad == 0;
+  part.maxabs = _mm512_reduce_max_pd(mx);  // meaningful only when finite
+  for (; r < n; ++r) {
+    double v = o[r];
+    for (int l = 0; l < L; ++l) {
+      v = v + sign[cols[l]] * c[l][r];
+      part.add(c[l][r]);
+    }
+    o[r] = v;
+  }
+  vs.merge(part);
+}
+
+inline void add_columns(int count, const double* x, index_t n,
+                        const index_t* cols, const double* sign, double* o,
+                        ValueSummary& vs) {
+  switch (count) {
+    case 1: add_columns_avx512<1>(x, n, cols, sign, o, vs); break;
+    case 2: add_columns_avx512<2>(x, n, cols, sign, o, vs); break;
+    case 3: add_columns_avx512<3>(x, n, cols, sign, o, vs); break;
+    case 4: add_columns_avx512<4>(x, n, cols, sign, o, vs); break;
+    case 5: add_columns_avx512<5>(x, n, cols, sign, o, vs); break;
+    case 6: add_columns_avx512<6>(x, n, cols, sign, o, vs); break;
+    case 7: add_columns_avx512<7>(x, n, cols, sign, o, vs); break;
+    default: add_columns_avx512<8>(x, n, cols, sign, o, vs); break;
+  }
+}
+#endif
+}  // namespace detail
+
+// out (n x dims) = A Q Phi. Parallel over output columns; each output column
+// sums its input columns in increasing order: deterministic. With `values`,
+// also reports whether A is finite and its largest magnitude (read on the
+// way on AVX-512, by a scan otherwise).
+inline void sparse_embed(const DenseMatrix& a, const CountSketch& s,
+                         double* out, int n_threads,
+                         ValueSummary* values = nullptr) {
+  const index_t n = a.n;
+#ifdef KMREDUCE_X86_SIMD
+  if (simd_level() == SimdLevel::Avx512) {
+    std::vector<ValueSummary> part(static_cast<std::size_t>(s.dims));
+    parallel_for(s.dims, n_threads, [&](index_t c, int) {
+      double* o = out + n * c;
+      std::fill(o, o + n, 0.0);
+      for (index_t t = s.start[c]; t < s.start[c + 1]; t += 8) {
+        const int count = static_cast<int>(std::min<index_t>(8, s.start[c + 1] - t));
+        detail::add_columns(count, a.x, n, s.member.data() + t, s.sign.data(), o, part[c]);
+      }
+    }, static_cast<double>(n) * a.d);
+    if (values != nullptr) {
+      *values = ValueSummary();
+      for (const ValueSummary& p : part) values->merge(p);  // every column is in a bucket
+    }
+    return;
+  }
+#endif
+  if (values != nullptr) *values = summarize_values(a.x, a.n * a.d);
+  parallel_for(s.dims, n_threads, [&](index_t c, int) {
+    double* __restrict o = out + n * c;
+    for (index_t r = 0; r < n; ++r) o[r] = 0.0;
+    index_t t = s.start[c];
+    const index_t t1 = s.start[c + 1];
+    // Four input columns per sweep (four read streams, one pass over o);
+    // the adds keep the order of one column at a time.
+    for (; t + 4 <= t1; t += 4) {
+      const index_t j0 = s.member[t], j1 = s.member[t + 1];
+      const index_t j2 = s.member[t + 2], j3 = s.member[t + 3];
+      const double* __restrict c0 = a.x + n * j0;
+      const double* __restrict c1 = a.x + n * j1;
+      const double* __restrict c2 = a.x + n * j2;
+      const double* __restrict c3 = a.x + n * j3;
+      const double s0 = s.sign[j0], s1 = s.sign[j1], s2 = s.sign[j2], s3 = s.sign[j3];
+      for (index_t r = 0; r < n; ++r)
+        o[r] = (((o[r] + s0 * c0[r]) + s1 * c1[r]) + s2 * c2[r]) + s3 * c3[r];
+    }
+    for (; t < t1; ++t) {
+      const index_t j = s.member[t];
+      const double* __restrict col = a.x + n * j;
+      const double sj = s.sign[j];
+      for (index_t r = 0; r < n; ++r) o[r] += sj * col[r];
+    }
+  }, static_cast<double>(n) * a.d);
+}
+
+inline void sparse_embed(const SparseMatrix& a, const CountSketch& s,
+                         double* out, int n_threads) {
+  parallel_for(s.dims, n_threads, [&](index_t c, int) {
+    double* o = out + a.n * c;
+    for (index_t r = 0; r < a.n; ++r) o[r] = 0.0;
+    for (index_t t = s.start[c]; t < s.start[c + 1]; ++t) {
+      const index_t j = s.member[t];
+      const double sj = s.sign[j];
+      for (index_t q = a.p[j]; q < a.p[j + 1]; ++q) o[a.i[q]] += sj * a.x[q];
+    }
+  }, static_cast<double>(a.p[a.d]));
+}
+
+}  // namespace kmreduce
+
+#endif  // KMREDUCE_SPARSE_EMBEDDING_HPP

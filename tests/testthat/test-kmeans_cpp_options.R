@@ -1,0 +1,76 @@
+# The options of the C++ k-means cross as one named list (R/kmeans_cpp_options.R
+# builds it, kmeans_options() in src/kmeans_glue.h parses it).
+
+test_that("no C++ entry point takes more than 8 arguments", {
+  ns <- asNamespace("kmreduce")
+  entry <- grep("^[a-z].*_cpp$", ls(ns, all.names = TRUE), value = TRUE)
+  entry <- entry[vapply(entry, function(f) is.function(get(f, envir = ns)), logical(1))]
+  expect_gt(length(entry), 40L)
+  n_args <- vapply(entry, function(f) length(formals(get(f, envir = ns))), integer(1))
+  expect_true(all(n_args[c("kmeans_cpp", "mpi_kmeans_cpp", "lloyd_from_cpp", "lloyd_blocks_cpp",
+                           "mpi_lloyd_cpp")] <= 8L))
+  # (no entry point takes more: options cross as named lists)
+  expect_identical(names(n_args)[n_args > 8L], character())
+})
+
+test_that("kmeans_cpp_options() gives the list the C++ side takes, with names instead of codes", {
+  control <- kmreduce:::check_control(NULL)
+  opt <- kmreduce:::kmeans_cpp_options(4L, 3L, 50L, 1e-6, 7, 1L,
+                                       kmreduce:::seeding_of(control, 4L, 3L, n = 200))
+  expect_identical(opt$seeding, "k-means++")
+  expect_type(opt$polish, "character")
+  expect_identical(opt$polish, "split_merge")
+  expect_false("centres_polish" %in% names(opt))
+  set.seed(1)
+  x <- matrix(rnorm(200 * 3), 200)
+  fit <- kmreduce:::kmeans_cpp(x, opt)
+  expect_identical(length(fit$objectives), 3L)
+  # the seedings R accepts are the core's
+  expect_identical(kmreduce:::kmeans_seedings_cpp(), c("k-means++", "k-means||"))
+  # (one replicate, one Lloyd step: the centres show the seeds)
+  one <- modifyList(opt, list(n_init = 1L, iter_max = 1L, polish = "none", local_search = 0L))
+  pp <- kmreduce:::kmeans_cpp(x, one)
+  par <- kmreduce:::kmeans_cpp(x, modifyList(one, list(seeding = "k-means||")))
+  expect_false(identical(par$centers, pp$centers))
+})
+
+test_that("an unknown option, a wrong type or an unknown name is an error naming the option", {
+  x <- matrix(as.double(1:40), 20)
+  opt <- list(k = 2L, n_init = 1L, seed = 1)
+  run <- function(...) kmreduce:::kmeans_cpp(x, modifyList(opt, list(...)))
+  expect_error(run(seedng = "k-means++"), "unknown k-means option `seedng`")
+  expect_error(run(seeding = 1L), "option `seeding` must be one string")
+  expect_error(run(seeding = "kmeans++"),
+               "option `seeding` must be one of \"k-means\\+\\+\", \"k-means\\|\\|\", not \"kmeans\\+\\+\"")
+  expect_error(run(polish = 2L), "option `polish` must be one string")
+  expect_error(run(polish = "split-merge"), "option `polish` must be one of")
+  expect_error(run(algorithm = "hartigan"), "option `algorithm` must be one of \"lloyd\", \"macqueen\"")
+  expect_error(run(precision = "half"), "option `precision`")
+  expect_error(run(polish_starts = "all"), "option `polish_starts` must be one of \"auto\"")
+  expect_error(run(polish_starts = 0L), "option `polish_starts` must be a whole number >= 1")
+  expect_error(run(k = "2"), "option `k` must be one number")
+  expect_error(run(k = 2.5), "option `k` must be a whole number >= 1")
+  expect_error(run(n_init = c(1L, 2L)), "option `n_init` must be one number")
+  expect_error(run(tol = -1), "option `tol` must be >= 0")
+  expect_error(run(oversampling = 0), "option `oversampling` must be > 0")
+  expect_error(run(verbose = NA), "option `verbose` must be TRUE or FALSE")
+  expect_error(kmreduce:::kmeans_cpp(x, list(2L)), "named list")
+  expect_error(kmreduce:::lloyd_from_cpp(x, x[1:2, ], list(iter_max = 10L, update = "lloyd")),
+               "unknown k-means option `update`")
+  # a whole double is a whole number
+  expect_identical(run(k = 2)$cluster, run(k = 2L)$cluster)
+})
+
+test_that("lloyd_cpp_options(): Hartigan's moves from given centres only for algorithm = \"Hartigan-Wong\"", {
+  control <- kmreduce:::check_control(NULL)
+  expect_identical(kmreduce:::lloyd_cpp_options(10L)$polish, "none")
+  hw <- kmreduce:::algorithm_control(control, "Hartigan-Wong")
+  expect_identical(kmreduce:::lloyd_cpp_options(10L, 0, 1L, kmreduce:::seeding_of(hw, 3L, 1L))$polish,
+                   "hartigan")
+  user <- modifyList(control, list(polish = "hartigan"))
+  expect_identical(kmreduce:::lloyd_cpp_options(10L, 0, 1L, kmreduce:::seeding_of(user, 3L, 1L))$polish,
+                   "none")
+  mq <- kmreduce:::algorithm_control(control, "MacQueen")
+  expect_identical(kmreduce:::lloyd_cpp_options(10L, 0, 1L, kmreduce:::seeding_of(mq, 3L, 1L))$algorithm,
+                   "macqueen")
+})
