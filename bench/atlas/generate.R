@@ -126,7 +126,7 @@ for (ch in seq_len(n_chunks)) {
   if (ch %% 100L == 0L || ch == n_chunks)
     message(sprintf("%s: %d / %d cells, %.0f non-zeros (%.2f %%), %.0f s", basename(out),
                     max(cells), as.integer(n_cells), nnz,
-                    100 * nnz / (n_genes * max(cells)), proc.time()[["elapsed"]] - t0))
+                    100 * nnz / (as.numeric(n_genes) * max(cells)), proc.time()[["elapsed"]] - t0))
 }
 H5Dclose(d_data); H5Dclose(d_ind); H5Fclose(fid)
 
