@@ -87,7 +87,7 @@ read_dgc_rhdf5 <- function(target, transpose) {
     x <- h5read(fid, dsn("data"), start = from + 1, count = to - from)
     i <- h5read(fid, dsn("indices"), start = from + 1, count = to - from,
                 bit64conversion = "int")
-    m <- new("dgCMatrix", i = i, p = as.integer(indptr[s:(e + 1L)] - from),
+    m <- new("dgCMatrix", i = as.integer(i), p = as.integer(indptr[s:(e + 1L)] - from),
              x = as.double(x), Dim = c(as.integer(n_genes), as.integer(e - s + 1L)))
     if (transpose) m <- t(m)
     tot <- tot + length(m@x)
@@ -178,7 +178,7 @@ switch(part,
     suppressPackageStartupMessages(library(kmreduce))
     t0 <- el(); c0 <- cpu()
     x <- h5read(file, dsn("data")); i <- h5read(file, dsn("indices"), bit64conversion = "int")
-    m <- new("dgCMatrix", i = i, p = as.integer(indptr), x = as.double(x),
+    m <- new("dgCMatrix", i = as.integer(i), p = as.integer(indptr), x = as.double(x),
              Dim = c(as.integer(n_genes), as.integer(n_cells)))
     rm(x, i)
     lib <- Matrix::colSums(m)

@@ -15,8 +15,8 @@
 # Model. K types (25 to 40), of unequal sizes (proportions exp(N(0, 1)),
 # normalised). Gene g has a base abundance exp(N(0, 1.8)) (scaled so that about
 # `target_nnz` of the entries are non-zero) and a dispersion theta_g =
-# exp(N(log 2, 0.5)); each type has a module of 100 to 300 genes raised by a
-# factor 2^U(1, 3). Cell c of type t has a library factor s_c =
+# exp(N(log 2, 0.5)); each type has a module of 100 to 300 genes, drawn from
+# the 4000 most abundant, raised by a factor 2^U(2, 4). Cell c of type t has a library factor s_c =
 # exp(N(0, 0.5)) * f_t (f_t = exp(N(0, 0.25)) per type). The count is
 # X_cg ~ NB(mean = s_c * m_tg, size = theta_g), drawn exactly and sparsely:
 # candidates of each chunk of cells are drawn with an upper bound of
@@ -51,16 +51,17 @@ base <- exp(rnorm(n_genes, 0, 1.8))
 theta <- exp(rnorm(n_genes, log(2), 0.5))
 log_m <- matrix(rep(log(base), each = K), K, n_genes)   # K x G, log mean before scale
 modules <- vector("list", K)
+expressed <- order(base, decreasing = TRUE)[seq_len(min(n_genes, 4000L))]
 for (t in seq_len(K)) {
-  g <- sample.int(n_genes, sample(100:300, 1L))
+  g <- sort(sample(expressed, min(length(expressed), sample(100:300, 1L))))
   modules[[t]] <- g
-  log_m[t, g] <- log_m[t, g] + log(2) * runif(length(g), 1, 3)
+  log_m[t, g] <- log_m[t, g] + log(2) * runif(length(g), 2, 4)
 }
 p_pos <- function(mu, size) 1 - exp(size * (log(size) - log(size + mu)))  # P(X > 0)
 
 # Scale the abundances so the expected fraction of non-zeros is target_nnz
 # (expectation over the types and quantiles of the library factors).
-s_sample <- exp(qnorm(ppoints(24), 0, 0.5))
+s_sample <- exp(qnorm(ppoints(12), 0, 0.5))
 frac_nnz <- function(log_scale) {
   tot <- 0
   for (t in seq_len(K)) {
