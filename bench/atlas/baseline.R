@@ -188,7 +188,10 @@ switch(part,
     result(step = "load+normalise+transpose", seconds = load_s, cpu_s = cpu() - c0,
            n = nrow(y), d = ncol(y), nnz = length(y@x))
     if (part == "kmreduce") {
-      for (meth in c("sparse_embedding", "auto")) {
+      # ATLAS_METHODS="sparse_embedding" skips "auto" (it resolves to
+      # sparse_embedding for a dgCMatrix: the same fit)
+      meths <- strsplit(Sys.getenv("ATLAS_METHODS", "sparse_embedding,auto"), ",")[[1L]]
+      for (meth in meths) {
         r <- best_of(reps, function() kmeans_reduced(y, k, method = meth, seed = 1L, n_threads = 1L))
         fit <- r$value
         result(method = meth, resolved = fit$method, dims = fit$dims, seconds = r$best,
