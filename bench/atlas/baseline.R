@@ -195,6 +195,7 @@ switch(part,
         r <- best_of(reps, function() kmeans_reduced(y, k, method = meth, seed = 1L, n_threads = 1L))
         fit <- r$value
         result(method = meth, resolved = fit$method, dims = fit$dims, seconds = r$best,
+               reduce_s = fit$timing[["reduce"]], cluster_s = fit$timing[["cluster"]],
                runs = paste(round(r$all, 2), collapse = "/"), cpu_s = r$cpu,
                wcss = wcss(y, fit$cluster), ari = adjusted_rand_index(fit$cluster, truth))
       }
