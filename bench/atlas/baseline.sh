@@ -19,6 +19,6 @@ for p in $PARTS; do
   rss=$(grep 'Maximum resident set size' "$LOG" | awk '{print $NF}')
   wall=$(grep 'Elapsed (wall clock)' "$LOG" | awk '{print $NF}')
   echo "PEAK $p rc=$rc peak_rss_mb=$(( ${rss:-0} / 1024 )) process_wall=$wall"
-  if [ $rc -ne 0 ]; then tail -5 "$LOG"; fi
+  if [ $rc -ne 0 ]; then grep -v "^	" "$LOG" | tail -5; fi
   rm -f "$LOG" "$LOG.out"
 done
