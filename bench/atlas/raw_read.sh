@@ -17,4 +17,4 @@ fi
 for b in 4194304 16777216 67108864; do
   for r in 1 2 3; do "$BIN" "$1" "${2:-mm10}" "$b"; done
 done
-rm -f "$BIN"
+rm -f "$BIN" raw_read.o   # h5cc leaves the object file here
