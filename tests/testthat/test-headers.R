@@ -74,3 +74,14 @@ test_that("the test hooks (src/test_hooks.cpp and two more) are called by no fun
   }
   expect_identical(callers, character())
 })
+
+test_that("ARCHITECTURE.md names only files and functions that exist (tools/check-architecture.R)", {
+  # (in the source tree only: the built package carries neither file)
+  root <- normalizePath(test_path("..", ".."), mustWork = FALSE)
+  script <- file.path(root, "tools", "check-architecture.R")
+  skip_if_not(file.exists(file.path(root, "ARCHITECTURE.md")) && file.exists(script),
+              "not in the source tree")
+  out <- suppressWarnings(system2(file.path(R.home("bin"), "Rscript"), c(script, root),
+                                  stdout = TRUE, stderr = TRUE))
+  expect_match(out[1], "0 names not found", fixed = TRUE, info = paste(out, collapse = "\n"))
+})
