@@ -4,7 +4,8 @@
 #                          the file or folder exists (from the root, the
 #                          core's headers or bench/; a bare name: somewhere
 #                          under inst/include, src, R, tools, tests or bench;
-#                          a pattern R/checks_*.R: some file matches; a
+#                          a pattern R/checks_*.R: some file matches; an
+#                          output listed in .gitignore, e.g. docs/; a
 #                          placeholder R/source_<name>.R is skipped)
 #   file::name             the file exists and defines or mentions name
 #   name()                 an R function defined in R/ (`name <- function`),
@@ -65,6 +66,9 @@ path_like <- function(t) grepl("/", t) || grepl("\\.(hpp|cpp|h|R|Rmd|md|sh|yml)$
 find_path <- function(t) {
   # a pattern (`R/checks_*.R`): some file matches it
   if (grepl("*", t, fixed = TRUE)) return(length(Sys.glob(file.path(root, t))) > 0L)
+  # an output the build writes (a line of .gitignore, e.g. `docs/`)
+  ignore <- file.path(root, ".gitignore")
+  if (file.exists(ignore) && t %in% readLines(ignore, warn = FALSE)) return(TRUE)
   # a path from the root, or within the core's headers or bench/
   if (grepl("/", t)) {
     return(any(file.exists(file.path(root, c("", "inst/include/kmreduce", "bench"), t))))
