@@ -1,3 +1,5 @@
+# The checks of the data, k, weights, centres and new rows (R/checks_input.R).
+
 m <- make_mixture(n = 50, d = 6)
 
 test_that("bad data is refused with a message naming `x`", {
@@ -61,24 +63,6 @@ test_that("bad k is refused", {
   expect_error(kmeans_reduced(m$x, m$x[1:2, 1:3]), "`k` given as a matrix of initial centres must have 6 columns")
 })
 
-test_that("bad method, dims, counts, seed and control are refused", {
-  expect_error(kmeans_reduced(m$x, 2, method = "pca"), "`method` must be one of \"auto\", \"none\".*not \"pca\"")
-  expect_error(kmeans_reduced(m$x, 2, method = c("sign", "svd")), "`method` must be one of")
-  expect_error(kmeans_reduced(m$x, 2, method = "sign", dims = 0), "`dims` must be a whole number >= 1|`dims` must be a whole number in \\[1")
-  expect_error(kmeans_reduced(m$x, 2, method = "sign", dims = NA), "`dims` must be a whole number.*not NA")
-  expect_error(kmeans_reduced(m$x, 2, method = "svd", dims = 7), "`dims` must be a whole number in \\[1, 6\\], not 7")
-  expect_error(kmeans_reduced(m$x, 2, n_init = 0), "`n_init` must be a whole number in \\[1, 1e\\+06\\], not 0")
-  expect_error(kmeans_reduced(m$x, 2, iter_max = -1), "`iter_max` must be a whole number")
-  expect_error(kmeans_reduced(m$x, 2, n_threads = 0), "`n_threads` must be a whole number >= 1, not 0")
-  expect_error(kmeans_reduced(m$x, 2, seed = "x"), "`seed` must be NULL or a single whole number, not \"x\"")
-  expect_error(kmeans_reduced(m$x, 2, seed = 1.5), "`seed` must be NULL or a single whole number, not 1.5")
-  expect_error(kmeans_reduced(m$x, 2, seed = c(1, 2)), "`seed` must be NULL or a single whole number")
-  expect_error(kmeans_reduced(m$x, 2, control = list(tolerance = 1)), "`control` has unknown name 'tolerance'; known names: 'tol', 'keep_reduced'")
-  expect_error(kmeans_reduced(m$x, 2, control = list(1)), "`control` must be a named list")
-  expect_error(kmeans_reduced(m$x, 2, control = list(tol = -1)), "`control\\$tol` must be a number in \\[0, 1\\), not -1")
-  expect_error(kmeans_reduced(m$x, 2, control = list(keep_reduced = NA)), "`control\\$keep_reduced` must be TRUE or FALSE")
-})
-
 test_that("constant columns and all-zero data are valid input", {
   z <- matrix(0, 12, 4)
   for (method in c("none", all_methods)) {
@@ -88,11 +72,6 @@ test_that("constant columns and all-zero data are valid input", {
   expect_equal(unname(leverage_scores(cbind(m$x[, 1:3], 0), 2, "exact")[4]), 0)
   fit <- kmeans_reduced(cbind(m$x, 7), 3, method = "leverage", seed = 1)
   expect_true(all(fit$size > 0))
-})
-
-test_that("errors come before any computation and have no call", {
-  err <- tryCatch(kmeans_reduced(m$x, 0), error = identity)
-  expect_null(conditionCall(err))
 })
 
 test_that("a dgCMatrix with edited slots gets a clear error, never a crash (child process)", {
@@ -132,46 +111,6 @@ test_that("a dgCMatrix with edited slots gets a clear error, never a crash (chil
   expect_length(res$value, 50L)
 })
 
-test_that("predict() and plot() check the fit before C++ reads it", {
-  skip_on_cran()
-  res <- run_child(
-    c("set.seed(1); x <- matrix(rnorm(600), 100)",
-      "fit <- kmeans_reduced(x, 3, method = 'sign', dims = 4, seed = 1)",
-      "full <- kmeans_reduced(x, 3, method = 'sign', dims = 4, refine = 2, seed = 1)",
-      "lev <- kmeans_reduced(x, 3, method = 'leverage', dims = 4, seed = 1)",
-      "tamper <- list(",
-      "  empty_centres = function(f) { f$reduced_centers <- f$reduced_centers[0, , drop = FALSE]; f },",
-      "  wrong_columns = function(f) { f$reduced_centers <- cbind(f$reduced_centers, 1); f },",
-      "  na_centres = function(f) { f$reduced_centers[1, 1] <- NA; f },",
-      "  not_matrix = function(f) { f$reduced_centers <- 'a'; f },",
-      "  dims = function(f) { f$reducer$dims <- 1e6L; f },",
-      "  method = function(f) { f$reducer$method <- 'magic'; f },",
-      "  no_reducer = function(f) { f$reducer <- NULL; f },",
-      "  n_features = function(f) { f$reducer$n_features <- -1; f })"),
-    c("out <- character(0)",
-      "for (t in names(tamper)) {",
-      "  out[t] <- tryCatch({ predict(tamper[[t]](fit), x); 'no error' }, error = function(e) conditionMessage(e))",
-      "  out[paste(t, 'plot')] <- tryCatch({ pdf(NULL); plot(tamper[[t]](fit), data = x); 'no error' },",
-      "                                     error = function(e) conditionMessage(e))",
-      "}",
-      "g <- full; g$assignment_centers <- g$assignment_centers[, 1:2]",
-      "out['assignment'] <- tryCatch({ predict(g, x); 'no error' }, error = function(e) conditionMessage(e))",
-      "l <- lev; l$reducer$features$index[1] <- 99",
-      "out['features'] <- tryCatch({ predict(l, x); 'no error' }, error = function(e) conditionMessage(e))",
-      "fj <- kmeans_reduced(x, 3, method = 'fjlt', dims = 4, seed = 1)",
-      "for (q in list(0, 2, NA, 'a', NULL, c(0.1, 0.2))) {",
-      "  f <- fj; f$reducer['density'] <- list(q)",
-      "  out[paste('fjlt density', format(q))] <- tryCatch({ predict(f, x); 'no error' },",
-      "                                                   error = function(e) conditionMessage(e))",
-      "}",
-      "out"))
-  expect_identical(res$status, "finished", info = paste(res$log, collapse = "\n"))
-  for (nm in names(res$value)) {
-    expect_match(res$value[[nm]], "is not a valid kmeans_reduced fit|is not a valid kmreduce reducer",
-                 label = nm)
-  }
-})
-
 test_that("classed number columns are converted or refused by name", {
   df <- data.frame(a = c(1, 2, 10, 11), b = c(5, 6, 50, 60))
   df$t <- as.difftime(c(1, 2, 30, 31), units = "mins")
@@ -186,20 +125,6 @@ test_that("classed number columns are converted or refused by name", {
   expect_equal(sort(unname(fit$centers[, "i"])), c(1000.5, 5000.5))
   df$i <- bit64::as.integer64("9007199254740993") + 0:3
   expect_error(kmeans_reduced(df, 2, seed = 1), "column 'i' is an integer64 vector with values beyond 2\\^53")
-})
-
-test_that("odd objects are described plainly in errors", {
-  expect_error(kmeans_reduced(new.env(), 2), "not an environment")
-  expect_error(kmeans_reduced(array(1, c(2, 2, 2)), 2), "not a 3-dimensional double array \\(2 x 2 x 2\\)")
-  expect_error(kmeans_reduced(data.frame(), 2), "at least one row and one column, not a data frame of 0 x 0")
-})
-
-test_that("a tiny eps uses the most accurate randomized SVD, not the least", {
-  x <- withr::with_seed(5, matrix(rnorm(40 * 8), 40))
-  fit <- expect_warning(kmeans_reduced(x, 2, control = list(eps = 1e-12), method = "leverage",
-                                       dims = 4, seed = 1), NA)
-  # min(n, d) test vectors: the randomized SVD is exact up to rounding.
-  expect_equal(fit$reducer$scores, leverage_scores(x, 2, "exact"), tolerance = 1e-8)
 })
 
 test_that("predict() matches columns by name only when the names identify them", {
@@ -224,36 +149,6 @@ test_that("sparse initial centres are accepted; the seed limit is stated", {
   b <- kmeans_reduced(m$x, Matrix::Matrix(st, sparse = TRUE), method = "none")
   expect_identical(a$cluster, b$cluster)
   expect_error(kmeans_reduced(m$x, 2, seed = 2^60), "\\|seed\\| <= 2\\^53")
-})
-
-test_that("steps that cannot get their memory are refused with the figure, before allocating", {
-  tall <- methods::new("dgCMatrix", i = c(0L, 2147483646L), p = c(0L, 1L, 2L, 2L, 2L, 2L),
-                       x = c(1, 2), Dim = c(2147483647L, 5L))
-  expect_error(randomized_svd(tall, 2, seed = 1),
-               "The randomized SVD of the 2147483647 x 5 `x` \\(5 test vectors\\) would need")
-  expect_error(leverage_scores(tall, 2, seed = 1), "The randomized SVD of the 2147483647 x 5 `x`")
-  # predict() on such rows: per-row labels and distances (48 GB), refused
-  # first where they do not fit (in a child process: the R session used to
-  # be killed for memory here).
-  if (isTRUE(kmreduce:::available_memory() < 40 * 2^30)) {
-    res <- run_child(
-      c("tall <- methods::new('dgCMatrix', i = c(0L, 2147483646L), p = c(0L, 1L, 2L, 2L, 2L, 2L),",
-        "                     x = c(1, 2), Dim = c(2147483647L, 5L))",
-        "fit5 <- kmeans_reduced(matrix(rnorm(50 * 5), 50), 2, method = 'none', seed = 1)"),
-      "tryCatch({ predict(fit5, tall); 'no error' }, error = function(e) conditionMessage(e))")
-    expect_identical(res$status, "finished", info = paste(res$log, collapse = "\n"))
-    expect_match(res$value, "Assigning the 2147483647 rows of `newdata` would need about")
-  }
-  if (isTRUE(kmreduce:::available_memory() < 40 * 2^30)) {
-    res <- run_child(
-      c("tall <- methods::new('dgCMatrix', i = c(0L, 2147483646L), p = c(0L, 1L, 2L, 2L, 2L, 2L),",
-        "                     x = c(1, 2), Dim = c(2147483647L, 5L))",
-        "red <- reduce_dims(matrix(rnorm(50 * 5), 50), 'gaussian', dims = 3, seed = 1)"),
-      "tryCatch({ predict(red, tall); 'no error' }, error = function(e) conditionMessage(e))")
-    expect_identical(res$status, "finished", info = paste(res$log, collapse = "\n"))
-    expect_match(res$value,
-                 "The reduced data \\(2147483647 rows x 3 dimensions\\) would need about .* GB of memory")
-  }
 })
 
 test_that("every accepted value gives finite statistics", {

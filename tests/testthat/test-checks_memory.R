@@ -1,0 +1,31 @@
+# Steps refused before they allocate what the machine lacks (R/checks_memory.R).
+
+test_that("steps that cannot get their memory are refused with the figure, before allocating", {
+  tall <- methods::new("dgCMatrix", i = c(0L, 2147483646L), p = c(0L, 1L, 2L, 2L, 2L, 2L),
+                       x = c(1, 2), Dim = c(2147483647L, 5L))
+  expect_error(randomized_svd(tall, 2, seed = 1),
+               "The randomized SVD of the 2147483647 x 5 `x` \\(5 test vectors\\) would need")
+  expect_error(leverage_scores(tall, 2, seed = 1), "The randomized SVD of the 2147483647 x 5 `x`")
+  # predict() on such rows: per-row labels and distances (48 GB), refused
+  # first where they do not fit (in a child process: the R session used to
+  # be killed for memory here).
+  if (isTRUE(kmreduce:::available_memory() < 40 * 2^30)) {
+    res <- run_child(
+      c("tall <- methods::new('dgCMatrix', i = c(0L, 2147483646L), p = c(0L, 1L, 2L, 2L, 2L, 2L),",
+        "                     x = c(1, 2), Dim = c(2147483647L, 5L))",
+        "fit5 <- kmeans_reduced(matrix(rnorm(50 * 5), 50), 2, method = 'none', seed = 1)"),
+      "tryCatch({ predict(fit5, tall); 'no error' }, error = function(e) conditionMessage(e))")
+    expect_identical(res$status, "finished", info = paste(res$log, collapse = "\n"))
+    expect_match(res$value, "Assigning the 2147483647 rows of `newdata` would need about")
+  }
+  if (isTRUE(kmreduce:::available_memory() < 40 * 2^30)) {
+    res <- run_child(
+      c("tall <- methods::new('dgCMatrix', i = c(0L, 2147483646L), p = c(0L, 1L, 2L, 2L, 2L, 2L),",
+        "                     x = c(1, 2), Dim = c(2147483647L, 5L))",
+        "red <- reduce_dims(matrix(rnorm(50 * 5), 50), 'gaussian', dims = 3, seed = 1)"),
+      "tryCatch({ predict(red, tall); 'no error' }, error = function(e) conditionMessage(e))")
+    expect_identical(res$status, "finished", info = paste(res$log, collapse = "\n"))
+    expect_match(res$value,
+                 "The reduced data \\(2147483647 rows x 3 dimensions\\) would need about .* GB of memory")
+  }
+})
