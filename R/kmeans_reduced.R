@@ -20,8 +20,14 @@
 #'
 #' @param x Data, one row per observation: a numeric matrix (a vector is one
 #'   column), a data frame of numeric columns, a sparse `Matrix` (kept
-#'   sparse), a file-backed `bigmemory::big.matrix` (read in blocks), or this
-#'   MPI rank's rows marked by [mpi_rows()]. No `NA`, `NaN` or `Inf`.
+#'   sparse), a file-backed `bigmemory::big.matrix` or a Bioconductor
+#'   `DelayedMatrix` (an `HDF5Matrix`, or `t()` of a 10x `TENxMatrix` to
+#'   cluster its cells; read in blocks), or this MPI rank's rows marked by
+#'   [mpi_rows()]. No `NA`, `NaN` or `Inf`. The ROWS are clustered; for a
+#'   `SummarizedExperiment` or `SingleCellExperiment` (cells as columns) see
+#'   [kmeans_reduced.SummarizedExperiment()], which clusters the cells.
+#' @param ... Passed to the methods; the default method takes none beyond
+#'   those named here (a misspelt argument is an error).
 #' @param k Number of clusters, between 1 and the number of distinct rows;
 #'   or, as `centers` of [stats::kmeans()], a matrix of initial centres (one
 #'   row per cluster): Lloyd starts from them and `n_init` is ignored.

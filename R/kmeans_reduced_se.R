@@ -105,6 +105,15 @@ check_se_input <- function(x, assay, use_reduced_dim, normalize) {
   list(assay = assay, use_reduced_dim = NULL, normalize = normalize)
 }
 
+is_se <- function(x) isS4(x) && methods::is(x, "SummarizedExperiment")
+
+# What predict() takes of a new SummarizedExperiment: the fit's choice
+# (`input`, NULL for a fit to a matrix: the defaults).
+se_input_of <- function(x, input) {
+  if (is.null(input)) return(check_se_input(x, NULL, NULL, "none"))
+  check_se_input(x, input$assay, input$use_reduced_dim, input$normalize)
+}
+
 describe_se <- function(x) sprintf("a %s", class(x)[1L])
 
 # The cells of the SummarizedExperiment `x` as rows, chosen by `input`

@@ -148,8 +148,11 @@ print.summary.kmeans_reduced <- function(x, ...) {
 #'
 #' @param object A `kmeans_reduced` object.
 #' @param newdata Rows to assign: a numeric matrix, data frame, sparse
-#'   `Matrix` or `bigmemory::big.matrix` (read in blocks) with the columns of
-#'   the data used in the fit (matched by name when both have column names).
+#'   `Matrix`, `bigmemory::big.matrix` or `DelayedMatrix` (read in blocks)
+#'   with the columns of the data used in the fit (matched by name when both
+#'   have column names); or a `SummarizedExperiment`, whose cells (columns)
+#'   are assigned from the assay (or reduced dimension) and with the
+#'   normalization the fit used.
 #' @param n_threads Number of threads, or `NULL` for [kmreduce_threads()].
 #' @param type `"cluster"` (the default): the cluster of each row.
 #'   `"distances"`: the squared Euclidean distances of each row to the `k`
@@ -180,6 +183,8 @@ predict.kmeans_reduced <- function(object, newdata, n_threads = NULL,
   n_threads <- check_n_threads(n_threads)
   k <- if (is.null(object$assignment_centers)) nrow(object$reduced_centers) else
     nrow(object$assignment_centers)
+  # (a SummarizedExperiment: its cells, as the fit took them)
+  if (is_se(newdata)) newdata <- se_rows(newdata, se_input_of(newdata, object$input))
   # (rows not in memory: block by block, source_predict())
   source_predict(as_row_source(newdata), object, n_threads, type, k, function(rows) {
     predict_rows(object, rows, n_threads, type, k)

@@ -28,10 +28,31 @@ normalize_rows <- function(m, how, what, first = 1L) {
   }
   lib <- Matrix::rowSums(m)
   lib[lib == 0] <- 1  # (all zero: stays zero)
+  # (the same operations, in the same order, as normalize_cells())
   if (methods::is(m, "dgCMatrix")) {
     m@x <- log1p(m@x / lib[m@i + 1L] * 1e6)
   } else {
     m <- log1p(m / lib * 1e6)
   }
+  m
+}
+
+# The same for a genes x cells dgCMatrix `m` (a block of a 10x file as
+# stored: one compressed column per cell), normalized before it is turned to
+# cells as rows: the same numbers as normalize_rows() of those rows (the
+# library sizes are summed in the same order, over the genes of each cell).
+normalize_columns <- function(m, how, what, first = 1L) {
+  if (how == "none" || length(m@x) == 0L) return(m)
+  x <- m@x
+  if (anyNA(x) || min(x) < 0) {
+    bad <- which(is.na(x) | x < 0)[1L]
+    stop_arg(sprintf(paste0("`normalize = \"%s\"` needs counts (numbers >= 0) but %s has %s ",
+                            "at cell %s. Give normalize = \"none\" for data already normalized."),
+                     how, what, if (is.na(x[bad])) "NA" else format(x[bad]),
+                     format(first - 1L + findInterval(bad - 1L, m@p))))
+  }
+  lib <- Matrix::colSums(m)
+  lib[lib == 0] <- 1
+  m@x <- log1p(x / rep.int(lib, diff(m@p)) * 1e6)
   m
 }

@@ -61,15 +61,16 @@ read_block.source_delayed <- function(src, first, last) {
   finish_block(src, block, first, last)
 }
 
-# A block just read: values checked, normalized, progress reported.
-finish_block <- function(src, block, first, last) {
+# A block just read (cells as rows): values checked, normalized (unless
+# done already), progress reported.
+finish_block <- function(src, block, first, last, normalized = FALSE) {
   if (!methods::is(block, "dgCMatrix") && !is.double(block)) storage.mode(block) <- "double"
   if (nrow(block) != last - first + 1L || ncol(block) != src$n_col) {
     stop_arg(sprintf("%s gave a block of %d x %d for rows %d..%d; expected %d x %d.",
                      describe_source(src), nrow(block), ncol(block), first, last,
                      last - first + 1L, src$n_col))
   }
-  block <- normalize_rows(block, src$normalize, describe_source(src), first)
+  if (!normalized) block <- normalize_rows(block, src$normalize, describe_source(src), first)
   values <- if (methods::is(block, "dgCMatrix")) block@x else block
   check_finite_values(values, describe_source(src), function(t) "", small = FALSE)
   report_progress(src, first, last)

@@ -115,11 +115,12 @@ read_block.source_tenx <- function(src, first, last) {
     stop_arg(sprintf("The 10x file '%s' has gene indices outside 0..%d for cells %d..%d.",
                      src$file, src$n_col - 1L, first, last))
   }
-  # genes x cells as stored (the file's compressed columns), then cells as
-  # rows
+  # genes x cells as stored (the file's compressed columns), normalized,
+  # then cells as rows
   block <- methods::new("dgCMatrix", i = i, p = as.integer(src$indptr[first:(last + 1L)] - from),
                         x = x, Dim = as.integer(c(src$n_col, m)))
-  finish_block(src, Matrix::t(block), first, last)
+  block <- normalize_columns(block, src$normalize, describe_source(src), first)
+  finish_block(src, Matrix::t(block), first, last, normalized = TRUE)
 }
 
 # Blocks of about 2^24 stored values (whole cells): the file's own density.

@@ -1,0 +1,174 @@
+# The 10x HDF5 source (R/source_tenx.R): the same labels as the data in
+# memory, whichever way the cells come, and a clear error for every bad file.
+
+tenx_case <- function(n_genes = 400, n_cells = 900, n_types = 3, seed = 1) {
+  s <- sim_counts(n_genes, n_cells, n_types, seed)
+  file <- tempfile(fileext = ".h5")
+  write_tenx(s$counts, file)
+  # the reference: cells as rows in memory, log1p-CPM computed here
+  rows <- Matrix::t(s$counts)
+  lib <- Matrix::rowSums(rows)
+  rows@x <- log1p(rows@x / lib[rows@i + 1L] * 1e6)
+  c(s, list(file = file, rows = rows))
+}
+
+fit_args <- list(k = 3, method = "sparse_embedding", dims = 100, n_init = 3, seed = 7,
+                 n_threads = 2)
+
+test_that("a TENxMatrix assay gives the labels and statistics of the data in memory", {
+  skip_without_bioc()
+  tc <- tenx_case()
+  ref <- do.call(kmeans_reduced, c(list(tc$rows), fit_args))
+  sce <- SingleCellExperiment::SingleCellExperiment(list(counts = tenx_matrix(tc$file)))
+  for (block in list(NULL, 97L, 900L)) {
+    fit <- do.call(kmeans_reduced, c(list(sce, normalize = "log1p_cpm",
+                                          control = list(block_rows = block)), fit_args))
+    expect_identical(unname(fit$cluster), unname(ref$cluster))
+    expect_equal(fit$centers, ref$centers, tolerance = 1e-10, ignore_attr = TRUE)
+    expect_equal(fit$withinss, ref$withinss, tolerance = 1e-10)
+    expect_equal(fit$totss, ref$totss, tolerance = 1e-10)
+  }
+  expect_identical(names(fit$cluster), colnames(tc$counts))
+  expect_identical(colnames(fit$centers), rownames(tc$counts))
+  # as good a partition as stats::kmeans() finds on the normalized cells
+  km <- withr::with_seed(1, stats::kmeans(as.matrix(tc$rows), 3, nstart = 10, iter.max = 50))
+  expect_lt(fit$tot.withinss, 1.02 * km$tot.withinss)
+})
+
+test_that("t(TENxMatrix) as x clusters the cells: the counts as rows", {
+  skip_without_bioc()
+  tc <- tenx_case(seed = 2)
+  counts_rows <- Matrix::t(tc$counts)
+  ref <- do.call(kmeans_reduced, c(list(counts_rows), fit_args))
+  fit <- do.call(kmeans_reduced, c(list(t(tenx_matrix(tc$file)),
+                                        control = list(block_rows = 200L)), fit_args))
+  expect_identical(unname(fit$cluster), unname(ref$cluster))
+  expect_equal(fit$tot.withinss, ref$tot.withinss, tolerance = 1e-10)
+})
+
+test_that("every source of the same normalized cells gives the same labels", {
+  skip_without_bioc(c("rhdf5", "HDF5Array", "DelayedArray", "SingleCellExperiment"))
+  tc <- tenx_case(seed = 3)
+  ref <- do.call(kmeans_reduced, c(list(tc$rows), fit_args))
+  sce <- function(...) SingleCellExperiment::SingleCellExperiment(list(...))
+  # counts in memory, normalized by kmeans_reduced()
+  f_mem <- do.call(kmeans_reduced, c(list(sce(counts = tc$counts), normalize = "log1p_cpm"),
+                                     fit_args))
+  # a delayed log-normalisation of a DelayedMatrix
+  dm <- DelayedArray::DelayedArray(tc$counts)
+  lib <- DelayedArray::colSums(dm)
+  delayed <- log1p(t(t(dm) / lib) * 1e6)
+  f_delayed <- do.call(kmeans_reduced, c(list(sce(logcounts = delayed),
+                                              control = list(block_rows = 250L)), fit_args))
+  # an HDF5Matrix of the normalized cells as rows (dense on disk)
+  h5 <- HDF5Array::writeHDF5Array(as.matrix(tc$rows), tempfile(fileext = ".h5"), "x")
+  f_h5 <- do.call(kmeans_reduced, c(list(h5, control = list(block_rows = 333L)), fit_args))
+  for (f in list(f_mem, f_delayed, f_h5)) {
+    expect_identical(unname(f$cluster), unname(ref$cluster))
+    expect_equal(f$tot.withinss, ref$tot.withinss, tolerance = 1e-10)
+  }
+})
+
+test_that("predict() of a SingleCellExperiment applies the fit's assay and normalization", {
+  skip_without_bioc()
+  tc <- tenx_case(seed = 4)
+  sce <- SingleCellExperiment::SingleCellExperiment(list(counts = tenx_matrix(tc$file)))
+  fit <- do.call(kmeans_reduced, c(list(sce, normalize = "log1p_cpm"), fit_args))
+  expect_identical(fit$input$normalize, "log1p_cpm")
+  expect_identical(unname(predict(fit, sce)), unname(fit$cluster))
+  expect_identical(unname(predict(fit, tc$rows)), unname(fit$cluster))
+})
+
+test_that("a long read reports its progress when verbose", {
+  skip_without_bioc()
+  tc <- tenx_case(seed = 5)
+  sce <- SingleCellExperiment::SingleCellExperiment(list(counts = tenx_matrix(tc$file)))
+  msgs <- capture_messages(do.call(kmeans_reduced, c(list(sce, normalize = "log1p_cpm",
+                                                          verbose = TRUE,
+                                                          control = list(block_rows = 300L)),
+                                                     fit_args)))
+  reads <- grep("read [0-9]+ blocks?, rows 1\\.\\.[0-9]+ of 900", msgs, value = TRUE)
+  expect_true(any(grepl("read 3 blocks, rows 1..900 of 900 \\(100%\\)", reads)))
+  expect_true(any(grepl("rows/s", reads)))
+})
+
+## Bad files ------------------------------------------------------------------
+
+test_that("a file changed or truncated during the fit is an error naming it", {
+  skip_without_bioc()
+  tc <- tenx_case(seed = 6)
+  sce <- SingleCellExperiment::SingleCellExperiment(list(counts = tenx_matrix(tc$file)))
+  input <- kmreduce:::check_se_input(sce, NULL, NULL, "log1p_cpm")
+  src <- kmreduce:::se_rows(sce, input)
+  Sys.setFileTime(tc$file, Sys.time() + 120)
+  expect_error(do.call(kmeans_reduced, c(list(src), fit_args)),
+               "10x file '.*' changed while it was being read")
+  # truncated: a different size
+  src <- kmreduce:::se_rows(sce, input)
+  size <- file.size(tc$file)
+  con <- file(tc$file, "r+b")
+  truncate_to <- function(con, n) { seek(con, n, rw = "write"); truncate(con) }
+  truncate_to(con, floor(size / 2))
+  close(con)
+  expect_error(do.call(kmeans_reduced, c(list(src), fit_args)), "changed while it was being read")
+  # and a file truncated before: not readable as HDF5
+  expect_error(kmreduce:::read_tenx_layout(tc$file, "mm10", 900, 400),
+               "10x file '.*' \\(group \"mm10\"\\) cannot be read as HDF5")
+})
+
+test_that("a missing file or a malformed layout is an error naming what is wrong", {
+  skip_without_bioc()
+  layout <- kmreduce:::read_tenx_layout
+  expect_error(layout(file.path(tempdir(), "no-such.h5"), "mm10", 10, 10), "does not exist")
+  tc <- tenx_case(seed = 7)
+  expect_error(layout(tc$file, "hg19", 900, 400), "has no dataset `data`")
+  expect_error(layout(tc$file, "mm10", 899, 400), "`indptr` of length 901, not 900")
+  # indptr decreasing
+  f2 <- tempfile(fileext = ".h5")
+  write_tenx(tc$counts, f2)
+  p <- as.numeric(tc$counts@p)
+  p[10] <- p[12]
+  rhdf5::h5write(p, f2, "mm10/indptr")
+  expect_error(layout(f2, "mm10", 900, 400), "does not run from 0 up to")
+  # `data` as strings
+  f3 <- tempfile(fileext = ".h5")
+  rhdf5::h5createFile(f3)
+  rhdf5::h5createGroup(f3, "g")
+  rhdf5::h5write(c("a", "b"), f3, "g/data")
+  rhdf5::h5write(c(0, 1), f3, "g/indices")
+  rhdf5::h5write(c(0, 2), f3, "g/indptr")
+  rhdf5::h5closeAll()
+  expect_error(layout(f3, "g", 1, 2), "dataset `data` of class STRING; numbers were expected")
+})
+
+test_that("gene indices outside the genes are an error, not a crash (child process)", {
+  skip_without_bioc()
+  tc <- tenx_case(seed = 8)
+  f <- tempfile(fileext = ".h5")
+  write_tenx(tc$counts, f)
+  i <- as.numeric(tc$counts@i)
+  i[length(i) %/% 2] <- 400 + 5   # beyond the 400 genes
+  rhdf5::h5write(i, f, "mm10/indices")
+  rhdf5::h5closeAll()
+  res <- run_child(
+    c("rhdf5::h5errorHandling('normal')",
+      sprintf("m <- HDF5Array::TENxMatrix(%s, 'mm10')", deparse(f))),
+    "kmeans_reduced(t(m), 3, method = 'sparse_embedding', dims = 10, seed = 1, n_threads = 2)",
+    wait = 120)
+  expect_match(res$status, "^error: The 10x file '.*' has gene indices outside 0..399")
+})
+
+test_that("NA or negative counts with normalize are an error naming the cell", {
+  skip_without_bioc()
+  tc <- tenx_case(seed = 9)
+  f <- tempfile(fileext = ".h5")
+  counts <- tc$counts
+  counts@x[counts@p[5] + 1L] <- -3
+  write_tenx(counts, f)
+  sce <- SingleCellExperiment::SingleCellExperiment(list(counts = tenx_matrix(f)))
+  expect_error(do.call(kmeans_reduced, c(list(sce, normalize = "log1p_cpm"), fit_args)),
+               "needs counts \\(numbers >= 0\\) but the assay \"counts\" \\(the 10x file '.*'\\) has -3 at cell 5")
+  # without normalize the values are taken as they are
+  fit <- do.call(kmeans_reduced, c(list(sce), fit_args))
+  expect_length(fit$cluster, 900)
+})
