@@ -60,6 +60,7 @@
 kmeans_reduced.SummarizedExperiment <- function(x, k, ..., assay = NULL, use_reduced_dim = NULL,
                                                 normalize = "none") {
   call <- match.call()
+  call[[1L]] <- as.name("kmeans_reduced")
   input <- check_se_input(x, assay, use_reduced_dim, normalize)
   fit <- kmeans_reduced.default(se_rows(x, input), k, ...)
   fit$call <- call
@@ -127,8 +128,10 @@ se_rows <- function(x, input) {
   # operation on a DelayedMatrix: the names are the cells' and features')
   a <- SummarizedExperiment::assay(x, input$assay, withDimnames = FALSE)
   names <- list(colnames(x), rownames(x))
-  what <- sprintf("the assay %s", if (is.character(input$assay))
-    paste0("\"", input$assay, "\"") else input$assay)
+  name <- if (is.character(input$assay)) input$assay else
+    SummarizedExperiment::assayNames(x)[input$assay]
+  what <- sprintf("the assay %s", if (length(name) == 1L && !is.na(name) && nzchar(name))
+    paste0("\"", name, "\"") else input$assay)
   type <- tryCatch(DelayedArray::type(a), error = function(e) typeof(a))
   if (!(type %in% c("double", "integer", "logical")) || (is.matrix(a) && !is.numeric(a))) {
     stop_arg(sprintf("%s of `x` must hold numbers, not values of type %s.", what, type))

@@ -26,7 +26,7 @@ normalize_rows <- function(m, how, what, first = 1L) {
                      how, what, if (is.na(values[bad])) "NA" else format(values[bad]),
                      format(first - 1L + row)))
   }
-  lib <- Matrix::rowSums(m)
+  lib <- unname(Matrix::rowSums(m))
   lib[lib == 0] <- 1  # (all zero: stays zero)
   # (the same operations, in the same order, as normalize_cells())
   if (methods::is(m, "dgCMatrix")) {
@@ -51,7 +51,7 @@ normalize_columns <- function(m, how, what, first = 1L) {
                      how, what, if (is.na(x[bad])) "NA" else format(x[bad]),
                      format(first - 1L + findInterval(bad - 1L, m@p))))
   }
-  lib <- Matrix::colSums(m)
+  lib <- unname(Matrix::colSums(m))
   lib[lib == 0] <- 1
   m@x <- log1p(x / rep.int(lib, diff(m@p)) * 1e6)
   m

@@ -71,8 +71,12 @@ finish_block <- function(src, block, first, last, normalized = FALSE) {
                      last - first + 1L, src$n_col))
   }
   if (!normalized) block <- normalize_rows(block, src$normalize, describe_source(src), first)
-  values <- if (methods::is(block, "dgCMatrix")) block@x else block
-  check_finite_values(values, describe_source(src), function(t) "", small = FALSE)
+  sparse <- methods::is(block, "dgCMatrix")
+  check_finite_values(if (sparse) block@x else block, "x", function(t) {
+    row <- if (sparse) block@i[t] + 1L else (t - 1L) %% nrow(block) + 1L
+    sprintf("at %s %s of %s", if (src$by_columns) "column" else "row", format(first - 1L + row),
+            describe_source(src))
+  }, small = FALSE)
   report_progress(src, first, last)
   block
 }
