@@ -142,6 +142,16 @@
 #' memory, so the same seed gives the same partition). `"none"`, `"cssp"`,
 #' `"svd"` and the exact SVD need the whole matrix and are refused.
 #'
+#' Bioconductor's `DelayedMatrix` objects (an `HDF5Matrix`, a matrix with
+#' delayed operations) are read the same way, in blocks realized by
+#' DelayedArray. A 10x Genomics HDF5 file (a `TENxMatrix`, given as `t()` of
+#' it or as the assay of a `SingleCellExperiment`) is read straight from the
+#' file with rhdf5, in blocks of whole cells kept sparse, and can be
+#' log-normalized block by block
+#' ([kmeans_reduced.SummarizedExperiment()]); its values are checked as
+#' they are read (no pass of their own), and a file changed during the fit
+#' stops it with an error.
+#'
 #' @section Memory and large k:
 #' k-means reads the rows many times (once per k-means++ step, once per Lloyd
 #' iteration), so dense rows are copied once into tiles its kernels stream;
