@@ -155,7 +155,7 @@ test_that("gene indices outside the genes are an error, not a crash (child proce
       sprintf("m <- HDF5Array::TENxMatrix(%s, 'mm10')", deparse(f))),
     "kmeans_reduced(t(m), 3, method = 'sparse_embedding', dims = 10, seed = 1, n_threads = 2)",
     wait = 120)
-  expect_match(res$status, "^error: The 10x file '.*' has gene indices outside 0..399")
+  expect_match(res$status, "^error: The 10x file '.*' has a gene index outside 0..399 at cell [0-9]+\\.$")
 })
 
 test_that("NA or negative counts with normalize are an error naming the cell", {
@@ -171,4 +171,21 @@ test_that("NA or negative counts with normalize are an error naming the cell", {
   # without normalize the values are taken as they are
   fit <- do.call(kmeans_reduced, c(list(sce), fit_args))
   expect_length(fit$cluster, 900)
+})
+
+test_that("cells_to_rows_cpp() is Matrix::t() of the stored block, normalized or not", {
+  m <- withr::with_seed(3, Matrix::rsparsematrix(50, 40, 0.1, rand.x = function(n) rpois(n, 3) + 1))
+  m[, 7] <- 0  # a cell without counts
+  m <- methods::as(m, "CsparseMatrix")
+  ptr <- as.numeric(m@p)
+  raw <- kmreduce:::cells_to_rows_cpp(as.integer(m@x), m@i, ptr, 50L, FALSE, 1)
+  expect_identical(raw, Matrix::t(m))
+  norm <- kmreduce:::cells_to_rows_cpp(m@x, m@i, ptr, 50L, TRUE, 1)
+  expect_identical(norm, Matrix::t(kmreduce:::normalize_columns(m, "log1p_cpm", "x")))
+  expect_true(all(norm[7, ] == 0))
+  expect_error(kmreduce:::cells_to_rows_cpp(m@x, m@i + 1L, ptr, 50L, FALSE, 11),
+               "gene index outside 0..49 at cell")
+  bad <- m@x
+  bad[3] <- NA
+  expect_error(kmreduce:::cells_to_rows_cpp(bad, m@i, ptr, 50L, TRUE, 1), "count NA at cell 1")
 })

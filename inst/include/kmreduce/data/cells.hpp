@@ -1,0 +1,89 @@
+// kmreduce: a block of cells as a single-cell count file stores them (one
+// compressed column per cell: its genes' indices and counts, as the 10x
+// Genomics HDF5 layout, i.e. a genes x cells CSC matrix) turned into cells
+// as rows (the CSC matrix of cells x genes the core reads: a dgCMatrix with
+// one row per cell), optionally log1p-CPM normalized on the way:
+// x -> log1p(x / s * 1e6), s the sum of the cell's values in stored order (a
+// cell without counts stays zero). The same numbers, in the same order, as
+// R's Matrix::t() of the block and log1p(x / s * 1e6) computed there, in one
+// pass and without the intermediate copies. The gene indices are checked
+// (an index outside 0..n_genes-1 throws, naming the cell), and with the
+// normalization the counts (NaN or negative throws).
+#ifndef KMREDUCE_CELLS_HPP
+#define KMREDUCE_CELLS_HPP
+
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "../runtime/parallel.hpp"
+
+namespace kmreduce {
+
+struct CellRows {
+  std::vector<int> p;     // n_genes + 1 column pointers
+  std::vector<int> i;     // the cell (row) of each value, increasing per gene
+  std::vector<double> x;  // the values
+};
+
+// `ptr`: n_cells + 1 offsets of the cells' values in `value` and `gene`
+// (from 0). `first_cell`: the number of the block's first cell in its file
+// (1-based, for messages).
+template <class Value, class Index>
+CellRows cells_to_rows(const Value* value, const Index* gene, const double* ptr,
+                       index_t n_cells, index_t n_genes, bool log1p_cpm,
+                       double first_cell = 1) {
+  if (n_cells < 0 || n_genes < 0) throw std::invalid_argument("negative dimensions");
+  const double nnz_d = ptr[n_cells] - ptr[0];
+  if (ptr[0] != 0 || nnz_d < 0 || nnz_d > 2147483647.0)
+    throw std::invalid_argument("a block of cells has bad value offsets");
+  const index_t nnz = static_cast<index_t>(nnz_d);
+  auto cell_name = [&](index_t c) {
+    return std::to_string(static_cast<long long>(first_cell) + static_cast<long long>(c));
+  };
+  // the library sizes and the checks, cell by cell, in stored order
+  std::vector<double> scale(n_cells, 1.0);
+  std::vector<index_t> count(n_genes + 1, 0);
+  for (index_t c = 0; c < n_cells; ++c) {
+    const index_t a = static_cast<index_t>(ptr[c]), b = static_cast<index_t>(ptr[c + 1]);
+    if (b < a || b > nnz) throw std::invalid_argument("a block of cells has bad value offsets");
+    double lib = 0.0;
+    for (index_t t = a; t < b; ++t) {
+      const index_t g = static_cast<index_t>(gene[t]);
+      if (!(gene[t] >= 0) || g >= n_genes)
+        throw std::out_of_range("gene index outside 0.." + std::to_string(n_genes - 1) +
+                                " at cell " + cell_name(c));
+      ++count[g + 1];
+      if (log1p_cpm) {
+        const double v = static_cast<double>(value[t]);
+        if (!(v >= 0))
+          throw std::domain_error("count " + std::string(std::isnan(v) ? "NA" : "< 0") +
+                                  " at cell " + cell_name(c));
+        lib += v;
+      }
+    }
+    if (log1p_cpm) scale[c] = lib == 0.0 ? 1.0 : lib;
+  }
+  CellRows out;
+  out.p.assign(n_genes + 1, 0);
+  for (index_t g = 0; g < n_genes; ++g) count[g + 1] += count[g];
+  for (index_t g = 0; g <= n_genes; ++g) out.p[g] = static_cast<int>(count[g]);
+  out.i.resize(nnz);
+  out.x.resize(nnz);
+  for (index_t c = 0; c < n_cells; ++c) {
+    const index_t a = static_cast<index_t>(ptr[c]), b = static_cast<index_t>(ptr[c + 1]);
+    for (index_t t = a; t < b; ++t) {
+      const index_t dst = count[static_cast<index_t>(gene[t])]++;
+      const double v = static_cast<double>(value[t]);
+      out.i[dst] = static_cast<int>(c);
+      out.x[dst] = log1p_cpm ? std::log1p(v / scale[c] * 1e6) : v;
+    }
+  }
+  return out;
+}
+
+}  // namespace kmreduce
+
+#endif  // KMREDUCE_CELLS_HPP
