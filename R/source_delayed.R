@@ -155,3 +155,42 @@ report_progress <- function(src, first, last) {
                   if (last < src$n_row) sprintf(", about %.0f s left", (src$n_row - last) / rate) else ""))
   invisible(NULL)
 }
+
+## Statistics in one pass ---------------------------------------------------
+
+# The statistics of a partition (source_stats()) in ONE pass over the
+# blocks instead of two: each cluster's sums (k x d), size (or weight) and
+# sum of squared norms S; then withinss = S - |sum|^2 / size and totss
+# likewise. That difference loses digits when a cluster sits far from the
+# origin against its spread (|sum|^2 / size close to S); where it would lose
+# more than `max_loss` of them (S > 10^max_loss * withinss) the two-pass
+# statistics of the default method are computed instead, whose every term is
+# a square. Counts and log-counts sit near the origin: one pass.
+source_stats.source_delayed <- function(src, cluster, k, n_threads, block_rows, means = NULL) {
+  d <- src$n_col
+  w <- src$weights
+  sums <- matrix(0, k, d)
+  size <- numeric(k)
+  sq <- numeric(k)
+  for_source_blocks(src, source_block_rows(src, block_rows), function(block, rows) {
+    lab <- cluster[rows]
+    wr <- if (is.null(w)) rep(1, length(rows)) else w[rows]
+    ind <- Matrix::sparseMatrix(i = lab, j = seq_along(rows), x = wr, dims = c(k, length(rows)))
+    sums <<- sums + as.matrix(ind %*% block)
+    size <<- size + as.vector(ind %*% rep(1, length(rows)))
+    sq <<- sq + as.vector(ind %*% Matrix::rowSums(block^2))
+  })
+  between <- ifelse(size > 0, rowSums(sums^2) / pmax(size, .Machine$double.xmin), 0)
+  withinss <- pmax(0, sq - between)
+  total <- colSums(sums)
+  totss <- max(0, sum(sq) - sum(total^2) / sum(size))
+  max_loss <- 4
+  if (any(sq > 10^max_loss * withinss & sq > 0) || sum(sq) > 10^max_loss * totss) {
+    return(NextMethod())
+  }
+  centers <- sums / ifelse(size > 0, size, 1)
+  out <- list(centers = centers, withinss = withinss,
+              size = as.integer(tabulate(cluster, k)), totss = totss, sumsq = sum(sq))
+  if (!is.null(w)) out$weight <- size
+  out
+}

@@ -27,3 +27,27 @@ test_that("a DelayedMatrix with NA is an error naming it, found while reading", 
                               seed = 1),
                "`x` must contain only finite numbers; found 1 non-finite value \\(NA/NaN at row 33 of a DelayedMatrix\\)")
 })
+
+test_that("the one-pass statistics equal those in memory, with weights and far from zero", {
+  skip_without_bioc("DelayedArray")
+  x <- withr::with_seed(2, rbind(matrix(rnorm(150 * 20), 150), matrix(rnorm(100 * 20, 2), 100)))
+  w <- withr::with_seed(3, runif(250, 0.5, 2))
+  for (shift in c(0, 1e6)) {
+    xs <- x + shift
+    ref <- kmeans_reduced(xs, 2, method = "sign", dims = 10, n_init = 2, seed = 1, weights = w)
+    fit <- kmeans_reduced(DelayedArray::DelayedArray(xs), 2, method = "sign", dims = 10,
+                          n_init = 2, seed = 1, weights = w, control = list(block_rows = 60))
+    expect_identical(fit$cluster, ref$cluster)
+    expect_equal(fit$centers, ref$centers, tolerance = 1e-12)
+    expect_equal(fit$withinss, ref$withinss, tolerance = 1e-10)
+    expect_equal(fit$totss, ref$totss, tolerance = 1e-10)
+    expect_equal(fit$weight, ref$weight, tolerance = 1e-12)
+    expect_identical(fit$size, ref$size)
+    # against the definition (weighted squared deviations from the means)
+    within <- vapply(1:2, function(j) {
+      r <- fit$cluster == j
+      sum(w[r] * rowSums(sweep(xs[r, , drop = FALSE], 2, fit$centers[j, ])^2))
+    }, 0)
+    expect_equal(fit$withinss, within, tolerance = 1e-9)
+  }
+})
