@@ -105,3 +105,9 @@ test_that("normalize_rows() and normalize_columns() give the same numbers", {
   z[3, ] <- 0
   expect_true(all(kmreduce:::normalize_rows(z, "log1p_cpm", "x")[3, ] == 0))
 })
+
+test_that("functions that take rows in memory say how to give a SummarizedExperiment", {
+  skip_without_bioc("SummarizedExperiment")
+  se <- SummarizedExperiment::SummarizedExperiment(list(counts = matrix(1:200, 10)))
+  expect_error(k_path(se, 2:3), "kmeans_reduced\\(\\) and predict\\(\\) take it; elsewhere give the cells as rows")
+})
