@@ -102,6 +102,18 @@ check_flag <- function(x, arg) {
   x
 }
 
+# No argument beyond the named ones (a method's `...`): a misspelt name is an
+# error, not ignored.
+check_dots_empty <- function(..., fun) {
+  n <- ...length()
+  if (n == 0L) return(invisible(TRUE))
+  nms <- names(list(...))
+  shown <- if (is.null(nms)) rep("", n) else nms
+  shown <- ifelse(nzchar(shown), paste0("`", shown, "`"), "an unnamed argument")
+  stop_arg(sprintf("%s() has no argument %s; see ?%s for its arguments.", fun,
+                   paste(unique(shown), collapse = ", "), fun))
+}
+
 check_choice <- function(value, arg, choices) {
   if (!is.character(value) || length(value) != 1L || is.na(value) || !(value %in% choices)) {
     stop_arg(sprintf("`%s` must be one of %s, not %s.", arg,

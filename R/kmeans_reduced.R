@@ -152,12 +152,17 @@
 #' fw <- kmeans_reduced(x2, 4, n_init = 3, seed = 1, weights = w)
 #' fw$weight
 #' @export
-kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
-                           iter_max = 100L, seed = NULL, n_threads = NULL,
-                           n_reductions = 1L, refine = 0L, control = list(),
-                           verbose = FALSE, weights = NULL, algorithm = NULL, trace = NULL,
-                           centers, nstart, iter.max) {
+kmeans_reduced <- function(x, ...) UseMethod("kmeans_reduced")
+
+#' @rdname kmeans_reduced
+#' @export
+kmeans_reduced.default <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
+                                   iter_max = 100L, seed = NULL, n_threads = NULL,
+                                   n_reductions = 1L, refine = 0L, control = list(),
+                                   verbose = FALSE, weights = NULL, algorithm = NULL,
+                                   trace = NULL, centers, nstart, iter.max, ...) {
   call <- match.call()
+  check_dots_empty(..., fun = "kmeans_reduced")
   t_start <- elapsed()
   # On MPI ranks the checks run on every rank first; the ranks then agree
   # (mpi_agree()) that all passed with the same arguments before any
@@ -233,6 +238,7 @@ kmeans_reduced <- function(x, k, method = "auto", dims = NULL, n_init = 10L,
       stats::setNames(control, paste0("control$", names(control))))
   }, seed, seed_arg)
   verbose <- verbose && is_lead(src)
+  src <- set_progress(src, verbose)
   # trace: each iteration printed (a level), or by default a progress line
   # for a long fit in an interactive session (not in knitr, not with verbose)
   level <- if (is.null(trace)) 0L else trace

@@ -5,6 +5,11 @@
 #   source_sparse  a dgCMatrix in memory (R/source_sparse.R; a source_matrix)
 #   source_big     a bigmemory::big.matrix, read in blocks (R/source_big.R)
 #   source_mpi     mpi_rows(): each MPI rank holds some rows (R/source_mpi.R)
+#   source_delayed a Bioconductor DelayedMatrix, or a SummarizedExperiment's
+#                  assay with the cells as rows, read in blocks
+#                  (R/source_delayed.R)
+#   source_tenx    a 10x HDF5 file (a TENxMatrix), read with rhdf5 in blocks
+#                  of whole cells (R/source_tenx.R; a source_delayed)
 #
 # Every source is a list with `data` (the object as given) and `weights`
 # (NULL or one per row, set by set_weights()), of class c(<its class>,
@@ -36,6 +41,7 @@ row_source_types <- function() {
     list(is = function(x) inherits(x, "row_source"), new = identity),
     list(is = function(x) inherits(x, "kmreduce_mpi"), new = new_source_mpi),
     list(is = is_big, new = new_source_big),
+    list(is = is_delayed, new = new_source_delayed_rows),
     list(is = function(x) isS4(x) && methods::is(x, "sparseMatrix"), new = new_source_sparse),
     list(is = function(x) TRUE, new = new_source_matrix)
   ))
@@ -93,6 +99,12 @@ dim_names.row_source <- function(src) {
 col_names <- function(src) dim_names(src)[[2L]]
 row_names <- function(src) dim_names(src)[[1L]]
 
+# Turns the report of long reads on (verbose fits): each block read says how
+# far the pass is, how fast the rows come and the time left in the pass.
+# Default: nothing to report (rows in memory, or read quickly).
+set_progress <- function(src, on) UseMethod("set_progress")
+set_progress.row_source <- function(src, on) src
+
 # Sparse rows (zeros stay zeros: no shift of the rows in Lloyd's distances).
 sparse_rows <- function(src) UseMethod("sparse_rows")
 sparse_rows.row_source <- function(src) FALSE
@@ -106,7 +118,8 @@ to_cpp_source.row_source <- function(src) {
 }
 
 # Rows per block: about 64 MB of doubles unless given (block_rows_for()).
-source_block_rows <- function(src, block_rows = NULL) {
+source_block_rows <- function(src, block_rows = NULL) UseMethod("source_block_rows")
+source_block_rows.row_source <- function(src, block_rows = NULL) {
   n <- n_rows(src)
   if (!is.null(block_rows)) return(as.integer(min(block_rows, n)))
   as.integer(max(1, min(n, floor(2^26 / (8 * n_cols(src))))))

@@ -17,7 +17,11 @@ APT_BUILD="r-cran-rcpp r-cran-rcpparmadillo r-cran-rcppeigen r-cran-matrix r-cra
 R_BUILD="Rcpp RcppArmadillo RcppEigen Matrix clue generics"
 APT_TEST="r-cran-testthat r-cran-withr r-cran-knitr r-cran-rmarkdown r-cran-broom r-cran-factoextra \
   r-cran-ggplot2 r-cran-tibble r-cran-bigmemory r-cran-cluster r-cran-cli r-cran-glue r-cran-vctrs \
-  pandoc openmpi-bin libopenmpi-dev"
+  pandoc openmpi-bin libopenmpi-dev \
+  r-bioc-rhdf5 r-bioc-hdf5array r-bioc-delayedarray r-bioc-summarizedexperiment \
+  r-bioc-singlecellexperiment"
+# (the Bioconductor packages, for HDF5 files and SingleCellExperiment input,
+# come from Debian only: their tests are skipped where they are missing)
 # (modelenv, for the tidyclust engine's registration test, needs a newer rlang
 # than Debian 12 has: a name>=version entry is installed when older.)
 R_TEST="testthat withr knitr rmarkdown broom ggplot2 tibble bigmemory cluster rlang>=1.1.0 modelenv"

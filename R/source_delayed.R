@@ -1,0 +1,152 @@
+# Row source: a Bioconductor DelayedMatrix (any seed: an HDF5Matrix, a
+# delayed log-normalisation, ...), or a matrix-like assay of a
+# SummarizedExperiment, read in blocks of whole rows through DelayedArray's
+# own realization (`x[rows, ]` or, cells as columns, `x[, cells]`, made a
+# dgCMatrix when the matrix is sparse), never whole. The defaults of
+# R/row_source.R do the rest: the C++ core calls read_block() for each block.
+#
+#   by_columns  the rows kmeans_reduced() clusters are the matrix's columns
+#               (the cells of a SummarizedExperiment); each block is read as
+#               columns and transposed
+#   normalize   "none" or "log1p_cpm" (R/normalize_counts.R), block by block
+#
+# Values are checked as each block is read (finite; counts for normalize):
+# no pass of its own. A 10x HDF5 file (a TENxMatrix) is read straight from
+# the file instead (R/source_tenx.R, a source_delayed too).
+
+new_source_delayed <- function(x, by_columns = FALSE, normalize = "none", what = NULL,
+                               class = NULL) {
+  dims <- dim(x)
+  dn <- dimnames(x)
+  if (is.null(dn)) dn <- list(NULL, NULL)
+  if (by_columns) {
+    dims <- rev(dims)
+    dn <- rev(dn)
+  }
+  new_row_source(x, c(class, "source_delayed"), by_columns = by_columns,
+                 normalize = normalize, n_row = as.integer(dims[1L]), n_col = as.integer(dims[2L]),
+                 names = dn, sparse = is_sparse_matrix(x),
+                 what = if (is.null(what)) "a DelayedMatrix" else what,
+                 progress = new.env(parent = emptyenv()))
+}
+
+# A DelayedMatrix given as `x`: its rows, read straight from the file when
+# it is t() of a TENxMatrix.
+new_source_delayed_rows <- function(x) {
+  seed <- tenx_seed(x, transposed = TRUE)
+  if (!is.null(seed)) return(new_source_tenx(x, seed))
+  new_source_delayed(x, what = sprintf("a %s", class(x)[1L]))
+}
+
+is_delayed <- function(x) isS4(x) && methods::is(x, "DelayedMatrix")
+
+is_sparse_matrix <- function(x) {
+  if (methods::is(x, "sparseMatrix")) return(TRUE)
+  isS4(x) && methods::is(x, "DelayedArray") && requireNamespace("DelayedArray", quietly = TRUE) &&
+    isTRUE(DelayedArray::is_sparse(x))
+}
+
+n_rows.source_delayed <- function(src) src$n_row
+n_cols.source_delayed <- function(src) src$n_col
+dim_names.source_delayed <- function(src) list(src$names[[1L]], src$names[[2L]])
+describe_source.source_delayed <- function(src) src$what
+sparse_rows.source_delayed <- function(src) src$sparse
+none_shift.source_delayed <- function(src) NULL
+
+read_block.source_delayed <- function(src, first, last) {
+  cells <- first:last
+  block <- if (src$by_columns) src$data[, cells, drop = FALSE] else src$data[cells, , drop = FALSE]
+  block <- if (src$sparse) methods::as(block, "dgCMatrix") else as.matrix(block)
+  if (src$by_columns) block <- Matrix::t(block)
+  finish_block(src, block, first, last)
+}
+
+# A block just read: values checked, normalized, progress reported.
+finish_block <- function(src, block, first, last) {
+  if (!methods::is(block, "dgCMatrix") && !is.double(block)) storage.mode(block) <- "double"
+  if (nrow(block) != last - first + 1L || ncol(block) != src$n_col) {
+    stop_arg(sprintf("%s gave a block of %d x %d for rows %d..%d; expected %d x %d.",
+                     describe_source(src), nrow(block), ncol(block), first, last,
+                     last - first + 1L, src$n_col))
+  }
+  block <- normalize_rows(block, src$normalize, describe_source(src), first)
+  values <- if (methods::is(block, "dgCMatrix")) block@x else block
+  check_finite_values(values, describe_source(src), function(t) "", small = FALSE)
+  report_progress(src, first, last)
+  block
+}
+
+# Rows per block: about 2^27 bytes of doubles, or, sparse, blocks of about
+# 2^24 stored values at a density of 2 % (single-cell counts).
+source_block_rows.source_delayed <- function(src, block_rows = NULL) {
+  if (!is.null(block_rows)) return(as.integer(min(block_rows, src$n_row)))
+  per_row <- if (src$sparse) 0.02 * src$n_col else src$n_col
+  as.integer(max(1, min(src$n_row, floor(2^24 / max(1, per_row)))))
+}
+
+## Checks: shapes only; the values are checked as each block is read --------
+
+checked_source.source_delayed <- function(src, block_rows, values) {
+  if (src$n_row == 0L || src$n_col == 0L) {
+    stop_arg(sprintf("`x` (%s) must have at least one row and one column, not %d x %d.",
+                     describe_source(src), src$n_row, src$n_col))
+  }
+  src
+}
+
+check_rows.source_delayed <- function(src, arg, big, block_rows, small) {
+  if (!big) NextMethod()
+  src$data
+}
+
+check_source_k.source_delayed <- function(src, k) {
+  if (!is_whole(k) || k < 1 || k > src$n_row) {
+    stop_arg(sprintf("`k` must be a whole number in [1, %d] (the number of rows of `x`, %s), not %s.",
+                     src$n_row, describe_source(src), describe(k)))
+  }
+  # (too few distinct rows shows in the reduced rows: reduced_collapsed())
+  as.integer(k)
+}
+
+check_source_centers.source_delayed <- function(src, centers) {
+  centers <- check_data(centers, "k", small = FALSE)
+  if (methods::is(centers, "dgCMatrix")) centers <- as.matrix(centers)
+  if (ncol(centers) != src$n_col || nrow(centers) > src$n_row) {
+    stop_arg(sprintf(paste0("`k` given as a matrix of initial centres must have %d columns ",
+                            "and at most %d rows (as `x`), not %d x %d."),
+                     src$n_col, src$n_row, nrow(centers), ncol(centers)))
+  }
+  centers
+}
+
+auto_method.source_delayed <- function(src, method, k) {
+  if (method != "auto") return(method)
+  if (src$sparse) "sparse_embedding" else "sign"
+}
+
+## Progress on long reads ---------------------------------------------------
+
+set_progress.source_delayed <- function(src, on) {
+  src$progress$on <- isTRUE(on)
+  src
+}
+
+report_progress <- function(src, first, last) {
+  p <- src$progress
+  if (!isTRUE(p$on)) return(invisible(NULL))
+  now <- elapsed()
+  if (first == 1L || is.null(p$start)) {
+    p$start <- now
+    p$blocks <- 0L
+    p$said <- now
+  }
+  p$blocks <- p$blocks + 1L
+  if (last < src$n_row && now - p$said < 2) return(invisible(NULL))
+  p$said <- now
+  rate <- last / max(now - p$start, 1e-9)
+  message(sprintf("kmreduce:   read %d block%s, rows 1..%s of %s (%.0f%%), %s rows/s%s",
+                  p$blocks, if (p$blocks > 1L) "s" else "", format(last), format(src$n_row),
+                  100 * last / src$n_row, format(round(rate), big.mark = ","),
+                  if (last < src$n_row) sprintf(", about %.0f s left", (src$n_row - last) / rate) else ""))
+  invisible(NULL)
+}

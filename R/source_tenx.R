@@ -1,0 +1,130 @@
+# Row source: the cells of a 10x Genomics HDF5 file (the layout Cell Ranger
+# writes and HDF5Array::TENxMatrix() reads: in one group, `data`, `indices`
+# and `indptr`, genes x cells compressed by cell, and `shape`), read straight
+# from the file with rhdf5 in blocks of whole cells, as sparse rows: each
+# block is one hyperslab of `data` and of `indices` between two `indptr`
+# entries, never densified. It is a source_delayed (R/source_delayed.R):
+# normalization, value checks and progress are the same; only the reading
+# differs. It is used for a TENxMatrix without delayed operations, with the
+# cells as rows: the columns of a SummarizedExperiment's TENxMatrix assay,
+# or t(TENxMatrix) given as `x`.
+#
+# The file is checked when the source is made (datasets, their types and
+# shapes, `indptr` from 0 to the number of values, never decreasing) and
+# before each block (size and time of change as when the fit began: a file
+# changed during the fit is an error, not a mixed result); each block's
+# gene indices are checked before the C++ core reads them.
+
+# The TENxMatrixSeed of x when x is a TENxMatrix without delayed operations
+# (`transposed`: t() of one), else NULL.
+tenx_seed <- function(x, transposed) {
+  if (!is_delayed(x)) return(NULL)
+  s <- x@seed
+  if (transposed) {
+    if (!methods::is(s, "DelayedAperm") || !identical(as.integer(s@perm), 2:1)) return(NULL)
+    s <- s@seed
+  }
+  if (!methods::is(s, "TENxMatrixSeed") || !is.null(s@subdata)) return(NULL)
+  s
+}
+
+new_source_tenx <- function(x, seed, normalize = "none", what = NULL) {
+  requireNamespace("rhdf5", quietly = TRUE) || stop_arg(
+    "Reading a 10x HDF5 file (a TENxMatrix) needs the rhdf5 package; install it from Bioconductor.")
+  file <- seed@filepath
+  group <- seed@group
+  # cells as rows: the seed's columns, whichever way x shows them
+  cells_first <- !identical(dim(x), seed@dim)
+  src <- new_source_delayed(x, by_columns = !cells_first, normalize = normalize,
+                            what = if (is.null(what)) sprintf("the 10x file '%s'", file) else what,
+                            class = "source_tenx")
+  src$file <- file
+  src$group <- group
+  src$stamp <- file_stamp(file)
+  src$indptr <- read_tenx_layout(file, group, n_cells = src$n_row, n_genes = src$n_col)
+  src$sparse <- TRUE
+  src
+}
+
+file_stamp <- function(file) {
+  info <- file.info(file, extra_cols = FALSE)
+  c(size = as.numeric(info$size), mtime = as.numeric(info$mtime))
+}
+
+# The checked layout of a 10x group: its indptr (n_cells + 1 doubles).
+read_tenx_layout <- function(file, group, n_cells, n_genes) {
+  bad <- function(fmt, ...) stop_arg(sprintf(paste0("The 10x file '%s' (group \"%s\") ", fmt),
+                                             file, group, ...))
+  if (!file.exists(file)) bad("does not exist.")
+  # (rhdf5's default: a failed open is an error; HDF5Array's TENxMatrix()
+  # can leave it returning FALSE instead)
+  rhdf5::h5errorHandling("normal")
+  listing <- tryCatch(rhdf5::h5ls(file, recursive = TRUE, datasetinfo = TRUE),
+                      error = function(e) bad("cannot be read as HDF5: %s", conditionMessage(e)))
+  g <- sub("/$", "", paste0("/", sub("^/", "", group)))
+  here <- listing[listing$group == g, , drop = FALSE]
+  for (name in c("data", "indices", "indptr")) {
+    row <- here[here$name == name, , drop = FALSE]
+    if (nrow(row) != 1L || row$otype != "H5I_DATASET") bad("has no dataset `%s`.", name)
+    if (!grepl("INTEGER|FLOAT", row$dclass)) {
+      bad("has a dataset `%s` of class %s; numbers were expected.", name, row$dclass)
+    }
+  }
+  len <- function(name) as.numeric(here$dim[here$name == name])
+  if (!identical(len("data"), len("indices"))) {
+    bad("has `data` of length %s but `indices` of length %s.", format(len("data")),
+        format(len("indices")))
+  }
+  if (len("indptr") != n_cells + 1) {
+    bad("has `indptr` of length %s, not %s (one more than its %s cells).",
+        format(len("indptr")), format(n_cells + 1), format(n_cells))
+  }
+  indptr <- tryCatch(as.numeric(rhdf5::h5read(file, paste0(g, "/indptr"),
+                                              bit64conversion = "double")),
+                     error = function(e) bad("`indptr` cannot be read: %s", conditionMessage(e)))
+  if (anyNA(indptr) || indptr[1L] != 0 || indptr[length(indptr)] != len("data") ||
+      is.unsorted(indptr)) {
+    bad("has an `indptr` that does not run from 0 up to the %s stored values.",
+        format(len("data")))
+  }
+  indptr
+}
+
+read_block.source_tenx <- function(src, first, last) {
+  stamp <- file_stamp(src$file)
+  if (!identical(stamp, src$stamp)) {
+    stop_arg(sprintf("The 10x file '%s' changed while it was being read (size or time of change); the fit is abandoned.",
+                     src$file))
+  }
+  from <- src$indptr[first]
+  count <- src$indptr[last + 1L] - from
+  m <- as.integer(last - first + 1)
+  read <- function(name, ...) {
+    if (count == 0) return(integer(0))
+    tryCatch(rhdf5::h5read(src$file, paste0(src$group, "/", name), start = from + 1,
+                           count = count, ...),
+             error = function(e) {
+               stop_arg(sprintf("The 10x file '%s' could not be read (cells %d..%d): %s",
+                                src$file, first, last, conditionMessage(e)))
+             })
+  }
+  x <- as.double(read("data"))
+  i <- as.integer(read("indices", bit64conversion = "int"))
+  if (length(i) != count || length(x) != count ||
+      (count > 0 && (anyNA(i) || min(i) < 0L || max(i) >= src$n_col))) {
+    stop_arg(sprintf("The 10x file '%s' has gene indices outside 0..%d for cells %d..%d.",
+                     src$file, src$n_col - 1L, first, last))
+  }
+  # genes x cells as stored (the file's compressed columns), then cells as
+  # rows
+  block <- methods::new("dgCMatrix", i = i, p = as.integer(src$indptr[first:(last + 1L)] - from),
+                        x = x, Dim = as.integer(c(src$n_col, m)))
+  finish_block(src, Matrix::t(block), first, last)
+}
+
+# Blocks of about 2^24 stored values (whole cells): the file's own density.
+source_block_rows.source_tenx <- function(src, block_rows = NULL) {
+  if (!is.null(block_rows)) return(as.integer(min(block_rows, src$n_row)))
+  per_cell <- max(1, src$indptr[src$n_row + 1L] / src$n_row)
+  as.integer(max(1, min(src$n_row, floor(2^24 / per_cell))))
+}

@@ -1,0 +1,63 @@
+# Small 10x-layout HDF5 files for the tests of the file sources (made in a
+# temporary folder): genes x cells counts `m` written as Cell Ranger 2 does
+# (group with data, indices, indptr, shape, barcodes, genes).
+skip_without_bioc <- function(pkgs = c("rhdf5", "HDF5Array", "SingleCellExperiment")) {
+  for (p in pkgs) {
+    if (!requireNamespace(p, quietly = TRUE)) {
+      skip(sprintf("the Bioconductor package %s is not installed", p))
+    }
+  }
+}
+
+write_tenx <- function(m, file, group = "mm10", index_type = "H5T_STD_I64LE") {
+  m <- methods::as(m, "CsparseMatrix")
+  rhdf5::h5createFile(file)
+  rhdf5::h5createGroup(file, group)
+  nnz <- length(m@x)
+  ds <- function(name, value, type) {
+    rhdf5::h5createDataset(file, paste0(group, "/", name), dims = length(value),
+                           H5type = type, chunk = max(1L, min(length(value), 4096L)),
+                           level = 4)
+    rhdf5::h5write(value, file, paste0(group, "/", name))
+  }
+  ds("data", as.integer(m@x), "H5T_STD_I32LE")
+  ds("indices", as.numeric(m@i), index_type)
+  ds("indptr", as.numeric(m@p), "H5T_STD_I64LE")
+  rhdf5::h5write(as.integer(dim(m)), file, paste0(group, "/shape"))
+  cells <- if (is.null(colnames(m))) sprintf("cell%d-1", seq_len(ncol(m))) else colnames(m)
+  genes <- if (is.null(rownames(m))) sprintf("gene%d", seq_len(nrow(m))) else rownames(m)
+  rhdf5::h5write(cells, file, paste0(group, "/barcodes"))
+  rhdf5::h5write(genes, file, paste0(group, "/genes"))
+  rhdf5::h5write(genes, file, paste0(group, "/gene_names"))
+  rhdf5::h5closeAll()
+  invisible(file)
+}
+
+# Counts of `n_cells` cells of `n_types` planted types (genes x cells).
+sim_counts <- function(n_genes = 300, n_cells = 600, n_types = 3, seed = 1) {
+  withr::with_seed(seed, {
+    type <- sample(n_types, n_cells, replace = TRUE)
+    base <- stats::rgamma(n_genes, 0.3, 1)
+    mu <- vapply(seq_len(n_types), function(t) {
+      b <- base
+      up <- sample(n_genes, n_genes %/% 10)
+      b[up] <- b[up] * 6
+      b
+    }, numeric(n_genes))
+    lib <- stats::rlnorm(n_cells, 0, 0.3)
+    counts <- matrix(stats::rpois(n_genes * n_cells, mu[, type] * rep(lib, each = n_genes)),
+                     n_genes, n_cells)
+    m <- methods::as(counts, "CsparseMatrix")
+    dimnames(m) <- list(sprintf("gene%d", seq_len(n_genes)), sprintf("cell%d-1", seq_len(n_cells)))
+    list(counts = m, type = type)
+  })
+}
+
+# HDF5Array::TENxMatrix(), after resetting rhdf5's error handling: with
+# HDF5Array 1.26 and rhdf5 2.42 a TENxMatrix() call leaves rhdf5 returning
+# FALSE instead of an error from H5Dopen(), so the next TENxMatrix() call in
+# the same process fails.
+tenx_matrix <- function(file, group = "mm10") {
+  rhdf5::h5errorHandling("normal")
+  HDF5Array::TENxMatrix(file, group)
+}
