@@ -24,7 +24,10 @@
 #             and of the planted types, and their ARI to the planted types.
 #
 # Settings of the kmreduce part from the environment: ATLAS_DIMS (default
-# 50), ATLAS_N_INIT (1), ATLAS_THREADS (2), ATLAS_ITER_MAX (100).
+# 50), ATLAS_N_INIT (1), ATLAS_THREADS (2), ATLAS_ITER_MAX (100);
+# ATLAS_VERBOSE=1 reports the fit's stages and progress (verbose = TRUE);
+# ATLAS_PATH=in_memory forces the in-memory path (the same fit, for
+# comparison: it needs the whole matrix and its transpose in memory).
 # Labels go to out_dir (default FILE without .h5, plus ".target"), one .rds
 # per method, for the score part. Each part prints lines
 # "RESULT <part> <key>=<value> ..." for the driver.
@@ -103,7 +106,7 @@ switch(part,
     n_threads <- env_int("ATLAS_THREADS", 2L)
     iter_max <- env_int("ATLAS_ITER_MAX", 100L)
     api <- exists("kmeans_reduced.SummarizedExperiment", envir = asNamespace("kmreduce"),
-                  inherits = FALSE)
+                  inherits = FALSE) && Sys.getenv("ATLAS_PATH") != "in_memory" 
     if (api) {
       suppressPackageStartupMessages({
         library(HDF5Array)
@@ -113,7 +116,8 @@ switch(part,
       sce <- SingleCellExperiment(list(counts = TENxMatrix(file, group)))
       fit <- kmeans_reduced(sce, k, assay = "counts", normalize = "log1p_cpm",
                             method = "sparse_embedding", dims = dims, n_init = n_init,
-                            iter_max = iter_max, seed = 1L, n_threads = n_threads)
+                            iter_max = iter_max, seed = 1L, n_threads = n_threads,
+                            verbose = Sys.getenv("ATLAS_VERBOSE") != "")
       cl <- fit$cluster
       sec <- el() - t0; cpu_s <- cpu() - c0
       path <- "sce_tenx"

@@ -30,7 +30,7 @@ Rscript -e 'si <- sessionInfo(); cat("#", R.version.string, "; BLAS:", si$BLAS, 
     if (requireNamespace(p, quietly = TRUE)) cat("#", p, format(packageVersion(p)), "\n")'
 echo "# kmreduce part: dims=${ATLAS_DIMS:-50} n_init=${ATLAS_N_INIT:-1} n_threads=${ATLAS_THREADS:-2} iter_max=${ATLAS_ITER_MAX:-100}"
 for p in $PARTS; do
-  LOG="$(mktemp)"
+  LOG="$OUT/$p.log"              # each part's output and /usr/bin/time report
   if [ "$p" = mbkmeans ]; then
     if [ "$CAP" = 0 ]; then continue; fi
     /usr/bin/time -v timeout "$CAP" Rscript bench/atlas/target.R "$FILE" "$p" "$K" "$REPS" "$OUT" > "$LOG.out" 2> "$LOG"
@@ -43,7 +43,6 @@ for p in $PARTS; do
   wall=$(grep 'Elapsed (wall clock)' "$LOG" | awk '{print $NF}')
   echo "PEAK $p rc=$rc peak_rss_kb=${rss:-0} process_wall=$wall" | tee -a "$RES"
   if [ $rc -ne 0 ]; then grep -v "^	" "$LOG" | tail -5; fi
-  rm -f "$LOG" "$LOG.out"
 done
 echo "# end $(date -u +%FT%TZ); load average $(cut -d' ' -f1-3 /proc/loadavg)"
 Rscript bench/atlas/target_table.R "$RES" "$CAP"

@@ -55,7 +55,8 @@ fmt$peak_rss_gb <- formatC(tab$peak_rss_gb, format = "f", digits = 2)
 fmt$ratio_to_read <- formatC(tab$ratio_to_read, format = "f", digits = 2)
 fmt$wcss <- formatC(tab$wcss, format = "e", digits = 5)
 fmt$ari <- formatC(tab$ari, format = "f", digits = 4)
-fmt[fmt == "NA" | fmt == " NA"] <- "-"
+fmt[] <- lapply(fmt, function(v) ifelse(trimws(v) == "NA", "-", v))
+options(width = 200)
 cat(sprintf("kmreduce: path=%s dims=%s n_init=%s n_threads=%s iterations=%s (reduce %s s, cluster %s s)\n",
             get("RESULT", "kmreduce", "path"), get("RESULT", "kmreduce", "dims"),
             get("RESULT", "kmreduce", "n_init"), get("RESULT", "kmreduce", "n_threads"),
