@@ -56,9 +56,6 @@ read_tenx_layout <- function(file, group, n_cells, n_genes) {
   bad <- function(fmt, ...) stop_arg(sprintf(paste0("The 10x file '%s' (group \"%s\") ", fmt),
                                              file, group, ...))
   if (!file.exists(file)) bad("does not exist.")
-  # (rhdf5's default: a failed open is an error; HDF5Array's TENxMatrix()
-  # can leave it returning FALSE instead)
-  rhdf5::h5errorHandling("normal")
   listing <- tryCatch(rhdf5::h5ls(file, recursive = TRUE, datasetinfo = TRUE),
                       error = function(e) bad("cannot be read as HDF5: %s", conditionMessage(e)))
   g <- sub("/$", "", paste0("/", sub("^/", "", group)))
