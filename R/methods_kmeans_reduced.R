@@ -19,7 +19,8 @@ print.kmeans_reduced <- function(x, max_cols = 6L, ...) {
   check_reduced_fit(x, "x", fields = TRUE)
   k <- length(x$size)
   d <- ncol(x$centers)
-  cat(sprintf("k-means on reduced data: %d clusters of sizes %s\n", k,
+  cat(sprintf("%s on reduced data: %d clusters of sizes %s\n",
+              if (identical(x$algorithm, "minibatch")) "Mini-batch k-means" else "k-means", k,
               paste(x$size, collapse = ", ")))
   cat(sprintf("Reduction: %s, %d -> %d dimensions\n", method_label(x$method),
               d, x$dims))
