@@ -139,6 +139,24 @@ test_that("dense, sparse, weighted and shifted data", {
   expect_equal(adjusted_rand_index(fc$cluster, mix$truth), 1)
 })
 
+test_that("minibatch runs on the reduced rows of a big.matrix, and refine after it", {
+  skip_if_not_installed("bigmemory")
+  mix <- make_mixture(n = 1500, d = 30, k = 4, sd = 1, sep = 3, seed = 5)
+  x <- unname(mix$x)
+  b <- bigmemory::as.big.matrix(x)
+  a <- kmeans_reduced(x, 4, method = "sign", dims = 12, algorithm = "minibatch", seed = 2,
+                      control = list(batch_size = 200))
+  s <- kmeans_reduced(b, 4, method = "sign", dims = 12, algorithm = "minibatch", seed = 2,
+                      control = list(batch_size = 200, block_rows = 400))
+  expect_identical(s$algorithm, "minibatch")
+  expect_equal(adjusted_rand_index(s$cluster, mix$truth), 1)
+  expect_equal(adjusted_rand_index(s$cluster, a$cluster), 1)
+  expect_identical(predict(s, x), s$cluster)
+  r <- kmeans_reduced(b, 4, method = "sign", dims = 12, algorithm = "minibatch", seed = 2,
+                      refine = 2, control = list(batch_size = 200, block_rows = 400))
+  expect_lte(r$tot.withinss, s$tot.withinss * (1 + 1e-12))
+})
+
 test_that("same seed, same bits whatever n_threads; R's RNG untouched", {
   skip_on_cran()
   mix <- make_mixture(n = 5000, d = 12, k = 6, sd = 2, sep = 3)

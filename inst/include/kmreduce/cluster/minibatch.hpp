@@ -377,8 +377,11 @@ MinibatchResult minibatch(const Data& a, const double* row_norms, std::vector<do
     // The stopping criteria (the first batch's objective is that of the
     // seeding: not counted).
     const double per_row = batch_obj / static_cast<double>(b);
+    // (progress, once per pass over the rows: the smoothed batch objective
+    // per row times n, an estimate of the objective)
     if (progress_active() && (step % per_pass == 0 || step == n_steps))
-      report_progress("mini-batch", static_cast<int>(step), per_row * n, 0.0);
+      report_progress("mini-batch", static_cast<int>(step), (have_ewa ? ewa : per_row) * n,
+                      static_cast<double>(out.reassigned));
     check_interrupt(interrupt);
     if (step == 1) continue;
     if (!have_ewa) {
