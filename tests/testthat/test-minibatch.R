@@ -200,6 +200,10 @@ test_that("bad batch_size and reassignment_ratio are refused by name", {
   expect_error(kmeans_reduced(x, 2, dims = "auto", method = "sign", algorithm = "minibatch"),
                "`algorithm` \"minibatch\" runs on one reduction")
   expect_identical(kmreduce:::check_algorithm("mini"), "minibatch")
+  f <- kmeans_reduced(x, 2, method = "none", algorithm = "minibatch", seed = 1)
+  expect_output(print(f), "^Mini-batch k-means on reduced data")
+  expect_output(print(summary(f)), "mini-batch: +[0-9]+ batches")
+  expect_null(kmeans_reduced(x, 2, method = "none", seed = 1)$algorithm)
   expect_identical(kmeans_control()$batch_size, 1024L)
   expect_identical(kmeans_control()$reassignment_ratio, 0.01)
 })
