@@ -62,7 +62,10 @@
 #' when the exponentially weighted average of the batch objective per row
 #' has not reached a new low for 10 batches, or when the squared moves of
 #' the centres in one batch sum to at most `tol` times the mean variance of
-#' the columns. `tol` here is that threshold, not Lloyd's.
+#' the columns. `tol` here is that threshold, not Lloyd's. The `n_init`
+#' seedings run on a sample of `max(3 batch_size, 3 k)` rows (the best on
+#' that sample kept), and `seeding = "auto"` decides by the size of that
+#' sample.
 #'
 #' @param tol Lloyd stops when an iteration lowers the objective by less than
 #'   this fraction (`0`: only when no label changes). Mini-batch k-means:

@@ -30,7 +30,10 @@ seeding_of <- function(control, k, n_init, method = "none", n = Inf, seed = 0) {
     control$polish
   }
   out <- list(local_search = as.integer(steps),
-              seeding = seeding_name(control, k, n),
+              # (mini-batch k-means seeds on a sample of max(3 batch_size,
+              # 3 k) rows: "auto" decides by its size)
+              seeding = seeding_name(control, k, if (identical(control$algorithm, "minibatch"))
+                min(n, max(3 * control$batch_size, 3 * k)) else n),
               oversampling = as.double(control$oversampling),
               rounds = as.integer(control$rounds),
               polish = polish,
