@@ -177,6 +177,10 @@ single_products_cpp <- function(x, centers, store, block, n_threads, shift = NUL
     .Call(`_kmreduce_single_products_cpp`, x, centers, store, block, n_threads, shift)
 }
 
+minibatch_batches_cpp <- function(n, batch_size, batches, seed) {
+    .Call(`_kmreduce_minibatch_batches_cpp`, n, batch_size, batches, seed)
+}
+
 threads_info_cpp <- function() {
     .Call(`_kmreduce_threads_info_cpp`)
 }

@@ -41,18 +41,19 @@ check_whole <- function(x, arg, lower = 1, upper = .Machine$integer.max) {
   if (abs(x) <= .Machine$integer.max) as.integer(x) else x
 }
 
-# `algorithm` of stats::kmeans(): NULL (the package's pipeline) or one of its
-# four names (partial matching as match.arg(); its whole default vector is
-# its first name).
+# `algorithm`: NULL (the package's pipeline), one of the four names of
+# stats::kmeans() (partial matching as match.arg(); its whole default vector
+# is its first name), or "minibatch" (mini-batch k-means, not a stats name).
 check_algorithm <- function(algorithm) {
   if (is.null(algorithm)) return(NULL)
-  choices <- c("Hartigan-Wong", "Lloyd", "Forgy", "MacQueen")
-  if (identical(algorithm, choices)) return(choices[1L])
+  stats_names <- c("Hartigan-Wong", "Lloyd", "Forgy", "MacQueen")
+  choices <- c(stats_names, "minibatch")
+  if (identical(algorithm, stats_names)) return(choices[1L])
   hit <- if (is.character(algorithm) && length(algorithm) == 1L && !is.na(algorithm) &&
              nzchar(algorithm)) pmatch(algorithm, choices) else NA_integer_
   if (is.na(hit)) {
-    stop_arg(sprintf("`algorithm` must be NULL (the package's default) or one of %s, as in stats::kmeans(), not %s.",
-                     paste0("\"", choices, "\"", collapse = ", "), describe(algorithm)))
+    stop_arg(sprintf("`algorithm` must be NULL (the package's default), one of %s (as in stats::kmeans()) or \"minibatch\", not %s.",
+                     paste0("\"", stats_names, "\"", collapse = ", "), describe(algorithm)))
   }
   choices[hit]
 }

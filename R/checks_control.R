@@ -44,6 +44,8 @@ check_control <- function(control, defaults = control_defaults(), prefix = "cont
   if (!is.null(out$local_search)) {
     out$local_search <- check_whole(out$local_search, nm("local_search"), 0, 1e6)
   }
+  out$batch_size <- check_whole(out$batch_size, nm("batch_size"), 1, 1e9)
+  number_in(out$reassignment_ratio, "reassignment_ratio", 0, 1)
   if (!is.null(out$block_rows)) {
     out$block_rows <- check_whole(out$block_rows, nm("block_rows"), 1)
   }

@@ -46,8 +46,30 @@
 #' "auto"`), that optimum is taken as confirmed and only Hartigan's moves
 #' follow.
 #'
+#' @section Mini-batch k-means:
+#' With `algorithm = "minibatch"` in [kmeans_reduced()] (Sculley 2010, as
+#' scikit-learn's `MiniBatchKMeans` runs it), each batch draws `batch_size`
+#' distinct rows at random, assigns them to their nearest centres and moves
+#' each centre that got rows to `(c v + s) / (v + m)`, where `v` counts the
+#' rows (or sums the weights) the centre has had so far and `s` and `m` are
+#' the sum and number (or weight) of its new rows: Sculley's updates with
+#' learning rate `1 / v`. After every `10 k` rows drawn (or while a centre
+#' has had no rows), the centres whose count is below `reassignment_ratio`
+#' times the largest count move to random rows of the current batch (at
+#' most half the batch) and their counts become the smallest of the others,
+#' scikit-learn's rule. It stops after `iter_max` passes over the rows
+#' (`iter_max * n / batch_size` batches), or earlier as scikit-learn does:
+#' when the exponentially weighted average of the batch objective per row
+#' has not reached a new low for 10 batches, or when the squared moves of
+#' the centres in one batch sum to at most `tol` times the mean variance of
+#' the columns. `tol` here is that threshold, not Lloyd's. The `n_init`
+#' seedings run on a sample of `max(3 batch_size, 3 k)` rows (the best on
+#' that sample kept), and `seeding = "auto"` decides by the size of that
+#' sample.
+#'
 #' @param tol Lloyd stops when an iteration lowers the objective by less than
-#'   this fraction (`0`: only when no label changes).
+#'   this fraction (`0`: only when no label changes). Mini-batch k-means:
+#'   see the section above.
 #' @param keep_reduced Keep the reduced data in the fit (`fit$reduced`, used
 #'   by [plot()]; never kept for `method = "none"`).
 #' @param block_rows Rows read at a time from a `bigmemory::big.matrix`;
@@ -124,6 +146,13 @@
 #' @param dims_tol `dims = "auto"` stops when the best objective has
 #'   improved by less than this fraction over the last two doublings of the
 #'   dimensions (default 1 %; see [reduction_methods]).
+#' @param batch_size Rows per batch of mini-batch k-means (`algorithm =
+#'   "minibatch"` in [kmeans_reduced()]; at most the number of rows): a whole
+#'   number, default 1024, as scikit-learn.
+#' @param reassignment_ratio Mini-batch k-means: centres whose count of rows
+#'   is below this fraction of the largest count are moved to random rows of
+#'   the batch (a number in `[0, 1)`, default 0.01 as scikit-learn; `0`
+#'   turns reassignment off).
 #' @return An object of class `"kmreduce_control"`: a named list of every
 #'   option, checked, with a print method that marks the options changed
 #'   from their defaults.
@@ -155,6 +184,9 @@
 #' Rozhon, V. (2020). Simple and sharp analysis of k-means||. *ICML*,
 #' 8266--8275.
 #'
+#' Sculley, D. (2010). Web-scale k-means clustering. *Proceedings of the
+#' 19th International Conference on World Wide Web (WWW '10)*, 1177--1178.
+#'
 #' Telgarsky, M. and Vattani, A. (2010). Hartigan's method: k-means
 #' clustering without Voronoi. *AISTATS*, 820--827.
 #' @seealso [kmeans_reduced()], [reduction_methods] for the methods these
@@ -173,7 +205,7 @@ kmeans_control <- function(tol = 1e-6, keep_reduced = TRUE, block_rows = NULL,
                            svd = "randomized", eps = 1 / 3, power_iters = "auto",
                            scores = "squared", sampling = "random", c = NULL, repeats = 40L,
                            residual = "frobenius", qr = "pivoted", fjlt_density = NULL,
-                           dims_tol = 0.01) {
+                           dims_tol = 0.01, batch_size = 1024L, reassignment_ratio = 0.01) {
   given <- mget(names(formals(kmeans_control)), environment())
   structure(check_control(given, prefix = ""), class = "kmreduce_control")
 }

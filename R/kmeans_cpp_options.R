@@ -18,8 +18,10 @@
 # `algorithm` (control$algorithm, stats::kmeans()'s names, see
 # algorithm_control()): MacQueen's online updates instead of Lloyd
 # ("macqueen"); from given centres, "Hartigan-Wong" is Hartigan's moves after
-# Lloyd (`centres_polish`, read by lloyd_cpp_options(), not sent to C++).
-seeding_of <- function(control, k, n_init, method = "none", n = Inf) {
+# Lloyd (`centres_polish`, read by lloyd_cpp_options(), not sent to C++);
+# mini-batch k-means instead of both ("minibatch", with control$batch_size,
+# control$reassignment_ratio and, from given centres, `seed`).
+seeding_of <- function(control, k, n_init, method = "none", n = Inf, seed = 0) {
   steps <- if (!is.null(control$local_search)) control$local_search else
     ceiling(k / (2 + floor(log(k))))
   polish <- if (identical(control$polish, "auto")) {
@@ -27,24 +29,39 @@ seeding_of <- function(control, k, n_init, method = "none", n = Inf) {
   } else {
     control$polish
   }
-  list(local_search = as.integer(steps),
-       seeding = seeding_name(control, k, n),
-       oversampling = as.double(control$oversampling),
-       rounds = as.integer(control$rounds),
-       polish = polish,
-       tries = as.integer(control$tries),
-       split_rounds = as.integer(control$split_rounds),
-       # "auto": on the data themselves, until the lowest polished result is
-       # confirmed ("auto" in C++, kPolishStartsAuto), or every replicate for
-       # data so small that a polish costs next to nothing (n k <= 10^4: a
-       # few optima, each a discrete jump, where two starts can agree on a
-       # poor one); on reduced rows, which are for speed, two starts
-       polish_starts = if (!identical(control$polish_starts, "auto")) {
-         as.integer(control$polish_starts)
-       } else if (method != "none") 2L else if (n * k <= 1e4) as.integer(n_init) else "auto",
-       precision = if (identical(control$precision, "single")) "single" else "double",
-       algorithm = if (identical(control$algorithm, "MacQueen")) "macqueen" else "lloyd",
-       centres_polish = if (identical(control$algorithm, "Hartigan-Wong")) "hartigan" else "none")
+  out <- list(local_search = as.integer(steps),
+              # (mini-batch k-means seeds on a sample of max(3 batch_size,
+              # 3 k) rows: "auto" decides by its size)
+              seeding = seeding_name(control, k, if (identical(control$algorithm, "minibatch"))
+                min(n, max(3 * control$batch_size, 3 * k)) else n),
+              oversampling = as.double(control$oversampling),
+              rounds = as.integer(control$rounds),
+              polish = polish,
+              tries = as.integer(control$tries),
+              split_rounds = as.integer(control$split_rounds),
+              # "auto": on the data themselves, until the lowest polished result is
+              # confirmed ("auto" in C++, kPolishStartsAuto), or every replicate for
+              # data so small that a polish costs next to nothing (n k <= 10^4: a
+              # few optima, each a discrete jump, where two starts can agree on a
+              # poor one); on reduced rows, which are for speed, two starts
+              polish_starts = if (!identical(control$polish_starts, "auto")) {
+                as.integer(control$polish_starts)
+              } else if (method != "none") 2L else if (n * k <= 1e4) as.integer(n_init) else "auto",
+              precision = if (identical(control$precision, "single")) "single" else "double",
+              algorithm = if (identical(control$algorithm, "MacQueen")) "macqueen" else
+                if (identical(control$algorithm, "minibatch")) "minibatch" else "lloyd",
+              centres_polish = if (identical(control$algorithm, "Hartigan-Wong")) "hartigan" else "none")
+  # (mini-batch k-means: its batches, and the seed of its random streams
+  # from given centres)
+  if (identical(control$algorithm, "minibatch")) out <- c(out, minibatch_options(control, seed))
+  out
+}
+
+# The options of mini-batch k-means (minibatch.hpp) as C++ options.
+minibatch_options <- function(control, seed) {
+  list(batch_size = as.integer(control$batch_size),
+       reassignment_ratio = as.double(control$reassignment_ratio),
+       minibatch_seed = as.double(seed))
 }
 
 # The options of kmeans_cpp() and mpi_kmeans_cpp(): n_init replicates, each
@@ -59,7 +76,7 @@ kmeans_cpp_options <- function(k, n_init = 1L, iter_max = 100L, tol = 0, seed = 
   c(list(k = as.integer(k), n_init = as.integer(n_init), iter_max = as.integer(iter_max),
          tol = as.double(tol), seed = as.double(seed), n_threads = as.integer(n_threads),
          verbose = isTRUE(verbose), limit = as.double(limit)),
-    seeding[setdiff(names(seeding), "centres_polish")])
+    seeding[setdiff(names(seeding), c("centres_polish", "minibatch_seed"))])
 }
 
 # The options of lloyd_from_cpp(), lloyd_blocks_cpp() and mpi_lloyd_cpp():
@@ -67,8 +84,14 @@ kmeans_cpp_options <- function(k, n_init = 1L, iter_max = 100L, tol = 0, seed = 
 # stats::kmeans(algorithm = ) runs from them: MacQueen's updates, or
 # Hartigan's moves after Lloyd.
 lloyd_cpp_options <- function(iter_max, tol = 0, n_threads = 1L, seeding = NULL) {
-  list(iter_max = as.integer(iter_max), tol = as.double(tol),
-       n_threads = as.integer(n_threads),
-       algorithm = if (is.null(seeding)) "lloyd" else seeding$algorithm,
-       polish = if (is.null(seeding)) "none" else seeding$centres_polish)
+  out <- list(iter_max = as.integer(iter_max), tol = as.double(tol),
+              n_threads = as.integer(n_threads),
+              algorithm = if (is.null(seeding)) "lloyd" else seeding$algorithm,
+              polish = if (is.null(seeding)) "none" else seeding$centres_polish)
+  if (identical(out$algorithm, "minibatch")) {
+    out <- c(out, list(batch_size = seeding$batch_size,
+                       reassignment_ratio = seeding$reassignment_ratio,
+                       seed = seeding$minibatch_seed))
+  }
+  out
 }

@@ -85,6 +85,19 @@
 #'   the rows, then Lloyd to confirm; not for [mpi_rows()] data). The
 #'   seeding stays the package's k-means++ without the local search;
 #'   `algorithm` overrides `control$polish` and `control$local_search`.
+#'   Or `"minibatch"`, which is not a name of [stats::kmeans()]: mini-batch
+#'   k-means (Sculley 2010) on the reduced rows (or on `x` itself for
+#'   `method = "none"`) instead of the replicates and Lloyd, as
+#'   scikit-learn's `MiniBatchKMeans` runs it: `n_init` seedings on a sample
+#'   of `max(3 batch_size, 3 k)` rows, the best kept (or the given centres),
+#'   then batches of `control$batch_size` rows, each row moving its nearest
+#'   centre with learning rate one over the centre's count (its rows, or
+#'   their weights, so far), and centres with few rows reassigned (see
+#'   `reassignment_ratio` in [kmeans_control()]). It stops after `iter_max`
+#'   passes over the rows or earlier (see [kmeans_control()]); every row
+#'   then goes to its nearest centre, and `iter` is the number of batches
+#'   run. No polish follows. Not for [mpi_rows()] data, [k_path()] or
+#'   `dims = "auto"`.
 #' @param trace As `trace` of [stats::kmeans()]: `TRUE` (or 1) prints one
 #'   line per Lloyd iteration, Hartigan or MacQueen sweep and split/merge
 #'   round (objective, rows moved, seconds); 2 also the Lloyd runs inside
@@ -136,6 +149,9 @@
 #'
 #' Liu, W., Shen, X. and Tsang, I. (2017). Sparse embedded k-means
 #' clustering. *NIPS 30*, 3319--3327.
+#'
+#' Sculley, D. (2010). Web-scale k-means clustering. *Proceedings of the
+#' 19th International Conference on World Wide Web (WWW '10)*, 1177--1178.
 #'
 #' (Each method's paper: [reduction_methods].)
 #' @seealso [kmeans_control()], [reduction_methods], [reduce_dims()] for the
@@ -227,6 +243,9 @@ kmeans_reduced.default <- function(x, k, method = "auto", dims = NULL, n_init = 
   iter_max <- check_whole(iter_max, "iter_max", 1, 1e8)
   n_threads <- check_n_threads(n_threads)
   n_reductions <- check_whole(n_reductions, "n_reductions", 1, 1e4)
+  if (auto && identical(control$algorithm, "minibatch")) {
+    stop_arg("`algorithm` \"minibatch\" runs on one reduction of a given size: give `dims` as a number, not \"auto\".")
+  }
   if (auto && n_reductions > 1L) {
     stop_arg("`dims = \"auto\"` chooses one reduction: use it with n_reductions = 1.")
   }
@@ -359,10 +378,12 @@ warn_collapsed <- function(dims, k) {
 # `algorithm` (stats::kmeans()'s names) as the package's controls: no local
 # search after the k-means++ seeding, and Hartigan's moves after Lloyd
 # ("Hartigan-Wong"), nothing ("Lloyd", "Forgy") or MacQueen's online updates
-# instead of Lloyd ("MacQueen", control$algorithm read by source_kmeans()).
+# instead of Lloyd ("MacQueen", control$algorithm read by source_kmeans()),
+# or mini-batch k-means instead of the replicates and Lloyd ("minibatch").
 # NULL: the package's own pipeline, unchanged.
 algorithm_control <- function(control, algorithm) {
   if (is.null(algorithm)) return(control)
+  # ("minibatch": mini-batch k-means, no polish after it either)
   control$polish <- if (algorithm == "Hartigan-Wong") "hartigan" else "none"
   control$local_search <- 0L
   control$algorithm <- algorithm
@@ -389,7 +410,9 @@ cluster_reduced <- function(src, x, reducer, reduced, k, centers0, n_init, iter_
   # (on distributed rows each rank sees only its own reduced rows)
   collapsed <- method != "none" && reduced_collapsed(src, reduced, k)
   if (collapsed) warn_collapsed(ncol(reduced), k)
-  say(verbose, "  k-means on %s x %d, k = %d%s", format(n_rows(src)), ncol(reduced), k,
+  say(verbose, "  %s on %s x %d, k = %d%s",
+      if (identical(control$algorithm, "minibatch")) "mini-batch k-means" else "k-means",
+      format(n_rows(src)), ncol(reduced), k,
       if (is.null(centers0)) sprintf(", %d %s replicate%s", n_init,
                                      seeding_name(control, k, n_rows(src)),
                                      if (n_init == 1L) "" else "s") else
@@ -397,7 +420,7 @@ cluster_reduced <- function(src, x, reducer, reduced, k, centers0, n_init, iter_
   start <- if (!is.null(centers0)) as.matrix(apply_reducer(reducer, centers0, n_threads))
   km <- source_kmeans(src, reduced, k, start, n_init, iter_max, control$tol, seed,
                       n_threads, verbose, limit, shift,
-                      seeding_of(control, k, n_init, method, as.numeric(n_rows(src))))
+                      seeding_of(control, k, n_init, method, as.numeric(n_rows(src)), seed))
   if (isTRUE(km$invalid)) check_values_later(x)
   if (verbose && isTRUE(km$polish_starts > 0L)) {
     say(verbose, paste0("  split/merge and Hartigan moves from the %d best replicate%s: objective %.7g -> %.7g ",
@@ -456,7 +479,12 @@ finish_fit <- function(best, src, refine, n_threads, control, verbose, seed, cal
   dimnames(centers) <- list(seq_len(k), col_names(src))
   reduced_centers <- km$centers
   dimnames(reduced_centers) <- list(seq_len(k), colnames(best$reduced))
-  if (!km$converged) {
+  minibatch <- identical(control$algorithm, "minibatch")
+  if (!km$converged && minibatch) {
+    warning(sprintf(paste0("Mini-batch k-means ran %d batches (%d passes over the rows) without ",
+                           "meeting its stopping criteria; increase `iter_max`."),
+                    km$iter, iter_max), call. = FALSE)
+  } else if (!km$converged) {
     warning(sprintf("Lloyd did not converge in %d iterations; increase `iter_max`.",
                     iter_max), call. = FALSE)
   }
@@ -486,6 +514,8 @@ finish_fit <- function(best, src, refine, n_threads, control, verbose, seed, cal
     objective_before_refine = best$objective,
     assignment_centers = assignment_centers,
     assignment_shift = assignment_shift),
+    # (mini-batch k-means: its name; iter is then its batches)
+    if (minibatch) list(algorithm = "minibatch"),
     fit_fields(src),
     list(timing = c(reduce = t_reduce, cluster = t_cluster, total = elapsed() - t_start))
   ), class = c("kmeans_reduced", "kmeans"))

@@ -19,7 +19,8 @@ print.kmeans_reduced <- function(x, max_cols = 6L, ...) {
   check_reduced_fit(x, "x", fields = TRUE)
   k <- length(x$size)
   d <- ncol(x$centers)
-  cat(sprintf("k-means on reduced data: %d clusters of sizes %s\n", k,
+  cat(sprintf("%s on reduced data: %d clusters of sizes %s\n",
+              if (identical(x$algorithm, "minibatch")) "Mini-batch k-means" else "k-means", k,
               paste(x$size, collapse = ", ")))
   cat(sprintf("Reduction: %s, %d -> %d dimensions\n", method_label(x$method),
               d, x$dims))
@@ -83,7 +84,7 @@ summary.kmeans_reduced <- function(object, x = NULL, ...) {
     features <- features[order(-features$times, features$index), , drop = FALSE]
     rownames(features) <- NULL
   }
-  structure(list(
+  structure(c(list(
     method = object$method,
     dims = object$dims,
     n_features = ncol(object$centers),
@@ -99,14 +100,17 @@ summary.kmeans_reduced <- function(object, x = NULL, ...) {
     timing = object$timing,
     features = features,
     bound = bound,
-    dims_auto = object$dims_auto
+    dims_auto = object$dims_auto),
+    # (mini-batch k-means: its name; iter counts its batches)
+    if (identical(object$algorithm, "minibatch")) list(algorithm = "minibatch")
   ), class = "summary.kmeans_reduced")
 }
 
 #' @rdname summary.kmeans_reduced
 #' @export
 print.summary.kmeans_reduced <- function(x, ...) {
-  cat(sprintf("k-means on reduced data (kmreduce)\n"))
+  minibatch <- identical(x$algorithm, "minibatch")
+  cat(sprintf("%s on reduced data (kmreduce)\n", if (minibatch) "Mini-batch k-means" else "k-means"))
   cat(sprintf("  data:        %d rows x %d features\n", x$n, x$n_features))
   cat(sprintf("  reduction:   %s, %d dimensions (seed %s)\n",
               method_label(x$method), x$dims, format(x$seed, scientific = FALSE)))
@@ -119,8 +123,13 @@ print.summary.kmeans_reduced <- function(x, ...) {
               format(x$tot.withinss, digits = 6)))
   cat(sprintf("  normalized:  %.6f (objective / ||A||_F^2)\n", x$normalized_objective))
   cat(sprintf("  between/total: %.4f\n", x$between_total))
-  cat(sprintf("  Lloyd:       %d iterations%s\n", x$iter,
-              if (x$ifault == 2L) " (did not converge)" else ""))
+  if (minibatch) {
+    cat(sprintf("  mini-batch:  %d batches%s\n", x$iter,
+                if (x$ifault == 2L) " (stopped by iter_max)" else ""))
+  } else {
+    cat(sprintf("  Lloyd:       %d iterations%s\n", x$iter,
+                if (x$ifault == 2L) " (did not converge)" else ""))
+  }
   cat(sprintf("  time (s):    reduce %.3f, cluster %.3f, total %.3f\n",
               x$timing[["reduce"]], x$timing[["cluster"]], x$timing[["total"]]))
   if (!is.null(x$bound)) {

@@ -624,6 +624,20 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// minibatch_batches_cpp
+Rcpp::List minibatch_batches_cpp(double n, double batch_size, int batches, double seed);
+RcppExport SEXP _kmreduce_minibatch_batches_cpp(SEXP nSEXP, SEXP batch_sizeSEXP, SEXP batchesSEXP, SEXP seedSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< double >::type n(nSEXP);
+    Rcpp::traits::input_parameter< double >::type batch_size(batch_sizeSEXP);
+    Rcpp::traits::input_parameter< int >::type batches(batchesSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    rcpp_result_gen = Rcpp::wrap(minibatch_batches_cpp(n, batch_size, batches, seed));
+    return rcpp_result_gen;
+END_RCPP
+}
 // threads_info_cpp
 Rcpp::List threads_info_cpp();
 RcppExport SEXP _kmreduce_threads_info_cpp() {
@@ -680,6 +694,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_kmeanspp_trace_cpp", (DL_FUNC) &_kmreduce_kmeanspp_trace_cpp, 4},
     {"_kmreduce_packed_copy_limit_cpp", (DL_FUNC) &_kmreduce_packed_copy_limit_cpp, 1},
     {"_kmreduce_single_products_cpp", (DL_FUNC) &_kmreduce_single_products_cpp, 6},
+    {"_kmreduce_minibatch_batches_cpp", (DL_FUNC) &_kmreduce_minibatch_batches_cpp, 4},
     {"_kmreduce_threads_info_cpp", (DL_FUNC) &_kmreduce_threads_info_cpp, 0},
     {NULL, NULL, 0}
 };

@@ -64,7 +64,8 @@ kmreduce::KmeansResult kmeans_rows(SEXP x, const kmreduce::KmeansOptions& opt,
     d = static_cast<int>(a.d);
     const double* s = shift_of(shift, keep, d);
     kmreduce::KmeansResult r;
-    if (single && kmeans_single_rows(a, s, opt, limit, combine, invalid, r)) return r;
+    if (single && !opt.minibatch && kmeans_single_rows(a, s, opt, limit, combine, invalid, r))
+      return r;
     return kmreduce::with_row_access(a, opt.n_threads, [&](const auto& rows) {
       if (limit > 0) {
         const kmreduce::ValueSummary v = value_summary(rows, a);
@@ -97,15 +98,16 @@ Rcpp::List lloyd_from_rows(SEXP x, const Rcpp::NumericMatrix& centers, KmeansCal
   Rcpp::NumericVector wkeep;
   opt.weights = weights_of(weights, wkeep, rows_of(x));
   const bool hartigan = opt.polish != kmreduce::Polish::None;
-  if ((opt.online || hartigan) && combine.size() > 1)
-    throw std::invalid_argument("MacQueen and Hartigan from given centres: one process only");
+  if ((opt.online || hartigan || opt.minibatch) && combine.size() > 1)
+    throw std::invalid_argument(
+        "MacQueen, Hartigan and mini-batch from given centres: one process only");
   const int n_threads = opt.n_threads;
   const kmreduce::LloydResult res = with_shifted_rows(
       x, centers, shift, n_threads,
       [&](const auto& rows, const std::vector<double>& c0, const double* s) {
         const kmreduce::ResidentRows<std::decay_t<decltype(rows)>> src(rows);
         kmreduce::LloydResult r =
-            opt.online || hartigan
+            opt.online || hartigan || opt.minibatch
                 ? kmreduce::kmeans_from_rows(rows, c0, opt, glue::r_interrupt())
                 : kmreduce::kmeans_from(src, c0, opt, glue::r_interrupt(), combine);
         kmreduce::unshift_result(src, s, opt.k, r, n_threads, combine, opt.weights);

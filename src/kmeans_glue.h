@@ -87,7 +87,9 @@ inline kmreduce::ClusterStats stats_of(const kmreduce::SparseMatrix& a, const in
 //   seed: a whole number (the seed of every random stream)
 //   seeding: a seeding policy's name, "k-means++" or "k-means||" (seeding.hpp)
 //   algorithm: "lloyd" (Lloyd's iterations) or "macqueen" (MacQueen's
-//     online updates) after each seeding, or from given centres
+//     online updates) after each seeding, or from given centres; or
+//     "minibatch" (mini-batch k-means, minibatch.hpp, instead of both)
+//   batch_size: whole >= 1;  reassignment_ratio: in [0, 1] (mini-batch)
 //   polish: "none", "hartigan" or "split_merge"
 //   polish_starts: whole >= 1, or "auto" (kPolishStartsAuto)
 //   precision: "double" or "single" (dense rows in float, single.hpp)
@@ -183,7 +185,15 @@ inline KmeansCall kmeans_options(const Rcpp::List& options) {
     } else if (name == "rounds") {
       opt.parallel.rounds = option::whole(v, name, 1);
     } else if (name == "algorithm") {
-      opt.online = option::choice(v, name, {"lloyd", "macqueen"}) == "macqueen";
+      const std::string a = option::choice(v, name, {"lloyd", "macqueen", "minibatch"});
+      opt.online = a == "macqueen";
+      opt.minibatch = a == "minibatch";
+    } else if (name == "batch_size") {
+      opt.batches.batch_size = option::whole(v, name, 1);
+    } else if (name == "reassignment_ratio") {
+      opt.batches.reassignment_ratio = option::number(v, name);
+      if (opt.batches.reassignment_ratio < 0 || opt.batches.reassignment_ratio > 1)
+        option::fail(name, "must be in [0, 1]");
     } else if (name == "polish") {
       const std::string p = option::choice(v, name, {"none", "hartigan", "split_merge"});
       opt.polish = p == "split_merge" ? kmreduce::Polish::SplitMerge

@@ -50,6 +50,7 @@ std::string step_name(const kmreduce::ProgressEvent& e) {
   const std::string stage = e.stage;
   if (stage == "split/merge") return "split/merge round";
   if (stage == "Lloyd") return "Lloyd iteration";
+  if (stage == "mini-batch") return "mini-batch batch";
   return stage + " sweep";
 }
 
@@ -60,6 +61,10 @@ void on_progress(const kmreduce::ProgressEvent& e) {
     std::string moved;
     if (std::string(e.stage) == "split/merge") {
       moved = e.moved > 0 ? "a move kept" : "no move kept";
+    } else if (std::string(e.stage) == "mini-batch") {
+      char m[64];
+      std::snprintf(m, sizeof(m), "%.0f centres reassigned so far", e.moved);
+      moved = m;
     } else {
       char m[48];
       std::snprintf(m, sizeof(m), "%.0f rows moved", e.moved);

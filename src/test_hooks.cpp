@@ -178,3 +178,22 @@ Rcpp::NumericMatrix single_products_cpp(Rcpp::NumericMatrix x, Rcpp::NumericMatr
   }
   return out;
 }
+
+// The batches mini-batch k-means draws for n rows with this seed (tests: a
+// reference of its updates fed the same batches): a list of `batches`
+// vectors of 1-based row indices, each sorted.
+// [[Rcpp::export]]
+Rcpp::List minibatch_batches_cpp(double n, double batch_size, int batches, double seed) {
+  if (!(n >= 1) || !(batch_size >= 1) || batches < 0)
+    throw std::invalid_argument("n and batch_size must be >= 1, batches >= 0");
+  const auto draws = kmreduce::minibatch_batches(static_cast<kmreduce::index_t>(n),
+                                                 static_cast<kmreduce::index_t>(batch_size),
+                                                 batches, glue::as_seed(seed));
+  Rcpp::List out(draws.size());
+  for (std::size_t i = 0; i < draws.size(); ++i) {
+    Rcpp::NumericVector v(draws[i].size());
+    for (std::size_t t = 0; t < draws[i].size(); ++t) v[t] = static_cast<double>(draws[i][t] + 1);
+    out[i] = v;
+  }
+  return out;
+}

@@ -128,7 +128,7 @@ test_that("algorithm with weights: MacQueen and Hartigan-Wong minimise the weigh
 test_that("a bad algorithm is refused by name", {
   x <- make_mixture(n = 40, d = 3)$x
   expect_error(kmeans_reduced(x, 2, algorithm = "Elkan"),
-               "`algorithm` must be NULL \\(the package's default\\) or one of \"Hartigan-Wong\", \"Lloyd\", \"Forgy\", \"MacQueen\", as in stats::kmeans\\(\\), not \"Elkan\"")
+               "`algorithm` must be NULL \\(the package's default\\), one of \"Hartigan-Wong\", \"Lloyd\", \"Forgy\", \"MacQueen\" \\(as in stats::kmeans\\(\\)\\) or \"minibatch\", not \"Elkan\"")
   expect_error(kmeans_reduced(x, 2, algorithm = 1), "`algorithm` must be .* not 1")
   expect_error(kmeans_reduced(x, 2, algorithm = NA_character_), "`algorithm` must be")
   expect_error(kmeans_reduced(x, 2, algorithm = c("Lloyd", "MacQueen")),

@@ -30,6 +30,7 @@
 #include "local_search.hpp"
 #include "lloyd.hpp"
 #include "macqueen.hpp"
+#include "minibatch.hpp"
 #include "seeding.hpp"
 #include "../runtime/rng.hpp"
 #include "split_merge.hpp"
@@ -61,9 +62,20 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
     throw std::invalid_argument("observation weights are not supported on distributed rows");
   if (opt.online && combine.size() > 1)
     throw std::invalid_argument("MacQueen's updates are not available on distributed rows");
+  if (opt.minibatch && combine.size() > 1)
+    throw std::invalid_argument(
+        "`algorithm` \"minibatch\" is not available on distributed rows; use \"Lloyd\"");
   const std::size_t seeding = seeding_index(opt.seeding);
   std::vector<double> norm_store;
   const double* row_norms = row_sqnorms_of(a, norm_store, opt.n_threads);
+  if (opt.minibatch) {  // mini-batch k-means (minibatch.hpp) instead
+    MinibatchResult mb = minibatch(a, row_norms, std::vector<double>(), opt, interrupt);
+    KmeansResult out;
+    out.best = std::move(mb.fit);
+    out.best_replicate = mb.seeding;
+    out.objectives.push_back(out.best.objective);
+    return out;
+  }
   const SeedingCall<Data, Combine> call{a, row_norms, opt, interrupt, combine};
   KmeansResult out;
   const bool polish = opt.polish != Polish::None && opt.k > 1;
@@ -224,7 +236,8 @@ LloydResult kmeans_from(const Source& src, std::vector<double> centres,
 
 // From given centres (k x d, column-major) on rows in memory, as
 // stats::kmeans(x, centers = <matrix>, algorithm = ) runs: Lloyd, or with
-// opt.online MacQueen's updates (macqueen.hpp); then with opt.polish
+// opt.online MacQueen's updates (macqueen.hpp), or with opt.minibatch
+// mini-batch k-means (minibatch.hpp, nothing after it); then with opt.polish
 // Hartigan's moves (hartigan_polish(); split/merge is not run from given
 // centres). Weighted with opt.weights.
 template <class Data>
@@ -236,6 +249,8 @@ LloydResult kmeans_from_rows(const Data& a, std::vector<double> centres,
   if (opt.k < 1 || opt.k > a.n) throw std::invalid_argument("k must be in [1, number of rows]");
   std::vector<double> norm_store;
   const double* row_norms = row_sqnorms_of(a, norm_store, opt.n_threads);
+  if (opt.minibatch)  // mini-batch k-means from the centres (minibatch.hpp)
+    return minibatch(a, row_norms, std::move(centres), opt, interrupt).fit;
   LloydResult res =
       opt.online ? macqueen(a, row_norms, std::move(centres), opt.k, opt.iter_max, opt.tol,
                             opt.n_threads, interrupt, nullptr, rows_shift(a), opt.weights)

@@ -32,6 +32,15 @@ enum class Polish { None, Hartigan, SplitMerge };
 // replicates agree; where it gains, the lowest replicate is reached once).
 constexpr int kPolishStartsAuto = 0;
 
+// Mini-batch k-means (minibatch.hpp): rows per batch, the reassignment
+// ratio of scikit-learn's MiniBatchKMeans (0: no reassignment), and the
+// batches without improvement of the smoothed batch objective that stop it.
+struct MinibatchOptions {
+  index_t batch_size = 1024;
+  double reassignment_ratio = 0.01;
+  int max_no_improvement = 10;
+};
+
 struct KmeansOptions {
   index_t k = 2;
   int n_init = 10;
@@ -59,6 +68,11 @@ struct KmeansOptions {
   // MacQueen's online updates (macqueen.hpp) instead of Lloyd after each
   // seeding (stats::kmeans(algorithm = "MacQueen")); one process only.
   bool online = false;
+  // Mini-batch k-means (minibatch.hpp) instead of the replicates and Lloyd:
+  // n_init seedings on a sample, the best one kept, then mini-batch updates
+  // for at most iter_max passes over the rows; one process only.
+  bool minibatch = false;
+  MinibatchOptions batches;
   // Observation weights, one positive weight per row (nullptr: all 1): every
   // step weighted (seeding by w D^2, weighted means and objective, the
   // polish's moves), so that whole weights give the fit of the rows repeated.

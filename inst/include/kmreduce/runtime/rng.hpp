@@ -60,7 +60,10 @@ enum StreamPurpose : std::uint64_t {
   kStreamRepeat = 10,
   kStreamGapReference = 11,
   kStreamFjlt = 12,
-  kStreamSplitMerge = 13
+  kStreamSplitMerge = 13,
+  kStreamMinibatchSample = 14,    // mini-batch k-means: the seeding sample
+  kStreamMinibatchBatch = 15,     // its batches
+  kStreamMinibatchReassign = 16   // its reassigned centres
 };
 
 class Rng {
