@@ -43,6 +43,9 @@ set_weights.source_mpi <- function(src, weights, control) {
   if (identical(control$algorithm, "MacQueen")) {
     stop_arg("`algorithm` \"MacQueen\" (online updates, row after row) is not available on distributed rows; use \"Lloyd\" or \"Hartigan-Wong\".")
   }
+  if (identical(control$algorithm, "minibatch")) {
+    stop_arg("`algorithm` \"minibatch\" (batches drawn from all the rows) is not available on distributed rows; use \"Lloyd\" or \"Hartigan-Wong\".")
+  }
   src
 }
 

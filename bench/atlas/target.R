@@ -25,6 +25,7 @@
 #
 # Settings of the kmreduce part from the environment: ATLAS_DIMS (default
 # 50), ATLAS_N_INIT (1), ATLAS_THREADS (2), ATLAS_ITER_MAX (100);
+# ATLAS_ALGORITHM (NULL: the default pipeline; "minibatch": mini-batch k-means);
 # ATLAS_VERBOSE=1 reports the fit's stages and progress (verbose = TRUE);
 # ATLAS_PATH=in_memory forces the in-memory path (the same fit, for
 # comparison: it needs the whole matrix and its transpose in memory).
@@ -105,6 +106,7 @@ switch(part,
     n_init <- env_int("ATLAS_N_INIT", 1L)
     n_threads <- env_int("ATLAS_THREADS", 2L)
     iter_max <- env_int("ATLAS_ITER_MAX", 100L)
+    algorithm <- if (nzchar(Sys.getenv("ATLAS_ALGORITHM"))) Sys.getenv("ATLAS_ALGORITHM")
     api <- exists("kmeans_reduced.SummarizedExperiment", envir = asNamespace("kmreduce"),
                   inherits = FALSE) && Sys.getenv("ATLAS_PATH") != "in_memory" 
     if (api) {
@@ -117,6 +119,7 @@ switch(part,
       fit <- kmeans_reduced(sce, k, assay = "counts", normalize = "log1p_cpm",
                             method = "sparse_embedding", dims = dims, n_init = n_init,
                             iter_max = iter_max, seed = 1L, n_threads = n_threads,
+                            algorithm = algorithm,
                             verbose = Sys.getenv("ATLAS_VERBOSE") != "")
       cl <- fit$cluster
       sec <- el() - t0; cpu_s <- cpu() - c0
@@ -136,7 +139,8 @@ switch(part,
       y <- t(m)                                # cells x genes, log1p-CPM
       rm(m)
       fit <- kmeans_reduced(y, k, method = "sparse_embedding", dims = dims, n_init = n_init,
-                            iter_max = iter_max, seed = 1L, n_threads = n_threads)
+                            iter_max = iter_max, seed = 1L, n_threads = n_threads,
+                            algorithm = algorithm)
       cl <- fit$cluster
       sec <- el() - t0; cpu_s <- cpu() - c0
       path <- "in_memory"

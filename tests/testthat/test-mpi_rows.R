@@ -84,7 +84,8 @@ test_that("user errors on some MPI ranks stop every rank with the same error (2 
       "bad k on one rank" = sprintf("the checks failed on rank %d: `k` must be a whole number", last),
       "control differs" = "`control\\$tol` is 0 on rank 0",
       "seed policy differs" = "`seed` is 5 on rank 0",
-      "bad method everywhere" = "`method` \"cssp\" is not available on distributed rows")
+      "bad method everywhere" = "`method` \"cssp\" is not available on distributed rows",
+      "minibatch" = "`algorithm` \"minibatch\" \\(batches drawn from all the rows\\) is not available on distributed rows")
     for (case in names(expect)) {
       msg <- res[[case]]
       expect_length(msg, np)

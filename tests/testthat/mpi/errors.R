@@ -37,6 +37,7 @@ case("control differs", kmeans_reduced(xm, 3, seed = 1,
                                        control = list(tol = if (rank == last) 1e-3 else 0)))
 case("seed policy differs", kmeans_reduced(xm, 3, seed = if (rank == last) NULL else 5))
 case("bad method everywhere", kmeans_reduced(xm, 3, method = "cssp", dims = 2))
+case("minibatch", kmeans_reduced(xm, 3, algorithm = "minibatch"))
 fit <- kmeans_reduced(xm, 3, seed = 1)
 results[["after"]] <- unlist(allgather(length(fit$cluster) == length(rows)))
 if (rank == 0L) saveRDS(results, out_file)
