@@ -189,3 +189,22 @@ test_that("cells_to_rows_cpp() is Matrix::t() of the stored block, normalized or
   bad[3] <- NA
   expect_error(kmreduce:::cells_to_rows_cpp(bad, m@i, ptr, 50L, TRUE, 1), "count NA at cell 1")
 })
+
+test_that("every block method, refine and dims = \"auto\" give the labels of the cells in memory", {
+  skip_on_cran()
+  skip_without_bioc()
+  tc <- tenx_case(300, 600, 3, seed = 11)
+  sce <- SingleCellExperiment::SingleCellExperiment(list(counts = tenx_matrix(tc$file)))
+  for (m in c("sign", "gaussian", "srht", "fjlt", "leverage", "rsvd")) {
+    a <- kmeans_reduced(sce, 3, normalize = "log1p_cpm", method = m, dims = 20, n_init = 2,
+                        seed = 1, refine = 1)
+    b <- kmeans_reduced(tc$rows, 3, method = m, dims = 20, n_init = 2, seed = 1, refine = 1)
+    expect_identical(unname(a$cluster), unname(b$cluster), info = m)
+    expect_equal(a$tot.withinss, b$tot.withinss, tolerance = 1e-10, info = m)
+  }
+  a <- kmeans_reduced(sce, 3, normalize = "log1p_cpm", method = "sparse_embedding",
+                      dims = "auto", seed = 1)
+  b <- kmeans_reduced(tc$rows, 3, method = "sparse_embedding", dims = "auto", seed = 1)
+  expect_identical(unname(a$cluster), unname(b$cluster))
+  expect_identical(a$dims, b$dims)
+})
