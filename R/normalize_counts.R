@@ -21,14 +21,11 @@ normalize_rows <- function(m, how, what, first = 1L) {
   if (anyNA(values) || any(values < 0)) {
     bad <- which(is.na(values) | values < 0)[1L]
     row <- if (methods::is(m, "dgCMatrix")) m@i[bad] + 1L else (bad - 1L) %% nrow(m) + 1L
-    stop_arg(sprintf(paste0("`normalize = \"%s\"` needs counts (numbers >= 0) but %s has %s ",
-                            "at cell %s. Give normalize = \"none\" for data already normalized."),
-                     how, what, if (is.na(values[bad])) "NA" else format(values[bad]),
-                     format(first - 1L + row)))
+    stop_not_counts(how, what, values[bad], first - 1L + row)
   }
   lib <- unname(Matrix::rowSums(m))
   lib[lib == 0] <- 1  # (all zero: stays zero)
-  # (the same operations, in the same order, as normalize_cells())
+  # (the same operations, in the same order, as normalize_columns())
   if (methods::is(m, "dgCMatrix")) {
     m@x <- log1p(m@x / lib[m@i + 1L] * 1e6)
   } else {
@@ -46,13 +43,17 @@ normalize_columns <- function(m, how, what, first = 1L) {
   x <- m@x
   if (anyNA(x) || min(x) < 0) {
     bad <- which(is.na(x) | x < 0)[1L]
-    stop_arg(sprintf(paste0("`normalize = \"%s\"` needs counts (numbers >= 0) but %s has %s ",
-                            "at cell %s. Give normalize = \"none\" for data already normalized."),
-                     how, what, if (is.na(x[bad])) "NA" else format(x[bad]),
-                     format(first - 1L + findInterval(bad - 1L, m@p))))
+    stop_not_counts(how, what, x[bad], first - 1L + findInterval(bad - 1L, m@p))
   }
   lib <- unname(Matrix::colSums(m))
   lib[lib == 0] <- 1
   m@x <- log1p(x / rep.int(lib, diff(m@p)) * 1e6)
   m
+}
+
+# The error for a value that is not a count (`cell`: its cell's number).
+stop_not_counts <- function(how, what, value, cell) {
+  stop_arg(sprintf(paste0("`normalize = \"%s\"` needs counts (numbers >= 0) but %s has %s ",
+                          "at cell %s. Give normalize = \"none\" for data already normalized."),
+                   how, what, if (is.na(value)) "NA" else format(value), format(cell)))
 }
