@@ -73,30 +73,39 @@ struct PackedRows {
     // 16 tiles (one row block) at a time: columns are read in runs of 256.
     const index_t per_block = kRowBlock / T;
     const index_t nb = n_blocks(tiles, per_block);
-    const bool simd = simd_level() == SimdLevel::Avx512;
+    const SimdLevel level = simd_level();
     std::vector<ValueSummary> part(static_cast<std::size_t>(nb));
     parallel_for(nb, n_threads, [&](index_t b, int) {
       const index_t t0 = b * per_block, t1 = std::min(tiles, t0 + per_block);
-      // (not kept: the tiles the SIMD pass below does not take, a last
-      // partial one, or all of them without AVX-512, go through a scratch
-      // buffer, for the norms)
-      thread_local std::vector<double> scratch;
-      if (!stored) scratch.resize(static_cast<std::size_t>(per_block * d * T));
-      // Whole tiles: a SIMD copy, with streaming stores when kept (the tiles
-      // are read again only after the whole matrix is packed).
+      // Whole tiles: column by column (runs of 16 (t1 - t0) values), SIMD
+      // where the processor has it, with streaming stores when kept (the
+      // tiles are read again only after the whole matrix is packed); not
+      // kept: only the norms and the summary of the values. The last,
+      // partial tile goes through pack_tile() (into a scratch tile when the
+      // tiles are not kept).
       const index_t full = std::min(t1, n / T);
-      if (simd && full > t0) {
-        if (stored) {
-          part[b] = pack_tiles_simd(a, t0, full, v.get() + t0 * d * T, true);
+      if (full > t0) {
+        double* out = stored ? v.get() + t0 * d * T : nullptr;
+        if (level == SimdLevel::Avx512) {
+          part[b] = pack_tiles_simd(a, t0, full, out, stored);
+        } else if (level == SimdLevel::Avx2) {
+          part[b] = pack_tiles_avx2(a, t0, full, out, stored);
+        } else {
+          part[b] = pack_tiles_plain(a, t0, full, out);
+        }
 #if defined(KMREDUCE_X86_SIMD)
+        if (stored && level != SimdLevel::Portable)
           _mm_sfence();  // this thread's streaming stores, before it reports done
 #endif
+      }
+      for (index_t t = std::max(t0, full); t < t1; ++t) {
+        if (stored) {
+          part[b].merge(pack_tile(t, v.get() + t * d * T));
         } else {
-          part[b] = pack_tiles_simd(a, t0, full, nullptr, false);
+          std::vector<double> scratch(static_cast<std::size_t>(d * T));
+          part[b].merge(pack_tile(t, scratch.data()));
         }
       }
-      for (index_t t = simd ? std::max(t0, full) : t0; t < t1; ++t)
-        part[b].merge(pack_tile(t, stored ? v.get() + t * d * T : scratch.data()));
     }, static_cast<double>(n) * d);
     for (const ValueSummary& p : part) values.merge(p);
     if (direct && shift != nullptr) std::copy(shift, shift + d, direct_shift.begin());
@@ -135,6 +144,75 @@ struct PackedRows {
     }
     return vs;
   }
+
+  // Whole tiles [t0, t1) into out (tile t0 first; null: nothing stored),
+  // with plain loops in the order of the SIMD versions below: column by
+  // column, runs of 16 (t1 - t0) values; each row's norm is summed over the
+  // columns in turn, as pack_tile() sums it, so the numbers are the same.
+  ValueSummary pack_tiles_plain(const DenseMatrix& a, index_t t0, index_t t1, double* out) {
+    double* nrm = norms.data() + t0 * T;
+    const index_t len = (t1 - t0) * T;
+    ValueSummary vs;
+    for (index_t j = 0; j < d; ++j) {
+      const double* col = a.x + a.n * j + t0 * T;
+      const double sj = shift != nullptr ? shift[j] : 0.0;
+      for (index_t r = 0; r < len; ++r) {
+        const double x = col[r] - sj;
+        if (out != nullptr) out[((r / T) * d + j) * T + r % T] = x;
+        nrm[r] += x * x;
+        vs.add(col[r]);
+      }
+    }
+    return vs;
+  }
+
+#if defined(KMREDUCE_X86_SIMD)
+  // pack_tiles_plain() with AVX2 (4 lanes; a multiply then an add, no FMA:
+  // the same norms as the plain loops), streaming stores when `stream`.
+  __attribute__((target("avx2"))) ValueSummary pack_tiles_avx2(
+      const DenseMatrix& a, index_t t0, index_t t1, double* out, bool stream) {
+    double* nrm = norms.data() + t0 * T;
+    const __m256d absmask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
+    const __m256d big = _mm256_set1_pd(DBL_MAX);
+    __m256d mx = _mm256_setzero_pd(), bad = _mm256_setzero_pd();
+    for (index_t j = 0; j < d; ++j) {
+      const double* col = a.x + a.n * j + t0 * T;
+      const __m256d sj = _mm256_set1_pd(shift != nullptr ? shift[j] : 0.0);
+      for (index_t t = t0; t < t1; ++t) {
+        const double* s = col + (t - t0) * T;
+        double* nt = nrm + (t - t0) * T;
+        double* dst = out != nullptr ? out + ((t - t0) * d + j) * T : nullptr;
+        for (int q = 0; q < 4; ++q) {
+          const __m256d r = _mm256_loadu_pd(s + 4 * q);
+          const __m256d x = _mm256_sub_pd(r, sj);
+          if (dst != nullptr) {
+            if (stream) {
+              _mm256_stream_pd(dst + 4 * q, x);
+            } else {
+              _mm256_storeu_pd(dst + 4 * q, x);
+            }
+          }
+          _mm256_storeu_pd(nt + 4 * q,
+                           _mm256_add_pd(_mm256_loadu_pd(nt + 4 * q), _mm256_mul_pd(x, x)));
+          const __m256d ab = _mm256_and_pd(r, absmask);
+          bad = _mm256_or_pd(bad, _mm256_cmp_pd(ab, big, _CMP_NLE_UQ));
+          mx = _mm256_max_pd(mx, ab);
+        }
+      }
+    }
+    ValueSummary vs;
+    vs.finite = _mm256_movemask_pd(bad) == 0;
+    alignas(32) double m[4];
+    _mm256_store_pd(m, mx);
+    vs.maxabs = std::max(std::max(m[0], m[1]), std::max(m[2], m[3]));
+    return vs;
+  }
+#else
+  ValueSummary pack_tiles_avx2(const DenseMatrix& a, index_t t0, index_t t1, double* out,
+                               bool) {
+    return pack_tiles_plain(a, t0, t1, out);
+  }
+#endif
 
 #if defined(KMREDUCE_X86_SIMD)
   // Whole tiles [t0, t1) into out (tile t0 first; streaming stores or not;
@@ -196,8 +274,23 @@ struct PackedRows {
       }
     }
   }
+  // The same with AVX2.
+  __attribute__((target("avx2"))) void pack_whole_tiles_avx2(index_t t0, index_t count,
+                                                             double* out) const {
+    for (index_t j = 0; j < d; ++j) {
+      const double* col = src.x + src.n * j + t0 * T;
+      const __m256d sj = _mm256_set1_pd(shift != nullptr ? shift[j] : 0.0);
+      for (index_t t = 0; t < count; ++t) {
+        double* dst = out + (t * d + j) * T;
+        for (int q = 0; q < 4; ++q)
+          _mm256_storeu_pd(dst + 4 * q,
+                           _mm256_sub_pd(_mm256_loadu_pd(col + t * T + 4 * q), sj));
+      }
+    }
+  }
 #else
   void pack_whole_tiles(index_t, index_t, double*) const {}
+  void pack_whole_tiles_avx2(index_t, index_t, double*) const {}
 #endif
   // Tiles [t0, t0 + count): where they are kept, or in a per-thread buffer
   // (valid until this thread's next call), packed now unless this thread's
@@ -217,9 +310,16 @@ struct PackedRows {
     last.count = count;
     last.buf.resize(static_cast<std::size_t>(count * d * T));
     index_t t = 0;
-    if (simd_level() == SimdLevel::Avx512) {
+    const SimdLevel level = simd_level();
+    if (level != SimdLevel::Portable) {
       const index_t full = std::min(count, n / T - t0);  // whole tiles
-      if (full > 0) pack_whole_tiles(t0, full, last.buf.data());
+      if (full > 0) {
+        if (level == SimdLevel::Avx512) {
+          pack_whole_tiles(t0, full, last.buf.data());
+        } else {
+          pack_whole_tiles_avx2(t0, full, last.buf.data());
+        }
+      }
       t = std::max<index_t>(full, 0);
     }
     for (; t < count; ++t) copy_tile(t0 + t, last.buf.data() + t * d * T);
