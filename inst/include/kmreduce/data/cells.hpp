@@ -22,27 +22,32 @@
 
 namespace kmreduce {
 
-struct CellRows {
-  std::vector<int> p;     // n_genes + 1 column pointers
-  std::vector<int> i;     // the cell (row) of each value, increasing per gene
-  std::vector<double> x;  // the values
-};
-
-// `ptr`: n_cells + 1 offsets of the cells' values in `value` and `gene`
-// (from 0). `first_cell`: the number of the block's first cell in its file
-// (1-based, for messages).
-template <class Value, class Index>
-CellRows cells_to_rows(const Value* value, const Index* gene, const double* ptr,
-                       index_t n_cells, index_t n_genes, bool log1p_cpm,
-                       double first_cell = 1) {
+// The number of stored values of a block (checked: offsets from 0, at most
+// 2^31 - 1 values).
+inline index_t stored_values(const double* ptr, index_t n_cells, index_t n_genes) {
   if (n_cells < 0 || n_genes < 0) throw std::invalid_argument("negative dimensions");
   const double nnz_d = ptr[n_cells] - ptr[0];
   if (ptr[0] != 0 || nnz_d < 0 || nnz_d > 2147483647.0)
     throw std::invalid_argument("a block of cells has bad value offsets");
-  const index_t nnz = static_cast<index_t>(nnz_d);
+  return static_cast<index_t>(nnz_d);
+}
+
+// `ptr`: n_cells + 1 offsets of the cells' values in `value` and `gene`
+// (from 0). `as_double(value[t])`: the value as a double (a missing value as
+// a NaN). `first_cell`: the number of the block's first cell in its file
+// (1-based, for messages). Writes the CSC matrix of cells x genes into
+// p_out (n_genes + 1), i_out and x_out (one per stored value), which the
+// caller allocates: large blocks scatter their values over all the genes'
+// columns, so callers give memory advised for huge pages (memory.hpp): with
+// 4 KiB pages nearly every store of a large block missed the TLB.
+template <class Value, class Index, class AsDouble>
+void cells_to_rows(const Value* value, const Index* gene, const double* ptr,
+                   index_t n_cells, index_t n_genes, bool log1p_cpm, double first_cell,
+                   AsDouble as_double, int* p_out, int* i_out, double* x_out) {
   auto cell_name = [&](index_t c) {
     return std::to_string(static_cast<long long>(first_cell) + static_cast<long long>(c));
   };
+  const index_t nnz = stored_values(ptr, n_cells, n_genes);
   // the library sizes and the checks, cell by cell, in stored order
   std::vector<double> scale(n_cells, 1.0);
   std::vector<index_t> count(n_genes + 1, 0);
@@ -57,7 +62,7 @@ CellRows cells_to_rows(const Value* value, const Index* gene, const double* ptr,
                                 " at cell " + cell_name(c));
       ++count[g + 1];
       if (log1p_cpm) {
-        const double v = static_cast<double>(value[t]);
+        const double v = as_double(value[t]);
         if (!(v >= 0))
           throw std::domain_error("count " + std::string(std::isnan(v) ? "NA" : "< 0") +
                                   " at cell " + cell_name(c));
@@ -66,22 +71,17 @@ CellRows cells_to_rows(const Value* value, const Index* gene, const double* ptr,
     }
     if (log1p_cpm) scale[c] = lib == 0.0 ? 1.0 : lib;
   }
-  CellRows out;
-  out.p.assign(n_genes + 1, 0);
   for (index_t g = 0; g < n_genes; ++g) count[g + 1] += count[g];
-  for (index_t g = 0; g <= n_genes; ++g) out.p[g] = static_cast<int>(count[g]);
-  out.i.resize(nnz);
-  out.x.resize(nnz);
+  for (index_t g = 0; g <= n_genes; ++g) p_out[g] = static_cast<int>(count[g]);
   for (index_t c = 0; c < n_cells; ++c) {
     const index_t a = static_cast<index_t>(ptr[c]), b = static_cast<index_t>(ptr[c + 1]);
     for (index_t t = a; t < b; ++t) {
       const index_t dst = count[static_cast<index_t>(gene[t])]++;
-      const double v = static_cast<double>(value[t]);
-      out.i[dst] = static_cast<int>(c);
-      out.x[dst] = log1p_cpm ? std::log1p(v / scale[c] * 1e6) : v;
+      const double v = as_double(value[t]);
+      i_out[dst] = static_cast<int>(c);
+      x_out[dst] = log1p_cpm ? std::log1p(v / scale[c] * 1e6) : v;
     }
   }
-  return out;
 }
 
 }  // namespace kmreduce
