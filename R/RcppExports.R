@@ -45,6 +45,10 @@ mpi_stats_cpp <- function(x, cluster, k, n_threads, mpi) {
     .Call(`_kmreduce_mpi_stats_cpp`, x, cluster, k, n_threads, mpi)
 }
 
+label_moments_cpp <- function(x, cluster, k, n_threads, weights = NULL) {
+    .Call(`_kmreduce_label_moments_cpp`, x, cluster, k, n_threads, weights)
+}
+
 top_svd_cpp <- function(x, k, center = NULL, weights = NULL) {
     .Call(`_kmreduce_top_svd_cpp`, x, k, center, weights)
 }

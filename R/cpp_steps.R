@@ -39,6 +39,10 @@ cpp_stats <- function(rows, cluster, k, n_threads, means = NULL, weights = NULL)
 cpp_stats_blocks <- function(cpp, block_rows, cluster, k, n_threads, weights) {
   stats_blocks_cpp(cpp$read, cpp$n, cpp$d, block_rows, cluster, k, n_threads, weights)
 }
+# The one-pass moments of one block by cluster: list(sums, size, sq).
+cpp_label_moments <- function(block, cluster, k, n_threads, weights = NULL) {
+  label_moments_cpp(block, cluster, k, n_threads, weights)
+}
 cpp_stats_mpi <- function(cpp, cluster, k, n_threads) {
   mpi_stats_cpp(cpp$rows, cluster, k, n_threads, cpp$mpi)
 }

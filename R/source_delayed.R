@@ -173,12 +173,10 @@ source_stats.source_delayed <- function(src, cluster, k, n_threads, block_rows, 
   size <- numeric(k)
   sq <- numeric(k)
   for_source_blocks(src, source_block_rows(src, block_rows), function(block, rows) {
-    lab <- cluster[rows]
-    wr <- if (is.null(w)) rep(1, length(rows)) else w[rows]
-    ind <- Matrix::sparseMatrix(i = lab, j = seq_along(rows), x = wr, dims = c(k, length(rows)))
-    sums <<- sums + as.matrix(ind %*% block)
-    size <<- size + as.vector(ind %*% rep(1, length(rows)))
-    sq <<- sq + as.vector(ind %*% Matrix::rowSums(block^2))
+    m <- cpp_label_moments(block, cluster[rows], k, n_threads, if (!is.null(w)) w[rows])
+    sums <<- sums + m$sums
+    size <<- size + m$size
+    sq <<- sq + m$sq
   })
   between <- ifelse(size > 0, rowSums(sums^2) / pmax(size, .Machine$double.xmin), 0)
   withinss <- pmax(0, sq - between)

@@ -160,6 +160,21 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// label_moments_cpp
+Rcpp::List label_moments_cpp(SEXP x, Rcpp::IntegerVector cluster, int k, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> weights);
+RcppExport SEXP _kmreduce_label_moments_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP, SEXP weightsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
+    rcpp_result_gen = Rcpp::wrap(label_moments_cpp(x, cluster, k, n_threads, weights));
+    return rcpp_result_gen;
+END_RCPP
+}
 // top_svd_cpp
 Rcpp::List top_svd_cpp(SEXP x, int k, Rcpp::Nullable<Rcpp::NumericVector> center, Rcpp::Nullable<Rcpp::NumericVector> weights);
 RcppExport SEXP _kmreduce_top_svd_cpp(SEXP xSEXP, SEXP kSEXP, SEXP centerSEXP, SEXP weightsSEXP) {
@@ -661,6 +676,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_cluster_stats_cpp", (DL_FUNC) &_kmreduce_cluster_stats_cpp, 6},
     {"_kmreduce_stats_blocks_cpp", (DL_FUNC) &_kmreduce_stats_blocks_cpp, 8},
     {"_kmreduce_mpi_stats_cpp", (DL_FUNC) &_kmreduce_mpi_stats_cpp, 5},
+    {"_kmreduce_label_moments_cpp", (DL_FUNC) &_kmreduce_label_moments_cpp, 5},
     {"_kmreduce_top_svd_cpp", (DL_FUNC) &_kmreduce_top_svd_cpp, 4},
     {"_kmreduce_randomized_svd_cpp", (DL_FUNC) &_kmreduce_randomized_svd_cpp, 8},
     {"_kmreduce_cssp_cpp", (DL_FUNC) &_kmreduce_cssp_cpp, 5},

@@ -102,3 +102,24 @@ Rcpp::List mpi_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k, int n_threa
   });
   return stats_list(s, k, d);
 }
+
+// The one-pass moments of one block of rows by cluster (label_moments() of
+// cluster_stats.hpp): list(sums = k x d, size = k, sq = k), to be added to
+// the running totals over the blocks.
+// [[Rcpp::export]]
+Rcpp::List label_moments_cpp(SEXP x, Rcpp::IntegerVector cluster, int k, int n_threads,
+                             Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
+  const std::vector<int> label = zero_based(cluster);
+  Rcpp::NumericVector wkeep;
+  const double* w = weights_of(weights, wkeep, static_cast<double>(label.size()));
+  Rcpp::NumericVector size(k), sq(k);
+  Rcpp::NumericMatrix sums = glue::with_matrix(x, [&](const auto& a) {
+    if (static_cast<kmreduce::index_t>(label.size()) != a.n)
+      throw std::invalid_argument("one label per row");
+    Rcpp::NumericMatrix s(k, static_cast<int>(a.d));
+    kmreduce::label_moments(a, label.data(), w, k, &s[0], &size[0], &sq[0], n_threads);
+    return s;
+  });
+  return Rcpp::List::create(Rcpp::Named("sums") = sums, Rcpp::Named("size") = size,
+                            Rcpp::Named("sq") = sq);
+}

@@ -28,6 +28,31 @@ test_that("a DelayedMatrix with NA is an error naming it, found while reading", 
                "`x` must contain only finite numbers; found 1 non-finite value \\(NA/NaN at row 33 of a DelayedMatrix\\)")
 })
 
+test_that("the one-pass statistics of sparse blocks equal those in memory, with weights", {
+  skip_without_bioc("DelayedArray")
+  x <- withr::with_seed(4, Matrix::rsparsematrix(300, 40, 0.1))
+  x[1:120, 1:5] <- x[1:120, 1:5] + 3
+  x <- methods::as(x, "CsparseMatrix")
+  w <- withr::with_seed(5, runif(300, 0.5, 2))
+  for (weights in list(NULL, w)) {
+    ref <- kmeans_reduced(x, 3, method = "sparse_embedding", dims = 10, seed = 1,
+                          weights = weights)
+    fit <- kmeans_reduced(DelayedArray::DelayedArray(x), 3, method = "sparse_embedding",
+                          dims = 10, seed = 1, weights = weights,
+                          control = list(block_rows = 70))
+    expect_identical(fit$cluster, ref$cluster)
+    expect_equal(fit$centers, ref$centers, tolerance = 1e-12)
+    expect_equal(fit$withinss, ref$withinss, tolerance = 1e-10)
+    expect_equal(fit$totss, ref$totss, tolerance = 1e-10)
+    wr <- if (is.null(weights)) rep(1, 300) else weights
+    within <- vapply(1:3, function(j) {
+      r <- fit$cluster == j
+      sum(wr[r] * rowSums(sweep(as.matrix(x[r, , drop = FALSE]), 2, fit$centers[j, ])^2))
+    }, 0)
+    expect_equal(fit$withinss, within, tolerance = 1e-9)
+  }
+})
+
 test_that("the one-pass statistics equal those in memory, with weights and far from zero", {
   skip_without_bioc("DelayedArray")
   x <- withr::with_seed(2, rbind(matrix(rnorm(150 * 20), 150), matrix(rnorm(100 * 20, 2), 100)))

@@ -278,6 +278,53 @@ BlockMoments block_moments(const Matrix& a, const int* label, index_t k,
   return m;
 }
 
+// One-pass moments of a block by cluster, with optional row weights w (or
+// nullptr): sums (k x d, column-major) += sum of w_r x_r, size (k) += sum
+// of w_r, sq (k) += sum of w_r ||x_r||^2. Columns in parallel; the squares
+// are summed per column and then over the columns in order (the same for
+// every thread count). Dense or sparse (stored values only) columns.
+namespace detail {
+// Column j's terms into s (k) and q (k).
+inline void label_moments_column(const DenseMatrix& a, index_t j, const int* label,
+                                 const double* w, double* s, double* q) {
+  const double* col = a.x + a.n * j;
+  for (index_t r = 0; r < a.n; ++r) {
+    const int c = label[r];
+    const double x = col[r], wx = w != nullptr ? w[r] * x : x;
+    s[c] += wx;
+    q[c] += wx * x;
+  }
+}
+inline void label_moments_column(const SparseMatrix& a, index_t j, const int* label,
+                                 const double* w, double* s, double* q) {
+  for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) {
+    const index_t r = a.i[t];
+    const int c = label[r];
+    const double x = a.x[t], wx = w != nullptr ? w[r] * x : x;
+    s[c] += wx;
+    q[c] += wx * x;
+  }
+}
+inline double stored_count(const DenseMatrix& a) {
+  return static_cast<double>(a.n) * static_cast<double>(a.d);
+}
+inline double stored_count(const SparseMatrix& a) { return static_cast<double>(a.nnz()); }
+}  // namespace detail
+
+template <class Matrix>
+void label_moments(const Matrix& a, const int* label, const double* w, index_t k,
+                   double* sums, double* size, double* sq, int n_threads) {
+  std::vector<index_t> counts;
+  detail::check_labels(label, a.n, k, counts);
+  for (index_t r = 0; r < a.n; ++r) size[label[r]] += w != nullptr ? w[r] : 1.0;
+  std::vector<double> qpart(static_cast<std::size_t>(k * a.d), 0.0);
+  parallel_for(a.d, n_threads, [&](index_t j, int) {
+    detail::label_moments_column(a, j, label, w, sums + k * j, qpart.data() + k * j);
+  }, 2.0 * detail::stored_count(a));
+  for (index_t j = 0; j < a.d; ++j)
+    for (index_t c = 0; c < k; ++c) sq[c] += qpart[c + k * j];
+}
+
 struct BlockDeviations {
   std::vector<double> withinss;  // k
   double totss = 0.0;
