@@ -190,6 +190,25 @@ test_that("cells_to_rows_cpp() is Matrix::t() of the stored block, normalized or
   expect_error(kmreduce:::cells_to_rows_cpp(bad, m@i, ptr, 50L, TRUE, 1), "count NA at cell 1")
 })
 
+test_that("cells_to_rows_cpp() of a large block (its two-step scatter) is Matrix::t() too", {
+  # over 2^20 stored values and 2048 genes: the values go through runs of
+  # 512 genes before the genes' columns
+  m <- withr::with_seed(4, Matrix::rsparsematrix(3000, 1800, 0.2,
+                                                 rand.x = function(n) rpois(n, 2) + 1))
+  m[, 11] <- 0
+  m <- methods::as(m, "CsparseMatrix")
+  expect_gt(length(m@x), 2^20)
+  ptr <- as.numeric(m@p)
+  raw <- kmreduce:::cells_to_rows_cpp(as.integer(m@x), m@i, ptr, 3000L, FALSE, 1)
+  expect_identical(raw, Matrix::t(m))
+  norm <- kmreduce:::cells_to_rows_cpp(m@x, m@i, ptr, 3000L, TRUE, 1)
+  expect_identical(norm, Matrix::t(kmreduce:::normalize_columns(m, "log1p_cpm", "x")))
+  bad <- m@i
+  bad[length(bad) - 5L] <- 3000L
+  expect_error(kmreduce:::cells_to_rows_cpp(m@x, bad, ptr, 3000L, FALSE, 1),
+               "gene index outside 0..2999 at cell 1800")
+})
+
 test_that("every block method, refine and dims = \"auto\" give the labels of the cells in memory", {
   skip_on_cran()
   skip_without_bioc()

@@ -12,12 +12,15 @@
 #ifndef KMREDUCE_CELLS_HPP
 #define KMREDUCE_CELLS_HPP
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <memory>
 #include <vector>
 
+#include "../runtime/memory.hpp"
 #include "../runtime/parallel.hpp"
 
 namespace kmreduce {
@@ -73,13 +76,53 @@ void cells_to_rows(const Value* value, const Index* gene, const double* ptr,
   }
   for (index_t g = 0; g < n_genes; ++g) count[g + 1] += count[g];
   for (index_t g = 0; g <= n_genes; ++g) p_out[g] = static_cast<int>(count[g]);
+  auto out_value = [&](index_t t, index_t c) {
+    const double v = as_double(value[t]);
+    return log1p_cpm ? std::log1p(v / scale[c] * 1e6) : v;
+  };
+  // Small blocks: straight into the genes' columns. Large ones in two steps
+  // (a radix pass): first into runs of 512 genes each (few places written at
+  // a time: each run's next free slot), in cell order, then each run into
+  // its genes' columns (within the run's part of the output, which fits in
+  // cache). Every gene's values end in cell order either way: the same
+  // output.
+  constexpr int kShift = 9;
+  const index_t runs = (n_genes >> kShift) + 1;
+  if (nnz < (index_t(1) << 20) || runs < 4) {
+    for (index_t c = 0; c < n_cells; ++c) {
+      const index_t a = static_cast<index_t>(ptr[c]), b = static_cast<index_t>(ptr[c + 1]);
+      for (index_t t = a; t < b; ++t) {
+        const index_t dst = count[static_cast<index_t>(gene[t])]++;
+        i_out[dst] = static_cast<int>(c);
+        x_out[dst] = out_value(t, c);
+      }
+    }
+    return;
+  }
+  struct Entry {
+    int gene, cell;
+    double x;
+  };
+  // (uninitialized; advised for huge pages before the first touch)
+  std::unique_ptr<Entry[]> tmp(new Entry[static_cast<std::size_t>(nnz)]);
+  advise_huge_pages(tmp.get(), static_cast<std::size_t>(nnz) * sizeof(Entry));
+  std::vector<index_t> next(runs + 1);
+  for (index_t r = 0; r <= runs; ++r)
+    next[r] = count[std::min(n_genes, r << kShift)];
+  const std::vector<index_t> run_start(next);
   for (index_t c = 0; c < n_cells; ++c) {
     const index_t a = static_cast<index_t>(ptr[c]), b = static_cast<index_t>(ptr[c + 1]);
     for (index_t t = a; t < b; ++t) {
-      const index_t dst = count[static_cast<index_t>(gene[t])]++;
-      const double v = as_double(value[t]);
-      i_out[dst] = static_cast<int>(c);
-      x_out[dst] = log1p_cpm ? std::log1p(v / scale[c] * 1e6) : v;
+      const int g = static_cast<int>(gene[t]);
+      tmp[next[g >> kShift]++] = Entry{g, static_cast<int>(c), out_value(t, c)};
+    }
+  }
+  for (index_t r = 0; r < runs; ++r) {
+    for (index_t u = run_start[r]; u < run_start[r + 1]; ++u) {
+      const Entry& e = tmp[u];
+      const index_t dst = count[e.gene]++;
+      i_out[dst] = e.cell;
+      x_out[dst] = e.x;
     }
   }
 }
