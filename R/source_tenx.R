@@ -43,6 +43,8 @@ new_source_tenx <- function(x, seed, normalize = "none", what = NULL) {
   src$stamp <- file_stamp(file)
   src$indptr <- read_tenx_layout(file, group, n_cells = src$n_row, n_genes = src$n_col)
   src$sparse <- TRUE
+  # the next block, read while this one is converted (read_block())
+  src$ahead <- new.env(parent = emptyenv())
   src
 }
 
@@ -93,9 +95,40 @@ read_block.source_tenx <- function(src, first, last) {
     stop_arg(sprintf("The 10x file '%s' changed while it was being read (size or time of change); the fit is abandoned.",
                      src$file))
   }
+  raw <- src$ahead$raw
+  src$ahead$raw <- NULL
+  if (is.null(raw) || raw$first != first || raw$last != last) raw <- read_cells(src, first, last)
+  # cells as rows (and normalized) in one pass, data/cells.hpp: the same
+  # numbers as Matrix::t() of the stored block and normalize_columns(); on a
+  # thread of its own while the next block of as many cells is read
+  log1p_cpm <- src$normalize == "log1p_cpm"
+  convert <- function(f) {
+    tryCatch(f(), error = function(e) {
+      if (grepl("^count", conditionMessage(e))) {
+        # (the counts' own message: R's check of the block)
+        stored <- methods::new("dgCMatrix", i = as.integer(raw$i), p = as.integer(raw$ptr),
+                               x = as.double(raw$x),
+                               Dim = as.integer(c(src$n_col, last - first + 1L)))
+        normalize_columns(stored, src$normalize, describe_source(src), first)
+      }
+      stop_arg(sprintf("The 10x file '%s' has a %s.", src$file, conditionMessage(e)))
+    })
+  }
+  job <- convert(function() cells_to_rows_start(raw$x, raw$i, raw$ptr, src$n_col, log1p_cpm,
+                                                first))
+  if (last < src$n_row) {
+    next_last <- min(src$n_row, last + (last - first + 1L))
+    src$ahead$raw <- read_cells(src, last + 1L, next_last)
+  }
+  block <- convert(function() cells_to_rows_finish(job))
+  finish_block(src, block, first, last, normalized = TRUE)
+}
+
+# Cells first..last as stored: list(first, last, x = values, i = gene
+# indices, ptr = offsets from 0).
+read_cells <- function(src, first, last) {
   from <- src$indptr[first]
   count <- src$indptr[last + 1L] - from
-  m <- as.integer(last - first + 1)
   read <- function(name, ...) {
     if (count == 0) return(integer(0))
     tryCatch(rhdf5::h5read(src$file, paste0(src$group, "/", name), start = from + 1,
@@ -111,22 +144,7 @@ read_block.source_tenx <- function(src, first, last) {
     stop_arg(sprintf("The 10x file '%s' gave %s values and %s gene indices for cells %d..%d; expected %s numbers each.",
                      src$file, format(length(x)), format(length(i)), first, last, format(count)))
   }
-  # cells as rows (and normalized) in one pass, data/cells.hpp: the same
-  # numbers as Matrix::t() of the stored block and normalize_columns()
-  ptr <- src$indptr[first:(last + 1L)] - from
-  log1p_cpm <- src$normalize == "log1p_cpm"
-  block <- tryCatch(cells_to_rows_cpp(x, i, ptr, src$n_col, log1p_cpm, first),
-                    error = function(e) {
-                      if (grepl("^count", conditionMessage(e))) {
-                        # (the counts' own message: R's check of the block)
-                        stored <- methods::new("dgCMatrix", i = as.integer(i), p = as.integer(ptr),
-                                               x = as.double(x), Dim = as.integer(c(src$n_col, m)))
-                        normalize_columns(stored, src$normalize, describe_source(src), first)
-                      }
-                      stop_arg(sprintf("The 10x file '%s' has a %s.", src$file,
-                                       conditionMessage(e)))
-                    })
-  finish_block(src, block, first, last, normalized = TRUE)
+  list(first = first, last = last, x = x, i = i, ptr = src$indptr[first:(last + 1L)] - from)
 }
 
 # Blocks of about 2^24 stored values (whole cells): the file's own density.

@@ -12,6 +12,33 @@ Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
+// cells_to_rows_start
+SEXP cells_to_rows_start(SEXP value, SEXP gene, Rcpp::NumericVector ptr, int n_genes, bool log1p_cpm, double first_cell);
+RcppExport SEXP _kmreduce_cells_to_rows_start(SEXP valueSEXP, SEXP geneSEXP, SEXP ptrSEXP, SEXP n_genesSEXP, SEXP log1p_cpmSEXP, SEXP first_cellSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type value(valueSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type gene(geneSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type ptr(ptrSEXP);
+    Rcpp::traits::input_parameter< int >::type n_genes(n_genesSEXP);
+    Rcpp::traits::input_parameter< bool >::type log1p_cpm(log1p_cpmSEXP);
+    Rcpp::traits::input_parameter< double >::type first_cell(first_cellSEXP);
+    rcpp_result_gen = Rcpp::wrap(cells_to_rows_start(value, gene, ptr, n_genes, log1p_cpm, first_cell));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cells_to_rows_finish
+SEXP cells_to_rows_finish(SEXP handle);
+RcppExport SEXP _kmreduce_cells_to_rows_finish(SEXP handleSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type handle(handleSEXP);
+    rcpp_result_gen = Rcpp::wrap(cells_to_rows_finish(handle));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cells_to_rows_cpp
 SEXP cells_to_rows_cpp(SEXP value, SEXP gene, Rcpp::NumericVector ptr, int n_genes, bool log1p_cpm, double first_cell);
 RcppExport SEXP _kmreduce_cells_to_rows_cpp(SEXP valueSEXP, SEXP geneSEXP, SEXP ptrSEXP, SEXP n_genesSEXP, SEXP log1p_cpmSEXP, SEXP first_cellSEXP) {
@@ -665,6 +692,8 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
+    {"_kmreduce_cells_to_rows_start", (DL_FUNC) &_kmreduce_cells_to_rows_start, 6},
+    {"_kmreduce_cells_to_rows_finish", (DL_FUNC) &_kmreduce_cells_to_rows_finish, 1},
     {"_kmreduce_cells_to_rows_cpp", (DL_FUNC) &_kmreduce_cells_to_rows_cpp, 6},
     {"_kmreduce_sparse_problem_cpp", (DL_FUNC) &_kmreduce_sparse_problem_cpp, 1},
     {"_kmreduce_has_distinct_rows_cpp", (DL_FUNC) &_kmreduce_has_distinct_rows_cpp, 2},
