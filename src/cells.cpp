@@ -12,19 +12,38 @@
 
 #include <exception>
 #include <thread>
+#ifndef _WIN32
+#include <unistd.h>
+#endif
 
 #include <kmreduce/data/cells.hpp>
 #include <kmreduce/runtime/memory.hpp>
 
 namespace {
 
+inline long process_id() {
+#ifndef _WIN32
+  return static_cast<long>(getpid());
+#else
+  return 0;
+#endif
+}
+
 struct CellsJob {
   int n_cells = 0, n_genes = 0;
+  long pid = process_id();  // the process that started the worker
   std::thread worker;
   std::exception_ptr error;
   Rcpp::List keep;  // inputs and outputs (also protected by the external pointer)
   ~CellsJob() {
-    if (worker.joinable()) worker.join();
+    if (!worker.joinable()) return;
+    // A job abandoned by an error and collected in a forked child (mclapply)
+    // has no worker there: it is let go, never waited for.
+    if (process_id() == pid) {
+      worker.join();
+    } else {
+      worker.detach();
+    }
   }
 };
 
@@ -99,7 +118,11 @@ SEXP cells_to_rows_start(SEXP value, SEXP gene, Rcpp::NumericVector ptr, int n_g
 SEXP cells_to_rows_finish(SEXP handle) {
   Rcpp::XPtr<CellsJob> job(handle);
   if (job.get() == nullptr) throw std::invalid_argument("a conversion already taken");
-  if (job->worker.joinable()) job->worker.join();
+  if (job->worker.joinable()) {
+    if (process_id() != job->pid)
+      throw std::runtime_error("a conversion started in another process (before a fork)");
+    job->worker.join();
+  }
   if (job->error) std::rethrow_exception(job->error);
   Rcpp::S4 m("dgCMatrix");
   m.slot("i") = job->keep["i"];

@@ -227,3 +227,23 @@ test_that("every block method, refine and dims = \"auto\" give the labels of the
   expect_identical(unname(a$cluster), unname(b$cluster))
   expect_identical(a$dims, b$dims)
 })
+
+test_that("a block conversion abandoned before a fork neither hangs nor crashes the children", {
+  skip_on_cran()
+  skip_on_os("windows")
+  res <- run_child(
+    c("m <- methods::as(withr::with_seed(4, Matrix::rsparsematrix(3000, 4000, 0.2,",
+      "  rand.x = function(n) rpois(n, 2) + 1)), 'CsparseMatrix')",
+      "ptr <- as.numeric(m@p)"),
+    c("job <- kmreduce:::cells_to_rows_start(m@x, m@i, ptr, 3000L, TRUE, 1)",
+      "kids <- parallel::mclapply(1:2, function(i) {",
+      "  e <- tryCatch(kmreduce:::cells_to_rows_finish(job), error = conditionMessage)",
+      "  invisible(gc()); e }, mc.cores = 2)",
+      "mine <- kmreduce:::cells_to_rows_finish(job)",
+      "rm(job); invisible(gc())",
+      "list(kids = kids, same = identical(mine, Matrix::t(kmreduce:::normalize_columns(m, 'log1p_cpm', 'x'))))"),
+    wait = 120)
+  expect_identical(res$status, "finished")
+  expect_true(res$value$same)
+  expect_match(unlist(res$value$kids), "started in another process", all = TRUE)
+})
