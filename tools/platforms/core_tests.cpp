@@ -210,6 +210,26 @@ void test_products() {
         check(err <= rel, buf);
       };
       compare(a, nullptr, 1e-13, "dense");
+      {
+        // the tiles hold x - shift exactly; the norms are the rows' sums of
+        // squares; the summary has the largest |x|
+        const PackedRows p(a, 2, shift.data(), true);
+        bool exact = true;
+        double nerr = 0.0, mx = 0.0;
+        for (index_t r = 0; r < a.n; ++r) {
+          double nrm = 0.0;
+          for (index_t j = 0; j < d; ++j) {
+            const double x = a(r, j) - shift[j];
+            exact = exact && p.tile(r / 16)[j * 16 + r % 16] == x;
+            nrm += x * x;
+            mx = std::max(mx, std::fabs(a(r, j)));
+          }
+          nerr = std::max(nerr, std::fabs(p.norms[r] - nrm) / (nrm + 1e-300));
+        }
+        check(exact, fmt("packed tiles hold x - shift exactly, d = %g", static_cast<double>(d)));
+        check(nerr <= 1e-14, fmt("packed norms, relative error %g", nerr));
+        check(p.values.finite && p.values.maxabs == mx, "packed value summary");
+      }
       compare(PackedRows(a, 1, nullptr, true), nullptr, 1e-13, "packed, kept");
       compare(PackedRows(a, 2, nullptr, false), nullptr, 1e-13, "packed as needed");
       compare(PackedRows(a, 1, shift.data(), true), shift.data(), 1e-13, "packed, shifted");
