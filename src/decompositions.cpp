@@ -218,3 +218,19 @@ Rcpp::List mpi_rsvd_cpp(SEXP x, int k, int oversample, int power_iters, double s
   });
   return svd_list(s, n, d, k);
 }
+
+// rsvd_blocks_cpp() of the rows of all MPI ranks, each rank's own rows read
+// block by block by read(first, last) (collective; `mpi` as mpi_rsvd_cpp());
+// u holds this rank's rows.
+// [[Rcpp::export]]
+Rcpp::List mpi_rsvd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows, int k,
+                               int oversample, int power_iters, double seed, int n_threads,
+                               bool center, Rcpp::List mpi) {
+  const glue::RCombine combine = glue::mpi_combine(mpi);
+  const glue::RBlockSource src(read, static_cast<kmreduce::index_t>(n), d,
+                               static_cast<kmreduce::index_t>(block_rows), n_threads, nullptr);
+  const kmreduce::Svd s = kmreduce::randomized_svd_blocks(
+      src, k, oversample, power_iters, glue::as_seed(seed), n_threads, center,
+      glue::r_interrupt(), combine);
+  return svd_list(s, src.n(), d, k);
+}
