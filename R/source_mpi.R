@@ -5,7 +5,11 @@
 # mpi_info(), the RCombine of src/sources.h); see R/mpi.R. Every method
 # here is collective: all ranks call it in the same order.
 
-new_source_mpi <- function(x) new_row_source(x$x, "source_mpi", mpi = x)
+new_source_mpi <- function(x) {
+  # (each rank's rows read in blocks: R/source_mpi_blocks.R)
+  if (inherits(x$x, "row_source")) return(new_source_mpi_blocks(x))
+  new_row_source(x$x, "source_mpi", mpi = x)
+}
 
 n_rows.source_mpi <- function(src) src$mpi$n
 n_local_rows.source_mpi <- function(src) nrow(src$data)
