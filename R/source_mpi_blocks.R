@@ -44,6 +44,12 @@ set_progress.source_mpi_blocks <- function(src, on) {
 }
 auto_method.source_mpi_blocks <- function(src, method, k) auto_method(src$local, method, k)
 
+check_rows.source_mpi_blocks <- function(src, arg, big, block_rows, small) {
+  stop_arg(sprintf(paste0("`%s` is a set of distributed rows (mpi_rows()); only kmeans_reduced() ",
+                          "takes them. Give this function a matrix, data frame, sparse Matrix or ",
+                          "out-of-core matrix instead."), arg))
+}
+
 # (rows read in blocks: local rows 1..n_local)
 to_cpp_source.source_mpi_blocks <- function(src) {
   c(to_cpp_source(src$local), list(mpi = mpi_info(src$mpi)))

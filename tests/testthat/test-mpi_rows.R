@@ -145,13 +145,19 @@ test_that("2 MPI ranks, each reading its own cells of a 10x file, equal one proc
   write_tenx(sim_counts(n_genes = 200, n_cells = 600, n_types = 3, seed = 3)$counts, file)
   res <- run_mpi_file_job("files.R", file)
   tenx <- c("sparse_embedding", "sign", "refine", "blocks", "gaussian/none", "rsvd", "leverage")
-  expect_named(res, c(tenx, "delayed",
+  expect_named(res, c(tenx, "memory", "delayed",
                       if (nzchar(system.file(package = "bigmemory"))) "big"))
   for (m in names(res)) {
     r <- res[[m]]
     # a range of a 10x file read with rhdf5, not through DelayedArray
     expect_identical(r$source, if (m %in% tenx) "source_tenx" else
-      if (m == "big") "source_big" else "source_delayed", info = m)
+      switch(m, big = "source_big", delayed = "source_delayed", memory = "NULL"), info = m)
+    expect_match(r$print, if (m %in% tenx) {
+      "rank 0 of 2 holds rows 1-250 of 600 \\(200 columns, read in blocks from the 10x file '.*' \\(cells 1\\.\\.250\\)\\)"
+    } else if (m == "memory") "holds rows 1-250 of 600 \\(200 columns, sparse\\)" else
+      "holds rows 1-250 of 600 \\(200 columns, read in blocks from a", info = m)
+    expect_match(r$refused, "`x` is a set of distributed rows \\(mpi_rows\\(\\)\\); only kmeans_reduced\\(\\) takes them",
+                 info = m)
     expect_true(r$same_partition, info = m)
     expect_true(r$identical_labels, info = m)
     expect_true(r$size, info = m)

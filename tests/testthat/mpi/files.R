@@ -43,7 +43,9 @@ run <- function(label, normalize, method, dims = 8, ..., local = t(tenx(file))[c
     size = identical(fit$size, single$size),
     ranks_agree = spread == 0,
     local_rows = length(fit$cluster) == length(cells),
-    names = identical(names(fit$cluster), names(single$cluster)[cells]))
+    names = identical(names(fit$cluster), names(single$cluster)[cells]),
+    print = paste(utils::capture.output(print(x)), collapse = "\n"),
+    refused = tryCatch(kmeans_objective(x, fit$cluster), error = conditionMessage))
 }
 run("sparse_embedding", "log1p_cpm", "sparse_embedding")
 run("sign", "log1p_cpm", "sign")
@@ -52,7 +54,9 @@ run("blocks", "log1p_cpm", "sign", control = list(block_rows = 37), refine = 2)
 run("gaussian/none", "none", "gaussian")
 run("rsvd", "log1p_cpm", "rsvd", dims = 3)
 run("leverage", "log1p_cpm", "leverage", dims = 40)
-# not a range of a 10x file: read through DelayedArray, or bigmemory
+# not a range of a 10x file: in memory, read through DelayedArray, or bigmemory
+run("memory", "log1p_cpm", "sparse_embedding", refine = 1,
+    local = methods::as(t(tenx(file))[cells, ], "dgCMatrix"))
 run("delayed", "log1p_cpm", "sparse_embedding", refine = 1, local = t(tenx(file))[cells, ] * 1)
 if (requireNamespace("bigmemory", quietly = TRUE)) {
   run("big", "none", "gaussian", refine = 1,
