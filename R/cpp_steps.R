@@ -28,8 +28,9 @@ cpp_lloyd_blocks <- function(cpp, block_rows, centers, iter_max, n_threads, shif
   lloyd_blocks_cpp(cpp$read, cpp$n, cpp$d, block_rows, centers,
                    lloyd_cpp_options(iter_max, 0, n_threads), shift, weights)
 }
-cpp_lloyd_mpi <- function(cpp, centers, iter_max, n_threads, shift) {
-  mpi_lloyd_cpp(cpp$rows, centers, lloyd_cpp_options(iter_max, 0, n_threads), cpp$mpi, shift)
+cpp_lloyd_mpi <- function(cpp, centers, iter_max, n_threads, shift, tol = 0, seeding = NULL) {
+  mpi_lloyd_cpp(cpp$rows, centers, lloyd_cpp_options(iter_max, tol, n_threads, seeding), cpp$mpi,
+                shift)
 }
 
 # The statistics of a partition (centres, withinss, totss, sumsq).

@@ -144,7 +144,8 @@ test_that("2 MPI ranks, each reading its own cells of a 10x file, equal one proc
   file <- tempfile(fileext = ".h5")
   write_tenx(sim_counts(n_genes = 200, n_cells = 600, n_types = 3, seed = 3)$counts, file)
   res <- run_mpi_file_job("files.R", file)
-  tenx <- c("sparse_embedding", "sign", "refine", "blocks", "gaussian/none", "rsvd", "leverage")
+  tenx <- c("sparse_embedding", "sign", "refine", "blocks", "gaussian/none", "rsvd", "leverage",
+            "auto")
   expect_named(res, c(tenx, "memory", "delayed",
                       if (nzchar(system.file(package = "bigmemory"))) "big"))
   for (m in names(res)) {
@@ -168,6 +169,7 @@ test_that("2 MPI ranks, each reading its own cells of a 10x file, equal one proc
     expect_true(r$local_rows, info = m)
     expect_true(r$names, info = m)
   }
+  expect_true(res$auto$auto)
 })
 
 test_that("a missing file or a bad cell range on one MPI rank stops every rank with the same error", {

@@ -45,7 +45,16 @@ run <- function(label, normalize, method, dims = 8, ..., local = t(tenx(file))[c
     local_rows = length(fit$cluster) == length(cells),
     names = identical(names(fit$cluster), names(single$cluster)[cells]),
     print = paste(utils::capture.output(print(x)), collapse = "\n"),
-    refused = tryCatch(kmeans_objective(x, fit$cluster), error = conditionMessage))
+    refused = tryCatch(kmeans_objective(x, fit$cluster), error = conditionMessage),
+    # dims = "auto": every size's fresh and warm runs (Lloyd from the best
+    # partition so far) as one process
+    auto = if (!is.null(single$dims_auto)) {
+      cols <- c("dims", "objective", "fresh", "warm")
+      a <- as.matrix(single$dims_auto[cols])
+      b <- as.matrix(fit$dims_auto[cols])
+      identical(dim(a), dim(b)) && identical(is.na(a), is.na(b)) &&
+        max(abs(a - b) / abs(a), na.rm = TRUE) < 1e-10
+    })
 }
 run("sparse_embedding", "log1p_cpm", "sparse_embedding")
 run("sign", "log1p_cpm", "sign")
@@ -54,6 +63,7 @@ run("blocks", "log1p_cpm", "sign", control = list(block_rows = 37), refine = 2)
 run("gaussian/none", "none", "gaussian")
 run("rsvd", "log1p_cpm", "rsvd", dims = 3)
 run("leverage", "log1p_cpm", "leverage", dims = 40)
+run("auto", "log1p_cpm", "sparse_embedding", dims = "auto")
 # not a range of a 10x file: in memory, read through DelayedArray, or bigmemory
 run("memory", "log1p_cpm", "sparse_embedding", refine = 1,
     local = methods::as(t(tenx(file))[cells, ], "dgCMatrix"))
