@@ -51,7 +51,10 @@
 #' operation) is read through DelayedArray, and a `big.matrix` (e.g. one
 #' `bigmemory::sub.big.matrix()` of a file-backed matrix per rank) through
 #' bigmemory. The projections, `"leverage"` and `"rsvd"` run on such rows;
-#' `"none"` (Lloyd on rows held in memory) does not.
+#' `"none"` (Lloyd on rows held in memory) does not. A `SummarizedExperiment`
+#' or `SingleCellExperiment` of the rank's cells, `sce[, cells]`, works the
+#' same way, its cells (columns) clustered, with `assay` and `normalize` as in
+#' [kmeans_reduced()]'s method for it.
 #'
 #' The expression giving `x_local` is evaluated inside `mpi_rows()`, so an
 #' error there on one rank (a missing or unreadable file, a range out of
@@ -70,8 +73,14 @@
 #'   one row), or rows read in blocks (see "Rows read from files"): a
 #'   `DelayedMatrix` such as `t(HDF5Array::TENxMatrix(file, group))[cells, ]`
 #'   with `cells` this rank's consecutive range of the file's cells, or a
-#'   `big.matrix`. Every rank gives the same kind (in memory, or read in
-#'   blocks).
+#'   `big.matrix`; or a `SummarizedExperiment` of this rank's cells (as
+#'   columns, Bioconductor's orientation), e.g. `sce[, cells]`, whose
+#'   `TENxMatrix` assay is read from the file the same way. Every rank gives
+#'   the same kind (in memory, or read in blocks).
+#' @param assay For a `SummarizedExperiment` `x_local` (this rank's cells as
+#'   columns, e.g. `sce[, cells]`): the assay to cluster, chosen as
+#'   [kmeans_reduced()]'s method for it does (`NULL`: `"counts"` with
+#'   `normalize = "log1p_cpm"`, else `"logcounts"` or the first).
 #' @param normalize `"none"` (cluster the values as they are) or
 #'   `"log1p_cpm"`: counts (numbers >= 0, cells as rows) normalized cell by
 #'   cell to \eqn{\log(1 + 10^6 x / s)}{log(1 + 1e6 x / s)}, `s` the cell's
@@ -101,7 +110,7 @@
 #' finalize()
 #' }
 #' @export
-mpi_rows <- function(x_local, normalize = "none") {
+mpi_rows <- function(x_local, normalize = "none", assay = NULL) {
   if (!requireNamespace("pbdMPI", quietly = TRUE)) {
     stop_arg("mpi_rows() needs the pbdMPI package (and MPI); install it, then run the script with mpirun.")
   }
@@ -112,19 +121,20 @@ mpi_rows <- function(x_local, normalize = "none") {
   # e.g. a missing file, is caught too.)
   failed <- mpi_try(TRUE, {
     normalize <- check_normalize(normalize)
-    x_local <- mpi_local_rows(x_local, normalize)
+    x_local <- mpi_local_rows(x_local, normalize, assay)
   })
   rank <- pbdMPI::comm.rank()
   size <- pbdMPI::comm.size()
   mine <- if (is.null(failed)) {
     if (inherits(x_local, "row_source")) {
       list(n = n_rows(x_local), d = n_cols(x_local), sparse = sparse_rows(x_local),
-           names = col_names(x_local), maxabs = 0, blocks = TRUE, normalize = normalize)
+           names = col_names(x_local), maxabs = 0, blocks = TRUE, normalize = normalize,
+           assay = assay)
     } else {
       list(n = nrow(x_local), d = ncol(x_local), sparse = methods::is(x_local, "dgCMatrix"),
            names = colnames(x_local),
            maxabs = scan_values_cpp(if (methods::is(x_local, "dgCMatrix")) x_local@x else x_local)$maxabs,
-           blocks = FALSE, normalize = normalize)
+           blocks = FALSE, normalize = normalize, assay = assay)
     }
   }
   info <- pbdMPI::allgather(list(failed = failed, info = mine))
@@ -142,11 +152,14 @@ mpi_rows <- function(x_local, normalize = "none") {
                      which(blocks_all != blocks_all[1L])[1L] - 1L,
                      if (blocks_all[1L]) "rows in memory" else "rows read in blocks"))
   }
-  norm_all <- vapply(info, function(a) a$info$normalize, "")
-  if (any(norm_all != norm_all[1L])) {
-    r <- which(norm_all != norm_all[1L])[1L]
-    stop_arg(sprintf("`normalize` must be the same on every rank; it is \"%s\" on rank 0 and \"%s\" on rank %d.",
-                     norm_all[1L], norm_all[r], r - 1L))
+  for (arg in c("normalize", "assay")) {
+    vals <- lapply(info, function(a) a$info[[arg]])
+    differ <- !vapply(vals, identical, TRUE, vals[[1L]])
+    if (any(differ)) {
+      r <- which(differ)[1L]
+      stop_arg(sprintf("`%s` must be the same on every rank; it is %s on rank 0 and %s on rank %d.",
+                       arg, describe(vals[[1L]]), describe(vals[[r]]), r - 1L))
+    }
   }
   info <- lapply(info, `[[`, "info")
   d_all <- vapply(info, `[[`, 0, "d")
@@ -177,7 +190,12 @@ mpi_rows <- function(x_local, normalize = "none") {
 # check_data() gives them (normalized), or, for a DelayedMatrix or a
 # big.matrix, the row source that reads them in blocks: a range of a 10x
 # file's cells (`t(tenx)[cells, ]`) straight from the file (source_tenx).
-mpi_local_rows <- function(x, normalize) {
+mpi_local_rows <- function(x, normalize, assay = NULL) {
+  if (is_se(x)) return(mpi_local_se(x, normalize, assay))
+  if (!is.null(assay)) {
+    stop_arg(sprintf("`assay` is for a SummarizedExperiment `x_local`, not %s.",
+                     describe(x)))
+  }
   if (is_delayed(x)) {
     window <- tenx_window(x, transposed = TRUE)
     seed <- if (is.null(window)) tenx_seed(x, transposed = TRUE)
@@ -220,4 +238,29 @@ print.kmreduce_mpi <- function(x, ...) {
               if (blocks) sprintf("read in blocks from %s", describe_source(x$x)) else
                 if (methods::is(x$x, "dgCMatrix")) "sparse" else "dense"))
   invisible(x)
+}
+
+# The cells (columns) of a SummarizedExperiment as this rank's rows: its
+# assay chosen as kmeans_reduced() does; a TENxMatrix assay of a range of
+# the file's cells (`sce[, cells]`) read straight from the file.
+mpi_local_se <- function(x, normalize, assay) {
+  input <- check_se_input(x, assay, NULL, normalize)
+  a <- SummarizedExperiment::assay(x, input$assay, withDimnames = FALSE)
+  window <- tenx_window(a, transposed = FALSE)
+  rows <- if (!is.null(window)) {
+    src <- new_source_tenx(a, window$seed, normalize, window = window)
+    src$names <- list(colnames(x), rownames(x))
+    src
+  } else {
+    se_rows(x, input)
+  }
+  if (inherits(rows, "row_source")) {
+    if (n_rows(rows) == 0L || n_cols(rows) == 0L) {
+      stop_arg(sprintf("`x_local` must have at least one cell and one feature, not %d x %d.",
+                       n_cols(rows), n_rows(rows)))
+    }
+    return(rows)
+  }
+  # (in memory: cells as rows, normalized)
+  check_data(rows, "x_local", small = FALSE)
 }

@@ -145,7 +145,7 @@ test_that("2 MPI ranks, each reading its own cells of a 10x file, equal one proc
   write_tenx(sim_counts(n_genes = 200, n_cells = 600, n_types = 3, seed = 3)$counts, file)
   res <- run_mpi_file_job("files.R", file)
   tenx <- c("sparse_embedding", "sign", "refine", "blocks", "gaussian/none", "rsvd", "leverage",
-            "auto")
+            "auto", "sce")
   expect_named(res, c(tenx, "memory", "delayed",
                       if (nzchar(system.file(package = "bigmemory"))) "big"))
   for (m in names(res)) {
@@ -181,6 +181,7 @@ test_that("a missing file or a bad cell range on one MPI rank stops every rank w
     "missing file" = "mpi_rows\\(\\) stopped on every MPI rank: the rows of rank 1 failed the checks: .*no-such-file",
     "out of range" = "mpi_rows\\(\\) stopped on every MPI rank: the rows of rank 1 failed the checks: .*(bound|subscript)",
     "normalize differs" = "`normalize` must be the same on every rank; it is \"log1p_cpm\" on rank 0 and \"none\" on rank 1",
+    "assay differs" = "`assay` must be the same on every rank; it is \"counts\" on rank 0 and 1 on rank 1",
     "mix" = "`x_local` must be in memory on every rank or read in blocks",
     "none on blocks" = "`method` \"none\" is not available on distributed rows read in blocks",
     "k differs" = "the ranks must call it with the same arguments, but `k` is 3 on rank 0 and 4 on rank 1")

@@ -64,6 +64,7 @@ run("gaussian/none", "none", "gaussian")
 run("rsvd", "log1p_cpm", "rsvd", dims = 3)
 run("leverage", "log1p_cpm", "leverage", dims = 40)
 run("auto", "log1p_cpm", "sparse_embedding", dims = "auto")
+run("sce", "log1p_cpm", "sign", refine = 1, local = se[, cells])
 # not a range of a 10x file: in memory, read through DelayedArray, or bigmemory
 run("memory", "log1p_cpm", "sparse_embedding", refine = 1,
     local = methods::as(t(tenx(file))[cells, ], "dgCMatrix"))

@@ -33,6 +33,8 @@ case("missing file", mpi_rows(t(tenx(if (rank == last) missing else file))[cells
 case("out of range", mpi_rows(t(tenx(file))[if (rank == last) cells + 1L else cells, ]))
 case("normalize differs", mpi_rows(t(tenx(file))[cells, ],
                                    normalize = if (rank == last) "none" else "log1p_cpm"))
+se <- SummarizedExperiment::SummarizedExperiment(list(counts = tenx(file)))
+case("assay differs", mpi_rows(se[, cells], assay = if (rank == last) 1L else "counts"))
 case("mix", mpi_rows(if (rank == last) as.matrix(t(tenx(file))[cells, ]) else t(tenx(file))[cells, ]))
 x <- mpi_rows(t(tenx(file))[cells, ], normalize = "log1p_cpm")
 case("none on blocks", kmeans_reduced(x, 3, method = "none", seed = 1))
