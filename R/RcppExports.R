@@ -81,8 +81,8 @@ mpi_rsvd_cpp <- function(x, k, oversample, power_iters, seed, n_threads, center,
     .Call(`_kmreduce_mpi_rsvd_cpp`, x, k, oversample, power_iters, seed, n_threads, center, mpi)
 }
 
-mpi_rsvd_blocks_cpp <- function(read, n, d, block_rows, k, oversample, power_iters, seed, n_threads, center, mpi) {
-    .Call(`_kmreduce_mpi_rsvd_blocks_cpp`, read, n, d, block_rows, k, oversample, power_iters, seed, n_threads, center, mpi)
+mpi_rsvd_blocks_cpp <- function(read, n, d, block_rows, options, mpi) {
+    .Call(`_kmreduce_mpi_rsvd_blocks_cpp`, read, n, d, block_rows, options, mpi)
 }
 
 kmeans_cpp <- function(x, options, shift = NULL, weights = NULL) {

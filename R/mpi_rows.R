@@ -60,7 +60,8 @@
 #' error there on one rank (a missing or unreadable file, a range out of
 #' bounds) stops every rank with that rank's message. An error while a block
 #' is read later in the fit (a file changed or damaged during the fit) stops
-#' that rank with its message, and `mpirun` then ends the job.
+#' that rank alone with its message: the script it runs exits, and `mpirun`
+#' then ends the whole job.
 #'
 #' With the same `seed` the labels of all ranks stacked in rank order are
 #' those of one process on the whole file (for example

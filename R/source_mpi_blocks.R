@@ -67,9 +67,8 @@ check_source_method.source_mpi_blocks <- function(src, method, control) {
 
 source_svd.source_mpi_blocks <- function(src, k, how, oversample, power_iters, seed, n_threads,
                                          block_rows, center, weights) {
-  cpp <- to_cpp_source(src)
-  mpi_rsvd_blocks_cpp(cpp$read, cpp$n, cpp$d, source_block_rows(src$local, block_rows), k,
-                      oversample, power_iters, seed, n_threads, center, cpp$mpi)
+  cpp_rsvd_mpi_blocks(to_cpp_source(src), source_block_rows(src$local, block_rows), k,
+                      oversample, power_iters, seed, n_threads, center)
 }
 
 source_apply_reducer.source_mpi_blocks <- function(src, reducer, n_threads, block_rows, limit,
@@ -107,14 +106,12 @@ source_stats.source_mpi_blocks <- function(src, cluster, k, n_threads, block_row
   st <- stats_one_pass(local, cluster, k, source_block_rows(local, block_rows),
                        combine = mpi_sum)
   if (!is.null(st)) return(st)
-  cpp <- to_cpp_source(src)
-  mpi_stats_blocks_cpp(cpp$read, cpp$n, cpp$d, source_block_rows(local, block_rows), cluster,
-                       k, n_threads, cpp$mpi)
+  cpp_stats_mpi_blocks(to_cpp_source(src), source_block_rows(local, block_rows), cluster, k,
+                       n_threads)
 }
 
 source_lloyd.source_mpi_blocks <- function(src, centers, iter_max, n_threads, block_rows,
                                            shift) {
-  cpp <- to_cpp_source(src)
-  mpi_lloyd_blocks_cpp(cpp$read, cpp$n, cpp$d, source_block_rows(src$local, block_rows),
-                       centers, lloyd_cpp_options(iter_max, 0, n_threads), cpp$mpi, shift)
+  cpp_lloyd_mpi_blocks(to_cpp_source(src), source_block_rows(src$local, block_rows), centers,
+                       iter_max, n_threads, shift)
 }

@@ -296,8 +296,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // mpi_rsvd_blocks_cpp
-Rcpp::List mpi_rsvd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows, int k, int oversample, int power_iters, double seed, int n_threads, bool center, Rcpp::List mpi);
-RcppExport SEXP _kmreduce_mpi_rsvd_blocks_cpp(SEXP readSEXP, SEXP nSEXP, SEXP dSEXP, SEXP block_rowsSEXP, SEXP kSEXP, SEXP oversampleSEXP, SEXP power_itersSEXP, SEXP seedSEXP, SEXP n_threadsSEXP, SEXP centerSEXP, SEXP mpiSEXP) {
+Rcpp::List mpi_rsvd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows, Rcpp::List options, Rcpp::List mpi);
+RcppExport SEXP _kmreduce_mpi_rsvd_blocks_cpp(SEXP readSEXP, SEXP nSEXP, SEXP dSEXP, SEXP block_rowsSEXP, SEXP optionsSEXP, SEXP mpiSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -305,14 +305,9 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type n(nSEXP);
     Rcpp::traits::input_parameter< int >::type d(dSEXP);
     Rcpp::traits::input_parameter< double >::type block_rows(block_rowsSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< int >::type oversample(oversampleSEXP);
-    Rcpp::traits::input_parameter< int >::type power_iters(power_itersSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< bool >::type center(centerSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type options(optionsSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type mpi(mpiSEXP);
-    rcpp_result_gen = Rcpp::wrap(mpi_rsvd_blocks_cpp(read, n, d, block_rows, k, oversample, power_iters, seed, n_threads, center, mpi));
+    rcpp_result_gen = Rcpp::wrap(mpi_rsvd_blocks_cpp(read, n, d, block_rows, options, mpi));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -727,7 +722,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_sym_eigenvalues_cpp", (DL_FUNC) &_kmreduce_sym_eigenvalues_cpp, 1},
     {"_kmreduce_rsvd_blocks_cpp", (DL_FUNC) &_kmreduce_rsvd_blocks_cpp, 6},
     {"_kmreduce_mpi_rsvd_cpp", (DL_FUNC) &_kmreduce_mpi_rsvd_cpp, 8},
-    {"_kmreduce_mpi_rsvd_blocks_cpp", (DL_FUNC) &_kmreduce_mpi_rsvd_blocks_cpp, 11},
+    {"_kmreduce_mpi_rsvd_blocks_cpp", (DL_FUNC) &_kmreduce_mpi_rsvd_blocks_cpp, 6},
     {"_kmreduce_kmeans_cpp", (DL_FUNC) &_kmreduce_kmeans_cpp, 4},
     {"_kmreduce_lloyd_from_cpp", (DL_FUNC) &_kmreduce_lloyd_from_cpp, 5},
     {"_kmreduce_lloyd_blocks_cpp", (DL_FUNC) &_kmreduce_lloyd_blocks_cpp, 8},
