@@ -57,6 +57,10 @@ label_moments_cpp <- function(x, cluster, k, n_threads, weights = NULL) {
     .Call(`_kmreduce_label_moments_cpp`, x, cluster, k, n_threads, weights)
 }
 
+mpi_stats_blocks_cpp <- function(read, n, d, block_rows, cluster, k, n_threads, mpi) {
+    .Call(`_kmreduce_mpi_stats_blocks_cpp`, read, n, d, block_rows, cluster, k, n_threads, mpi)
+}
+
 top_svd_cpp <- function(x, k, center = NULL, weights = NULL) {
     .Call(`_kmreduce_top_svd_cpp`, x, k, center, weights)
 }
@@ -89,6 +93,10 @@ mpi_rsvd_cpp <- function(x, k, oversample, power_iters, seed, n_threads, center,
     .Call(`_kmreduce_mpi_rsvd_cpp`, x, k, oversample, power_iters, seed, n_threads, center, mpi)
 }
 
+mpi_rsvd_blocks_cpp <- function(read, n, d, block_rows, options, mpi) {
+    .Call(`_kmreduce_mpi_rsvd_blocks_cpp`, read, n, d, block_rows, options, mpi)
+}
+
 kmeans_cpp <- function(x, options, shift = NULL, weights = NULL) {
     .Call(`_kmreduce_kmeans_cpp`, x, options, shift, weights)
 }
@@ -99,6 +107,10 @@ lloyd_from_cpp <- function(x, centers, options, shift = NULL, weights = NULL) {
 
 lloyd_blocks_cpp <- function(read, n, d, block_rows, centers, options, shift = NULL, weights = NULL) {
     .Call(`_kmreduce_lloyd_blocks_cpp`, read, n, d, block_rows, centers, options, shift, weights)
+}
+
+mpi_lloyd_blocks_cpp <- function(read, n, d, block_rows, centers, options, mpi, shift = NULL) {
+    .Call(`_kmreduce_mpi_lloyd_blocks_cpp`, read, n, d, block_rows, centers, options, mpi, shift)
 }
 
 mpi_kmeans_cpp <- function(x, options, mpi, shift = NULL) {

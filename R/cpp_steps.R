@@ -2,7 +2,8 @@
 # only (by the row sources' methods, R/row_source.R and R/source_*.R), so a
 # change of their arguments is made in one place. `cpp`: to_cpp_source() of
 # the source (a matrix; list(read, n, d) for rows read in blocks;
-# list(rows, mpi) for MPI ranks). `seeding`: seeding_of().
+# list(rows, mpi) for MPI ranks; list(read, n, d, mpi) for MPI ranks reading
+# their rows in blocks). `seeding`: seeding_of().
 
 # k-means on the reduced rows (in memory): replicates of the seeding, Lloyd,
 # the polish.
@@ -28,8 +29,13 @@ cpp_lloyd_blocks <- function(cpp, block_rows, centers, iter_max, n_threads, shif
   lloyd_blocks_cpp(cpp$read, cpp$n, cpp$d, block_rows, centers,
                    lloyd_cpp_options(iter_max, 0, n_threads), shift, weights)
 }
-cpp_lloyd_mpi <- function(cpp, centers, iter_max, n_threads, shift) {
-  mpi_lloyd_cpp(cpp$rows, centers, lloyd_cpp_options(iter_max, 0, n_threads), cpp$mpi, shift)
+cpp_lloyd_mpi_blocks <- function(cpp, block_rows, centers, iter_max, n_threads, shift) {
+  mpi_lloyd_blocks_cpp(cpp$read, cpp$n, cpp$d, block_rows, centers,
+                       lloyd_cpp_options(iter_max, 0, n_threads), cpp$mpi, shift)
+}
+cpp_lloyd_mpi <- function(cpp, centers, iter_max, n_threads, shift, tol = 0, seeding = NULL) {
+  mpi_lloyd_cpp(cpp$rows, centers, lloyd_cpp_options(iter_max, tol, n_threads, seeding), cpp$mpi,
+                shift)
 }
 
 # The statistics of a partition (centres, withinss, totss, sumsq).
@@ -42,6 +48,9 @@ cpp_stats_blocks <- function(cpp, block_rows, cluster, k, n_threads, weights) {
 # The one-pass moments of one block by cluster: list(sums, size, sq).
 cpp_label_moments <- function(block, cluster, k, n_threads, weights = NULL) {
   label_moments_cpp(block, cluster, k, n_threads, weights)
+}
+cpp_stats_mpi_blocks <- function(cpp, block_rows, cluster, k, n_threads) {
+  mpi_stats_blocks_cpp(cpp$read, cpp$n, cpp$d, block_rows, cluster, k, n_threads, cpp$mpi)
 }
 cpp_stats_mpi <- function(cpp, cluster, k, n_threads) {
   mpi_stats_cpp(cpp$rows, cluster, k, n_threads, cpp$mpi)
@@ -58,6 +67,12 @@ cpp_rsvd_blocks <- function(cpp, block_rows, k, oversample, power_iters, seed, n
   rsvd_blocks_cpp(cpp$read, cpp$n, cpp$d, block_rows,
                   list(k = k, oversample = oversample, power_iters = power_iters, seed = seed,
                        n_threads = n_threads, center = center), weights)
+}
+cpp_rsvd_mpi_blocks <- function(cpp, block_rows, k, oversample, power_iters, seed, n_threads,
+                                center) {
+  mpi_rsvd_blocks_cpp(cpp$read, cpp$n, cpp$d, block_rows,
+                      list(k = k, oversample = oversample, power_iters = power_iters, seed = seed,
+                           n_threads = n_threads, center = center), cpp$mpi)
 }
 cpp_rsvd_mpi <- function(cpp, k, oversample, power_iters, seed, n_threads, center) {
   mpi_rsvd_cpp(cpp$rows, k, oversample, power_iters, seed, n_threads, center, cpp$mpi)

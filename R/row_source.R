@@ -5,6 +5,10 @@
 #   source_sparse  a dgCMatrix in memory (R/source_sparse.R; a source_matrix)
 #   source_big     a bigmemory::big.matrix, read in blocks (R/source_big.R)
 #   source_mpi     mpi_rows(): each MPI rank holds some rows (R/source_mpi.R)
+#   source_mpi_blocks  mpi_rows() of rows read in blocks: each MPI rank
+#                  reads its own rows (a range of a 10x file's cells, a
+#                  DelayedMatrix, a big.matrix; R/source_mpi_blocks.R; a
+#                  source_mpi)
 #   source_delayed a Bioconductor DelayedMatrix, or a SummarizedExperiment's
 #                  assay with the cells as rows, read in blocks
 #                  (R/source_delayed.R)

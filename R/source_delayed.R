@@ -167,28 +167,41 @@ report_progress <- function(src, first, last) {
 # statistics of the default method are computed instead, whose every term is
 # a square. Counts and log-counts sit near the origin: one pass.
 source_stats.source_delayed <- function(src, cluster, k, n_threads, block_rows, means = NULL) {
-  d <- src$n_col
+  st <- stats_one_pass(src, cluster, k, source_block_rows(src, block_rows), n_threads)
+  if (is.null(st)) return(NextMethod())
+  st
+}
+
+# The one-pass statistics of the rows of `src` (labels `cluster`), or NULL
+# when they would lose digits. `combine`: sums the partial results of the
+# MPI ranks (mpi_sum(); identity: one process), called on the same objects
+# in the same order on every rank.
+stats_one_pass <- function(src, cluster, k, block_rows, n_threads = 1L, combine = identity) {
+  d <- n_cols(src)
   w <- src$weights
   sums <- matrix(0, k, d)
   size <- numeric(k)
   sq <- numeric(k)
-  for_source_blocks(src, source_block_rows(src, block_rows), function(block, rows) {
+  for_source_blocks(src, block_rows, function(block, rows) {
     m <- cpp_label_moments(block, cluster[rows], k, n_threads, if (!is.null(w)) w[rows])
     sums <<- sums + m$sums
     size <<- size + m$size
     sq <<- sq + m$sq
   })
+  sums <- combine(sums)
+  size <- combine(size)
+  sq <- combine(sq)
   between <- ifelse(size > 0, rowSums(sums^2) / pmax(size, .Machine$double.xmin), 0)
   withinss <- pmax(0, sq - between)
   total <- colSums(sums)
   totss <- max(0, sum(sq) - sum(total^2) / sum(size))
   max_loss <- 4
   if (any(sq > 10^max_loss * withinss & sq > 0) || sum(sq) > 10^max_loss * totss) {
-    return(NextMethod())
+    return(NULL)
   }
   centers <- sums / ifelse(size > 0, size, 1)
   out <- list(centers = centers, withinss = withinss,
-              size = as.integer(tabulate(cluster, k)), totss = totss, sumsq = sum(sq))
+              size = as.integer(combine(tabulate(cluster, k))), totss = totss, sumsq = sum(sq))
   if (!is.null(w)) out$weight <- size
   out
 }

@@ -5,7 +5,11 @@
 # mpi_info(), the RCombine of src/sources.h); see R/mpi.R. Every method
 # here is collective: all ranks call it in the same order.
 
-new_source_mpi <- function(x) new_row_source(x$x, "source_mpi", mpi = x)
+new_source_mpi <- function(x) {
+  # (each rank's rows read in blocks: R/source_mpi_blocks.R)
+  if (inherits(x$x, "row_source")) return(new_source_mpi_blocks(x))
+  new_row_source(x$x, "source_mpi", mpi = x)
+}
 
 n_rows.source_mpi <- function(src) src$mpi$n
 n_local_rows.source_mpi <- function(src) nrow(src$data)
@@ -103,8 +107,15 @@ reduced_collapsed.source_mpi <- function(src, reduced, k) FALSE
 
 source_kmeans.source_mpi <- function(src, reduced, k, centers0, n_init, iter_max, tol, seed,
                                      n_threads, verbose, limit, shift, seeding) {
-  cpp_kmeans_mpi(reduced, k, n_init, iter_max, tol, seed, n_threads, to_cpp_source(src)$mpi,
-                 shift, seeding)
+  mpi <- to_cpp_source(src)$mpi
+  if (!is.null(centers0)) {
+    # (dims = "auto": Lloyd from the best partition so far, as one process;
+    # Hartigan's moves after it run on one process only)
+    seeding$centres_polish <- "none"
+    return(cpp_lloyd_mpi(list(rows = reduced, mpi = mpi), centers0, iter_max, n_threads, shift,
+                         tol, seeding))
+  }
+  cpp_kmeans_mpi(reduced, k, n_init, iter_max, tol, seed, n_threads, mpi, shift, seeding)
 }
 
 source_stats.source_mpi <- function(src, cluster, k, n_threads, block_rows, means = NULL) {

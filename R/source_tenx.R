@@ -28,24 +28,69 @@ tenx_seed <- function(x, transposed) {
   s
 }
 
-new_source_tenx <- function(x, seed, normalize = "none", what = NULL) {
+# `window`: NULL (all the file's cells), or list(first, last, cells_first)
+# for the cells first..last of the file only (tenx_window(): an MPI rank's
+# range), x then showing those cells (as rows when cells_first).
+new_source_tenx <- function(x, seed, normalize = "none", what = NULL, window = NULL) {
   requireNamespace("rhdf5", quietly = TRUE) || stop_arg(
     "Reading a 10x HDF5 file (a TENxMatrix) needs the rhdf5 package; install it from Bioconductor.")
   file <- seed@filepath
   group <- seed@group
   # cells as rows: the seed's columns, whichever way x shows them
-  cells_first <- !identical(dim(x), seed@dim)
-  src <- new_source_delayed(x, by_columns = !cells_first, normalize = normalize,
-                            what = if (is.null(what)) sprintf("the 10x file '%s'", file) else what,
+  cells_first <- if (is.null(window)) !identical(dim(x), seed@dim) else window$cells_first
+  if (is.null(what)) {
+    what <- if (is.null(window)) sprintf("the 10x file '%s'", file) else
+      sprintf("the 10x file '%s' (cells %s..%s)", file, format(window$first), format(window$last))
+  }
+  src <- new_source_delayed(x, by_columns = !cells_first, normalize = normalize, what = what,
                             class = "source_tenx")
   src$file <- file
   src$group <- group
   src$stamp <- file_stamp(file)
-  src$indptr <- read_tenx_layout(file, group, n_cells = src$n_row, n_genes = src$n_col)
+  if (is.null(window)) {
+    src$indptr <- read_tenx_layout(file, group, n_cells = src$n_row, n_genes = src$n_col)
+  } else {
+    # (the window's indptr: offsets into the whole file's data and indices;
+    # cell numbers in messages are the file's)
+    all <- read_tenx_layout(file, group, n_cells = seed@dim[2L], n_genes = src$n_col)
+    src$indptr <- all[window$first:(window$last + 1L)]
+    src$cell0 <- window$first - 1L
+  }
   src$sparse <- TRUE
   # the next block, read while this one is converted (read_block())
   src$ahead <- new.env(parent = emptyenv())
   src
+}
+
+# A range of a TENxMatrix's cells: x is `t(tenx)[cells, ]` (transposed) or
+# `tenx[, cells]`, with `cells` consecutive and increasing and every gene
+# kept, and no other delayed operation. NULL when x is not such a range,
+# else list(seed, first, last, cells_first).
+tenx_window <- function(x, transposed) {
+  if (!is_delayed(x)) return(NULL)
+  s <- x@seed
+  if (transposed) {
+    if (!methods::is(s, "DelayedAperm") || !identical(as.integer(s@perm), 2:1)) return(NULL)
+    s <- s@seed
+  }
+  if (!methods::is(s, "DelayedSubset")) return(NULL)
+  index <- s@index
+  seed <- s@seed
+  if (!methods::is(seed, "TENxMatrixSeed") || !is.null(seed@subdata) || length(index) != 2L) {
+    return(NULL)
+  }
+  genes <- index[[1L]]
+  if (!is.null(genes) && !identical(as.numeric(genes), as.numeric(seq_len(seed@dim[1L])))) {
+    return(NULL)
+  }
+  cells <- index[[2L]]
+  if (is.null(cells)) cells <- seq_len(seed@dim[2L])
+  if (length(cells) == 0L || anyNA(cells) ||
+      (length(cells) > 1L && any(diff(as.numeric(cells)) != 1))) {
+    return(NULL)
+  }
+  list(seed = seed, first = as.numeric(cells[1L]), last = as.numeric(cells[length(cells)]),
+       cells_first = transposed)
 }
 
 file_stamp <- function(file) {
@@ -102,6 +147,7 @@ read_block.source_tenx <- function(src, first, last) {
   # numbers as Matrix::t() of the stored block and normalize_columns(); on a
   # thread of its own while the next block of as many cells is read
   log1p_cpm <- src$normalize == "log1p_cpm"
+  cell1 <- if (is.null(src$cell0)) first else src$cell0 + first  # (the file's number)
   convert <- function(f) {
     tryCatch(f(), error = function(e) {
       if (grepl("^count", conditionMessage(e))) {
@@ -109,13 +155,13 @@ read_block.source_tenx <- function(src, first, last) {
         stored <- methods::new("dgCMatrix", i = as.integer(raw$i), p = as.integer(raw$ptr),
                                x = as.double(raw$x),
                                Dim = as.integer(c(src$n_col, last - first + 1L)))
-        normalize_columns(stored, src$normalize, describe_source(src), first)
+        normalize_columns(stored, src$normalize, describe_source(src), cell1)
       }
       stop_arg(sprintf("The 10x file '%s' has a %s.", src$file, conditionMessage(e)))
     })
   }
   job <- convert(function() cells_to_rows_start(raw$x, raw$i, raw$ptr, src$n_col, log1p_cpm,
-                                                first))
+                                                cell1))
   if (last < src$n_row) {
     next_last <- min(src$n_row, last + (last - first + 1L))
     src$ahead$raw <- read_cells(src, last + 1L, next_last)
@@ -129,20 +175,22 @@ read_block.source_tenx <- function(src, first, last) {
 read_cells <- function(src, first, last) {
   from <- src$indptr[first]
   count <- src$indptr[last + 1L] - from
+  c0 <- if (is.null(src$cell0)) 0 else src$cell0  # (cell numbers in messages: the file's)
   read <- function(name, ...) {
     if (count == 0) return(integer(0))
     tryCatch(rhdf5::h5read(src$file, paste0(src$group, "/", name), start = from + 1,
                            count = count, ...),
              error = function(e) {
                stop_arg(sprintf("The 10x file '%s' could not be read (cells %d..%d): %s",
-                                src$file, first, last, conditionMessage(e)))
+                                src$file, c0 + first, c0 + last, conditionMessage(e)))
              })
   }
   x <- read("data")
   i <- read("indices", bit64conversion = "int")
   if (length(i) != count || length(x) != count || !is.numeric(x) || !is.integer(i)) {
     stop_arg(sprintf("The 10x file '%s' gave %s values and %s gene indices for cells %d..%d; expected %s numbers each.",
-                     src$file, format(length(x)), format(length(i)), first, last, format(count)))
+                     src$file, format(length(x)), format(length(i)), c0 + first, c0 + last,
+                     format(count)))
   }
   list(first = first, last = last, x = x, i = i, ptr = src$indptr[first:(last + 1L)] - from)
 }
@@ -150,6 +198,6 @@ read_cells <- function(src, first, last) {
 # Blocks of about 2^24 stored values (whole cells): the file's own density.
 source_block_rows.source_tenx <- function(src, block_rows = NULL) {
   if (!is.null(block_rows)) return(as.integer(min(block_rows, src$n_row)))
-  per_cell <- max(1, src$indptr[src$n_row + 1L] / src$n_row)
+  per_cell <- max(1, (src$indptr[src$n_row + 1L] - src$indptr[1L]) / src$n_row)
   as.integer(max(1, min(src$n_row, floor(2^24 / per_cell))))
 }

@@ -202,6 +202,24 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// mpi_stats_blocks_cpp
+Rcpp::List mpi_stats_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows, Rcpp::IntegerVector cluster, int k, int n_threads, Rcpp::List mpi);
+RcppExport SEXP _kmreduce_mpi_stats_blocks_cpp(SEXP readSEXP, SEXP nSEXP, SEXP dSEXP, SEXP block_rowsSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP, SEXP mpiSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::Function >::type read(readSEXP);
+    Rcpp::traits::input_parameter< double >::type n(nSEXP);
+    Rcpp::traits::input_parameter< int >::type d(dSEXP);
+    Rcpp::traits::input_parameter< double >::type block_rows(block_rowsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type mpi(mpiSEXP);
+    rcpp_result_gen = Rcpp::wrap(mpi_stats_blocks_cpp(read, n, d, block_rows, cluster, k, n_threads, mpi));
+    return rcpp_result_gen;
+END_RCPP
+}
 // top_svd_cpp
 Rcpp::List top_svd_cpp(SEXP x, int k, Rcpp::Nullable<Rcpp::NumericVector> center, Rcpp::Nullable<Rcpp::NumericVector> weights);
 RcppExport SEXP _kmreduce_top_svd_cpp(SEXP xSEXP, SEXP kSEXP, SEXP centerSEXP, SEXP weightsSEXP) {
@@ -319,6 +337,22 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// mpi_rsvd_blocks_cpp
+Rcpp::List mpi_rsvd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows, Rcpp::List options, Rcpp::List mpi);
+RcppExport SEXP _kmreduce_mpi_rsvd_blocks_cpp(SEXP readSEXP, SEXP nSEXP, SEXP dSEXP, SEXP block_rowsSEXP, SEXP optionsSEXP, SEXP mpiSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::Function >::type read(readSEXP);
+    Rcpp::traits::input_parameter< double >::type n(nSEXP);
+    Rcpp::traits::input_parameter< int >::type d(dSEXP);
+    Rcpp::traits::input_parameter< double >::type block_rows(block_rowsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type options(optionsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type mpi(mpiSEXP);
+    rcpp_result_gen = Rcpp::wrap(mpi_rsvd_blocks_cpp(read, n, d, block_rows, options, mpi));
+    return rcpp_result_gen;
+END_RCPP
+}
 // kmeans_cpp
 Rcpp::List kmeans_cpp(SEXP x, Rcpp::List options, Rcpp::Nullable<Rcpp::NumericVector> shift, Rcpp::Nullable<Rcpp::NumericVector> weights);
 RcppExport SEXP _kmreduce_kmeans_cpp(SEXP xSEXP, SEXP optionsSEXP, SEXP shiftSEXP, SEXP weightsSEXP) {
@@ -363,6 +397,24 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
     rcpp_result_gen = Rcpp::wrap(lloyd_blocks_cpp(read, n, d, block_rows, centers, options, shift, weights));
+    return rcpp_result_gen;
+END_RCPP
+}
+// mpi_lloyd_blocks_cpp
+Rcpp::List mpi_lloyd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows, Rcpp::NumericMatrix centers, Rcpp::List options, Rcpp::List mpi, Rcpp::Nullable<Rcpp::NumericVector> shift);
+RcppExport SEXP _kmreduce_mpi_lloyd_blocks_cpp(SEXP readSEXP, SEXP nSEXP, SEXP dSEXP, SEXP block_rowsSEXP, SEXP centersSEXP, SEXP optionsSEXP, SEXP mpiSEXP, SEXP shiftSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::Function >::type read(readSEXP);
+    Rcpp::traits::input_parameter< double >::type n(nSEXP);
+    Rcpp::traits::input_parameter< int >::type d(dSEXP);
+    Rcpp::traits::input_parameter< double >::type block_rows(block_rowsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type options(optionsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type mpi(mpiSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
+    rcpp_result_gen = Rcpp::wrap(mpi_lloyd_blocks_cpp(read, n, d, block_rows, centers, options, mpi, shift));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -706,6 +758,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_stats_blocks_cpp", (DL_FUNC) &_kmreduce_stats_blocks_cpp, 8},
     {"_kmreduce_mpi_stats_cpp", (DL_FUNC) &_kmreduce_mpi_stats_cpp, 5},
     {"_kmreduce_label_moments_cpp", (DL_FUNC) &_kmreduce_label_moments_cpp, 5},
+    {"_kmreduce_mpi_stats_blocks_cpp", (DL_FUNC) &_kmreduce_mpi_stats_blocks_cpp, 8},
     {"_kmreduce_top_svd_cpp", (DL_FUNC) &_kmreduce_top_svd_cpp, 4},
     {"_kmreduce_randomized_svd_cpp", (DL_FUNC) &_kmreduce_randomized_svd_cpp, 8},
     {"_kmreduce_cssp_cpp", (DL_FUNC) &_kmreduce_cssp_cpp, 5},
@@ -714,9 +767,11 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_sym_eigenvalues_cpp", (DL_FUNC) &_kmreduce_sym_eigenvalues_cpp, 1},
     {"_kmreduce_rsvd_blocks_cpp", (DL_FUNC) &_kmreduce_rsvd_blocks_cpp, 6},
     {"_kmreduce_mpi_rsvd_cpp", (DL_FUNC) &_kmreduce_mpi_rsvd_cpp, 8},
+    {"_kmreduce_mpi_rsvd_blocks_cpp", (DL_FUNC) &_kmreduce_mpi_rsvd_blocks_cpp, 6},
     {"_kmreduce_kmeans_cpp", (DL_FUNC) &_kmreduce_kmeans_cpp, 4},
     {"_kmreduce_lloyd_from_cpp", (DL_FUNC) &_kmreduce_lloyd_from_cpp, 5},
     {"_kmreduce_lloyd_blocks_cpp", (DL_FUNC) &_kmreduce_lloyd_blocks_cpp, 8},
+    {"_kmreduce_mpi_lloyd_blocks_cpp", (DL_FUNC) &_kmreduce_mpi_lloyd_blocks_cpp, 8},
     {"_kmreduce_mpi_kmeans_cpp", (DL_FUNC) &_kmreduce_mpi_kmeans_cpp, 4},
     {"_kmreduce_mpi_lloyd_cpp", (DL_FUNC) &_kmreduce_mpi_lloyd_cpp, 5},
     {"_kmreduce_kmeans_seedings_cpp", (DL_FUNC) &_kmreduce_kmeans_seedings_cpp, 0},

@@ -123,3 +123,19 @@ Rcpp::List label_moments_cpp(SEXP x, Rcpp::IntegerVector cluster, int k, int n_t
   return Rcpp::List::create(Rcpp::Named("sums") = sums, Rcpp::Named("size") = size,
                             Rcpp::Named("sq") = sq);
 }
+
+// stats_blocks_cpp() for the rows of all MPI ranks, each rank's own rows
+// read block by block by read(first, last) (collective; `mpi` as
+// mpi_stats_cpp()).
+// [[Rcpp::export]]
+Rcpp::List mpi_stats_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows,
+                                Rcpp::IntegerVector cluster, int k, int n_threads,
+                                Rcpp::List mpi) {
+  const std::vector<int> label = zero_based(cluster);
+  if (static_cast<double>(label.size()) != n) throw std::invalid_argument("one label per row");
+  const glue::RCombine combine = glue::mpi_combine(mpi);
+  const glue::RBlockSource src(read, static_cast<kmreduce::index_t>(n), d,
+                               static_cast<kmreduce::index_t>(block_rows), n_threads, nullptr);
+  return stats_list(kmreduce::cluster_stats_blocks(src, label.data(), k, n_threads, combine), k,
+                    d);
+}

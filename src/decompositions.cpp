@@ -157,6 +157,29 @@ Rcpp::NumericVector sym_eigenvalues_cpp(Rcpp::NumericMatrix g) {
 }
 
 namespace {
+// The options of rsvd_blocks_cpp() and mpi_rsvd_blocks_cpp(): k,
+// oversample, power_iters, seed, n_threads and center.
+struct RsvdOptions {
+  int k = 0, oversample = 0, power_iters = 0, n_threads = 1;
+  double seed = 0;
+  bool center = false;
+};
+RsvdOptions rsvd_options(const Rcpp::List& options) {
+  RsvdOptions o;
+  const Rcpp::CharacterVector names = options.names();
+  for (R_xlen_t t = 0; t < options.size(); ++t) {
+    const std::string name = Rcpp::as<std::string>(names[t]);
+    if (name == "k") o.k = Rcpp::as<int>(options[t]);
+    else if (name == "oversample") o.oversample = Rcpp::as<int>(options[t]);
+    else if (name == "power_iters") o.power_iters = Rcpp::as<int>(options[t]);
+    else if (name == "seed") o.seed = Rcpp::as<double>(options[t]);
+    else if (name == "n_threads") o.n_threads = Rcpp::as<int>(options[t]);
+    else if (name == "center") o.center = Rcpp::as<bool>(options[t]);
+    else throw std::invalid_argument("unknown randomized SVD option: " + name);
+  }
+  return o;
+}
+
 Rcpp::List svd_list(const kmreduce::Svd& s, kmreduce::index_t n, kmreduce::index_t d, int k) {
   Rcpp::NumericMatrix u(static_cast<int>(n), k), v(static_cast<int>(d), k);
   std::copy(s.u.begin(), s.u.end(), u.begin());
@@ -173,20 +196,11 @@ Rcpp::List svd_list(const kmreduce::Svd& s, kmreduce::index_t n, kmreduce::index
 Rcpp::List rsvd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows,
                            Rcpp::List options,
                            Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
-  int k = 0, oversample = 0, power_iters = 0, n_threads = 1;
-  double seed = 0;
-  bool center = false;
-  const Rcpp::CharacterVector names = options.names();
-  for (R_xlen_t t = 0; t < options.size(); ++t) {
-    const std::string name = Rcpp::as<std::string>(names[t]);
-    if (name == "k") k = Rcpp::as<int>(options[t]);
-    else if (name == "oversample") oversample = Rcpp::as<int>(options[t]);
-    else if (name == "power_iters") power_iters = Rcpp::as<int>(options[t]);
-    else if (name == "seed") seed = Rcpp::as<double>(options[t]);
-    else if (name == "n_threads") n_threads = Rcpp::as<int>(options[t]);
-    else if (name == "center") center = Rcpp::as<bool>(options[t]);
-    else throw std::invalid_argument("unknown randomized SVD option: " + name);
-  }
+  const RsvdOptions o = rsvd_options(options);
+  const int k = o.k, oversample = o.oversample, power_iters = o.power_iters,
+            n_threads = o.n_threads;
+  const double seed = o.seed;
+  const bool center = o.center;
   const glue::RBlockSource src(read, static_cast<kmreduce::index_t>(n), d,
                                static_cast<kmreduce::index_t>(block_rows), n_threads, nullptr);
   Rcpp::NumericVector w;
@@ -217,4 +231,20 @@ Rcpp::List mpi_rsvd_cpp(SEXP x, int k, int oversample, int power_iters, double s
                                            glue::r_interrupt(), combine);
   });
   return svd_list(s, n, d, k);
+}
+
+// rsvd_blocks_cpp() of the rows of all MPI ranks, each rank's own rows read
+// block by block by read(first, last) (collective; `options` as
+// rsvd_blocks_cpp(), `mpi` as mpi_rsvd_cpp()); u holds this rank's rows.
+// [[Rcpp::export]]
+Rcpp::List mpi_rsvd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows,
+                               Rcpp::List options, Rcpp::List mpi) {
+  const RsvdOptions o = rsvd_options(options);
+  const glue::RCombine combine = glue::mpi_combine(mpi);
+  const glue::RBlockSource src(read, static_cast<kmreduce::index_t>(n), d,
+                               static_cast<kmreduce::index_t>(block_rows), o.n_threads, nullptr);
+  const kmreduce::Svd s = kmreduce::randomized_svd_blocks(
+      src, o.k, o.oversample, o.power_iters, glue::as_seed(o.seed), o.n_threads, o.center,
+      glue::r_interrupt(), combine);
+  return svd_list(s, src.n(), d, o.k);
 }

@@ -208,6 +208,32 @@ Rcpp::List lloyd_blocks_cpp(Rcpp::Function read, double n, int d, double block_r
   return lloyd_list(res, centers.nrow(), d);
 }
 
+// lloyd_blocks_cpp() on the rows of this MPI rank, read block by block by
+// read(first, last) (local rows 1..n, an out-of-core source of each rank's
+// own rows): the cluster sums of every iteration are summed over the
+// blocks, then over the ranks (`mpi` as mpi_kmeans_cpp()). Collective.
+// [[Rcpp::export]]
+Rcpp::List mpi_lloyd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows,
+                                Rcpp::NumericMatrix centers, Rcpp::List options, Rcpp::List mpi,
+                                Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
+  if (centers.ncol() != d) throw std::invalid_argument("centres need d columns");
+  KmeansCall call = kmeans_options(options);
+  kmreduce::KmeansOptions& opt = call.opt;
+  opt.k = centers.nrow();
+  opt.n_init = 1;
+  const int n_threads = opt.n_threads;
+  const glue::RCombine combine = glue::mpi_combine(mpi);
+  Rcpp::NumericVector keep;
+  const double* s = shift_of(shift, keep, d);
+  const glue::RBlockSource src(read, static_cast<kmreduce::index_t>(n), d,
+                               static_cast<kmreduce::index_t>(block_rows), n_threads, s);
+  kmreduce::LloydResult res =
+      kmreduce::kmeans_from(src, kmreduce::shifted_centres(&centers[0], opt.k, d, s), opt,
+                            glue::r_interrupt(), combine);
+  kmreduce::unshift_result(src, s, opt.k, res, n_threads, combine);
+  return lloyd_list(res, centers.nrow(), d);
+}
+
 // kmeans_cpp() and lloyd_from_cpp() on the rows of this MPI rank; `mpi` is
 // list(allreduce, rank, size, offset, n) (see R/mpi.R). Collective: every
 // rank calls them in the same order. No weights, no value limit, no

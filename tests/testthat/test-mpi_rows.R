@@ -107,3 +107,89 @@ test_that("mpi_rows() needs pbdMPI and kmeans_reduced() checks distributed argum
   expect_error(kmeans_reduced(fake, matrix(0, 2, 2)), "not initial centres")
   expect_output(print(fake), "rank 0 of 1 holds rows 1-10 of 10")
 })
+
+# mpirun -np `np` Rscript mpi/<script> OUT FILE under `timeout` (a hang
+# fails); the result the job saved, or a failure with its log.
+run_mpi_file_job <- function(script, file, np = 2L) {
+  mpirun <- Sys.which("mpirun")
+  timeout <- Sys.which("timeout")
+  libs <- paste(unique(c(dirname(system.file(package = "kmreduce")), .libPaths())),
+                collapse = ":")
+  mpi_env <- grep("^(OMPI_|PMIX_)", names(Sys.getenv()), value = TRUE)
+  env <- c(R_LIBS = libs, OMP_NUM_THREADS = "1",
+           stats::setNames(rep(NA_character_, length(mpi_env)), mpi_env))
+  out <- tempfile(fileext = ".rds")
+  args <- c("300", mpirun, "-np", np, "--oversubscribe",
+            if (identical(unname(Sys.info()[["user"]]), "root")) "--allow-run-as-root",
+            file.path(R.home("bin"), "Rscript"), test_path("mpi", script), out, file)
+  log <- withr::with_envvar(env, suppressWarnings(
+    system2(timeout, args, stdout = TRUE, stderr = TRUE)))
+  if (!file.exists(out)) {
+    fail(paste(c(sprintf("%s on %d ranks: no result (a hang?)", script, np), log),
+               collapse = "\n"))
+  }
+  readRDS(out)
+}
+
+skip_without_mpi_files <- function() {
+  skip_on_cran()
+  skip_if(!nzchar(system.file(package = "pbdMPI")), "pbdMPI is not installed")
+  skip_if(!nzchar(Sys.which("mpirun")), "mpirun not found")
+  skip_if(!nzchar(Sys.which("timeout")), "timeout not found")
+  skip_without_bioc(c("rhdf5", "HDF5Array", "SummarizedExperiment"))
+}
+
+test_that("2 MPI ranks, each reading its own cells of a 10x file, equal one process on the file", {
+  skip_without_mpi_files()
+  file <- tempfile(fileext = ".h5")
+  write_tenx(sim_counts(n_genes = 200, n_cells = 600, n_types = 3, seed = 3)$counts, file)
+  res <- run_mpi_file_job("files.R", file)
+  tenx <- c("sparse_embedding", "sign", "refine", "blocks", "gaussian/none", "rsvd", "leverage",
+            "auto", "sce")
+  expect_named(res, c(tenx, "memory", "delayed",
+                      if (nzchar(system.file(package = "bigmemory"))) "big"))
+  for (m in names(res)) {
+    r <- res[[m]]
+    # a range of a 10x file read with rhdf5, not through DelayedArray
+    expect_identical(r$source, if (m %in% tenx) "source_tenx" else
+      switch(m, big = "source_big", delayed = "source_delayed", memory = "NULL"), info = m)
+    expect_match(r$print, if (m %in% tenx) {
+      "rank 0 of 2 holds rows 1-250 of 600 \\(200 columns, read in blocks from the 10x file '.*' \\(cells 1\\.\\.250\\)\\)"
+    } else if (m == "memory") "holds rows 1-250 of 600 \\(200 columns, sparse\\)" else
+      "holds rows 1-250 of 600 \\(200 columns, read in blocks from a", info = m)
+    expect_match(r$refused, "`x` is a set of distributed rows \\(mpi_rows\\(\\)\\); only kmeans_reduced\\(\\) takes them",
+                 info = m)
+    expect_true(r$same_partition, info = m)
+    expect_true(r$identical_labels, info = m)
+    expect_true(r$size, info = m)
+    expect_lt(r$centers, 1e-10)
+    expect_lt(r$objective, 1e-10)
+    expect_lt(r$totss, 1e-10)
+    expect_true(r$ranks_agree, info = m)
+    expect_true(r$local_rows, info = m)
+    expect_true(r$names, info = m)
+  }
+  expect_true(res$auto$auto)
+})
+
+test_that("a missing file or a bad cell range on one MPI rank stops every rank with the same error", {
+  skip_without_mpi_files()
+  file <- tempfile(fileext = ".h5")
+  write_tenx(sim_counts(n_genes = 50, n_cells = 90, seed = 4)$counts, file)
+  res <- run_mpi_file_job("files_errors.R", file)
+  expect <- list(
+    "missing file" = "mpi_rows\\(\\) stopped on every MPI rank: the rows of rank 1 failed the checks: .*no-such-file",
+    "out of range" = "mpi_rows\\(\\) stopped on every MPI rank: the rows of rank 1 failed the checks: .*(bound|subscript)",
+    "normalize differs" = "`normalize` must be the same on every rank; it is \"log1p_cpm\" on rank 0 and \"none\" on rank 1",
+    "assay differs" = "`assay` must be the same on every rank; it is \"counts\" on rank 0 and 1 on rank 1",
+    "mix" = "`x_local` must be in memory on every rank or read in blocks",
+    "none on blocks" = "`method` \"none\" is not available on distributed rows read in blocks",
+    "k differs" = "the ranks must call it with the same arguments, but `k` is 3 on rank 0 and 4 on rank 1")
+  for (case in names(expect)) {
+    msg <- res[[case]]
+    expect_length(msg, 2L)
+    expect_length(unique(msg), 1L)   # the same error on every rank
+    expect_match(msg[1L], expect[[case]], info = case)
+  }
+  expect_identical(res$after, c(TRUE, TRUE))
+})

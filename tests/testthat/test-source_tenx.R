@@ -247,3 +247,46 @@ test_that("a block conversion abandoned before a fork neither hangs nor crashes 
   expect_true(res$value$same)
   expect_match(unlist(res$value$kids), "started in another process", all = TRUE)
 })
+
+test_that("a range of cells (an MPI rank's) is read from the file: the rows of those cells", {
+  skip_without_bioc()
+  tc <- tenx_case(n_genes = 120, n_cells = 300, seed = 5)
+  m <- tenx_matrix(tc$file)
+  full <- kmreduce:::new_source_tenx(t(m), m@seed, "log1p_cpm")
+  for (range in list(c(1, 299), c(101, 230), c(300, 300))) {
+    cells <- range[1]:range[2]
+    x <- t(m)[cells, , drop = FALSE]
+    window <- kmreduce:::tenx_window(x, transposed = TRUE)
+    expect_identical(unlist(window[c("first", "last")]), c(first = range[1], last = range[2]))
+    src <- kmreduce:::new_source_tenx(x, window$seed, "log1p_cpm", window = window)
+    expect_identical(kmreduce:::n_rows(src), length(cells))
+    expect_match(kmreduce:::describe_source(src), sprintf("cells %d..%d", range[1], range[2]))
+    # in two blocks and whole: the very rows of the whole file's source
+    mid <- max(1L, length(cells) %/% 2L)
+    expect_identical(kmreduce:::read_block(src, 1L, mid),
+                     kmreduce:::read_block(full, cells[1], cells[mid]))
+    expect_identical(kmreduce:::read_block(src, 1L, length(cells)),
+                     kmreduce:::read_block(full, cells[1], cells[length(cells)]))
+    expect_equal(as.matrix(kmreduce:::read_block(src, 1L, length(cells))),
+                 unname(as.matrix(tc$rows[cells, , drop = FALSE])))
+  }
+  # not a range read from the file: other cells, genes dropped, a delayed operation
+  expect_null(kmreduce:::tenx_window(t(m)[c(1, 3, 5), ], transposed = TRUE))
+  expect_null(kmreduce:::tenx_window(t(m)[5:1, ], transposed = TRUE))
+  expect_null(kmreduce:::tenx_window(t(m)[1:5, 1:10], transposed = TRUE))
+  expect_null(kmreduce:::tenx_window(log1p(t(m)[1:5, ]), transposed = TRUE))
+  expect_null(kmreduce:::tenx_window(t(m)[1:300, ], transposed = TRUE))  # (no subset: tenx_seed())
+})
+
+test_that("a bad count in a range of cells is an error naming the file's cell", {
+  skip_without_bioc()
+  s <- sim_counts(n_genes = 30, n_cells = 40, seed = 6)
+  s$counts@x[s$counts@p[25] + 1L] <- -2
+  file <- tempfile(fileext = ".h5")
+  write_tenx(s$counts, file)
+  m <- tenx_matrix(file)
+  x <- t(m)[21:40, ]
+  window <- kmreduce:::tenx_window(x, transposed = TRUE)
+  src <- kmreduce:::new_source_tenx(x, window$seed, "log1p_cpm", window = window)
+  expect_error(kmreduce:::read_block(src, 1L, 20L), "at cell 25\\b")
+})
