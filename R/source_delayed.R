@@ -141,18 +141,22 @@ report_progress <- function(src, first, last) {
   if (!isTRUE(p$on)) return(invisible(NULL))
   now <- elapsed()
   if (first == 1L || is.null(p$start)) {
+    # (the clock starts when the first block is done: the rate is that of
+    # the rows read after it)
     p$start <- now
+    p$base <- last
     p$blocks <- 0L
     p$said <- now
   }
   p$blocks <- p$blocks + 1L
   if (last < src$n_row && now - p$said < 2) return(invisible(NULL))
   p$said <- now
-  rate <- last / max(now - p$start, 1e-9)
-  message(sprintf("kmreduce:   read %d block%s, rows 1..%s of %s (%.0f%%), %s rows/s%s",
+  rate <- if (last > p$base) (last - p$base) / max(now - p$start, 1e-9)
+  message(sprintf("kmreduce:   read %d block%s, rows 1..%s of %s (%.0f%%)%s%s",
                   p$blocks, if (p$blocks > 1L) "s" else "", format(last), format(src$n_row),
-                  100 * last / src$n_row, format(round(rate), big.mark = ","),
-                  if (last < src$n_row) sprintf(", about %.0f s left", (src$n_row - last) / rate) else ""))
+                  100 * last / src$n_row,
+                  if (is.null(rate)) "" else paste0(", ", format(round(rate), big.mark = ","), " rows/s"),
+                  if (last < src$n_row && !is.null(rate)) sprintf(", about %.0f s left", (src$n_row - last) / rate) else ""))
   invisible(NULL)
 }
 
