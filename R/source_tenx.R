@@ -18,13 +18,20 @@
 # The TENxMatrixSeed of x when x is a TENxMatrix without delayed operations
 # (`transposed`: t() of one), else NULL.
 tenx_seed <- function(x, transposed) {
+  s <- seed_under(x, transposed)
+  if (!methods::is(s, "TENxMatrixSeed") || !is.null(s@subdata)) return(NULL)
+  s
+}
+
+# The seed of a DelayedMatrix x (`transposed`: the seed under its t()), or
+# NULL when x is not delayed (or not a t() of one when `transposed`).
+seed_under <- function(x, transposed) {
   if (!is_delayed(x)) return(NULL)
   s <- x@seed
   if (transposed) {
     if (!methods::is(s, "DelayedAperm") || !identical(as.integer(s@perm), 2:1)) return(NULL)
     s <- s@seed
   }
-  if (!methods::is(s, "TENxMatrixSeed") || !is.null(s@subdata)) return(NULL)
   s
 }
 
@@ -67,12 +74,7 @@ new_source_tenx <- function(x, seed, normalize = "none", what = NULL, window = N
 # kept, and no other delayed operation. NULL when x is not such a range,
 # else list(seed, first, last, cells_first).
 tenx_window <- function(x, transposed) {
-  if (!is_delayed(x)) return(NULL)
-  s <- x@seed
-  if (transposed) {
-    if (!methods::is(s, "DelayedAperm") || !identical(as.integer(s@perm), 2:1)) return(NULL)
-    s <- s@seed
-  }
+  s <- seed_under(x, transposed)
   if (!methods::is(s, "DelayedSubset")) return(NULL)
   index <- s@index
   seed <- s@seed

@@ -182,15 +182,16 @@ Rcpp::List lloyd_from_cpp(SEXP x, Rcpp::NumericMatrix centers, Rcpp::List option
                          glue::AnyCombine(kmreduce::LocalCombine()), weights);
 }
 
-// lloyd_from_cpp() for rows read block by block by read(first, last) (an
-// out-of-core matrix): the same Lloyd, with the cluster sums of every
-// iteration summed block by block (Lloyd only: `options` as
-// lloyd_from_cpp() without algorithm and polish).
-// [[Rcpp::export]]
-Rcpp::List lloyd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows,
-                            Rcpp::NumericMatrix centers, Rcpp::List options,
-                            Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
-                            Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
+namespace {
+// Lloyd from given centres on rows read block by block by read(first, last),
+// the sums of every iteration combined by `combine` (one process, or the
+// MPI ranks); with `weights` (one process only), weighted.
+template <class Combine>
+Rcpp::List lloyd_blocks(const Rcpp::Function& read, double n, int d, double block_rows,
+                        const Rcpp::NumericMatrix& centers, const Rcpp::List& options,
+                        const Rcpp::Nullable<Rcpp::NumericVector>& shift,
+                        const Rcpp::Nullable<Rcpp::NumericVector>& weights,
+                        const Combine& combine) {
   if (centers.ncol() != d) throw std::invalid_argument("centres need d columns");
   KmeansCall call = kmeans_options(options);
   kmreduce::KmeansOptions& opt = call.opt;
@@ -201,11 +202,26 @@ Rcpp::List lloyd_blocks_cpp(Rcpp::Function read, double n, int d, double block_r
   opt.weights = weights_of(weights, wkeep, n);
   const double* s = shift_of(shift, keep, d);
   const glue::RBlockSource src(read, static_cast<kmreduce::index_t>(n), d,
-                         static_cast<kmreduce::index_t>(block_rows), n_threads, s);
-  kmreduce::LloydResult res = kmreduce::kmeans_from(
-      src, kmreduce::shifted_centres(&centers[0], opt.k, d, s), opt, glue::r_interrupt());
-  kmreduce::unshift_result(src, s, opt.k, res, n_threads, kmreduce::LocalCombine(), opt.weights);
+                               static_cast<kmreduce::index_t>(block_rows), n_threads, s);
+  kmreduce::LloydResult res =
+      kmreduce::kmeans_from(src, kmreduce::shifted_centres(&centers[0], opt.k, d, s), opt,
+                            glue::r_interrupt(), combine);
+  kmreduce::unshift_result(src, s, opt.k, res, n_threads, combine, opt.weights);
   return lloyd_list(res, centers.nrow(), d);
+}
+}  // namespace
+
+// lloyd_from_cpp() for rows read block by block by read(first, last) (an
+// out-of-core matrix): the same Lloyd, with the cluster sums of every
+// iteration summed block by block (Lloyd only: `options` as
+// lloyd_from_cpp() without algorithm and polish).
+// [[Rcpp::export]]
+Rcpp::List lloyd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows,
+                            Rcpp::NumericMatrix centers, Rcpp::List options,
+                            Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
+                            Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
+  return lloyd_blocks(read, n, d, block_rows, centers, options, shift, weights,
+                      kmreduce::LocalCombine());
 }
 
 // lloyd_blocks_cpp() on the rows of this MPI rank, read block by block by
@@ -216,22 +232,8 @@ Rcpp::List lloyd_blocks_cpp(Rcpp::Function read, double n, int d, double block_r
 Rcpp::List mpi_lloyd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows,
                                 Rcpp::NumericMatrix centers, Rcpp::List options, Rcpp::List mpi,
                                 Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
-  if (centers.ncol() != d) throw std::invalid_argument("centres need d columns");
-  KmeansCall call = kmeans_options(options);
-  kmreduce::KmeansOptions& opt = call.opt;
-  opt.k = centers.nrow();
-  opt.n_init = 1;
-  const int n_threads = opt.n_threads;
-  const glue::RCombine combine = glue::mpi_combine(mpi);
-  Rcpp::NumericVector keep;
-  const double* s = shift_of(shift, keep, d);
-  const glue::RBlockSource src(read, static_cast<kmreduce::index_t>(n), d,
-                               static_cast<kmreduce::index_t>(block_rows), n_threads, s);
-  kmreduce::LloydResult res =
-      kmreduce::kmeans_from(src, kmreduce::shifted_centres(&centers[0], opt.k, d, s), opt,
-                            glue::r_interrupt(), combine);
-  kmreduce::unshift_result(src, s, opt.k, res, n_threads, combine);
-  return lloyd_list(res, centers.nrow(), d);
+  return lloyd_blocks(read, n, d, block_rows, centers, options, shift, R_NilValue,
+                      glue::mpi_combine(mpi));
 }
 
 // kmeans_cpp() and lloyd_from_cpp() on the rows of this MPI rank; `mpi` is
