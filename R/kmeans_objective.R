@@ -24,6 +24,8 @@
 #' @export
 kmeans_objective <- function(x, cluster, normalize = FALSE, block_rows = NULL,
                              weights = NULL) {
+  hold_sources()  # (memory sources take outside R's heap: freed on return)
+  on.exit(leave_sources(), add = TRUE)
   if (!is.null(block_rows)) block_rows <- check_whole(block_rows, "block_rows", 1)
   x <- check_data(x, "x", big = TRUE, block_rows = block_rows)
   cluster <- check_cluster(cluster, nrow(x), "cluster")

@@ -183,6 +183,8 @@ kmeans_reduced.default <- function(x, k, method = "auto", dims = NULL, n_init = 
                                    n_reductions = 1L, refine = 0L, control = list(),
                                    verbose = FALSE, weights = NULL, algorithm = NULL,
                                    trace = NULL, centers, nstart, iter.max, ...) {
+  hold_sources()  # (memory sources take outside R's heap: freed on return)
+  on.exit(leave_sources(), add = TRUE)
   call <- match.call()
   check_dots_empty(..., fun = "kmeans_reduced")
   t_start <- elapsed()

@@ -180,6 +180,8 @@ print.summary.kmeans_reduced <- function(x, ...) {
 #' @export
 predict.kmeans_reduced <- function(object, newdata, n_threads = NULL,
                                    type = c("cluster", "distances"), ...) {
+  hold_sources()  # (memory sources take outside R's heap: freed on return)
+  on.exit(leave_sources(), add = TRUE)
   if (!is.character(type) || length(type) < 1L || anyNA(type)) {
     stop_arg(sprintf("`type` must be \"cluster\" or \"distances\", not %s.", describe(type)))
   }

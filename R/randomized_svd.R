@@ -33,6 +33,8 @@
 #' @export
 randomized_svd <- function(x, k, oversample = 10L, power_iters = 2L, seed = NULL,
                            n_threads = NULL, block_rows = NULL, center = FALSE) {
+  hold_sources()  # (memory sources take outside R's heap: freed on return)
+  on.exit(leave_sources(), add = TRUE)
   if (!is.null(block_rows)) block_rows <- check_whole(block_rows, "block_rows", 1)
   x <- check_data(x, "x", big = TRUE, block_rows = block_rows)
   k <- check_whole(k, "k", 1, min(dim(x)))

@@ -39,6 +39,8 @@
 #' @export
 reduce_dims <- function(x, method = "auto", dims = NULL, k = NULL, seed = NULL,
                         n_threads = NULL, control = list()) {
+  hold_sources()  # (memory sources take outside R's heap: freed on return)
+  on.exit(leave_sources(), add = TRUE)
   control <- check_control(control)
   x <- check_data(x, "x", big = TRUE, block_rows = control$block_rows)
   method <- resolve_method(check_method(method), x)

@@ -117,7 +117,7 @@ sparse_rows.row_source <- function(src) FALSE
 # first..last (on R's main thread, between parallel loops), the rows and the
 # columns.
 to_cpp_source.row_source <- function(src) {
-  list(read = function(first, last) read_block(src, first, last), n = n_rows(src),
+  list(read = function(first, last) read_block_transient(src, first, last), n = n_rows(src),
        d = n_cols(src))
 }
 
@@ -129,13 +129,58 @@ source_block_rows.row_source <- function(src, block_rows = NULL) {
   as.integer(max(1, min(n, floor(2^26 / (8 * n_cols(src))))))
 }
 
-# Calls f(block, rows) for consecutive blocks of rows of the source.
+# Memory outside R's heap. A source may hold some while it is read
+# (source_tenx: its reading vectors and its pool of blocks), which R's
+# collector neither counts nor hurries to free. Each exported function that
+# reads sources starts with `hold_sources(); on.exit(leave_sources(), add =
+# TRUE)`; a source that takes such memory calls holding_memory(src), and the
+# outermost leave_sources() releases it (release_source()) when its function
+# returns, also on an error. A released source makes its memory again if it
+# is read again.
+held <- new.env(parent = emptyenv())
+held$depth <- 0L
+held$sources <- list()
+
+hold_sources <- function() {
+  held$depth <- held$depth + 1L
+  invisible(NULL)
+}
+
+leave_sources <- function() {
+  held$depth <- max(0L, held$depth - 1L)
+  if (held$depth == 0L) {
+    sources <- held$sources
+    held$sources <- list()
+    for (src in sources) release_source(src)
+  }
+  invisible(NULL)
+}
+
+holding_memory <- function(src) {
+  if (!any(vapply(held$sources, identical, logical(1), src))) {
+    held$sources[[length(held$sources) + 1L]] <- src
+  }
+  invisible(NULL)
+}
+
+release_source <- function(src) UseMethod("release_source")
+release_source.row_source <- function(src) invisible(NULL)
+
+# Rows first..last for a pass that is done with them before it reads its
+# next block (for_source_blocks() and the C++ core's reads): a source may
+# then give a block whose memory it reuses for the block after next
+# (source_tenx). Default: read_block().
+read_block_transient <- function(src, first, last) UseMethod("read_block_transient")
+read_block_transient.row_source <- function(src, first, last) read_block(src, first, last)
+
+# Calls f(block, rows) for consecutive blocks of rows of the source (f must
+# not keep the block: see read_block_transient()).
 for_source_blocks <- function(src, block_rows, f) {
   n <- n_rows(src)
   start <- 1L
   while (start <= n) {
     last <- min(n, start + block_rows - 1L)
-    f(read_block(src, start, last), start:last)
+    f(read_block_transient(src, start, last), start:last)
     start <- start + block_rows
   }
   invisible(NULL)

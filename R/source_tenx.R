@@ -56,11 +56,13 @@ new_source_tenx <- function(x, seed, normalize = "none", what = NULL, window = N
   src$stamp <- file_stamp(file)
   if (is.null(window)) {
     src$indptr <- read_tenx_layout(file, group, n_cells = src$n_row, n_genes = src$n_col)
+    src$value_type <- attr(src$indptr, "value_type")
   } else {
     # (the window's indptr: offsets into the whole file's data and indices;
     # cell numbers in messages are the file's)
     all <- read_tenx_layout(file, group, n_cells = seed@dim[2L], n_genes = src$n_col)
     src$indptr <- all[window$first:(window$last + 1L)]
+    src$value_type <- attr(all, "value_type")
     src$cell0 <- window$first - 1L
   }
   src$sparse <- TRUE
@@ -100,7 +102,8 @@ file_stamp <- function(file) {
   c(size = as.numeric(info$size), mtime = as.numeric(info$mtime))
 }
 
-# The checked layout of a 10x group: its indptr (n_cells + 1 doubles).
+# The checked layout of a 10x group: its indptr (n_cells + 1 doubles), with
+# the type of its values as attribute "value_type".
 read_tenx_layout <- function(file, group, n_cells, n_genes) {
   bad <- function(fmt, ...) stop_arg(sprintf(paste0("The 10x file '%s' (group \"%s\") ", fmt),
                                              file, group, ...))
@@ -133,15 +136,38 @@ read_tenx_layout <- function(file, group, n_cells, n_genes) {
     bad("has an `indptr` that does not run from 0 up to the %s stored values.",
         format(len("data")))
   }
+  # (the type rhdf5 reads the values as)
+  attr(indptr, "value_type") <- if (grepl("INTEGER", here$dclass[here$name == "data"])) {
+    "integer"
+  } else {
+    "double"
+  }
   indptr
 }
 
-read_block.source_tenx <- function(src, first, last) {
+read_block.source_tenx <- function(src, first, last) tenx_block(src, first, last, NULL)
+
+# (the block's `i` and `x` view the memory of the source's pool of two
+# blocks, src/cells.cpp: no new R vectors per block)
+read_block_transient.source_tenx <- function(src, first, last) {
+  if (is.null(src$ahead$pool)) {
+    src$ahead$pool <- cells_pool_new()
+    holding_memory(src)
+  }
+  tenx_block(src, first, last, src$ahead$pool)
+}
+
+# `pool`: NULL, or the pool the block is converted into.
+tenx_block <- function(src, first, last, pool) {
   stamp <- file_stamp(src$file)
   if (!identical(stamp, src$stamp)) {
     stop_arg(sprintf("The 10x file '%s' changed while it was being read (size or time of change); the fit is abandoned.",
                      src$file))
   }
+  # (on any error or interrupt, the reading vectors are dropped: a
+  # conversion abandoned on its thread may still be reading one of them)
+  done <- FALSE
+  on.exit(if (!done) clear_cells_buffers(src), add = TRUE)
   raw <- src$ahead$raw
   src$ahead$raw <- NULL
   if (is.null(raw) || raw$first != first || raw$last != last) raw <- read_cells(src, first, last)
@@ -154,8 +180,9 @@ read_block.source_tenx <- function(src, first, last) {
     tryCatch(f(), error = function(e) {
       if (grepl("^count", conditionMessage(e))) {
         # (the counts' own message: R's check of the block)
-        stored <- methods::new("dgCMatrix", i = as.integer(raw$i), p = as.integer(raw$ptr),
-                               x = as.double(raw$x),
+        used <- seq_len(raw$ptr[length(raw$ptr)])
+        stored <- methods::new("dgCMatrix", i = as.integer(raw$i[used]), p = as.integer(raw$ptr),
+                               x = as.double(raw$x[used]),
                                Dim = as.integer(c(src$n_col, last - first + 1L)))
         normalize_columns(stored, src$normalize, describe_source(src), cell1)
       }
@@ -163,38 +190,99 @@ read_block.source_tenx <- function(src, first, last) {
     })
   }
   job <- convert(function() cells_to_rows_start(raw$x, raw$i, raw$ptr, src$n_col, log1p_cpm,
-                                                cell1))
+                                                cell1, pool))
   if (last < src$n_row) {
     next_last <- min(src$n_row, last + (last - first + 1L))
     src$ahead$raw <- read_cells(src, last + 1L, next_last)
   }
   block <- convert(function() cells_to_rows_finish(job))
+  done <- TRUE
   finish_block(src, block, first, last, normalized = TRUE)
 }
 
 # Cells first..last as stored: list(first, last, x = values, i = gene
-# indices, ptr = offsets from 0).
+# indices, ptr = offsets from 0), x and i being the first ptr[length(ptr)]
+# entries of one of two pairs of vectors that each pass reuses, block after
+# block (the other pair holds the block being converted meanwhile): a pass
+# over a large file then allocates no new vectors of its size per block,
+# and R's garbage collector, which a full collection costs a second or more
+# in a session with Bioconductor's packages loaded, seldom runs.
 read_cells <- function(src, first, last) {
   from <- src$indptr[first]
   count <- src$indptr[last + 1L] - from
   c0 <- if (is.null(src$cell0)) 0 else src$cell0  # (cell numbers in messages: the file's)
-  read <- function(name, ...) {
-    if (count == 0) return(integer(0))
-    tryCatch(rhdf5::h5read(src$file, paste0(src$group, "/", name), start = from + 1,
-                           count = count, ...),
-             error = function(e) {
-               stop_arg(sprintf("The 10x file '%s' could not be read (cells %d..%d): %s",
-                                src$file, c0 + first, c0 + last, conditionMessage(e)))
-             })
+  failed <- function(e) {
+    stop_arg(sprintf("The 10x file '%s' could not be read (cells %d..%d): %s",
+                     src$file, c0 + first, c0 + last, conditionMessage(e)))
   }
-  x <- read("data")
-  i <- read("indices", bit64conversion = "int")
-  if (length(i) != count || length(x) != count || !is.numeric(x) || !is.integer(i)) {
+  pair <- 3L - (if (is.null(src$ahead$pair)) 2L else src$ahead$pair)  # (1, 2, 1, ...)
+  if (count == 0) {
+    x <- vector(src$value_type, 0L)
+    i <- integer(0)
+  } else {
+    bufs <- if (length(src$ahead$buffers) >= pair) src$ahead$buffers[[pair]]
+    if (is.null(bufs) || length(bufs$x) < count) {
+      if (is.null(src$ahead$buffers)) src$ahead$buffers <- list(NULL, NULL)
+      bufs <- cells_buffers(src, last - first + 1L, count)
+      src$ahead$buffers[pair] <- list(bufs)
+      holding_memory(src)
+    }
+    x <- tryCatch(h5_read_into(src$file, paste0(src$group, "/data"), from, count, bufs$x),
+                  error = failed)
+    i <- tryCatch(h5_read_into(src$file, paste0(src$group, "/indices"), from, count, bufs$i,
+                               bit64conversion = "int"), error = failed)
+  }
+  got <- length(x) >= count && length(i) >= count
+  if (!got || !is.numeric(x) || !is.integer(i)) {
     stop_arg(sprintf("The 10x file '%s' gave %s values and %s gene indices for cells %d..%d; expected %s numbers each.",
                      src$file, format(length(x)), format(length(i)), c0 + first, c0 + last,
                      format(count)))
   }
+  src$ahead$pair <- pair
   list(first = first, last = last, x = x, i = i, ptr = src$indptr[first:(last + 1L)] - from)
+}
+
+# A pair of vectors for read_cells(): values of the file's type and gene
+# indices, long enough for any block of `cells` consecutive cells of the
+# source (and for `count` values).
+cells_buffers <- function(src, cells, count) {
+  n <- length(src$indptr) - 1L
+  cells <- min(cells, n)
+  # (the most values of any `cells` consecutive cells, wherever blocks start)
+  longest <- max(src$indptr[(cells + 1L):(n + 1L)] - src$indptr[1L:(n + 1L - cells)], count)
+  # (outside R's heap, src/cells.cpp: R's collector does not count them)
+  list(x = read_buffer_new(src$value_type, longest), i = read_buffer_new("integer", longest))
+}
+
+# Frees the reading vectors and the pool (hold_sources(), R/row_source.R).
+release_source.source_tenx <- function(src) {
+  for (pair in src$ahead$buffers) for (b in pair) read_buffer_release(b)
+  if (!is.null(src$ahead$pool)) cells_pool_release(src$ahead$pool)
+  clear_cells_buffers(src)
+  src$ahead$pool <- NULL
+  invisible(NULL)
+}
+
+clear_cells_buffers <- function(src) {
+  src$ahead$buffers <- NULL
+  src$ahead$pair <- NULL
+  src$ahead$raw <- NULL
+}
+
+# `count` values of the dataset `name` from offset `from` (0-based), read by
+# rhdf5 into the first entries of `buf` (length >= count), which is changed
+# in place: the vector is read_cells()'s own.
+h5_read_into <- function(file, name, from, count, buf, ...) {
+  fid <- rhdf5::H5Fopen(file, flags = "H5F_ACC_RDONLY")
+  on.exit(rhdf5::H5Fclose(fid), add = TRUE, after = FALSE)
+  did <- rhdf5::H5Dopen(fid, name)
+  on.exit(rhdf5::H5Dclose(did), add = TRUE, after = FALSE)
+  file_space <- rhdf5::H5Dget_space(did)
+  on.exit(rhdf5::H5Sclose(file_space), add = TRUE, after = FALSE)
+  rhdf5::H5Sselect_hyperslab(file_space, start = from + 1, count = count)
+  memory_space <- rhdf5::H5Screate_simple(count)
+  on.exit(rhdf5::H5Sclose(memory_space), add = TRUE, after = FALSE)
+  rhdf5::H5Dread(did, file_space, memory_space, buf = buf, ...)
 }
 
 # Blocks of about 2^24 stored values (whole cells): the file's own density.

@@ -12,9 +12,51 @@ Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
+// read_buffer_new
+SEXP read_buffer_new(std::string type, double n);
+RcppExport SEXP _kmreduce_read_buffer_new(SEXP typeSEXP, SEXP nSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< std::string >::type type(typeSEXP);
+    Rcpp::traits::input_parameter< double >::type n(nSEXP);
+    rcpp_result_gen = Rcpp::wrap(read_buffer_new(type, n));
+    return rcpp_result_gen;
+END_RCPP
+}
+// read_buffer_release
+void read_buffer_release(SEXP buffer);
+RcppExport SEXP _kmreduce_read_buffer_release(SEXP bufferSEXP) {
+BEGIN_RCPP
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type buffer(bufferSEXP);
+    read_buffer_release(buffer);
+    return R_NilValue;
+END_RCPP
+}
+// cells_pool_release
+void cells_pool_release(SEXP pool);
+RcppExport SEXP _kmreduce_cells_pool_release(SEXP poolSEXP) {
+BEGIN_RCPP
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type pool(poolSEXP);
+    cells_pool_release(pool);
+    return R_NilValue;
+END_RCPP
+}
+// cells_pool_new
+SEXP cells_pool_new();
+RcppExport SEXP _kmreduce_cells_pool_new() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    rcpp_result_gen = Rcpp::wrap(cells_pool_new());
+    return rcpp_result_gen;
+END_RCPP
+}
 // cells_to_rows_start
-SEXP cells_to_rows_start(SEXP value, SEXP gene, Rcpp::NumericVector ptr, int n_genes, bool log1p_cpm, double first_cell);
-RcppExport SEXP _kmreduce_cells_to_rows_start(SEXP valueSEXP, SEXP geneSEXP, SEXP ptrSEXP, SEXP n_genesSEXP, SEXP log1p_cpmSEXP, SEXP first_cellSEXP) {
+SEXP cells_to_rows_start(SEXP value, SEXP gene, Rcpp::NumericVector ptr, int n_genes, bool log1p_cpm, double first_cell, SEXP pool);
+RcppExport SEXP _kmreduce_cells_to_rows_start(SEXP valueSEXP, SEXP geneSEXP, SEXP ptrSEXP, SEXP n_genesSEXP, SEXP log1p_cpmSEXP, SEXP first_cellSEXP, SEXP poolSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -24,7 +66,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type n_genes(n_genesSEXP);
     Rcpp::traits::input_parameter< bool >::type log1p_cpm(log1p_cpmSEXP);
     Rcpp::traits::input_parameter< double >::type first_cell(first_cellSEXP);
-    rcpp_result_gen = Rcpp::wrap(cells_to_rows_start(value, gene, ptr, n_genes, log1p_cpm, first_cell));
+    Rcpp::traits::input_parameter< SEXP >::type pool(poolSEXP);
+    rcpp_result_gen = Rcpp::wrap(cells_to_rows_start(value, gene, ptr, n_genes, log1p_cpm, first_cell, pool));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -744,7 +787,11 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
-    {"_kmreduce_cells_to_rows_start", (DL_FUNC) &_kmreduce_cells_to_rows_start, 6},
+    {"_kmreduce_read_buffer_new", (DL_FUNC) &_kmreduce_read_buffer_new, 2},
+    {"_kmreduce_read_buffer_release", (DL_FUNC) &_kmreduce_read_buffer_release, 1},
+    {"_kmreduce_cells_pool_release", (DL_FUNC) &_kmreduce_cells_pool_release, 1},
+    {"_kmreduce_cells_pool_new", (DL_FUNC) &_kmreduce_cells_pool_new, 0},
+    {"_kmreduce_cells_to_rows_start", (DL_FUNC) &_kmreduce_cells_to_rows_start, 7},
     {"_kmreduce_cells_to_rows_finish", (DL_FUNC) &_kmreduce_cells_to_rows_finish, 1},
     {"_kmreduce_cells_to_rows_cpp", (DL_FUNC) &_kmreduce_cells_to_rows_cpp, 6},
     {"_kmreduce_sparse_problem_cpp", (DL_FUNC) &_kmreduce_sparse_problem_cpp, 1},
@@ -799,9 +846,11 @@ static const R_CallMethodDef CallEntries[] = {
     {NULL, NULL, 0}
 };
 
+void kmreduce_init_cells(DllInfo* dll);
 void kmreduce_init_threads(DllInfo* /*dll*/);
 RcppExport void R_init_kmreduce(DllInfo *dll) {
     R_registerRoutines(dll, NULL, CallEntries, NULL, NULL);
     R_useDynamicSymbols(dll, FALSE);
+    kmreduce_init_cells(dll);
     kmreduce_init_threads(dll);
 }

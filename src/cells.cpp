@@ -2,15 +2,33 @@
 // integer or double, gene indices integer, offsets double) -> a dgCMatrix of
 // cells as rows, written straight into the R vectors of its slots.
 //
+// The block's values and gene indices may be the first entries of longer
+// vectors (R reads each block into the same two vectors, so that a pass
+// allocates no new ones per block): the last offset says how many.
+//
 // The conversion can run on a thread of its own while R reads the next
 // block from the file (cells_to_rows_start(), then cells_to_rows_finish()):
 // the vectors are allocated and checked here, on R's thread; the worker
 // only reads and writes their memory (no R API), and the job (an external
 // pointer) keeps them alive and joins its thread before it is freed, also
 // when R abandons it after an error.
+//
+// A pass over a file converts block after block into a pool of two blocks'
+// memory (cells_pool_new()) instead of new R vectors: the slots `i` and `x`
+// of its dgCMatrix are then ALTREP vectors viewing that memory, valid until
+// the block after next is converted into the same place. R's collector never
+// sees these hundreds of megabytes per block come and go, and so seldom
+// runs: in a session with Bioconductor's packages loaded a full collection
+// costs a second or more, and a pass that allocated each block's vectors ran
+// several per block. A view used after its memory was reused is an R error
+// (never other data); duplicating or serializing a view copies its values.
 #include "glue.h"
 
+#include <R_ext/Altrep.h>
+
+#include <array>
 #include <exception>
+#include <memory>
 #include <thread>
 #ifndef _WIN32
 #include <unistd.h>
@@ -29,8 +47,115 @@ inline long process_id() {
 #endif
 }
 
+// One converted block's memory: gene (row) indices and values.
+struct CellsMemory {
+  kmreduce::AlignedArray<int> i;
+  kmreduce::AlignedArray<double> x;
+  R_xlen_t capacity = 0;
+  // (the pool's number of the block it holds: views of older blocks are stale)
+  double generation = 0;
+};
+
+struct CellsPool {
+  std::array<std::shared_ptr<CellsMemory>, 2> memory;
+  int next = 0;
+  double blocks = 0;  // blocks converted so far: each block's generation
+};
+
+R_altrep_class_t cells_int_class, cells_real_class;
+
+// A view: data1 the pool (an external pointer: the pool lives as long as
+// any view of it), data2 c(slot, generation, length).
+CellsMemory* view_memory(SEXP x, bool error) {
+  SEXP pool_ptr = R_altrep_data1(x);
+  const double* info = REAL(R_altrep_data2(x));
+  CellsPool* pool = static_cast<CellsPool*>(R_ExternalPtrAddr(pool_ptr));
+  CellsMemory* m = pool == nullptr ? nullptr : pool->memory[static_cast<int>(info[0])].get();
+  if (m == nullptr || m->generation != info[1]) {
+    if (error) {
+      Rf_error("kmreduce: a block of a 10x file was used after its memory was reused for "
+               "a later block (an internal error; please report it)");
+    }
+    return nullptr;
+  }
+  return m;
+}
+R_xlen_t view_length(SEXP x) { return static_cast<R_xlen_t>(REAL(R_altrep_data2(x))[2]); }
+void* view_int_dataptr(SEXP x, Rboolean) { return view_memory(x, true)->i.get(); }
+void* view_real_dataptr(SEXP x, Rboolean) { return view_memory(x, true)->x.get(); }
+const void* view_int_or_null(SEXP x) {
+  CellsMemory* m = view_memory(x, false);
+  return m == nullptr ? nullptr : m->i.get();
+}
+const void* view_real_or_null(SEXP x) {
+  CellsMemory* m = view_memory(x, false);
+  return m == nullptr ? nullptr : m->x.get();
+}
+int view_int_elt(SEXP x, R_xlen_t k) { return view_memory(x, true)->i[k]; }
+double view_real_elt(SEXP x, R_xlen_t k) { return view_memory(x, true)->x[k]; }
+Rboolean view_inspect(SEXP x, int, int, int, void (*)(SEXP, int, int, int)) {
+  Rprintf(" kmreduce view of a converted 10x block (%s)\n",
+          view_memory(x, false) == nullptr ? "stale" : "current");
+  return TRUE;
+}
+
+// A vector rhdf5 reads blocks into (H5Dread(buf =)), block after block:
+// memory of its own, outside R's heap, freed with the vector or when
+// released (read_buffer_release(), at the end of a fit: R's collector does
+// not know its size, so would not hurry to free it); a conversion reading it
+// holds it until done.
+struct ReadMemory {
+  kmreduce::AlignedArray<int> i;
+  kmreduce::AlignedArray<double> x;
+};
+struct ReadBuffer {
+  std::shared_ptr<ReadMemory> memory;
+  R_xlen_t n = 0;
+};
+
+R_altrep_class_t buffer_int_class, buffer_real_class;
+
+ReadBuffer* buffer_of(SEXP v) {
+  ReadBuffer* b = static_cast<ReadBuffer*>(R_ExternalPtrAddr(R_altrep_data1(v)));
+  if (b == nullptr) Rf_error("kmreduce: a freed read buffer (an internal error)");
+  return b;
+}
+ReadMemory* buffer_memory(SEXP v) {
+  ReadBuffer* b = buffer_of(v);
+  if (!b->memory) Rf_error("kmreduce: a released read buffer (an internal error)");
+  return b->memory.get();
+}
+bool is_read_buffer(SEXP v) {
+  return R_altrep_inherits(v, buffer_int_class) || R_altrep_inherits(v, buffer_real_class);
+}
+R_xlen_t buffer_length(SEXP v) {
+  const ReadBuffer* b = buffer_of(v);
+  return b->memory ? b->n : 0;
+}
+void* buffer_int_dataptr(SEXP v, Rboolean) { return buffer_memory(v)->i.get(); }
+void* buffer_real_dataptr(SEXP v, Rboolean) { return buffer_memory(v)->x.get(); }
+const void* buffer_int_or_null(SEXP v) { return buffer_memory(v)->i.get(); }
+const void* buffer_real_or_null(SEXP v) { return buffer_memory(v)->x.get(); }
+int buffer_int_elt(SEXP v, R_xlen_t k) { return buffer_memory(v)->i[k]; }
+double buffer_real_elt(SEXP v, R_xlen_t k) { return buffer_memory(v)->x[k]; }
+Rboolean buffer_inspect(SEXP, int, int, int, void (*)(SEXP, int, int, int)) {
+  Rprintf(" kmreduce read buffer\n");
+  return TRUE;
+}
+
+SEXP new_view(R_altrep_class_t cls, SEXP pool, int slot, double generation, R_xlen_t n) {
+  Rcpp::NumericVector info = Rcpp::NumericVector::create(slot, generation,
+                                                         static_cast<double>(n));
+  return R_new_altrep(cls, pool, info);
+}
+
 struct CellsJob {
   int n_cells = 0, n_genes = 0;
+  R_xlen_t nnz = 0;
+  int slot = -1;  // the pool's memory written (-1: R vectors in `keep`)
+  double generation = 0;
+  std::shared_ptr<CellsMemory> memory;  // (kept while the worker may write it)
+  std::vector<std::shared_ptr<ReadMemory>> reading;  // (and what it reads)
   long pid = process_id();  // the process that started the worker
   std::thread worker;
   std::exception_ptr error;
@@ -48,28 +173,69 @@ struct CellsJob {
 };
 
 SEXP cells_job(SEXP value, SEXP gene, const Rcpp::NumericVector& ptr, int n_genes,
-               bool log1p_cpm, double first_cell, bool in_thread) {
+               bool log1p_cpm, double first_cell, bool in_thread, SEXP pool_ptr) {
   if (TYPEOF(gene) != INTSXP) throw std::invalid_argument("gene indices must be integers");
-  const R_xlen_t nnz = Rf_xlength(gene);
-  if (Rf_xlength(value) != nnz) throw std::invalid_argument("one value per gene index");
-  if (ptr.size() < 1 || ptr[ptr.size() - 1] != static_cast<double>(nnz))
-    throw std::invalid_argument("the offsets must end at the number of values");
   if (TYPEOF(value) != INTSXP && TYPEOF(value) != REALSXP)
     throw std::invalid_argument("values must be numbers");
+  if (ptr.size() < 1) throw std::invalid_argument("no offsets");
+  const double last = ptr[ptr.size() - 1];
+  if (!(last >= 0) || last > static_cast<double>(Rf_xlength(gene)) ||
+      last > static_cast<double>(Rf_xlength(value)))
+    throw std::invalid_argument("the offsets must end within the values and gene indices");
+  const R_xlen_t nnz = static_cast<R_xlen_t>(last);
   const kmreduce::index_t n_cells = ptr.size() - 1;
   kmreduce::stored_values(ptr.begin(), n_cells, n_genes);  // (checked before allocating)
-  Rcpp::IntegerVector i(Rcpp::no_init(nnz)), p(Rcpp::no_init(n_genes + 1));
-  Rcpp::NumericVector x(Rcpp::no_init(nnz));
-  // (fresh, untouched memory: advised for huge pages before the scatter)
-  kmreduce::advise_huge_pages(INTEGER(i), static_cast<std::size_t>(nnz) * sizeof(int));
-  kmreduce::advise_huge_pages(REAL(x), static_cast<std::size_t>(nnz) * sizeof(double));
-  CellsJob* job = new CellsJob();
+  Rcpp::IntegerVector p(Rcpp::no_init(n_genes + 1));
+  std::unique_ptr<CellsJob> owned(new CellsJob());
+  CellsJob* job = owned.get();
   job->n_cells = static_cast<int>(n_cells);
   job->n_genes = n_genes;
+  job->nnz = nnz;
+  int* io;
+  double* xo;
+  Rcpp::RObject i, x;
+  if (pool_ptr != R_NilValue) {
+    CellsPool* pool = static_cast<CellsPool*>(R_ExternalPtrAddr(pool_ptr));
+    if (pool == nullptr) throw std::invalid_argument("a freed pool of blocks");
+    job->slot = pool->next;
+    pool->next = 1 - pool->next;
+    std::shared_ptr<CellsMemory>& m = pool->memory[job->slot];
+    const double generation = ++pool->blocks;
+    // Memory still written by a conversion abandoned on its thread stays
+    // its own: this block gets new memory.
+    if (!m || m.use_count() > 1 || m->capacity < nnz) {
+      m = std::make_shared<CellsMemory>();
+      const std::size_t n = static_cast<std::size_t>(std::max<R_xlen_t>(nnz, 1));
+      m->i = kmreduce::aligned_array<int>(n, true);
+      m->x = kmreduce::aligned_array<double>(n, true);
+      m->capacity = nnz;
+    }
+    m->generation = generation;  // (older views of this memory are stale from now)
+    job->generation = generation;
+    job->memory = m;
+    io = m->i.get();
+    xo = m->x.get();
+    i = R_NilValue;
+    x = R_NilValue;
+  } else {
+    Rcpp::IntegerVector iv(Rcpp::no_init(nnz));
+    Rcpp::NumericVector xv(Rcpp::no_init(nnz));
+    // (fresh, untouched memory: advised for huge pages before the scatter)
+    kmreduce::advise_huge_pages(INTEGER(iv), static_cast<std::size_t>(nnz) * sizeof(int));
+    kmreduce::advise_huge_pages(REAL(xv), static_cast<std::size_t>(nnz) * sizeof(double));
+    io = INTEGER(iv);
+    xo = REAL(xv);
+    i = iv;
+    x = xv;
+  }
+  for (SEXP v : {value, gene}) {
+    if (is_read_buffer(v)) job->reading.push_back(buffer_of(v)->memory);
+  }
   job->keep = Rcpp::List::create(Rcpp::Named("value") = value, Rcpp::Named("gene") = gene,
                                  Rcpp::Named("ptr") = ptr, Rcpp::Named("i") = i,
-                                 Rcpp::Named("p") = p, Rcpp::Named("x") = x);
-  Rcpp::XPtr<CellsJob> handle(job, true, R_NilValue, job->keep);
+                                 Rcpp::Named("p") = p, Rcpp::Named("x") = x,
+                                 Rcpp::Named("pool") = pool_ptr);
+  Rcpp::XPtr<CellsJob> handle(owned.release(), true, R_NilValue, job->keep);
   const double na = NA_REAL;
   const bool ints = TYPEOF(value) == INTSXP;
   const int* iv = ints ? INTEGER(value) : nullptr;
@@ -77,8 +243,6 @@ SEXP cells_job(SEXP value, SEXP gene, const Rcpp::NumericVector& ptr, int n_gene
   const int* g = INTEGER(gene);
   const double* pp = ptr.begin();
   int* po = INTEGER(p);
-  int* io = INTEGER(i);
-  double* xo = REAL(x);
   auto run = [=]() {
     try {
       if (ints) {
@@ -105,12 +269,88 @@ SEXP cells_job(SEXP value, SEXP gene, const Rcpp::NumericVector& ptr, int n_gene
 
 }  // namespace
 
+// [[Rcpp::init]]
+void kmreduce_init_cells(DllInfo* dll) {
+  cells_int_class = R_make_altinteger_class("kmreduce_cells_int", "kmreduce", dll);
+  cells_real_class = R_make_altreal_class("kmreduce_cells_real", "kmreduce", dll);
+  for (R_altrep_class_t cls : {cells_int_class, cells_real_class}) {
+    R_set_altrep_Length_method(cls, view_length);
+    R_set_altrep_Inspect_method(cls, view_inspect);
+  }
+  R_set_altvec_Dataptr_method(cells_int_class, view_int_dataptr);
+  R_set_altvec_Dataptr_or_null_method(cells_int_class, view_int_or_null);
+  R_set_altinteger_Elt_method(cells_int_class, view_int_elt);
+  R_set_altvec_Dataptr_method(cells_real_class, view_real_dataptr);
+  R_set_altvec_Dataptr_or_null_method(cells_real_class, view_real_or_null);
+  R_set_altreal_Elt_method(cells_real_class, view_real_elt);
+  buffer_int_class = R_make_altinteger_class("kmreduce_buffer_int", "kmreduce", dll);
+  buffer_real_class = R_make_altreal_class("kmreduce_buffer_real", "kmreduce", dll);
+  for (R_altrep_class_t cls : {buffer_int_class, buffer_real_class}) {
+    R_set_altrep_Length_method(cls, buffer_length);
+    R_set_altrep_Inspect_method(cls, buffer_inspect);
+  }
+  R_set_altvec_Dataptr_method(buffer_int_class, buffer_int_dataptr);
+  R_set_altvec_Dataptr_or_null_method(buffer_int_class, buffer_int_or_null);
+  R_set_altinteger_Elt_method(buffer_int_class, buffer_int_elt);
+  R_set_altvec_Dataptr_method(buffer_real_class, buffer_real_dataptr);
+  R_set_altvec_Dataptr_or_null_method(buffer_real_class, buffer_real_or_null);
+  R_set_altreal_Elt_method(buffer_real_class, buffer_real_elt);
+}
+
+// A vector of n zeros ("integer" or "double") for rhdf5 to read blocks
+// into: its memory is outside R's heap (R's collector neither counts nor
+// moves it), freed when the vector is.
+// [[Rcpp::export]]
+SEXP read_buffer_new(std::string type, double n) {
+  if (!(n >= 0) || n > 2147483647.0) throw std::invalid_argument("a read buffer's length");
+  if (type != "integer" && type != "double") throw std::invalid_argument("a read buffer's type");
+  const std::size_t len = static_cast<std::size_t>(std::max(n, 1.0));
+  Rcpp::XPtr<ReadBuffer> b(new ReadBuffer(), true);
+  b->n = static_cast<R_xlen_t>(n);
+  b->memory = std::make_shared<ReadMemory>();
+  if (type == "integer") {
+    b->memory->i = kmreduce::aligned_array<int>(len, true);
+    std::fill(b->memory->i.get(), b->memory->i.get() + len, 0);
+    return R_new_altrep(buffer_int_class, b, R_NilValue);
+  }
+  b->memory->x = kmreduce::aligned_array<double>(len, true);
+  std::fill(b->memory->x.get(), b->memory->x.get() + len, 0.0);
+  return R_new_altrep(buffer_real_class, b, R_NilValue);
+}
+
+// Frees a read buffer's memory (once no conversion reads it): its length is
+// 0 from now on.
+// [[Rcpp::export]]
+void read_buffer_release(SEXP buffer) {
+  if (!is_read_buffer(buffer)) throw std::invalid_argument("not a read buffer");
+  buffer_of(buffer)->memory.reset();
+}
+
+// Frees a pool's memory (once no conversion writes it): views of it are
+// stale from now on.
+// [[Rcpp::export]]
+void cells_pool_release(SEXP pool) {
+  CellsPool* p = static_cast<CellsPool*>(R_ExternalPtrAddr(pool));
+  if (p == nullptr) return;
+  for (auto& m : p->memory) m.reset();
+}
+
+// A pool of two blocks' memory for a pass's conversions.
+// [[Rcpp::export]]
+SEXP cells_pool_new() {
+  Rcpp::XPtr<CellsPool> pool(new CellsPool(), true);
+  return pool;
+}
+
 // Starts converting a block on a thread of its own: an external pointer
-// for cells_to_rows_finish().
+// for cells_to_rows_finish(). `pool`: NULL (the dgCMatrix gets vectors of
+// its own) or cells_pool_new() (its slots view the pool's memory).
 // [[Rcpp::export]]
 SEXP cells_to_rows_start(SEXP value, SEXP gene, Rcpp::NumericVector ptr, int n_genes,
-                         bool log1p_cpm, double first_cell) {
-  return cells_job(value, gene, ptr, n_genes, log1p_cpm, first_cell, true);
+                         bool log1p_cpm, double first_cell, SEXP pool) {
+  if (pool != R_NilValue && TYPEOF(pool) != EXTPTRSXP)
+    throw std::invalid_argument("`pool` must be NULL or a pool of blocks");
+  return cells_job(value, gene, ptr, n_genes, log1p_cpm, first_cell, true, pool);
 }
 
 // The dgCMatrix of a conversion (waits for it); its error, if it failed.
@@ -123,11 +363,21 @@ SEXP cells_to_rows_finish(SEXP handle) {
       throw std::runtime_error("a conversion started in another process (before a fork)");
     job->worker.join();
   }
+  job->memory.reset();  // (the worker is done with them)
+  job->reading.clear();
   if (job->error) std::rethrow_exception(job->error);
   Rcpp::S4 m("dgCMatrix");
-  m.slot("i") = job->keep["i"];
+  if (job->slot >= 0) {
+    SEXP pool = job->keep["pool"];
+    Rcpp::RObject i = new_view(cells_int_class, pool, job->slot, job->generation, job->nnz);
+    Rcpp::RObject x = new_view(cells_real_class, pool, job->slot, job->generation, job->nnz);
+    m.slot("i") = i;
+    m.slot("x") = x;
+  } else {
+    m.slot("i") = job->keep["i"];
+    m.slot("x") = job->keep["x"];
+  }
   m.slot("p") = job->keep["p"];
-  m.slot("x") = job->keep["x"];
   m.slot("Dim") = Rcpp::IntegerVector::create(job->n_cells, job->n_genes);
   return m;
 }
@@ -136,6 +386,7 @@ SEXP cells_to_rows_finish(SEXP handle) {
 // [[Rcpp::export]]
 SEXP cells_to_rows_cpp(SEXP value, SEXP gene, Rcpp::NumericVector ptr, int n_genes,
                        bool log1p_cpm, double first_cell) {
-  const Rcpp::RObject job = cells_job(value, gene, ptr, n_genes, log1p_cpm, first_cell, false);
+  const Rcpp::RObject job =
+      cells_job(value, gene, ptr, n_genes, log1p_cpm, first_cell, false, R_NilValue);
   return cells_to_rows_finish(job);
 }

@@ -209,6 +209,84 @@ test_that("cells_to_rows_cpp() of a large block (its two-step scatter) is Matrix
                "gene index outside 0..2999 at cell 1800")
 })
 
+test_that("a block's values may be the first entries of longer vectors (reused read buffers)", {
+  m <- withr::with_seed(5, Matrix::rsparsematrix(30, 20, 0.2, rand.x = function(n) rpois(n, 3) + 1))
+  m <- methods::as(m, "CsparseMatrix")
+  ptr <- as.numeric(m@p)
+  longer <- kmreduce:::cells_to_rows_cpp(c(m@x, 5, 7), c(m@i, 99L, -1L), ptr, 30L, TRUE, 1)
+  expect_identical(longer, Matrix::t(kmreduce:::normalize_columns(m, "log1p_cpm", "x")))
+  expect_error(kmreduce:::cells_to_rows_cpp(m@x[-1], m@i, ptr, 30L, TRUE, 1),
+               "offsets must end within")
+  # rhdf5's reading vectors: outside R's heap, of the type asked, zeros
+  b <- kmreduce:::read_buffer_new("integer", 12)
+  expect_identical(b[], integer(12))
+  expect_identical(kmreduce:::read_buffer_new("double", 3) + 1, c(1, 1, 1))
+  expect_error(kmreduce:::read_buffer_new("character", 3), "type")
+})
+
+test_that("a pass's blocks view a pool of two blocks' memory: Matrix::t(), copies kept, stale views an error", {
+  m <- withr::with_seed(6, Matrix::rsparsematrix(40, 60, 0.15, rand.x = function(n) rpois(n, 3) + 1))
+  m <- methods::as(m, "CsparseMatrix")
+  part <- function(cols) methods::as(m[, cols, drop = FALSE], "CsparseMatrix")
+  pool <- kmreduce:::cells_pool_new()
+  conv <- function(s) {
+    kmreduce:::cells_to_rows_finish(
+      kmreduce:::cells_to_rows_start(s@x, s@i, as.numeric(s@p), 40L, TRUE, 1, pool))
+  }
+  ref <- function(s) Matrix::t(kmreduce:::normalize_columns(s, "log1p_cpm", "x"))
+  s1 <- part(1:20); s2 <- part(21:45); s3 <- part(46:60)
+  a <- conv(s1)
+  expect_true(methods::validObject(a))
+  expect_identical(a, ref(s1))
+  kept <- unserialize(serialize(a, NULL))   # a copy of a view keeps its values
+  b <- conv(s2)
+  expect_identical(a, ref(s1))              # the pool holds two blocks
+  expect_identical(b, ref(s2))
+  d <- conv(s3)                             # into a's memory
+  expect_identical(d, ref(s3))
+  expect_identical(b, ref(s2))
+  expect_error(sum(a@x), "used after its memory was reused")
+  expect_error(a@i[1], "used after its memory was reused")
+  expect_identical(kept, ref(s1))
+  # a block larger than the memory so far gets new memory
+  e <- conv(part(1:60))
+  expect_identical(e, ref(m))
+  expect_identical(d, ref(s3))
+})
+
+test_that("the memory a 10x source takes outside R's heap is freed when the function returns", {
+  skip_without_bioc()
+  tc <- tenx_case(seed = 12)
+  held <- kmreduce:::held
+  sce <- SingleCellExperiment::SingleCellExperiment(list(counts = tenx_matrix(tc$file)))
+  fit <- kmeans_reduced(sce, 3, normalize = "log1p_cpm", method = "sparse_embedding",
+                        dims = 20, seed = 1, control = list(block_rows = 100L))
+  expect_identical(held$depth, 0L)
+  expect_length(held$sources, 0L)
+  x <- t(tenx_matrix(tc$file))
+  src <- kmreduce:::new_source_tenx(x, kmreduce:::tenx_seed(x, TRUE), "log1p_cpm")
+  blocks <- list()
+  reader <- function(fail) {
+    kmreduce:::hold_sources()
+    on.exit(kmreduce:::leave_sources(), add = TRUE)
+    blocks[[length(blocks) + 1L]] <<- kmreduce:::read_block_transient(src, 1L, 100L)
+    expect_length(held$sources, 1L)  # (read vectors and the pool, while reading)
+    if (fail) stop("a failure while reading")
+    blocks[[length(blocks)]]@x[1:3]
+  }
+  expect_equal(reader(FALSE), tc$rows[1:100, ]@x[1:3])
+  expect_error(reader(TRUE), "a failure while reading")
+  expect_identical(held$depth, 0L)
+  expect_length(held$sources, 0L)
+  expect_null(src$ahead$pool)
+  expect_null(src$ahead$buffers)
+  # the blocks of the released pool are stale: an error, never other values
+  expect_error(sum(blocks[[1]]@x), "used after its memory was reused")
+  # a released source reads again
+  again <- kmreduce:::read_block(src, 101L, 200L)
+  expect_equal(unname(as.matrix(again)), unname(as.matrix(tc$rows[101:200, ])))
+})
+
 test_that("every block method, refine and dims = \"auto\" give the labels of the cells in memory", {
   skip_on_cran()
   skip_without_bioc()
@@ -235,7 +313,7 @@ test_that("a block conversion abandoned before a fork neither hangs nor crashes 
     c("m <- methods::as(withr::with_seed(4, Matrix::rsparsematrix(3000, 4000, 0.2,",
       "  rand.x = function(n) rpois(n, 2) + 1)), 'CsparseMatrix')",
       "ptr <- as.numeric(m@p)"),
-    c("job <- kmreduce:::cells_to_rows_start(m@x, m@i, ptr, 3000L, TRUE, 1)",
+    c("job <- kmreduce:::cells_to_rows_start(m@x, m@i, ptr, 3000L, TRUE, 1, NULL)",
       "kids <- parallel::mclapply(1:2, function(i) {",
       "  e <- tryCatch(kmreduce:::cells_to_rows_finish(job), error = conditionMessage)",
       "  invisible(gc()); e }, mc.cores = 2)",
