@@ -29,6 +29,7 @@
 #include <array>
 #include <exception>
 #include <memory>
+#include <string>
 #include <thread>
 #ifndef _WIN32
 #include <unistd.h>
@@ -269,32 +270,42 @@ SEXP cells_job(SEXP value, SEXP gene, const Rcpp::NumericVector& ptr, int n_gene
 
 }  // namespace
 
+// An integer and a double ALTREP class with the same kind of methods.
+struct AltrepMethods {
+  R_altrep_Length_method_t length;
+  R_altrep_Inspect_method_t inspect;
+  R_altvec_Dataptr_method_t int_dataptr, real_dataptr;
+  R_altvec_Dataptr_or_null_method_t int_or_null, real_or_null;
+  R_altinteger_Elt_method_t int_elt;
+  R_altreal_Elt_method_t real_elt;
+};
+
+static void make_classes(const std::string& name, DllInfo* dll, const AltrepMethods& m,
+                  R_altrep_class_t* int_class, R_altrep_class_t* real_class) {
+  *int_class = R_make_altinteger_class((name + "_int").c_str(), "kmreduce", dll);
+  *real_class = R_make_altreal_class((name + "_real").c_str(), "kmreduce", dll);
+  for (R_altrep_class_t cls : {*int_class, *real_class}) {
+    R_set_altrep_Length_method(cls, m.length);
+    R_set_altrep_Inspect_method(cls, m.inspect);
+  }
+  R_set_altvec_Dataptr_method(*int_class, m.int_dataptr);
+  R_set_altvec_Dataptr_or_null_method(*int_class, m.int_or_null);
+  R_set_altinteger_Elt_method(*int_class, m.int_elt);
+  R_set_altvec_Dataptr_method(*real_class, m.real_dataptr);
+  R_set_altvec_Dataptr_or_null_method(*real_class, m.real_or_null);
+  R_set_altreal_Elt_method(*real_class, m.real_elt);
+}
+
 // [[Rcpp::init]]
 void kmreduce_init_cells(DllInfo* dll) {
-  cells_int_class = R_make_altinteger_class("kmreduce_cells_int", "kmreduce", dll);
-  cells_real_class = R_make_altreal_class("kmreduce_cells_real", "kmreduce", dll);
-  for (R_altrep_class_t cls : {cells_int_class, cells_real_class}) {
-    R_set_altrep_Length_method(cls, view_length);
-    R_set_altrep_Inspect_method(cls, view_inspect);
-  }
-  R_set_altvec_Dataptr_method(cells_int_class, view_int_dataptr);
-  R_set_altvec_Dataptr_or_null_method(cells_int_class, view_int_or_null);
-  R_set_altinteger_Elt_method(cells_int_class, view_int_elt);
-  R_set_altvec_Dataptr_method(cells_real_class, view_real_dataptr);
-  R_set_altvec_Dataptr_or_null_method(cells_real_class, view_real_or_null);
-  R_set_altreal_Elt_method(cells_real_class, view_real_elt);
-  buffer_int_class = R_make_altinteger_class("kmreduce_buffer_int", "kmreduce", dll);
-  buffer_real_class = R_make_altreal_class("kmreduce_buffer_real", "kmreduce", dll);
-  for (R_altrep_class_t cls : {buffer_int_class, buffer_real_class}) {
-    R_set_altrep_Length_method(cls, buffer_length);
-    R_set_altrep_Inspect_method(cls, buffer_inspect);
-  }
-  R_set_altvec_Dataptr_method(buffer_int_class, buffer_int_dataptr);
-  R_set_altvec_Dataptr_or_null_method(buffer_int_class, buffer_int_or_null);
-  R_set_altinteger_Elt_method(buffer_int_class, buffer_int_elt);
-  R_set_altvec_Dataptr_method(buffer_real_class, buffer_real_dataptr);
-  R_set_altvec_Dataptr_or_null_method(buffer_real_class, buffer_real_or_null);
-  R_set_altreal_Elt_method(buffer_real_class, buffer_real_elt);
+  make_classes("kmreduce_cells", dll,
+               {view_length, view_inspect, view_int_dataptr, view_real_dataptr,
+                view_int_or_null, view_real_or_null, view_int_elt, view_real_elt},
+               &cells_int_class, &cells_real_class);
+  make_classes("kmreduce_buffer", dll,
+               {buffer_length, buffer_inspect, buffer_int_dataptr, buffer_real_dataptr,
+                buffer_int_or_null, buffer_real_or_null, buffer_int_elt, buffer_real_elt},
+               &buffer_int_class, &buffer_real_class);
 }
 
 // A vector of n zeros ("integer" or "double") for rhdf5 to read blocks
