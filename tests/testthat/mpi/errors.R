@@ -2,28 +2,13 @@
 # User errors on some MPI ranks: every rank must stop with the same clear
 # error (no rank left waiting in a collective step), and the session goes
 # on (a correct call afterwards works).
-suppressPackageStartupMessages({
-  library(pbdMPI)
-  library(kmreduce)
-})
-init()
-out_file <- commandArgs(TRUE)[1]
-rank <- comm.rank()
-size <- comm.size()
+source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
+                 "common.R"))
 set.seed(1)
 n <- 90L
 x <- matrix(rnorm(n * 4), n, 4) + rep(c(0, 6, 12), length.out = n)
 colnames(x) <- paste0("v", 1:4)
 rows <- split(seq_len(n), rep(seq_len(size), length.out = n))[[rank + 1L]]
-last <- size - 1L
-results <- list()
-case <- function(label, expr) {
-  msg <- tryCatch({
-    force(expr)
-    "no error"
-  }, error = function(e) conditionMessage(e))
-  results[[label]] <<- unlist(allgather(msg))
-}
 local <- x[rows, , drop = FALSE]
 case("zero rows", mpi_rows(if (rank == last) local[0, , drop = FALSE] else local))
 case("NA", mpi_rows(if (rank == last) { y <- local; y[2, 3] <- NA; y } else local))
@@ -40,5 +25,4 @@ case("bad method everywhere", kmeans_reduced(xm, 3, method = "cssp", dims = 2))
 case("minibatch", kmeans_reduced(xm, 3, algorithm = "minibatch"))
 fit <- kmeans_reduced(xm, 3, seed = 1)
 results[["after"]] <- unlist(allgather(length(fit$cluster) == length(rows)))
-if (rank == 0L) saveRDS(results, out_file)
-finalize()
+finish()

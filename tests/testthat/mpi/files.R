@@ -2,15 +2,9 @@
 # Each rank reads its own range of the cells of one 10x HDF5 file
 # (mpi_rows(t(TENxMatrix)[cells, ])); kmeans_reduced() must give the
 # partition of one process on the whole file.
-suppressPackageStartupMessages({
-  library(pbdMPI)
-  library(kmreduce)
-})
-init()
-args <- commandArgs(TRUE)
-out_file <- args[1]
+source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
+                 "common.R"))
 file <- args[2]
-rank <- comm.rank()
 # (see tenx_matrix() in helper-hdf5.R)
 tenx <- function(file) {
   rhdf5::h5errorHandling("normal")
@@ -21,7 +15,6 @@ n <- ncol(m)
 cells <- if (rank == 0L) 1:250 else 251:n
 k <- 3L
 se <- SummarizedExperiment::SummarizedExperiment(list(counts = m))
-results <- list()
 run <- function(label, normalize, method, dims = 8, ..., local = t(tenx(file))[cells, ]) {
   single <- if (normalize == "none") {
     kmeans_reduced(t(m), k, method = method, dims = dims, n_init = 2, seed = 7, ...)
@@ -31,18 +24,8 @@ run <- function(label, normalize, method, dims = 8, ..., local = t(tenx(file))[c
   }
   x <- mpi_rows(local, normalize = normalize)
   fit <- kmeans_reduced(x, k, method = method, dims = dims, n_init = 2, seed = 7, ...)
-  all_cluster <- unlist(allgather(unname(fit$cluster)))
-  spread <- allreduce(max(abs(fit$centers)), op = "max") - allreduce(max(abs(fit$centers)), op = "min")
-  results[[label]] <<- list(
+  results[[label]] <<- c(compare_fits(fit, single, cells), list(
     source = class(kmreduce:::as_row_source(x)$local)[1L],
-    identical_labels = identical(all_cluster, unname(single$cluster)),
-    same_partition = all(rowSums(table(all_cluster, single$cluster) > 0) == 1L),
-    centers = max(abs(fit$centers - single$centers)) / max(abs(single$centers)),
-    objective = abs(fit$tot.withinss - single$tot.withinss) / single$tot.withinss,
-    totss = abs(fit$totss - single$totss) / single$totss,
-    size = identical(fit$size, single$size),
-    ranks_agree = spread == 0,
-    local_rows = length(fit$cluster) == length(cells),
     names = identical(names(fit$cluster), names(single$cluster)[cells]),
     print = paste(utils::capture.output(print(x)), collapse = "\n"),
     refused = tryCatch(kmeans_objective(x, fit$cluster), error = conditionMessage),
@@ -54,7 +37,7 @@ run <- function(label, normalize, method, dims = 8, ..., local = t(tenx(file))[c
       b <- as.matrix(fit$dims_auto[cols])
       identical(dim(a), dim(b)) && identical(is.na(a), is.na(b)) &&
         max(abs(a - b) / abs(a), na.rm = TRUE) < 1e-10
-    })
+    }))
 }
 run("sparse_embedding", "log1p_cpm", "sparse_embedding")
 run("sign", "log1p_cpm", "sign")
@@ -73,5 +56,4 @@ if (requireNamespace("bigmemory", quietly = TRUE)) {
   run("big", "none", "gaussian", refine = 1,
       local = bigmemory::as.big.matrix(as.matrix(t(m)[cells, ]), type = "double"))
 }
-if (rank == 0L) saveRDS(results, out_file)
-finalize()
+finish()

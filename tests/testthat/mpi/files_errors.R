@@ -2,17 +2,9 @@
 # A rank whose file is missing, whose cell range is out of bounds, or whose
 # call differs: every rank must stop with the same clear error (no rank left
 # waiting in a collective step), and the session goes on.
-suppressPackageStartupMessages({
-  library(pbdMPI)
-  library(kmreduce)
-})
-init()
-args <- commandArgs(TRUE)
-out_file <- args[1]
+source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
+                 "common.R"))
 file <- args[2]
-rank <- comm.rank()
-size <- comm.size()
-last <- size - 1L
 tenx <- function(file) {
   rhdf5::h5errorHandling("normal")
   HDF5Array::TENxMatrix(file, "mm10")
@@ -20,14 +12,6 @@ tenx <- function(file) {
 n <- ncol(tenx(file))
 cells <- split(seq_len(n), cut(seq_len(n), size, labels = FALSE))[[rank + 1L]]
 missing <- file.path(dirname(file), "no-such-file.h5")
-results <- list()
-case <- function(label, expr) {
-  msg <- tryCatch({
-    force(expr)
-    "no error"
-  }, error = function(e) conditionMessage(e))
-  results[[label]] <<- unlist(allgather(msg))
-}
 case("missing file", mpi_rows(t(tenx(if (rank == last) missing else file))[cells, ],
                               normalize = "log1p_cpm"))
 case("out of range", mpi_rows(t(tenx(file))[if (rank == last) cells + 1L else cells, ]))
@@ -41,5 +25,4 @@ case("none on blocks", kmeans_reduced(x, 3, method = "none", seed = 1))
 case("k differs", kmeans_reduced(x, 3 + (rank == last), seed = 1))
 fit <- kmeans_reduced(x, 3, seed = 1)
 results[["after"]] <- unlist(allgather(length(fit$cluster) == length(cells)))
-if (rank == 0L) saveRDS(results, out_file)
-finalize()
+finish()

@@ -1,13 +1,8 @@
 # Run by test-mpi_rows.R as: mpirun -np 2 Rscript kmeans.R OUT.rds
 # Each rank holds a block of rows of one matrix; kmeans_reduced() on
 # mpi_rows() must give the partition of one process on the stacked matrix.
-suppressPackageStartupMessages({
-  library(pbdMPI)
-  library(kmreduce)
-})
-init()
-out_file <- commandArgs(TRUE)[1]
-rank <- comm.rank()
+source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
+                 "common.R"))
 set.seed(42)
 n <- 301L
 d <- 40L
@@ -18,21 +13,10 @@ x <- centres[truth, ] + matrix(rnorm(n * d, sd = 1.5), n, d)
 counts <- matrix(rpois(n * d, 0.3 + 2 * (truth[row(matrix(0, n, d))] == (col(matrix(0, n, d)) %% k) + 1)), n, d)
 xs <- Matrix::Matrix(counts, sparse = TRUE)
 rows <- if (rank == 0L) 1:130 else 131:n
-results <- list()
 run <- function(label, data, local, method, dims = 8, ...) {
   single <- kmeans_reduced(data, k, method = method, dims = dims, n_init = 2, seed = 7, ...)
   fit <- kmeans_reduced(mpi_rows(local), k, method = method, dims = dims, n_init = 2, seed = 7, ...)
-  all_cluster <- unlist(allgather(unname(fit$cluster)))
-  centres_spread <- allreduce(max(abs(fit$centers)), op = "max") - allreduce(max(abs(fit$centers)), op = "min")
-  results[[label]] <<- list(
-    identical_labels = identical(all_cluster, unname(single$cluster)),
-    same_partition = all(rowSums(table(all_cluster, single$cluster) > 0) == 1L),
-    centers = max(abs(fit$centers - single$centers)) / max(abs(single$centers)),
-    objective = abs(fit$tot.withinss - single$tot.withinss) / single$tot.withinss,
-    totss = abs(fit$totss - single$totss) / single$totss,
-    size = identical(fit$size, single$size),
-    ranks_agree = centres_spread == 0,
-    local_rows = length(fit$cluster) == length(rows))
+  results[[label]] <<- compare_fits(fit, single, rows)
 }
 for (m in kmreduce:::registered_methods(source = c("source_mpi", "row_source"))) {
   run(m, x, x[rows, ], m)
@@ -52,5 +36,4 @@ aw <- matrix(sample(c(0, 1, 2, 10), n * 3, TRUE, prob = c(5, 3, 1, 1)), n, 3) +
 k <- 12L
 run("awkward/none", aw, aw[rows, ], "none", iter_max = 50)
 run("awkward/refine", aw, aw[rows, ], "sign", dims = 1, refine = 20)
-if (rank == 0L) saveRDS(results, out_file)
-finalize()
+finish()
