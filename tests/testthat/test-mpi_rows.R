@@ -2,6 +2,18 @@
 # of one process on the stacked matrix. Runs mpirun -np 2 when MPI and
 # pbdMPI are installed; skipped otherwise.
 
+# A job's comparison of a distributed fit with one process's
+# (compare_fits() in mpi/common.R).
+expect_fit_of_one_process <- function(r, m) {
+  expect_true(r$same_partition, info = m)
+  expect_true(r$size, info = m)
+  expect_lt(r$centers, 1e-10)
+  expect_lt(r$objective, 1e-10)
+  expect_lt(r$totss, 1e-10)
+  expect_true(r$ranks_agree, info = m)
+  expect_true(r$local_rows, info = m)
+}
+
 test_that("kmeans_reduced() on 2 MPI ranks equals one process on the stacked rows", {
   skip_on_cran()
   # Not skip_if_not_installed(): loading pbdMPI here would make this process
@@ -30,14 +42,7 @@ test_that("kmeans_reduced() on 2 MPI ranks equals one process on the stacked row
                       "n_reductions", "k-means||", "single", "single/gaussian", "awkward/none",
                       "awkward/refine"))
   for (m in names(res)) {
-    r <- res[[m]]
-    expect_true(r$same_partition, info = m)
-    expect_true(r$size, info = m)
-    expect_lt(r$centers, 1e-10)
-    expect_lt(r$objective, 1e-10)
-    expect_lt(r$totss, 1e-10)
-    expect_true(r$ranks_agree, info = m)
-    expect_true(r$local_rows, info = m)
+    expect_fit_of_one_process(res[[m]], m)
   }
   # Projections and the original rows: the very same labels (single precision
   # too: each rank scales its rows by its own power of two, which changes no
@@ -159,14 +164,8 @@ test_that("2 MPI ranks, each reading its own cells of a 10x file, equal one proc
       "holds rows 1-250 of 600 \\(200 columns, read in blocks from a", info = m)
     expect_match(r$refused, "`x` is a set of distributed rows \\(mpi_rows\\(\\)\\); only kmeans_reduced\\(\\) takes them",
                  info = m)
-    expect_true(r$same_partition, info = m)
+    expect_fit_of_one_process(r, m)
     expect_true(r$identical_labels, info = m)
-    expect_true(r$size, info = m)
-    expect_lt(r$centers, 1e-10)
-    expect_lt(r$objective, 1e-10)
-    expect_lt(r$totss, 1e-10)
-    expect_true(r$ranks_agree, info = m)
-    expect_true(r$local_rows, info = m)
     expect_true(r$names, info = m)
   }
   expect_true(res$auto$auto)

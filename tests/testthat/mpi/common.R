@@ -41,6 +41,12 @@ compare_fits <- function(fit, single, rows) {
     local_rows = length(fit$cluster) == length(rows))
 }
 
+# The 10x file of the file jobs (see tenx_matrix() in helper-hdf5.R).
+tenx <- function(file) {
+  rhdf5::h5errorHandling("normal")
+  HDF5Array::TENxMatrix(file, "mm10")
+}
+
 finish <- function() {
   if (rank == 0L) saveRDS(results, out_file)
   finalize()

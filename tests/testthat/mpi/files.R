@@ -5,11 +5,6 @@
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
                  "common.R"))
 file <- args[2]
-# (see tenx_matrix() in helper-hdf5.R)
-tenx <- function(file) {
-  rhdf5::h5errorHandling("normal")
-  HDF5Array::TENxMatrix(file, "mm10")
-}
 m <- tenx(file)
 n <- ncol(m)
 cells <- if (rank == 0L) 1:250 else 251:n

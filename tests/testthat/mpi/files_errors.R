@@ -5,10 +5,6 @@
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
                  "common.R"))
 file <- args[2]
-tenx <- function(file) {
-  rhdf5::h5errorHandling("normal")
-  HDF5Array::TENxMatrix(file, "mm10")
-}
 n <- ncol(tenx(file))
 cells <- split(seq_len(n), cut(seq_len(n), size, labels = FALSE))[[rank + 1L]]
 missing <- file.path(dirname(file), "no-such-file.h5")
