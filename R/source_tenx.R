@@ -204,9 +204,9 @@ tenx_block <- function(src, first, last, pool) {
 # indices, ptr = offsets from 0), x and i being the first ptr[length(ptr)]
 # entries of one of two pairs of vectors that each pass reuses, block after
 # block (the other pair holds the block being converted meanwhile): a pass
-# over a large file then allocates no new vectors of its size per block,
-# and R's garbage collector, which a full collection costs a second or more
-# in a session with Bioconductor's packages loaded, seldom runs.
+# over a large file then allocates no new vectors of its size per block, and
+# R's garbage collector seldom runs (a full collection costs a second or
+# more in a session with Bioconductor's packages loaded).
 read_cells <- function(src, first, last) {
   from <- src$indptr[first]
   count <- src$indptr[last + 1L] - from
@@ -256,17 +256,19 @@ cells_buffers <- function(src, cells, count) {
 
 # Frees the reading vectors and the pool (hold_sources(), R/row_source.R).
 release_source.source_tenx <- function(src) {
-  for (pair in src$ahead$buffers) for (b in pair) read_buffer_release(b)
   if (!is.null(src$ahead$pool)) cells_pool_release(src$ahead$pool)
-  clear_cells_buffers(src)
   src$ahead$pool <- NULL
-  invisible(NULL)
+  clear_cells_buffers(src)
 }
 
+# Frees the reading vectors (a conversion still reading one keeps its
+# memory until it is done).
 clear_cells_buffers <- function(src) {
+  for (pair in src$ahead$buffers) for (b in pair) read_buffer_release(b)
   src$ahead$buffers <- NULL
   src$ahead$pair <- NULL
   src$ahead$raw <- NULL
+  invisible(NULL)
 }
 
 # `count` values of the dataset `name` from offset `from` (0-based), read by

@@ -135,8 +135,14 @@ R_xlen_t buffer_length(SEXP v) {
 }
 void* buffer_int_dataptr(SEXP v, Rboolean) { return buffer_memory(v)->i.get(); }
 void* buffer_real_dataptr(SEXP v, Rboolean) { return buffer_memory(v)->x.get(); }
-const void* buffer_int_or_null(SEXP v) { return buffer_memory(v)->i.get(); }
-const void* buffer_real_or_null(SEXP v) { return buffer_memory(v)->x.get(); }
+const void* buffer_int_or_null(SEXP v) {
+  const ReadBuffer* b = buffer_of(v);
+  return b->memory ? b->memory->i.get() : nullptr;
+}
+const void* buffer_real_or_null(SEXP v) {
+  const ReadBuffer* b = buffer_of(v);
+  return b->memory ? b->memory->x.get() : nullptr;
+}
 int buffer_int_elt(SEXP v, R_xlen_t k) { return buffer_memory(v)->i[k]; }
 double buffer_real_elt(SEXP v, R_xlen_t k) { return buffer_memory(v)->x[k]; }
 Rboolean buffer_inspect(SEXP, int, int, int, void (*)(SEXP, int, int, int)) {
