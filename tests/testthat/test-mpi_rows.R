@@ -2,6 +2,17 @@
 # of one process on the stacked matrix. Runs mpirun -np 2 when MPI and
 # pbdMPI are installed; skipped otherwise.
 
+# An error job's cases (case() in mpi/common.R): on each of the np ranks the
+# same message, matching `expect[[case]]`.
+expect_same_error_everywhere <- function(res, expect, np) {
+  for (case in names(expect)) {
+    msg <- res[[case]]
+    expect_length(msg, np)
+    expect_length(unique(msg), 1L)
+    expect_match(msg[1L], expect[[case]], info = sprintf("%d ranks, %s", np, case))
+  }
+}
+
 # A job's comparison of a distributed fit with one process's
 # (compare_fits() in mpi/common.R).
 expect_fit_of_one_process <- function(r, m) {
@@ -91,12 +102,7 @@ test_that("user errors on some MPI ranks stop every rank with the same error (2 
       "seed policy differs" = "`seed` is 5 on rank 0",
       "bad method everywhere" = "`method` \"cssp\" is not available on distributed rows",
       "minibatch" = "`algorithm` \"minibatch\" \\(batches drawn from all the rows\\) is not available on distributed rows")
-    for (case in names(expect)) {
-      msg <- res[[case]]
-      expect_length(msg, np)
-      expect_length(unique(msg), 1L)   # the same error on every rank
-      expect_match(msg[1L], expect[[case]], info = sprintf("%d ranks, %s", np, case))
-    }
+    expect_same_error_everywhere(res, expect, np)
     expect_identical(res$after, rep(TRUE, np))
   }
 })
@@ -184,11 +190,6 @@ test_that("a missing file or a bad cell range on one MPI rank stops every rank w
     "mix" = "`x_local` must be in memory on every rank or read in blocks",
     "none on blocks" = "`method` \"none\" is not available on distributed rows read in blocks",
     "k differs" = "the ranks must call it with the same arguments, but `k` is 3 on rank 0 and 4 on rank 1")
-  for (case in names(expect)) {
-    msg <- res[[case]]
-    expect_length(msg, 2L)
-    expect_length(unique(msg), 1L)   # the same error on every rank
-    expect_match(msg[1L], expect[[case]], info = case)
-  }
+  expect_same_error_everywhere(res, expect, 2L)
   expect_identical(res$after, c(TRUE, TRUE))
 })
