@@ -40,6 +40,12 @@ check_control <- function(control, defaults = control_defaults(), prefix = "cont
     }
     out$polish_starts <- as.integer(out$polish_starts)
   }
+  pw <- out$polish_work
+  if (!is.numeric(pw) || length(pw) != 1L || is.na(pw) || pw < 0) {
+    stop_arg(sprintf("`%s` must be a number >= 0 (Inf: no bound), not %s.", nm("polish_work"),
+                     describe(pw)))
+  }
+  out$polish_work <- as.double(pw)
   check_choice(out$precision, nm("precision"), c("double", "single"))
   if (!is.null(out$local_search)) {
     out$local_search <- check_whole(out$local_search, nm("local_search"), 0, 1e6)

@@ -44,7 +44,12 @@
 #' (at most `tries`), so a round where no move comes close costs one pass.
 #' When two replicates ended at the same lowest objective (`polish_starts =
 #' "auto"`), that optimum is taken as confirmed and only Hartigan's moves
-#' follow.
+#' follow. Otherwise the best replicate is polished, then the next ones
+#' while the lowest polished result was reached from one start only and the
+#' polish has made fewer passes over the rows than `polish_work` times the
+#' replicates' Lloyd iterations. Two starts whose split/merge moves end
+#' within a relative 1e-6 of the lowest such result confirm it too: the
+#' Hartigan's moves that follow differ by a few rows.
 #'
 #' @section Mini-batch k-means:
 #' With `algorithm = "minibatch"` in [kmeans_reduced()] (Sculley 2010, as
@@ -105,10 +110,17 @@
 #' @param polish_starts How many of the best distinct replicates are
 #'   polished, the lowest result kept: a number, or `"auto"` (the default):
 #'   Hartigan's moves alone from each distinct replicate when two replicates
-#'   reached the lowest objective; otherwise the two best, then more while
-#'   the lowest polished result was reached from one start only, the others
-#'   getting Hartigan's moves; every replicate when `nrow(x) * k <= 10^4`.
+#'   reached the lowest objective; otherwise the best, then more while the
+#'   lowest polished result was reached from one start only and within
+#'   `polish_work`, the others getting Hartigan's moves within that bound;
+#'   every replicate when `nrow(x) * k <= 10^4`.
 #'   On reduced rows (every `method` but `"none"`) `"auto"` is 2.
+#' @param polish_work With `polish_starts = "auto"`: a replicate after the
+#'   best is polished only while the polish so far has made fewer passes
+#'   over the rows than `polish_work` times the replicates' Lloyd
+#'   iterations (default 2; the best replicate is always polished). Lower
+#'   values save time where the polish gains little; `Inf` polishes until
+#'   the lowest result is confirmed, whatever it costs.
 #' @param tries,split_rounds Split/merge moves run by Lloyd per round (at
 #'   most, default 3) and the most rounds (default 5); rounds stop at the
 #'   first without gain, and the moves' Lloyd iterations stop at twice those
@@ -201,7 +213,8 @@
 kmeans_control <- function(tol = 1e-6, keep_reduced = TRUE, block_rows = NULL,
                            precision = "double", seeding = "auto", oversampling = 2,
                            rounds = 5L, local_search = NULL, polish = "auto",
-                           polish_starts = "auto", tries = 3L, split_rounds = 5L,
+                           polish_starts = "auto", polish_work = 2, tries = 3L,
+                           split_rounds = 5L,
                            svd = "randomized", eps = 1 / 3, power_iters = "auto",
                            scores = "squared", sampling = "random", c = NULL, repeats = 40L,
                            residual = "frobenius", qr = "pivoted", fjlt_density = NULL,

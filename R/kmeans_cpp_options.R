@@ -47,6 +47,8 @@ seeding_of <- function(control, k, n_init, method = "none", n = Inf, seed = 0) {
               polish_starts = if (!identical(control$polish_starts, "auto")) {
                 as.integer(control$polish_starts)
               } else if (method != "none") 2L else if (n * k <= 1e4) as.integer(n_init) else "auto",
+              # (C++: < 0 for no bound)
+              polish_work = if (is.finite(control$polish_work)) control$polish_work else -1,
               precision = if (identical(control$precision, "single")) "single" else "double",
               algorithm = if (identical(control$algorithm, "MacQueen")) "macqueen" else
                 if (identical(control$algorithm, "minibatch")) "minibatch" else "lloyd",

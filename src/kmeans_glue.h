@@ -92,6 +92,8 @@ inline kmreduce::ClusterStats stats_of(const kmreduce::SparseMatrix& a, const in
 //   batch_size: whole >= 1;  reassignment_ratio: in [0, 1] (mini-batch)
 //   polish: "none", "hartigan" or "split_merge"
 //   polish_starts: whole >= 1, or "auto" (kPolishStartsAuto)
+//   polish_work: a number (< 0: no bound; KmeansOptions::polish_work)
+//   split_confirm: a number (KmeansOptions::split_confirm; < 0: never)
 //   precision: "double" or "single" (dense rows in float, single.hpp)
 //   verbose: TRUE or FALSE (a message after each replicate)
 struct KmeansCall {
@@ -207,6 +209,10 @@ inline KmeansCall kmeans_options(const Rcpp::List& options) {
       opt.polish_starts = TYPEOF(v) == STRSXP ? (option::choice(v, name, {"auto"}),
                                                  kmreduce::kPolishStartsAuto)
                                               : option::whole(v, name, 1);
+    } else if (name == "polish_work") {
+      opt.polish_work = option::number(v, name);
+    } else if (name == "split_confirm") {
+      opt.split_confirm = option::number(v, name);
     } else if (name == "precision") {
       call.single = option::choice(v, name, {"double", "single"}) == "single";
     } else {

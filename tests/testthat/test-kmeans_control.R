@@ -18,6 +18,12 @@ test_that("kmeans_control() refuses bad values by their argument name", {
   expect_error(kmeans_control(tries = 0), "`tries`")
   expect_error(kmeans_control(keep_reduced = NA), "`keep_reduced` must be TRUE or FALSE, not NA")
   expect_error(kmeans_control(polish_starts = "all"), "`polish_starts` must be \"auto\" or a whole number")
+  expect_error(kmeans_control(polish_work = -1),
+               "`polish_work` must be a number >= 0 \\(Inf: no bound\\), not -1")
+  expect_error(kmeans_control(polish_work = NA), "`polish_work` must be a number >= 0")
+  expect_error(kmeans_control(polish_work = "all"), "`polish_work` must be a number >= 0")
+  expect_identical(kmeans_control(polish_work = Inf)$polish_work, Inf)
+  expect_identical(kmeans_control(polish_work = 1L)$polish_work, 1)
   expect_error(kmeans_control(fjlt_density = 2), "`fjlt_density` must be NULL or a number in \\(0, 1\\]")
   expect_error(kmeans_control(poilsh = "none"), "unused argument")
   # as a plain list the names are those of control

@@ -806,10 +806,11 @@ test_that("the default search (split/merge, then Hartigan) never ends above the 
 test_that("polish_starts = \"auto\" polishes the best replicates until the lowest result is reached twice", {
   # uniform data: many optima close together, so the polished starts often
   # disagree (seeds 2, 5) or agree at once (seed 13)
+  # (no bound on the polish's work here: the test after this one has it)
   fit <- function(x, s, starts, threads = 1L) {
     kmreduce:::kmeans_cpp(x, list(k = 8L, n_init = 6L, iter_max = 100L, tol = 0, seed = s,
                                   n_threads = threads, local_search = 2L, polish = "split_merge",
-                                  tries = 5L, split_rounds = 5L,
+                                  tries = 5L, split_rounds = 5L, polish_work = -1,
                                   polish_starts = if (starts == 0L) "auto" else starts))
   }
   used <- integer()
@@ -839,6 +840,65 @@ test_that("polish_starts = \"auto\" polishes the best replicates until the lowes
   expect_lt(fit(x, 5, 0L)$objective, fit(x, 5, 2L)$objective * (1 - 1e-4))
 })
 
+test_that("polish_starts = \"auto\" polishes a start after the first only while the polish's passes are below the replicates' iterations", {
+  fit <- function(x, s, starts, threads = 1L, work = NULL) {
+    kmreduce:::kmeans_cpp(x, c(list(k = 8L, n_init = 6L, iter_max = 100L, tol = 0, seed = s,
+                                    n_threads = threads, local_search = 2L,
+                                    polish = "split_merge", tries = 5L, split_rounds = 5L,
+                                    polish_starts = if (starts == 0L) "auto" else starts),
+                               if (!is.null(work)) list(polish_work = work)))
+  }
+  # uniform data, seed 5: without a bound "auto" polishes more than two starts
+  set.seed(5)
+  x <- matrix(runif(300 * 4), 300)
+  free <- fit(x, 5, 0L, work = -1)
+  expect_gt(free$polish_starts, 2L)
+  # the default bound: at least the best replicate, at most as many as unbounded
+  auto <- fit(x, 5, 0L)
+  expect_true(auto$polish_starts >= 1L && auto$polish_starts <= free$polish_starts)
+  expect_lte(auto$objective, min(auto$objectives))
+  expect_identical(fit(x, 5, 0L, threads = 2L), auto)
+  expect_identical(fit(x, 5, 0L), auto)
+  # a bound of no work: the best replicate alone is polished, as with
+  # polish_starts = 1, and no other replicate gets Hartigan's moves
+  none <- fit(x, 5, 0L, work = 0)
+  expect_identical(none$polish_starts, 1L)
+  one <- fit(x, 5, 1L)
+  expect_identical(none$cluster, one$cluster)
+  expect_identical(none$objective, one$objective)
+  # a bound the polish never reaches: the same as no bound
+  expect_identical(fit(x, 5, 0L, work = 1e6), free)
+  expect_error(fit(x, 5, 0L, work = "a"), "polish_work")
+  # the R option: Inf is no bound, 0 the best replicate alone
+  r_fit <- function(work) {
+    kmeans_reduced(x, 8, method = "none", n_init = 6, seed = 5,
+                   control = list(polish_work = work, local_search = 2L, tries = 5L))
+  }
+  expect_lte(r_fit(2)$tot.withinss, r_fit(0)$tot.withinss * (1 + 1e-12))
+  expect_identical(r_fit(Inf)$cluster, r_fit(1e9)$cluster)
+})
+
+test_that("polish_starts = \"auto\" stops when two starts reach the same split/merge result", {
+  fit <- function(x, s, confirm, threads = 1L) {
+    kmreduce:::kmeans_cpp(x, list(k = 8L, n_init = 6L, iter_max = 100L, tol = 0, seed = s,
+                                  n_threads = threads, local_search = 2L,
+                                  polish = "split_merge", tries = 5L, split_rounds = 5L,
+                                  polish_starts = "auto", polish_work = -1,
+                                  split_confirm = confirm))
+  }
+  set.seed(5)
+  x <- matrix(runif(300 * 4), 300)
+  never <- fit(x, 5, -1)
+  expect_gt(never$polish_starts, 2L)
+  # a tolerance every pair of results meets: the second start confirms
+  expect_identical(fit(x, 5, 1)$polish_starts, 2L)
+  # the default tolerance (1e-6) stops no later than none
+  def <- fit(x, 5, 1e-6)
+  expect_lte(def$polish_starts, never$polish_starts)
+  expect_lte(def$objective, min(def$objectives))
+  expect_identical(fit(x, 5, 1e-6, threads = 2L), def)
+})
+
 test_that("polish_starts = \"auto\": a lowest replicate reached twice gets Hartigan's moves only, identical for 1 and 2 threads", {
   fit <- function(x, polish, starts, threads = 1L, n_init = 6L) {
     kmreduce:::kmeans_cpp(x, list(k = 5L, n_init = n_init, iter_max = 100L, tol = 1e-6, seed = 3,
@@ -866,7 +926,8 @@ test_that("polish_starts = \"auto\": a lowest replicate reached twice gets Harti
   u <- matrix(runif(300 * 4), 300)
   one <- kmreduce:::kmeans_cpp(u, list(k = 8L, n_init = 6L, iter_max = 100L, tol = 0, seed = 5,
                                        n_threads = 1L, local_search = 2L, polish = "split_merge",
-                                       tries = 5L, split_rounds = 5L, polish_starts = "auto"))
+                                       tries = 5L, split_rounds = 5L, polish_starts = "auto",
+                                       polish_work = -1))
   expect_gte(one$polish_starts, 2L)
 })
 

@@ -12,7 +12,12 @@
 // (split_merge.hpp) and Hartigan's moves (hartigan.hpp), the lowest result
 // kept; with kPolishStartsAuto, when two replicates already reached the
 // lowest objective (it is confirmed), only Hartigan's moves: from it, and
-// from the distinct replicates within `hartigan_gap` of it. The
+// from the distinct replicates within `hartigan_gap` of it; otherwise
+// starts are polished until two reach the lowest result, or two reach the
+// lowest split/merge result (within `split_confirm`; Hartigan's moves then
+// differ only by a few rows), and a start after the first only while the
+// polish's passes over the rows stay below `polish_work` times the
+// replicates' Lloyd iterations. The
 // Lloyd iterations of all split/merge tries stop at `polish_budget` times
 // those of the replicates.
 // Replicate t draws its seeding from the stream (seed, kStreamKmeansInit, t).
@@ -22,6 +27,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <utility>
 #include <stdexcept>
 #include <vector>
@@ -168,14 +174,21 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
     return out;
   }
   double budget = opt.polish_budget < 0.0 ? -1.0 : opt.polish_budget * work;
+  // (auto) The polish's passes over the rows so far, and their bound.
+  double passes = 0.0;
+  const double passes_max = confirm && opt.polish_work >= 0.0 ? opt.polish_work * work : -1.0;
   // Split/merge (or nothing) and Hartigan's moves from each kept replicate;
   // the lowest result is kept (the first on ties). `reached`: the polished
   // results that tie with the lowest.
-  int reached = 0;
+  // `split_reached`: the split/merge results (before Hartigan's moves) within
+  // opt.split_confirm of the lowest of them.
+  int reached = 0, split_reached = 0;
+  double split_lowest = std::numeric_limits<double>::infinity();
   std::size_t polished = 0;
   for (std::size_t i = 0; i < top.size(); ++i) {
-    if (confirm && i >= 2 && reached >= 2) break;
+    if (confirm && i >= 2 && (reached >= 2 || split_reached >= 2)) break;
     if (i > 0 && budget == 0.0) break;  // (the tries' budget is spent)
+    if (i > 0 && passes_max >= 0.0 && passes >= passes_max) break;  // (auto: the work's)
     LloydResult r = i == 0 ? std::move(out.best) : std::move(top[i].second);
     const ProgressScope scope(0, static_cast<int>(i) + 1);
     SplitMergeResult sm;
@@ -188,11 +201,19 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
       sm = split_merge(a, row_norms, opt.k, r, rng, so, opt.n_threads, interrupt, combine,
                        opt.weights);
       if (budget >= 0.0) budget = std::max(0.0, budget - sm.iterations);
+      if (r.objective < split_lowest * (1.0 - opt.split_confirm)) {
+        split_lowest = r.objective;
+        split_reached = 1;
+      } else if (r.objective <= split_lowest * (1.0 + opt.split_confirm)) {
+        ++split_reached;
+      }
     }
+    int sweeps = 0;
     const index_t moves =
         hartigan_polish(a, row_norms, opt.k, r, opt.iter_max, opt.tol,
                         std::max(1, opt.hartigan_sweeps), opt.n_threads, interrupt, combine,
-                        opt.weights);
+                        opt.weights, &sweeps);
+    passes += sm.passes + sweeps;
     out.split_tries += static_cast<int>(sm.trace.size());
     ++polished;
     if (i == 0 || r.objective < out.best.objective * (1.0 - 1e-10)) {
@@ -208,8 +229,9 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
   }
   out.polish_starts = static_cast<int>(polished);
   // (auto) The distinct replicates not polished get Hartigan's moves, as
-  // above.
+  // above, within what is left of the work's bound.
   if (confirm) {
+    if (passes_max >= 0.0) sweeps_left = std::min(sweeps_left, std::max(0.0, passes_max - passes));
     for (std::size_t i = polished; i < top.size(); ++i) hartigan_other(i);
   }
   return out;

@@ -61,6 +61,15 @@ struct KmeansOptions {
   // The Lloyd iterations of the split/merge tries, all starts together, at
   // most this many times those of the replicates (< 0: no bound).
   double polish_budget = 2.0;
+  // (auto) A start after the first is polished, and replicates not polished
+  // get Hartigan's moves, only while the polish's passes over the rows so
+  // far (split/merge's and Hartigan's sweeps) are below this many times the
+  // replicates' Lloyd iterations (< 0: no bound).
+  double polish_work = 2.0;
+  // (auto) Two polished starts whose split/merge results (before Hartigan's
+  // moves) lie within this fraction of the lowest of them confirm it: no
+  // further start is polished.
+  double split_confirm = 1e-6;
   SplitMergeOptions split;  // its iter_max and tol are those above
   std::uint64_t seed = 0;
   int n_threads = 1;

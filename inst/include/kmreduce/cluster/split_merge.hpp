@@ -83,6 +83,9 @@ struct SplitMergeResult {
   int rounds = 0;    // rounds run
   int accepted = 0;  // rounds that improved
   double iterations = 0.0;  // Lloyd iterations of the tries
+  double passes = 0.0;      // passes over the rows, all told (the tries'
+                            // iterations, the means, the power iterations,
+                            // the one-step objectives)
   std::vector<SplitMergeTry> trace;  // the moves tried
 };
 
@@ -344,6 +347,7 @@ SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, 
     LloydResult r = lloyd(ResidentRows<Data>(a), row_norms, std::move(start), k, iters, opt.tol,
                           n_threads, interrupt, nullptr, combine, rows_shift(a), weight);
     res.iterations += r.iter;
+    res.passes += r.iter;
     return r;
   };
   auto spent = [&]() { return opt.budget >= 0.0 && res.iterations >= opt.budget; };
@@ -352,6 +356,10 @@ SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, 
     ProgressScope inner(0, 0, true);  // (the Lloyd runs of the moves)
     detail::cluster_means(a, best.label.data(), k, sums, count, centres, n_threads, combine,
                           weight);
+    // (passes: the means; each power iteration's products and sums; the
+    // final products; the halves' means; below, the one-step objectives)
+    res.passes += 4.0 + 2.0 * (static_cast<index_t>(dirs.size()) == k * d ? opt.warm_iters
+                                                                           : opt.power_iters);
     detail::split_all(a, best.label.data(), k, centres, rng, opt, halves, gain, n_threads,
                       interrupt, combine, &dirs, weight);
     // candidates: cheapest merges x largest gains
