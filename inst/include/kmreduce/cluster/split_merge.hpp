@@ -157,9 +157,9 @@ void projections(const Data& a, const int* label, index_t k, const std::vector<d
 // ||m1 - m2||^2 (-infinity when one side is empty).
 // With observation weights (`weight`), of the weighted rows: the weighted
 // principal direction, the halves' weighted means and their weights in the
-// gain.
+// gain. Returns the passes over the rows it made.
 template <class Data, class Combine>
-void split_all(const Data& a, const int* label, index_t k, const std::vector<double>& centres,
+int split_all(const Data& a, const int* label, index_t k, const std::vector<double>& centres,
                Rng& rng, const SplitMergeOptions& opt,
                std::vector<double>& halves, std::vector<double>& gain, int n_threads,
                const InterruptCheck& interrupt, const Combine& combine,
@@ -192,7 +192,8 @@ void split_all(const Data& a, const int* label, index_t k, const std::vector<dou
     return true;
   };
   for (index_t q = 0; q < k; ++q) unit(u, q);
-  for (int it = 0; it < (warm ? opt.warm_iters : opt.power_iters); ++it) {
+  const int iters = warm ? opt.warm_iters : opt.power_iters;
+  for (int it = 0; it < iters; ++it) {
     // w_q = sum_{r in q} p_r (x_r - c_q) = sum p_r x_r - (sum p_r) c_q
     projections(a, label, k, centres, u, proj, n_threads);
     std::fill(w.begin(), w.end(), 0.0);
@@ -227,6 +228,8 @@ void split_all(const Data& a, const int* label, index_t k, const std::vector<dou
     }
     gain[q] = n1 * n2 / (n1 + n2) * dd;
   }
+  return 2 * iters + 2;  // (each iteration's products and sums; the final
+                         // products; the halves' means)
 }
 
 // The objective of each candidate move after one assignment step: every row
@@ -356,12 +359,9 @@ SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, 
     ProgressScope inner(0, 0, true);  // (the Lloyd runs of the moves)
     detail::cluster_means(a, best.label.data(), k, sums, count, centres, n_threads, combine,
                           weight);
-    // (passes: the means; each power iteration's products and sums; the
-    // final products; the halves' means; below, the one-step objectives)
-    res.passes += 4.0 + 2.0 * (static_cast<index_t>(dirs.size()) == k * d ? opt.warm_iters
-                                                                           : opt.power_iters);
-    detail::split_all(a, best.label.data(), k, centres, rng, opt, halves, gain, n_threads,
-                      interrupt, combine, &dirs, weight);
+    // (passes: the means, the cuts, below the one-step objectives)
+    res.passes += 2 + detail::split_all(a, best.label.data(), k, centres, rng, opt, halves,
+                                        gain, n_threads, interrupt, combine, &dirs, weight);
     // candidates: cheapest merges x largest gains
     const index_t want = std::min<index_t>(4 * opt.tries, k * (k - 1) / 2);
     struct Pair {
