@@ -779,6 +779,31 @@ test_that("Hartigan's moves escape Lloyd fixed points that are not Hartigan fixe
   expect_gt(escaped, 0)
 })
 
+test_that("Hartigan's sweeps after the first, which skip the rows their bounds rule out, end at a fixed point (the exact criterion in R)", {
+  # Overlapping clusters from a few Lloyd steps: many sweeps, most rows
+  # ruled out by their bounds after the first. At the end no single move
+  # lowers the objective: for every row and every other cluster b,
+  # n_b / (n_b + 1) ||x - c_b||^2 >= n_a / (n_a - 1) ||x - c_a||^2.
+  withr::local_seed(21)
+  k <- 8L
+  centres <- matrix(rnorm(k * 10, sd = 1.5), k)
+  x <- centres[sample(k, 3000, TRUE), ] + matrix(rnorm(3000 * 10), 3000)
+  l <- suppressWarnings(stats::kmeans(x, k, algorithm = "Lloyd", iter.max = 2))
+  h <- kmreduce:::hartigan_cpp(x, l$cluster, k, 1000L, 1L)
+  expect_true(h$converged)
+  expect_gt(h$sweeps, 3)
+  cl <- h$cluster
+  m <- as.matrix(aggregate(x, list(cl), mean)[, -1])
+  size <- tabulate(cl, k)
+  d2 <- outer(rowSums(x^2), rep(1, k)) - 2 * x %*% t(m) + outer(rep(1, nrow(x)), rowSums(m^2))
+  own <- d2[cbind(seq_len(nrow(x)), cl)] * ifelse(size[cl] > 1, size[cl] / (size[cl] - 1), 0)
+  join <- sweep(d2, 2, size / (size + 1), "*")
+  join[cbind(seq_len(nrow(x)), cl)] <- Inf
+  expect_gte(min(apply(join, 1, min) - own), -1e-9 * sum(d2[cbind(seq_len(nrow(x)), cl)]))
+  expect_equal(objective_of(x, cl) - objective_of(x, l$cluster), h$change, tolerance = 1e-8)
+  expect_identical(kmreduce:::hartigan_cpp(x, l$cluster, k, 1000L, 2L), h)
+})
+
 test_that("hartigan_cpp rejects labels out of range", {
   x <- matrix(rnorm(20), 10)
   expect_error(kmreduce:::hartigan_cpp(x, c(rep(1L, 9), 3L), 2L, 10L, 1L), "labels")

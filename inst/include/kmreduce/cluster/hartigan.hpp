@@ -148,11 +148,20 @@ HartiganResult hartigan(const Data& a, const double* row_norms, index_t k, int* 
   if (report)
     for (index_t r = 0; r < n; ++r) norms += (weight != nullptr ? weight[r] : 1.0) * row_norms[r];
   std::vector<char> marked(n, 0);
-  std::vector<index_t> cand;
+  std::vector<index_t> cand, moved_rows;
   std::vector<double> row(d), buf;
   struct Scratch {
     std::vector<double> cross;
   };
+  // Bounds kept between scans (plain distances, as Lloyd's of Hamerly 2010):
+  // upper[r] >= ||x_r - c_label||, lower[r] <= ||x_r - c_q|| for every other
+  // q, against the centres of the last scan and moved on by the centres'
+  // shifts since. A half-tile of 8 rows that the bounds show no scan would
+  // mark is not computed (after the first sweeps, most of them): the marks,
+  // hence the moves, are those of the full scan.
+  std::vector<double> upper = rows_array(n, std::numeric_limits<double>::infinity());
+  std::vector<double> lower = rows_array(n, 0.0);
+  std::vector<double> scanned(k * d);  // the centres of the last scan
   for (int sweep = 0; sweep < max_sweeps; ++sweep) {
     // (1) scan: rows with a move that looks favourable. The products carry
     // rounding of order eps (||x||^2 + ||c||^2): a slack keeps every row whose
@@ -160,29 +169,84 @@ HartiganResult hartigan(const Data& a, const double* row_norms, index_t k, int* 
     const std::vector<double> cnorm = centre_sqnorms(centres.data(), k, d);
     const CentreView cv = prepare_centres(a, centres.data(), k);
     const double eps = product_slack(a);
+    const double cmax = *std::max_element(cnorm.begin(), cnorm.end());
+    // the smallest cluster (its join factor is the least; empty: none is safe)
+    const double smallest = *std::min_element(count.begin(), count.end());
+    scanned = centres;
+    // Row r is marked when some q != label has join(q) dist(q) < leave
+    // dist(label) + slack, dist as computed (within e of the exact squared
+    // distance). It cannot be when even the least join factor times the
+    // least other distance is not below the most the right side can be.
+    auto slack_of = [&](index_t r, index_t q0) {
+      return eps * (row_norms[r] + cnorm[q0]) *
+             (weight != nullptr ? std::max(1.0, leave(q0, r)) : 1.0);
+    };
+    auto safe = [&](index_t r) {
+      if (!(upper[r] < std::numeric_limits<double>::infinity()) || !(smallest > 0.0))
+        return false;
+      const index_t q0 = label[r];
+      const double e = eps * (row_norms[r] + cmax);
+      const double jmin = weight == nullptr ? detail::join_factor(smallest)
+                                            : detail::weighted_join_factor(smallest, weight[r]);
+      const double lo = lower[r] * lower[r] - e;
+      const double hi = leave(q0, r) * (upper[r] * upper[r] + e) + slack_of(r, q0);
+      return lo > 0.0 && jmin * lo > hi * (1.0 + 1e-12);
+    };
+    constexpr index_t H = kSkipTile / 2;  // rows per half-tile
     parallel_for_scratch<Scratch>(n_blocks(n, kRowBlock), n_threads, [&](index_t b, Scratch& s) {
-      const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock), len = r1 - r0;
-      s.cross.resize(len * k);
-      cross_block(a, r0, r1, cv, k, s.cross.data());
-      for (index_t r = r0; r < r1; ++r) {
-        const int q0 = label[r];
-        const double* cr = s.cross.data() + (r - r0);
-        auto dist = [&](index_t q) {
-          return std::max(0.0, row_norms[r] - 2.0 * cr[len * q] + cnorm[q]);
-        };
-        const double out = leave(q0, r) * dist(q0);
-        // (weighted: the factors scale the distances, and their rounding)
-        const double slack = eps * (row_norms[r] + cnorm[q0]) *
-                             (weight != nullptr ? std::max(1.0, leave(q0, r)) : 1.0);
-        char m = 0;
-        if (out > 0.0) {
-          for (index_t q = 0; q < k && !m; ++q) {
+      const index_t b0 = b * kRowBlock, b1 = std::min(n, b0 + kRowBlock);
+      // Rows [r0, r1) from their products cr (row i, centre q: cr[i + len q]).
+      auto mark = [&](index_t r0, index_t r1, const double* cross) {
+        const index_t len = r1 - r0;
+        for (index_t r = r0; r < r1; ++r) {
+          const int q0 = label[r];
+          const double* cr = cross + (r - r0);
+          auto dist = [&](index_t q) {
+            return std::max(0.0, row_norms[r] - 2.0 * cr[len * q] + cnorm[q]);
+          };
+          const double own = dist(q0);
+          const double out = leave(q0, r) * own;
+          // (weighted: the factors scale the distances, and their rounding)
+          const double slack = slack_of(r, q0);
+          char m = 0;
+          double other = std::numeric_limits<double>::infinity();
+          for (index_t q = 0; q < k; ++q) {
             if (q == q0) continue;
-            const double in = count[q] > 0.0 ? join(q, r) * dist(q) : 0.0;
+            const double dq = dist(q);
+            other = std::min(other, dq);
+            if (m || !(out > 0.0)) continue;
+            const double in = count[q] > 0.0 ? join(q, r) * dq : 0.0;
             m = in < out + slack;
           }
+          marked[r] = m;
+          const double e = eps * (row_norms[r] + cmax);
+          upper[r] = std::sqrt(own + e) * (1.0 + 1e-12);
+          lower[r] = std::sqrt(std::max(0.0, other - e)) * (1.0 - 1e-12);
         }
-        marked[r] = m;
+      };
+      bool any_safe = false;
+      for (index_t h0 = b0; h0 < b1 && !any_safe; h0 += H) {
+        bool all = true;
+        for (index_t r = h0; r < std::min(b1, h0 + H) && all; ++r) all = safe(r);
+        any_safe = all;
+      }
+      if (!any_safe) {
+        s.cross.resize((b1 - b0) * k);
+        cross_block(a, b0, b1, cv, k, s.cross.data());
+        mark(b0, b1, s.cross.data());
+        return;
+      }
+      s.cross.resize(H * k);
+      for (index_t h0 = b0; h0 < b1; h0 += H) {
+        const index_t h1 = std::min(b1, h0 + H);
+        bool all = true;
+        for (index_t r = h0; r < h1 && all; ++r) all = safe(r);
+        if (all) {
+          std::fill(marked.begin() + h0, marked.begin() + h1, char(0));
+          continue;
+        }
+        cross_block(a, h0, h1, cv, k, s.cross.data());
+        mark(h0, h1, s.cross.data());
       }
     }, static_cast<double>(n) * k * d);
     cand.clear();
@@ -195,6 +259,7 @@ HartiganResult hartigan(const Data& a, const double* row_norms, index_t k, int* 
     }
     // (2) the marked rows in order, each move decided exactly.
     double moved = 0.0;
+    moved_rows.clear();
     for (int p = 0; p < combine.size(); ++p) {
       if (p == combine.rank()) {
         for (index_t r : cand) {
@@ -240,6 +305,7 @@ HartiganResult hartigan(const Data& a, const double* row_norms, index_t k, int* 
             centres[to + k * j] = sums[to + k * j] / count[to];
           }
           label[r] = static_cast<int>(to);
+          moved_rows.push_back(r);
           res.change += best - out;
           moved += 1.0;
         }
@@ -257,6 +323,38 @@ HartiganResult hartigan(const Data& a, const double* row_norms, index_t k, int* 
         std::copy(buf.begin() + k * d, buf.end(), count.begin());
         detail::means_of(sums, count, k, d, centres);
       }
+    }
+    // The bounds follow the centres: each moved by `shift` since the scan;
+    // a row that moved is computed at the next scan.
+    {
+      std::vector<double> shift(k, 0.0);
+      double top = 0.0, second = 0.0;
+      index_t top_q = -1;
+      for (index_t q = 0; q < k; ++q) {
+        double s2 = 0.0;
+        for (index_t j = 0; j < d; ++j) {
+          const double e = centres[q + k * j] - scanned[q + k * j];
+          s2 += e * e;
+        }
+        shift[q] = std::sqrt(s2) * (1.0 + 1e-12);
+        if (shift[q] > top) {
+          second = top;
+          top = shift[q];
+          top_q = q;
+        } else if (shift[q] > second) {
+          second = shift[q];
+        }
+      }
+      if (top > 0.0) {
+        each_row_block(n, n_threads, [&](index_t r0, index_t r1) {
+          for (index_t r = r0; r < r1; ++r) {
+            const index_t q = label[r];
+            upper[r] = (upper[r] + shift[q]) * (1.0 + 1e-12);
+            lower[r] = std::max(0.0, (lower[r] - (q == top_q ? second : top)) * (1.0 - 1e-12));
+          }
+        });
+      }
+      for (index_t r : moved_rows) upper[r] = std::numeric_limits<double>::infinity();
     }
     moved = combined_sum(combine, moved);
     res.moves += static_cast<index_t>(moved);
