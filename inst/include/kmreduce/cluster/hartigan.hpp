@@ -158,7 +158,11 @@ HartiganResult hartigan(const Data& a, const double* row_norms, index_t k, int* 
   // q, against the centres of the last scan and moved on by the centres'
   // shifts since. A half-tile of 8 rows that the bounds show no scan would
   // mark is not computed (after the first sweeps, most of them): the marks,
-  // hence the moves, are those of the full scan.
+  // hence the moves, are those of the full scan (where the product kernel
+  // gives a row the same bits wherever it sits in a block: the tiled
+  // kernels; the portable kernel of a plain column-major matrix may differ
+  // in the last bits, which can only change whether a row within rounding
+  // of the slack is visited: its move is still decided exactly).
   std::vector<double> upper = rows_array(n, std::numeric_limits<double>::infinity());
   std::vector<double> lower = rows_array(n, 0.0);
   std::vector<double> scanned(k * d);  // the centres of the last scan
@@ -181,12 +185,13 @@ HartiganResult hartigan(const Data& a, const double* row_norms, index_t k, int* 
       return eps * (row_norms[r] + cnorm[q0]) *
              (weight != nullptr ? std::max(1.0, leave(q0, r)) : 1.0);
     };
+    const double jmin_rows = detail::join_factor(smallest);  // (without weights)
     auto safe = [&](index_t r) {
       if (!(upper[r] < std::numeric_limits<double>::infinity()) || !(smallest > 0.0))
         return false;
       const index_t q0 = label[r];
       const double e = eps * (row_norms[r] + cmax);
-      const double jmin = weight == nullptr ? detail::join_factor(smallest)
+      const double jmin = weight == nullptr ? jmin_rows
                                             : detail::weighted_join_factor(smallest, weight[r]);
       const double lo = lower[r] * lower[r] - e;
       const double hi = leave(q0, r) * (upper[r] * upper[r] + e) + slack_of(r, q0);
@@ -224,29 +229,39 @@ HartiganResult hartigan(const Data& a, const double* row_norms, index_t k, int* 
           lower[r] = std::sqrt(std::max(0.0, other - e)) * (1.0 - 1e-12);
         }
       };
-      bool any_safe = false;
-      for (index_t h0 = b0; h0 < b1 && !any_safe; h0 += H) {
-        bool all = true;
-        for (index_t r = h0; r < std::min(b1, h0 + H) && all; ++r) all = safe(r);
-        any_safe = all;
+      // Tiles of 16 rows in two halves of 8, as Lloyd's assign_bounded():
+      // a half whose rows are all safe is not computed; both halves unsafe
+      // are one call (a half costs a whole tile off AVX-512). No tile safe:
+      // the whole block at once, as the first scan.
+      bool safe_half[kRowBlock / kSkipTile][2];
+      index_t tiles = 0, unsafe = 0;
+      for (index_t t0 = b0; t0 < b1; t0 += kSkipTile, ++tiles) {
+        const index_t t1 = std::min(b1, t0 + kSkipTile), mid = std::min(t1, t0 + H);
+        bool s0 = true, s1 = true;
+        for (index_t r = t0; r < mid && s0; ++r) s0 = safe(r);
+        for (index_t r = mid; r < t1 && s1; ++r) s1 = safe(r);
+        safe_half[tiles][0] = s0;
+        safe_half[tiles][1] = s1;
+        unsafe += !(s0 && s1);
       }
-      if (!any_safe) {
+      if (unsafe == tiles) {
         s.cross.resize((b1 - b0) * k);
         cross_block(a, b0, b1, cv, k, s.cross.data());
         mark(b0, b1, s.cross.data());
         return;
       }
-      s.cross.resize(H * k);
-      for (index_t h0 = b0; h0 < b1; h0 += H) {
-        const index_t h1 = std::min(b1, h0 + H);
-        bool all = true;
-        for (index_t r = h0; r < h1 && all; ++r) all = safe(r);
-        if (all) {
-          std::fill(marked.begin() + h0, marked.begin() + h1, char(0));
-          continue;
-        }
-        cross_block(a, h0, h1, cv, k, s.cross.data());
-        mark(h0, h1, s.cross.data());
+      if (unsafe * 4 >= tiles) pack_ahead(a, b0, b1);
+      s.cross.resize(kSkipTile * k);
+      index_t i = 0;
+      for (index_t t0 = b0; t0 < b1; t0 += kSkipTile, ++i) {
+        const index_t t1 = std::min(b1, t0 + kSkipTile), mid = std::min(t1, t0 + H);
+        const bool s0 = safe_half[i][0], s1 = safe_half[i][1];
+        if (s0) std::fill(marked.begin() + t0, marked.begin() + mid, char(0));
+        if (s1) std::fill(marked.begin() + mid, marked.begin() + t1, char(0));
+        if (s0 && s1) continue;
+        const index_t r0 = s0 ? mid : t0, r1 = s1 ? mid : t1;
+        cross_block(a, r0, r1, cv, k, s.cross.data());
+        mark(r0, r1, s.cross.data());
       }
     }, static_cast<double>(n) * k * d);
     cand.clear();
