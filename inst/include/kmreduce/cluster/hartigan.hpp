@@ -342,16 +342,11 @@ HartiganResult hartigan(const Data& a, const double* row_norms, index_t k, int* 
     // The bounds follow the centres: each moved by `shift` since the scan;
     // a row that moved is computed at the next scan.
     {
-      std::vector<double> shift(k, 0.0);
+      std::vector<double> shift = centre_shifts(centres, scanned, k, d);
       double top = 0.0, second = 0.0;
       index_t top_q = -1;
       for (index_t q = 0; q < k; ++q) {
-        double s2 = 0.0;
-        for (index_t j = 0; j < d; ++j) {
-          const double e = centres[q + k * j] - scanned[q + k * j];
-          s2 += e * e;
-        }
-        shift[q] = std::sqrt(s2) * (1.0 + 1e-12);
+        shift[q] *= 1.0 + 1e-12;
         if (shift[q] > top) {
           second = top;
           top = shift[q];

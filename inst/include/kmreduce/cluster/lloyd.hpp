@@ -415,6 +415,23 @@ std::vector<index_t> update_centres(const Source& src, index_t k, int* label,
   return reseeded;
 }
 
+// How far each of the k centres (k x d, column-major) moved from `before`:
+// what moves the distance bounds of Lloyd (Hamerly) and of Hartigan's scans.
+inline std::vector<double> centre_shifts(const std::vector<double>& now,
+                                         const std::vector<double>& before, index_t k,
+                                         index_t d) {
+  std::vector<double> shift(k, 0.0);
+  for (index_t q = 0; q < k; ++q) {
+    double s2 = 0.0;
+    for (index_t j = 0; j < d; ++j) {
+      const double e = now[q + k * j] - before[q + k * j];
+      s2 += e * e;
+    }
+    shift[q] = std::sqrt(s2);
+  }
+  return shift;
+}
+
 inline double serial_sum(const std::vector<double>& v) {
   double s = 0.0;
   for (double x : v) s += x;
@@ -586,17 +603,8 @@ LloydResult lloyd(const Source& src, const double* row_norms,
     snap(centres);
     before = res.label;
     // Centre shifts move the bounds (triangle inequality).
-    std::vector<double> shift(k, 0.0);
-    double max_shift = 0.0;
-    for (index_t q = 0; q < k; ++q) {
-      double s2 = 0.0;
-      for (index_t j = 0; j < d; ++j) {
-        const double e = centres[q + k * j] - old[q + k * j];
-        s2 += e * e;
-      }
-      shift[q] = std::sqrt(s2);
-      max_shift = std::max(max_shift, shift[q]);
-    }
+    const std::vector<double> shift = centre_shifts(centres, old, k, d);
+    const double max_shift = *std::max_element(shift.begin(), shift.end());
     each_row_block(n, n_threads, [&](index_t r0, index_t r1) {
       for (index_t r = r0; r < r1; ++r) {
         // Slightly loosened against rounding in the distances.
