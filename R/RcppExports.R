@@ -41,6 +41,10 @@ distinct_rows_cpp <- function(x) {
     .Call(`_kmreduce_distinct_rows_cpp`, x)
 }
 
+distinct_row_keys_cpp <- function(x) {
+    .Call(`_kmreduce_distinct_row_keys_cpp`, x)
+}
+
 scan_values_cpp <- function(v) {
     .Call(`_kmreduce_scan_values_cpp`, v)
 }

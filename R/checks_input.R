@@ -358,17 +358,19 @@ check_big_data <- function(x, arg, block_rows, small = TRUE) {
 }
 
 # TRUE when the row source x has at least k distinct rows (stops reading
-# once it has).
+# once it has); else FALSE with the number of distinct rows as attribute
+# "distinct". Rows are compared by their hashes (as distinct_rows_cpp()),
+# block by block, so no block is densified or kept.
 big_has_distinct <- function(x, k, block_rows) {
-  seen <- NULL
-  found <- FALSE
+  seen <- character(0)
   n <- n_rows(x)
   start <- 1L
-  while (!found && start <= n) {
+  while (start <= n) {
     block <- read_block(x, start, min(n, start + block_rows - 1L))
-    seen <- unique(rbind(seen, unique(block)))
-    found <- nrow(seen) >= k
+    if (has_distinct_rows_cpp(block, k)) return(TRUE)
+    seen <- unique(c(seen, distinct_row_keys_cpp(block)))
+    if (length(seen) >= k) return(TRUE)
     start <- start + block_rows
   }
-  found
+  structure(FALSE, distinct = length(seen))
 }

@@ -23,7 +23,7 @@
 #' \eqn{\log(1 + 10^6 x / s)}{log(1 + 1e6 x / s)}, where `s` is the cell's
 #' library size (the sum of its counts over all genes; a cell without counts
 #' stays zero). The statistics of the fit (`centers`, `withinss`, ...) are
-#' then those of the normalized data. The counts must be numbers >= 0.
+#' then those of the normalized data. The counts must be finite numbers >= 0.
 #'
 #' To store the result back the way Bioconductor users do:
 #' `sce$cluster <- factor(fit$cluster)` (or `colLabels(sce) <-`), and
@@ -103,6 +103,12 @@ check_se_input <- function(x, assay, use_reduced_dim, normalize) {
                      if (length(have)) paste0("\"", have, "\"", collapse = ", ") else
                        sprintf("%d unnamed", n_assays), describe(assay)))
   }
+  # (recorded by name where the assay has one: predict() then finds it in a
+  # new object whatever the order of its assays)
+  if (!is.character(assay) && length(have) >= assay && !is.na(have[assay]) &&
+      nzchar(have[assay])) {
+    assay <- have[assay]
+  }
   list(assay = assay, use_reduced_dim = NULL, normalize = normalize)
 }
 
@@ -112,6 +118,19 @@ is_se <- function(x) isS4(x) && methods::is(x, "SummarizedExperiment")
 # (`input`, NULL for a fit to a matrix: the defaults).
 se_input_of <- function(x, input) {
   if (is.null(input)) return(check_se_input(x, NULL, NULL, "none"))
+  if (is.character(input$assay) &&
+      !(input$assay %in% SummarizedExperiment::assayNames(x))) {
+    have <- SummarizedExperiment::assayNames(x)
+    stop_arg(sprintf("`newdata` has no assay \"%s\", the assay the fit clustered (it has %s).",
+                     input$assay, if (length(have)) paste0("\"", have, "\"", collapse = ", ") else
+                       "no named assay"))
+  }
+  if (!is.null(input$use_reduced_dim) &&
+      !(methods::is(x, "SingleCellExperiment") &&
+        input$use_reduced_dim %in% SingleCellExperiment::reducedDimNames(x))) {
+    stop_arg(sprintf("`newdata` has no reduced dimension \"%s\", which the fit clustered.",
+                     input$use_reduced_dim))
+  }
   check_se_input(x, input$assay, input$use_reduced_dim, input$normalize)
 }
 
@@ -139,7 +158,7 @@ se_rows <- function(x, input) {
   if (is_delayed(a)) {
     seed <- tenx_seed(a, transposed = FALSE)
     if (!is.null(seed)) {
-      src <- new_source_tenx(a, seed, input$normalize,
+      src <- new_source_tenx(a, seed, cells_first = FALSE, input$normalize,
                              what = sprintf("%s (the 10x file '%s')", what, seed@filepath))
     } else {
       src <- new_source_delayed(a, by_columns = TRUE, normalize = input$normalize, what = what)

@@ -24,6 +24,10 @@
 #'   names when the matrix has them, indices otherwise), as tidytext tidies a
 #'   document-term matrix, so its size follows the non-zeros, not rows x
 #'   columns.
+#'   A `SummarizedExperiment` (or `SingleCellExperiment`) clusters its
+#'   cells, which are its columns: the result has one row per cell, its
+#'   `colData()` with the cell names as `.cell` and the `.cluster` (the
+#'   assay is not copied into the table).
 #'
 #' @param x A `kmeans_reduced` object.
 #' @param col.names Names of the centre columns in `tidy()`.
@@ -107,17 +111,31 @@ augment.kmeans_reduced <- function(x, data = NULL, newdata = NULL, ...) {
     if (is.null(data)) {
       stop_arg("`data` must be given: augment(fit, data = x) adds the clusters to the data of the fit.")
     }
-    if (NROW(data) != length(x$cluster)) {
-      stop_arg(sprintf("`data` must have the %d rows of the fit, not %d.",
-                       length(x$cluster), NROW(data)))
+    n <- if (is_se(data)) ncol(data) else NROW(data)
+    if (n != length(x$cluster)) {
+      stop_arg(sprintf("`data` must have the %d %s of the fit, not %d.", length(x$cluster),
+                       if (is_se(data)) "cells (columns of a SummarizedExperiment)" else "rows",
+                       n))
     }
     cluster <- x$cluster
   }
   cluster <- factor(cluster, levels = seq_along(x$size))
+  if (is_se(data)) return(augment_se(data, cluster))
   # (rows read in blocks: read into memory, the data frame holds them all)
   data <- rows_in_memory(as_row_source(data), if (is.null(newdata)) "data" else "newdata")
   if (methods::is(data, "Matrix")) return(augment_sparse(data, cluster))
   out <- as.data.frame(data, stringsAsFactors = FALSE)
+  out$.cluster <- cluster
+  as_tidy_frame(out)
+}
+
+# The cells of a SummarizedExperiment: its colData, one row per cell, with
+# the cells' names and clusters.
+augment_se <- function(data, cluster) {
+  out <- as.data.frame(SummarizedExperiment::colData(data), optional = TRUE)
+  cells <- colnames(data)
+  out <- cbind(data.frame(.cell = if (is.null(cells)) seq_len(ncol(data)) else cells,
+                          stringsAsFactors = FALSE), out)
   out$.cluster <- cluster
   as_tidy_frame(out)
 }

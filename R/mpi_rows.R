@@ -201,9 +201,9 @@ mpi_local_rows <- function(x, normalize, assay = NULL) {
     window <- tenx_window(x, transposed = TRUE)
     seed <- if (is.null(window)) tenx_seed(x, transposed = TRUE)
     src <- if (!is.null(window)) {
-      new_source_tenx(x, window$seed, normalize, window = window)
+      new_source_tenx(x, window$seed, cells_first = TRUE, normalize, window = window)
     } else if (!is.null(seed)) {
-      new_source_tenx(x, seed, normalize)
+      new_source_tenx(x, seed, cells_first = TRUE, normalize)
     } else {
       new_source_delayed(x, normalize = normalize, what = sprintf("a %s", class(x)[1L]))
     }
@@ -249,7 +249,7 @@ mpi_local_se <- function(x, normalize, assay) {
   a <- SummarizedExperiment::assay(x, input$assay, withDimnames = FALSE)
   window <- tenx_window(a, transposed = FALSE)
   rows <- if (!is.null(window)) {
-    src <- new_source_tenx(a, window$seed, normalize, window = window)
+    src <- new_source_tenx(a, window$seed, cells_first = FALSE, normalize, window = window)
     src$names <- list(colnames(x), rownames(x))
     src
   } else {

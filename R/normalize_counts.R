@@ -18,8 +18,8 @@ check_normalize <- function(normalize) {
 normalize_rows <- function(m, how, what, first = 1L) {
   if (how == "none") return(m)
   values <- if (methods::is(m, "dgCMatrix")) m@x else m
-  if (anyNA(values) || any(values < 0)) {
-    bad <- which(is.na(values) | values < 0)[1L]
+  if (anyNA(values) || any(values < 0) || any(is.infinite(values))) {
+    bad <- which(not_count(values))[1L]
     row <- if (methods::is(m, "dgCMatrix")) m@i[bad] + 1L else (bad - 1L) %% nrow(m) + 1L
     stop_not_counts(how, what, values[bad], first - 1L + row)
   }
@@ -41,8 +41,8 @@ normalize_rows <- function(m, how, what, first = 1L) {
 normalize_columns <- function(m, how, what, first = 1L) {
   if (how == "none" || length(m@x) == 0L) return(m)
   x <- m@x
-  if (anyNA(x) || min(x) < 0) {
-    bad <- which(is.na(x) | x < 0)[1L]
+  if (anyNA(x) || min(x) < 0 || max(x) == Inf) {
+    bad <- which(not_count(x))[1L]
     stop_not_counts(how, what, x[bad], first - 1L + findInterval(bad - 1L, m@p))
   }
   lib <- unname(Matrix::colSums(m))
@@ -51,9 +51,13 @@ normalize_columns <- function(m, how, what, first = 1L) {
   m
 }
 
+# Which values are not counts: NA, NaN, negative or infinite.
+not_count <- function(v) is.na(v) | v < 0 | is.infinite(v)
+
 # The error for a value that is not a count (`cell`: its cell's number).
 stop_not_counts <- function(how, what, value, cell) {
-  stop_arg(sprintf(paste0("`normalize = \"%s\"` needs counts (numbers >= 0) but %s has %s ",
+  shown <- if (is.nan(value)) "NaN" else if (is.na(value)) "NA" else format(value)
+  stop_arg(sprintf(paste0("`normalize = \"%s\"` needs counts (finite numbers >= 0) but %s has %s ",
                           "at cell %s. Give normalize = \"none\" for data already normalized."),
-                   how, what, if (is.na(value)) "NA" else format(value), format(cell)))
+                   how, what, shown, format(cell)))
 }

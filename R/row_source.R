@@ -220,11 +220,18 @@ check_source_k.row_source <- function(src, k) {
     stop_arg(sprintf("`k` must be a whole number in [1, %d] (the number of rows of `x`), not %s.",
                      n_max, describe(k)))
   }
-  if (k > 1 && !big_has_distinct(src, k, source_block_rows(src))) {
-    stop_arg(sprintf("`k` must be at most the number of distinct rows of `x` (fewer than %s).",
-                     describe(k)))
+  if (k > 1) {
+    has <- big_has_distinct(src, k, source_block_rows(src))
+    if (!has) stop_too_few_distinct(k, attr(has, "distinct"))
   }
   as.integer(k)
+}
+
+# The error for k above the number of distinct rows (the same for every
+# source).
+stop_too_few_distinct <- function(k, distinct) {
+  stop_arg(sprintf("`k` must be a whole number in [1, %d] (the number of distinct rows of `x`), not %s.",
+                   as.integer(distinct), describe(k)))
 }
 
 # `k` given as initial centres (a matrix): checked against the rows.

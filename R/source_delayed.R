@@ -34,7 +34,7 @@ new_source_delayed <- function(x, by_columns = FALSE, normalize = "none", what =
 # it is t() of a TENxMatrix.
 new_source_delayed_rows <- function(x) {
   seed <- tenx_seed(x, transposed = TRUE)
-  if (!is.null(seed)) return(new_source_tenx(x, seed))
+  if (!is.null(seed)) return(new_source_tenx(x, seed, cells_first = TRUE))
   new_source_delayed(x, what = sprintf("a %s", class(x)[1L]))
 }
 
@@ -109,8 +109,20 @@ check_source_k.source_delayed <- function(src, k) {
     stop_arg(sprintf("`k` must be a whole number in [1, %d] (the number of rows of `x`, %s), not %s.",
                      src$n_row, describe_source(src), describe(k)))
   }
-  # (too few distinct rows shows in the reduced rows: reduced_collapsed())
+  # (too few distinct rows shows in the reduced rows: reduced_collapsed(),
+  # which then counts them, instead of a pass before every fit)
   as.integer(k)
+}
+
+# Reduced rows with fewer than k distinct ones: either the reduction merged
+# rows (a warning, and the fit refined on the original rows) or the rows
+# themselves have fewer than k distinct ones, which is the error of a
+# matrix in memory (the blocks are read until k distinct rows are seen).
+reduced_collapsed.source_delayed <- function(src, reduced, k) {
+  if (!NextMethod()) return(FALSE)
+  has <- big_has_distinct(src, k, source_block_rows(src))
+  if (!has) stop_too_few_distinct(k, attr(has, "distinct"))
+  TRUE
 }
 
 check_source_centers.source_delayed <- function(src, centers) {

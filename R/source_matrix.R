@@ -25,10 +25,7 @@ check_source_k.source_matrix <- function(src, k) {
   }
   if (k > 1 && !has_distinct_rows_cpp(x, k)) {
     distinct <- distinct_rows_cpp(x)
-    if (k > distinct) {
-      stop_arg(sprintf("`k` must be a whole number in [1, %d] (the number of distinct rows of `x`), not %s.",
-                       as.integer(distinct), describe(k)))
-    }
+    if (k > distinct) stop_too_few_distinct(k, distinct)
   }
   as.integer(k)
 }

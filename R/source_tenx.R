@@ -35,16 +35,21 @@ seed_under <- function(x, transposed) {
   s
 }
 
+# `cells_first`: x shows the cells as rows (x is t() of the TENxMatrix) or
+# as columns (the TENxMatrix itself, a SummarizedExperiment's assay): known
+# from the operations that made x (tenx_seed(), tenx_window()), never from
+# its shape, which cannot tell a square file from its transpose.
 # `window`: NULL (all the file's cells), or list(first, last, cells_first)
 # for the cells first..last of the file only (tenx_window(): an MPI rank's
 # range), x then showing those cells (as rows when cells_first).
-new_source_tenx <- function(x, seed, normalize = "none", what = NULL, window = NULL) {
+new_source_tenx <- function(x, seed, cells_first, normalize = "none", what = NULL,
+                            window = NULL) {
   requireNamespace("rhdf5", quietly = TRUE) || stop_arg(
     "Reading a 10x HDF5 file (a TENxMatrix) needs the rhdf5 package; install it from Bioconductor.")
   file <- seed@filepath
   group <- seed@group
   # cells as rows: the seed's columns, whichever way x shows them
-  cells_first <- if (is.null(window)) !identical(dim(x), seed@dim) else window$cells_first
+  if (!is.null(window)) cells_first <- window$cells_first
   if (is.null(what)) {
     what <- if (is.null(window)) sprintf("the 10x file '%s'", file) else
       sprintf("the 10x file '%s' (cells %s..%s)", file, format(window$first), format(window$last))
@@ -186,7 +191,7 @@ tenx_block <- function(src, first, last, pool) {
                                Dim = as.integer(c(src$n_col, last - first + 1L)))
         normalize_columns(stored, src$normalize, describe_source(src), cell1)
       }
-      stop_arg(sprintf("The 10x file '%s' has a %s.", src$file, conditionMessage(e)))
+      stop_tenx_layout(src, conditionMessage(e))
     })
   }
   job <- convert(function() cells_to_rows_start(raw$x, raw$i, raw$ptr, src$n_col, log1p_cpm,
@@ -198,6 +203,32 @@ tenx_block <- function(src, first, last, pool) {
   block <- convert(function() cells_to_rows_finish(job))
   done <- TRUE
   finish_block(src, block, first, last, normalized = TRUE)
+}
+
+# The error for a block whose layout is wrong (`msg`, from data/cells.hpp:
+# "gene index G ... at cell C", G from 0, C the file's cell from 1): names
+# the file, the cell (and its barcode) and the gene (and its name) where the
+# source knows them.
+stop_tenx_layout <- function(src, msg) {
+  m <- regmatches(msg, regexec("gene index ([0-9]+) .*at cell ([0-9]+)$|at cell ([0-9]+)$", msg))[[1L]]
+  name_of <- function(names, i) {
+    if (length(names) >= i && !is.na(i) && i >= 1 && !is.na(names[i])) sprintf(" \"%s\"", names[i])
+    else ""
+  }
+  if (length(m)) {
+    cell <- as.numeric(if (nzchar(m[3L])) m[3L] else m[4L])
+    local <- cell - (if (is.null(src$cell0)) 0 else src$cell0)
+    barcode <- name_of(src$names[[1L]], local)
+    msg <- sub(" at cell [0-9]+$", sprintf(" at cell %s%s", format(cell),
+                                          if (nzchar(barcode)) sprintf(" (%s)", trimws(barcode)) else ""),
+               msg)
+    if (nzchar(m[2L])) {
+      gene <- as.numeric(m[2L]) + 1
+      msg <- sub("gene index [0-9]+", sprintf("gene index %s (gene %s%s)", m[2L], format(gene),
+                                               sub("^ ", ", ", name_of(src$names[[2L]], gene))), msg)
+    }
+  }
+  stop_arg(sprintf("The 10x file '%s' has a %s.", src$file, msg))
 }
 
 # Cells first..last as stored: list(first, last, x = values, i = gene

@@ -132,6 +132,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// distinct_row_keys_cpp
+Rcpp::CharacterVector distinct_row_keys_cpp(SEXP x);
+RcppExport SEXP _kmreduce_distinct_row_keys_cpp(SEXP xSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    rcpp_result_gen = Rcpp::wrap(distinct_row_keys_cpp(x));
+    return rcpp_result_gen;
+END_RCPP
+}
 // scan_values_cpp
 Rcpp::List scan_values_cpp(SEXP v);
 RcppExport SEXP _kmreduce_scan_values_cpp(SEXP vSEXP) {
@@ -797,6 +808,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_sparse_problem_cpp", (DL_FUNC) &_kmreduce_sparse_problem_cpp, 1},
     {"_kmreduce_has_distinct_rows_cpp", (DL_FUNC) &_kmreduce_has_distinct_rows_cpp, 2},
     {"_kmreduce_distinct_rows_cpp", (DL_FUNC) &_kmreduce_distinct_rows_cpp, 1},
+    {"_kmreduce_distinct_row_keys_cpp", (DL_FUNC) &_kmreduce_distinct_row_keys_cpp, 1},
     {"_kmreduce_scan_values_cpp", (DL_FUNC) &_kmreduce_scan_values_cpp, 1},
     {"_kmreduce_address_space_cpp", (DL_FUNC) &_kmreduce_address_space_cpp, 0},
     {"_kmreduce_centre_distances_cpp", (DL_FUNC) &_kmreduce_centre_distances_cpp, 4},

@@ -77,6 +77,21 @@ double distinct_rows_cpp(SEXP x) {
       x, [](const auto& a) { return kmreduce::distinct_rows(a); }));
 }
 
+// The distinct row hashes of x, as 16 hexadecimal digits each (R compares
+// strings exactly; 64-bit integers have no R type).
+// [[Rcpp::export]]
+Rcpp::CharacterVector distinct_row_keys_cpp(SEXP x) {
+  const std::vector<std::uint64_t> h = glue::with_matrix(
+      x, [](const auto& a) { return kmreduce::distinct_row_hashes(a); });
+  Rcpp::CharacterVector out(h.size());
+  char buf[17];
+  for (std::size_t r = 0; r < h.size(); ++r) {
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h[r]));
+    out[r] = buf;
+  }
+  return out;
+}
+
 // One pass over the values: number of non-finite ones, the first (1-based),
 // and the largest finite magnitude. R's range() would copy the data.
 // [[Rcpp::export]]

@@ -83,7 +83,7 @@ test_that("bad choices of what to cluster are errors naming the argument", {
   neg[2, 7] <- -1
   se_neg <- SummarizedExperiment::SummarizedExperiment(list(counts = neg))
   expect_error(kmeans_reduced(se_neg, 3, normalize = "log1p_cpm"),
-               "needs counts \\(numbers >= 0\\) but the assay \"counts\" has -1 at cell 7")
+               "needs counts \\(finite numbers >= 0\\) but the assay \"counts\" has -1 at cell 7")
   na <- sc$counts
   na@x[1] <- NA
   se_na <- SummarizedExperiment::SummarizedExperiment(list(counts = na))
@@ -110,4 +110,48 @@ test_that("functions that take rows in memory say how to give a SummarizedExperi
   skip_without_bioc("SummarizedExperiment")
   se <- SummarizedExperiment::SummarizedExperiment(list(counts = matrix(1:200, 10)))
   expect_error(k_path(se, 2:3), "kmeans_reduced\\(\\) and predict\\(\\) take it; elsewhere give the cells as rows")
+})
+
+test_that("the assay is recorded by name: predict() finds it whatever the order of the assays", {
+  skip_without_bioc("SummarizedExperiment")
+  sc <- se_case(seed = 5)
+  raw <- Matrix::t(sc$rows)
+  other <- raw * 0 + 1
+  se <- SummarizedExperiment::SummarizedExperiment(list(counts = raw, other = other))
+  # the default assay (the first): recorded as "counts"
+  fit <- do.call(kmeans_reduced, c(list(se), args))
+  expect_identical(fit$input$assay, "counts")
+  fit1 <- do.call(kmeans_reduced, c(list(se, assay = 1), args))
+  expect_identical(fit1$input$assay, "counts")
+  swapped <- SummarizedExperiment::SummarizedExperiment(list(other = other, counts = raw))
+  expect_identical(predict(fit, swapped), predict(fit, sc$rows))
+  expect_identical(unname(predict(fit, swapped)), unname(fit$cluster))
+  # a missing name is an error naming it
+  missing <- SummarizedExperiment::SummarizedExperiment(list(other = other))
+  expect_error(predict(fit, missing),
+               "`newdata` has no assay \"counts\", the assay the fit clustered \\(it has \"other\"\\)")
+  # unnamed assays: by position
+  se_u <- SummarizedExperiment::SummarizedExperiment(list(raw))
+  fit_u <- do.call(kmeans_reduced, c(list(se_u), args))
+  expect_identical(fit_u$input$assay, 1L)
+  expect_identical(predict(fit_u, se_u), fit_u$cluster)
+})
+
+test_that("augment() of a SummarizedExperiment gives one row per cell with its colData", {
+  skip_without_bioc("SummarizedExperiment")
+  sc <- se_case(seed = 6)
+  se <- SummarizedExperiment::SummarizedExperiment(list(counts = Matrix::t(sc$rows)),
+                                                   colData = data.frame(type = sc$type))
+  fit <- do.call(kmeans_reduced, c(list(se), args))
+  au <- augment(fit, data = se)
+  expect_identical(nrow(au), ncol(se))
+  expect_identical(au$.cell, colnames(se))
+  expect_identical(au$type, sc$type)
+  expect_identical(as.integer(au$.cluster), unname(fit$cluster))
+  an <- augment(fit, newdata = se[, 1:20])
+  expect_identical(nrow(an), 20L)
+  expect_identical(as.integer(an$.cluster), unname(fit$cluster[1:20]))
+  # a SummarizedExperiment of other cells: counted in cells, not genes
+  expect_error(augment(fit, data = se[, 1:60]),
+               "`data` must have the 500 cells \\(columns of a SummarizedExperiment\\) of the fit, not 60\\.")
 })

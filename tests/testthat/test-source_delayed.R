@@ -76,3 +76,24 @@ test_that("the one-pass statistics equal those in memory, with weights and far f
     expect_equal(fit$withinss, within, tolerance = 1e-9)
   }
 })
+
+test_that("k above the distinct rows of a DelayedMatrix is the error of the matrix in memory", {
+  skip_without_bioc("DelayedArray")
+  x <- withr::with_seed(2, matrix(rnorm(3 * 20), 3))[rep(1:3, 20), ]
+  msg <- "`k` must be a whole number in \\[1, 3\\] \\(the number of distinct rows of `x`\\), not 4\\."
+  for (method in c("sign", "sparse_embedding", "gaussian")) {
+    expect_error(kmeans_reduced(x, 4, method = method, dims = 5, seed = 1), msg)
+    expect_error(kmeans_reduced(DelayedArray::DelayedArray(x), 4, method = method, dims = 5,
+                                seed = 1, control = list(block_rows = 7L)), msg)
+  }
+  # sparse blocks too
+  s <- methods::as(x, "CsparseMatrix")
+  expect_error(kmeans_reduced(DelayedArray::DelayedArray(s), 4, method = "sparse_embedding",
+                              dims = 5, seed = 1), msg)
+  # rows the reduction merges but the data tell apart: a warning and a fit
+  # without empty clusters
+  y <- rbind(diag(6), diag(6) * 2)
+  fit <- suppressWarnings(kmeans_reduced(DelayedArray::DelayedArray(y), 6, method = "sign",
+                                         dims = 1, seed = 1))
+  expect_true(all(fit$size > 0))
+})

@@ -155,7 +155,7 @@ test_that("gene indices outside the genes are an error, not a crash (child proce
       sprintf("m <- HDF5Array::TENxMatrix(%s, 'mm10')", deparse(f))),
     "kmeans_reduced(t(m), 3, method = 'sparse_embedding', dims = 10, seed = 1, n_threads = 2)",
     wait = 120)
-  expect_match(res$status, "^error: The 10x file '.*' has a gene index outside 0..399 at cell [0-9]+\\.$")
+  expect_match(res$status, "^error: The 10x file '.*' has a gene index outside 0..399 at cell [0-9]+ \\(\"cell[0-9]+-1\"\\)\\.$")
 })
 
 test_that("NA or negative counts with normalize are an error naming the cell", {
@@ -167,7 +167,7 @@ test_that("NA or negative counts with normalize are an error naming the cell", {
   write_tenx(counts, f)
   sce <- SingleCellExperiment::SingleCellExperiment(list(counts = tenx_matrix(f)))
   expect_error(do.call(kmeans_reduced, c(list(sce, normalize = "log1p_cpm"), fit_args)),
-               "needs counts \\(numbers >= 0\\) but the assay \"counts\" \\(the 10x file '.*'\\) has -3 at cell 5")
+               "needs counts \\(finite numbers >= 0\\) but the assay \"counts\" \\(the 10x file '.*'\\) has -3 at cell 5")
   # without normalize the values are taken as they are
   fit <- do.call(kmeans_reduced, c(list(sce), fit_args))
   expect_length(fit$cluster, 900)
@@ -264,7 +264,7 @@ test_that("the memory a 10x source takes outside R's heap is freed when the func
   expect_identical(held$depth, 0L)
   expect_length(held$sources, 0L)
   x <- t(tenx_matrix(tc$file))
-  src <- kmreduce:::new_source_tenx(x, kmreduce:::tenx_seed(x, TRUE), "log1p_cpm")
+  src <- kmreduce:::new_source_tenx(x, kmreduce:::tenx_seed(x, TRUE), cells_first = TRUE, "log1p_cpm")
   blocks <- list()
   reader <- function(fail) {
     kmreduce:::hold_sources()
@@ -330,13 +330,13 @@ test_that("a range of cells (an MPI rank's) is read from the file: the rows of t
   skip_without_bioc()
   tc <- tenx_case(n_genes = 120, n_cells = 300, seed = 5)
   m <- tenx_matrix(tc$file)
-  full <- kmreduce:::new_source_tenx(t(m), m@seed, "log1p_cpm")
+  full <- kmreduce:::new_source_tenx(t(m), m@seed, cells_first = TRUE, "log1p_cpm")
   for (range in list(c(1, 299), c(101, 230), c(300, 300))) {
     cells <- range[1]:range[2]
     x <- t(m)[cells, , drop = FALSE]
     window <- kmreduce:::tenx_window(x, transposed = TRUE)
     expect_identical(unlist(window[c("first", "last")]), c(first = range[1], last = range[2]))
-    src <- kmreduce:::new_source_tenx(x, window$seed, "log1p_cpm", window = window)
+    src <- kmreduce:::new_source_tenx(x, window$seed, cells_first = window$cells_first, "log1p_cpm", window = window)
     expect_identical(kmreduce:::n_rows(src), length(cells))
     expect_match(kmreduce:::describe_source(src), sprintf("cells %d..%d", range[1], range[2]))
     # in two blocks and whole: the very rows of the whole file's source
@@ -365,6 +365,110 @@ test_that("a bad count in a range of cells is an error naming the file's cell", 
   m <- tenx_matrix(file)
   x <- t(m)[21:40, ]
   window <- kmreduce:::tenx_window(x, transposed = TRUE)
-  src <- kmreduce:::new_source_tenx(x, window$seed, "log1p_cpm", window = window)
+  src <- kmreduce:::new_source_tenx(x, window$seed, cells_first = window$cells_first, "log1p_cpm", window = window)
   expect_error(kmreduce:::read_block(src, 1L, 20L), "at cell 25\\b")
+})
+
+test_that("a square file keeps its names the right way round, as rows or as an assay", {
+  skip_without_bioc()
+  # as many genes as cells: the shape cannot tell the matrix from its transpose
+  s <- sim_counts(n_genes = 300, n_cells = 300, n_types = 3, seed = 21)
+  f <- tempfile(fileext = ".h5")
+  write_tenx(s$counts, f)
+  m <- tenx_matrix(f)
+  rows <- Matrix::t(s$counts)
+  args <- list(k = 3, method = "sparse_embedding", dims = 40, n_init = 2, seed = 3)
+  ref <- do.call(kmeans_reduced, c(list(rows), args))
+  fit <- do.call(kmeans_reduced, c(list(t(m)), args))
+  expect_identical(fit$cluster, ref$cluster)
+  expect_identical(names(fit$cluster), colnames(s$counts))
+  expect_identical(colnames(fit$centers), rownames(s$counts))
+  expect_identical(predict(fit, rows), fit$cluster)
+  # the same file as the assay of a SingleCellExperiment (cells as columns)
+  sce <- SingleCellExperiment::SingleCellExperiment(list(counts = m))
+  fit_se <- do.call(kmeans_reduced, c(list(sce), args))
+  expect_identical(fit_se$cluster, ref$cluster)
+  expect_identical(colnames(fit_se$centers), rownames(s$counts))
+})
+
+test_that("a gene stored twice for one cell is an error naming the file, the cell and the gene", {
+  skip_without_bioc()
+  tc <- tenx_case(seed = 22)
+  f <- tempfile(fileext = ".h5")
+  write_tenx(tc$counts, f)
+  # cell 7's second gene index made equal to its first
+  i <- as.numeric(tc$counts@i)
+  at <- tc$counts@p[7] + 1L
+  i[at + 1L] <- i[at]
+  rhdf5::h5write(i, f, "mm10/indices")
+  rhdf5::h5closeAll()
+  gene <- i[at] + 1
+  msg <- sprintf("^The 10x file '.*' has a gene index %d \\(gene %d, \"gene%d\"\\) stored twice at cell 7 \\(\"cell7-1\"\\)\\.$",
+                 gene - 1, gene, gene)
+  m <- tenx_matrix(f)
+  for (norm in c("none", "log1p_cpm")) {
+    sce <- SingleCellExperiment::SingleCellExperiment(list(counts = m))
+    expect_error(do.call(kmeans_reduced, c(list(sce, normalize = norm), fit_args)), msg)
+  }
+  expect_error(do.call(kmeans_reduced, c(list(t(m), control = list(block_rows = 5L)), fit_args)),
+               msg)
+  # (in a child process too: no crash)
+  res <- run_child(
+    c("rhdf5::h5errorHandling('normal')",
+      sprintf("m <- HDF5Array::TENxMatrix(%s, 'mm10')", deparse(f))),
+    "kmeans_reduced(t(m), 3, method = 'sparse_embedding', dims = 10, seed = 1, n_threads = 2)",
+    wait = 120)
+  expect_match(res$status, "stored twice at cell 7")
+})
+
+test_that("an Inf count with normalize is an error naming the Inf and the cell", {
+  skip_without_bioc()
+  tc <- tenx_case(seed = 23)
+  counts <- tc$counts
+  counts@x <- as.double(counts@x)
+  counts@x[counts@p[4] + 2L] <- Inf
+  # in memory
+  sce <- SingleCellExperiment::SingleCellExperiment(list(counts = counts))
+  expect_error(do.call(kmeans_reduced, c(list(sce, normalize = "log1p_cpm"), fit_args)),
+               "needs counts \\(finite numbers >= 0\\) but the assay \"counts\" has Inf at cell 4\\.")
+  # a 10x file of doubles
+  f <- tempfile(fileext = ".h5")
+  write_tenx(tc$counts, f)
+  x <- as.double(tc$counts@x)
+  x[tc$counts@p[4] + 2L] <- Inf
+  rhdf5::h5delete(f, "mm10/data")
+  rhdf5::h5createDataset(f, "mm10/data", dims = length(x), H5type = "H5T_IEEE_F64LE",
+                         chunk = 4096L)
+  rhdf5::h5write(x, f, "mm10/data")
+  rhdf5::h5closeAll()
+  sce_f <- SingleCellExperiment::SingleCellExperiment(list(counts = tenx_matrix(f)))
+  expect_error(do.call(kmeans_reduced, c(list(sce_f, normalize = "log1p_cpm"), fit_args)),
+               "needs counts \\(finite numbers >= 0\\) but the assay \"counts\" \\(the 10x file '.*'\\) has Inf at cell 4\\.")
+})
+
+test_that("k above the distinct cells of a file is the error of the data in memory", {
+  skip_without_bioc()
+  # 40 cells of 4 distinct profiles
+  base <- sim_counts(n_genes = 50, n_cells = 4, n_types = 2, seed = 24)$counts
+  counts <- base[, rep(1:4, 10)]
+  colnames(counts) <- sprintf("cell%d-1", 1:40)
+  f <- tempfile(fileext = ".h5")
+  write_tenx(counts, f)
+  msg <- "`k` must be a whole number in \\[1, 4\\] \\(the number of distinct rows of `x`\\), not 5\\."
+  expect_error(kmeans_reduced(Matrix::t(counts), 5, method = "sparse_embedding", dims = 5,
+                              seed = 1), msg)
+  expect_error(kmeans_reduced(t(tenx_matrix(f)), 5, method = "sparse_embedding", dims = 5,
+                              seed = 1), msg)
+  sce <- SingleCellExperiment::SingleCellExperiment(list(counts = tenx_matrix(f)))
+  expect_error(kmeans_reduced(sce, 5, dims = 5, seed = 1, control = list(block_rows = 7L)), msg)
+  # an all-zero file at k = 2
+  zero <- Matrix::Matrix(0, 30, 20, sparse = TRUE)
+  f0 <- tempfile(fileext = ".h5")
+  suppressWarnings(write_tenx(zero, f0))  # (HDF5: chunks of an empty dataset)
+  expect_error(kmeans_reduced(t(tenx_matrix(f0)), 2, method = "sparse_embedding", dims = 5,
+                              seed = 1),
+               "`k` must be a whole number in \\[1, 1\\] \\(the number of distinct rows of `x`\\), not 2\\.")
+  # at k = 4 the fit has no empty cluster
+  fit <- kmeans_reduced(t(tenx_matrix(f)), 4, method = "sparse_embedding", dims = 5, seed = 1)
+  expect_true(all(fit$size > 0))
 })

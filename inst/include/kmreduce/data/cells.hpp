@@ -7,8 +7,9 @@
 // cell without counts stays zero). The same numbers, in the same order, as
 // R's Matrix::t() of the block and log1p(x / s * 1e6) computed there, in one
 // pass and without the intermediate copies. The gene indices are checked
-// (an index outside 0..n_genes-1 throws, naming the cell), and with the
-// normalization the counts (NaN or negative throws).
+// (an index outside 0..n_genes-1, or a gene stored twice for one cell,
+// throws, naming the cell and the index), and with the normalization the
+// counts (NaN, Inf or negative throws).
 #ifndef KMREDUCE_CELLS_HPP
 #define KMREDUCE_CELLS_HPP
 
@@ -54,6 +55,9 @@ void cells_to_rows(const Value* value, const Index* gene, const double* ptr,
   // the library sizes and the checks, cell by cell, in stored order
   std::vector<double> scale(n_cells, 1.0);
   std::vector<index_t> count(n_genes + 1, 0);
+  // (the last cell that stored each gene: a gene stored twice for a cell
+  // would be summed by the scatter, where other readers keep one value)
+  std::vector<index_t> last_cell(n_genes, -1);
   for (index_t c = 0; c < n_cells; ++c) {
     const index_t a = static_cast<index_t>(ptr[c]), b = static_cast<index_t>(ptr[c + 1]);
     if (b < a || b > nnz) throw std::invalid_argument("a block of cells has bad value offsets");
@@ -63,11 +67,16 @@ void cells_to_rows(const Value* value, const Index* gene, const double* ptr,
       if (!(gene[t] >= 0) || g >= n_genes)
         throw std::out_of_range("gene index outside 0.." + std::to_string(n_genes - 1) +
                                 " at cell " + cell_name(c));
+      if (last_cell[g] == c)
+        throw std::invalid_argument("gene index " + std::to_string(g) + " stored twice at cell " +
+                                    cell_name(c));
+      last_cell[g] = c;
       ++count[g + 1];
       if (log1p_cpm) {
         const double v = as_double(value[t]);
-        if (!(v >= 0))
-          throw std::domain_error("count " + std::string(std::isnan(v) ? "NA" : "< 0") +
+        if (!(v >= 0) || std::isinf(v))
+          throw std::domain_error("count " +
+                                  std::string(std::isnan(v) ? "NA" : (v > 0 ? "Inf" : "< 0")) +
                                   " at cell " + cell_name(c));
         lib += v;
       }

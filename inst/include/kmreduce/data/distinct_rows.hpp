@@ -26,19 +26,20 @@ inline index_t count_unique(std::vector<std::uint64_t>& h) {
 }
 }  // namespace detail
 
-inline index_t distinct_rows(const DenseMatrix& a) {
+// A hash of each row's values.
+inline std::vector<std::uint64_t> row_hashes(const DenseMatrix& a) {
   std::vector<std::uint64_t> h(a.n, 0x2545F4914F6CDD1DULL);
   for (index_t j = 0; j < a.d; ++j) {
     const double* col = a.x + a.n * j;
     for (index_t r = 0; r < a.n; ++r)
       h[r] = mix64(h[r] ^ detail::value_bits(col[r]));
   }
-  return detail::count_unique(h);
+  return h;
 }
 
 // Explicitly stored zeros hash like implicit ones: only nonzero values and
 // their columns enter the hash.
-inline index_t distinct_rows(const SparseMatrix& a) {
+inline std::vector<std::uint64_t> row_hashes(const SparseMatrix& a) {
   std::vector<std::uint64_t> h(a.n, 0x2545F4914F6CDD1DULL);
   for (index_t j = 0; j < a.d; ++j) {
     for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) {
@@ -48,7 +49,23 @@ inline index_t distinct_rows(const SparseMatrix& a) {
                    detail::value_bits(a.x[t]));
     }
   }
+  return h;
+}
+
+// The number of distinct rows (of distinct row hashes).
+template <class Matrix>
+index_t distinct_rows(const Matrix& a) {
+  std::vector<std::uint64_t> h = row_hashes(a);
   return detail::count_unique(h);
+}
+
+// The distinct row hashes, sorted: the distinct rows of a matrix read in
+// blocks are those of the union of its blocks' hashes.
+template <class Matrix>
+std::vector<std::uint64_t> distinct_row_hashes(const Matrix& a) {
+  std::vector<std::uint64_t> h = row_hashes(a);
+  h.resize(static_cast<std::size_t>(detail::count_unique(h)));
+  return h;
 }
 
 namespace detail {
