@@ -17,16 +17,16 @@ cells_pool_new <- function() {
     .Call(`_kmreduce_cells_pool_new`)
 }
 
-cells_to_rows_start <- function(value, gene, ptr, n_genes, log1p_cpm, first_cell, pool) {
-    .Call(`_kmreduce_cells_to_rows_start`, value, gene, ptr, n_genes, log1p_cpm, first_cell, pool)
+cells_to_rows_start <- function(value, gene, ptr, n_genes, target, size_factors, first_cell, pool) {
+    .Call(`_kmreduce_cells_to_rows_start`, value, gene, ptr, n_genes, target, size_factors, first_cell, pool)
 }
 
 cells_to_rows_finish <- function(handle) {
     .Call(`_kmreduce_cells_to_rows_finish`, handle)
 }
 
-cells_to_rows_cpp <- function(value, gene, ptr, n_genes, log1p_cpm, first_cell) {
-    .Call(`_kmreduce_cells_to_rows_cpp`, value, gene, ptr, n_genes, log1p_cpm, first_cell)
+cells_to_rows_cpp <- function(value, gene, ptr, n_genes, target, size_factors, first_cell) {
+    .Call(`_kmreduce_cells_to_rows_cpp`, value, gene, ptr, n_genes, target, size_factors, first_cell)
 }
 
 sparse_problem_cpp <- function(x) {

@@ -18,12 +18,32 @@
 #' `refine` the statistics and Lloyd's iterations on the original rows read
 #' the file again.
 #'
-#' `normalize = "log1p_cpm"` normalizes counts on the fly, block by block,
-#' without a second matrix: each cell's counts become
-#' \eqn{\log(1 + 10^6 x / s)}{log(1 + 1e6 x / s)}, where `s` is the cell's
-#' library size (the sum of its counts over all genes; a cell without counts
-#' stays zero). The statistics of the fit (`centers`, `withinss`, ...) are
-#' then those of the normalized data. The counts must be finite numbers >= 0.
+#' **Defaults for cells.** Counts are normalized: when the assay clustered
+#' is `"counts"` (the default assay of an object without `"logcounts"`) and
+#' `normalize` is not given, the counts are normalized with
+#' `normalize = "log1p_size_factors"`, and a message says so
+#' (`normalize = "none"` clusters the counts as they are). Cells are reduced
+#' to their principal components: unless `method` is given, the method is
+#' `"rsvd"` (the randomized SVD of the centred cells, whose centring is
+#' implicit: sparse cells stay sparse) with `dims = 50` (or fewer, for
+#' smaller data). Random projections of all the genes (the default of
+#' [kmeans_reduced()] for other data) keep the noise of every gene and find
+#' cell types less well.
+#'
+#' **Normalizations.** Each is applied on the fly, block by block, without a
+#' second matrix: each cell's counts x become \eqn{\log(1 + x / s \cdot t)}{log(1 + x / s * t)}:
+#' * `"log1p_size_factors"`: `s` the cell's size factor, from `sizeFactors(x)`
+#'   when a `SingleCellExperiment` has them (`t = 1`), else its library size
+#'   (the sum of its counts over all genes) with `t` the mean library size of
+#'   all cells: scuttle's `logNormCounts()` up to the base of the log. For a
+#'   file, the library sizes take one more pass over the counts.
+#' * `"log1p_cp10k"`: `s` the library size, `t = 10^4` (Seurat's
+#'   `NormalizeData()`, scanpy's `normalize_total()` and `log1p()`).
+#' * `"log1p_cpm"`: `s` the library size, `t = 10^6` (counts per million).
+#'
+#' A cell without counts stays zero. The statistics of the fit (`centers`,
+#' `withinss`, ...) are then those of the normalized data. The counts must be
+#' finite numbers >= 0.
 #'
 #' To store the result back the way Bioconductor users do:
 #' `sce$cluster <- factor(fit$cluster)` (or `colLabels(sce) <-`), and
@@ -36,44 +56,74 @@
 #'   cluster, one column per feature of the data clustered).
 #' @param ... Arguments of [kmeans_reduced()]: `method`, `dims`, `n_init`,
 #'   `seed`, `n_threads`, `control`, `verbose`, ... (`weights`: one per cell).
-#' @param assay The assay to cluster: a name or a number. Default: `"counts"`
-#'   with `normalize = "log1p_cpm"`, otherwise `"logcounts"` when there is
-#'   one, otherwise the first assay.
+#' @param assay The assay to cluster: a name or a number. Default:
+#'   `"logcounts"` when there is one (unless `normalize` asks for counts to
+#'   be normalized), otherwise `"counts"`, otherwise the first assay.
 #' @param use_reduced_dim `NULL`, or the name of a reduced dimension of a
 #'   `SingleCellExperiment` (e.g. `"PCA"`, cells x components) to cluster
 #'   instead of an assay.
-#' @param normalize `"none"` (cluster the assay's values) or `"log1p_cpm"`
-#'   (counts normalized on the fly, see Details).
+#' @param normalize `NULL` (the default: `"log1p_size_factors"` for an assay
+#'   named `"counts"`, `"none"` for any other), `"none"` (cluster the assay's
+#'   values), or one of the normalizations of counts `"log1p_size_factors"`,
+#'   `"log1p_cp10k"`, `"log1p_cpm"` (see Details).
 #' @return A `kmeans_reduced` object (see [kmeans_reduced()]); its `input`
-#'   records `assay`, `use_reduced_dim` and `normalize`, which [predict()]
-#'   applies to a new `SummarizedExperiment`.
+#'   records `assay`, `use_reduced_dim` and `normalize` (and, for
+#'   `"log1p_size_factors"` from library sizes, the mean library size
+#'   `target`), which [predict()] applies to a new `SummarizedExperiment`
+#'   (with its own size factors when it has them).
 #' @seealso [kmeans_reduced()], [predict.kmeans_reduced()].
 #' @examples
 #' if (requireNamespace("SummarizedExperiment", quietly = TRUE)) {
 #'   set.seed(1)
 #'   counts <- matrix(rpois(200 * 60, rep(c(1, 8), each = 100 * 30)), 200, 60)
 #'   se <- SummarizedExperiment::SummarizedExperiment(list(counts = counts))
-#'   fit <- kmeans_reduced(se, 2, normalize = "log1p_cpm", seed = 1)
+#'   fit <- kmeans_reduced(se, 2, seed = 1)  # counts normalized, 50 PCs
 #'   table(fit$cluster)
 #' }
 #' @export
 kmeans_reduced.SummarizedExperiment <- function(x, k, ..., assay = NULL, use_reduced_dim = NULL,
-                                                normalize = "none") {
+                                                normalize = NULL) {
   call <- match.call()
   call[[1L]] <- as.name("kmeans_reduced")
   input <- check_se_input(x, assay, use_reduced_dim, normalize)
-  fit <- kmeans_reduced.default(se_rows(x, input), k, ...)
+  if (is.null(normalize) && input$normalize != "none") {
+    message(sprintf(paste0("kmeans_reduced(): the assay \"%s\" is normalized with normalize = \"%s\" ",
+                           "(%s); give normalize = \"none\" to cluster it as it is."),
+                    input$assay, input$normalize, describe_normalization(input$normalize)))
+  }
+  cells <- se_rows(x, input, with_normalization = TRUE)
+  args <- cell_defaults(list(...), is.null(input$use_reduced_dim), cells$rows)
+  fit <- do.call(kmeans_reduced.default, c(list(cells$rows, k), args))
   fit$call <- call
-  fit$input <- input
+  fit$input <- c(input, normalization_record(cells$normalization))
   fit
 }
+
+# The defaults of the method for cells, where the call leaves them: an
+# assay's cells are reduced to their principal components (method "rsvd",
+# the centred randomized SVD, `dims = cell_pca_dims()`), which find cell
+# types where random projections of all the genes keep the noise of every
+# gene.
+cell_defaults <- function(args, assay, rows) {
+  if (!assay) return(args)
+  given <- names(args)
+  if (!("method" %in% given) || identical(args$method, "auto")) {
+    args$method <- "rsvd"
+    size <- if (inherits(rows, "row_source")) c(n_rows(rows), n_cols(rows)) else dim(rows)
+    if (!("dims" %in% given)) args$dims <- as.integer(min(cell_pca_dims(), size))
+  }
+  args
+}
+
+# The number of principal components of cells by default.
+cell_pca_dims <- function() 50L
 
 # The checked choice of what to cluster: list(assay, use_reduced_dim,
 # normalize), assay a name or number.
 check_se_input <- function(x, assay, use_reduced_dim, normalize) {
-  normalize <- check_normalize(normalize)
+  if (!is.null(normalize)) normalize <- check_normalize(normalize)
   if (!is.null(use_reduced_dim)) {
-    if (!is.null(assay) || normalize != "none") {
+    if (!is.null(assay) || !(is.null(normalize) || normalize == "none")) {
       stop_arg("`use_reduced_dim` clusters a reduced dimension: give it without `assay` and with normalize = \"none\".")
     }
     if (!methods::is(x, "SingleCellExperiment")) {
@@ -93,8 +143,9 @@ check_se_input <- function(x, assay, use_reduced_dim, normalize) {
   n_assays <- length(SummarizedExperiment::assays(x, withDimnames = FALSE))
   if (n_assays == 0L) stop_arg("`x` has no assay to cluster.")
   if (is.null(assay)) {
-    assay <- if (normalize != "none" && "counts" %in% have) "counts" else
-      if (normalize == "none" && "logcounts" %in% have) "logcounts" else 1L
+    assay <- if (!identical(normalize, "none") && "counts" %in% have &&
+                 !(is.null(normalize) && "logcounts" %in% have)) "counts" else
+      if ("logcounts" %in% have) "logcounts" else 1L
   }
   ok <- if (is.character(assay)) length(assay) == 1L && assay %in% have else
     is_whole(assay) && assay >= 1 && assay <= n_assays
@@ -109,6 +160,11 @@ check_se_input <- function(x, assay, use_reduced_dim, normalize) {
       nzchar(have[assay])) {
     assay <- have[assay]
   }
+  # (counts are normalized unless told otherwise: clustering raw counts
+  # groups cells by their library sizes)
+  if (is.null(normalize)) {
+    normalize <- if (identical(assay, "counts")) default_cell_normalization() else "none"
+  }
   list(assay = assay, use_reduced_dim = NULL, normalize = normalize)
 }
 
@@ -118,6 +174,9 @@ is_se <- function(x) isS4(x) && methods::is(x, "SummarizedExperiment")
 # (`input`, NULL for a fit to a matrix: the defaults).
 se_input_of <- function(x, input) {
   if (is.null(input)) return(check_se_input(x, NULL, NULL, "none"))
+  # (the fit's normalization: its choice, and the mean library size of its
+  # "log1p_size_factors" without size factors)
+  keep <- input[intersect(names(input), "target")]
   if (is.character(input$assay) &&
       !(input$assay %in% SummarizedExperiment::assayNames(x))) {
     have <- SummarizedExperiment::assayNames(x)
@@ -131,7 +190,7 @@ se_input_of <- function(x, input) {
     stop_arg(sprintf("`newdata` has no reduced dimension \"%s\", which the fit clustered.",
                      input$use_reduced_dim))
   }
-  check_se_input(x, input$assay, input$use_reduced_dim, input$normalize)
+  c(check_se_input(x, input$assay, input$use_reduced_dim, input$normalize), keep)
 }
 
 describe_se <- function(x) sprintf("a %s", class(x)[1L])
@@ -139,9 +198,14 @@ describe_se <- function(x) sprintf("a %s", class(x)[1L])
 # The cells of the SummarizedExperiment `x` as rows, chosen by `input`
 # (check_se_input()): a reduced dimension or an assay in memory as a matrix
 # (normalized here), a DelayedMatrix assay as a row source read in blocks.
-se_rows <- function(x, input) {
+# `input$target`: the mean library size of a fit's "log1p_size_factors"
+# (predict()). With `with_normalization`: list(rows, normalization), the
+# normalization as applied (as_normalization()).
+se_rows <- function(x, input, with_normalization = FALSE) {
   if (!is.null(input$use_reduced_dim)) {
-    return(SingleCellExperiment::reducedDim(x, input$use_reduced_dim, withDimnames = TRUE))
+    rows <- SingleCellExperiment::reducedDim(x, input$use_reduced_dim, withDimnames = TRUE)
+    return(if (with_normalization) list(rows = rows, normalization = as_normalization("none"))
+           else rows)
   }
   # (without the SummarizedExperiment's dimnames, which would be a delayed
   # operation on a DelayedMatrix: the names are the cells' and features')
@@ -155,6 +219,7 @@ se_rows <- function(x, input) {
   if (!(type %in% c("double", "integer", "logical")) || (is.matrix(a) && !is.numeric(a))) {
     stop_arg(sprintf("%s of `x` must hold numbers, not values of type %s.", what, type))
   }
+  sf <- if (input$normalize == "log1p_size_factors") se_size_factors(x)
   if (is_delayed(a)) {
     seed <- tenx_seed(a, transposed = FALSE)
     if (!is.null(seed)) {
@@ -164,7 +229,11 @@ se_rows <- function(x, input) {
       src <- new_source_delayed(a, by_columns = TRUE, normalize = input$normalize, what = what)
     }
     src$names <- names
-    return(src)
+    src$normalize <- complete_normalization(input$normalize, sf, function() {
+      source_library_sizes(src)
+    })
+    if (!is.null(input$target) && is.null(sf)) src$normalize$target <- input$target
+    return(if (with_normalization) list(rows = src, normalization = src$normalize) else src)
   }
   # in memory: cells as rows, once
   rows <- if (methods::is(a, "sparseMatrix")) Matrix::t(methods::as(a, "CsparseMatrix")) else
@@ -174,5 +243,18 @@ se_rows <- function(x, input) {
   }
   if (!methods::is(rows, "dgCMatrix") && !is.double(rows)) storage.mode(rows) <- "double"
   dimnames(rows) <- names
-  normalize_rows(rows, input$normalize, what)
+  norm <- complete_normalization(input$normalize, sf, function() Matrix::rowSums(rows))
+  if (!is.null(input$target) && is.null(sf)) norm$target <- input$target
+  rows <- normalize_rows(rows, norm, what)
+  if (with_normalization) list(rows = rows, normalization = norm) else rows
+}
+
+# The size factors of the cells of `x` for "log1p_size_factors": its
+# sizeFactors() when it has them (checked), else NULL (library sizes).
+se_size_factors <- function(x) {
+  # (where a SingleCellExperiment keeps them, sizeFactors())
+  sf <- if (methods::is(x, "SingleCellExperiment")) {
+    SummarizedExperiment::colData(x)[["sizeFactor"]]
+  }
+  check_size_factors(sf, ncol(x), sprintf("`x` (%s)", describe_se(x)))
 }

@@ -45,7 +45,7 @@
 #' rank a range of consecutive cells of the transposed `TENxMatrix`:
 #' that range is read straight from the file with rhdf5, in blocks of whole
 #' cells kept sparse, never through DelayedArray, and `normalize =
-#' "log1p_cpm"` normalizes the counts of each cell as they are read (as
+#' "log1p_cp10k"` normalizes the counts of each cell as they are read (as
 #' [kmeans_reduced()]'s `SummarizedExperiment` method does). Any other
 #' `DelayedMatrix` (an `HDF5Matrix`, cells not consecutive, a delayed
 #' operation) is read through DelayedArray, and a `big.matrix` (e.g. one
@@ -81,13 +81,15 @@
 #' @param assay For a `SummarizedExperiment` `x_local` (this rank's cells as
 #'   columns, e.g. `sce[, cells]`): the assay to cluster, chosen as
 #'   [kmeans_reduced()]'s method for it does (`NULL`: `"counts"` with
-#'   `normalize = "log1p_cpm"`, else `"logcounts"` or the first).
-#' @param normalize `"none"` (cluster the values as they are) or
-#'   `"log1p_cpm"`: counts (numbers >= 0, cells as rows) normalized cell by
-#'   cell to \eqn{\log(1 + 10^6 x / s)}{log(1 + 1e6 x / s)}, `s` the cell's
-#'   library size, as the `SummarizedExperiment` method of [kmeans_reduced()]
-#'   does; without a second matrix when the rows are read in blocks. The same
-#'   on every rank.
+#'   a normalization, else `"logcounts"` or the first).
+#' @param normalize `"none"` (cluster the values as they are),
+#'   `"log1p_cp10k"` or `"log1p_cpm"`: counts (finite numbers >= 0, cells as
+#'   rows) normalized cell by cell to
+#'   \eqn{\log(1 + t x / s)}{log(1 + t x / s)}, `s` the cell's library size
+#'   and `t` 10^4 or 10^6, as the `SummarizedExperiment` method of
+#'   [kmeans_reduced()] does; without a second matrix when the rows are read
+#'   in blocks. The same on every rank. (`"log1p_size_factors"` needs the
+#'   mean library size of all cells, which no rank has: not available here.)
 #' @return An object of class `kmreduce_mpi`: `x` (the local rows, or the
 #'   reader of rows read in blocks), `rank`, `size`, `n` (rows of the whole
 #'   matrix), `offset` (rows on lower ranks) and `n_local`.
@@ -122,6 +124,9 @@ mpi_rows <- function(x_local, normalize = "none", assay = NULL) {
   # e.g. a missing file, is caught too.)
   failed <- mpi_try(TRUE, {
     normalize <- check_normalize(normalize)
+    if (normalize == "log1p_size_factors") {
+      stop_arg("`normalize = \"log1p_size_factors\"` is not available for MPI rows (each rank holds only its own cells); use \"log1p_cp10k\" or \"log1p_cpm\".")
+    }
     x_local <- mpi_local_rows(x_local, normalize, assay)
   })
   rank <- pbdMPI::comm.rank()

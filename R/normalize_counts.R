@@ -1,53 +1,125 @@
-# normalize = "log1p_cpm" of kmeans_reduced()'s SummarizedExperiment method:
-# each cell's counts become log1p(count / library size * 1e6), the library
-# size being the sum of the cell's counts over all genes. Applied to rows of
-# whole cells (a block of a file, or all cells in memory), so the result is
-# the same numbers however the cells are cut into blocks (the library sizes
-# are sums of whole numbers: exact in any order). Zeros stay zeros; a cell
-# without counts stays all zero.
+# The normalizations of counts (kmeans_reduced()'s SummarizedExperiment
+# method, mpi_rows()): each cell's counts x become log1p(x / s * target),
+# s the cell's library size (the sum of its counts over all genes) or its
+# size factor, applied to rows of whole cells (a block of a file, or all
+# cells in memory), so the result is the same numbers however the cells are
+# cut into blocks (library sizes are sums of whole numbers: exact in any
+# order). Zeros stay zeros; a cell without counts stays all zero.
+#
+#   log1p_cpm           target 1e6 (counts per million)
+#   log1p_cp10k         target 1e4 (Seurat's NormalizeData, scanpy's
+#                       normalize_total with target_sum 1e4)
+#   log1p_size_factors  x / size factor: the object's sizeFactors() when it
+#                       has them, else library size / mean library size
+#                       (scuttle's logNormCounts, natural log; s the library
+#                       size and target the mean library size)
 
-normalize_choices <- function() c("none", "log1p_cpm")
+normalize_choices <- function() c("none", "log1p_cpm", "log1p_cp10k", "log1p_size_factors")
+
+# What a SummarizedExperiment's counts get by default.
+default_cell_normalization <- function() "log1p_size_factors"
+
+# In words, for messages.
+describe_normalization <- function(how) {
+  switch(how, none = "the values as they are",
+         log1p_cpm = "log1p of counts per million",
+         log1p_cp10k = "log1p of counts per 10,000",
+         log1p_size_factors = "log1p of counts divided by size factors, scaled to the mean library size")
+}
 
 check_normalize <- function(normalize) {
   check_choice(normalize, "normalize", normalize_choices())
 }
 
+# A normalization as applied: list(how, target, size_factors). `target`:
+# the total each cell is scaled to (NULL for "log1p_size_factors" until the
+# mean library size is known: normalize_target()); `size_factors`: NULL
+# (the cells' library sizes) or one per cell (target 1).
+as_normalization <- function(norm) {
+  if (is.list(norm)) return(norm)
+  list(how = norm, target = switch(norm, none = 0, log1p_cpm = 1e6, log1p_cp10k = 1e4, NULL),
+       size_factors = NULL)
+}
+
+# The normalization `how` of all the cells of an object, complete:
+# `size_factors` (NULL or one per cell) and `library_sizes` (a function
+# giving the cells' library sizes, called only when needed: a pass over the
+# cells of a file) for "log1p_size_factors".
+complete_normalization <- function(how, size_factors = NULL, library_sizes = NULL) {
+  norm <- as_normalization(how)
+  if (norm$how != "log1p_size_factors") return(norm)
+  if (!is.null(size_factors)) {
+    norm$size_factors <- size_factors
+    norm$target <- 1
+  } else {
+    lib <- library_sizes()
+    norm$target <- if (length(lib) && sum(lib) > 0) mean(lib) else 1
+  }
+  norm
+}
+
+# The checked size factors of an object's cells (sizeFactors()), or NULL.
+check_size_factors <- function(sf, n_cells, what) {
+  if (is.null(sf)) return(NULL)
+  if (!is.numeric(sf) || length(sf) != n_cells || anyNA(sf) || any(!is.finite(sf)) ||
+      any(sf <= 0)) {
+    stop_arg(sprintf("The size factors of %s (sizeFactors()) must be %d finite numbers > 0, not %s.",
+                     what, n_cells, describe(sf)))
+  }
+  as.double(sf)
+}
+
 # The rows `m` (cells as rows: a dgCMatrix or a double matrix) normalized by
-# `how`; `what` names the data in errors ("the assay \"counts\"", "the file
-# 'f.h5'") and `first` is the index of the block's first cell.
-normalize_rows <- function(m, how, what, first = 1L) {
-  if (how == "none") return(m)
+# `norm` (a choice, or as_normalization()); `what` names the data in errors
+# ("the assay \"counts\"", "the file 'f.h5'") and `first` is the index of
+# the block's first cell (the size factors' entries are those of its cells).
+normalize_rows <- function(m, norm, what, first = 1L) {
+  norm <- as_normalization(norm)
+  if (norm$how == "none") return(m)
   values <- if (methods::is(m, "dgCMatrix")) m@x else m
   if (anyNA(values) || any(values < 0) || any(is.infinite(values))) {
     bad <- which(not_count(values))[1L]
     row <- if (methods::is(m, "dgCMatrix")) m@i[bad] + 1L else (bad - 1L) %% nrow(m) + 1L
-    stop_not_counts(how, what, values[bad], first - 1L + row)
+    stop_not_counts(norm$how, what, values[bad], first - 1L + row)
   }
-  lib <- unname(Matrix::rowSums(m))
+  if (isTRUE(norm$check_only)) return(m)
+  lib <- if (is.null(norm$size_factors)) unname(Matrix::rowSums(m)) else
+    norm$size_factors[first - 1L + seq_len(nrow(m))]
   lib[lib == 0] <- 1  # (all zero: stays zero)
+  # (all the cells in memory: the mean library size is theirs)
+  target <- if (is.null(norm$target)) mean_library_size(m) else norm$target
   # (the same operations, in the same order, as normalize_columns())
   if (methods::is(m, "dgCMatrix")) {
-    m@x <- log1p(m@x / lib[m@i + 1L] * 1e6)
+    m@x <- log1p(m@x / lib[m@i + 1L] * target)
   } else {
-    m <- log1p(m / lib * 1e6)
+    m <- log1p(m / lib * target)
   }
   m
+}
+
+# The mean library size of the cells `m` (rows; 1 when all are zero).
+mean_library_size <- function(m) {
+  s <- unname(Matrix::rowSums(m))
+  if (sum(s) > 0) mean(s) else 1
 }
 
 # The same for a genes x cells dgCMatrix `m` (a block of a 10x file as
 # stored: one compressed column per cell), normalized before it is turned to
 # cells as rows: the same numbers as normalize_rows() of those rows (the
 # library sizes are summed in the same order, over the genes of each cell).
-normalize_columns <- function(m, how, what, first = 1L) {
-  if (how == "none" || length(m@x) == 0L) return(m)
+# (It gives R's own message for a value that is not a count.)
+normalize_columns <- function(m, norm, what, first = 1L) {
+  norm <- as_normalization(norm)
+  if (norm$how == "none" || length(m@x) == 0L) return(m)
   x <- m@x
   if (anyNA(x) || min(x) < 0 || max(x) == Inf) {
     bad <- which(not_count(x))[1L]
-    stop_not_counts(how, what, x[bad], first - 1L + findInterval(bad - 1L, m@p))
+    stop_not_counts(norm$how, what, x[bad], first - 1L + findInterval(bad - 1L, m@p))
   }
-  lib <- unname(Matrix::colSums(m))
+  lib <- if (is.null(norm$size_factors)) unname(Matrix::colSums(m)) else
+    norm$size_factors[first - 1L + seq_len(ncol(m))]
   lib[lib == 0] <- 1
-  m@x <- log1p(x / rep.int(lib, diff(m@p)) * 1e6)
+  m@x <- log1p(x / rep.int(lib, diff(m@p)) * norm$target)
   m
 }
 
@@ -60,4 +132,16 @@ stop_not_counts <- function(how, what, value, cell) {
   stop_arg(sprintf(paste0("`normalize = \"%s\"` needs counts (finite numbers >= 0) but %s has %s ",
                           "at cell %s. Give normalize = \"none\" for data already normalized."),
                    how, what, shown, format(cell)))
+}
+
+# What a fit records of its normalization beyond its choice (predict()
+# applies the same to new cells): for "log1p_size_factors" from library
+# sizes, the mean library size of the cells it was fitted to.
+normalization_record <- function(norm) {
+  norm <- as_normalization(norm)
+  if (norm$how == "log1p_size_factors" && is.null(norm$size_factors)) {
+    list(target = norm$target)
+  } else {
+    list()
+  }
 }

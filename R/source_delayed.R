@@ -8,7 +8,8 @@
 #   by_columns  the rows kmeans_reduced() clusters are the matrix's columns
 #               (the cells of a SummarizedExperiment); each block is read as
 #               columns and transposed
-#   normalize   "none" or "log1p_cpm" (R/normalize_counts.R), block by block
+#   normalize   a choice of normalize_choices() or a normalization
+#               (as_normalization(), R/normalize_counts.R), block by block
 #
 # Values are checked as each block is read (finite; counts for normalize):
 # no pass of its own. A 10x HDF5 file (a TENxMatrix) is read straight from
@@ -61,6 +62,22 @@ read_block.source_delayed <- function(src, first, last) {
   finish_block(src, block, first, last)
 }
 
+# The library sizes of the cells of a block source: one pass over the
+# counts as they are (checked: counts), for "log1p_size_factors" without
+# size factors (its mean library size).
+source_library_sizes <- function(src) {
+  # (the counts checked, not normalized)
+  src$normalize <- list(how = as_normalization(src$normalize)$how, target = 0, check_only = TRUE)
+  n <- n_rows(src)
+  step <- source_block_rows(src)
+  lib <- numeric(n)
+  for (first in seq(1, n, by = step)) {
+    last <- min(n, first + step - 1)
+    lib[first:last] <- Matrix::rowSums(read_block(src, first, last))
+  }
+  lib
+}
+
 # A block just read (cells as rows): values checked, normalized (unless
 # done already), progress reported.
 finish_block <- function(src, block, first, last, normalized = FALSE) {
@@ -70,7 +87,9 @@ finish_block <- function(src, block, first, last, normalized = FALSE) {
                      describe_source(src), nrow(block), ncol(block), first, last,
                      last - first + 1L, src$n_col))
   }
-  if (!normalized) block <- normalize_rows(block, src$normalize, describe_source(src), first)
+  if (!normalized || isTRUE(as_normalization(src$normalize)$check_only)) {
+    block <- normalize_rows(block, src$normalize, describe_source(src), first)
+  }
   sparse <- methods::is(block, "dgCMatrix")
   check_finite_values(if (sparse) block@x else block, "x", function(t) {
     row <- if (sparse) block@i[t] + 1L else (t - 1L) %% nrow(block) + 1L

@@ -179,7 +179,9 @@ tenx_block <- function(src, first, last, pool) {
   # cells as rows (and normalized) in one pass, data/cells.hpp: the same
   # numbers as Matrix::t() of the stored block and normalize_columns(); on a
   # thread of its own while the next block of as many cells is read
-  log1p_cpm <- src$normalize == "log1p_cpm"
+  norm <- as_normalization(src$normalize)
+  target <- if (norm$how == "none") 0 else norm$target
+  sf <- if (!is.null(norm$size_factors)) norm$size_factors[first:last]
   cell1 <- if (is.null(src$cell0)) first else src$cell0 + first  # (the file's number)
   convert <- function(f) {
     tryCatch(f(), error = function(e) {
@@ -194,7 +196,7 @@ tenx_block <- function(src, first, last, pool) {
       stop_tenx_layout(src, conditionMessage(e))
     })
   }
-  job <- convert(function() cells_to_rows_start(raw$x, raw$i, raw$ptr, src$n_col, log1p_cpm,
+  job <- convert(function() cells_to_rows_start(raw$x, raw$i, raw$ptr, src$n_col, target, sf,
                                                 cell1, pool))
   if (last < src$n_row) {
     next_last <- min(src$n_row, last + (last - first + 1L))

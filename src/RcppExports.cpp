@@ -55,8 +55,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cells_to_rows_start
-SEXP cells_to_rows_start(SEXP value, SEXP gene, Rcpp::NumericVector ptr, int n_genes, bool log1p_cpm, double first_cell, SEXP pool);
-RcppExport SEXP _kmreduce_cells_to_rows_start(SEXP valueSEXP, SEXP geneSEXP, SEXP ptrSEXP, SEXP n_genesSEXP, SEXP log1p_cpmSEXP, SEXP first_cellSEXP, SEXP poolSEXP) {
+SEXP cells_to_rows_start(SEXP value, SEXP gene, Rcpp::NumericVector ptr, int n_genes, double target, SEXP size_factors, double first_cell, SEXP pool);
+RcppExport SEXP _kmreduce_cells_to_rows_start(SEXP valueSEXP, SEXP geneSEXP, SEXP ptrSEXP, SEXP n_genesSEXP, SEXP targetSEXP, SEXP size_factorsSEXP, SEXP first_cellSEXP, SEXP poolSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -64,10 +64,11 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< SEXP >::type gene(geneSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type ptr(ptrSEXP);
     Rcpp::traits::input_parameter< int >::type n_genes(n_genesSEXP);
-    Rcpp::traits::input_parameter< bool >::type log1p_cpm(log1p_cpmSEXP);
+    Rcpp::traits::input_parameter< double >::type target(targetSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type size_factors(size_factorsSEXP);
     Rcpp::traits::input_parameter< double >::type first_cell(first_cellSEXP);
     Rcpp::traits::input_parameter< SEXP >::type pool(poolSEXP);
-    rcpp_result_gen = Rcpp::wrap(cells_to_rows_start(value, gene, ptr, n_genes, log1p_cpm, first_cell, pool));
+    rcpp_result_gen = Rcpp::wrap(cells_to_rows_start(value, gene, ptr, n_genes, target, size_factors, first_cell, pool));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -83,8 +84,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cells_to_rows_cpp
-SEXP cells_to_rows_cpp(SEXP value, SEXP gene, Rcpp::NumericVector ptr, int n_genes, bool log1p_cpm, double first_cell);
-RcppExport SEXP _kmreduce_cells_to_rows_cpp(SEXP valueSEXP, SEXP geneSEXP, SEXP ptrSEXP, SEXP n_genesSEXP, SEXP log1p_cpmSEXP, SEXP first_cellSEXP) {
+SEXP cells_to_rows_cpp(SEXP value, SEXP gene, Rcpp::NumericVector ptr, int n_genes, double target, SEXP size_factors, double first_cell);
+RcppExport SEXP _kmreduce_cells_to_rows_cpp(SEXP valueSEXP, SEXP geneSEXP, SEXP ptrSEXP, SEXP n_genesSEXP, SEXP targetSEXP, SEXP size_factorsSEXP, SEXP first_cellSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -92,9 +93,10 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< SEXP >::type gene(geneSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type ptr(ptrSEXP);
     Rcpp::traits::input_parameter< int >::type n_genes(n_genesSEXP);
-    Rcpp::traits::input_parameter< bool >::type log1p_cpm(log1p_cpmSEXP);
+    Rcpp::traits::input_parameter< double >::type target(targetSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type size_factors(size_factorsSEXP);
     Rcpp::traits::input_parameter< double >::type first_cell(first_cellSEXP);
-    rcpp_result_gen = Rcpp::wrap(cells_to_rows_cpp(value, gene, ptr, n_genes, log1p_cpm, first_cell));
+    rcpp_result_gen = Rcpp::wrap(cells_to_rows_cpp(value, gene, ptr, n_genes, target, size_factors, first_cell));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -802,9 +804,9 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_read_buffer_release", (DL_FUNC) &_kmreduce_read_buffer_release, 1},
     {"_kmreduce_cells_pool_release", (DL_FUNC) &_kmreduce_cells_pool_release, 1},
     {"_kmreduce_cells_pool_new", (DL_FUNC) &_kmreduce_cells_pool_new, 0},
-    {"_kmreduce_cells_to_rows_start", (DL_FUNC) &_kmreduce_cells_to_rows_start, 7},
+    {"_kmreduce_cells_to_rows_start", (DL_FUNC) &_kmreduce_cells_to_rows_start, 8},
     {"_kmreduce_cells_to_rows_finish", (DL_FUNC) &_kmreduce_cells_to_rows_finish, 1},
-    {"_kmreduce_cells_to_rows_cpp", (DL_FUNC) &_kmreduce_cells_to_rows_cpp, 6},
+    {"_kmreduce_cells_to_rows_cpp", (DL_FUNC) &_kmreduce_cells_to_rows_cpp, 7},
     {"_kmreduce_sparse_problem_cpp", (DL_FUNC) &_kmreduce_sparse_problem_cpp, 1},
     {"_kmreduce_has_distinct_rows_cpp", (DL_FUNC) &_kmreduce_has_distinct_rows_cpp, 2},
     {"_kmreduce_distinct_rows_cpp", (DL_FUNC) &_kmreduce_distinct_rows_cpp, 1},

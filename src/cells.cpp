@@ -27,6 +27,7 @@
 #include <R_ext/Altrep.h>
 
 #include <array>
+#include <cmath>
 #include <exception>
 #include <memory>
 #include <string>
@@ -180,11 +181,17 @@ struct CellsJob {
 };
 
 SEXP cells_job(SEXP value, SEXP gene, const Rcpp::NumericVector& ptr, int n_genes,
-               bool log1p_cpm, double first_cell, bool in_thread, SEXP pool_ptr) {
+               double target, SEXP size_factors, double first_cell, bool in_thread,
+               SEXP pool_ptr) {
   if (TYPEOF(gene) != INTSXP) throw std::invalid_argument("gene indices must be integers");
   if (TYPEOF(value) != INTSXP && TYPEOF(value) != REALSXP)
     throw std::invalid_argument("values must be numbers");
   if (ptr.size() < 1) throw std::invalid_argument("no offsets");
+  if (!(target >= 0) || !std::isfinite(target))
+    throw std::invalid_argument("the normalization's target must be a finite number >= 0");
+  if (size_factors != R_NilValue &&
+      (TYPEOF(size_factors) != REALSXP || Rf_xlength(size_factors) != ptr.size() - 1))
+    throw std::invalid_argument("size factors must be one double per cell");
   const double last = ptr[ptr.size() - 1];
   if (!(last >= 0) || last > static_cast<double>(Rf_xlength(gene)) ||
       last > static_cast<double>(Rf_xlength(value)))
@@ -241,13 +248,15 @@ SEXP cells_job(SEXP value, SEXP gene, const Rcpp::NumericVector& ptr, int n_gene
   job->keep = Rcpp::List::create(Rcpp::Named("value") = value, Rcpp::Named("gene") = gene,
                                  Rcpp::Named("ptr") = ptr, Rcpp::Named("i") = i,
                                  Rcpp::Named("p") = p, Rcpp::Named("x") = x,
-                                 Rcpp::Named("pool") = pool_ptr);
+                                 Rcpp::Named("pool") = pool_ptr,
+                                 Rcpp::Named("size_factors") = size_factors);
   Rcpp::XPtr<CellsJob> handle(owned.release(), true, R_NilValue, job->keep);
   const double na = NA_REAL;
   const bool ints = TYPEOF(value) == INTSXP;
   const int* iv = ints ? INTEGER(value) : nullptr;
   const double* dv = ints ? nullptr : REAL(value);
   const int* g = INTEGER(gene);
+  const double* sf = size_factors == R_NilValue ? nullptr : REAL(size_factors);
   const double* pp = ptr.begin();
   int* po = INTEGER(p);
   auto run = [=]() {
@@ -255,11 +264,11 @@ SEXP cells_job(SEXP value, SEXP gene, const Rcpp::NumericVector& ptr, int n_gene
       if (ints) {
         // (NA_integer_ is a negative int: a count < 0 with the
         // normalization; without it, made NA here)
-        kmreduce::cells_to_rows(iv, g, pp, n_cells, n_genes, log1p_cpm, first_cell,
+        kmreduce::cells_to_rows(iv, g, pp, n_cells, n_genes, target, sf, first_cell,
                                 [na](int v) { return v == NA_INTEGER ? na : static_cast<double>(v); },
                                 po, io, xo);
       } else {
-        kmreduce::cells_to_rows(dv, g, pp, n_cells, n_genes, log1p_cpm, first_cell,
+        kmreduce::cells_to_rows(dv, g, pp, n_cells, n_genes, target, sf, first_cell,
                                 [](double v) { return v; }, po, io, xo);
       }
     } catch (...) {
@@ -362,12 +371,14 @@ SEXP cells_pool_new() {
 // Starts converting a block on a thread of its own: an external pointer
 // for cells_to_rows_finish(). `pool`: NULL (the dgCMatrix gets vectors of
 // its own) or cells_pool_new() (its slots view the pool's memory).
+// `target`, `size_factors`: the normalization (cells_to_rows(); 0 and NULL:
+// none).
 // [[Rcpp::export]]
 SEXP cells_to_rows_start(SEXP value, SEXP gene, Rcpp::NumericVector ptr, int n_genes,
-                         bool log1p_cpm, double first_cell, SEXP pool) {
+                         double target, SEXP size_factors, double first_cell, SEXP pool) {
   if (pool != R_NilValue && TYPEOF(pool) != EXTPTRSXP)
     throw std::invalid_argument("`pool` must be NULL or a pool of blocks");
-  return cells_job(value, gene, ptr, n_genes, log1p_cpm, first_cell, true, pool);
+  return cells_job(value, gene, ptr, n_genes, target, size_factors, first_cell, true, pool);
 }
 
 // The dgCMatrix of a conversion (waits for it); its error, if it failed.
@@ -402,8 +413,8 @@ SEXP cells_to_rows_finish(SEXP handle) {
 // The same, on R's thread.
 // [[Rcpp::export]]
 SEXP cells_to_rows_cpp(SEXP value, SEXP gene, Rcpp::NumericVector ptr, int n_genes,
-                       bool log1p_cpm, double first_cell) {
-  const Rcpp::RObject job =
-      cells_job(value, gene, ptr, n_genes, log1p_cpm, first_cell, false, R_NilValue);
+                       double target, SEXP size_factors, double first_cell) {
+  const Rcpp::RObject job = cells_job(value, gene, ptr, n_genes, target, size_factors,
+                                      first_cell, false, R_NilValue);
   return cells_to_rows_finish(job);
 }

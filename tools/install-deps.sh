@@ -19,7 +19,7 @@ APT_TEST="r-cran-testthat r-cran-withr r-cran-knitr r-cran-rmarkdown r-cran-broo
   r-cran-ggplot2 r-cran-tibble r-cran-bigmemory r-cran-cluster r-cran-cli r-cran-glue r-cran-vctrs \
   pandoc openmpi-bin libopenmpi-dev \
   r-bioc-rhdf5 r-bioc-hdf5array r-bioc-delayedarray r-bioc-summarizedexperiment \
-  r-bioc-singlecellexperiment"
+  r-bioc-singlecellexperiment r-bioc-scuttle"
 # (the Bioconductor packages, for HDF5 files and SingleCellExperiment input,
 # come from Debian only: their tests are skipped where they are missing)
 # (modelenv, for the tidyclust engine's registration test, needs a newer rlang

@@ -35,7 +35,7 @@ test_that("the cells of a SummarizedExperiment are clustered as the matrix of it
   expect_identical(unname(fit_d$cluster), unname(do.call(kmeans_reduced,
                                                          c(list(as.matrix(sc$logn)), args))$cluster))
   # the counts as they are
-  fit_c <- do.call(kmeans_reduced, c(list(se, assay = "counts"), args))
+  fit_c <- do.call(kmeans_reduced, c(list(se, assay = "counts", normalize = "none"), args))
   expect_identical(fit_c$cluster, do.call(kmeans_reduced, c(list(sc$rows), args))$cluster)
 })
 
@@ -67,14 +67,14 @@ test_that("bad choices of what to cluster are errors naming the argument", {
                "`assay` must be the name or number of an assay of `x` \\(\"counts\"\\), not \"logcounts\"")
   expect_error(kmeans_reduced(se, 3, assay = 2), "not 2")
   expect_error(kmeans_reduced(se, 3, normalize = "cpm"),
-               "`normalize` must be one of \"none\", \"log1p_cpm\", not \"cpm\"")
+               "`normalize` must be one of \"none\", \"log1p_cpm\", \"log1p_cp10k\", \"log1p_size_factors\", not \"cpm\"")
   expect_error(kmeans_reduced(se, 3, use_reduced_dim = "PCA"), "needs a SingleCellExperiment")
   expect_error(kmeans_reduced(sce, 3, use_reduced_dim = "PCA"),
                "reduced dimensions of `x` \\(it has none\\), not \"PCA\"")
   expect_error(kmeans_reduced(sce, 3, use_reduced_dim = "PCA", normalize = "log1p_cpm"),
                "without `assay` and with normalize = \"none\"")
   # a misspelt argument is not ignored
-  expect_error(kmeans_reduced(se, 3, nstrat = 2), "has no argument `nstrat`")
+  expect_error(suppressMessages(kmeans_reduced(se, 3, nstrat = 2)), "has no argument `nstrat`")
   expect_error(kmeans_reduced(sc$logn, 3, nstrat = 2), "has no argument `nstrat`")
   # values that are not numbers, and counts that are not counts
   chr <- SummarizedExperiment::SummarizedExperiment(list(x = matrix(letters[1:12], 3)))
@@ -119,9 +119,9 @@ test_that("the assay is recorded by name: predict() finds it whatever the order 
   other <- raw * 0 + 1
   se <- SummarizedExperiment::SummarizedExperiment(list(counts = raw, other = other))
   # the default assay (the first): recorded as "counts"
-  fit <- do.call(kmeans_reduced, c(list(se), args))
+  fit <- do.call(kmeans_reduced, c(list(se, normalize = "none"), args))
   expect_identical(fit$input$assay, "counts")
-  fit1 <- do.call(kmeans_reduced, c(list(se, assay = 1), args))
+  fit1 <- do.call(kmeans_reduced, c(list(se, assay = 1, normalize = "none"), args))
   expect_identical(fit1$input$assay, "counts")
   swapped <- SummarizedExperiment::SummarizedExperiment(list(other = other, counts = raw))
   expect_identical(predict(fit, swapped), predict(fit, sc$rows))
@@ -142,7 +142,7 @@ test_that("augment() of a SummarizedExperiment gives one row per cell with its c
   sc <- se_case(seed = 6)
   se <- SummarizedExperiment::SummarizedExperiment(list(counts = Matrix::t(sc$rows)),
                                                    colData = data.frame(type = sc$type))
-  fit <- do.call(kmeans_reduced, c(list(se), args))
+  fit <- do.call(kmeans_reduced, c(list(se, normalize = "none"), args))
   au <- augment(fit, data = se)
   expect_identical(nrow(au), ncol(se))
   expect_identical(au$.cell, colnames(se))
@@ -154,4 +154,39 @@ test_that("augment() of a SummarizedExperiment gives one row per cell with its c
   # a SummarizedExperiment of other cells: counted in cells, not genes
   expect_error(augment(fit, data = se[, 1:60]),
                "`data` must have the 500 cells \\(columns of a SummarizedExperiment\\) of the fit, not 60\\.")
+})
+
+test_that("counts are normalized by default, with a message, and cells reduced to 50 principal components", {
+  skip_without_bioc("SingleCellExperiment")
+  sc <- se_case(seed = 7)
+  sce <- SingleCellExperiment::SingleCellExperiment(list(counts = sc$counts))
+  expect_message(fit <- kmeans_reduced(sce, 3, seed = 2, n_init = 2),
+                 "the assay \"counts\" is normalized with normalize = \"log1p_size_factors\".*normalize = \"none\"")
+  expect_identical(fit$method, "rsvd")
+  expect_identical(ncol(fit$reduced), 50L)
+  expect_identical(fit$input$normalize, "log1p_size_factors")
+  # the same as the normalized cells in memory, reduced the same way
+  rows <- sc$rows
+  lib <- Matrix::rowSums(rows)
+  rows@x <- log1p(rows@x / lib[rows@i + 1L] * mean(lib))
+  ref <- kmeans_reduced(rows, 3, method = "rsvd", dims = 50, seed = 2, n_init = 2)
+  expect_identical(fit$cluster, ref$cluster)
+  expect_equal(fit$tot.withinss, ref$tot.withinss)
+  # normalize = "none": the counts as they are, no message
+  expect_silent(raw <- kmeans_reduced(sce, 3, normalize = "none", seed = 2, n_init = 2))
+  expect_identical(raw$cluster, kmeans_reduced(sc$rows, 3, method = "rsvd", dims = 50, seed = 2,
+                                               n_init = 2)$cluster)
+  # a logcounts assay is taken as it is; a method given is kept
+  sce2 <- SingleCellExperiment::SingleCellExperiment(list(counts = sc$counts,
+                                                          logcounts = Matrix::t(rows)))
+  expect_silent(fit2 <- kmeans_reduced(sce2, 3, seed = 2, n_init = 2))
+  expect_identical(fit2$input$assay, "logcounts")
+  expect_identical(fit2$cluster, ref$cluster)
+  fit3 <- suppressMessages(kmeans_reduced(sce, 3, method = "sparse_embedding", dims = 20, seed = 2,
+                                          n_init = 2))
+  expect_identical(fit3$method, "sparse_embedding")
+  # small data: at most as many components as cells and genes
+  small <- SingleCellExperiment::SingleCellExperiment(list(counts = sc$counts[1:30, 1:40]))
+  fit4 <- suppressMessages(kmeans_reduced(small, 2, seed = 1, n_init = 2))
+  expect_identical(ncol(fit4$reduced), 30L)
 })

@@ -2,10 +2,13 @@
 // compressed column per cell: its genes' indices and counts, as the 10x
 // Genomics HDF5 layout, i.e. a genes x cells CSC matrix) turned into cells
 // as rows (the CSC matrix of cells x genes the core reads: a dgCMatrix with
-// one row per cell), optionally log1p-CPM normalized on the way:
-// x -> log1p(x / s * 1e6), s the sum of the cell's values in stored order (a
-// cell without counts stays zero). The same numbers, in the same order, as
-// R's Matrix::t() of the block and log1p(x / s * 1e6) computed there, in one
+// one row per cell), optionally normalized on the way: x -> log1p(x / s *
+// target), s the cell's size factor when given, else the sum of the cell's
+// values in stored order (a cell without counts stays zero), target e.g.
+// 1e6 (counts per million), 1e4, or the mean library size with s the
+// library size (the size factors of scuttle's logNormCounts). The same
+// numbers, in the same order, as R's Matrix::t() of the block and
+// log1p(x / s * target) computed there, in one
 // pass and without the intermediate copies. The gene indices are checked
 // (an index outside 0..n_genes-1, or a gene stored twice for one cell,
 // throws, naming the cell and the index), and with the normalization the
@@ -39,15 +42,19 @@ inline index_t stored_values(const double* ptr, index_t n_cells, index_t n_genes
 // `ptr`: n_cells + 1 offsets of the cells' values in `value` and `gene`
 // (from 0). `as_double(value[t])`: the value as a double (a missing value as
 // a NaN). `first_cell`: the number of the block's first cell in its file
-// (1-based, for messages). Writes the CSC matrix of cells x genes into
+// (1-based, for messages). `target`: 0 (no normalization) or the total
+// each cell is scaled to; `size_factor`: nullptr (the library sizes) or one
+// per cell of the block. Writes the CSC matrix of cells x genes into
 // p_out (n_genes + 1), i_out and x_out (one per stored value), which the
 // caller allocates: large blocks scatter their values over all the genes'
 // columns, so callers give memory advised for huge pages (memory.hpp): with
 // 4 KiB pages nearly every store of a large block missed the TLB.
 template <class Value, class Index, class AsDouble>
 void cells_to_rows(const Value* value, const Index* gene, const double* ptr,
-                   index_t n_cells, index_t n_genes, bool log1p_cpm, double first_cell,
-                   AsDouble as_double, int* p_out, int* i_out, double* x_out) {
+                   index_t n_cells, index_t n_genes, double target,
+                   const double* size_factor, double first_cell, AsDouble as_double,
+                   int* p_out, int* i_out, double* x_out) {
+  const bool normalize = target > 0;
   auto cell_name = [&](index_t c) {
     return std::to_string(static_cast<long long>(first_cell) + static_cast<long long>(c));
   };
@@ -72,7 +79,7 @@ void cells_to_rows(const Value* value, const Index* gene, const double* ptr,
                                     cell_name(c));
       last_cell[g] = c;
       ++count[g + 1];
-      if (log1p_cpm) {
+      if (normalize) {
         const double v = as_double(value[t]);
         if (!(v >= 0) || std::isinf(v))
           throw std::domain_error("count " +
@@ -81,13 +88,13 @@ void cells_to_rows(const Value* value, const Index* gene, const double* ptr,
         lib += v;
       }
     }
-    if (log1p_cpm) scale[c] = lib == 0.0 ? 1.0 : lib;
+    if (normalize) scale[c] = size_factor != nullptr ? size_factor[c] : (lib == 0.0 ? 1.0 : lib);
   }
   for (index_t g = 0; g < n_genes; ++g) count[g + 1] += count[g];
   for (index_t g = 0; g <= n_genes; ++g) p_out[g] = static_cast<int>(count[g]);
   auto out_value = [&](index_t t, index_t c) {
     const double v = as_double(value[t]);
-    return log1p_cpm ? std::log1p(v / scale[c] * 1e6) : v;
+    return normalize ? std::log1p(v / scale[c] * target) : v;
   };
   // Small blocks: straight into the genes' columns. Large ones in two steps
   // (a radix pass): first into runs of 512 genes each (few places written at

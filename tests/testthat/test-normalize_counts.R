@@ -1,0 +1,95 @@
+# The normalizations of counts (R/normalize_counts.R): the field's formulas
+# (scuttle's logNormCounts, Seurat's NormalizeData), in memory and block by
+# block, with the same numbers however the cells are read.
+
+norm_case <- function(seed = 1) {
+  s <- sim_counts(n_genes = 120, n_cells = 200, n_types = 3, seed = seed)
+  counts <- s$counts
+  counts[, 5] <- 0  # a cell without counts
+  s$counts <- methods::as(counts, "CsparseMatrix")
+  c(s, list(rows = Matrix::t(s$counts)))
+}
+
+test_that("log1p_size_factors is scuttle's logNormCounts (natural log), log1p_cp10k Seurat's formula", {
+  nc <- norm_case()
+  lib <- Matrix::colSums(nc$counts)
+  # scuttle: size factors lib / mean(lib), log2(x / sf + 1)
+  sf <- lib / mean(lib)
+  ref_sf <- as.matrix(Matrix::t(nc$counts))
+  ok <- lib > 0
+  ref_sf[ok, ] <- log1p(ref_sf[ok, ] / sf[ok])
+  got <- kmreduce:::normalize_rows(nc$rows, "log1p_size_factors", "x")
+  expect_equal(as.matrix(got), ref_sf, tolerance = 1e-12, ignore_attr = TRUE)
+  if (requireNamespace("scuttle", quietly = TRUE)) {
+    sc <- scuttle::normalizeCounts(as.matrix(nc$counts[, ok]), log = TRUE, pseudo.count = 1,
+                                   size.factors = scuttle::librarySizeFactors(nc$counts[, ok]))
+    mine <- kmreduce:::normalize_rows(Matrix::t(nc$counts[, ok]), "log1p_size_factors", "x")
+    expect_equal(as.matrix(mine) / log(2), t(as.matrix(sc)), tolerance = 1e-10,
+                 ignore_attr = TRUE)
+  }
+  # Seurat's LogNormalize: log1p(x / lib * 1e4)
+  ref_10k <- as.matrix(Matrix::t(nc$counts))
+  ref_10k[ok, ] <- log1p(ref_10k[ok, ] / lib[ok] * 1e4)
+  got_10k <- kmreduce:::normalize_rows(nc$rows, "log1p_cp10k", "x")
+  expect_equal(as.matrix(got_10k), ref_10k, tolerance = 1e-12, ignore_attr = TRUE)
+  # dense rows: the same numbers
+  expect_identical(kmreduce:::normalize_rows(as.matrix(nc$rows), "log1p_cp10k", "x"),
+                   as.matrix(got_10k))
+})
+
+test_that("every normalization gives the same numbers in memory, from a DelayedMatrix and from a 10x file", {
+  skip_without_bioc()
+  nc <- norm_case(seed = 2)
+  f <- tempfile(fileext = ".h5")
+  write_tenx(nc$counts, f)
+  se <- function(a) SingleCellExperiment::SingleCellExperiment(list(counts = a))
+  args <- list(k = 3, method = "sparse_embedding", dims = 30, n_init = 2, seed = 4)
+  for (how in c("log1p_size_factors", "log1p_cp10k", "log1p_cpm")) {
+    ref <- do.call(kmeans_reduced, c(list(se(nc$counts), normalize = how), args))
+    by_file <- do.call(kmeans_reduced, c(list(se(tenx_matrix(f)), normalize = how,
+                                              control = list(block_rows = 37L)), args))
+    by_delayed <- do.call(kmeans_reduced, c(list(se(DelayedArray::DelayedArray(nc$counts)),
+                                                 normalize = how,
+                                                 control = list(block_rows = 50L)), args))
+    for (fit in list(by_file, by_delayed)) {
+      expect_identical(unname(fit$cluster), unname(ref$cluster))
+      expect_equal(fit$tot.withinss, ref$tot.withinss, tolerance = 1e-12)
+      expect_equal(fit$centers, ref$centers, tolerance = 1e-12, ignore_attr = TRUE)
+    }
+    # the fit's data: the formula's
+    rows <- kmreduce:::normalize_rows(nc$rows, how, "x")
+    expect_equal(ref$totss, sum(scale(as.matrix(rows), scale = FALSE)^2), tolerance = 1e-10)
+  }
+})
+
+test_that("size factors come from the object when it has them", {
+  skip_without_bioc("SingleCellExperiment")
+  nc <- norm_case(seed = 3)
+  sce <- SingleCellExperiment::SingleCellExperiment(list(counts = nc$counts))
+  sf <- withr::with_seed(1, runif(ncol(sce), 0.5, 2))
+  SingleCellExperiment::sizeFactors(sce) <- sf
+  args <- list(k = 3, method = "sparse_embedding", dims = 30, n_init = 2, seed = 4)
+  fit <- do.call(kmeans_reduced, c(list(sce, normalize = "log1p_size_factors"), args))
+  rows <- nc$rows
+  rows@x <- log1p(rows@x / sf[rows@i + 1L])
+  ref <- do.call(kmeans_reduced, c(list(rows), args))
+  expect_identical(unname(fit$cluster), unname(ref$cluster))
+  expect_equal(fit$tot.withinss, ref$tot.withinss, tolerance = 1e-12)
+  # bad size factors: an error naming them
+  SingleCellExperiment::sizeFactors(sce) <- replace(sf, 3, 0)
+  expect_error(do.call(kmeans_reduced, c(list(sce, normalize = "log1p_size_factors"), args)),
+               "size factors of `x` .* must be 200 finite numbers > 0")
+})
+
+test_that("predict() applies the fit's mean library size to new cells", {
+  skip_without_bioc("SummarizedExperiment")
+  nc <- norm_case(seed = 4)
+  se <- SummarizedExperiment::SummarizedExperiment(list(counts = nc$counts))
+  fit <- suppressMessages(kmeans_reduced(se, 3, seed = 1, n_init = 2))
+  expect_identical(fit$input$normalize, "log1p_size_factors")
+  expect_equal(fit$input$target, mean(Matrix::colSums(nc$counts)))
+  expect_identical(predict(fit, se), fit$cluster)
+  # a subset of the cells: the same labels (the fit's mean library size,
+  # not the subset's)
+  expect_identical(predict(fit, se[, 1:40]), fit$cluster[1:40])
+})
