@@ -138,6 +138,12 @@
 #'   scores closer to the exact ones, which need not lower the k-means
 #'   objective: for `"leverage"` the number of columns sampled (`dims`)
 #'   matters more.
+#' @param svd_rows `NULL` (the default: all rows) or a whole number `m`:
+#'   `"rsvd"` computes its SVD from `m` rows drawn uniformly at random (from
+#'   `seed`), read in one pass and held in memory, then projects every row on
+#'   its singular vectors. For data read from a file (many cells of a 10x
+#'   file) this replaces the SVD's passes over all rows by one pass, and an
+#'   SVD of the sample in memory (Seurat's sketch of cells, Hao et al. 2024).
 #' @param scores,sampling Variants of `"leverage"`: `scores = "sqrt"` samples
 #'   by the row norms of `V_k` instead of their squares (Li and Fan 2020),
 #'   which tames very uneven scores; `sampling = "top"` keeps the `dims`
@@ -216,6 +222,7 @@ kmeans_control <- function(tol = 1e-6, keep_reduced = TRUE, block_rows = NULL,
                            polish_starts = "auto", polish_work = 2, tries = 3L,
                            split_rounds = 5L,
                            svd = "randomized", eps = 1 / 3, power_iters = "auto",
+                           svd_rows = NULL,
                            scores = "squared", sampling = "random", c = NULL, repeats = 40L,
                            residual = "frobenius", qr = "pivoted", fjlt_density = NULL,
                            dims_tol = 0.01, batch_size = 1024L, reassignment_ratio = 0.01) {

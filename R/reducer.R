@@ -169,11 +169,60 @@ fit_cssp <- function(src, method, dims, k, seed, n_threads, control, weights = N
 
 # C = A V_dims: exact SVD (Drineas et al. 1999), or Algorithm 3 of
 # Boutsidis et al. (2015) with the randomized FastFrobeniusSVD.
+# With control$svd_rows (rsvd), the SVD is that of a uniform sample of the
+# rows, read in one pass and held in memory (as Seurat's sketch of cells);
+# every row is then projected on its singular vectors by the projection
+# pass.
 fit_rotation <- function(src, method, dims, k, seed, n_threads, control, weights = NULL) {
-  sv <- top_right_vectors(src, dims, if (method == "svd") "exact" else "randomized",
+  fit_src <- src
+  m <- svd_rows_for(control$svd_rows, n_rows(src))
+  if (method == "rsvd" && m < n_rows(src)) {
+    if (inherits(src, "source_mpi")) {
+      stop_arg("`control$svd_rows` is not available for MPI rows: each rank holds only its own rows.")
+    }
+    if (m < dims) {
+      stop_arg(sprintf("`control$svd_rows` must be at least `dims` (%d), not %s.", dims,
+                       format(m)))
+    }
+    drawn <- sample_rows(src, m, seed, control$block_rows)
+    fit_src <- as_row_source(drawn$rows)
+    if (!is.null(weights)) weights <- weights[drawn$index]
+  }
+  sv <- top_right_vectors(fit_src, dims, if (method == "svd") "exact" else "randomized",
                           control$eps, control$power_iters, seed, n_threads,
                           control$block_rows, weights = weights)
   rotation_reducer(src, method, dims, sv, seed)
+}
+
+# The rows the randomized SVD is computed from (control$svd_rows): NULL,
+# all n; a number, at most n.
+svd_rows_for <- function(svd_rows, n) {
+  if (is.null(svd_rows)) n else min(n, svd_rows)
+}
+
+# m rows of the source drawn uniformly at random without replacement
+# (from the seed; R's random numbers are not used), in their order, read in
+# one pass: list(rows, index).
+sample_rows <- function(src, m, seed, block_rows = NULL) {
+  n <- n_rows(src)
+  index <- sort(order(uniform_box_cpp(n, 0, 1, seed, 2^32 + 7, 1L)[, 1L])[seq_len(m)])
+  if (inherits(src, "source_matrix")) {
+    return(list(rows = src$data[index, , drop = FALSE], index = index))
+  }
+  step <- source_block_rows(src, block_rows)
+  parts <- list()
+  for (first in seq(1, n, by = step)) {
+    last <- min(n, first + step - 1)
+    local <- index[index >= first & index <= last] - (first - 1)
+    if (length(local) == 0L) next
+    block <- read_block(src, first, last)
+    parts[[length(parts) + 1L]] <- block[local, , drop = FALSE]
+  }
+  rows <- if (length(parts) == 1L) parts[[1L]] else do.call(rbind, parts)
+  if (methods::is(rows, "sparseMatrix") && !methods::is(rows, "dgCMatrix")) {
+    rows <- methods::as(methods::as(rows, "generalMatrix"), "CsparseMatrix")
+  }
+  list(rows = rows, index = index)
 }
 
 # The f of the strong rank-revealing QR (Gu and Eisenstat 1996): every

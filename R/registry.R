@@ -62,6 +62,9 @@ builtin_methods <- function() {
     eps = param(function(v, arg) check_number(v, arg, 0, 1, open_lower = TRUE)),
     power_iters = param(check_power_iters)
   )
+  svd_rows_param <- list(svd_rows = param(function(v, arg) {
+    if (is.null(v)) v else as.numeric(check_whole(v, arg, 2, Inf))
+  }))
   svd_param <- list(svd = param(function(v, arg) check_choice(v, arg, c("randomized", "exact"))))
   choice <- function(...) {
     choices <- c(...)
@@ -103,7 +106,7 @@ builtin_methods <- function() {
     svd = method_entry("SVD extraction (exact)", "extraction", "SV", rank_k, rank, "source_matrix",
                        fit = fit_rotation),
     rsvd = method_entry("SVD extraction (randomized)", "extraction", "RSV", rank_k, rank,
-                        everywhere, params = rsvd_params, fit = fit_rotation),
+                        everywhere, params = c(rsvd_params, svd_rows_param), fit = fit_rotation),
     fjlt = method_entry("fast Johnson-Lindenstrauss transform (FJLT)", "projection", "F", ten_k,
                         features, everywhere,
                         params = list(fjlt_density = param(check_density)),
