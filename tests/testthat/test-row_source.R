@@ -95,7 +95,7 @@ test_that("a toy row source gets the checks and the registry of a source read in
   expect_error(kmeans_reduced(toy_blocks(y, c(60, 60)), 3, seed = 1), "at row 70, column 4")
   # k at most the distinct rows
   same <- toy_blocks(matrix(1, 10, 3), c(4, 6))
-  expect_error(kmeans_reduced(same, 2, seed = 1), "at most the number of distinct rows")
+  expect_error(kmeans_reduced(same, 2, seed = 1), "`k` must be a whole number in \\[1, 1\\] \\(the number of distinct rows of `x`\\), not 2")
   # functions that take rows in memory only say what the source is
   expect_error(leverage_scores(toy, 2), "`x` is a list of blocks; only kmeans_reduced")
   # the leverage scores and the randomized SVD read its blocks

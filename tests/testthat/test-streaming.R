@@ -105,5 +105,5 @@ test_that("big.matrix input is checked and unsupported uses are refused", {
   expect_error(kmeans_reduced(g, 2, control = list(block_rows = 0)), "`control\\$block_rows` must be a whole number")
   expect_error(kmeans_objective(g, m$truth, block_rows = -1), "`block_rows` must be a whole number")
   one <- big_copy(matrix(1, 10, 3))
-  expect_error(kmeans_reduced(one, 2, dims = 2), "`k` must be at most the number of distinct rows")
+  expect_error(kmeans_reduced(one, 2, dims = 2), "`k` must be a whole number in \\[1, 1\\] \\(the number of distinct rows of `x`\\), not 2")
 })
