@@ -100,7 +100,7 @@ wait_file <- function(path, seconds) {
 # Waits for the child's result: list(status = "finished" | "interrupted" |
 # "error: ..." | "no answer" (killed after `wait` s; it hung or died), value,
 # at, log = what it printed).
-child_result <- function(ch, wait = 60) {
+child_result <- function(ch, wait = 600) {
   ok <- wait_file(ch$out, wait)
   log <- if (file.exists(file.path(ch$dir, "log"))) readLines(file.path(ch$dir, "log")) else ""
   if (!ok) {
@@ -117,8 +117,11 @@ child_result <- function(ch, wait = 60) {
   res
 }
 
-# Runs `expr` in a child and returns child_result().
-run_child <- function(setup, expr, wait = 60, prefix = "") {
+# Runs `expr` in a child and returns child_result(). `wait` only bounds a
+# hang: a child still running after it is killed and the test fails, so it is
+# far above what any of these calls takes even on a busy machine (a forked-
+# children test once took 260 s there).
+run_child <- function(setup, expr, wait = 600, prefix = "") {
   ch <- start_child(setup, expr, prefix)
   on.exit(unlink(ch$dir, recursive = TRUE), add = TRUE)
   child_result(ch, wait)
