@@ -8,6 +8,18 @@ check_control <- function(control, defaults = control_defaults(), prefix = "cont
       any(names(control) == "")) {
     stop_arg(sprintf("`control` must be a named list, not %s.", describe(control)))
   }
+  # A name given twice is two answers to one question (the last would win
+  # silently): refused, as R refuses an argument given twice in a call.
+  twice <- unique(names(control)[duplicated(names(control))])
+  if (length(twice) > 0L) {
+    values <- vapply(control[names(control) == twice[1L]], describe, "")
+    stop_arg(sprintf("`control` must give each option once, but gives %s %d times (%s)%s.",
+                     paste0("'", twice[1L], "'"), length(values), paste(values, collapse = ", "),
+                     if (length(twice) > 1L) {
+                       sprintf("; also given more than once: %s",
+                               paste0("'", twice[-1L], "'", collapse = ", "))
+                     } else ""))
+  }
   unknown <- setdiff(names(control), names(defaults))
   if (length(unknown) > 0L) {
     stop_arg(sprintf("`control` has unknown name%s %s; known names: %s.",

@@ -252,16 +252,17 @@ check_weights <- function(weights, n, arg = "weights") {
 }
 
 # Initial centres given as `k`: a numeric matrix with the columns of `x`.
-check_centers <- function(centers, x) {
-  centers <- check_data(centers, "k", small = FALSE)
+# `arg`: the name the user gave them ("k", or "centers" as in stats::kmeans()).
+check_centers <- function(centers, x, arg = "k") {
+  centers <- check_data(centers, arg, small = FALSE)
   if (methods::is(centers, "dgCMatrix")) centers <- as.matrix(centers)
   if (ncol(centers) != ncol(x)) {
-    stop_arg(sprintf("`k` given as a matrix of initial centres must have %d columns (as `x`), not %d.",
-                     ncol(x), ncol(centers)))
+    stop_arg(sprintf("`%s` given as a matrix of initial centres must have %d columns (as `x`), not %d.",
+                     arg, ncol(x), ncol(centers)))
   }
   if (nrow(centers) > nrow(x)) {
-    stop_arg(sprintf("`k` given as a matrix of initial centres must have at most %d rows (the rows of `x`), not %d.",
-                     nrow(x), nrow(centers)))
+    stop_arg(sprintf("`%s` given as a matrix of initial centres must have at most %d rows (the rows of `x`), not %d.",
+                     arg, nrow(x), nrow(centers)))
   }
   centers
 }

@@ -58,9 +58,18 @@ dims_path <- function(x, k, methods = c("sign", "sparse_embedding", "leverage"),
                       verbose = interactive(), protocol = c("custom", "paper"), ...) {
   protocol <- if (missing(protocol)) "custom" else
     check_choice(protocol, "protocol", c("custom", "paper"))
+  dots <- ...names()
+  # `nstart` (stats::kmeans()'s name) would reach kmeans_reduced() beside the
+  # `n_init` (or `reference_n_init`) set here, and the error there would name
+  # an argument the user did not give.
+  if ("nstart" %in% dots) {
+    stop_arg("`nstart` is not an argument of dims_path(): give `n_init` (the methods' replicates) and `reference_n_init` (the reference's).")
+  }
   if (protocol == "paper") {
+    iter_arg <- intersect(c("iter_max", "iter.max"), dots)
     given <- c(n_init = !missing(n_init), repeats = !missing(repeats),
-               reference_n_init = !missing(reference_n_init), iter_max = "iter_max" %in% names(list(...)))
+               reference_n_init = !missing(reference_n_init), iter_max = length(iter_arg) > 0L)
+    names(given)[4L] <- if (length(iter_arg)) iter_arg[1L] else "iter_max"
     if (any(given)) {
       stop_arg(sprintf("`protocol = \"paper\"` sets %s: give the protocol or them, not both.",
                        paste0("`", names(given)[given], "`", collapse = ", ")))

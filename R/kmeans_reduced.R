@@ -205,6 +205,10 @@ kmeans_reduced.default <- function(x, k, method = "auto", dims = NULL, n_init = 
                          !missing(nstart), "n_init", "nstart")
   iter_max <- kmeans_alias(iter_max, if (!missing(iter.max)) iter.max, !missing(iter_max),
                            !missing(iter.max), "iter_max", "iter.max")
+  # Errors and warnings name the argument as the user gave it.
+  arg <- c(k = if (missing(centers)) "k" else "centers",
+           n_init = if (missing(nstart)) "n_init" else "nstart",
+           iter_max = if (missing(iter.max)) "iter_max" else "iter.max")
   control <- check_control(control)
   control <- algorithm_control(control, check_algorithm(algorithm))
   trace <- check_trace(trace)
@@ -223,10 +227,10 @@ kmeans_reduced.default <- function(x, k, method = "auto", dims = NULL, n_init = 
   centers0 <- NULL
   if (inherits(k, "Matrix")) k <- as.matrix(k)  # sparse initial centres
   if (is.matrix(k) || is.data.frame(k)) {
-    centers0 <- check_source_centers(src, k)
+    centers0 <- check_source_centers(src, k, arg[["k"]])
     k <- nrow(centers0)
   } else {
-    k <- check_source_k(src, k)
+    k <- check_source_k(src, k, arg[["k"]])
   }
   # (narrow data: "none", in memory; blocks and MPI rows keep their default)
   method <- auto_method(src, method, k)
@@ -241,8 +245,8 @@ kmeans_reduced.default <- function(x, k, method = "auto", dims = NULL, n_init = 
   check_memory(8 * as.numeric(n_local_rows(src)) * (dims + 8),
                sprintf("k-means on the %s x %s reduced data", format(n_local_rows(src)), format(dims)),
                "Use fewer dimensions (`dims`), or cluster a sample of the rows and assign the rest with predict().")
-  n_init <- check_whole(n_init, "n_init", 1, 1e6)
-  iter_max <- check_whole(iter_max, "iter_max", 1, 1e8)
+  n_init <- check_whole(n_init, arg[["n_init"]], 1, 1e6)
+  iter_max <- check_whole(iter_max, arg[["iter_max"]], 1, 1e8)
   n_threads <- check_n_threads(n_threads)
   n_reductions <- check_whole(n_reductions, "n_reductions", 1, 1e4)
   if (auto && identical(control$algorithm, "minibatch")) {
@@ -258,8 +262,8 @@ kmeans_reduced.default <- function(x, k, method = "auto", dims = NULL, n_init = 
   # (MPI ranks: every rank passed its checks, with the same arguments; one
   # seed for all, rank 0's)
   seed <- agree_ranks(src, failed, function() {
-    c(list(k = k, method = method, dims = dims, n_init = n_init, iter_max = iter_max,
-           n_reductions = n_reductions, refine = refine,
+    c(stats::setNames(list(k, n_init, iter_max), arg[c("k", "n_init", "iter_max")]),
+      list(method = method, dims = dims, n_reductions = n_reductions, refine = refine,
            seed = if (is.null(seed_arg)) "NULL (drawn on rank 0)" else seed_arg,
            trace = if (is.null(trace)) "NULL" else trace),
       stats::setNames(control, paste0("control$", names(control))))
@@ -281,7 +285,7 @@ kmeans_reduced.default <- function(x, k, method = "auto", dims = NULL, n_init = 
 
   if (auto) {
     return(auto_dims_fit(src, x, method, schedule, k, centers0, n_init, iter_max, seed,
-                         n_threads, control, verbose, refine, call, t_start))
+                         n_threads, control, verbose, refine, call, t_start, arg[["iter_max"]]))
   }
   best <- NULL
   objectives <- numeric(n_reductions)
@@ -308,7 +312,7 @@ kmeans_reduced.default <- function(x, k, method = "auto", dims = NULL, n_init = 
     if (is.null(best) || objectives[r] < best$objective) best <- run
   }
   finish_fit(best, src, refine, n_threads, control, verbose, seed, call, n_reductions,
-             objectives, t_reduce, t_cluster, t_start, iter_max)
+             objectives, t_reduce, t_cluster, t_start, iter_max, arg[["iter_max"]])
 }
 
 # dims = "auto": reductions of growing size (the schedule), each clustered
@@ -320,7 +324,8 @@ kmeans_reduced.default <- function(x, k, method = "auto", dims = NULL, n_init = 
 # control$dims_tol (relative) over the last two doublings (auto_dims_done()),
 # and the fit is the best of all, with the steps in fit$dims_auto.
 auto_dims_fit <- function(src, x, method, schedule, k, centers0, n_init, iter_max, seed,
-                          n_threads, control, verbose, refine, call, t_start) {
+                          n_threads, control, verbose, refine, call, t_start,
+                          iter_arg = "iter_max") {
   steps <- data.frame(dims = integer(0), objective = numeric(0), fresh = numeric(0),
                       warm = numeric(0), seconds = numeric(0))
   best <- NULL
@@ -352,7 +357,7 @@ auto_dims_fit <- function(src, x, method, schedule, k, centers0, n_init, iter_ma
   }
   if (best$collapsed) warn_collapsed(best$reducer$dims, k)
   fit <- finish_fit(best, src, refine, n_threads, control, verbose, seed, call, 1L,
-                    best$objective, t_reduce, t_cluster, t_start, iter_max)
+                    best$objective, t_reduce, t_cluster, t_start, iter_max, iter_arg)
   fit$dims_auto <- steps
   fit
 }
@@ -442,9 +447,10 @@ cluster_reduced <- function(src, x, reducer, reduced, k, centers0, n_init, iter_
 }
 
 # The kmeans_reduced object of the chosen run: refine on the original data
-# if asked (or if the reduction merged rows), then assemble.
+# if asked (or if the reduction merged rows), then assemble. `iter_arg`: the
+# name the user gave `iter_max` under, for the warning.
 finish_fit <- function(best, src, refine, n_threads, control, verbose, seed, call, n_reductions,
-                       objectives, t_reduce, t_cluster, t_start, iter_max) {
+                       objectives, t_reduce, t_cluster, t_start, iter_max, iter_arg = "iter_max") {
   km <- best$km
   st <- best$st
   k <- length(st$size)
@@ -484,11 +490,11 @@ finish_fit <- function(best, src, refine, n_threads, control, verbose, seed, cal
   minibatch <- identical(control$algorithm, "minibatch")
   if (!km$converged && minibatch) {
     warning(sprintf(paste0("Mini-batch k-means ran %d batches (%d passes over the rows) without ",
-                           "meeting its stopping criteria; increase `iter_max`."),
-                    km$iter, iter_max), call. = FALSE)
+                           "meeting its stopping criteria; increase `%s`."),
+                    km$iter, iter_max, iter_arg), call. = FALSE)
   } else if (!km$converged) {
-    warning(sprintf("Lloyd did not converge in %d iterations; increase `iter_max`.",
-                    iter_max), call. = FALSE)
+    warning(sprintf("Lloyd did not converge in %d iterations; increase `%s`.",
+                    iter_max, iter_arg), call. = FALSE)
   }
   structure(c(list(
     cluster = cluster,

@@ -213,30 +213,33 @@ checked_source.row_source <- function(src, block_rows, values) {
 }
 
 # `k` as a number of clusters: a whole number, at most the distinct rows.
-check_source_k <- function(src, k) UseMethod("check_source_k")
-check_source_k.row_source <- function(src, k) {
+# `arg`: the name the user gave it ("k", or "centers" as in stats::kmeans()).
+check_source_k <- function(src, k, arg = "k") UseMethod("check_source_k")
+check_source_k.row_source <- function(src, k, arg = "k") {
   n_max <- n_rows(src)
   if (!is_whole(k) || k < 1 || k > n_max) {
-    stop_arg(sprintf("`k` must be a whole number in [1, %d] (the number of rows of `x`), not %s.",
-                     n_max, describe(k)))
+    stop_arg(sprintf("`%s` must be a whole number in [1, %d] (the number of rows of `x`), not %s.",
+                     arg, n_max, describe(k)))
   }
   if (k > 1) {
     has <- big_has_distinct(src, k, source_block_rows(src))
-    if (!has) stop_too_few_distinct(k, attr(has, "distinct"))
+    if (!has) stop_too_few_distinct(k, attr(has, "distinct"), arg)
   }
   as.integer(k)
 }
 
 # The error for k above the number of distinct rows (the same for every
 # source).
-stop_too_few_distinct <- function(k, distinct) {
-  stop_arg(sprintf("`k` must be a whole number in [1, %d] (the number of distinct rows of `x`), not %s.",
-                   as.integer(distinct), describe(k)))
+stop_too_few_distinct <- function(k, distinct, arg = "k") {
+  stop_arg(sprintf("`%s` must be a whole number in [1, %d] (the number of distinct rows of `x`), not %s.",
+                   arg, as.integer(distinct), describe(k)))
 }
 
 # `k` given as initial centres (a matrix): checked against the rows.
-check_source_centers <- function(src, centers) UseMethod("check_source_centers")
-check_source_centers.row_source <- function(src, centers) check_centers(centers, src$data)
+check_source_centers <- function(src, centers, arg = "k") UseMethod("check_source_centers")
+check_source_centers.row_source <- function(src, centers, arg = "k") {
+  check_centers(centers, src$data, arg)
+}
 
 # What kmeans_reduced()'s options need of the source: the observation
 # weights (checked, one per row) and control$algorithm.

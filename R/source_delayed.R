@@ -123,10 +123,10 @@ check_rows.source_delayed <- function(src, arg, big, block_rows, small) {
   src$data
 }
 
-check_source_k.source_delayed <- function(src, k) {
+check_source_k.source_delayed <- function(src, k, arg = "k") {
   if (!is_whole(k) || k < 1 || k > src$n_row) {
-    stop_arg(sprintf("`k` must be a whole number in [1, %d] (the number of rows of `x`, %s), not %s.",
-                     src$n_row, describe_source(src), describe(k)))
+    stop_arg(sprintf("`%s` must be a whole number in [1, %d] (the number of rows of `x`, %s), not %s.",
+                     arg, src$n_row, describe_source(src), describe(k)))
   }
   # (too few distinct rows shows in the reduced rows: reduced_collapsed(),
   # which then counts them, instead of a pass before every fit)
@@ -144,13 +144,13 @@ reduced_collapsed.source_delayed <- function(src, reduced, k) {
   TRUE
 }
 
-check_source_centers.source_delayed <- function(src, centers) {
-  centers <- check_data(centers, "k", small = FALSE)
+check_source_centers.source_delayed <- function(src, centers, arg = "k") {
+  centers <- check_data(centers, arg, small = FALSE)
   if (methods::is(centers, "dgCMatrix")) centers <- as.matrix(centers)
   if (ncol(centers) != src$n_col || nrow(centers) > src$n_row) {
-    stop_arg(sprintf(paste0("`k` given as a matrix of initial centres must have %d columns ",
+    stop_arg(sprintf(paste0("`%s` given as a matrix of initial centres must have %d columns ",
                             "and at most %d rows (as `x`), not %d x %d."),
-                     src$n_col, src$n_row, nrow(centers), ncol(centers)))
+                     arg, src$n_col, src$n_row, nrow(centers), ncol(centers)))
   }
   centers
 }

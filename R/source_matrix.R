@@ -16,16 +16,16 @@ describe_source.source_matrix <- function(src) "a matrix"
 # (checked by check_data() itself)
 check_rows.source_matrix <- function(src, arg, big, block_rows, small) NULL
 
-check_source_k.source_matrix <- function(src, k) {
+check_source_k.source_matrix <- function(src, k, arg = "k") {
   x <- src$data
   n_max <- nrow(x)
   if (!is_whole(k) || k < 1 || k > n_max) {
-    stop_arg(sprintf("`k` must be a whole number in [1, %d] (the number of rows of `x`), not %s.",
-                     n_max, describe(k)))
+    stop_arg(sprintf("`%s` must be a whole number in [1, %d] (the number of rows of `x`), not %s.",
+                     arg, n_max, describe(k)))
   }
   if (k > 1 && !has_distinct_rows_cpp(x, k)) {
     distinct <- distinct_rows_cpp(x)
-    if (k > distinct) stop_too_few_distinct(k, distinct)
+    if (k > distinct) stop_too_few_distinct(k, distinct, arg)
   }
   as.integer(k)
 }

@@ -26,17 +26,17 @@ check_rows.source_mpi <- function(src, arg, big, block_rows, small) {
 # (checked by mpi_rows())
 checked_source.source_mpi <- function(src, block_rows, values) src
 
-check_source_k.source_mpi <- function(src, k) {
+check_source_k.source_mpi <- function(src, k, arg = "k") {
   n <- n_rows(src)
   if (!is_whole(k) || k < 1 || k > n) {
-    stop_arg(sprintf("`k` must be a whole number in [1, %s] (the rows of the distributed matrix), not %s.",
-                     format(n), describe(k)))
+    stop_arg(sprintf("`%s` must be a whole number in [1, %s] (the rows of the distributed matrix), not %s.",
+                     arg, format(n), describe(k)))
   }
   as.integer(k)
 }
 
-check_source_centers.source_mpi <- function(src, centers) {
-  stop_arg("`k` must be a number of clusters on distributed rows, not initial centres.")
+check_source_centers.source_mpi <- function(src, centers, arg = "k") {
+  stop_arg(sprintf("`%s` must be a number of clusters on distributed rows, not initial centres.", arg))
 }
 
 set_weights.source_mpi <- function(src, weights, control) {

@@ -74,6 +74,28 @@ test_that("bad arguments are named in the error", {
                "no run left")
 })
 
+test_that("the stats::kmeans() names passed through `...` are named as given", {
+  m <- make_mixture(n = 50, d = 10, k = 2)
+  # dims_path() sets `n_init` itself: `nstart` is refused by its own name
+  expect_error(dims_path(m$x, 2, methods = "sign", dims = 2, nstart = 3, verbose = FALSE),
+               "^`nstart` is not an argument of dims_path\\(\\): give `n_init`")
+  # the paper's protocol sets the iterations, under either name
+  for (arg in c("iter_max", "iter.max")) {
+    expect_error(do.call(dims_path, c(list(m$x, 2, methods = "sign", dims = 2, protocol = "paper",
+                                           verbose = FALSE), stats::setNames(list(50), arg))),
+                 sprintf("^`protocol = \"paper\"` sets `%s`: give the protocol or them",
+                         gsub(".", "\\.", arg, fixed = TRUE)))
+  }
+  # otherwise `iter.max` reaches kmeans_reduced() as given
+  expect_warning(p <- dims_path(m$x, 2, methods = "sign", dims = 2, iter.max = 1, reference = FALSE,
+                                seed = 1, verbose = FALSE, control = list(tol = 0)),
+                 "increase `iter\\.max`")
+  fit <- suppressWarnings(kmeans_reduced(m$x, 2, method = "sign", dims = 2, n_init = 1,
+                                         iter_max = 1, seed = p$results$seed[1],
+                                         control = list(tol = 0)))
+  expect_equal(p$results$objective[1], fit$tot.withinss)
+})
+
 test_that("the reference is the best of reference_n_init starts", {
   m <- make_mixture(n = 200, d = 20, k = 6, sd = 2, sep = 2)
   p1 <- dims_path(m$x, 6, methods = "sign", dims = 5, seed = 3, reference_n_init = 1,

@@ -359,6 +359,45 @@ test_that("the argument names of stats::kmeans() work, and a vector is one featu
   expect_identical(predict(a, m$x[5, ]), unname(a$cluster[5]))
 })
 
+test_that("errors and warnings name `centers`, `nstart`, `iter.max` when those were given", {
+  m <- make_mixture(n = 150, d = 8, k = 3, sd = 1, sep = 4)
+  x <- m$x
+  bad <- rbind(x[1:2, ], NA)
+  # initial centres
+  expect_error(kmeans_reduced(x, centers = bad), "^`centers` must contain only finite numbers")
+  expect_error(kmeans_reduced(x, bad), "^`k` must contain only finite numbers")
+  expect_error(kmeans_reduced(x, centers = x[1:2, 1:3]),
+               "^`centers` given as a matrix of initial centres must have 8 columns")
+  expect_error(kmeans_reduced(x, centers = rbind(x, x)),
+               "^`centers` given as a matrix of initial centres must have at most 150 rows")
+  expect_error(kmeans_reduced(x, centers = data.frame(a = c(1, NA), b = 1, c = 1, d = 1, e = 1,
+                                                      f = 1, g = 1, h = 1)),
+               "^`centers` must contain only finite numbers")
+  expect_error(kmeans_reduced(x, centers = Matrix::Matrix(bad, sparse = TRUE)),
+               "^`centers` must contain only finite numbers")
+  # a number of clusters
+  expect_error(kmeans_reduced(x, centers = 0), "^`centers` must be a whole number in \\[1, 150\\]")
+  expect_error(kmeans_reduced(x, centers = 2.5), "^`centers` must be a whole number")
+  expect_error(kmeans_reduced(x, centers = "a"), "^`centers` must be a whole number .*not \"a\"")
+  expect_error(kmeans_reduced(x, 0), "^`k` must be a whole number in \\[1, 150\\]")
+  expect_error(kmeans_reduced(rbind(x[1:3, ], x[1:3, ]), centers = 4),
+               "^`centers` must be a whole number in \\[1, 3\\] \\(the number of distinct rows")
+  # replicates and iterations
+  expect_error(kmeans_reduced(x, 3, nstart = 0), "^`nstart` must be a whole number in \\[1, 1e\\+06\\], not 0")
+  expect_error(kmeans_reduced(x, 3, n_init = 0), "^`n_init` must be a whole number")
+  expect_error(kmeans_reduced(x, 3, iter.max = 0), "^`iter\\.max` must be a whole number in \\[1, 1e\\+08\\], not 0")
+  expect_error(kmeans_reduced(x, 3, iter_max = 0), "^`iter_max` must be a whole number")
+  expect_warning(kmeans_reduced(x, 8, method = "none", seed = 1, iter.max = 1),
+                 "Lloyd did not converge in 1 iterations; increase `iter\\.max`\\.")
+  expect_warning(kmeans_reduced(x, 8, method = "none", seed = 1, iter_max = 1),
+                 "Lloyd did not converge in 1 iterations; increase `iter_max`\\.")
+  expect_warning(kmeans_reduced(x, 8, method = "sign", seed = 1, iter.max = 1, dims = "auto"),
+                 "increase `iter\\.max`")
+  expect_warning(kmeans_reduced(x, 3, method = "none", seed = 1, algorithm = "minibatch",
+                                iter.max = 1, control = list(batch_size = 10, tol = 0)),
+                 "increase `iter\\.max`")
+})
+
 test_that("dims = \"auto\" clusters each size afresh and from the best so far", {
   m <- make_mixture(n = 300, d = 200, k = 4, sd = 3, sep = 1)
   fit <- kmeans_reduced(m$x, 4, method = "sign", dims = "auto", seed = 3)

@@ -73,6 +73,9 @@ test_that("bad choices of what to cluster are errors naming the argument", {
                "reduced dimensions of `x` \\(it has none\\), not \"PCA\"")
   expect_error(kmeans_reduced(sce, 3, use_reduced_dim = "PCA", normalize = "log1p_cpm"),
                "without `assay` and with normalize = \"none\"")
+  # the stats::kmeans() names, passed on to the default method, are named in errors
+  expect_error(kmeans_reduced(se, centers = 0), "^`centers` must be a whole number")
+  expect_error(kmeans_reduced(se, 3, nstart = 0), "^`nstart` must be a whole number")
   # a misspelt argument is not ignored
   expect_error(suppressMessages(kmeans_reduced(se, 3, nstrat = 2)), "has no argument `nstrat`")
   expect_error(kmeans_reduced(sc$logn, 3, nstrat = 2), "has no argument `nstrat`")

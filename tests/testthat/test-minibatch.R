@@ -243,8 +243,7 @@ test_that("edge cases run without a crash (child process)", {
       "     batch_one = f(4, control = list(batch_size = 1)),",
       "     sparse_k_gt_batch = { s <- Matrix::Matrix(x * (x > 1), sparse = TRUE)",
       "       r <- kmeans_reduced(s, 30, method = 'none', algorithm = 'minibatch', seed = 1,",
-      "                           control = list(batch_size = 10)); r$tot.withinss })"),
-    wait = 120)
+      "                           control = list(batch_size = 10)); r$tot.withinss })"))
   expect_identical(res$status, "finished", info = paste(res$log, collapse = "\n"))
   v <- res$value
   expect_equal(unname(v$k_gt_batch["k"]), 20)

@@ -68,7 +68,8 @@ test_that("kmeans_reduced() on 2 MPI ranks equals one process on the stacked row
 test_that("user errors on some MPI ranks stop every rank with the same error (2 and 3 ranks)", {
   # A rank whose rows fail the checks, or ranks called with different
   # arguments, used to leave the other ranks waiting forever in a collective
-  # step: the job is run under `timeout`, so a hang fails here.
+  # step: the job is run under `timeout`, so a hang fails here (after 600 s:
+  # a limit for a hang, far above the job's time even on a busy machine).
   skip_on_cran()
   skip_if(!nzchar(system.file(package = "pbdMPI")), "pbdMPI is not installed")
   mpirun <- Sys.which("mpirun")
@@ -82,7 +83,7 @@ test_that("user errors on some MPI ranks stop every rank with the same error (2 
            stats::setNames(rep(NA_character_, length(mpi_env)), mpi_env))
   for (np in 2:3) {
     out <- tempfile(fileext = ".rds")
-    args <- c("120", mpirun, "-np", np, "--oversubscribe",
+    args <- c("600", mpirun, "-np", np, "--oversubscribe",
               if (identical(unname(Sys.info()[["user"]]), "root")) "--allow-run-as-root",
               file.path(R.home("bin"), "Rscript"), test_path("mpi", "errors.R"), out)
     log <- withr::with_envvar(env, suppressWarnings(
@@ -120,7 +121,8 @@ test_that("mpi_rows() needs pbdMPI and kmeans_reduced() checks distributed argum
 })
 
 # mpirun -np `np` Rscript mpi/<script> OUT FILE under `timeout` (a hang
-# fails); the result the job saved, or a failure with its log.
+# fails, after 600 s: far above the job's time even on a busy machine); the
+# result the job saved, or a failure with its log.
 run_mpi_file_job <- function(script, file, np = 2L) {
   mpirun <- Sys.which("mpirun")
   timeout <- Sys.which("timeout")
@@ -130,7 +132,7 @@ run_mpi_file_job <- function(script, file, np = 2L) {
   env <- c(R_LIBS = libs, OMP_NUM_THREADS = "1",
            stats::setNames(rep(NA_character_, length(mpi_env)), mpi_env))
   out <- tempfile(fileext = ".rds")
-  args <- c("300", mpirun, "-np", np, "--oversubscribe",
+  args <- c("600", mpirun, "-np", np, "--oversubscribe",
             if (identical(unname(Sys.info()[["user"]]), "root")) "--allow-run-as-root",
             file.path(R.home("bin"), "Rscript"), test_path("mpi", script), out, file)
   log <- withr::with_envvar(env, suppressWarnings(

@@ -17,6 +17,12 @@ test_that("a DelayedMatrix's rows give the labels of the matrix in memory", {
   expect_identical(kmeans_reduced(dm, 2, seed = 1, n_init = 1)$method, "sign")
   # k beyond the rows
   expect_error(kmeans_reduced(dm, 501), "`k` must be a whole number in \\[1, 500\\]")
+  # the errors name `centers` when that was given
+  expect_error(kmeans_reduced(dm, centers = 501), "^`centers` must be a whole number in \\[1, 500\\]")
+  expect_error(kmeans_reduced(dm, centers = rbind(x[1:2, ], NA)),
+               "^`centers` must contain only finite numbers")
+  expect_error(kmeans_reduced(dm, centers = x[1:2, 1:3]),
+               "^`centers` given as a matrix of initial centres must have 50 columns")
 })
 
 test_that("a DelayedMatrix with NA is an error naming it, found while reading", {

@@ -153,8 +153,7 @@ test_that("gene indices outside the genes are an error, not a crash (child proce
   res <- run_child(
     c("rhdf5::h5errorHandling('normal')",
       sprintf("m <- HDF5Array::TENxMatrix(%s, 'mm10')", deparse(f))),
-    "kmeans_reduced(t(m), 3, method = 'sparse_embedding', dims = 10, seed = 1, n_threads = 2)",
-    wait = 120)
+    "kmeans_reduced(t(m), 3, method = 'sparse_embedding', dims = 10, seed = 1, n_threads = 2)")
   expect_match(res$status, "^error: The 10x file '.*' has a gene index outside 0..399 at cell [0-9]+ \\(\"cell[0-9]+-1\"\\)\\.$")
 })
 
@@ -319,8 +318,7 @@ test_that("a block conversion abandoned before a fork neither hangs nor crashes 
       "  invisible(gc()); e }, mc.cores = 2)",
       "mine <- kmreduce:::cells_to_rows_finish(job)",
       "rm(job); invisible(gc())",
-      "list(kids = kids, same = identical(mine, Matrix::t(kmreduce:::normalize_columns(m, 'log1p_cpm', 'x'))))"),
-    wait = 120)
+      "list(kids = kids, same = identical(mine, Matrix::t(kmreduce:::normalize_columns(m, 'log1p_cpm', 'x'))))"))
   expect_identical(res$status, "finished")
   expect_true(res$value$same)
   expect_match(unlist(res$value$kids), "started in another process", all = TRUE)
@@ -416,8 +414,7 @@ test_that("a gene stored twice for one cell is an error naming the file, the cel
   res <- run_child(
     c("rhdf5::h5errorHandling('normal')",
       sprintf("m <- HDF5Array::TENxMatrix(%s, 'mm10')", deparse(f))),
-    "kmeans_reduced(t(m), 3, method = 'sparse_embedding', dims = 10, seed = 1, n_threads = 2)",
-    wait = 120)
+    "kmeans_reduced(t(m), 3, method = 'sparse_embedding', dims = 10, seed = 1, n_threads = 2)")
   expect_match(res$status, "stored twice at cell 7")
 })
 
