@@ -92,8 +92,11 @@ kmeans_reduced.SummarizedExperiment <- function(x, k, ..., assay = NULL, use_red
                     input$assay, input$normalize, describe_normalization(input$normalize)))
   }
   cells <- se_rows(x, input, with_normalization = TRUE)
-  args <- cell_defaults(list(...), is.null(input$use_reduced_dim), cells$rows)
-  fit <- do.call(kmeans_reduced.default, c(list(cells$rows, k), args))
+  rows <- cells$rows
+  args <- cell_defaults(list(...), is.null(input$use_reduced_dim), rows)
+  # (the rows and k by name: the call holds no copy of the data)
+  fit <- do.call(kmeans_reduced.default,
+                 c(list(quote(rows)), if (!missing(k)) list(quote(k)), args))
   fit$call <- call
   fit$input <- c(input, normalization_record(cells$normalization))
   fit
