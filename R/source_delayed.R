@@ -57,7 +57,7 @@ none_shift.source_delayed <- function(src) NULL
 read_block.source_delayed <- function(src, first, last) {
   cells <- first:last
   block <- if (src$by_columns) src$data[, cells, drop = FALSE] else src$data[cells, , drop = FALSE]
-  block <- if (src$sparse) methods::as(block, "dgCMatrix") else as.matrix(block)
+  block <- if (src$sparse) sparse_block(block) else as.matrix(block)
   if (src$by_columns) block <- Matrix::t(block)
   finish_block(src, block, first, last)
 }
@@ -76,6 +76,16 @@ source_library_sizes <- function(src) {
     lib[first:last] <- Matrix::rowSums(read_block(src, first, last))
   }
   lib
+}
+
+# A block of a sparse DelayedMatrix as a dgCMatrix, with its NA and NaN
+# (DelayedArray's own coercion to dgCMatrix drops them, and the value
+# checks must see them): from its non-zero entries.
+sparse_block <- function(block) {
+  if (methods::is(block, "dgCMatrix")) return(block)
+  s <- DelayedArray::extract_sparse_array(block, list(NULL, NULL))
+  Matrix::sparseMatrix(i = s@nzindex[, 1L], j = s@nzindex[, 2L], x = as.double(s@nzdata),
+                       dims = dim(block), dimnames = dimnames(block))
 }
 
 # A block just read (cells as rows): values checked, normalized (unless

@@ -103,3 +103,28 @@ test_that("k above the distinct rows of a DelayedMatrix is the error of the matr
                                          dims = 1, seed = 1))
   expect_true(all(fit$size > 0))
 })
+
+test_that("an NA or NaN in a sparse DelayedMatrix is an error, as in memory (not read as 0)", {
+  skip_without_bioc("DelayedArray")
+  r <- withr::with_seed(2, Matrix::rsparsematrix(60, 8, 0.5, rand.x = function(n) rpois(n, 3) + 1))
+  bad <- which(r@i == 7L)[1L]  # a value of row 8
+  for (v in c(NaN, NA)) {
+    x <- r
+    x@x[bad] <- v
+    msg <- "`x` must contain only finite numbers; found 1 non-finite value \\(NA/NaN at row 8"
+    expect_error(kmeans_reduced(x, 3, method = "sparse_embedding", dims = 4, seed = 1), msg)
+    expect_error(kmeans_reduced(DelayedArray::DelayedArray(x), 3, method = "sparse_embedding",
+                                dims = 4, seed = 1, control = list(block_rows = 7L)), msg)
+  }
+  skip_without_bioc(c("DelayedArray", "SingleCellExperiment"))
+  x <- r
+  x@x[bad] <- NaN
+  sce <- SingleCellExperiment::SingleCellExperiment(list(counts = DelayedArray::DelayedArray(Matrix::t(x))))
+  expect_error(kmeans_reduced(sce, 3, normalize = "log1p_cpm", dims = 4, seed = 1),
+               "needs counts \\(finite numbers >= 0\\) but the assay \"counts\" has NaN at cell 8")
+  # sparse blocks read this way give the same fit as before
+  fit <- kmeans_reduced(DelayedArray::DelayedArray(r), 3, method = "sparse_embedding", dims = 4,
+                        seed = 1, control = list(block_rows = 7L))
+  ref <- kmeans_reduced(r, 3, method = "sparse_embedding", dims = 4, seed = 1)
+  expect_identical(unname(fit$cluster), unname(ref$cluster))
+})
