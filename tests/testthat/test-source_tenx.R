@@ -12,6 +12,20 @@ tenx_case <- function(n_genes = 400, n_cells = 900, n_types = 3, seed = 1) {
   c(s, list(file = file, rows = rows))
 }
 
+# The fit of the cells of the 10x file `f` in a child process (a crash
+# shows as the child's status, not the test run's).
+rewrite_indices <- function(f, i) {
+  rhdf5::h5write(i, f, "mm10/indices")
+  rhdf5::h5closeAll()
+}
+
+fit_file_in_child <- function(f) {
+  run_child(
+    c("rhdf5::h5errorHandling('normal')",
+      sprintf("m <- HDF5Array::TENxMatrix(%s, 'mm10')", deparse(f))),
+    "kmeans_reduced(t(m), 3, method = 'sparse_embedding', dims = 10, seed = 1, n_threads = 2)")
+}
+
 fit_args <- list(k = 3, method = "sparse_embedding", dims = 100, n_init = 3, seed = 7,
                  n_threads = 2)
 
@@ -148,12 +162,8 @@ test_that("gene indices outside the genes are an error, not a crash (child proce
   write_tenx(tc$counts, f)
   i <- as.numeric(tc$counts@i)
   i[length(i) %/% 2] <- 400 + 5   # beyond the 400 genes
-  rhdf5::h5write(i, f, "mm10/indices")
-  rhdf5::h5closeAll()
-  res <- run_child(
-    c("rhdf5::h5errorHandling('normal')",
-      sprintf("m <- HDF5Array::TENxMatrix(%s, 'mm10')", deparse(f))),
-    "kmeans_reduced(t(m), 3, method = 'sparse_embedding', dims = 10, seed = 1, n_threads = 2)")
+  rewrite_indices(f, i)
+  res <- fit_file_in_child(f)
   expect_match(res$status, "^error: The 10x file '.*' has a gene index outside 0..399 at cell [0-9]+ \\(\"cell[0-9]+-1\"\\)\\.$")
 })
 
@@ -398,8 +408,7 @@ test_that("a gene stored twice for one cell is an error naming the file, the cel
   i <- as.numeric(tc$counts@i)
   at <- tc$counts@p[7] + 1L
   i[at + 1L] <- i[at]
-  rhdf5::h5write(i, f, "mm10/indices")
-  rhdf5::h5closeAll()
+  rewrite_indices(f, i)
   gene <- i[at] + 1
   msg <- sprintf("^The 10x file '.*' has a gene index %d \\(gene %d, \"gene%d\"\\) stored twice at cell 7 \\(\"cell7-1\"\\)\\.$",
                  gene - 1, gene, gene)
@@ -411,10 +420,7 @@ test_that("a gene stored twice for one cell is an error naming the file, the cel
   expect_error(do.call(kmeans_reduced, c(list(t(m), control = list(block_rows = 5L)), fit_args)),
                msg)
   # (in a child process too: no crash)
-  res <- run_child(
-    c("rhdf5::h5errorHandling('normal')",
-      sprintf("m <- HDF5Array::TENxMatrix(%s, 'mm10')", deparse(f))),
-    "kmeans_reduced(t(m), 3, method = 'sparse_embedding', dims = 10, seed = 1, n_threads = 2)")
+  res <- fit_file_in_child(f)
   expect_match(res$status, "stored twice at cell 7")
 })
 
