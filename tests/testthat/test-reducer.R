@@ -103,6 +103,15 @@ test_that("the exact SVD of sparse counts and of data far from the origin is svd
   expect_svd_of(lz, xc, 5, label = "sparse, Lanczos")
   r <- reduce_dims(s$x, "svd", dims = 5)
   expect_svd_of(list(d = r$singular_values, v = r$rotation), xc, 5, label = "sparse")
+  # sparse columns far from zero: the centring of the products loses
+  # digits, Lanczos does not reach its tolerance, and the densified copy is
+  # centred exactly
+  sf <- as.matrix(withr::with_seed(4, Matrix::rsparsematrix(600, 300, 0.05)))
+  sf[, 1:5] <- 1e8 + withr::with_seed(5, matrix(rnorm(600 * 5), 600))
+  spf <- Matrix::Matrix(sf, sparse = TRUE)
+  expect_false(kmreduce:::block_lanczos_cpp(spf, 4, Matrix::colMeans(spf), NULL, 1L)$converged)
+  expect_svd_of(kmreduce:::top_svd_cpp(spf, 4, Matrix::colMeans(spf), NULL, 1L),
+                sweep(sf, 2L, colMeans(sf)), 4, label = "sparse, far from zero")
   # (the dense copy is centred exactly: an offset of 1e8 changes nothing)
   m <- make_mixture(n = 400, d = 200, k = 6)
   far <- reduce_dims(m$x + 1e8, "svd", dims = 5)

@@ -88,7 +88,10 @@ inline TopSvd top_svd(const DenseMatrix& a, index_t k, const double* center = nu
 }
 
 // Sparse data: Lanczos on the products (centred and scaled through them,
-// products.hpp); the direct SVD densifies.
+// products.hpp: where columns sit far from zero against their spread, the
+// centring of the products loses digits, the residuals stay above the
+// tolerance and the direct SVD of the densified copy, centred exactly, is
+// taken).
 inline TopSvd top_svd(const SparseMatrix& a, index_t k, const double* center = nullptr,
                       const double* row_scale = nullptr, int n_threads = 1) {
   TopSvd out;
