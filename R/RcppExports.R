@@ -81,8 +81,12 @@ mpi_stats_blocks_cpp <- function(read, n, d, block_rows, cluster, k, n_threads, 
     .Call(`_kmreduce_mpi_stats_blocks_cpp`, read, n, d, block_rows, cluster, k, n_threads, mpi)
 }
 
-top_svd_cpp <- function(x, k, center = NULL, weights = NULL) {
-    .Call(`_kmreduce_top_svd_cpp`, x, k, center, weights)
+top_svd_cpp <- function(x, k, center = NULL, weights = NULL, n_threads = 1L) {
+    .Call(`_kmreduce_top_svd_cpp`, x, k, center, weights, n_threads)
+}
+
+block_lanczos_cpp <- function(x, k, center, weights, n_threads) {
+    .Call(`_kmreduce_block_lanczos_cpp`, x, k, center, weights, n_threads)
 }
 
 randomized_svd_cpp <- function(x, k, oversample, power_iters, seed, n_threads, center = NULL, weights = NULL) {

@@ -10,6 +10,27 @@ check_rsvd_memory <- function(n, d, l, advice) {
                advice, entries = max(n, d) * l)
 }
 
+# The exact SVD of an n x d matrix (svd.hpp), m = min(n, d). Block Lanczos
+# needs little (two bases of at most (n + d) x m / 2), but the direct SVD it
+# may fall back to, and that large `dims` take at once, needs the most: the
+# centred dense copy and Armadillo's own copy (n x d each), U (n x m), V^T
+# and V (m x d each), and LAPACK dgesdd's workspace (about 7 m^2 + max(n, d)
+# values and 8 m integers).
+exact_svd_bytes <- function(n, d) {
+  n <- as.numeric(n)
+  d <- as.numeric(d)
+  m <- min(n, d)
+  8 * (2 * n * d + n * m + 2 * m * d + 7 * m^2 + max(n, d)) + 32 * m
+}
+
+check_exact_svd_memory <- function(n, d) {
+  check_memory(exact_svd_bytes(n, d),
+               sprintf("The exact SVD (method = \"svd\", or control$svd = \"exact\") of the %s x %s `x` (a dense copy and LAPACK's workspace)",
+                       format(n), format(d)),
+               "Use the randomized SVD (method = \"rsvd\", or control = list(svd = \"randomized\")).",
+               entries = as.numeric(n) * d)
+}
+
 # The FJLT's sparse Gaussian matrix P (dims x 2^ceiling(log2(d)), density
 # q): 8 bytes per non-zero when dense (q = 1), 32 while a sparse one is put
 # together (its rows, then the flat arrays of values and coordinates); and

@@ -58,7 +58,7 @@ cpp_stats_mpi <- function(cpp, cluster, k, n_threads) {
 
 # Top singular vectors: exact, randomized, randomized in blocks or on MPI
 # ranks (centred by the column means `mu` or, `center`, of all rows).
-cpp_svd <- function(rows, k, mu, weights) top_svd_cpp(rows, k, mu, weights)
+cpp_svd <- function(rows, k, mu, weights, n_threads = 1L) top_svd_cpp(rows, k, mu, weights, n_threads)
 cpp_rsvd <- function(rows, k, oversample, power_iters, seed, n_threads, mu, weights = NULL) {
   randomized_svd_cpp(rows, k, oversample, power_iters, seed, n_threads, mu, weights)
 }

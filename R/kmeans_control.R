@@ -126,8 +126,8 @@
 #'   first without gain, and the moves' Lloyd iterations stop at twice those
 #'   of the replicates.
 #' @param svd How `"leverage"` and `"cssp"` compute the top right singular
-#'   vectors: `"randomized"` (the default) or `"exact"` (LAPACK on a dense
-#'   copy).
+#'   vectors: `"randomized"` (the default) or `"exact"` (the exact SVD, see
+#'   [reduction_methods]).
 #' @param eps,power_iters The randomized SVD (`"leverage"`, `"cssp"`,
 #'   `"rsvd"`) uses `k + ceiling(k / eps + 1)` test vectors (default
 #'   `eps = 1/3`, as Boutsidis et al. 2015) and `power_iters` power

@@ -16,7 +16,8 @@
 #' @param k Rank, in `[1, min(dim(x))]`.
 #' @param method `"randomized"` ([randomized_svd()] with `3k + 1` extra test
 #'   vectors, the FastFrobeniusSVD of the 2015 paper with `eps = 1/3`, and
-#'   `power_iters` power iterations) or `"exact"` (LAPACK SVD of a dense copy).
+#'   `power_iters` power iterations) or `"exact"` (the exact SVD, see
+#'   [reduction_methods]).
 #' @param power_iters Power iterations of the randomized SVD: `"auto"` (the
 #'   default, what `kmeans_reduced(method = "leverage")` uses through
 #'   `control$power_iters`, so that the same seed gives the same scores) is

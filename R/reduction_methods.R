@@ -125,9 +125,22 @@
 #' whose columns sit far from zero against their spread (then nearly all its
 #' entries are nonzero) is clustered as a dense matrix.
 #'
-#' The exact SVD (`"svd"`, `control$svd = "exact"`) is computed by LAPACK on a
-#' dense copy of `x` (a sparse `x` is densified for that step only); all other
-#' methods keep a sparse `x` sparse.
+#' The exact SVD (`"svd"`, `control$svd = "exact"`) gives the top singular
+#' vectors to working precision ([svd()]'s to rounding). When their number
+#' (`dims`; `k` for `"leverage"`) is small against `min(n, d)`
+#' (`8 (dims + 2) <= min(n, d)`), block Lanczos computes
+#' them from products with `x` (a sparse `x` stays sparse) and takes seconds
+#' on data of tens of thousands of rows and thousands of columns whose top
+#' singular values stand out (word counts, images). Otherwise (larger
+#' `dims`, or data without such structure, such as noise, where Lanczos does
+#' not reach working precision) LAPACK's divide-and-conquer SVD of a dense
+#' copy of `x` is computed (a sparse `x` is densified for that step only,
+#' at most 4 GB), whose time grows as `n d min(n, d)`: practical up to
+#' `min(n, d)` of about 3000 (minutes with the reference BLAS; an optimized
+#' BLAS is faster). Either way the memory of that dense copy and LAPACK's
+#' workspace, about `8 (3 n d + 9 min(n, d)^2)` bytes, must be available,
+#' or the step is refused before it starts; beyond these sizes use `"rsvd"`.
+#' All other methods keep a sparse `x` sparse.
 #'
 #' @section Out of core:
 #' A `bigmemory::big.matrix` (file-backed or in shared memory) is read in

@@ -50,10 +50,8 @@ source_svd.source_matrix <- function(src, k, how, oversample, power_iters, seed,
                               "control = list(svd = \"randomized\"))."),
                        nrow(x), ncol(x), 8 * as.numeric(nrow(x)) * ncol(x) / 2^30))
     }
-    check_memory(3 * 8 * n * d, sprintf("The exact SVD of the %s x %s `x`", format(n), format(d)),
-                 "Use the randomized SVD (method = \"rsvd\" or control = list(svd = \"randomized\")).",
-                 entries = n * d)
-    sv <- cpp_svd(x, k, mu, weights)
+    check_exact_svd_memory(n, d)
+    sv <- cpp_svd(x, k, mu, weights, n_threads)
   } else {
     check_rsvd_memory(n, d, min(k + oversample, n, d),
                       "Use a projection (for example method = \"sparse_embedding\", O(nnz)) or a smaller k or eps.")

@@ -277,8 +277,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // top_svd_cpp
-Rcpp::List top_svd_cpp(SEXP x, int k, Rcpp::Nullable<Rcpp::NumericVector> center, Rcpp::Nullable<Rcpp::NumericVector> weights);
-RcppExport SEXP _kmreduce_top_svd_cpp(SEXP xSEXP, SEXP kSEXP, SEXP centerSEXP, SEXP weightsSEXP) {
+Rcpp::List top_svd_cpp(SEXP x, int k, Rcpp::Nullable<Rcpp::NumericVector> center, Rcpp::Nullable<Rcpp::NumericVector> weights, int n_threads);
+RcppExport SEXP _kmreduce_top_svd_cpp(SEXP xSEXP, SEXP kSEXP, SEXP centerSEXP, SEXP weightsSEXP, SEXP n_threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -286,7 +286,23 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type k(kSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type center(centerSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
-    rcpp_result_gen = Rcpp::wrap(top_svd_cpp(x, k, center, weights));
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(top_svd_cpp(x, k, center, weights, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// block_lanczos_cpp
+Rcpp::List block_lanczos_cpp(SEXP x, int k, Rcpp::Nullable<Rcpp::NumericVector> center, Rcpp::Nullable<Rcpp::NumericVector> weights, int n_threads);
+RcppExport SEXP _kmreduce_block_lanczos_cpp(SEXP xSEXP, SEXP kSEXP, SEXP centerSEXP, SEXP weightsSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type center(centerSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(block_lanczos_cpp(x, k, center, weights, n_threads));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -820,7 +836,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_mpi_stats_cpp", (DL_FUNC) &_kmreduce_mpi_stats_cpp, 5},
     {"_kmreduce_label_moments_cpp", (DL_FUNC) &_kmreduce_label_moments_cpp, 5},
     {"_kmreduce_mpi_stats_blocks_cpp", (DL_FUNC) &_kmreduce_mpi_stats_blocks_cpp, 8},
-    {"_kmreduce_top_svd_cpp", (DL_FUNC) &_kmreduce_top_svd_cpp, 4},
+    {"_kmreduce_top_svd_cpp", (DL_FUNC) &_kmreduce_top_svd_cpp, 5},
+    {"_kmreduce_block_lanczos_cpp", (DL_FUNC) &_kmreduce_block_lanczos_cpp, 5},
     {"_kmreduce_randomized_svd_cpp", (DL_FUNC) &_kmreduce_randomized_svd_cpp, 8},
     {"_kmreduce_cssp_cpp", (DL_FUNC) &_kmreduce_cssp_cpp, 5},
     {"_kmreduce_strong_rrqr_cpp", (DL_FUNC) &_kmreduce_strong_rrqr_cpp, 3},

@@ -39,19 +39,42 @@ const double* row_scale_of(const Rcpp::Nullable<Rcpp::NumericVector>& weights,
 // [[Rcpp::export]]
 Rcpp::List top_svd_cpp(SEXP x, int k,
                        Rcpp::Nullable<Rcpp::NumericVector> center = R_NilValue,
-                       Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
+                       Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue,
+                       int n_threads = 1) {
   kmreduce::index_t d = 0;
   Rcpp::NumericVector keep;
   std::vector<double> scale;
   const kmreduce::TopSvd s = glue::with_matrix(x, [&](const auto& a) {
     d = a.d;
     return kmreduce::top_svd(a, k, center_of(center, keep, a.d),
-                             row_scale_of(weights, scale, a.n));
+                             row_scale_of(weights, scale, a.n), n_threads);
   });
   Rcpp::NumericMatrix v(static_cast<int>(d), k);
   std::copy(s.v.begin(), s.v.end(), v.begin());
   return Rcpp::List::create(Rcpp::Named("d") = Rcpp::wrap(s.d),
                             Rcpp::Named("v") = v);
+}
+
+// TEST HOOK (called only by the tests; see test_hooks.cpp): block Lanczos
+// alone, the exact SVD's first way (svd.hpp): converged, and the top k
+// singular values and right vectors when it did.
+// [[Rcpp::export]]
+Rcpp::List block_lanczos_cpp(SEXP x, int k, Rcpp::Nullable<Rcpp::NumericVector> center,
+                             Rcpp::Nullable<Rcpp::NumericVector> weights, int n_threads) {
+  kmreduce::index_t d = 0;
+  Rcpp::NumericVector keep;
+  std::vector<double> scale;
+  kmreduce::TopSvd s;
+  const bool converged = glue::with_matrix(x, [&](const auto& a) {
+    d = a.d;
+    return kmreduce::block_lanczos_svd(a, k, center_of(center, keep, a.d),
+                                       row_scale_of(weights, scale, a.n), n_threads, s);
+  });
+  if (!converged) return Rcpp::List::create(Rcpp::Named("converged") = false);
+  Rcpp::NumericMatrix v(static_cast<int>(d), k);
+  std::copy(s.v.begin(), s.v.end(), v.begin());
+  return Rcpp::List::create(Rcpp::Named("converged") = true,
+                            Rcpp::Named("d") = Rcpp::wrap(s.d), Rcpp::Named("v") = v);
 }
 
 // [[Rcpp::export]]

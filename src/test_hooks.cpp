@@ -5,10 +5,11 @@
 // and k-means++ traces), reach code paths that need large data otherwise
 // (the packing limit) and check the single-precision products. Production
 // glue lives in the other files of src/; a function the package's R code
-// calls does not belong here. Two more hooks live elsewhere:
-// strong_rrqr_cpp() in decompositions.cpp, marked "TEST HOOK" (it needs
-// Armadillo, which only that file parses: here it would add about 11 s of
-// compiling), and fjlt_parts_cpp() in reduce.cpp (the reduction glue).
+// calls does not belong here. Three more hooks live elsewhere:
+// strong_rrqr_cpp() and block_lanczos_cpp() in decompositions.cpp, marked
+// "TEST HOOK" (they need Armadillo, which only that file parses: here it
+// would add about 11 s of compiling), and fjlt_parts_cpp() in reduce.cpp
+// (the reduction glue).
 #include "glue.h"
 #include "kmeans_glue.h"
 

@@ -183,8 +183,12 @@ interrupt_cases <- function() {
                  "reduce_dims(x, 'gaussian', dims = 10000, seed = 1, n_threads = 2)"),
     sign = c("x <- matrix(rnorm(2000 * 16000), 2000)",
              "reduce_dims(x, 'sign', dims = 16000, seed = 1, n_threads = 2)"),
+    # (dims = 1000: LAPACK's SVD, on a helper thread; dims = 5 of random
+    # data: the products of block Lanczos, then LAPACK's)
     exact_svd = c("x <- matrix(rnorm(2000 * 1200), 2000)",
-                  "kmeans_reduced(x, 5, method = 'svd', seed = 1, n_threads = 1)"),
+                  "kmeans_reduced(x, 5, method = 'svd', dims = 1000, seed = 1, n_threads = 1)"),
+    exact_svd_lanczos = c("x <- matrix(rnorm(20000 * 2000), 20000)",
+                          "kmeans_reduced(x, 5, method = 'svd', seed = 1, n_threads = 1)"),
     lloyd = c("x <- matrix(rnorm(50000 * 100), 50000)",
               "kmeans_reduced(x, 300, method = 'none', n_init = 20, seed = 1, n_threads = 2)"),
     kmeans_parallel = c("x <- matrix(rnorm(100000 * 20), 100000)",

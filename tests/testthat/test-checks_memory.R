@@ -29,3 +29,16 @@ test_that("steps that cannot get their memory are refused with the figure, befor
                  "The reduced data \\(2147483647 rows x 3 dimensions\\) would need about .* GB of memory")
   }
 })
+
+test_that("the exact SVD is refused up front when its dense copy and LAPACK's workspace do not fit", {
+  x <- Matrix::sparseMatrix(i = 1:20000, j = 1:20000, x = 1)
+  # (36 GB: dense copies of 3.2 GB each, U, V and dgesdd's workspace)
+  need <- kmreduce:::exact_svd_bytes(20000, 20000)
+  skip_if_not(isTRUE(kmreduce:::available_memory() < need), "this machine could run it")
+  msg <- paste0("The exact SVD \\(method = \"svd\", or control\\$svd = \"exact\"\\) of the 20000 x 20000 ",
+                "`x` \\(a dense copy and LAPACK's workspace\\) would need about 3[0-9]\\.[0-9] GB of memory, ",
+                "more than the .* available.*Use the randomized SVD \\(method = \"rsvd\"")
+  expect_error(kmeans_reduced(x, 3, method = "svd", seed = 1), msg)
+  expect_error(reduce_dims(x, "leverage", dims = 10, k = 3, seed = 1, control = list(svd = "exact")),
+               "The exact SVD .* of the 20000 x 20000 `x`")
+})

@@ -60,9 +60,10 @@ test_that("the floor check finds an upward include and one between reduce and cl
   expect_match(v[grepl("svd", v)], "floor 3.*cluster/kmeans.hpp.*floor 3")
 })
 
-test_that("the test hooks (src/test_hooks.cpp and two more) are called by no function of the package", {
+test_that("the test hooks (src/test_hooks.cpp and three more) are called by no function of the package", {
   hooks <- c("hartigan_cpp", "local_search_cpp", "kmeans_parallel_cpp", "kmeanspp_trace_cpp",
-             "packed_copy_limit_cpp", "single_products_cpp", "strong_rrqr_cpp", "fjlt_parts_cpp")
+             "packed_copy_limit_cpp", "single_products_cpp", "strong_rrqr_cpp", "fjlt_parts_cpp",
+             "block_lanczos_cpp")
   ns <- asNamespace("kmreduce")
   expect_true(all(vapply(hooks, exists, logical(1), envir = ns, inherits = FALSE)))
   callers <- character()

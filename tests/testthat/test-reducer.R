@@ -113,4 +113,101 @@ test_that("control$svd_rows reads the same sample from a file as from memory", {
   mem_fit <- do.call(kmeans_reduced, c(list(Matrix::t(s$counts)), args))
   expect_identical(unname(file_fit$cluster), unname(mem_fit$cluster))
   expect_equal(file_fit$reducer$rotation, mem_fit$reducer$rotation, tolerance = 1e-12)
+
+# The exact SVD (svd.hpp): block Lanczos when dims is small against
+# min(n, d), LAPACK's divide and conquer otherwise; both are svd() to
+# rounding. `sv`: list(d, v); the top k of svd(x), vectors up to sign.
+expect_svd_of <- function(sv, x, k, label = "") {
+  ref <- svd(x, nu = 0, nv = k)
+  expect_equal(sv$d[1:k], ref$d[1:k], tolerance = 1e-10, label = label)
+  expect_equal(unname(abs(crossprod(sv$v[, 1:k, drop = FALSE], ref$v))), diag(k),
+               tolerance = 1e-8, label = label)
+}
+
+test_that("the exact SVD of few vectors (block Lanczos) is svd() of the centred data", {
+  m <- make_mixture(n = 400, d = 200, k = 6)
+  xc <- scale(m$x, scale = FALSE)
+  for (k in c(1, 3, 5)) {
+    lz <- kmreduce:::block_lanczos_cpp(m$x, k, colMeans(m$x), NULL, 1L)
+    expect_true(lz$converged, label = sprintf("Lanczos converged, k = %d", k))
+    expect_svd_of(lz, xc, k, label = sprintf("Lanczos, k = %d", k))
+  }
+  # (10: into the noise, where Lanczos may hand over to LAPACK within its basis)
+  for (k in c(1, 5, 10)) {
+    r <- reduce_dims(m$x, "svd", dims = k)
+    expect_svd_of(list(d = r$singular_values, v = r$rotation), xc, k, label = sprintf("svd, k = %d", k))
+  }
+  # not centred (as svd() of x itself), and the same on 1 or 2 threads
+  lz <- kmreduce:::block_lanczos_cpp(m$x, 4, NULL, NULL, 2L)
+  expect_true(lz$converged)
+  expect_svd_of(lz, m$x, 4, label = "uncentred")
+  expect_identical(kmreduce:::top_svd_cpp(m$x, 5, colMeans(m$x), NULL, 1L),
+                   kmreduce:::top_svd_cpp(m$x, 5, colMeans(m$x), NULL, 2L))
+})
+
+test_that("the exact SVD of sparse counts and of data far from the origin is svd() of the centred data", {
+  s <- make_sparse_mixture(n = 400, d = 300, k = 3)
+  xc <- scale(s$dense, scale = FALSE)
+  lz <- kmreduce:::block_lanczos_cpp(s$x, 5, Matrix::colMeans(s$x), NULL, 2L)
+  expect_true(lz$converged)
+  expect_svd_of(lz, xc, 5, label = "sparse, Lanczos")
+  r <- reduce_dims(s$x, "svd", dims = 5)
+  expect_svd_of(list(d = r$singular_values, v = r$rotation), xc, 5, label = "sparse")
+  # sparse columns far from zero: the centring of the products loses
+  # digits, Lanczos does not reach its tolerance, and the densified copy is
+  # centred exactly
+  sf <- as.matrix(withr::with_seed(4, Matrix::rsparsematrix(600, 300, 0.05)))
+  sf[, 1:5] <- 1e8 + withr::with_seed(5, matrix(rnorm(600 * 5), 600))
+  spf <- Matrix::Matrix(sf, sparse = TRUE)
+  expect_false(kmreduce:::block_lanczos_cpp(spf, 4, Matrix::colMeans(spf), NULL, 1L)$converged)
+  expect_svd_of(kmreduce:::top_svd_cpp(spf, 4, Matrix::colMeans(spf), NULL, 1L),
+                sweep(sf, 2L, colMeans(sf)), 4, label = "sparse, far from zero")
+  # (the dense copy is centred exactly: an offset of 1e8 changes nothing)
+  m <- make_mixture(n = 400, d = 200, k = 6)
+  far <- reduce_dims(m$x + 1e8, "svd", dims = 5)
+  expect_svd_of(list(d = far$singular_values, v = far$rotation), scale(m$x, scale = FALSE), 5,
+                label = "offset 1e8")
+  # with observation weights: of diag(sqrt(w)) (x - 1 mu_w^T), dense and sparse
+  w <- withr::with_seed(3, runif(400, 0.5, 2))
+  mu <- colSums(w * m$x) / sum(w)
+  sv <- kmreduce:::top_svd_cpp(m$x, 5, mu, w, 1L)
+  expect_svd_of(sv, sqrt(w) * sweep(m$x, 2L, mu), 5, label = "weighted")
+  mu <- colSums(w * s$dense) / sum(w)
+  lz <- kmreduce:::block_lanczos_cpp(s$x, 2, mu, w, 1L)
+  expect_true(lz$converged)
+  expect_svd_of(lz, sqrt(w) * sweep(s$dense, 2L, mu), 2, label = "sparse, weighted")
+})
+
+test_that("the exact SVD of many vectors (LAPACK) is svd() of the centred data", {
+  m <- make_mixture(n = 300, d = 120, k = 4)
+  xc <- scale(m$x, scale = FALSE)
+  # (dims above a quarter of min(n, d): no Lanczos basis fits)
+  expect_false(kmreduce:::block_lanczos_cpp(m$x, 40, colMeans(m$x), NULL, 1L)$converged)
+  for (k in c(40, 100, 120)) {
+    r <- reduce_dims(m$x, "svd", dims = k)
+    expect_svd_of(list(d = r$singular_values, v = r$rotation), xc, k, label = sprintf("k = %d", k))
+  }
+  s <- make_sparse_mixture(n = 150, d = 60, k = 3)
+  r <- reduce_dims(s$x, "svd", dims = 50)
+  expect_svd_of(list(d = r$singular_values, v = r$rotation), scale(s$dense, scale = FALSE), 50,
+                label = "sparse, k = 50")
+})
+
+test_that("the exact SVD finds repeated singular values and zeros the null directions", {
+  # singular values 9, 9, 9, 4, 4, 1, ... (multiplicity 3 within dims = 4)
+  q1 <- qr.Q(qr(withr::with_seed(5, matrix(rnorm(400 * 60), 400))))
+  q2 <- qr.Q(qr(withr::with_seed(6, matrix(rnorm(200 * 60), 200))))
+  x <- q1 %*% diag(c(9, 9, 9, 4, 4, seq(1, 0.1, length.out = 55))) %*% t(q2)
+  lz <- kmreduce:::block_lanczos_cpp(x, 4, NULL, NULL, 1L)
+  expect_true(lz$converged)
+  expect_equal(lz$d, c(9, 9, 9, 4), tolerance = 1e-12)
+  # the three of 9 span q2[, 1:3]; the fourth lies in span(q2[, 4:5])
+  expect_equal(sum(crossprod(lz$v[, 1:3], q2[, 1:3])^2), 3, tolerance = 1e-12)
+  expect_equal(sum(crossprod(lz$v[, 4], q2[, 4:5])^2), 1, tolerance = 1e-12)
+  # rank 3 (centred): directions 4 and 5 are null, set to 0
+  low <- withr::with_seed(7, matrix(rnorm(200 * 3), 200) %*% matrix(rnorm(3 * 100), 3))
+  r <- reduce_dims(low, "svd", dims = 5)
+  expect_svd_of(list(d = r$singular_values, v = r$rotation), scale(low, scale = FALSE), 3,
+                label = "rank 3")
+  expect_identical(unname(r$rotation[, 4:5]), matrix(0, 100, 2))
 })

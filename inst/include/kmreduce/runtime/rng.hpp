@@ -63,7 +63,8 @@ enum StreamPurpose : std::uint64_t {
   kStreamSplitMerge = 13,
   kStreamMinibatchSample = 14,    // mini-batch k-means: the seeding sample
   kStreamMinibatchBatch = 15,     // its batches
-  kStreamMinibatchReassign = 16   // its reassigned centres
+  kStreamMinibatchReassign = 16,  // its reassigned centres
+  kStreamExactSvd = 17            // the exact SVD's Lanczos start (a fixed seed)
 };
 
 class Rng {
