@@ -64,56 +64,6 @@ test_that("random sign projection preserves squared norms in expectation (JL)", 
   expect_equal(mean(ratios), 1, tolerance = 0.03)
 })
 
-test_that("control$svd_rows: the SVD of a uniform sample of the rows, every row projected on it", {
-  x <- withr::with_seed(3, rbind(matrix(rnorm(400 * 30), 400), matrix(rnorm(300 * 30, 2), 300)))
-  x[, 1:5] <- x[, 1:5] * 4
-  ctl <- list(svd_rows = 200, power_iters = 6)
-  r_state <- withr::with_seed(9, {
-    before <- .Random.seed
-    fit <- kmeans_reduced(x, 2, method = "rsvd", dims = 5, seed = 11, n_init = 2, control = ctl)
-    identical(before, .Random.seed)
-  })
-  expect_true(r_state)  # R's random numbers are left alone
-  v <- fit$reducer$rotation
-  expect_identical(dim(v), c(30L, 5L))
-  # the principal subspace of the sampled rows: compared with svd() of the
-  # same rows, centred (the cosines of the principal angles near 1)
-  index <- sort(order(kmreduce:::uniform_box_cpp(700, 0, 1, 11, 2^32 + 7, 1L)[, 1L])[1:200])
-  ref <- svd(scale(x[index, ], scale = FALSE))$v[, 1:5]
-  cosines <- svd(crossprod(qr.Q(qr(v)), ref))$d
-  expect_gt(min(cosines), 1 - 1e-6)
-  # every row projected: the reduced rows are x %*% v (less their means)
-  expect_equal(unname(scale(fit$reduced, scale = FALSE)), unname(scale(x %*% v, scale = FALSE)),
-               tolerance = 1e-10, ignore_attr = TRUE)
-  # the same on 1 and 2 threads, and from a sparse copy of the rows
-  fit2 <- kmeans_reduced(x, 2, method = "rsvd", dims = 5, seed = 11, n_init = 2, control = ctl,
-                         n_threads = 2)
-  expect_identical(fit2$cluster, fit$cluster)
-  expect_identical(fit2$reducer$rotation, fit$reducer$rotation)
-  # more rows than there are: all of them
-  all_rows <- kmeans_reduced(x, 2, method = "rsvd", dims = 5, seed = 11, n_init = 2,
-                             control = list(svd_rows = 1e6))
-  none <- kmeans_reduced(x, 2, method = "rsvd", dims = 5, seed = 11, n_init = 2)
-  expect_identical(all_rows$reducer$rotation, none$reducer$rotation)
-  # fewer rows than dimensions: an error naming the option
-  expect_error(kmeans_reduced(x, 2, method = "rsvd", dims = 5, seed = 1,
-                              control = list(svd_rows = 3)),
-               "`control\\$svd_rows` must be at least `dims` \\(5\\), not 3")
-  expect_error(kmeans_control(svd_rows = 0.5), "`svd_rows` must be")
-})
-
-test_that("control$svd_rows reads the same sample from a file as from memory", {
-  skip_without_bioc()
-  s <- sim_counts(200, 1500, 3, seed = 5)
-  f <- tempfile(fileext = ".h5")
-  write_tenx(s$counts, f)
-  args <- list(k = 3, method = "rsvd", dims = 20, seed = 2, n_init = 2,
-               control = list(svd_rows = 400, block_rows = 111L))
-  file_fit <- do.call(kmeans_reduced, c(list(t(tenx_matrix(f))), args))
-  mem_fit <- do.call(kmeans_reduced, c(list(Matrix::t(s$counts)), args))
-  expect_identical(unname(file_fit$cluster), unname(mem_fit$cluster))
-  expect_equal(file_fit$reducer$rotation, mem_fit$reducer$rotation, tolerance = 1e-12)
-
 # The exact SVD (svd.hpp): block Lanczos when dims is small against
 # min(n, d), LAPACK's divide and conquer otherwise; both are svd() to
 # rounding. `sv`: list(d, v); the top k of svd(x), vectors up to sign.
@@ -210,4 +160,55 @@ test_that("the exact SVD finds repeated singular values and zeros the null direc
   expect_svd_of(list(d = r$singular_values, v = r$rotation), scale(low, scale = FALSE), 3,
                 label = "rank 3")
   expect_identical(unname(r$rotation[, 4:5]), matrix(0, 100, 2))
+})
+
+test_that("control$svd_rows: the SVD of a uniform sample of the rows, every row projected on it", {
+  x <- withr::with_seed(3, rbind(matrix(rnorm(400 * 30), 400), matrix(rnorm(300 * 30, 2), 300)))
+  x[, 1:5] <- x[, 1:5] * 4
+  ctl <- list(svd_rows = 200, power_iters = 6)
+  r_state <- withr::with_seed(9, {
+    before <- .Random.seed
+    fit <- kmeans_reduced(x, 2, method = "rsvd", dims = 5, seed = 11, n_init = 2, control = ctl)
+    identical(before, .Random.seed)
+  })
+  expect_true(r_state)  # R's random numbers are left alone
+  v <- fit$reducer$rotation
+  expect_identical(dim(v), c(30L, 5L))
+  # the principal subspace of the sampled rows: compared with svd() of the
+  # same rows, centred (the cosines of the principal angles near 1)
+  index <- sort(order(kmreduce:::uniform_box_cpp(700, 0, 1, 11, 2^32 + 7, 1L)[, 1L])[1:200])
+  ref <- svd(scale(x[index, ], scale = FALSE))$v[, 1:5]
+  cosines <- svd(crossprod(qr.Q(qr(v)), ref))$d
+  expect_gt(min(cosines), 1 - 1e-6)
+  # every row projected: the reduced rows are x %*% v (less their means)
+  expect_equal(unname(scale(fit$reduced, scale = FALSE)), unname(scale(x %*% v, scale = FALSE)),
+               tolerance = 1e-10, ignore_attr = TRUE)
+  # the same on 1 and 2 threads, and from a sparse copy of the rows
+  fit2 <- kmeans_reduced(x, 2, method = "rsvd", dims = 5, seed = 11, n_init = 2, control = ctl,
+                         n_threads = 2)
+  expect_identical(fit2$cluster, fit$cluster)
+  expect_identical(fit2$reducer$rotation, fit$reducer$rotation)
+  # more rows than there are: all of them
+  all_rows <- kmeans_reduced(x, 2, method = "rsvd", dims = 5, seed = 11, n_init = 2,
+                             control = list(svd_rows = 1e6))
+  none <- kmeans_reduced(x, 2, method = "rsvd", dims = 5, seed = 11, n_init = 2)
+  expect_identical(all_rows$reducer$rotation, none$reducer$rotation)
+  # fewer rows than dimensions: an error naming the option
+  expect_error(kmeans_reduced(x, 2, method = "rsvd", dims = 5, seed = 1,
+                              control = list(svd_rows = 3)),
+               "`control\\$svd_rows` must be at least `dims` \\(5\\), not 3")
+  expect_error(kmeans_control(svd_rows = 0.5), "`svd_rows` must be")
+})
+
+test_that("control$svd_rows reads the same sample from a file as from memory", {
+  skip_without_bioc()
+  s <- sim_counts(200, 1500, 3, seed = 5)
+  f <- tempfile(fileext = ".h5")
+  write_tenx(s$counts, f)
+  args <- list(k = 3, method = "rsvd", dims = 20, seed = 2, n_init = 2,
+               control = list(svd_rows = 400, block_rows = 111L))
+  file_fit <- do.call(kmeans_reduced, c(list(t(tenx_matrix(f))), args))
+  mem_fit <- do.call(kmeans_reduced, c(list(Matrix::t(s$counts)), args))
+  expect_identical(unname(file_fit$cluster), unname(mem_fit$cluster))
+  expect_equal(file_fit$reducer$rotation, mem_fit$reducer$rotation, tolerance = 1e-12)
 })
