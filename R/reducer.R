@@ -194,8 +194,8 @@ fit_rotation <- function(src, method, dims, k, seed, n_threads, control, weights
   rotation_reducer(src, method, dims, sv, seed)
 }
 
-# The rows the randomized SVD is computed from (control$svd_rows): NULL,
-# all n; a number, at most n.
+# The rows the randomized SVD is computed from (control$svd_rows): NULL or
+# Inf, all n; a number, at most n.
 svd_rows_for <- function(svd_rows, n) {
   if (is.null(svd_rows)) n else min(n, svd_rows)
 }

@@ -63,7 +63,7 @@ builtin_methods <- function() {
     power_iters = param(check_power_iters)
   )
   svd_rows_param <- list(svd_rows = param(function(v, arg) {
-    if (is.null(v)) v else as.numeric(check_whole(v, arg, 2, Inf))
+    if (is.null(v) || identical(v, Inf)) v else as.numeric(check_whole(v, arg, 2, Inf))
   }))
   svd_param <- list(svd = param(function(v, arg) check_choice(v, arg, c("randomized", "exact"))))
   choice <- function(...) {

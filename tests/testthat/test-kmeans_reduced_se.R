@@ -193,3 +193,19 @@ test_that("counts are normalized by default, with a message, and cells reduced t
   fit4 <- suppressMessages(kmeans_reduced(small, 2, seed = 1, n_init = 2))
   expect_identical(ncol(fit4$reduced), 30L)
 })
+
+test_that("the cells' principal components come from 20000 cells unless told otherwise", {
+  rows <- matrix(0, 30, 100)
+  def <- kmreduce:::cell_defaults(list(), TRUE, rows)
+  expect_identical(def[c("method", "dims")], list(method = "rsvd", dims = 30L))
+  expect_identical(def$control$svd_rows, 20000)
+  kept <- kmreduce:::cell_defaults(list(control = list(svd_rows = Inf, tol = 0)), TRUE, rows)
+  expect_identical(kept$control, list(svd_rows = Inf, tol = 0))
+  ctl <- kmreduce:::cell_defaults(list(control = kmeans_control(tol = 0)), TRUE, rows)$control
+  expect_s3_class(ctl, "kmreduce_control")
+  expect_identical(ctl$svd_rows, 20000)
+  # a method given, or a reduced dimension clustered: nothing added
+  expect_identical(kmreduce:::cell_defaults(list(method = "sign"), TRUE, rows),
+                   list(method = "sign"))
+  expect_identical(kmreduce:::cell_defaults(list(), FALSE, rows), list())
+})
