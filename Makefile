@@ -53,7 +53,9 @@ document: deps-docs
 
 check: deps-check
 	rm -rf check && mkdir -p check
-	cd check && $(R) CMD build .. && R_LIBS="$(LIB)" _R_CHECK_FORCE_SUGGESTS_=false _R_CHECK_CRAN_INCOMING_=false $(R) CMD check --as-cran --no-manual kmreduce_*.tar.gz
+	cd check && $(R) CMD build .. && \
+	  R_CRAN_WEB="$$(cd .. && $(RSCRIPT) tools/cran-web.R check/cran-web)" \
+	  R_LIBS="$(LIB)" _R_CHECK_FORCE_SUGGESTS_=false _R_CHECK_CRAN_INCOMING_=false $(R) CMD check --as-cran --no-manual kmreduce_*.tar.gz
 
 # README.md from README.Rmd: its example output is what the package prints
 # (tests/testthat/test-readme.R checks that it still is)

@@ -194,16 +194,12 @@ test_that("counts are normalized by default, with a message, and cells reduced t
   expect_identical(ncol(fit4$reduced), 30L)
 })
 
-test_that("the cells' principal components come from 20000 cells unless told otherwise", {
+test_that("the cells' defaults: 50 principal components of all cells, where no method is given", {
   rows <- matrix(0, 30, 100)
   def <- kmreduce:::cell_defaults(list(), TRUE, rows)
-  expect_identical(def[c("method", "dims")], list(method = "rsvd", dims = 30L))
-  expect_identical(def$control$svd_rows, 20000)
-  kept <- kmreduce:::cell_defaults(list(control = list(svd_rows = Inf, tol = 0)), TRUE, rows)
-  expect_identical(kept$control, list(svd_rows = Inf, tol = 0))
-  ctl <- kmreduce:::cell_defaults(list(control = kmeans_control(tol = 0)), TRUE, rows)$control
-  expect_s3_class(ctl, "kmreduce_control")
-  expect_identical(ctl$svd_rows, 20000)
+  expect_identical(def, list(method = "rsvd", dims = 30L))
+  kept <- kmreduce:::cell_defaults(list(control = list(svd_rows = 20000)), TRUE, rows)
+  expect_identical(kept$control, list(svd_rows = 20000))
   # a method given, or a reduced dimension clustered: nothing added
   expect_identical(kmreduce:::cell_defaults(list(method = "sign"), TRUE, rows),
                    list(method = "sign"))
