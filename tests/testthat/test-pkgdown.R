@@ -2,7 +2,8 @@
 # vignette is missing from the indexes of _pkgdown.yml: checked here, so that
 # a new help page or vignette without its entry fails `make test` and not
 # only `make site`. Only in the source tree: R CMD check's copy of the tests
-# has no _pkgdown.yml beside it (the file is left out of the built package).
+# has no _pkgdown.yml beside it (the file is left out of the built package,
+# and so is this test: .Rbuildignore).
 
 test_that("_pkgdown.yml indexes every help topic and every vignette", {
   root <- testthat::test_path("..", "..")
