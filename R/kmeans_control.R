@@ -138,8 +138,8 @@
 #'   scores closer to the exact ones, which need not lower the k-means
 #'   objective: for `"leverage"` the number of columns sampled (`dims`)
 #'   matters more.
-#' @param svd_rows `NULL` (the default) or `Inf` (all rows), or a whole
-#'   number `m`:
+#' @param svd_rows `NULL` (the default: all rows; for the cells of a
+#'   `SummarizedExperiment`, 20000), `Inf` (all rows) or a whole number `m`:
 #'   `"rsvd"` computes its SVD from `m` rows drawn uniformly at random (from
 #'   `seed`), read in one pass and held in memory, then projects every row on
 #'   its singular vectors. For data read from a file (many cells of a 10x

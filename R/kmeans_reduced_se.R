@@ -25,11 +25,10 @@
 #' (`normalize = "none"` clusters the counts as they are). Cells are reduced
 #' to their principal components: unless `method` is given, the method is
 #' `"rsvd"` (the randomized SVD of the centred cells, whose centring is
-#' implicit: sparse cells stay sparse) with `dims = 50` (or fewer, for
-#' smaller data). `control = list(svd_rows = 20000)` computes them from
-#' 20000 cells drawn at random, in one pass over a file instead of the
-#' SVD's passes over every cell: faster, at some cost in how well the cell
-#' types are found on large data. Random projections of all the genes (the default of
+#' implicit: sparse cells stay sparse) with `dims = 100` (or fewer, for
+#' smaller data), computed from 20000 cells drawn at random
+#' (`control$svd_rows`; `Inf` for all cells) in one pass over a file; every
+#' cell is then projected on them. Random projections of all the genes (the default of
 #' [kmeans_reduced()] for other data) keep the noise of every gene and find
 #' cell types less well.
 #'
@@ -80,7 +79,7 @@
 #'   set.seed(1)
 #'   counts <- matrix(rpois(200 * 60, rep(c(1, 8), each = 100 * 30)), 200, 60)
 #'   se <- SummarizedExperiment::SummarizedExperiment(list(counts = counts))
-#'   fit <- kmeans_reduced(se, 2, seed = 1)  # counts normalized, 50 PCs
+#'   fit <- kmeans_reduced(se, 2, seed = 1)  # counts normalized, principal components
 #'   table(fit$cluster)
 #' }
 #' @export
@@ -117,15 +116,24 @@ cell_defaults <- function(args, assay, rows) {
     args$method <- "rsvd"
     size <- if (inherits(rows, "row_source")) c(n_rows(rows), n_cols(rows)) else dim(rows)
     if (!("dims" %in% given)) args$dims <- as.integer(min(cell_pca_dims(), size))
+    # (the components of a sample of the cells: one pass over a file
+    # instead of the SVD's passes over every cell)
+    control <- if (is.null(args$control)) list() else args$control
+    if (is.list(control) && is.null(control$svd_rows)) {
+      control$svd_rows <- cell_svd_rows()
+      args$control <- control
+    }
   }
   args
 }
 
-# The number of principal components of cells by default. (They are those
-# of all cells: on 300000 generated cells of 33 types, those of 20000 cells
-# drawn at random, control$svd_rows, found the types less well, ARI 0.656
-# against 0.710; bench/RESULTS.md.)
-cell_pca_dims <- function() 50L
+# The principal components of cells by default, and the number of cells
+# they are computed from. Measured on generated files of 100000 and 300000
+# cells of 33 types (bench/RESULTS.md): 100 components found the types
+# better than 50 (ARI 0.709-0.711 against 0.656-0.710), and those of
+# 10000-20000 cells drawn at random as well as those of all cells.
+cell_pca_dims <- function() 100L
+cell_svd_rows <- function() 20000
 
 # The checked choice of what to cluster: list(assay, use_reduced_dim,
 # normalize), assay a name or number.

@@ -159,25 +159,25 @@ test_that("augment() of a SummarizedExperiment gives one row per cell with its c
                "`data` must have the 500 cells \\(columns of a SummarizedExperiment\\) of the fit, not 60\\.")
 })
 
-test_that("counts are normalized by default, with a message, and cells reduced to 50 principal components", {
+test_that("counts are normalized by default, with a message, and cells reduced to 100 principal components", {
   skip_without_bioc("SingleCellExperiment")
   sc <- se_case(seed = 7)
   sce <- SingleCellExperiment::SingleCellExperiment(list(counts = sc$counts))
   expect_message(fit <- kmeans_reduced(sce, 3, seed = 2, n_init = 2),
                  "the assay \"counts\" is normalized with normalize = \"log1p_size_factors\".*normalize = \"none\"")
   expect_identical(fit$method, "rsvd")
-  expect_identical(ncol(fit$reduced), 50L)
+  expect_identical(ncol(fit$reduced), 100L)
   expect_identical(fit$input$normalize, "log1p_size_factors")
   # the same as the normalized cells in memory, reduced the same way
   rows <- sc$rows
   lib <- Matrix::rowSums(rows)
   rows@x <- log1p(rows@x / lib[rows@i + 1L] * mean(lib))
-  ref <- kmeans_reduced(rows, 3, method = "rsvd", dims = 50, seed = 2, n_init = 2)
+  ref <- kmeans_reduced(rows, 3, method = "rsvd", dims = 100, seed = 2, n_init = 2)
   expect_identical(fit$cluster, ref$cluster)
   expect_equal(fit$tot.withinss, ref$tot.withinss)
   # normalize = "none": the counts as they are, no message
   expect_silent(raw <- kmeans_reduced(sce, 3, normalize = "none", seed = 2, n_init = 2))
-  expect_identical(raw$cluster, kmeans_reduced(sc$rows, 3, method = "rsvd", dims = 50, seed = 2,
+  expect_identical(raw$cluster, kmeans_reduced(sc$rows, 3, method = "rsvd", dims = 100, seed = 2,
                                                n_init = 2)$cluster)
   # a logcounts assay is taken as it is; a method given is kept
   sce2 <- SingleCellExperiment::SingleCellExperiment(list(counts = sc$counts,
@@ -194,12 +194,17 @@ test_that("counts are normalized by default, with a message, and cells reduced t
   expect_identical(ncol(fit4$reduced), 30L)
 })
 
-test_that("the cells' defaults: 50 principal components of all cells, where no method is given", {
-  rows <- matrix(0, 30, 100)
+test_that("the cells' defaults: 100 principal components of 20000 cells, where no method is given", {
+  rows <- matrix(0, 30, 200)
   def <- kmreduce:::cell_defaults(list(), TRUE, rows)
-  expect_identical(def, list(method = "rsvd", dims = 30L))
-  kept <- kmreduce:::cell_defaults(list(control = list(svd_rows = 20000)), TRUE, rows)
-  expect_identical(kept$control, list(svd_rows = 20000))
+  expect_identical(def[c("method", "dims")], list(method = "rsvd", dims = 30L))
+  expect_identical(def$control$svd_rows, 20000)
+  expect_identical(kmreduce:::cell_defaults(list(), TRUE, matrix(0, 500, 300))$dims, 100L)
+  kept <- kmreduce:::cell_defaults(list(control = list(svd_rows = Inf, tol = 0)), TRUE, rows)
+  expect_identical(kept$control, list(svd_rows = Inf, tol = 0))
+  ctl <- kmreduce:::cell_defaults(list(control = kmeans_control(tol = 0)), TRUE, rows)$control
+  expect_s3_class(ctl, "kmreduce_control")
+  expect_identical(ctl$svd_rows, 20000)
   # a method given, or a reduced dimension clustered: nothing added
   expect_identical(kmreduce:::cell_defaults(list(method = "sign"), TRUE, rows),
                    list(method = "sign"))
