@@ -22,6 +22,14 @@
 #   score     one streaming pass over the file: the exact WCSS on the
 #             log1p-CPM data of every saved partition (kmreduce, mbkmeans)
 #             and of the planted types, and their ARI to the planted types.
+#             ATLAS_SCORE_METHODS (default "kmreduce mbkmeans"): the saved
+#             partitions scored (FILE.labels.rds of each in out_dir);
+#             ATLAS_SCORE_NORMALIZE (default log1p_cpm; log1p_cp10k,
+#             log1p_size_factors): the data the WCSS is computed on, each
+#             cell's counts x as log1p(x / lib * t), t = 1e6, 1e4 or the mean
+#             library size of all cells (scuttle's logNormCounts with natural
+#             log, kmreduce's default for counts; its library sizes take one
+#             pass over `data` before the scoring pass).
 #
 # Settings of the kmreduce part from the environment: ATLAS_DIMS (default
 # 50), ATLAS_N_INIT (1), ATLAS_THREADS (2), ATLAS_ITER_MAX (100);
@@ -174,7 +182,12 @@ switch(part,
   score = {
     truth <- readRDS(paste0(file, ".labels.rds"))$labels
     parts <- list(planted = truth)
-    for (m in c("kmreduce", "mbkmeans")) {
+    methods <- strsplit(trimws(Sys.getenv("ATLAS_SCORE_METHODS", "kmreduce mbkmeans")), " +")[[1L]]
+    normalize <- Sys.getenv("ATLAS_SCORE_NORMALIZE", "log1p_cpm")
+    if (!(normalize %in% c("log1p_cpm", "log1p_cp10k", "log1p_size_factors")))
+      stop("ATLAS_SCORE_NORMALIZE: log1p_cpm, log1p_cp10k or log1p_size_factors, not ",
+           normalize, call. = FALSE)
+    for (m in methods) {
       f <- labels_file(m)
       if (file.exists(f) && file.mtime(f) >= file.mtime(file)) parts[[m]] <- readRDS(f)
     }
@@ -191,6 +204,23 @@ switch(part,
     sums <- lapply(parts, function(cl) matrix(0, n_genes, max(cl)))
     ss <- 0
     bl <- cell_blocks(indptr, block_nnz)
+    # the scale t of log1p(x / lib * t): for size factors (library sizes
+    # divided by their mean), the mean library size of all cells, known only
+    # after a pass over the counts (`data` alone)
+    target <- switch(normalize, log1p_cpm = 1e6, log1p_cp10k = 1e4, log1p_size_factors = {
+      lib_all <- numeric(n_cells)
+      for (b in seq_along(bl$ends)) {
+        s <- bl$starts[[b]]; e <- bl$ends[[b]]
+        from <- indptr[[s]]; to <- indptr[[e + 1L]]
+        if (to > from) {
+          x <- as.double(h5read(fid, dsn("data"), start = from + 1, count = to - from))
+          cs <- c(0, cumsum(x))              # (sums of counts: exact in double)
+          lib_all[s:e] <- cs[indptr[(s + 1L):(e + 1L)] - from + 1] - cs[indptr[s:e] - from + 1]
+        }
+      }
+      if (sum(lib_all) > 0) mean(lib_all) else 1
+    })
+    lib_s <- el() - t0
     for (b in seq_along(bl$ends)) {
       s <- bl$starts[[b]]; e <- bl$ends[[b]]
       from <- indptr[[s]]; to <- indptr[[e + 1L]]
@@ -200,7 +230,7 @@ switch(part,
       blk <- new("dgCMatrix", i = as.integer(i), p = as.integer(indptr[s:(e + 1L)] - from),
                  x = as.double(x), Dim = c(n_genes, as.integer(e - s + 1L)))
       lib <- Matrix::colSums(blk)
-      blk@x <- log1p(blk@x / rep(lib, diff(blk@p)) * 1e6)
+      blk@x <- log1p(blk@x / rep(lib, diff(blk@p)) * target)
       ss <- ss + sum(blk@x^2)
       for (m in names(parts)) {
         cl <- parts[[m]][s:e]
@@ -214,7 +244,8 @@ switch(part,
       n_c <- tabulate(parts[[m]], ncol(sums[[m]]))
       w <- ss - sum(colSums(sums[[m]]^2)[n_c > 0] / n_c[n_c > 0])
       result(method = m, wcss = w, ari = kmreduce::adjusted_rand_index(parts[[m]], truth),
-             clusters = sum(n_c > 0), seconds = el() - t0)
+             clusters = sum(n_c > 0), normalize = normalize, target = target,
+             seconds = el() - t0, library_pass_s = lib_s)
     }
   },
   stop("unknown part: ", part, call. = FALSE)
