@@ -30,6 +30,10 @@
 #                  log1p-size-factor data of the TENxMatrix (library sizes by
 #                  colSums() in the time); only where mbkmeans is installed.
 #
+# ROUTE_SEED (default 1): the seed of every route (kmeans_reduced()'s
+# `seed`; set.seed() before runPCA() and kmeans() of osca, mbkmeans()), to
+# see how much a route's ARI moves with its random start.
+#
 # Labels go to out_dir/ROUTE.labels.rds (for target.R's score part). Each
 # route prints one line "RESULT ROUTE key=value ..." for the driver.
 suppressPackageStartupMessages({
@@ -45,6 +49,7 @@ out_dir <- args[[4L]]
 dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
 group <- "mm10"
 n_threads <- 2L
+seed <- as.integer(Sys.getenv("ROUTE_SEED", "1"))
 dsn <- function(x) paste0(group, "/", x)
 el <- function() proc.time()[["elapsed"]]
 cpu <- function() sum(proc.time()[c("user.self", "sys.self", "user.child", "sys.child")],
@@ -68,12 +73,12 @@ kmreduce_route <- function(...) {
   })
   t0 <- el(); c0 <- cpu()
   sce <- SingleCellExperiment(list(counts = TENxMatrix(file, group)))
-  fit <- kmeans_reduced(sce, k, ..., seed = 1L, n_threads = n_threads)
+  fit <- kmeans_reduced(sce, k, ..., seed = seed, n_threads = n_threads)
   sec <- el() - t0; cpu_s <- cpu() - c0
   save_labels(fit$cluster)
   tm <- fit$timing
   pick <- function(x) if (is.null(x)) NA else x
-  result(seconds = sec, cpu_s = cpu_s, method = pick(fit$method), dims = pick(fit$dims),
+  result(seconds = sec, cpu_s = cpu_s, seed = seed, method = pick(fit$method), dims = pick(fit$dims),
          normalize = pick(fit$input$normalize), target = pick(fit$input$target),
          iter = sum(fit$iter), wcss_fit = fit$tot.withinss, reduce_s = pick(tm[["reduce"]]), cluster_s = pick(tm[["cluster"]]),
          n = length(fit$cluster))
@@ -113,17 +118,17 @@ switch(route,
     dec <- modelGeneVar(sce)
     hvg <- getTopHVGs(dec, n = 2000)
     t_hvg <- el() - t0
-    set.seed(1)
+    set.seed(seed)
     sce <- runPCA(sce, ncomponents = 50, subset_row = hvg, BSPARAM = IrlbaParam())
     t_pca <- el() - t0
-    set.seed(1)
+    set.seed(seed)
     n_warn <- 0L
     km <- withCallingHandlers(
       stats::kmeans(reducedDim(sce, "PCA"), centers = k, nstart = 10, iter.max = 100),
       warning = function(w) { n_warn <<- n_warn + 1L; invokeRestart("muffleWarning") })
     sec <- el() - t0; cpu_s <- cpu() - c0
     save_labels(km$cluster)
-    result(seconds = sec, cpu_s = cpu_s, load_s = t_load, norm_hvg_s = t_hvg - t_load,
+    result(seconds = sec, cpu_s = cpu_s, seed = seed, load_s = t_load, norm_hvg_s = t_hvg - t_load,
            pca_s = t_pca - t_hvg, kmeans_s = sec - t_pca, hvgs = length(hvg),
            iter = km$iter, kmeans_warnings = n_warn, n = length(km$cluster))
   },
@@ -133,11 +138,11 @@ switch(route,
     X <- TENxMatrix(file, group)
     lib <- DelayedArray::colSums(X)
     Y <- log1p(t(t(X) / lib) * mean(lib))      # log1p size factors, cells as columns
-    set.seed(1)
+    set.seed(seed)
     fit <- mbkmeans(Y, clusters = k)           # documented defaults otherwise
     sec <- el() - t0; cpu_s <- cpu() - c0
     save_labels(fit$Clusters)
-    result(seconds = sec, cpu_s = cpu_s, n = length(fit$Clusters))
+    result(seconds = sec, cpu_s = cpu_s, seed = seed, n = length(fit$Clusters))
   },
   stop("unknown route: ", route, call. = FALSE)
 )

@@ -20,6 +20,7 @@
 #   ROUTES_OUT  where labels and logs go (default FILE without .h5, plus
 #               ".routes")
 #   MBK_CAP     wall-clock cap of the mbkmeans route in seconds (default 1800)
+#   ROUTE_SEED  the seed of every route (default 1; see routes.R)
 # osca needs scuttle, scran, scater, BiocSingular (Debian: r-bioc-scuttle
 # r-bioc-scran r-bioc-scater r-bioc-biocsingular); mbkmeans is run only
 # where it is installed.
@@ -46,7 +47,7 @@ Rscript -e 'si <- sessionInfo(); cat("#", R.version.string, "; BLAS:", si$BLAS, 
   for (p in c("kmreduce", "rhdf5", "HDF5Array", "DelayedArray", "SingleCellExperiment",
               "scuttle", "scran", "scater", "BiocSingular", "irlba", "mbkmeans"))
     cat("#", p, if (requireNamespace(p, quietly = TRUE)) format(packageVersion(p)) else "not installed", "\n")'
-echo "# kmreduce routes: n_threads=2 (OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-unset}, OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset})"
+echo "# seed ${ROUTE_SEED:-1}; kmreduce routes: n_threads=2 (OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-unset}, OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset})"
 
 # run_part NAME REPS CMD...: CMD under /usr/bin/time -v, REPS times; the
 # RESULT lines of the fastest run, the highest peak RSS

@@ -90,9 +90,11 @@ if (nrow(ok)) {
   fast <- near[which.min(near$time_s), ]
   d <- tab[tab$route == "default", ]
   cat(sprintf("\nbest ARI: %s (%.4f)\n", best$route, best$ari))
-  cat(sprintf("default: %.1f s = %.2fx the read (3x the read = %.1f s: %s by %.1f s)\n",
-              d$time_s, d$time_over_read, 3 * read_s,
-              if (isTRUE(d$time_over_read <= 3)) "under" else "over", abs(d$time_s - 3 * read_s)))
+  if (!is.na(d$time_s)) {
+    cat(sprintf("default: %.1f s = %.2fx the read (3x the read = %.1f s: %s by %.1f s)\n",
+                d$time_s, d$time_over_read, 3 * read_s,
+                if (d$time_over_read <= 3) "under" else "over", abs(d$time_s - 3 * read_s)))
+  }
   cat(sprintf("fastest within 0.02 ARI of the best: %s (%.1f s, %.2fx the read, ARI %.4f)\n",
               fast$route, fast$time_s, fast$time_over_read, fast$ari))
 }
