@@ -85,9 +85,9 @@ normalize_rows <- function(m, norm, what, first = 1L) {
   if (isTRUE(norm$check_only)) return(m)
   lib <- if (is.null(norm$size_factors)) unname(Matrix::rowSums(m)) else
     norm$size_factors[first - 1L + seq_len(nrow(m))]
-  lib[lib == 0] <- 1  # (all zero: stays zero)
   # (all the cells in memory: the mean library size is theirs)
-  target <- if (is.null(norm$target)) mean_library_size(m) else norm$target
+  target <- if (!is.null(norm$target)) norm$target else if (sum(lib) > 0) mean(lib) else 1
+  lib[lib == 0] <- 1  # (all zero: stays zero)
   # (the same operations, in the same order, as normalize_columns())
   if (methods::is(m, "dgCMatrix")) {
     m@x <- log1p(m@x / lib[m@i + 1L] * target)
@@ -95,12 +95,6 @@ normalize_rows <- function(m, norm, what, first = 1L) {
     m <- log1p(m / lib * target)
   }
   m
-}
-
-# The mean library size of the cells `m` (rows; 1 when all are zero).
-mean_library_size <- function(m) {
-  s <- unname(Matrix::rowSums(m))
-  if (sum(s) > 0) mean(s) else 1
 }
 
 # The same for a genes x cells dgCMatrix `m` (a block of a 10x file as

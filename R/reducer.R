@@ -209,15 +209,13 @@ sample_rows <- function(src, m, seed, block_rows = NULL) {
   if (inherits(src, "source_matrix")) {
     return(list(rows = src$data[index, , drop = FALSE], index = index))
   }
-  step <- source_block_rows(src, block_rows)
   parts <- list()
-  for (first in seq(1, n, by = step)) {
-    last <- min(n, first + step - 1)
-    local <- index[index >= first & index <= last] - (first - 1)
-    if (length(local) == 0L) next
-    block <- read_block(src, first, last)
-    parts[[length(parts) + 1L]] <- block[local, , drop = FALSE]
-  }
+  for_row_blocks_index(n, source_block_rows(src, block_rows), function(rows) {
+    local <- match(index[index >= rows[1L] & index <= rows[length(rows)]], rows)
+    if (length(local) == 0L) return()
+    block <- read_block(src, rows[1L], rows[length(rows)])
+    parts[[length(parts) + 1L]] <<- block[local, , drop = FALSE]
+  })
   rows <- if (length(parts) == 1L) parts[[1L]] else do.call(rbind, parts)
   if (methods::is(rows, "sparseMatrix") && !methods::is(rows, "dgCMatrix")) {
     rows <- methods::as(methods::as(rows, "generalMatrix"), "CsparseMatrix")

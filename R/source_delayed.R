@@ -68,13 +68,10 @@ read_block.source_delayed <- function(src, first, last) {
 source_library_sizes <- function(src) {
   # (the counts checked, not normalized)
   src$normalize <- list(how = as_normalization(src$normalize)$how, target = 0, check_only = TRUE)
-  n <- n_rows(src)
-  step <- source_block_rows(src)
-  lib <- numeric(n)
-  for (first in seq(1, n, by = step)) {
-    last <- min(n, first + step - 1)
-    lib[first:last] <- Matrix::rowSums(read_block(src, first, last))
-  }
+  lib <- numeric(n_rows(src))
+  for_row_blocks_index(n_rows(src), source_block_rows(src), function(rows) {
+    lib[rows] <<- Matrix::rowSums(read_block(src, rows[1L], rows[length(rows)]))
+  })
   lib
 }
 
