@@ -128,10 +128,8 @@ cell_defaults <- function(args, assay, rows) {
 }
 
 # The principal components of cells by default, and the number of cells
-# they are computed from. Measured on generated files of 100000 and 300000
-# cells of 33 types (bench/RESULTS.md): 100 components found the types
-# better than 50 (ARI 0.709-0.711 against 0.656-0.710), and those of
-# 10000-20000 cells drawn at random as well as those of all cells.
+# they are computed from (chosen from the measurements in bench/RESULTS.md,
+# "Single-cell defaults").
 cell_pca_dims <- function() 100L
 cell_svd_rows <- function() 20000
 
