@@ -58,6 +58,15 @@ check_control <- function(control, defaults = control_defaults(), prefix = "cont
                      describe(pw)))
   }
   out$polish_work <- as.double(pw)
+  sr <- out$sketch_rows
+  if (!identical(sr, "auto")) {
+    if (!is.numeric(sr) || length(sr) != 1L || is.na(sr) || sr < 0 ||
+        (is.finite(sr) && sr != round(sr))) {
+      stop_arg(sprintf("`%s` must be \"auto\", a whole number >= 0 or Inf (all rows), not %s.",
+                       nm("sketch_rows"), describe(sr)))
+    }
+    out$sketch_rows <- as.double(sr)
+  }
   check_choice(out$precision, nm("precision"), c("double", "single"))
   if (!is.null(out$local_search)) {
     out$local_search <- check_whole(out$local_search, nm("local_search"), 0, 1e6)

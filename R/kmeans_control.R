@@ -121,6 +121,20 @@
 #'   iterations (default 2; the best replicate is always polished). Lower
 #'   values save time where the polish gains little; `Inf` polishes until
 #'   the lowest result is confirmed, whatever it costs.
+#' @param sketch_rows Where the replicates run: `"auto"` (the default), a
+#'   whole number `m`, or `Inf` (on all rows, as before version 0.9). With
+#'   `m` smaller than the number of rows, the `n_init` seedings, their Lloyd
+#'   iterations and the polish run on a weighted sample of about `m` rows
+#'   drawn in one pass (a lightweight coreset, Bachem et al. 2018: rows far
+#'   from the mean are drawn more often and weigh less, so that the sample's
+#'   objective estimates that of all rows for every set of centres); only
+#'   the best is lifted to all rows (each row to its nearest centre, the
+#'   centres become the means: one pass), and Lloyd and the polish then run
+#'   on all rows from it alone (Bradley and Fayyad 1998). `"auto"` chooses
+#'   `m` from the number of rows and `k` (see Details); it is not used from
+#'   given centres, with `precision = "single"`, for sparse rows clustered
+#'   as they are, or on MPI ranks. The passes over all rows by stage are in
+#'   the fit's `passes`.
 #' @param tries,split_rounds Split/merge moves run by Lloyd per round (at
 #'   most, default 3) and the most rounds (default 5); rounds stop at the
 #'   first without gain, and the moves' Lloyd iterations stop at twice those
@@ -176,6 +190,12 @@
 #'   option, checked, with a print method that marks the options changed
 #'   from their defaults.
 #' @references
+#' Bachem, O., Lucic, M. and Krause, A. (2018). Scalable k-means
+#' clustering via lightweight coresets. *KDD 2018*, 1119--1127.
+#'
+#' Bradley, P. S. and Fayyad, U. M. (1998). Refining initial points for
+#' k-means clustering. *ICML 1998*, 91--99.
+#'
 #' Arthur, D. and Vassilvitskii, S. (2007). k-means++: the advantages of
 #' careful seeding. *SODA*, 1027--1035.
 #'
@@ -220,7 +240,8 @@
 kmeans_control <- function(tol = 1e-6, keep_reduced = TRUE, block_rows = NULL,
                            precision = "double", seeding = "auto", oversampling = 2,
                            rounds = 5L, local_search = NULL, polish = "auto",
-                           polish_starts = "auto", polish_work = 2, tries = 3L,
+                           polish_starts = "auto", polish_work = 2, sketch_rows = "auto",
+                           tries = 3L,
                            split_rounds = 5L,
                            svd = "randomized", eps = 1 / 3, power_iters = "auto",
                            svd_rows = NULL,

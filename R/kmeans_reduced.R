@@ -42,7 +42,10 @@
 #' @param n_init Number of replicates, each a k-means++ seeding followed by
 #'   Lloyd's iterations; the lowest objective is kept. With `n_init > 1` the
 #'   best replicates are then polished by moves Lloyd cannot make (see
-#'   [kmeans_control()]).
+#'   [kmeans_control()]). On many rows (by default from `4 max(2000, 100 k)`
+#'   rows) the replicates and their polish run on a weighted sample of the
+#'   rows, and only the best is lifted to all rows, where Lloyd and the
+#'   polish run from it alone: see `sketch_rows` in [kmeans_control()].
 #' @param iter_max Maximum number of Lloyd iterations per replicate.
 #' @param seed `NULL` or a whole number. With a number, results are
 #'   reproducible and R's random number generator is neither used nor
@@ -120,6 +123,17 @@
 #'     statistics above are then weighted).}
 #'   \item{iter}{Lloyd iterations of the kept replicate (with those of its
 #'     polish).}
+#'   \item{passes}{passes over the clustered rows (`x` for `"none"`, the
+#'     reduced rows otherwise) by stage: `sketch` (drawing the sketch the
+#'     replicates ran on), `replicates` (seedings and Lloyd on all rows;
+#'     k-means++ reads the rows once per centre), `lift` (the best sketch
+#'     replicate's centres made the means of their rows), `lloyd` (Lloyd on
+#'     all rows from the lifted start), `polish`; then `statistics` and
+#'     `refine`, over the original rows.}
+#'   \item{sketch}{when the replicates ran on a sketch (see `sketch_rows` in
+#'     [kmeans_control()]): its number of rows, the objective of its best
+#'     replicate there, that replicate's centres and the lifted centres (in
+#'     the clustered space); otherwise `NULL`.}
 #'   \item{ifault}{0, or 2 if Lloyd did not converge in `iter_max` iterations.}
 #'
 #'   and also
@@ -311,8 +325,10 @@ kmeans_reduced.default <- function(x, k, method = "auto", dims = NULL, n_init = 
     t_cluster <- t_cluster + run$time
     if (is.null(best) || objectives[r] < best$objective) best <- run
   }
-  finish_fit(best, src, refine, n_threads, control, verbose, seed, call, n_reductions,
-             objectives, t_reduce, t_cluster, t_start, iter_max, arg[["iter_max"]])
+  fit <- finish_fit(best, src, refine, n_threads, control, verbose, seed, call, n_reductions,
+                    objectives, t_reduce, t_cluster, t_start, iter_max, arg[["iter_max"]])
+  if (level > 0L) cat("kmreduce: ", passes_line(fit$passes, method), "\n", sep = "")
+  fit
 }
 
 # dims = "auto": reductions of growing size (the schedule), each clustered
@@ -429,10 +445,18 @@ cluster_reduced <- function(src, x, reducer, reduced, k, centers0, n_init, iter_
                       n_threads, verbose, limit, shift,
                       seeding_of(control, k, n_init, method, as.numeric(n_rows(src)), seed))
   if (isTRUE(km$invalid)) check_values_later(x)
+  if (!is.null(km$sketch)) {
+    say(verbose, paste0("  the replicates ran on a sketch of %s of the rows (best objective there %.7g); ",
+                        "lifted to all rows, then %g Lloyd iterations: objective %.7g"),
+        format(km$sketch$rows), km$sketch$objective, km$passes[["lloyd"]],
+        km$objective_before_polish)
+  }
   if (verbose && isTRUE(km$polish_starts > 0L)) {
-    say(verbose, paste0("  split/merge and Hartigan moves from the %d best replicate%s: objective %.7g -> %.7g ",
+    say(verbose, paste0("  split/merge and Hartigan moves from the %s: objective %.7g -> %.7g ",
                         "(%d split/merge moves tried; kept: %d round%s, then %d rows moved by Hartigan's moves)"),
-        km$polish_starts, if (km$polish_starts > 1L) "s" else "", min(km$objectives), km$objective,
+        if (!is.null(km$sketch)) "lifted start" else
+          sprintf("%d best replicate%s", km$polish_starts, if (km$polish_starts > 1L) "s" else ""),
+        km$objective_before_polish, km$objective,
         km$split_tries, km$split_accepted, if (km$split_accepted == 1L) "" else "s",
         as.integer(km$hartigan_moves))
   }
@@ -440,6 +464,8 @@ cluster_reduced <- function(src, x, reducer, reduced, k, centers0, n_init, iter_
   # the statistics need one pass, not two.
   st <- source_stats(src, km$cluster, k, n_threads, control$block_rows,
                      if (method == "none" && isTRUE(km$means)) km$centers)
+  km$passes <- kmeans_passes(km)
+  say(verbose, "  %s", passes_line(km$passes, method))
   say(verbose, "  clustered in %.3f s; objective on the original data %.7g",
       elapsed() - t1, sum(st$withinss))
   list(objective = sum(st$withinss), reducer = reducer, reduced = reduced, km = km, st = st,
@@ -507,6 +533,8 @@ finish_fit <- function(best, src, refine, n_threads, control, verbose, seed, cal
     # (with weights: each cluster's sum of weights)
     if (!is.null(st$weight)) list(weight = st$weight),
     list(iter = km$iter,
+    passes = c(km$passes, refine = if (refine > 0L) rk$iter else 0),
+    sketch = km$sketch,
     ifault = if (km$converged) 0L else 2L,
     method = method,
     dims = best$reducer$dims,

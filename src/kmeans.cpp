@@ -77,6 +77,11 @@ kmreduce::KmeansResult kmeans_rows(SEXP x, const kmreduce::KmeansOptions& opt,
       kmreduce::KmeansResult r = kmreduce::kmeans(rows, opt, glue::r_interrupt(), combine);
       kmreduce::unshift_result(kmreduce::ResidentRows<std::decay_t<decltype(rows)>>(rows), s,
                                opt.k, r.best, opt.n_threads, combine, opt.weights);
+      if (s != nullptr && r.sketch_rows > 0) {  // (the sketch's centres, unshifted too)
+        for (auto* c : {&r.sketch_centres, &r.lifted_centres})
+          for (int j = 0; j < d; ++j)
+            for (kmreduce::index_t q = 0; q < opt.k; ++q) (*c)[q + opt.k * j] += s[j];
+      }
       return r;
     }, s);
   });
@@ -130,6 +135,21 @@ Rcpp::List kmeans_list(const kmreduce::KmeansResult& res, int k, int d) {
   for (std::size_t i = 0; i < res.split.trace.size(); ++i)
     tried[i] = res.split.trace[i].objective;
   out["split_objectives"] = tried;
+  out["objective_before_polish"] = res.before_polish;
+  const kmreduce::KmeansPasses& p = res.passes;
+  out["passes"] = Rcpp::NumericVector::create(
+      Rcpp::Named("sketch") = p.sketch, Rcpp::Named("replicates") = p.replicates,
+      Rcpp::Named("lift") = p.lift, Rcpp::Named("lloyd") = p.lloyd,
+      Rcpp::Named("polish") = p.polish);
+  if (res.sketch_rows > 0) {
+    Rcpp::NumericMatrix sc(k, d), lc(k, d);
+    std::copy(res.sketch_centres.begin(), res.sketch_centres.end(), sc.begin());
+    std::copy(res.lifted_centres.begin(), res.lifted_centres.end(), lc.begin());
+    out["sketch"] = Rcpp::List::create(
+        Rcpp::Named("rows") = static_cast<double>(res.sketch_rows),
+        Rcpp::Named("objective") = res.sketch_objective, Rcpp::Named("centers") = sc,
+        Rcpp::Named("lifted") = lc);
+  }
   return out;
 }
 

@@ -94,6 +94,8 @@ inline kmreduce::ClusterStats stats_of(const kmreduce::SparseMatrix& a, const in
 //   polish_starts: whole >= 1, or "auto" (kPolishStartsAuto)
 //   polish_work: a number (< 0: no bound; KmeansOptions::polish_work)
 //   split_confirm: a number (KmeansOptions::split_confirm; < 0: never)
+//   sketch_rows: whole >= 0 (the replicates on a sketch of about so many
+//     rows; 0: on all rows)
 //   precision: "double" or "single" (dense rows in float, single.hpp)
 //   verbose: TRUE or FALSE (a message after each replicate)
 struct KmeansCall {
@@ -211,6 +213,8 @@ inline KmeansCall kmeans_options(const Rcpp::List& options) {
                                               : option::whole(v, name, 1);
     } else if (name == "polish_work") {
       opt.polish_work = option::number(v, name);
+    } else if (name == "sketch_rows") {
+      opt.sketch_rows = option::whole(v, name, 0);
     } else if (name == "split_confirm") {
       opt.split_confirm = option::number(v, name);
     } else if (name == "precision") {

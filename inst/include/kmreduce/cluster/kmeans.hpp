@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <type_traits>
 #include <limits>
 #include <utility>
 #include <stdexcept>
@@ -38,10 +39,22 @@
 #include "macqueen.hpp"
 #include "minibatch.hpp"
 #include "seeding.hpp"
+#include "../kernels/packed.hpp"
 #include "../runtime/rng.hpp"
+#include "sketch.hpp"
 #include "split_merge.hpp"
 
 namespace kmreduce {
+
+// Passes over the clustered rows, by stage (Lloyd's iterations, the
+// seedings' passes, the polish's sweeps and Lloyd iterations).
+struct KmeansPasses {
+  double sketch = 0.0;      // drawing the sketch (kmeans() with sketch_rows)
+  double replicates = 0.0;  // seedings and Lloyd of the replicates on all rows
+  double lift = 0.0;        // the best sketch replicate lifted to all rows
+  double lloyd = 0.0;       // Lloyd on all rows from the lifted start
+  double polish = 0.0;      // split/merge and Hartigan's moves on all rows
+};
 
 struct KmeansResult {
   LloydResult best;
@@ -51,47 +64,74 @@ struct KmeansResult {
   SplitMergeResult split;          // split/merge rounds of the kept result
   int polish_starts = 0;           // replicates polished
   int split_tries = 0;             // split/merge moves tried from all of them
+  KmeansPasses passes;
+  double before_polish = 0.0;  // the objective of the best start before the polish
+  // With a sketch: its rows (distinct), the objective of its best polished
+  // replicate on the sketch, that replicate's centres and the lifted ones.
+  index_t sketch_rows = 0;
+  double sketch_objective = 0.0;
+  std::vector<double> sketch_centres, lifted_centres;
 };
 
-// With rows on several processes (Combine; see row_source.hpp), every
-// process calls this with its own rows: the replicates, centres and
-// objectives are global, the labels its own.
-template <class Data, class Combine = LocalCombine>
-KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
-                    const InterruptCheck& interrupt = InterruptCheck(),
-                    const Combine& combine = Combine()) {
-  if (opt.k < 1 || opt.k > combine.total_rows(a.n))
-    throw std::invalid_argument("k must be in [1, number of rows]");
-  if (opt.n_init < 1 || opt.iter_max < 1)
-    throw std::invalid_argument("n_init and iter_max must be positive");
-  if (opt.weights != nullptr && combine.size() > 1)
-    throw std::invalid_argument("observation weights are not supported on distributed rows");
-  if (opt.online && combine.size() > 1)
-    throw std::invalid_argument("MacQueen's updates are not available on distributed rows");
-  if (opt.minibatch && combine.size() > 1)
-    throw std::invalid_argument(
-        "`algorithm` \"minibatch\" is not available on distributed rows; use \"Lloyd\"");
-  const std::size_t seeding = seeding_index(opt.seeding);
-  std::vector<double> norm_store;
-  const double* row_norms = row_sqnorms_of(a, norm_store, opt.n_threads);
-  if (opt.minibatch) {  // mini-batch k-means (minibatch.hpp) instead
-    MinibatchResult mb = minibatch(a, row_norms, std::vector<double>(), opt, interrupt);
-    KmeansResult out;
-    out.best = std::move(mb.fit);
-    out.best_replicate = mb.seeding;
-    out.objectives.push_back(out.best.objective);
-    return out;
-  }
-  const SeedingCall<Data, Combine> call{a, row_norms, opt, interrupt, combine};
-  KmeansResult out;
-  const bool polish = opt.polish != Polish::None && opt.k > 1;
-  const bool confirm = polish && opt.polish_starts == kPolishStartsAuto;
-  const int starts = !polish ? 1
-                     : confirm ? opt.n_init
-                               : std::max(1, std::min(opt.polish_starts, opt.n_init));
+namespace detail {
+
+// The replicates run: the `starts` lowest distinct ones kept (increasing
+// objective, with their numbers), every objective, the Lloyd iterations
+// (`work`) and how many replicates reached the lowest objective.
+struct Replicates {
   std::vector<std::pair<int, LloydResult>> top;
-  double work = 0.0;    // Lloyd iterations of the replicates
-  int lowest_hits = 0;  // replicates that reached the lowest objective
+  std::vector<double> objectives;
+  double work = 0.0;
+  double passes = 0.0;
+  int lowest_hits = 0;
+};
+
+// Passes over the rows of one seeding: k-means|| `rounds` + 2
+// (kmeans_parallel.hpp), greedy k-means++ one per centre, plus the local
+// search's steps.
+inline double seeding_passes(const KmeansOptions& opt, bool search) {
+  const double seeds = opt.seeding == "k-means||" ? opt.parallel.rounds + 2.0
+                                                  : static_cast<double>(opt.k);
+  return seeds + (search ? opt.local_search : 0);
+}
+
+inline bool polishes(const KmeansOptions& opt) {
+  return opt.polish != Polish::None && opt.k > 1;
+}
+
+// How many of the best distinct replicates the polish may start from.
+inline int polish_start_count(const KmeansOptions& opt) {
+  if (!polishes(opt)) return 1;
+  if (opt.polish_starts == kPolishStartsAuto) return opt.n_init;
+  return std::max(1, std::min(opt.polish_starts, opt.n_init));
+}
+
+// Keeps `res` among the lowest distinct results of `reps` (replicate t).
+// A later replicate must be better by more than rounding: replicates
+// reaching the same partition tie, and the first one is kept whatever the
+// summation order (dense or sparse input) did to the last bits.
+inline void keep_replicate(Replicates& reps, int t, LloydResult&& res, int starts) {
+  bool tie = false;
+  for (const auto& e : reps.top)
+    tie = tie || std::abs(res.objective - e.second.objective) <= 1e-10 * e.second.objective;
+  if (reps.top.empty() || (!tie && res.objective < reps.top.front().second.objective)) {
+    reps.lowest_hits = 1;
+  } else if (std::abs(res.objective - reps.top.front().second.objective) <=
+             1e-10 * reps.top.front().second.objective) {
+    ++reps.lowest_hits;
+  }
+  if (!tie) keep_lowest(reps.top, t, std::move(res), static_cast<std::size_t>(starts));
+}
+
+// The n_init replicates: seeding (with local search on the even ones) and
+// Lloyd (or MacQueen's updates).
+template <class Data, class Combine>
+Replicates run_replicates(const Data& a, const double* row_norms, const KmeansOptions& opt,
+                          const InterruptCheck& interrupt, const Combine& combine) {
+  const std::size_t seeding = seeding_index(opt.seeding);
+  const SeedingCall<Data, Combine> call{a, row_norms, opt, interrupt, combine};
+  const int starts = polish_start_count(opt);
+  Replicates reps;
   for (int t = 0; t < opt.n_init; ++t) {
     const ProgressScope scope(t + 1, 0);
     Rng rng(stream_key(opt.seed, kStreamKmeansInit, static_cast<std::uint64_t>(t)));
@@ -112,34 +152,34 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
                    : lloyd(ResidentRows<Data>(a), row_norms, std::move(centres), opt.k,
                            opt.iter_max, opt.tol, opt.n_threads, interrupt, &seeds, combine,
                            rows_shift(a), opt.weights);
-    work += res.iter;
-    out.objectives.push_back(res.objective);
+    reps.work += res.iter;
+    reps.passes += seeding_passes(opt, search) + res.iter;
+    reps.objectives.push_back(res.objective);
     if (opt.on_replicate) opt.on_replicate(t + 1, res.iter, res.objective);
-    // The `starts` lowest distinct replicates are kept, in increasing
-    // objective. A later replicate must be better by more than rounding:
-    // replicates reaching the same partition tie, and the first one is kept
-    // whatever the summation order (dense or sparse input) did to the last
-    // bits.
-    bool tie = false;
-    for (const auto& e : top) tie = tie || std::abs(res.objective - e.second.objective) <=
-                                               1e-10 * e.second.objective;
-    if (top.empty() || (!tie && res.objective < top.front().second.objective)) {
-      lowest_hits = 1;
-    } else if (std::abs(res.objective - top.front().second.objective) <=
-               1e-10 * top.front().second.objective) {
-      ++lowest_hits;
-    }
-    if (!tie) detail::keep_lowest(top, t, std::move(res), static_cast<std::size_t>(starts));
+    keep_replicate(reps, t, std::move(res), starts);
   }
+  return reps;
+}
+
+// The polish of the kept replicates (see the top of this file); `out` gets
+// the lowest result.
+template <class Data, class Combine>
+void polish_replicates(const Data& a, const double* row_norms, const KmeansOptions& opt,
+                       const InterruptCheck& interrupt, const Combine& combine,
+                       Replicates& reps, KmeansResult& out) {
+  auto& top = reps.top;
+  out.before_polish = top.front().second.objective;
   out.best = std::move(top.front().second);
   out.best_replicate = top.front().first;
-  if (!polish) return out;
+  if (!polishes(opt)) return;
+  const bool confirm = opt.polish_starts == kPolishStartsAuto;
+  const double work = reps.work;
   // (auto) Hartigan's moves from the other distinct replicates: only those
   // within opt.hartigan_gap of the lowest objective (single-row moves gain
   // far less than that; on a replicate further up they are many sweeps of
   // a handful of rows each, for a result that is not kept), and together at
   // most as many sweeps (each a scan of the rows) as the replicates' Lloyd
-  // iterations. Returns whether replicate i's result replaced the best.
+  // iterations.
   double sweeps_left = work;
   auto hartigan_other = [&](std::size_t i) {
     LloydResult r = std::move(top[i].second);
@@ -153,6 +193,7 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
         hartigan_polish(a, row_norms, opt.k, r, opt.iter_max, opt.tol, allowed, opt.n_threads,
                         interrupt, combine, opt.weights, &used);
     sweeps_left -= used;
+    out.passes.polish += used;
     if (r.objective < out.best.objective * (1.0 - 1e-10)) {
       out.best = std::move(r);
       out.best_replicate = top[i].first;
@@ -163,15 +204,17 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
   // The lowest replicate confirmed by a second one: Hartigan's moves only,
   // from it and from the other distinct replicates as above, the lowest
   // result kept (the first on ties).
-  if (confirm && lowest_hits >= 2) {
+  if (confirm && reps.lowest_hits >= 2) {
+    int used = 0;
     out.hartigan_moves =
         hartigan_polish(a, row_norms, opt.k, out.best, opt.iter_max, opt.tol,
                         std::max(1, opt.hartigan_sweeps), opt.n_threads, interrupt, combine,
-                        opt.weights);
+                        opt.weights, &used);
+    out.passes.polish += used;
     top[0].second = LloydResult();
     for (std::size_t i = 1; i < top.size(); ++i) hartigan_other(i);
     out.polish_starts = static_cast<int>(top.size());
-    return out;
+    return;
   }
   double budget = opt.polish_budget < 0.0 ? -1.0 : opt.polish_budget * work;
   // (auto) The polish's passes over the rows so far, and their bound.
@@ -214,6 +257,7 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
                         std::max(1, opt.hartigan_sweeps), opt.n_threads, interrupt, combine,
                         opt.weights, &sweeps);
     passes += sm.passes + sweeps;
+    out.passes.polish += sm.passes + sweeps;
     out.split_tries += static_cast<int>(sm.trace.size());
     ++polished;
     if (i == 0 || r.objective < out.best.objective * (1.0 - 1e-10)) {
@@ -234,6 +278,111 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
     if (passes_max >= 0.0) sweeps_left = std::min(sweeps_left, std::max(0.0, passes_max - passes));
     for (std::size_t i = polished; i < top.size(); ++i) hartigan_other(i);
   }
+}
+
+// Whether the replicates of `a` run on a sketch: opt.sketch_rows asks for
+// one smaller than the rows, on one process, with Lloyd (not MacQueen's
+// updates), on dense rows (a sketch of sparse rows would be dense).
+template <class Data>
+struct SketchableRows : std::false_type {};
+template <>
+struct SketchableRows<DenseMatrix> : std::true_type {};
+template <>
+struct SketchableRows<PackedRows> : std::true_type {};
+
+template <class Data, class Combine>
+bool sketch_applies(const Data& a, const KmeansOptions& opt, const Combine& combine) {
+  return SketchableRows<Data>::value && opt.sketch_rows > 0 && opt.sketch_rows < a.n &&
+         combine.size() == 1 && !opt.online && opt.k > 1;
+}
+
+// The replicates and their polish on a coreset sketch of the rows
+// (sketch.hpp), then the best lifted to all the rows, Lloyd there and the
+// polish of that one start.
+template <class Data>
+KmeansResult kmeans_sketched(const Data& a, const double* row_norms, const KmeansOptions& opt,
+                             const InterruptCheck& interrupt) {
+  KmeansResult out;
+  Rng rng(stream_key(opt.seed, kStreamSketch, 0));
+  Sketch sk = coreset_sketch(a, row_norms, opt.weights, opt.sketch_rows, rng, opt.n_threads);
+  out.passes.sketch = 2.0;
+  check_interrupt(interrupt);
+  if (opt.k > sk.m) {  // (fewer sketch rows than k: the replicates on all rows)
+    Replicates reps = run_replicates(a, row_norms, opt, interrupt, LocalCombine());
+    out.passes.replicates = reps.passes;
+    out.objectives = reps.objectives;
+    polish_replicates(a, row_norms, opt, interrupt, LocalCombine(), reps, out);
+    return out;
+  }
+  KmeansOptions so = opt;
+  so.sketch_rows = 0;
+  so.weights = sk.weight.data();
+  const DenseMatrix sx(sk.x.data(), sk.m, sk.d);
+  const KmeansResult on_sketch = with_row_access(sx, opt.n_threads, [&](const auto& rows) {
+    return kmeans(rows, so, interrupt);
+  });
+  out.sketch_rows = sk.m;
+  out.sketch_objective = on_sketch.best.objective;
+  out.objectives = on_sketch.objectives;
+  out.sketch_centres = on_sketch.best.centres;
+  out.lifted_centres = lift_centres(a, row_norms, opt.weights, on_sketch.best.centres, opt.k,
+                                    opt.n_threads);
+  out.passes.lift = 1.0;
+  check_interrupt(interrupt);
+  const ProgressScope scope(0, 0);
+  Replicates reps;
+  LloydResult res = lloyd(ResidentRows<Data>(a), row_norms, out.lifted_centres, opt.k,
+                          opt.iter_max, opt.tol, opt.n_threads, interrupt, nullptr,
+                          LocalCombine(), rows_shift(a), opt.weights);
+  out.passes.lloyd = res.iter;
+  reps.work = res.iter;
+  reps.lowest_hits = 1;
+  reps.top.emplace_back(on_sketch.best_replicate, std::move(res));
+  KmeansOptions one = opt;
+  one.n_init = 1;
+  polish_replicates(a, row_norms, one, interrupt, LocalCombine(), reps, out);
+  out.best_replicate = on_sketch.best_replicate;
+  return out;
+}
+
+}  // namespace detail
+
+// With rows on several processes (Combine; see row_source.hpp), every
+// process calls this with its own rows: the replicates, centres and
+// objectives are global, the labels its own.
+template <class Data, class Combine = LocalCombine>
+KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
+                    const InterruptCheck& interrupt = InterruptCheck(),
+                    const Combine& combine = Combine()) {
+  if (opt.k < 1 || opt.k > combine.total_rows(a.n))
+    throw std::invalid_argument("k must be in [1, number of rows]");
+  if (opt.n_init < 1 || opt.iter_max < 1)
+    throw std::invalid_argument("n_init and iter_max must be positive");
+  if (opt.weights != nullptr && combine.size() > 1)
+    throw std::invalid_argument("observation weights are not supported on distributed rows");
+  if (opt.online && combine.size() > 1)
+    throw std::invalid_argument("MacQueen's updates are not available on distributed rows");
+  if (opt.minibatch && combine.size() > 1)
+    throw std::invalid_argument(
+        "`algorithm` \"minibatch\" is not available on distributed rows; use \"Lloyd\"");
+  seeding_index(opt.seeding);  // (an unknown name is an error before any work)
+  std::vector<double> norm_store;
+  const double* row_norms = row_sqnorms_of(a, norm_store, opt.n_threads);
+  if (opt.minibatch) {  // mini-batch k-means (minibatch.hpp) instead
+    MinibatchResult mb = minibatch(a, row_norms, std::vector<double>(), opt, interrupt);
+    KmeansResult out;
+    out.best = std::move(mb.fit);
+    out.best_replicate = mb.seeding;
+    out.objectives.push_back(out.best.objective);
+    return out;
+  }
+  if (detail::sketch_applies(a, opt, combine))
+    return detail::kmeans_sketched(a, row_norms, opt, interrupt);
+  detail::Replicates reps = detail::run_replicates(a, row_norms, opt, interrupt, combine);
+  KmeansResult out;
+  out.passes.replicates = reps.passes;
+  out.objectives = reps.objectives;
+  detail::polish_replicates(a, row_norms, opt, interrupt, combine, reps, out);
   return out;
 }
 

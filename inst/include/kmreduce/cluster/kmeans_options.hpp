@@ -82,6 +82,10 @@ struct KmeansOptions {
   // for at most iter_max passes over the rows; one process only.
   bool minibatch = false;
   MinibatchOptions batches;
+  // The replicates (and their polish) on a coreset sketch of about this many
+  // rows (sketch.hpp), the best then lifted to all rows for Lloyd and the
+  // polish (kmeans.hpp); 0, or at least the number of rows: on all rows.
+  index_t sketch_rows = 0;
   // Observation weights, one positive weight per row (nullptr: all 1): every
   // step weighted (seeding by w D^2, weighted means and objective, the
   // polish's moves), so that whole weights give the fit of the rows repeated.

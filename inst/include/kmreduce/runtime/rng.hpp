@@ -64,7 +64,8 @@ enum StreamPurpose : std::uint64_t {
   kStreamMinibatchSample = 14,    // mini-batch k-means: the seeding sample
   kStreamMinibatchBatch = 15,     // its batches
   kStreamMinibatchReassign = 16,  // its reassigned centres
-  kStreamExactSvd = 17            // the exact SVD's Lanczos start (a fixed seed)
+  kStreamExactSvd = 17,           // the exact SVD's Lanczos start (a fixed seed)
+  kStreamSketch = 18              // k-means: the coreset sketch of the rows (sketch.hpp)
 };
 
 class Rng {

@@ -1,0 +1,30 @@
+# The replicates on a sketch of the rows (control$sketch_rows; the sketch
+# itself is inst/include/kmreduce/cluster/sketch.hpp, its use kmeans.hpp):
+# its size, and the passes over the rows by stage that the fit reports.
+
+# The rows of the sketch the replicates run on (control$sketch_rows; 0: all
+# rows, as C++ reads it). "auto": SKETCH_RULE
+sketch_rows_for <- function(control, k, n) {
+  m <- control$sketch_rows
+  if (identical(m, "auto")) {
+    m <- max(2000, 100 * k)
+    if (n < 4 * m) m <- 0
+  }
+  if (!is.finite(m) || m >= n) 0 else as.double(m)
+}
+
+# The passes of k-means over the clustered rows by stage (C++: sketch,
+# replicates, lift, lloyd, polish; from given centres Lloyd alone), and the
+# statistics' pass over the original rows.
+kmeans_passes <- function(km) {
+  p <- km$passes
+  if (is.null(p)) p <- c(sketch = 0, replicates = 0, lift = 0, lloyd = km$iter, polish = 0)
+  c(p, statistics = 1)
+}
+
+# One line of the passes by stage, for trace and verbose.
+passes_line <- function(passes, method) {
+  sprintf("passes over the %s rows: %s", if (method == "none") "data's" else "reduced",
+          paste(sprintf("%s %g", names(passes), passes), collapse = ", "))
+}
+

@@ -1,0 +1,147 @@
+# The replicates on a sketch of the rows (control$sketch_rows, R/sketch.R;
+# sketch.hpp and kmeans.hpp in the C++ core).
+
+# A mixture large enough for the sketch: overlapping clusters of unequal
+# size, so that the replicates and the polish have work to do.
+sketch_data <- function(n = 6000, d = 12, k = 6, seed = 3) {
+  withr::with_seed(seed, {
+    centres <- matrix(rnorm(k * d, sd = 2.5), k, d)
+    truth <- sample(k, n, TRUE, prob = seq_len(k))
+    list(x = centres[truth, ] + matrix(rnorm(n * d), n, d), k = k, truth = truth)
+  })
+}
+
+test_that("the replicates run on a sketch, and the fit says so", {
+  ds <- sketch_data()
+  fit <- kmeans_reduced(ds$x, ds$k, method = "none", n_init = 4, seed = 1,
+                        control = list(sketch_rows = 1000))
+  expect_false(is.null(fit$sketch))
+  # (the rows drawn, each once: at most the draws)
+  expect_true(fit$sketch$rows > 500 && fit$sketch$rows <= 1000)
+  expect_named(fit$passes, c("sketch", "replicates", "lift", "lloyd", "polish", "statistics",
+                             "refine"))
+  expect_equal(fit$passes[["replicates"]], 0)
+  expect_equal(fit$passes[["lift"]], 1)
+  expect_true(fit$passes[["lloyd"]] >= 1)
+  # on all rows: the replicates' passes (k-means++ reads the rows once per
+  # centre, Lloyd once per iteration), no sketch
+  all_rows <- kmeans_reduced(ds$x, ds$k, method = "none", n_init = 4, seed = 1,
+                             control = list(sketch_rows = Inf))
+  expect_null(all_rows$sketch)
+  expect_true(all_rows$passes[["replicates"]] >= 4 * ds$k)
+  expect_equal(all_rows$passes[["lift"]], 0)
+  # The fit is that of the rows: against stats::kmeans() on the same data
+  ref <- withr::with_seed(1, stats::kmeans(ds$x, ds$k, nstart = 10, iter.max = 100))
+  expect_lte(fit$tot.withinss, ref$tot.withinss * (1 + 1e-8))
+  expect_equal(fit$tot.withinss, objective_r(ds$x, fit$cluster), tolerance = 1e-10)
+  expect_equal(unname(fit$centers),
+               unname(rowsum(ds$x, fit$cluster) / as.vector(table(fit$cluster))),
+               tolerance = 1e-10)
+})
+
+test_that("the lifted start is the means of the rows nearest the sketch's centres", {
+  ds <- sketch_data(seed = 4)
+  for (w in list(NULL, withr::with_seed(2, runif(nrow(ds$x), 0.5, 2)))) {
+    fit <- kmeans_reduced(ds$x, ds$k, method = "none", n_init = 3, seed = 2, weights = w,
+                          control = list(sketch_rows = 800))
+    sc <- fit$sketch$centers
+    d2 <- outer(rowSums(ds$x^2), rep(1, ds$k)) - 2 * ds$x %*% t(sc) +
+      outer(rep(1, nrow(ds$x)), rowSums(sc^2))
+    label <- max.col(-d2, ties.method = "first")
+    wt <- if (is.null(w)) rep(1, nrow(ds$x)) else w
+    lifted <- rowsum(ds$x * wt, label) / as.vector(rowsum(wt, label))
+    expect_equal(unname(fit$sketch$lifted[sort(unique(label)), ]), unname(lifted),
+                 tolerance = 1e-9)
+  }
+})
+
+test_that("the sketch gives the same bits on 1 and 2 threads and for the same seed", {
+  ds <- sketch_data(seed = 5)
+  fit <- function(threads, ...) {
+    kmeans_reduced(ds$x, ds$k, method = "none", n_init = 3, seed = 7, n_threads = threads,
+                   control = list(sketch_rows = 900), ...)
+  }
+  a <- fit(1L)
+  expect_identical(fit(2L)[c("cluster", "centers", "tot.withinss", "sketch", "passes")],
+                   a[c("cluster", "centers", "tot.withinss", "sketch", "passes")])
+  expect_identical(fit(1L)$cluster, a$cluster)
+  # reduced rows take the sketch too
+  r1 <- kmeans_reduced(ds$x, ds$k, method = "gaussian", dims = 8, n_init = 3, seed = 7,
+                       n_threads = 1L, control = list(sketch_rows = 900))
+  r2 <- kmeans_reduced(ds$x, ds$k, method = "gaussian", dims = 8, n_init = 3, seed = 7,
+                       n_threads = 2L, control = list(sketch_rows = 900))
+  expect_false(is.null(r1$sketch))
+  expect_identical(r1$cluster, r2$cluster)
+  expect_identical(r1$tot.withinss, r2$tot.withinss)
+  # R's generator is neither used nor changed with a given seed
+  set.seed(11)
+  before <- .Random.seed
+  fit(1L)
+  expect_identical(.Random.seed, before)
+})
+
+test_that("the polish never raises the objective, with or without the sketch", {
+  ds <- sketch_data(seed = 6, k = 8)
+  for (m in c(700, 2000, Inf)) {
+    for (s in 1:3) {
+      km <- kmreduce:::cpp_kmeans(ds$x, ds$k, 4L, 100L, 0, s, 1L, FALSE, 0, NULL,
+                                  kmreduce:::seeding_of(
+                                    kmreduce:::check_control(list(sketch_rows = m)),
+                                    ds$k, 4L, "none", nrow(ds$x)), NULL)
+      expect_lte(km$objective, km$objective_before_polish * (1 + 1e-12))
+      expect_equal(is.null(km$sketch), is.infinite(m))
+    }
+  }
+})
+
+test_that("weights that are a power of two change no bit of the sketched fit", {
+  ds <- sketch_data(seed = 8)
+  a <- kmeans_reduced(ds$x, ds$k, method = "none", n_init = 3, seed = 3,
+                      control = list(sketch_rows = 1000))
+  b <- kmeans_reduced(ds$x, ds$k, method = "none", n_init = 3, seed = 3,
+                      weights = rep(4, nrow(ds$x)), control = list(sketch_rows = 1000))
+  expect_identical(a$cluster, b$cluster)
+  expect_equal(b$tot.withinss, 4 * a$tot.withinss, tolerance = 1e-12)
+})
+
+test_that("the sketch is left out where it does not apply", {
+  ds <- sketch_data(n = 3000, seed = 9)
+  ctl <- list(sketch_rows = 500)
+  # given centres: no replicates
+  f <- kmeans_reduced(ds$x, ds$x[1:ds$k, ], method = "none", control = ctl)
+  expect_null(f$sketch)
+  expect_equal(f$passes[["lloyd"]], f$iter)
+  # single precision, and sparse rows clustered as they are
+  expect_null(kmeans_reduced(ds$x, ds$k, method = "none", n_init = 2, seed = 1,
+                             control = c(ctl, precision = "single"))$sketch)
+  sp <- make_sparse_mixture(n = 3000)
+  expect_null(kmeans_reduced(sp$x, 3, method = "none", n_init = 2, seed = 1,
+                             control = ctl)$sketch)
+  # fewer sketch rows than k: the replicates on all rows
+  f <- kmeans_reduced(ds$x, ds$k, method = "none", n_init = 2, seed = 1,
+                      control = list(sketch_rows = 3))
+  expect_null(f$sketch)
+  expect_true(f$passes[["replicates"]] > 0)
+  # "auto": small data keep the replicates on all rows
+  expect_null(kmeans_reduced(ds$x, ds$k, method = "none", n_init = 2, seed = 1)$sketch)
+  expect_equal(kmreduce:::sketch_rows_for(list(sketch_rows = "auto"), 10, 7999), 0)
+  expect_equal(kmreduce:::sketch_rows_for(list(sketch_rows = "auto"), 10, 8000), 2000)
+  expect_equal(kmreduce:::sketch_rows_for(list(sketch_rows = Inf), 10, 1e6), 0)
+})
+
+test_that("bad sketch_rows is a clear error naming it", {
+  x <- make_mixture()$x
+  for (bad in list(-1, 1.5, "all", NA_real_, c(1, 2))) {
+    expect_error(kmeans_reduced(x, 3, control = list(sketch_rows = bad)),
+                 "control\\$sketch_rows.*\"auto\", a whole number >= 0 or Inf", class = NULL)
+  }
+  expect_error(kmeans_control(sketch_rows = -2), "`sketch_rows` must be")
+})
+
+test_that("trace prints the passes by stage", {
+  ds <- sketch_data(n = 4000, seed = 10)
+  out <- capture.output(kmeans_reduced(ds$x, ds$k, method = "none", n_init = 2, seed = 1,
+                                       trace = 1, control = list(sketch_rows = 800)))
+  expect_true(any(grepl("passes over the data's rows: sketch 2, replicates 0, lift 1, lloyd",
+                        out, fixed = TRUE)))
+})
