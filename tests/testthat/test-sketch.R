@@ -21,7 +21,9 @@ test_that("the replicates run on a sketch, and the fit says so", {
   expect_named(fit$passes, c("sketch", "replicates", "lift", "lloyd", "polish", "statistics",
                              "refine"))
   expect_equal(fit$passes[["replicates"]], 0)
-  expect_equal(fit$passes[["lift"]], 1)
+  # (three sketches, each best lifted; k-means|| for the rough solution)
+  expect_equal(fit$passes[["lift"]], 3)
+  expect_equal(fit$passes[["sketch"]], kmeans_control()$rounds + 1)
   expect_true(fit$passes[["lloyd"]] >= 1)
   # on all rows: the replicates' passes (k-means++ reads the rows once per
   # centre, Lloyd once per iteration), no sketch
@@ -94,14 +96,21 @@ test_that("the polish never raises the objective, with or without the sketch", {
   }
 })
 
-test_that("weights that are a power of two change no bit of the sketched fit", {
+test_that("a weighted sketched fit is the weighted k-means of the rows", {
   ds <- sketch_data(seed = 8)
-  a <- kmeans_reduced(ds$x, ds$k, method = "none", n_init = 3, seed = 3,
+  w <- withr::with_seed(5, sample(1:3, nrow(ds$x), TRUE))
+  f <- kmeans_reduced(ds$x, ds$k, method = "none", n_init = 3, seed = 3, weights = w,
                       control = list(sketch_rows = 1000))
-  b <- kmeans_reduced(ds$x, ds$k, method = "none", n_init = 3, seed = 3,
-                      weights = rep(4, nrow(ds$x)), control = list(sketch_rows = 1000))
-  expect_identical(a$cluster, b$cluster)
-  expect_equal(b$tot.withinss, 4 * a$tot.withinss, tolerance = 1e-12)
+  expect_false(is.null(f$sketch))
+  # the objective and centres of the weighted rows, recomputed in R
+  means <- rowsum(ds$x * w, f$cluster) / as.vector(rowsum(w, f$cluster))
+  expect_equal(unname(f$centers), unname(means), tolerance = 1e-10)
+  expect_equal(f$tot.withinss, sum(w * rowSums((ds$x - means[f$cluster, ])^2)),
+               tolerance = 1e-10)
+  # and as good as the rows repeated by their weights, clustered on all rows
+  rep_fit <- kmeans_reduced(ds$x[rep(seq_len(nrow(ds$x)), w), ], ds$k, method = "none",
+                            n_init = 3, seed = 3, control = list(sketch_rows = Inf))
+  expect_lte(f$tot.withinss, rep_fit$tot.withinss * (1 + 1e-6))
 })
 
 test_that("the sketch is left out where it does not apply", {
@@ -142,6 +151,6 @@ test_that("trace prints the passes by stage", {
   ds <- sketch_data(n = 4000, seed = 10)
   out <- capture.output(kmeans_reduced(ds$x, ds$k, method = "none", n_init = 2, seed = 1,
                                        trace = 1, control = list(sketch_rows = 800)))
-  expect_true(any(grepl("passes over the data's rows: sketch 2, replicates 0, lift 1, lloyd",
-                        out, fixed = TRUE)))
+  expect_true(any(grepl("passes over the data's rows: sketch 6, replicates 0, lift 3, lloyd [0-9]+, polish [0-9]+, statistics 1, refine 0",
+                        out)))
 })

@@ -66,6 +66,7 @@ struct KmeansResult {
   int split_tries = 0;             // split/merge moves tried from all of them
   KmeansPasses passes;
   double before_polish = 0.0;  // the objective of the best start before the polish
+  double work = 0.0;           // Lloyd iterations of the replicates
   // With a sketch: its rows (distinct), the objective of its best polished
   // replicate on the sketch, that replicate's centres and the lifted ones.
   index_t sketch_rows = 0;
@@ -296,52 +297,79 @@ bool sketch_applies(const Data& a, const KmeansOptions& opt, const Combine& comb
          combine.size() == 1 && !opt.online && opt.k > 1;
 }
 
-// The replicates and their polish on a coreset sketch of the rows
-// (sketch.hpp), then the best lifted to all the rows, Lloyd there and the
-// polish of that one start.
+// The sketches kmeans_sketched() draws: each gets the n_init replicates
+// and their polish, and the best of each is lifted to all rows, where Lloyd
+// runs from it, and the lowest of these starts is polished.
+// Independent sketches put the choice between nearby optima to the rows
+// themselves: on one sketch a cluster of a few rows can be drawn too seldom
+// to tell them apart (bench/speed/sketch_size.R: on clusters of sizes
+// proportional to 2^(0:9), one sketch of 2000 rows missed the optimum of
+// all rows by 0.3 % in 2 fits of 10, three sketches in none).
+constexpr int kSketches = 3;
+
+// The replicates and their polish on coreset sketches of the rows
+// (sketch.hpp), then the best of each lifted to all the rows and Lloyd
+// there, and the polish of the lowest of those starts.
 template <class Data>
 KmeansResult kmeans_sketched(const Data& a, const double* row_norms, const KmeansOptions& opt,
                              const InterruptCheck& interrupt) {
   KmeansResult out;
   Rng rng(stream_key(opt.seed, kStreamSketch, 0));
-  Sketch sk = coreset_sketch(a, row_norms, opt.weights, opt.sketch_rows, rng, opt.n_threads);
-  out.passes.sketch = 2.0;
+  const std::vector<Sketch> sketches =
+      coreset_sketches(a, row_norms, opt.weights, opt.sketch_rows, opt.k, kSketches,
+                       opt.parallel, rng, opt.n_threads, interrupt);
+  out.passes.sketch = opt.parallel.rounds + 1.0;
   check_interrupt(interrupt);
-  if (opt.k > sk.m) {  // (fewer sketch rows than k: the replicates on all rows)
+  index_t fewest = sketches.front().m;
+  for (const Sketch& sk : sketches) fewest = std::min(fewest, sk.m);
+  if (opt.k > fewest) {  // (fewer sketch rows than k: the replicates on all rows)
     Replicates reps = run_replicates(a, row_norms, opt, interrupt, LocalCombine());
     out.passes.replicates = reps.passes;
     out.objectives = reps.objectives;
     polish_replicates(a, row_norms, opt, interrupt, LocalCombine(), reps, out);
     return out;
   }
-  KmeansOptions so = opt;
-  so.sketch_rows = 0;
-  so.weights = sk.weight.data();
-  const DenseMatrix sx(sk.x.data(), sk.m, sk.d);
-  const KmeansResult on_sketch = with_row_access(sx, opt.n_threads, [&](const auto& rows) {
-    return kmeans(rows, so, interrupt);
-  });
-  out.sketch_rows = sk.m;
-  out.sketch_objective = on_sketch.best.objective;
-  out.objectives = on_sketch.objectives;
-  out.sketch_centres = on_sketch.best.centres;
-  out.lifted_centres = lift_centres(a, row_norms, opt.weights, on_sketch.best.centres, opt.k,
-                                    opt.n_threads);
-  out.passes.lift = 1.0;
-  check_interrupt(interrupt);
-  const ProgressScope scope(0, 0);
+  // The lifted starts after Lloyd on all rows: the lowest is polished (the
+  // others too would double the polish's passes for a few rows moved).
+  KmeansOptions lifted_opt = opt;
+  lifted_opt.n_init = 1;
+  const int starts = 1;
   Replicates reps;
-  LloydResult res = lloyd(ResidentRows<Data>(a), row_norms, out.lifted_centres, opt.k,
-                          opt.iter_max, opt.tol, opt.n_threads, interrupt, nullptr,
-                          LocalCombine(), rows_shift(a), opt.weights);
-  out.passes.lloyd = res.iter;
-  reps.work = res.iter;
-  reps.lowest_hits = 1;
-  reps.top.emplace_back(on_sketch.best_replicate, std::move(res));
-  KmeansOptions one = opt;
-  one.n_init = 1;
-  polish_replicates(a, row_norms, one, interrupt, LocalCombine(), reps, out);
-  out.best_replicate = on_sketch.best_replicate;
+  std::vector<KmeansResult> on_sketches;
+  std::vector<std::vector<double>> lifted_all;
+  for (std::size_t i = 0; i < sketches.size(); ++i) {
+    const Sketch& sk = sketches[i];
+    KmeansOptions so = opt;
+    so.sketch_rows = 0;
+    so.weights = sk.weight.data();
+    // (the first sketch's replicates draw from the seed's streams)
+    if (i > 0) so.seed = stream_key(opt.seed, kStreamSketch, i);
+    const DenseMatrix sx(sk.x.data(), sk.m, sk.d);
+    on_sketches.push_back(with_row_access(sx, opt.n_threads, [&](const auto& rows) {
+      return kmeans(rows, so, interrupt);
+    }));
+    const KmeansResult& on_sketch = on_sketches.back();
+    lifted_all.push_back(lift_centres(a, row_norms, opt.weights, on_sketch.best.centres, opt.k,
+                                      opt.n_threads));
+    out.passes.lift += 1.0;
+    check_interrupt(interrupt);
+    const ProgressScope scope(0, 0);
+    LloydResult res = lloyd(ResidentRows<Data>(a), row_norms, lifted_all.back(), opt.k,
+                            opt.iter_max, opt.tol, opt.n_threads, interrupt, nullptr,
+                            LocalCombine(), rows_shift(a), opt.weights);
+    out.passes.lloyd += res.iter;
+    reps.work += res.iter;
+    out.objectives.insert(out.objectives.end(), on_sketch.objectives.begin(),
+                          on_sketch.objectives.end());
+    keep_replicate(reps, static_cast<int>(i), std::move(res), starts);
+  }
+  polish_replicates(a, row_norms, lifted_opt, interrupt, LocalCombine(), reps, out);
+  const std::size_t kept = static_cast<std::size_t>(out.best_replicate);
+  out.sketch_rows = sketches[kept].m;
+  out.sketch_objective = on_sketches[kept].best.objective;
+  out.sketch_centres = on_sketches[kept].best.centres;
+  out.lifted_centres = std::move(lifted_all[kept]);
+  out.best_replicate = static_cast<int>(kept) * opt.n_init + on_sketches[kept].best_replicate;
   return out;
 }
 
@@ -382,6 +410,7 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
   KmeansResult out;
   out.passes.replicates = reps.passes;
   out.objectives = reps.objectives;
+  out.work = reps.work;
   detail::polish_replicates(a, row_norms, opt, interrupt, combine, reps, out);
   return out;
 }

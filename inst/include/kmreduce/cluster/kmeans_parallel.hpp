@@ -311,20 +311,26 @@ void seed_assignment(const Data& a, const double* row_norms, const double* centr
   }, static_cast<double>(n) * k * a.d);
 }
 
-// Writes k centres (k x d, column-major) by k-means|| on the rows of `a`,
-// and with `assign` the assignment of the rows to them (as kmeanspp()).
-// When fewer than k candidates have rows nearest to them (data with fewer
-// distinct rows than the sampling needs), greedy k-means++ seeds instead.
-// With observation weights (`weight`, one per row; one process): the first
-// candidate drawn with probability w (draw_first()), rows sampled with
-// probability min(1, l w D / phi), phi = sum w D, and each candidate weighted
-// by the sum of the weights of the rows nearest to it.
+// The candidates of k-means|| on the rows of `a` (the first row drawn, then
+// `opt.rounds` rounds of rows sampled by their distance to the candidates so
+// far): their rows (global index) and values (row-major), and for every
+// row of this process its squared distance to the nearest candidate and
+// that candidate's index. Passes over the rows: rounds + 1.
+struct ParallelCandidates {
+  std::vector<index_t> rows;
+  std::vector<double> values;  // rows.size() x d, row-major
+  std::vector<double> dist;    // per row: squared distance to the nearest candidate
+  std::vector<int> near;       // per row: that candidate
+};
+
 template <class Data, class Combine = LocalCombine>
-void kmeans_parallel(const Data& a, const double* row_norms, index_t k, Rng& rng,
-                     double* centres, int n_threads, const KmeansParallelOptions& opt,
-                     const InterruptCheck& interrupt = InterruptCheck(),
-                     SeedAssignment* assign = nullptr, const Combine& combine = Combine(),
-                     KmeansParallelTrace* trace = nullptr, const double* weight = nullptr) {
+ParallelCandidates parallel_candidates(const Data& a, const double* row_norms, index_t k,
+                                       Rng& rng, int n_threads,
+                                       const KmeansParallelOptions& opt,
+                                       const InterruptCheck& interrupt = InterruptCheck(),
+                                       const Combine& combine = Combine(),
+                                       KmeansParallelTrace* trace = nullptr,
+                                       const double* weight = nullptr) {
   if (!(opt.oversampling > 0.0) || opt.rounds < 1)
     throw std::invalid_argument("k-means||: oversampling and rounds must be positive");
   const index_t n = a.n, d = a.d;
@@ -332,11 +338,15 @@ void kmeans_parallel(const Data& a, const double* row_norms, index_t k, Rng& rng
   const int np = combine.size(), me = combine.rank();
   const index_t nb = n_blocks(n, kRowBlock);
   const double ell = opt.oversampling * static_cast<double>(k);
-  std::vector<double> dist = rows_array(n, 0.0), block_total(nb);
-  std::vector<int> near = rows_array(n, 0);
+  ParallelCandidates out;
+  out.dist = rows_array(n, 0.0);
+  out.near = rows_array(n, 0);
+  std::vector<double>& dist = out.dist;
+  std::vector<double> block_total(nb);
+  std::vector<int>& near = out.near;
   // the candidates: rows (global index) and their values, m x d row-major
-  std::vector<index_t> cand_rows;
-  std::vector<double> cand_vals;
+  std::vector<index_t>& cand_rows = out.rows;
+  std::vector<double>& cand_vals = out.values;
   // Block b's sum of D, into block_total (in the pass that updates D, or
   // one of its own), and phi from those, in block order.
   auto sum_block = [&](index_t b) {
@@ -452,6 +462,31 @@ void kmeans_parallel(const Data& a, const double* row_norms, index_t k, Rng& rng
     check_interrupt(interrupt);
   }
 
+  return out;
+}
+
+// Writes k centres (k x d, column-major) by k-means|| on the rows of `a`,
+// and with `assign` the assignment of the rows to them (as kmeanspp()).
+// When fewer than k candidates have rows nearest to them (data with fewer
+// distinct rows than the sampling needs), greedy k-means++ seeds instead.
+// With observation weights (`weight`, one per row; one process): the first
+// candidate drawn with probability w (draw_first()), rows sampled with
+// probability min(1, l w D / phi), phi = sum w D, and each candidate weighted
+// by the sum of the weights of the rows nearest to it.
+template <class Data, class Combine = LocalCombine>
+void kmeans_parallel(const Data& a, const double* row_norms, index_t k, Rng& rng,
+                     double* centres, int n_threads, const KmeansParallelOptions& opt,
+                     const InterruptCheck& interrupt = InterruptCheck(),
+                     SeedAssignment* assign = nullptr, const Combine& combine = Combine(),
+                     KmeansParallelTrace* trace = nullptr, const double* weight = nullptr) {
+  const index_t n = a.n, d = a.d;
+  const index_t n_all = combine.total_rows(n);
+  ParallelCandidates pc = parallel_candidates(a, row_norms, k, rng, n_threads, opt, interrupt,
+                                              combine, trace, weight);
+  const std::vector<index_t>& cand_rows = pc.rows;
+  const std::vector<double>& cand_vals = pc.values;
+  std::vector<double>& dist = pc.dist;
+  std::vector<int>& near = pc.near;
   const index_t mc = static_cast<index_t>(cand_rows.size());
   std::vector<double> w(mc, 0.0);
   if (weight != nullptr) {

@@ -2,17 +2,25 @@
 // cheaply (kmeans.hpp), and the lift of a solution found there back to all
 // the rows.
 //
-// The sample is a lightweight coreset (Bachem, Lucic and Krause, "Scalable
-// k-means clustering via lightweight coresets", KDD 2018): m rows drawn
-// independently, row r with probability
-//   q_r = 1/2 w_r / W + 1/2 w_r D_r / sum_s w_s D_s,
-// D_r the squared distance of row r to the (weighted) mean of the rows, and
-// weighted w_r / (m q_r). The half of uniform mass keeps every dense region,
-// the half by distance the small clusters far from the mean; for every set
-// of k centres the weighted objective of the sample is an unbiased estimate
-// of the objective of all the rows, within eps W D-bar additively with high
-// probability for m of order d k log k / eps^2 (their Theorem 2). A row
-// drawn several times is kept once with the sum of its weights.
+// The sample is a coreset by sensitivity sampling (Feldman and Langberg,
+// STOC 2011; in the practical form of Bachem, Lucic and Krause, "Practical
+// coreset constructions for machine learning", arXiv:1703.06476, 2017,
+// Algorithm 2). A rough solution B comes first: the candidates of k-means||
+// (kmeans_parallel.hpp; rounds + 1 passes), about 2 k per round, each row
+// with its squared distance D to the nearest candidate b(x). Row x is then
+// drawn with probability q(x) proportional to
+//   s(x) = w(x) [alpha D(x) / Dbar + 2 alpha C_b / (W_b Dbar) + 4 W / W_b],
+// Dbar = sum w D / W the mean distance, C_b and W_b the sum of w D and of w
+// over the rows nearest b = b(x), W the sum of the weights and alpha =
+// 16 (log k + 2); m rows are drawn independently and weighted w / (m q).
+// The last term gives every candidate's rows the same share of the draws,
+// whatever their number: a small cluster far from the others (which
+// k-means|| finds, its rows being far from the rest) is drawn as often as
+// a large one, and weighs less. For every set of k centres the weighted
+// objective of the sample is an unbiased estimate of the objective of all
+// the rows, within a factor 1 +- eps with high probability for m of order
+// d k log k / eps^2. A row drawn several times is kept once with the sum
+// of its weights.
 //
 // Replicates then run on the sample (Bradley and Fayyad, "Refining initial
 // points for k-means clustering", ICML 1998: the starts are chosen on a
@@ -27,9 +35,11 @@
 #define KMREDUCE_SKETCH_HPP
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <vector>
 
+#include "kmeans_parallel.hpp"
 #include "lloyd.hpp"
 #include "../kernels/matrix.hpp"
 #include "../runtime/rng.hpp"
@@ -44,38 +54,12 @@ struct Sketch {
   index_t m = 0, d = 0;
 };
 
-// Draws the sketch of m (before merging repeated draws) rows of `a`
-// (row_norms: its squared row norms; weights: nullptr or one per row).
+// m draws from the distribution (cdf, mass, acc) of coreset_sketches(); a
+// row drawn c times gets c w_r / (m q_r).
 template <class Data>
-Sketch coreset_sketch(const Data& a, const double* row_norms, const double* weights,
-                      index_t m, Rng& rng, int n_threads) {
+void draw_sketch(const Data& a, const double* weights, index_t m, const std::vector<double>& cdf,
+                 const std::vector<double>& mass, double acc, Rng& rng, Sketch& s) {
   const index_t n = a.n, d = a.d;
-  if (m < 1 || n < 1) throw std::invalid_argument("a sketch needs at least one row");
-  // The (weighted) mean of the rows, then each row's squared distance to it.
-  std::vector<int> zero = rows_array(static_cast<std::size_t>(n), 0);
-  std::vector<double> mean(static_cast<std::size_t>(d), 0.0);
-  double total = 0.0;
-  if (weights != nullptr) {
-    weighted_cluster_sums(a, zero.data(), weights, 1, mean.data(), n_threads);
-    for (index_t r = 0; r < n; ++r) total += weights[r];
-  } else {
-    cluster_sums(a, zero.data(), 1, mean.data(), n_threads);
-    total = static_cast<double>(n);
-  }
-  for (double& v : mean) v /= total;
-  std::vector<double> dist = rows_array(static_cast<std::size_t>(n), 0.0);
-  assign_nearest(a, row_norms, mean.data(), 1, zero.data(), dist.data(), n_threads);
-  // The cumulative distribution of q, in row order.
-  double spread = 0.0;
-  for (index_t r = 0; r < n; ++r) spread += (weights != nullptr ? weights[r] : 1.0) * dist[r];
-  std::vector<double> cdf(static_cast<std::size_t>(n));
-  double acc = 0.0;
-  for (index_t r = 0; r < n; ++r) {
-    const double w = weights != nullptr ? weights[r] : 1.0;
-    acc += 0.5 * w / total + (spread > 0.0 ? 0.5 * w * dist[r] / spread : 0.5 * w / total);
-    cdf[r] = acc;
-  }
-  // m draws; a row drawn c times gets c w_r / (m q_r).
   std::vector<index_t> drawn(static_cast<std::size_t>(m));
   for (index_t t = 0; t < m; ++t) {
     const double u = rng.uniform() * acc;
@@ -83,7 +67,6 @@ Sketch coreset_sketch(const Data& a, const double* row_norms, const double* weig
     drawn[t] = std::min<index_t>(n - 1, static_cast<index_t>(it - cdf.begin()));
   }
   std::sort(drawn.begin(), drawn.end());
-  Sketch s;
   s.d = d;
   for (index_t t = 0; t < m;) {
     const index_t r = drawn[t];
@@ -92,7 +75,7 @@ Sketch coreset_sketch(const Data& a, const double* row_norms, const double* weig
       ++c;
       ++t;
     }
-    const double q = (cdf[r] - (r > 0 ? cdf[r - 1] : 0.0)) / acc;
+    const double q = mass[r] / acc;
     const double w = weights != nullptr ? weights[r] : 1.0;
     s.rows.push_back(r);
     s.weight.push_back(static_cast<double>(c) * w / (static_cast<double>(m) * q));
@@ -104,7 +87,53 @@ Sketch coreset_sketch(const Data& a, const double* row_norms, const double* weig
     get_row(a, s.rows[i], row.data());
     for (index_t j = 0; j < d; ++j) s.x[i + s.m * j] = row[j];
   }
-  return s;
+}
+
+// Draws `count` independent sketches of m (before merging repeated draws)
+// rows of `a` (row_norms: its squared row norms; weights: nullptr or one per
+// row) for k clusters, from one rough solution; `parallel`: k-means||'s
+// options for it.
+template <class Data>
+std::vector<Sketch> coreset_sketches(const Data& a, const double* row_norms,
+                                     const double* weights, index_t m, index_t k, int count,
+                                     const KmeansParallelOptions& parallel, Rng& rng,
+                                     int n_threads,
+                                     const InterruptCheck& interrupt = InterruptCheck()) {
+  const index_t n = a.n, d = a.d;
+  if (m < 1 || n < 1 || k < 1) throw std::invalid_argument("a sketch needs rows and k >= 1");
+  const ParallelCandidates rough =
+      parallel_candidates(a, row_norms, k, rng, n_threads, parallel, interrupt, LocalCombine(),
+                          nullptr, weights);
+  const std::vector<double>& dist = rough.dist;
+  const std::vector<int>& near = rough.near;
+  // Per candidate: the sum of the weights and of w D of its rows; totals.
+  const std::size_t nc = rough.rows.size();
+  std::vector<double> size_b(nc, 0.0), cost_b(nc, 0.0);
+  double total = 0.0, cost = 0.0;
+  for (index_t r = 0; r < n; ++r) {
+    const double w = weights != nullptr ? weights[r] : 1.0;
+    size_b[near[r]] += w;
+    cost_b[near[r]] += w * dist[r];
+    total += w;
+    cost += w * dist[r];
+  }
+  const double alpha = 16.0 * (std::log(static_cast<double>(k)) + 2.0);
+  const double mean_cost = cost / total;
+  // The cumulative distribution of s, in row order.
+  std::vector<double> cdf(static_cast<std::size_t>(n)), mass(static_cast<std::size_t>(n));
+  double acc = 0.0;
+  for (index_t r = 0; r < n; ++r) {
+    const double w = weights != nullptr ? weights[r] : 1.0;
+    const int b = near[r];
+    double s = 4.0 * total / size_b[b];
+    if (mean_cost > 0.0) s += alpha * (dist[r] + 2.0 * cost_b[b] / size_b[b]) / mean_cost;
+    mass[r] = w * s;
+    acc += mass[r];
+    cdf[r] = acc;
+  }
+  std::vector<Sketch> out(static_cast<std::size_t>(count));
+  for (Sketch& s : out) draw_sketch(a, weights, m, cdf, mass, acc, rng, s);
+  return out;
 }
 
 // The lift of centres found on a sketch: each row of `a` goes to its nearest
