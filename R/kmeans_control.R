@@ -123,18 +123,24 @@
 #'   the lowest result is confirmed, whatever it costs.
 #' @param sketch_rows Where the replicates run: `"auto"` (the default), a
 #'   whole number `m`, or `Inf` (on all rows, as before version 0.9). With
-#'   `m` smaller than the number of rows, the `n_init` seedings, their Lloyd
-#'   iterations and the polish run on a weighted sample of about `m` rows
-#'   drawn in one pass (a lightweight coreset, Bachem et al. 2018: rows far
-#'   from the mean are drawn more often and weigh less, so that the sample's
-#'   objective estimates that of all rows for every set of centres); only
-#'   the best is lifted to all rows (each row to its nearest centre, the
-#'   centres become the means: one pass), and Lloyd and the polish then run
-#'   on all rows from it alone (Bradley and Fayyad 1998). `"auto"` chooses
-#'   `m` from the number of rows and `k` (see Details); it is not used from
-#'   given centres, with `precision = "single"`, for sparse rows clustered
-#'   as they are, or on MPI ranks. The passes over all rows by stage are in
-#'   the fit's `passes`.
+#'   `m` smaller than the number of rows, the rows are sampled in a few
+#'   passes into three independent weighted sketches of about `m` rows each,
+#'   coresets by sensitivity sampling (Feldman and Langberg 2011, in the
+#'   practical form of Bachem et al. 2017): a rough solution first (the
+#'   candidates of k-means||), then each row drawn with a probability that
+#'   grows with its distance to its candidate and with the share of rows its
+#'   candidate has to itself, and weighted by its inverse, so that a small
+#'   cluster far from the others is drawn as often as a large one and the
+#'   sketch's objective estimates that of all rows for every set of centres.
+#'   The `n_init` seedings, their Lloyd iterations and the polish run on each
+#'   sketch; the best of each is lifted to all rows (each row to its nearest
+#'   centre, the centres become the means: one pass), Lloyd runs from it on
+#'   all rows, and the lowest of the three is polished there (Bradley and
+#'   Fayyad 1998). `"auto"` is `m = max(2000, 100 k)` when there are at
+#'   least `10 m` rows, else all rows. It is not used from given centres,
+#'   with `precision = "single"`, for sparse rows clustered as they are, or
+#'   on MPI ranks. The fit's `passes` gives the passes over all rows by
+#'   stage, `sketch` the kept sketch's size, objective and centres.
 #' @param tries,split_rounds Split/merge moves run by Lloyd per round (at
 #'   most, default 3) and the most rounds (default 5); rounds stop at the
 #'   first without gain, and the moves' Lloyd iterations stop at twice those
@@ -190,14 +196,11 @@
 #'   option, checked, with a print method that marks the options changed
 #'   from their defaults.
 #' @references
-#' Bachem, O., Lucic, M. and Krause, A. (2018). Scalable k-means
-#' clustering via lightweight coresets. *KDD 2018*, 1119--1127.
-#'
-#' Bradley, P. S. and Fayyad, U. M. (1998). Refining initial points for
-#' k-means clustering. *ICML 1998*, 91--99.
-#'
 #' Arthur, D. and Vassilvitskii, S. (2007). k-means++: the advantages of
 #' careful seeding. *SODA*, 1027--1035.
+#'
+#' Bachem, O., Lucic, M. and Krause, A. (2017). Practical coreset
+#' constructions for machine learning. arXiv:1703.06476.
 #'
 #' Bahmani, B., Moseley, B., Vattani, A., Kumar, R. and Vassilvitskii, S.
 #' (2012). Scalable k-means++. *Proceedings of the VLDB Endowment* 5(7),
@@ -209,8 +212,14 @@
 #' Boley, D. (1998). Principal direction divisive partitioning. *Data Mining
 #' and Knowledge Discovery* 2(4), 325--344.
 #'
+#' Bradley, P. S. and Fayyad, U. M. (1998). Refining initial points for
+#' k-means clustering. *ICML 1998*, 91--99.
+#'
 #' Choo, D., Grunau, C., Portmann, J. and Rozhon, V. (2020). k-means++: few
 #' more steps yield constant approximation. *ICML*, 1909--1917.
+#'
+#' Feldman, D. and Langberg, M. (2011). A unified framework for
+#' approximating and clustering data. *STOC 2011*, 569--578.
 #'
 #' Grunau, C., Ozudogru, A. A., Rozhon, V. and Tetek, J. (2023). A nearly
 #' tight analysis of greedy k-means++. *SODA 2023*.

@@ -42,7 +42,7 @@
 #' @param n_init Number of replicates, each a k-means++ seeding followed by
 #'   Lloyd's iterations; the lowest objective is kept. With `n_init > 1` the
 #'   best replicates are then polished by moves Lloyd cannot make (see
-#'   [kmeans_control()]). On many rows (by default from `4 max(2000, 100 k)`
+#'   [kmeans_control()]). On many rows (by default from `10 max(2000, 100 k)`
 #'   rows) the replicates and their polish run on a weighted sample of the
 #'   rows, and only the best is lifted to all rows, where Lloyd and the
 #'   polish run from it alone: see `sketch_rows` in [kmeans_control()].

@@ -2,13 +2,20 @@
 # itself is inst/include/kmreduce/cluster/sketch.hpp, its use kmeans.hpp):
 # its size, and the passes over the rows by stage that the fit reports.
 
-# The rows of the sketch the replicates run on (control$sketch_rows; 0: all
-# rows, as C++ reads it). "auto": SKETCH_RULE
+# The rows of each sketch the replicates run on (control$sketch_rows; 0:
+# all rows, as C++ reads it). "auto": m = max(2000, 100 k), about 100 rows
+# per cluster, when the rows are at least 10 m (the three sketches then
+# hold under a third of them). Measured in bench/speed/sketch_size.R and
+# bench/quality/sketch_quality.R (bench/RESULTS.md): from 2000 rows on, the
+# sketches reached the objective of the replicates on all rows within 1e-4
+# (within 1e-6 on most data), and larger sketches only cost time; on fewer
+# than 10 m rows the replicates on all rows cost little more, and small
+# clusters are drawn too seldom.
 sketch_rows_for <- function(control, k, n) {
   m <- control$sketch_rows
   if (identical(m, "auto")) {
     m <- max(2000, 100 * k)
-    if (n < 4 * m) m <- 0
+    if (n < 10 * m) m <- 0
   }
   if (!is.finite(m) || m >= n) 0 else as.double(m)
 }

@@ -29,6 +29,11 @@ test_that("trace = TRUE prints every Lloyd iteration; the objective never increa
   out <- capture.output(fit <- kmeans_reduced(x, 4, method = "none", n_init = 3, seed = 5,
                                               algorithm = "Lloyd", trace = TRUE,
                                               control = list(tol = 0)))
+  # the last line: the passes over the rows by stage, as in fit$passes
+  expect_identical(out[length(out)],
+                   paste0("kmreduce: passes over the data's rows: ",
+                          paste(names(fit$passes), fit$passes, collapse = ", ")))
+  out <- out[-length(out)]
   tr <- parse_trace(out)
   expect_gt(nrow(tr), 3)
   expect_equal(nrow(tr), length(out))  # every line has the fields

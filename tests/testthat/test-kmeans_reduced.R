@@ -885,8 +885,9 @@ test_that("polish_starts = \"auto\" polishes the best replicates until the lowes
     m <- auto$polish_starts
     used <- c(used, m)
     expect_true(m >= 2L && m <= 6L)
-    # the same as polishing that many, and never above polishing two
-    expect_identical(fit(x, s, m), auto)
+    # the same as polishing that many (the passes aside: "auto" also scans
+    # the replicates it did not polish), and never above polishing two
+    expect_identical(fit(x, s, m)[names(auto) != "passes"], auto[names(auto) != "passes"])
     expect_lte(auto$objective, fit(x, s, 2L)$objective * (1 + 1e-12))
     expect_identical(fit(x, s, 0L, threads = 2L), auto)
     # stopped before the last replicate: the last start polished tied with

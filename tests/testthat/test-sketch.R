@@ -133,8 +133,9 @@ test_that("the sketch is left out where it does not apply", {
   expect_true(f$passes[["replicates"]] > 0)
   # "auto": small data keep the replicates on all rows
   expect_null(kmeans_reduced(ds$x, ds$k, method = "none", n_init = 2, seed = 1)$sketch)
-  expect_equal(kmreduce:::sketch_rows_for(list(sketch_rows = "auto"), 10, 7999), 0)
-  expect_equal(kmreduce:::sketch_rows_for(list(sketch_rows = "auto"), 10, 8000), 2000)
+  expect_equal(kmreduce:::sketch_rows_for(list(sketch_rows = "auto"), 10, 19999), 0)
+  expect_equal(kmreduce:::sketch_rows_for(list(sketch_rows = "auto"), 10, 20000), 2000)
+  expect_equal(kmreduce:::sketch_rows_for(list(sketch_rows = "auto"), 50, 50000), 5000)
   expect_equal(kmreduce:::sketch_rows_for(list(sketch_rows = Inf), 10, 1e6), 0)
 })
 

@@ -21,6 +21,12 @@
 // Lloyd iterations of all split/merge tries stop at `polish_budget` times
 // those of the replicates.
 // Replicate t draws its seeding from the stream (seed, kStreamKmeansInit, t).
+//
+// With KmeansOptions::sketch_rows below the number of (dense) rows, all of
+// that runs on coreset sketches of the rows instead (sketch.hpp,
+// kmeans_sketched()): the best replicate of each sketch is lifted to all
+// rows, where Lloyd runs from it, and the lowest of those is polished.
+// The stages, in order: run_replicates(), polish_replicates().
 #ifndef KMREDUCE_KMEANS_HPP
 #define KMREDUCE_KMEANS_HPP
 
