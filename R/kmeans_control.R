@@ -124,7 +124,8 @@
 #' @param sketch_rows Where the replicates run: `"auto"` (the default), a
 #'   whole number `m`, or `Inf` (on all rows, as before version 0.9). With
 #'   `m` smaller than the number of rows, the rows are sampled in a few
-#'   passes into three independent weighted sketches of about `m` rows each,
+#'   passes into three (at most `n_init`) independent weighted sketches of
+#'   about `m` rows each,
 #'   coresets by sensitivity sampling (Feldman and Langberg 2011, in the
 #'   practical form of Bachem et al. 2017): a rough solution first (the
 #'   candidates of k-means||), then each row drawn with a probability that
@@ -132,12 +133,12 @@
 #'   candidate has to itself, and weighted by its inverse, so that a small
 #'   cluster far from the others is drawn as often as a large one and the
 #'   sketch's objective estimates that of all rows for every set of centres.
-#'   The `n_init` seedings, their Lloyd iterations and the polish run on each
-#'   sketch; the best of each is lifted to all rows (each row to its nearest
-#'   centre, the centres become the means: one pass), Lloyd runs from it on
-#'   all rows, and the lowest of the three is polished there (Bradley and
-#'   Fayyad 1998). `"auto"` is `m = max(2000, 100 k)` when there are at
-#'   least `10 m` rows, else all rows. It is not used from given centres,
+#'   The `n_init` replicates (seedings, Lloyd) are dealt to the sketches in
+#'   turn and polished there; the best of each sketch is lifted to all rows
+#'   (each row to its nearest centre, the centres become the means: one
+#'   pass), Lloyd runs from it on all rows, and the lowest is polished there
+#'   (Bradley and Fayyad 1998). `"auto"` is `m = max(2000, 100 k)` when
+#'   there are at least `10 m` rows and `n_init > 1`, else all rows. It is not used from given centres,
 #'   with `precision = "single"`, for sparse rows clustered as they are, or
 #'   on MPI ranks. The fit's `passes` gives the passes over all rows by
 #'   stage, `sketch` the kept sketch's size, objective and centres.

@@ -50,7 +50,7 @@ seeding_of <- function(control, k, n_init, method = "none", n = Inf, seed = 0) {
               # (C++: < 0 for no bound)
               polish_work = if (is.finite(control$polish_work)) control$polish_work else -1,
               precision = if (identical(control$precision, "single")) "single" else "double",
-              sketch_rows = sketch_rows_for(control, k, n),
+              sketch_rows = sketch_rows_for(control, k, n, n_init),
               algorithm = if (identical(control$algorithm, "MacQueen")) "macqueen" else
                 if (identical(control$algorithm, "minibatch")) "minibatch" else "lloyd",
               centres_polish = if (identical(control$algorithm, "Hartigan-Wong")) "hartigan" else "none")

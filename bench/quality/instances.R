@@ -93,3 +93,11 @@ instances <- list(
             function() mixture(10000L, 20L, 10L, centre_sd = 1))
 )
 
+
+# Instance i, or NULL (with a message) when its data are not installed.
+instance_or_skip <- function(i) {
+  tryCatch(instances[[i]](), error = function(e) {
+    message(sprintf("instance %d skipped: %s", i, conditionMessage(e)))
+    NULL
+  })
+}

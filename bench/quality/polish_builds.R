@@ -47,10 +47,7 @@ cat("#", machine_info(), ";", threads, "thread(s); builds A =", libs[1], ", B ="
 rows <- list()
 ids <- if (is.null(only)) seq_along(instances) else only
 for (i in ids) {
-  inst <- tryCatch(instances[[i]](), error = function(e) {
-    message(sprintf("instance %d skipped: %s", i, conditionMessage(e)))
-    NULL
-  })
+  inst <- instance_or_skip(i)
   if (is.null(inst)) next
   file <- tempfile(fileext = ".rds")
   saveRDS(inst$x, file)

@@ -31,10 +31,7 @@ fit <- function(x, k, n_init, s, m) {
 rows <- list()
 ids <- if (is.null(only)) seq_along(instances) else only
 for (i in ids) {
-  inst <- tryCatch(instances[[i]](), error = function(e) {
-    message(sprintf("instance %d skipped: %s", i, conditionMessage(e)))
-    NULL
-  })
+  inst <- instance_or_skip(i)
   if (is.null(inst)) next
   for (n_init in n_inits) {
     all <- lapply(seeds, function(s) fit(inst$x, inst$k, n_init, s, Inf))

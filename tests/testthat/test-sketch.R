@@ -21,7 +21,8 @@ test_that("the replicates run on a sketch, and the fit says so", {
   expect_named(fit$passes, c("sketch", "replicates", "lift", "lloyd", "polish", "statistics",
                              "refine"))
   expect_equal(fit$passes[["replicates"]], 0)
-  # (three sketches, each best lifted; k-means|| for the rough solution)
+  # (three sketches, the 4 replicates dealt to them, each best lifted;
+  # k-means|| for the rough solution)
   expect_equal(fit$passes[["lift"]], 3)
   expect_equal(fit$passes[["sketch"]], kmeans_control()$rounds + 1)
   expect_true(fit$passes[["lloyd"]] >= 1)
@@ -148,10 +149,11 @@ test_that("bad sketch_rows is a clear error naming it", {
   expect_error(kmeans_control(sketch_rows = -2), "`sketch_rows` must be")
 })
 
-test_that("trace prints the passes by stage", {
+test_that("trace prints the passes by stage; one sketch per replicate at most", {
   ds <- sketch_data(n = 4000, seed = 10)
   out <- capture.output(kmeans_reduced(ds$x, ds$k, method = "none", n_init = 2, seed = 1,
                                        trace = 1, control = list(sketch_rows = 800)))
-  expect_true(any(grepl("passes over the data's rows: sketch 6, replicates 0, lift 3, lloyd [0-9]+, polish [0-9]+, statistics 1, refine 0",
+  # (two replicates: two sketches, two lifts)
+  expect_true(any(grepl("passes over the data's rows: sketch 6, replicates 0, lift 2, lloyd [0-9]+, polish [0-9]+, statistics 1, refine 0",
                         out)))
 })

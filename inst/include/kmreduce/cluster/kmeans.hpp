@@ -303,8 +303,9 @@ bool sketch_applies(const Data& a, const KmeansOptions& opt, const Combine& comb
          combine.size() == 1 && !opt.online && opt.k > 1;
 }
 
-// The sketches kmeans_sketched() draws: each gets the n_init replicates
-// and their polish, and the best of each is lifted to all rows, where Lloyd
+// The sketches kmeans_sketched() draws (at most one per replicate): the
+// n_init replicates are dealt to them in turn, each sketch's replicates are
+// polished there, and the best of each is lifted to all rows, where Lloyd
 // runs from it, and the lowest of these starts is polished.
 // Independent sketches put the choice between nearby optima to the rows
 // themselves: on one sketch a cluster of a few rows can be drawn too seldom
@@ -321,8 +322,10 @@ KmeansResult kmeans_sketched(const Data& a, const double* row_norms, const Kmean
                              const InterruptCheck& interrupt) {
   KmeansResult out;
   Rng rng(stream_key(opt.seed, kStreamSketch, 0));
+  // (n_init replicates in all, dealt to the sketches in turn)
+  const int count = std::min(kSketches, opt.n_init);
   const std::vector<Sketch> sketches =
-      coreset_sketches(a, row_norms, opt.weights, opt.sketch_rows, opt.k, kSketches,
+      coreset_sketches(a, row_norms, opt.weights, opt.sketch_rows, opt.k, count,
                        opt.parallel, rng, opt.n_threads, interrupt);
   out.passes.sketch = opt.parallel.rounds + 1.0;
   check_interrupt(interrupt);
@@ -348,6 +351,7 @@ KmeansResult kmeans_sketched(const Data& a, const double* row_norms, const Kmean
     KmeansOptions so = opt;
     so.sketch_rows = 0;
     so.weights = sk.weight.data();
+    so.n_init = opt.n_init / count + (static_cast<int>(i) < opt.n_init % count ? 1 : 0);
     // (the first sketch's replicates draw from the seed's streams)
     if (i > 0) so.seed = stream_key(opt.seed, kStreamSketch, i);
     const DenseMatrix sx(sk.x.data(), sk.m, sk.d);
@@ -375,7 +379,9 @@ KmeansResult kmeans_sketched(const Data& a, const double* row_norms, const Kmean
   out.sketch_objective = on_sketches[kept].best.objective;
   out.sketch_centres = on_sketches[kept].best.centres;
   out.lifted_centres = std::move(lifted_all[kept]);
-  out.best_replicate = static_cast<int>(kept) * opt.n_init + on_sketches[kept].best_replicate;
+  out.best_replicate = on_sketches[kept].best_replicate;
+  for (std::size_t i = 0; i < kept; ++i)
+    out.best_replicate += static_cast<int>(on_sketches[i].objectives.size());
   return out;
 }
 

@@ -42,6 +42,7 @@
 #include "kmeans_parallel.hpp"
 #include "lloyd.hpp"
 #include "../kernels/matrix.hpp"
+#include "../kernels/packed.hpp"
 #include "../runtime/rng.hpp"
 
 namespace kmreduce {
@@ -54,11 +55,39 @@ struct Sketch {
   index_t m = 0, d = 0;
 };
 
+// The given rows (increasing) of dense rows, as the clustered rows hold them
+// (minus the shift of packed rows), into out (rows.size() x d,
+// column-major): column by column, so that each column is read forwards.
+inline void gather_rows(const DenseMatrix& a, const std::vector<index_t>& rows, double* out,
+                        const double* shift, int n_threads) {
+  const index_t m = static_cast<index_t>(rows.size());
+  parallel_for(a.d, n_threads, [&](index_t j, int) {
+    const double* col = a.x + a.n * j;
+    double* o = out + m * j;
+    const double s = shift != nullptr ? shift[j] : 0.0;
+    for (index_t i = 0; i < m; ++i) o[i] = col[rows[i]] - s;
+  }, static_cast<double>(m) * a.d);
+}
+inline void gather_rows(const DenseMatrix& a, const std::vector<index_t>& rows, double* out,
+                        int n_threads) {
+  gather_rows(a, rows, out, nullptr, n_threads);
+}
+inline void gather_rows(const PackedRows& a, const std::vector<index_t>& rows, double* out,
+                        int n_threads) {
+  gather_rows(a.src, rows, out, a.shift, n_threads);
+}
+// (other rows are not sketched: kmeans.hpp's sketch_applies())
+template <class Rows>
+void gather_rows(const Rows&, const std::vector<index_t>&, double*, int) {
+  throw std::logic_error("these rows are not sketched");
+}
+
 // m draws from the distribution (cdf, mass, acc) of coreset_sketches(); a
 // row drawn c times gets c w_r / (m q_r).
 template <class Data>
 void draw_sketch(const Data& a, const double* weights, index_t m, const std::vector<double>& cdf,
-                 const std::vector<double>& mass, double acc, Rng& rng, Sketch& s) {
+                 const std::vector<double>& mass, double acc, Rng& rng, Sketch& s,
+                 int n_threads) {
   const index_t n = a.n, d = a.d;
   std::vector<index_t> drawn(static_cast<std::size_t>(m));
   for (index_t t = 0; t < m; ++t) {
@@ -82,11 +111,7 @@ void draw_sketch(const Data& a, const double* weights, index_t m, const std::vec
   }
   s.m = static_cast<index_t>(s.rows.size());
   s.x.assign(static_cast<std::size_t>(s.m * d), 0.0);
-  std::vector<double> row(static_cast<std::size_t>(d));
-  for (index_t i = 0; i < s.m; ++i) {
-    get_row(a, s.rows[i], row.data());
-    for (index_t j = 0; j < d; ++j) s.x[i + s.m * j] = row[j];
-  }
+  gather_rows(a, s.rows, s.x.data(), n_threads);
 }
 
 // Draws `count` independent sketches of m (before merging repeated draws)
@@ -132,7 +157,7 @@ std::vector<Sketch> coreset_sketches(const Data& a, const double* row_norms,
     cdf[r] = acc;
   }
   std::vector<Sketch> out(static_cast<std::size_t>(count));
-  for (Sketch& s : out) draw_sketch(a, weights, m, cdf, mass, acc, rng, s);
+  for (Sketch& s : out) draw_sketch(a, weights, m, cdf, mass, acc, rng, s, n_threads);
   return out;
 }
 
