@@ -27,6 +27,8 @@
 # Run: R_LIBS=.Rlib Rscript tools/fuzz/fuzz_invariants.R [cases] [seed] [dir]
 # (dir: where the data and settings of cases with a violation are saved,
 # readRDS() them to replay; default fuzz-invariants-cases)
+source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
+                 "batches.R"))  # run_batches(), violations()
 args <- commandArgs(TRUE)
 n_cases <- if (length(args) >= 1L) as.integer(args[1]) else 500L
 seed <- if (length(args) >= 2L) as.integer(args[2]) else 1L
@@ -213,34 +215,17 @@ saveRDS(res, out)
 child <- paste0("`%||%` <- function(a, b) if (is.null(a)) b else a\n", child)
 script <- tempfile(fileext = ".R")
 writeLines(child, script)
-rscript <- file.path(R.home("bin"), "Rscript")
 # The data and settings of every case with a violation, to replay it.
 keep <- normalizePath(if (length(args) >= 3L) args[3] else "fuzz-invariants-cases", mustWork = FALSE)
 dir.create(keep, showWarnings = FALSE)
-all <- list()
-crashes <- character(0)
-next_case <- 1L
 t0 <- proc.time()[["elapsed"]]
-while (next_case <= n_cases) {
-  to <- min(n_cases, next_case + batch - 1L)
-  progress <- tempfile()
-  out <- tempfile()
-  status <- system2(rscript, c("--vanilla", script, next_case, to, seed, progress, out, keep),
-                    stdout = FALSE, stderr = FALSE)
-  if (file.exists(out)) {
-    all <- c(all, readRDS(out))
-    next_case <- to + 1L
-  } else {
-    p <- if (file.exists(progress)) readLines(progress) else sprintf("case %d", next_case)
-    crashes <- c(crashes, p[1])
-    at <- as.integer(sub("^case ([0-9]+).*", "\\1", p[1]))
-    cat(sprintf("%s: the child died (exit status %s)\n", p[1], status))
-    next_case <- at + 1L
-  }
-}
+run <- run_batches(script, 1L, n_cases, batch, seed, keep)
+all <- run$all
+crashes <- run$crashes
 fits <- sum(vapply(all, `[[`, 0L, "fits"))
-bad <- unlist(lapply(all, function(r) if (length(r$bad)) stats::setNames(rep(r$what, length(r$bad)), names(r$bad))))
-details <- unlist(lapply(all, function(r) if (length(r$bad)) paste0(r$what, "\n      ", names(r$bad), ": ", r$bad)))
+v <- violations(all)
+bad <- v$bad
+details <- v$details
 cat(sprintf(paste0("%d cases, %d fits (seed %d, %.0f s): %d cases with a violation, %d crashes ",
                    "(apart: %d offsets broke a tie the other way, same objective; %d reductions ",
                    "at an offset of 1e12 reached another optimum within 1e-3)\n"),

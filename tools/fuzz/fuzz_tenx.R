@@ -60,6 +60,8 @@
 # violations by invariant and the first cases of each. A case is replayed
 # alone by giving its number as `first` with 1 case.
 # Run: R_LIBS=.Rlib Rscript tools/fuzz/fuzz_tenx.R [cases] [seed] [first]
+source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
+                 "batches.R"))  # run_batches(), violations()
 args <- commandArgs(TRUE)
 n_cases <- if (length(args) >= 1L) as.integer(args[1]) else 300L
 seed <- if (length(args) >= 2L) as.integer(args[2]) else 1L
@@ -390,42 +392,22 @@ for (case in from:to) {
 '
 script <- tempfile(fileext = ".R")
 writeLines(child, script)
-rscript <- file.path(R.home("bin"), "Rscript")
 dir <- tempfile("fuzz-tenx-")
 dir.create(dir)
-all <- list()
-crashes <- character(0)
 last_case <- first_case + n_cases - 1L
-next_case <- first_case
 t0 <- proc.time()[["elapsed"]]
-while (next_case <= last_case) {
-  to <- min(last_case, next_case + batch - 1L)
-  progress <- tempfile()
-  out <- tempfile()
-  status <- system2(rscript, c("--vanilla", script, next_case, to, seed, progress, out, dir),
-                    stdout = FALSE, stderr = FALSE)
-  got <- if (file.exists(out)) readRDS(out) else list()
-  all <- c(all, got)
-  done <- if (length(got)) got[[length(got)]]$case else next_case - 1L
-  if (done >= to) {
-    next_case <- to + 1L
-  } else {
-    p <- if (file.exists(progress)) readLines(progress) else sprintf("case %d", done + 1L)
-    at <- as.integer(sub("^case ([0-9]+).*", "\\1", p[1]))
-    if (is.na(at) || at <= done) at <- done + 1L
-    crashes <- c(crashes, p[1])
-    cat(sprintf("%s: the child died (exit status %s)\n", p[1], status))
-    next_case <- at + 1L
-  }
-}
+run <- run_batches(script, first_case, last_case, batch, seed, dir)
+all <- run$all
+crashes <- run$crashes
 unlink(dir, recursive = TRUE)
 outcome <- vapply(all, `[[`, "", "outcome")
 valid <- vapply(all, `[[`, TRUE, "valid")
 way <- vapply(all, `[[`, "", "way")
 kind <- vapply(all, `[[`, "", "kind")
 dsd <- vapply(all, function(r) isTRUE(r$dense_sparse_differ), TRUE)
-bad <- unlist(lapply(all, function(r) if (length(r$bad)) stats::setNames(rep(r$what, length(r$bad)), names(r$bad))))
-details <- unlist(lapply(all, function(r) if (length(r$bad)) paste0(r$what, "\n      ", names(r$bad), ": ", r$bad)))
+v <- violations(all)
+bad <- v$bad
+details <- v$details
 cat(sprintf(paste0("%d cases (seed %d, cases %d..%d, %.0f s): %d results, %d clean errors, %d crashes; ",
                    "%d cases with a violation\n"),
             length(all) + length(crashes), seed, first_case, last_case, proc.time()[["elapsed"]] - t0,
