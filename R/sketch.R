@@ -6,12 +6,9 @@
 # all rows, as C++ reads it). "auto": m = max(2000, 100 k), about 100 rows
 # per cluster, when the rows are at least 10 m (the three sketches then
 # hold under a third of them) and there are several replicates (a single
-# one costs less on all rows than three sketches and their lifts). Measured in bench/speed/sketch_size.R and
-# bench/quality/sketch_quality.R (bench/RESULTS.md): from 2000 rows on, the
-# sketches reached the objective of the replicates on all rows within 1e-4
-# (within 1e-6 on most data), and larger sketches only cost time; on fewer
-# than 10 m rows the replicates on all rows cost little more, and small
-# clusters are drawn too seldom.
+# one costs less on all rows than three sketches and their lifts). Chosen
+# from bench/speed/sketch_size.R and bench/quality/sketch_quality.R; their
+# figures are in bench/RESULTS.md ("Replicates on a sketch").
 sketch_rows_for <- function(control, k, n, n_init = 2L) {
   m <- control$sketch_rows
   if (identical(m, "auto")) {

@@ -72,7 +72,6 @@ struct KmeansResult {
   int split_tries = 0;             // split/merge moves tried from all of them
   KmeansPasses passes;
   double before_polish = 0.0;  // the objective of the best start before the polish
-  double work = 0.0;           // Lloyd iterations of the replicates
   // With a sketch: its rows (distinct), the objective of its best polished
   // replicate on the sketch, that replicate's centres and the lifted ones.
   index_t sketch_rows = 0;
@@ -287,6 +286,18 @@ void polish_replicates(const Data& a, const double* row_norms, const KmeansOptio
   }
 }
 
+// The replicates and their polish on all the rows, into `out` (which may
+// hold the passes of a sketch given up already).
+template <class Data, class Combine>
+void kmeans_all_rows(const Data& a, const double* row_norms, const KmeansOptions& opt,
+                     const InterruptCheck& interrupt, const Combine& combine,
+                     KmeansResult& out) {
+  Replicates reps = run_replicates(a, row_norms, opt, interrupt, combine);
+  out.passes.replicates = reps.passes;
+  out.objectives = reps.objectives;
+  polish_replicates(a, row_norms, opt, interrupt, combine, reps, out);
+}
+
 // Whether the replicates of `a` run on a sketch: opt.sketch_rows asks for
 // one smaller than the rows, on one process, with Lloyd (not MacQueen's
 // updates), on dense rows (a sketch of sparse rows would be dense).
@@ -309,9 +320,8 @@ bool sketch_applies(const Data& a, const KmeansOptions& opt, const Combine& comb
 // runs from it, and the lowest of these starts is polished.
 // Independent sketches put the choice between nearby optima to the rows
 // themselves: on one sketch a cluster of a few rows can be drawn too seldom
-// to tell them apart (bench/speed/sketch_size.R: on clusters of sizes
-// proportional to 2^(0:9), one sketch of 2000 rows missed the optimum of
-// all rows by 0.3 % in 2 fits of 10, three sketches in none).
+// to tell them apart (bench/quality/sketch_hard_case.R; the figures are in
+// bench/RESULTS.md, "Replicates on a sketch").
 constexpr int kSketches = 3;
 
 // The replicates and their polish on coreset sketches of the rows
@@ -332,10 +342,7 @@ KmeansResult kmeans_sketched(const Data& a, const double* row_norms, const Kmean
   index_t fewest = sketches.front().m;
   for (const Sketch& sk : sketches) fewest = std::min(fewest, sk.m);
   if (opt.k > fewest) {  // (fewer sketch rows than k: the replicates on all rows)
-    Replicates reps = run_replicates(a, row_norms, opt, interrupt, LocalCombine());
-    out.passes.replicates = reps.passes;
-    out.objectives = reps.objectives;
-    polish_replicates(a, row_norms, opt, interrupt, LocalCombine(), reps, out);
+    kmeans_all_rows(a, row_norms, opt, interrupt, LocalCombine(), out);
     return out;
   }
   // The lifted starts after Lloyd on all rows: the lowest is polished (the
@@ -418,12 +425,8 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
   }
   if (detail::sketch_applies(a, opt, combine))
     return detail::kmeans_sketched(a, row_norms, opt, interrupt);
-  detail::Replicates reps = detail::run_replicates(a, row_norms, opt, interrupt, combine);
   KmeansResult out;
-  out.passes.replicates = reps.passes;
-  out.objectives = reps.objectives;
-  out.work = reps.work;
-  detail::polish_replicates(a, row_norms, opt, interrupt, combine, reps, out);
+  detail::kmeans_all_rows(a, row_norms, opt, interrupt, combine, out);
   return out;
 }
 
