@@ -122,7 +122,7 @@
 #'   values save time where the polish gains little; `Inf` polishes until
 #'   the lowest result is confirmed, whatever it costs.
 #' @param sketch_rows Where the replicates run: `"auto"` (the default), a
-#'   whole number `m`, or `Inf` (on all rows, as before version 0.9). With
+#'   whole number `m`, or `Inf` (every replicate on all rows). With
 #'   `m` smaller than the number of rows, the rows are sampled in a few
 #'   passes into three (at most `n_init`) independent weighted sketches of
 #'   about `m` rows each,

@@ -43,9 +43,10 @@
 #'   Lloyd's iterations; the lowest objective is kept. With `n_init > 1` the
 #'   best replicates are then polished by moves Lloyd cannot make (see
 #'   [kmeans_control()]). On many rows (by default from `10 max(2000, 100 k)`
-#'   rows, with `n_init > 1`) the replicates and their polish run on a weighted sample of the
-#'   rows, and only the best is lifted to all rows, where Lloyd and the
-#'   polish run from it alone: see `sketch_rows` in [kmeans_control()].
+#'   rows, with `n_init > 1`) the replicates and their polish run on up to
+#'   three weighted samples of the rows; the best of each is lifted to all
+#'   rows, where Lloyd runs from it, and the lowest is polished there: see
+#'   `sketch_rows` in [kmeans_control()].
 #' @param iter_max Maximum number of Lloyd iterations per replicate.
 #' @param seed `NULL` or a whole number. With a number, results are
 #'   reproducible and R's random number generator is neither used nor

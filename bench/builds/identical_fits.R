@@ -19,7 +19,7 @@ x <- matrix(rnorm(3000 * 40), 3000) + rep(rnorm(6 * 40, sd = 4), each = 500)
 sp <- Matrix::rsparsematrix(2000, 300, 0.05)
 strip <- function(f) {
   f$call <- NULL; f$timing <- NULL; f$elapsed <- NULL
-  if (is.list(f)) { f$passes <- NULL; f$sketch <- NULL }  # (new in 0.9: absent from older builds)
+  if (is.list(f)) { f$passes <- NULL; f$sketch <- NULL }  # (fields older builds do not have)
   f
 }
 fits <- list(

@@ -21,7 +21,7 @@ far <- x + 1e6
 sp <- Matrix::rsparsematrix(2000, 300, 0.05)
 strip <- function(f) {
   f$timing <- NULL; f$call <- NULL
-  f$passes <- NULL; f$sketch <- NULL  # (new in 0.9: absent from older builds)
+  f$passes <- NULL; f$sketch <- NULL  # (fields older builds do not have)
   if (!is.null(f$dims_auto)) f$dims_auto$seconds <- NULL  # (timings)
   f
 }

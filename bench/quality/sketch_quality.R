@@ -2,7 +2,7 @@
 # instances of the quality suite (instances.R): the default call
 # kmeans_reduced(x, k, method = "none", n_init = m, seed = s) for m = 3 and
 # 10 and seeds 1-3, with control$sketch_rows "auto" (the default), other
-# sizes given as arguments, and Inf (all rows, the default before 0.9).
+# sizes given as arguments, and Inf (all rows, the previous default).
 # Prints one row per instance, n_init and sketch size: the sketch's rows,
 # seeds where the sketch's objective is lower / equal / higher (relative
 # 1e-10) than that of all rows, the range of the ratios, and the median

@@ -1,6 +1,6 @@
 # How large the sketch of the replicates must be (control$sketch_rows): the
 # default call kmeans_reduced(x, k, method = "none", n_init) with the
-# replicates on all rows (sketch_rows = Inf, the default before 0.9) and on
+# replicates on all rows (sketch_rows = Inf, the previous default) and on
 # sketches of m rows, side by side in one run: best time of [reps] runs,
 # objective over seeds relative to the all-rows fit of the same seed, and
 # the passes over all rows by stage. Data: the 20000 x 2000 mixture of

@@ -103,7 +103,7 @@ ratio_lines <- function(tab, k_of_tab) {
     nop <- "kmreduce none, polish none"
     se <- "kmreduce sparse_embedding, dims 100"
     out <- c(out, sprintf(paste0("- n_init %d: default none vs scikit-learn lloyd %.2fx faster (target 4x; objective %.5fx); ",
-                                 "replicates on all rows (the default before 0.9) vs scikit-learn %.2fx"),
+                                 "replicates on all rows (the previous default) vs scikit-learn %.2fx"),
                           n, s("scikit-learn kmeans_lloyd", n) / s(def, n),
                           v(def, n) / v("scikit-learn kmeans_lloyd", n),
                           s("scikit-learn kmeans_lloyd", n) / s("kmreduce none, replicates on all rows", n)))
