@@ -212,3 +212,22 @@ test_that("control$svd_rows reads the same sample from a file as from memory", {
   expect_identical(unname(file_fit$cluster), unname(mem_fit$cluster))
   expect_equal(file_fit$reducer$rotation, mem_fit$reducer$rotation, tolerance = 1e-12)
 })
+
+test_that("sparse products in panels of columns: each column as alone, the dense product", {
+  x <- Matrix::rsparsematrix(300, 70, 0.05, rand.x = function(n) round(rnorm(n), 2))
+  x <- methods::as(x, "CsparseMatrix")
+  for (m in c(1L, 7L, 8L, 9L, 21L)) {
+    b <- withr::with_seed(m, matrix(rnorm(70 * m), 70, m))
+    p <- kmreduce:::multiply_cpp(x, b, 2L)
+    # (each entry summed in the order of its column of x, whatever the panel)
+    one <- vapply(seq_len(m), function(j) kmreduce:::multiply_cpp(x, b[, j, drop = FALSE], 1L), numeric(300))
+    expect_identical(p, matrix(one, 300, m), info = m)
+    expect_equal(p, as.matrix(x) %*% b, tolerance = 1e-12, ignore_attr = TRUE, info = m)
+  }
+  # the transposed products of the randomized SVD: the same vectors from
+  # the sparse and the dense copy
+  s <- randomized_svd(x, 5, oversample = 11, power_iters = 2, seed = 3)
+  d <- randomized_svd(as.matrix(x), 5, oversample = 11, power_iters = 2, seed = 3)
+  expect_equal(s$d, d$d, tolerance = 1e-10)
+  expect_equal(abs(crossprod(s$v, d$v)), diag(5), tolerance = 1e-8)
+})

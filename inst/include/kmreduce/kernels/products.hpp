@@ -29,16 +29,33 @@ inline void multiply(const DenseMatrix& a, const double* b, index_t m,
   }, static_cast<double>(a.n) * a.d * m);
 }
 
+// Sparse A: the m columns of B in panels of kPanel, each panel's product
+// accumulated row-major (a row's kPanel entries in one cache line), so that
+// A is read once per panel rather than once per column; every entry is still
+// summed in column order of A (the same result as one column at a time).
+constexpr index_t kPanel = 8;
+
 inline void multiply(const SparseMatrix& a, const double* b, index_t m,
                      double* out, int n_threads) {
-  parallel_for(m, n_threads, [&](index_t c, int) {
-    double* o = out + a.n * c;
-    std::fill(o, o + a.n, 0.0);
-    const double* bc = b + a.d * c;
+  const index_t panels = n_blocks(m, kPanel);
+  parallel_for(panels, n_threads, [&](index_t pn, int) {
+    const index_t c0 = pn * kPanel, w = std::min(kPanel, m - c0);
+    // this panel of B row-major (lanes beyond w are 0) and of the product
+    std::vector<double> bp(static_cast<std::size_t>(a.d * kPanel), 0.0);
+    for (index_t c = 0; c < w; ++c)
+      for (index_t j = 0; j < a.d; ++j) bp[kPanel * j + c] = b[j + a.d * (c0 + c)];
+    std::vector<double> op(static_cast<std::size_t>(a.n * kPanel), 0.0);
     for (index_t j = 0; j < a.d; ++j) {
-      const double bj = bc[j];
-      if (bj == 0.0) continue;
-      for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) o[a.i[t]] += a.x[t] * bj;
+      const double* bj = bp.data() + kPanel * j;
+      for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) {
+        const double v = a.x[t];
+        double* o = op.data() + kPanel * static_cast<index_t>(a.i[t]);
+        for (index_t c = 0; c < kPanel; ++c) o[c] += v * bj[c];
+      }
+    }
+    for (index_t c = 0; c < w; ++c) {
+      double* oc = out + a.n * (c0 + c);
+      for (index_t r = 0; r < a.n; ++r) oc[r] = op[kPanel * r + c];
     }
   }, static_cast<double>(a.p[a.d]) * m);
 }
@@ -74,14 +91,28 @@ inline void crossprod(const DenseMatrix& a, const double* mm, index_t m,
 
 inline void crossprod(const SparseMatrix& a, const double* mm, index_t m,
                       double* out, int n_threads) {
-  parallel_for(a.d, n_threads, [&](index_t j, int) {
-    for (index_t c = 0; c < m; ++c) {
-      const double* mc = mm + a.n * c;
-      double s = 0.0;
-      for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) s += a.x[t] * mc[a.i[t]];
-      out[j + a.d * c] = s;
+  // M in panels of kPanel columns, row-major (lanes beyond the last column
+  // are 0): one cache line per stored entry of A and panel; each dot product
+  // is summed in the order of its column of A, as one column at a time.
+  const index_t panels = n_blocks(m, kPanel);
+  std::vector<double> mp(static_cast<std::size_t>(a.n * kPanel));
+  for (index_t pn = 0; pn < panels; ++pn) {
+    const index_t c0 = pn * kPanel, w = std::min(kPanel, m - c0);
+    std::fill(mp.begin(), mp.end(), 0.0);
+    for (index_t c = 0; c < w; ++c) {
+      const double* mc = mm + a.n * (c0 + c);
+      for (index_t r = 0; r < a.n; ++r) mp[kPanel * r + c] = mc[r];
     }
-  }, static_cast<double>(a.p[a.d]) * m);
+    parallel_for(a.d, n_threads, [&](index_t j, int) {
+      double s[kPanel] = {0.0};
+      for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) {
+        const double v = a.x[t];
+        const double* row = mp.data() + kPanel * static_cast<index_t>(a.i[t]);
+        for (index_t c = 0; c < kPanel; ++c) s[c] += v * row[c];
+      }
+      for (index_t c = 0; c < w; ++c) out[j + a.d * (c0 + c)] = s[c];
+    }, static_cast<double>(a.p[a.d]) * w);
+  }
 }
 
 // The Gram matrix of the smaller side: A^T A (d x d) when d <= n, else
