@@ -29,6 +29,14 @@ cells_to_rows_cpp <- function(value, gene, ptr, n_genes, target, size_factors, f
     .Call(`_kmreduce_cells_to_rows_cpp`, value, gene, ptr, n_genes, target, size_factors, first_cell)
 }
 
+cells_library_sizes_cpp <- function(value, ptr, first_cell) {
+    .Call(`_kmreduce_cells_library_sizes_cpp`, value, ptr, first_cell)
+}
+
+cells_take_cpp <- function(value, gene, ptr, cells) {
+    .Call(`_kmreduce_cells_take_cpp`, value, gene, ptr, cells)
+}
+
 sparse_problem_cpp <- function(x) {
     .Call(`_kmreduce_sparse_problem_cpp`, x)
 }

@@ -93,9 +93,14 @@ kmeans_reduced.SummarizedExperiment <- function(x, k, ..., assay = NULL, use_red
                            "(%s); give normalize = \"none\" to cluster it as it is."),
                     input$assay, input$normalize, describe_normalization(input$normalize)))
   }
-  cells <- se_rows(x, input, with_normalization = TRUE)
+  args <- cell_defaults(list(...), is.null(input$use_reduced_dim), c(ncol(x), nrow(x)))
+  # (the seed drawn here when not given, as kmeans_reduced() would: the
+  # sample of cells of the randomized SVD is then drawn in the pass that
+  # sums the library sizes)
+  args$seed <- resolve_seed(args$seed)
+  cells <- se_rows(x, input, with_normalization = TRUE,
+                   sample = cell_sample_plan(args, ncol(x)))
   rows <- cells$rows
-  args <- cell_defaults(list(...), is.null(input$use_reduced_dim), rows)
   # (the rows and k by name: the call holds no copy of the data)
   fit <- do.call(kmeans_reduced.default,
                  c(list(quote(rows)), if (!missing(k)) list(quote(k)), args))
@@ -108,13 +113,12 @@ kmeans_reduced.SummarizedExperiment <- function(x, k, ..., assay = NULL, use_red
 # assay's cells are reduced to their principal components (method "rsvd",
 # the centred randomized SVD, `dims = cell_pca_dims()`), which find cell
 # types where random projections of all the genes keep the noise of every
-# gene.
-cell_defaults <- function(args, assay, rows) {
+# gene. `size`: the numbers of cells and genes.
+cell_defaults <- function(args, assay, size) {
   if (!assay) return(args)
   given <- names(args)
   if (!("method" %in% given) || identical(args$method, "auto")) {
     args$method <- "rsvd"
-    size <- if (inherits(rows, "row_source")) c(n_rows(rows), n_cols(rows)) else dim(rows)
     if (!("dims" %in% given)) args$dims <- as.integer(min(cell_pca_dims(), size))
     # (the components of a sample of the cells: one pass over a file
     # instead of the SVD's passes over every cell)
@@ -125,6 +129,16 @@ cell_defaults <- function(args, assay, rows) {
     }
   }
   args
+}
+
+# The sample of cells of the randomized SVD (`control$svd_rows` of
+# `args`, fewer than the n cells), drawn from `args$seed` as sample_rows()
+# draws it: list(m, seed), or NULL.
+cell_sample_plan <- function(args, n) {
+  if (!identical(args$method, "rsvd") || !is.list(args$control)) return(NULL)
+  m <- args$control$svd_rows
+  if (!is.numeric(m) || length(m) != 1L || is.na(m) || m < 1 || m >= n) return(NULL)
+  list(m = m, seed = args$seed)
 }
 
 # The principal components of cells by default, and the number of cells
@@ -215,8 +229,10 @@ describe_se <- function(x) sprintf("a %s", class(x)[1L])
 # (normalized here), a DelayedMatrix assay as a row source read in blocks.
 # `input$target`: the mean library size of a fit's "log1p_size_factors"
 # (predict()). With `with_normalization`: list(rows, normalization), the
-# normalization as applied (as_normalization()).
-se_rows <- function(x, input, with_normalization = FALSE) {
+# normalization as applied (as_normalization()). `sample`: NULL or
+# cell_sample_plan(): the pass over a file that sums the library sizes also
+# keeps those cells (source_library_sizes()).
+se_rows <- function(x, input, with_normalization = FALSE, sample = NULL) {
   if (!is.null(input$use_reduced_dim)) {
     rows <- SingleCellExperiment::reducedDim(x, input$use_reduced_dim, withDimnames = TRUE)
     return(if (with_normalization) list(rows = rows, normalization = as_normalization("none"))
@@ -244,10 +260,16 @@ se_rows <- function(x, input, with_normalization = FALSE) {
       src <- new_source_delayed(a, by_columns = TRUE, normalize = input$normalize, what = what)
     }
     src$names <- names
-    src$normalize <- complete_normalization(input$normalize, sf, function() {
-      source_library_sizes(src)
-    })
-    if (!is.null(input$target) && is.null(sf)) src$normalize$target <- input$target
+    if (!is.null(input$target) && is.null(sf)) {
+      # (predict(): the fit's mean library size, no pass of its own)
+      src$normalize <- list(how = input$normalize, target = input$target, size_factors = NULL)
+    } else {
+      src$normalize <- complete_normalization(input$normalize, sf, function() {
+        source_library_sizes(src, if (!is.null(sample)) {
+          list(index = sample_index(n_rows(src), sample$m, sample$seed))
+        })
+      })
+    }
     return(if (with_normalization) list(rows = src, normalization = src$normalize) else src)
   }
   # in memory: cells as rows, once

@@ -202,25 +202,29 @@ svd_rows_for <- function(svd_rows, n) {
 
 # m rows of the source drawn uniformly at random without replacement
 # (from the seed; R's random numbers are not used), in their order, read in
-# one pass: list(rows, index).
+# one pass (or kept by the pass that summed the library sizes: kept_sample()):
+# list(rows, index).
 sample_rows <- function(src, m, seed, block_rows = NULL) {
   n <- n_rows(src)
-  index <- sort(order(uniform_box_cpp(n, 0, 1, seed, 2^32 + 7, 1L)[, 1L])[seq_len(m)])
+  index <- sample_index(n, m, seed)
   if (inherits(src, "source_matrix")) {
     return(list(rows = src$data[index, , drop = FALSE], index = index))
   }
+  kept <- kept_sample(src, index)
+  if (!is.null(kept)) return(list(rows = kept, index = index))
   parts <- list()
   for_row_blocks_index(n, source_block_rows(src, block_rows), function(rows) {
-    local <- match(index[index >= rows[1L] & index <= rows[length(rows)]], rows)
+    local <- sample_in_block(list(index = index), rows)
     if (length(local) == 0L) return()
     block <- read_block(src, rows[1L], rows[length(rows)])
     parts[[length(parts) + 1L]] <<- block[local, , drop = FALSE]
   })
-  rows <- if (length(parts) == 1L) parts[[1L]] else do.call(rbind, parts)
-  if (methods::is(rows, "sparseMatrix") && !methods::is(rows, "dgCMatrix")) {
-    rows <- methods::as(methods::as(rows, "generalMatrix"), "CsparseMatrix")
-  }
-  list(rows = rows, index = index)
+  list(rows = bind_blocks(parts), index = index)
+}
+
+# The m of n rows sample_rows() draws from `seed`, increasing.
+sample_index <- function(n, m, seed) {
+  sort(order(uniform_box_cpp(n, 0, 1, seed, 2^32 + 7, 1L)[, 1L])[seq_len(m)])
 }
 
 # The f of the strong rank-revealing QR (Gu and Eisenstat 1996): every

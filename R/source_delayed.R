@@ -28,7 +28,9 @@ new_source_delayed <- function(x, by_columns = FALSE, normalize = "none", what =
                  normalize = normalize, n_row = as.integer(dims[1L]), n_col = as.integer(dims[2L]),
                  names = dn, sparse = is_sparse_matrix(x),
                  what = if (is.null(what)) "a DelayedMatrix" else what,
-                 progress = new.env(parent = emptyenv()))
+                 progress = new.env(parent = emptyenv()),
+                 # (what a pass keeps for a later step: source_library_sizes())
+                 cache = new.env(parent = emptyenv()))
 }
 
 # A DelayedMatrix given as `x`: its rows, read straight from the file when
@@ -64,15 +66,54 @@ read_block.source_delayed <- function(src, first, last) {
 
 # The library sizes of the cells of a block source: one pass over the
 # counts as they are (checked: counts), for "log1p_size_factors" without
-# size factors (its mean library size).
-source_library_sizes <- function(src) {
+# size factors (its mean library size). `sample`: NULL, or list(index) of
+# cells whose counts the same pass keeps (src$cache$sample), for
+# sample_rows() to normalize instead of reading them again.
+source_library_sizes <- function(src, sample = NULL) UseMethod("source_library_sizes")
+source_library_sizes.source_delayed <- function(src, sample = NULL) {
   # (the counts checked, not normalized)
   src$normalize <- list(how = as_normalization(src$normalize)$how, target = 0, check_only = TRUE)
   lib <- numeric(n_rows(src))
+  parts <- list()
   for_row_blocks_index(n_rows(src), source_block_rows(src), function(rows) {
-    lib[rows] <<- Matrix::rowSums(read_block(src, rows[1L], rows[length(rows)]))
+    block <- read_block(src, rows[1L], rows[length(rows)])
+    lib[rows] <<- Matrix::rowSums(block)
+    local <- sample_in_block(sample, rows)
+    if (length(local)) parts[[length(parts) + 1L]] <<- block[local, , drop = FALSE]
   })
+  if (!is.null(sample)) src$cache$sample <- list(index = sample$index, counts = bind_blocks(parts))
   lib
+}
+
+# The positions in the block of rows `rows` of the sampled rows that fall
+# in it.
+sample_in_block <- function(sample, rows) {
+  if (is.null(sample)) return(integer(0))
+  index <- sample$index
+  match(index[index >= rows[1L] & index <= rows[length(rows)]], rows)
+}
+
+# Row blocks (all sparse or all dense) bound into one matrix: a dgCMatrix
+# when sparse.
+bind_blocks <- function(parts) {
+  rows <- if (length(parts) == 1L) parts[[1L]] else do.call(rbind, parts)
+  if (methods::is(rows, "sparseMatrix") && !methods::is(rows, "dgCMatrix")) {
+    rows <- methods::as(methods::as(rows, "generalMatrix"), "CsparseMatrix")
+  }
+  rows
+}
+
+# The rows `index` normalized, when the library-size pass kept them
+# (source_library_sizes()), else NULL; the kept counts are dropped.
+kept_sample <- function(src, index) UseMethod("kept_sample")
+kept_sample.row_source <- function(src, index) NULL
+kept_sample.source_delayed <- function(src, index) {
+  kept <- src$cache$sample
+  if (is.null(kept) || !identical(kept$index, index)) return(NULL)
+  rm("sample", envir = src$cache)
+  rows <- normalize_rows(kept$counts, src$normalize, describe_source(src))
+  if (!methods::is(rows, "dgCMatrix") && !is.double(rows)) storage.mode(rows) <- "double"
+  rows
 }
 
 # A block of a sparse DelayedMatrix as a dgCMatrix, with its NA and NaN

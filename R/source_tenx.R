@@ -102,6 +102,14 @@ tenx_window <- function(x, transposed) {
        cells_first = transposed)
 }
 
+# A file changed during the fit is an error, not a mixed result.
+check_file_stamp <- function(src) {
+  if (!identical(file_stamp(src$file), src$stamp)) {
+    stop_arg(sprintf("The 10x file '%s' changed while it was being read (size or time of change); the fit is abandoned.",
+                     src$file))
+  }
+}
+
 file_stamp <- function(file) {
   info <- file.info(file, extra_cols = FALSE)
   c(size = as.numeric(info$size), mtime = as.numeric(info$mtime))
@@ -164,11 +172,7 @@ read_block_transient.source_tenx <- function(src, first, last) {
 
 # `pool`: NULL, or the pool the block is converted into.
 tenx_block <- function(src, first, last, pool) {
-  stamp <- file_stamp(src$file)
-  if (!identical(stamp, src$stamp)) {
-    stop_arg(sprintf("The 10x file '%s' changed while it was being read (size or time of change); the fit is abandoned.",
-                     src$file))
-  }
+  check_file_stamp(src)
   # (on any error or interrupt, the reading vectors are dropped: a
   # conversion abandoned on its thread may still be reading one of them)
   done <- FALSE
@@ -182,19 +186,9 @@ tenx_block <- function(src, first, last, pool) {
   norm <- as_normalization(src$normalize)
   target <- if (norm$how == "none") 0 else norm$target
   sf <- if (!is.null(norm$size_factors)) norm$size_factors[first:last]
-  cell1 <- if (is.null(src$cell0)) first else src$cell0 + first  # (the file's number)
+  cell1 <- file_cell(src, first)
   convert <- function(f) {
-    tryCatch(f(), error = function(e) {
-      if (grepl("^count", conditionMessage(e))) {
-        # (the counts' own message: R's check of the block)
-        used <- seq_len(raw$ptr[length(raw$ptr)])
-        stored <- methods::new("dgCMatrix", i = as.integer(raw$i[used]), p = as.integer(raw$ptr),
-                               x = as.double(raw$x[used]),
-                               Dim = as.integer(c(src$n_col, last - first + 1L)))
-        normalize_columns(stored, src$normalize, describe_source(src), cell1)
-      }
-      stop_tenx_layout(src, conditionMessage(e))
-    })
+    tryCatch(f(), error = function(e) stop_tenx_block(src, raw, cell1, conditionMessage(e)))
   }
   job <- convert(function() cells_to_rows_start(raw$x, raw$i, raw$ptr, src$n_col, target, sf,
                                                 cell1, pool))
@@ -205,6 +199,83 @@ tenx_block <- function(src, first, last, pool) {
   block <- convert(function() cells_to_rows_finish(job))
   done <- TRUE
   finish_block(src, block, first, last, normalized = TRUE)
+}
+
+# The file's number of the source's cell `cell`.
+file_cell <- function(src, cell) if (is.null(src$cell0)) cell else src$cell0 + cell
+
+# The error `msg` of a conversion or check of the block `raw` as read
+# (read_cells(); cell1: the file's number of its first cell): a value that
+# is not a count gets R's own message (normalize_columns() of the stored
+# block), a wrong layout stop_tenx_layout()'s.
+stop_tenx_block <- function(src, raw, cell1, msg) {
+  if (grepl("^count", msg)) {
+    used <- seq_len(raw$ptr[length(raw$ptr)])
+    stored <- methods::new("dgCMatrix", i = as.integer(raw$i[used]), p = as.integer(raw$ptr),
+                           x = as.double(raw$x[used]),
+                           Dim = as.integer(c(src$n_col, length(raw$ptr) - 1L)))
+    norm <- as_normalization(src$normalize)
+    normalize_columns(stored, list(how = norm$how, target = 1, size_factors = NULL),
+                      describe_source(src), cell1)
+  }
+  stop_tenx_layout(src, msg)
+}
+
+# The library sizes of the file's cells (source_library_sizes()) from
+# their values as read, each block summed and checked without being
+# converted; the sampled cells' values and gene indices kept as stored.
+source_library_sizes.source_tenx <- function(src, sample = NULL) {
+  lib <- numeric(n_rows(src))
+  parts <- list()
+  done <- FALSE
+  on.exit(if (!done) clear_cells_buffers(src), add = TRUE)
+  for_row_blocks_index(n_rows(src), source_block_rows(src), function(rows) {
+    first <- rows[1L]
+    last <- rows[length(rows)]
+    check_file_stamp(src)
+    raw <- read_cells(src, first, last)
+    cell1 <- file_cell(src, first)
+    lib[rows] <<- tryCatch(cells_library_sizes_cpp(raw$x, raw$ptr, cell1),
+                           error = function(e) stop_tenx_block(src, raw, cell1, conditionMessage(e)))
+    local <- sample_in_block(sample, rows)
+    if (length(local)) {
+      parts[[length(parts) + 1L]] <<- cells_take_cpp(raw$x, raw$i, raw$ptr, local)
+    }
+    report_progress(src, first, last)
+  })
+  done <- TRUE
+  if (!is.null(sample)) src$cache$sample <- list(index = sample$index, stored = parts)
+  lib
+}
+
+# The kept cells (source_library_sizes()) as rows, normalized: converted
+# as a block of a pass converts them (cells_to_rows(): the same numbers).
+kept_sample.source_tenx <- function(src, index) {
+  kept <- src$cache$sample
+  if (is.null(kept) || !identical(kept$index, index)) return(NULL)
+  rm("sample", envir = src$cache)
+  parts <- kept$stored
+  ends <- cumsum(vapply(parts, function(p) p$ptr[length(p$ptr)], 0))
+  ptr <- c(0, unlist(lapply(seq_along(parts), function(b) {
+    p <- parts[[b]]$ptr
+    p[-1L] + (if (b > 1L) ends[b - 1L] else 0)
+  })))
+  x <- unlist(lapply(parts, `[[`, "x"))
+  i <- unlist(lapply(parts, `[[`, "i"))
+  if (is.null(x)) x <- vector(src$value_type, 0L)
+  if (is.null(i)) i <- integer(0)
+  norm <- as_normalization(src$normalize)
+  target <- if (norm$how == "none") 0 else norm$target
+  tryCatch(cells_to_rows_cpp(x, i, ptr, src$n_col, target, NULL, 1),
+           error = function(e) {
+             # (the message names the cell by its number in the file)
+             msg <- conditionMessage(e)
+             m <- regmatches(msg, regexec("at cell ([0-9]+)$", msg))[[1L]]
+             if (length(m)) {
+               msg <- sub("at cell [0-9]+$", paste("at cell", format(file_cell(src, index[as.numeric(m[2L])]))), msg)
+             }
+             stop_tenx_layout(src, msg)
+           })
 }
 
 # The error for a block whose layout is wrong (`msg`, from data/cells.hpp:

@@ -100,6 +100,33 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cells_library_sizes_cpp
+Rcpp::NumericVector cells_library_sizes_cpp(SEXP value, Rcpp::NumericVector ptr, double first_cell);
+RcppExport SEXP _kmreduce_cells_library_sizes_cpp(SEXP valueSEXP, SEXP ptrSEXP, SEXP first_cellSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type value(valueSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type ptr(ptrSEXP);
+    Rcpp::traits::input_parameter< double >::type first_cell(first_cellSEXP);
+    rcpp_result_gen = Rcpp::wrap(cells_library_sizes_cpp(value, ptr, first_cell));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cells_take_cpp
+Rcpp::List cells_take_cpp(SEXP value, SEXP gene, Rcpp::NumericVector ptr, Rcpp::IntegerVector cells);
+RcppExport SEXP _kmreduce_cells_take_cpp(SEXP valueSEXP, SEXP geneSEXP, SEXP ptrSEXP, SEXP cellsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type value(valueSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type gene(geneSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type ptr(ptrSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cells(cellsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cells_take_cpp(value, gene, ptr, cells));
+    return rcpp_result_gen;
+END_RCPP
+}
 // sparse_problem_cpp
 std::string sparse_problem_cpp(SEXP x);
 RcppExport SEXP _kmreduce_sparse_problem_cpp(SEXP xSEXP) {
@@ -823,6 +850,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_cells_to_rows_start", (DL_FUNC) &_kmreduce_cells_to_rows_start, 8},
     {"_kmreduce_cells_to_rows_finish", (DL_FUNC) &_kmreduce_cells_to_rows_finish, 1},
     {"_kmreduce_cells_to_rows_cpp", (DL_FUNC) &_kmreduce_cells_to_rows_cpp, 7},
+    {"_kmreduce_cells_library_sizes_cpp", (DL_FUNC) &_kmreduce_cells_library_sizes_cpp, 3},
+    {"_kmreduce_cells_take_cpp", (DL_FUNC) &_kmreduce_cells_take_cpp, 4},
     {"_kmreduce_sparse_problem_cpp", (DL_FUNC) &_kmreduce_sparse_problem_cpp, 1},
     {"_kmreduce_has_distinct_rows_cpp", (DL_FUNC) &_kmreduce_has_distinct_rows_cpp, 2},
     {"_kmreduce_distinct_rows_cpp", (DL_FUNC) &_kmreduce_distinct_rows_cpp, 1},

@@ -418,3 +418,64 @@ SEXP cells_to_rows_cpp(SEXP value, SEXP gene, Rcpp::NumericVector ptr, int n_gen
                                       first_cell, false, R_NilValue);
   return cells_to_rows_finish(job);
 }
+
+// The library sizes of the cells of a block as read (cell_library_sizes():
+// the counts checked), without converting it.
+// [[Rcpp::export]]
+Rcpp::NumericVector cells_library_sizes_cpp(SEXP value, Rcpp::NumericVector ptr,
+                                            double first_cell) {
+  if (ptr.size() < 1) throw std::invalid_argument("a block of cells has no offsets");
+  const kmreduce::index_t n_cells = ptr.size() - 1;
+  const double nnz = ptr[n_cells];
+  if (!(TYPEOF(value) == INTSXP || TYPEOF(value) == REALSXP) || !(nnz <= Rf_xlength(value)))
+    throw std::invalid_argument("a block's values must be numbers, one per offset");
+  Rcpp::NumericVector lib(n_cells);
+  if (TYPEOF(value) == INTSXP) {
+    const double na = NA_REAL;
+    kmreduce::cell_library_sizes(INTEGER(value), ptr.begin(), n_cells, first_cell,
+                                 [na](int v) { return v == NA_INTEGER ? na : static_cast<double>(v); },
+                                 lib.begin());
+  } else {
+    kmreduce::cell_library_sizes(REAL(value), ptr.begin(), n_cells, first_cell,
+                                 [](double v) { return v; }, lib.begin());
+  }
+  return lib;
+}
+
+// Some cells of a block as read (`cells`: local numbers from 1,
+// increasing): list(x, i, ptr) in the block's layout, x of the block's type.
+// [[Rcpp::export]]
+Rcpp::List cells_take_cpp(SEXP value, SEXP gene, Rcpp::NumericVector ptr,
+                          Rcpp::IntegerVector cells) {
+  if (ptr.size() < 1) throw std::invalid_argument("a block of cells has no offsets");
+  const kmreduce::index_t n_cells = ptr.size() - 1;
+  const double nnz = ptr[n_cells];
+  if (!(TYPEOF(value) == INTSXP || TYPEOF(value) == REALSXP) || TYPEOF(gene) != INTSXP ||
+      !(nnz <= Rf_xlength(value)) || !(nnz <= Rf_xlength(gene)))
+    throw std::invalid_argument("a block's values and gene indices must be numbers, one per offset");
+  std::vector<int> local(cells.size());
+  double count = 0;
+  for (R_xlen_t u = 0; u < cells.size(); ++u) {
+    const int c = cells[u] - 1;  // (1- to 0-based)
+    if (cells[u] == NA_INTEGER || c < 0 || c >= n_cells)
+      throw std::invalid_argument("cells to take must be within the block");
+    local[u] = c;
+    count += ptr[c + 1] - ptr[c];
+  }
+  const R_xlen_t n = static_cast<R_xlen_t>(count);
+  Rcpp::NumericVector ptr_out(cells.size() + 1);
+  Rcpp::IntegerVector i_out(n);
+  Rcpp::RObject x_out(Rf_allocVector(TYPEOF(value), n));
+  if (TYPEOF(value) == INTSXP) {
+    kmreduce::take_cells(INTEGER(value), INTEGER(gene), ptr.begin(), n_cells, local.data(),
+                         static_cast<kmreduce::index_t>(local.size()), INTEGER(x_out),
+                         i_out.begin(), ptr_out.begin());
+  } else {
+    kmreduce::take_cells(REAL(value), INTEGER(gene), ptr.begin(), n_cells, local.data(),
+                         static_cast<kmreduce::index_t>(local.size()), REAL(x_out),
+                         i_out.begin(), ptr_out.begin());
+  }
+  Rcpp::List out = Rcpp::List::create(Rcpp::Named("x") = x_out, Rcpp::Named("i") = i_out,
+                                      Rcpp::Named("ptr") = ptr_out);
+  return out;
+}

@@ -195,11 +195,11 @@ test_that("counts are normalized by default, with a message, and cells reduced t
 })
 
 test_that("the cells' defaults: 100 principal components of 20000 cells, where no method is given", {
-  rows <- matrix(0, 30, 200)
+  rows <- c(30, 200)
   def <- kmreduce:::cell_defaults(list(), TRUE, rows)
   expect_identical(def[c("method", "dims")], list(method = "rsvd", dims = 30L))
   expect_identical(def$control$svd_rows, 20000)
-  expect_identical(kmreduce:::cell_defaults(list(), TRUE, matrix(0, 500, 300))$dims, 100L)
+  expect_identical(kmreduce:::cell_defaults(list(), TRUE, c(500, 300))$dims, 100L)
   kept <- kmreduce:::cell_defaults(list(control = list(svd_rows = Inf, tol = 0)), TRUE, rows)
   expect_identical(kept$control, list(svd_rows = Inf, tol = 0))
   ctl <- kmreduce:::cell_defaults(list(control = kmeans_control(tol = 0)), TRUE, rows)$control

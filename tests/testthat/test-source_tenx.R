@@ -475,3 +475,58 @@ test_that("k above the distinct cells of a file is the error of the data in memo
   fit <- kmeans_reduced(t(tenx_matrix(f)), 4, method = "sparse_embedding", dims = 5, seed = 1)
   expect_true(all(fit$size > 0))
 })
+
+test_that("the sample of cells of the default call is kept by the pass that sums the library sizes", {
+  skip_without_bioc()
+  tc <- tenx_case(300, 700, 3, seed = 12)
+  file_sce <- SingleCellExperiment::SingleCellExperiment(list(counts = tenx_matrix(tc$file)))
+  mem_sce <- SingleCellExperiment::SingleCellExperiment(list(counts = tc$counts))
+  ctl <- list(svd_rows = 250, block_rows = 97L)
+  # passes over the file (reads of its first cell), and blocks read then
+  # converted whole
+  counts <- new.env()
+  counts$passes <- 0
+  counts$converted <- 0
+  ns <- asNamespace("kmreduce")
+  count <- function(what) {
+    bquote(assign(.(what), get(.(what), envir = .(counts)) + 1, envir = .(counts)))
+  }
+  suppressMessages(trace("read_cells", bquote(if (first == 1) .(count("passes"))), print = FALSE,
+                         where = ns))
+  suppressMessages(trace("read_block.source_tenx", count("converted"), print = FALSE,
+                         where = ns))
+  on.exit(suppressMessages({
+    untrace("read_cells", where = ns)
+    untrace("read_block.source_tenx", where = ns)
+  }), add = TRUE)
+  a <- suppressMessages(kmeans_reduced(file_sce, 3, dims = 10, n_init = 2, seed = 4,
+                                       control = ctl))
+  # no pass for the sample alone: the library sizes and the sample, the
+  # projection, the statistics
+  expect_identical(counts$converted, 0)
+  expect_identical(counts$passes, 3)
+  b <- suppressMessages(kmeans_reduced(mem_sce, 3, dims = 10, n_init = 2, seed = 4,
+                                       control = ctl))
+  expect_identical(unname(a$cluster), unname(b$cluster))
+  expect_equal(a$reducer$rotation, b$reducer$rotation, tolerance = 1e-12)
+  expect_equal(a$input$target, b$input$target)
+  # with no seed the same: the seed drawn before the pass
+  c1 <- withr::with_seed(8, suppressMessages(kmeans_reduced(file_sce, 3, dims = 10, n_init = 2,
+                                                             control = ctl)))
+  c2 <- withr::with_seed(8, suppressMessages(kmeans_reduced(mem_sce, 3, dims = 10, n_init = 2,
+                                                             control = ctl)))
+  expect_identical(c1$seed, c2$seed)
+  expect_identical(unname(c1$cluster), unname(c2$cluster))
+})
+
+test_that("a bad count found while summing library sizes names the file's cell", {
+  skip_without_bioc()
+  s <- sim_counts(50, 120, 2, seed = 3)
+  m <- s$counts
+  m@x[m@p[77] + 1L] <- -2  # (a value of cell 77)
+  f <- tempfile(fileext = ".h5")
+  write_tenx(m, f)
+  sce <- SingleCellExperiment::SingleCellExperiment(list(counts = tenx_matrix(f)))
+  expect_error(suppressMessages(kmeans_reduced(sce, 2, seed = 1, control = list(block_rows = 30L))),
+               "needs counts .* has -2 at cell 77")
+})

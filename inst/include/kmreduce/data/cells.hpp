@@ -143,6 +143,58 @@ void cells_to_rows(const Value* value, const Index* gene, const double* ptr,
   }
 }
 
+// The library size of each of n_cells cells (the sum of its values in
+// stored order, as cells_to_rows() sums them) into lib, the counts checked
+// as cells_to_rows() checks them when it normalizes: a pass over the values
+// only, for the mean library size before any block is normalized.
+template <class Value, class AsDouble>
+void cell_library_sizes(const Value* value, const double* ptr, index_t n_cells,
+                        double first_cell, AsDouble as_double, double* lib) {
+  const index_t nnz = stored_values(ptr, n_cells, 0);
+  for (index_t c = 0; c < n_cells; ++c) {
+    const index_t a = static_cast<index_t>(ptr[c]), b = static_cast<index_t>(ptr[c + 1]);
+    if (b < a || b > nnz) throw std::invalid_argument("a block of cells has bad value offsets");
+    double sum = 0.0;
+    for (index_t t = a; t < b; ++t) {
+      const double v = as_double(value[t]);
+      if (!(v >= 0) || std::isinf(v))
+        throw std::domain_error("count " +
+                                std::string(std::isnan(v) ? "NA" : (v > 0 ? "Inf" : "< 0")) +
+                                " at cell " +
+                                std::to_string(static_cast<long long>(first_cell) +
+                                               static_cast<long long>(c)));
+      sum += v;
+    }
+    lib[c] = sum;
+  }
+}
+
+// The stored values and gene indices of some cells of a block (`cells`:
+// n_take local cell numbers from 0, increasing), in the same layout:
+// value_out and gene_out hold their entries one cell after another, ptr_out
+// (n_take + 1) their offsets from 0. The caller sizes the outputs from
+// ptr.
+template <class Value, class Index>
+void take_cells(const Value* value, const Index* gene, const double* ptr, index_t n_cells,
+                const int* cells, index_t n_take, Value* value_out, Index* gene_out,
+                double* ptr_out) {
+  const index_t nnz = stored_values(ptr, n_cells, 0);
+  index_t at = 0;
+  ptr_out[0] = 0;
+  for (index_t u = 0; u < n_take; ++u) {
+    const index_t c = cells[u];
+    if (c < 0 || c >= n_cells || (u > 0 && c <= cells[u - 1]))
+      throw std::invalid_argument("cells to take must be increasing, within the block");
+    const index_t a = static_cast<index_t>(ptr[c]), b = static_cast<index_t>(ptr[c + 1]);
+    if (b < a || b > nnz) throw std::invalid_argument("a block of cells has bad value offsets");
+    for (index_t t = a; t < b; ++t, ++at) {
+      value_out[at] = value[t];
+      gene_out[at] = gene[t];
+    }
+    ptr_out[u + 1] = static_cast<double>(at);
+  }
+}
+
 }  // namespace kmreduce
 
 #endif  // KMREDUCE_CELLS_HPP
