@@ -150,8 +150,11 @@
 #'   vectors: `"randomized"` (the default) or `"exact"` (the exact SVD, see
 #'   [reduction_methods]).
 #' @param eps,power_iters The randomized SVD (`"leverage"`, `"cssp"`,
-#'   `"rsvd"`) uses `k + ceiling(k / eps + 1)` test vectors (default
-#'   `eps = 1/3`, as Boutsidis et al. 2015) and `power_iters` power
+#'   `"rsvd"`) uses `k + ceiling(k / eps + 1)` test vectors (`eps = NULL`,
+#'   the default, is `1/3`, as Boutsidis et al. 2015; for the cells of a
+#'   `SummarizedExperiment`, whose SVD is that of a sample held in memory
+#'   (`svd_rows`), it is `1`: half the test vectors, the same cell types
+#'   found) and `power_iters` power
 #'   iterations: a whole number, or `"auto"` (the default): one iteration,
 #'   or none when the test vectors are at least `min(nrow(x), ncol(x))` (the
 #'   SVD is then exact without them). With this many test vectors the top
@@ -253,7 +256,7 @@ kmeans_control <- function(tol = 1e-6, keep_reduced = TRUE, block_rows = NULL,
                            polish_starts = "auto", polish_work = 2, sketch_rows = "auto",
                            tries = 3L,
                            split_rounds = 5L,
-                           svd = "randomized", eps = 1 / 3, power_iters = "auto",
+                           svd = "randomized", eps = NULL, power_iters = "auto",
                            svd_rows = NULL,
                            scores = "squared", sampling = "random", c = NULL, repeats = 40L,
                            residual = "frobenius", qr = "pivoted", fjlt_density = NULL,

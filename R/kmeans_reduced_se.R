@@ -27,8 +27,11 @@
 #' `"rsvd"` (the randomized SVD of the centred cells, whose centring is
 #' implicit: sparse cells stay sparse) with `dims = 100` (or fewer, for
 #' smaller data), computed from 20000 cells drawn at random
-#' (`control$svd_rows`; `Inf` for all cells) in one pass over a file; every
-#' cell is then projected on them. Random projections of all the genes (the default of
+#' (`control$svd_rows`; `Inf` for all cells) with `2 dims + 1` test vectors
+#' (`control$eps = 1`) and one power iteration, in memory; every cell is
+#' then projected on them. From a file, the sample is drawn in the pass that
+#' sums the library sizes: with the projection and the statistics of the
+#' clusters, three passes over the file in all. Random projections of all the genes (the default of
 #' [kmeans_reduced()] for other data) keep the noise of every gene and find
 #' cell types less well.
 #'
@@ -38,7 +41,8 @@
 #'   when a `SingleCellExperiment` has them (`t = 1`), else its library size
 #'   (the sum of its counts over all genes) with `t` the mean library size of
 #'   all cells: scuttle's `logNormCounts()` up to the base of the log. For a
-#'   file, the library sizes take one more pass over the counts.
+#'   file, the library sizes take one more pass over the counts (which also
+#'   draws the sample of cells of the default reduction).
 #' * `"log1p_cp10k"`: `s` the library size, `t = 10^4` (Seurat's
 #'   `NormalizeData()`, scanpy's `normalize_total()` and `log1p()`).
 #' * `"log1p_cpm"`: `s` the library size, `t = 10^6` (counts per million).
@@ -123,8 +127,9 @@ cell_defaults <- function(args, assay, size) {
     # (the components of a sample of the cells: one pass over a file
     # instead of the SVD's passes over every cell)
     control <- if (is.null(args$control)) list() else args$control
-    if (is.list(control) && is.null(control$svd_rows)) {
-      control$svd_rows <- cell_svd_rows()
+    if (is.list(control)) {
+      if (is.null(control$svd_rows)) control$svd_rows <- cell_svd_rows()
+      if (is.null(control$eps)) control$eps <- cell_svd_eps()
       args$control <- control
     }
   }
@@ -146,6 +151,9 @@ cell_sample_plan <- function(args, n) {
 # "Single-cell defaults").
 cell_pca_dims <- function() 100L
 cell_svd_rows <- function() 20000
+# (the sample's SVD is in memory: dims + dims + 1 test vectors and one power
+# iteration found the same cell types as 3 dims + 1)
+cell_svd_eps <- function() 1
 
 # The checked choice of what to cluster: list(assay, use_reduced_dim,
 # normalize), assay a name or number.

@@ -23,6 +23,10 @@ new_reducer <- function(method, dims, seed, src, ...) {
 # columns, `power_iters` power iterations.
 # Extra test vectors: ceil(k / eps + 1), kept an integer for any eps > 0
 # (the SVD uses at most min(n, d) columns anyway).
+# eps of the randomized SVD when control$eps is NULL (Boutsidis et al.
+# 2015); the cells of a SummarizedExperiment have their own (cell_defaults()).
+default_svd_eps <- function() 1 / 3
+
 oversample_for <- function(k, eps) as.integer(min(ceiling(k / eps + 1), 2^30))
 
 # Power iterations of the randomized SVD for rank k of an n x d matrix with
@@ -45,6 +49,7 @@ power_iters_for <- function(power_iters, k, oversample, n, d) {
 # data or a row source (source_svd() reads its rows).
 top_right_vectors <- function(x, k, how, eps, power_iters, seed, n_threads,
                               block_rows = NULL, center = TRUE, weights = NULL) {
+  if (is.null(eps)) eps <- default_svd_eps()
   src <- as_row_source(x)
   n <- as.numeric(n_rows(src))
   d <- as.numeric(n_cols(src))

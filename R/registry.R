@@ -59,7 +59,12 @@ builtin_methods <- function() {
   # The randomized SVD's options (leverage, cssp, rsvd), and how the
   # singular vectors are computed (leverage, cssp).
   rsvd_params <- list(
-    eps = param(function(v, arg) check_number(v, arg, 0, 1, open_lower = TRUE)),
+    eps = param(function(v, arg) {
+      if (is.null(v) || (is.numeric(v) && length(v) == 1L && !is.na(v) && v > 0 && v <= 1)) {
+        return(v)
+      }
+      stop_arg(sprintf("`%s` must be NULL or a number in (0, 1], not %s.", arg, describe(v)))
+    }),
     power_iters = param(check_power_iters)
   )
   svd_rows_param <- list(svd_rows = param(function(v, arg) {

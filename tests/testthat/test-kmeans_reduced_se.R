@@ -194,17 +194,21 @@ test_that("counts are normalized by default, with a message, and cells reduced t
   expect_identical(ncol(fit4$reduced), 30L)
 })
 
-test_that("the cells' defaults: 100 principal components of 20000 cells, where no method is given", {
+test_that("the cells' defaults: 100 principal components of 20000 cells (eps 1), where no method is given", {
   rows <- c(30, 200)
   def <- kmreduce:::cell_defaults(list(), TRUE, rows)
   expect_identical(def[c("method", "dims")], list(method = "rsvd", dims = 30L))
   expect_identical(def$control$svd_rows, 20000)
   expect_identical(kmreduce:::cell_defaults(list(), TRUE, c(500, 300))$dims, 100L)
   kept <- kmreduce:::cell_defaults(list(control = list(svd_rows = Inf, tol = 0)), TRUE, rows)
-  expect_identical(kept$control, list(svd_rows = Inf, tol = 0))
+  expect_identical(kept$control, list(svd_rows = Inf, tol = 0, eps = 1))
+  # (an eps given is kept)
+  expect_identical(kmreduce:::cell_defaults(list(control = list(eps = 0.5)), TRUE, rows)$control$eps,
+                   0.5)
   ctl <- kmreduce:::cell_defaults(list(control = kmeans_control(tol = 0)), TRUE, rows)$control
   expect_s3_class(ctl, "kmreduce_control")
   expect_identical(ctl$svd_rows, 20000)
+  expect_identical(ctl$eps, 1)
   # a method given, or a reduced dimension clustered: nothing added
   expect_identical(kmreduce:::cell_defaults(list(method = "sign"), TRUE, rows),
                    list(method = "sign"))

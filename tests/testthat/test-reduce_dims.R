@@ -346,7 +346,7 @@ test_that("reduce_dims checks its arguments", {
   expect_error(reduce_dims(m$x, "srht", dims = 11), "`dims` must be at most the number of features \\(10\\) for method \"srht\", not 11")
   expect_error(reduce_dims(m$x, "cssp", dims = 11), "`dims` must be a whole number in \\[1, 10\\], not 11")
   expect_error(reduce_dims(m$x, "sign", dims = 3, control = list(svd = "fast")), "`control\\$svd` must be one of \"randomized\", \"exact\", not \"fast\"")
-  expect_error(reduce_dims(m$x, "sign", dims = 3, control = list(eps = 0)), "`control\\$eps` must be a number in \\(0, 1\\), not 0")
+  expect_error(reduce_dims(m$x, "sign", dims = 3, control = list(eps = 0)), "`control\\$eps` must be NULL or a number in \\(0, 1\\], not 0")
   expect_error(reduce_dims(m$x, "sign", dims = 3, control = list(repeats = 0)), "`control\\$repeats` must be a whole number")
   expect_error(reduce_dims(m$x, "sign", dims = 1e10), "`dims` must be a whole number in \\[1, ")
   r <- reduce_dims(m$x, "sign", dims = 3, seed = 1)
