@@ -67,6 +67,7 @@ check_control <- function(control, defaults = control_defaults(), prefix = "cont
     }
     out$sketch_rows <- as.double(sr)
   }
+  out$file_cache <- check_file_cache(out$file_cache, nm("file_cache"))
   check_choice(out$precision, nm("precision"), c("double", "single"))
   if (!is.null(out$local_search)) {
     out$local_search <- check_whole(out$local_search, nm("local_search"), 0, 1e6)
@@ -80,4 +81,14 @@ check_control <- function(control, defaults = control_defaults(), prefix = "cont
   params <- method_params()
   for (p in names(params)) out[p] <- list(params[[p]]$check(out[[p]], nm(p)))
   out
+}
+
+# control$file_cache: "auto" or a number of bytes >= 0.
+check_file_cache <- function(v, arg) {
+  if (identical(v, "auto")) return(v)
+  if (!is.numeric(v) || length(v) != 1L || is.na(v) || v < 0) {
+    stop_arg(sprintf("`%s` must be \"auto\" or a number of bytes >= 0, not %s.", arg,
+                     describe(v)))
+  }
+  as.double(v)
 }

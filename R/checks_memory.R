@@ -91,3 +91,12 @@ check_memory <- function(bytes, what, advice, entries = 0) {
   }
   invisible(TRUE)
 }
+
+# The bytes a source may keep of a file's stored values (control$file_cache:
+# "auto" is a quarter of the memory available now, none when that is not
+# known).
+file_cache_budget <- function(file_cache) {
+  if (!identical(file_cache, "auto")) return(file_cache)
+  avail <- available_memory()
+  if (is.na(avail)) 0 else as.numeric(avail) / 4
+}

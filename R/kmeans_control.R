@@ -121,6 +121,13 @@
 #'   iterations (default 2; the best replicate is always polished). Lower
 #'   values save time where the polish gains little; `Inf` polishes until
 #'   the lowest result is confirmed, whatever it costs.
+#' @param file_cache For the cells of a 10x HDF5 file: `"auto"` (the
+#'   default), a number of bytes, or `0`. When the file's stored counts and
+#'   gene indices take at most this much memory (`"auto"`: a quarter of the
+#'   memory available when the fit starts), the first pass over the file
+#'   keeps them in memory and the later passes (projection, statistics)
+#'   read them from there instead of the file. The results are the same
+#'   either way; `0` reads the file at every pass.
 #' @param sketch_rows Where the replicates run: `"auto"` (the default), a
 #'   whole number `m`, or `Inf` (every replicate on all rows). With
 #'   `m` smaller than the number of rows, the rows are sampled in a few
@@ -254,6 +261,7 @@ kmeans_control <- function(tol = 1e-6, keep_reduced = TRUE, block_rows = NULL,
                            precision = "double", seeding = "auto", oversampling = 2,
                            rounds = 5L, local_search = NULL, polish = "auto",
                            polish_starts = "auto", polish_work = 2, sketch_rows = "auto",
+                           file_cache = "auto",
                            tries = 3L,
                            split_rounds = 5L,
                            svd = "randomized", eps = NULL, power_iters = "auto",

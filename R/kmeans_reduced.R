@@ -232,6 +232,7 @@ kmeans_reduced.default <- function(x, k, method = "auto", dims = NULL, n_init = 
   fused <- is.matrix(x) && is.null(oldClass(x)) && is.double(x) && is.numeric(k) && !is.matrix(k) &&
     isTRUE(method_info(method)$checks_values)
   src <- checked_source(src, control$block_rows, !fused)
+  keep_in_memory(src, file_cache_budget(control$file_cache))
   x <- src$data
   src <- set_weights(src, weights, control)
   # Labels, norms, distances and bounds: a few numbers per row.

@@ -103,7 +103,7 @@ kmeans_reduced.SummarizedExperiment <- function(x, k, ..., assay = NULL, use_red
   # sums the library sizes)
   args$seed <- resolve_seed(args$seed)
   cells <- se_rows(x, input, with_normalization = TRUE,
-                   sample = cell_sample_plan(args, ncol(x)))
+                   sample = cell_sample_plan(args, ncol(x)), file_cache = cell_file_cache(args))
   rows <- cells$rows
   # (the rows and k by name: the call holds no copy of the data)
   fit <- do.call(kmeans_reduced.default,
@@ -134,6 +134,13 @@ cell_defaults <- function(args, assay, size) {
     }
   }
   args
+}
+
+# control$file_cache of `args` (checked), for the pass over a file that
+# sums the library sizes, before kmeans_reduced() checks the rest.
+cell_file_cache <- function(args) {
+  given <- if (is.list(args$control)) args$control$file_cache
+  if (is.null(given)) "auto" else check_file_cache(given, "control$file_cache")
 }
 
 # The sample of cells of the randomized SVD (`control$svd_rows` of
@@ -240,7 +247,7 @@ describe_se <- function(x) sprintf("a %s", class(x)[1L])
 # normalization as applied (as_normalization()). `sample`: NULL or
 # cell_sample_plan(): the pass over a file that sums the library sizes also
 # keeps those cells (source_library_sizes()).
-se_rows <- function(x, input, with_normalization = FALSE, sample = NULL) {
+se_rows <- function(x, input, with_normalization = FALSE, sample = NULL, file_cache = 0) {
   if (!is.null(input$use_reduced_dim)) {
     rows <- SingleCellExperiment::reducedDim(x, input$use_reduced_dim, withDimnames = TRUE)
     return(if (with_normalization) list(rows = rows, normalization = as_normalization("none"))
@@ -268,6 +275,7 @@ se_rows <- function(x, input, with_normalization = FALSE, sample = NULL) {
       src <- new_source_delayed(a, by_columns = TRUE, normalize = input$normalize, what = what)
     }
     src$names <- names
+    keep_in_memory(src, file_cache_budget(file_cache))
     if (!is.null(input$target) && is.null(sf)) {
       # (predict(): the fit's mean library size, no pass of its own)
       src$normalize <- list(how = input$normalize, target = input$target, size_factors = NULL)

@@ -166,6 +166,12 @@ holding_memory <- function(src) {
 release_source <- function(src) UseMethod("release_source")
 release_source.row_source <- function(src) invisible(NULL)
 
+# A source read from a file in several passes keeps what it reads in memory
+# when that takes at most `bytes` (file_cache_budget()), and its later
+# passes read from there (source_tenx); elsewhere nothing.
+keep_in_memory <- function(src, bytes) UseMethod("keep_in_memory")
+keep_in_memory.row_source <- function(src, bytes) invisible(src)
+
 # Rows first..last for a pass that is done with them before it reads its
 # next block (for_source_blocks() and the C++ core's reads): a source may
 # then give a block whose memory it reuses for the block after next

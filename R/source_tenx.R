@@ -201,6 +201,33 @@ tenx_block <- function(src, first, last, pool) {
   finish_block(src, block, first, last, normalized = TRUE)
 }
 
+# The file's stored values and gene indices kept in memory as the first
+# pass reads them (read_cells()), when they take at most `bytes`.
+keep_in_memory.source_tenx <- function(src, bytes) {
+  n <- length(src$indptr)
+  stored <- src$indptr[n] - src$indptr[1L]
+  per_value <- if (identical(src$value_type, "integer")) 8 else 12
+  # (decided once, before the first pass)
+  if (is.null(src$cache$keep)) src$cache$keep <- stored * per_value <= bytes
+  invisible(src)
+}
+
+# Cells first..last as read_cells() gives them, from a block the first pass
+# kept that holds them all, or NULL.
+kept_cells <- function(src, first, last) {
+  blocks <- src$cache$blocks
+  if (length(blocks) == 0L) return(NULL)
+  at <- which(src$cache$firsts <= first & src$cache$lasts >= last)
+  if (length(at) == 0L) return(NULL)
+  b <- blocks[[at[1L]]]
+  if (b$first == first && b$last == last) return(b)
+  from <- b$ptr[first - b$first + 1L]
+  to <- b$ptr[last - b$first + 2L]
+  used <- seq.int(from + 1, length.out = to - from)
+  list(first = first, last = last, x = b$x[used], i = b$i[used],
+       ptr = b$ptr[(first - b$first + 1L):(last - b$first + 2L)] - from)
+}
+
 # The file's number of the source's cell `cell`.
 file_cell <- function(src, cell) if (is.null(src$cell0)) cell else src$cell0 + cell
 
@@ -312,6 +339,8 @@ stop_tenx_layout <- function(src, msg) {
 # R's garbage collector seldom runs (a full collection costs a second or
 # more in a session with Bioconductor's packages loaded).
 read_cells <- function(src, first, last) {
+  kept <- kept_cells(src, first, last)
+  if (!is.null(kept)) return(kept)
   from <- src$indptr[first]
   count <- src$indptr[last + 1L] - from
   c0 <- if (is.null(src$cell0)) 0 else src$cell0  # (cell numbers in messages: the file's)
@@ -343,7 +372,20 @@ read_cells <- function(src, first, last) {
                      format(count)))
   }
   src$ahead$pair <- pair
-  list(first = first, last = last, x = x, i = i, ptr = src$indptr[first:(last + 1L)] - from)
+  out <- list(first = first, last = last, x = x, i = i, ptr = src$indptr[first:(last + 1L)] - from)
+  if (isTRUE(src$cache$keep)) {
+    # (a copy of the block's entries: the reading vectors are reused)
+    used <- seq_len(count)
+    src$cache$blocks[[length(src$cache$blocks) + 1L]] <-
+      list(first = first, last = last, x = x[used], i = i[used], ptr = out$ptr)
+    src$cache$firsts <- c(src$cache$firsts, first)
+    src$cache$lasts <- c(src$cache$lasts, last)
+    holding_memory(src)
+    # (the blocks of the first pass only: a later pass reads a block that
+    # none of them holds from the file, without keeping a second copy)
+    if (last == n_rows(src)) src$cache$keep <- FALSE
+  }
+  out
 }
 
 # A pair of vectors for read_cells(): values of the file's type and gene
@@ -360,6 +402,10 @@ cells_buffers <- function(src, cells, count) {
 
 # Frees the reading vectors and the pool (hold_sources(), R/row_source.R).
 release_source.source_tenx <- function(src) {
+  src$cache$blocks <- NULL
+  src$cache$firsts <- NULL
+  src$cache$lasts <- NULL
+  src$cache$keep <- FALSE
   if (!is.null(src$ahead$pool)) cells_pool_release(src$ahead$pool)
   src$ahead$pool <- NULL
   clear_cells_buffers(src)

@@ -10,11 +10,13 @@
 #   default        kmeans_reduced(sce, k, seed = 1, n_threads = 2), sce a
 #                  SingleCellExperiment whose "counts" are TENxMatrix(FILE,
 #                  "mm10"): the package's defaults for counts (log1p of
-#                  counts / size factors, the randomized SVD of the centred
-#                  cells to 50 PCs, power_iters "auto" = 1, n_init 10).
-#   svd_rows_20k   the default with control = list(svd_rows = 20000): the SVD
-#   svd_rows_50k   of a uniform sample of 20000 / 50000 cells (one pass), then
-#                  every cell projected.
+#                  counts / size factors; the randomized SVD, eps 1 and one
+#                  power iteration, of 20000 cells drawn in the library
+#                  sizes' pass, to 100 PCs; every cell projected; n_init 10).
+#   svd_rows_20k   the default with control = list(svd_rows = 20000) /
+#   svd_rows_50k   50000: with the defaults of before 100 PCs from 20000
+#                  cells, these were the sampled routes; svd_rows_20k is now
+#                  the default.
 #   power0         the default with control = list(power_iters = 0).
 #   cpm_embedding  the previous documented call: kmeans_reduced(sce, k,
 #                  assay = "counts", normalize = "log1p_cpm", method =

@@ -77,3 +77,17 @@ test_that("seeding = \"auto\" is k-means|| from n k = 1e6 up, greedy k-means++ b
                    kmeans_reduced(y, 10, n_init = 2, seed = 3,
                                   control = list(seeding = "k-means++"))$cluster)
 })
+
+test_that("file_cache is \"auto\" or a number of bytes", {
+  expect_identical(kmeans_control()$file_cache, "auto")
+  expect_identical(kmeans_control(file_cache = 2^30)$file_cache, 2^30)
+  expect_error(kmeans_control(file_cache = -1),
+               "`file_cache` must be \"auto\" or a number of bytes >= 0, not -1")
+  expect_error(kmeans_reduced(matrix(rnorm(40), 20), 2, control = list(file_cache = "all")),
+               "`control\\$file_cache` must be \"auto\" or a number of bytes >= 0")
+  # "auto": a quarter of the memory available, none when that is unknown
+  expect_identical(kmreduce:::file_cache_budget(123), 123)
+  avail <- kmreduce:::available_memory()
+  budget <- kmreduce:::file_cache_budget("auto")
+  if (is.na(avail)) expect_identical(budget, 0) else expect_gt(budget, 0)
+})

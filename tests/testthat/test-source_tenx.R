@@ -482,7 +482,7 @@ test_that("the sample of cells of the default call is kept by the pass that sums
   file_sce <- SingleCellExperiment::SingleCellExperiment(list(counts = tenx_matrix(tc$file)))
   mem_sce <- SingleCellExperiment::SingleCellExperiment(list(counts = tc$counts))
   ctl <- list(svd_rows = 250, block_rows = 97L)
-  # passes over the file (reads of its first cell), and blocks read then
+  # passes over the file (reads of its first values), and blocks read then
   # converted whole
   counts <- new.env()
   counts$passes <- 0
@@ -491,20 +491,36 @@ test_that("the sample of cells of the default call is kept by the pass that sums
   count <- function(what) {
     bquote(assign(.(what), get(.(what), envir = .(counts)) + 1, envir = .(counts)))
   }
-  suppressMessages(trace("read_cells", bquote(if (first == 1) .(count("passes"))), print = FALSE,
-                         where = ns))
+  suppressMessages(trace("h5_read_into", bquote(if (from == 0 && grepl("data$", name)) {
+    .(count("passes"))
+  }), print = FALSE, where = ns))
   suppressMessages(trace("read_block.source_tenx", count("converted"), print = FALSE,
                          where = ns))
   on.exit(suppressMessages({
-    untrace("read_cells", where = ns)
+    untrace("h5_read_into", where = ns)
     untrace("read_block.source_tenx", where = ns)
   }), add = TRUE)
   a <- suppressMessages(kmeans_reduced(file_sce, 3, dims = 10, n_init = 2, seed = 4,
-                                       control = ctl))
+                                       control = c(ctl, file_cache = 0)))
   # no pass for the sample alone: the library sizes and the sample, the
   # projection, the statistics
   expect_identical(counts$converted, 0)
   expect_identical(counts$passes, 3)
+  # with the file's counts kept in memory by the first pass (the default
+  # when they fit): one pass over the file, the same fit
+  counts$passes <- 0
+  kept <- suppressMessages(kmeans_reduced(file_sce, 3, dims = 10, n_init = 2, seed = 4,
+                                          control = ctl))
+  expect_identical(counts$passes, 1)
+  expect_identical(kept$cluster, a$cluster)
+  expect_identical(kept$centers, a$centers)
+  expect_identical(kept$reduced, a$reduced)
+  # a budget too small for them: every pass reads the file
+  counts$passes <- 0
+  small <- suppressMessages(kmeans_reduced(file_sce, 3, dims = 10, n_init = 2, seed = 4,
+                                           control = c(ctl, file_cache = 1000)))
+  expect_identical(counts$passes, 3)
+  expect_identical(small$centers, a$centers)
   b <- suppressMessages(kmeans_reduced(mem_sce, 3, dims = 10, n_init = 2, seed = 4,
                                        control = ctl))
   expect_identical(unname(a$cluster), unname(b$cluster))
