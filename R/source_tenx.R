@@ -202,7 +202,8 @@ tenx_block <- function(src, first, last, pool) {
 }
 
 # The file's stored values and gene indices kept in memory as the first
-# pass reads them (read_cells()), when they take at most `bytes`.
+# pass reads them (read_cells(); outside R's heap, freed with the source's
+# other memory when the fit returns), when they take at most `bytes`.
 keep_in_memory.source_tenx <- function(src, bytes) {
   n <- length(src$indptr)
   stored <- src$indptr[n] - src$indptr[1L]
@@ -223,8 +224,8 @@ kept_cells <- function(src, first, last) {
   if (b$first == first && b$last == last) return(b)
   from <- b$ptr[first - b$first + 1L]
   to <- b$ptr[last - b$first + 2L]
-  used <- seq.int(from + 1, length.out = to - from)
-  list(first = first, last = last, x = b$x[used], i = b$i[used],
+  list(first = first, last = last, x = copy_entries_cpp(b$x, from, to - from, FALSE),
+       i = copy_entries_cpp(b$i, from, to - from, FALSE),
        ptr = b$ptr[(first - b$first + 1L):(last - b$first + 2L)] - from)
 }
 
@@ -375,9 +376,9 @@ read_cells <- function(src, first, last) {
   out <- list(first = first, last = last, x = x, i = i, ptr = src$indptr[first:(last + 1L)] - from)
   if (isTRUE(src$cache$keep)) {
     # (a copy of the block's entries: the reading vectors are reused)
-    used <- seq_len(count)
     src$cache$blocks[[length(src$cache$blocks) + 1L]] <-
-      list(first = first, last = last, x = x[used], i = i[used], ptr = out$ptr)
+      list(first = first, last = last, x = copy_entries_cpp(x, 0, count, TRUE),
+           i = copy_entries_cpp(i, 0, count, TRUE), ptr = out$ptr)
     src$cache$firsts <- c(src$cache$firsts, first)
     src$cache$lasts <- c(src$cache$lasts, last)
     holding_memory(src)
@@ -402,6 +403,10 @@ cells_buffers <- function(src, cells, count) {
 
 # Frees the reading vectors and the pool (hold_sources(), R/row_source.R).
 release_source.source_tenx <- function(src) {
+  for (b in src$cache$blocks) {
+    read_buffer_release(b$x)
+    read_buffer_release(b$i)
+  }
   src$cache$blocks <- NULL
   src$cache$firsts <- NULL
   src$cache$lasts <- NULL
