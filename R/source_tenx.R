@@ -177,28 +177,50 @@ tenx_block <- function(src, first, last, pool) {
   # conversion abandoned on its thread may still be reading one of them)
   done <- FALSE
   on.exit(if (!done) clear_cells_buffers(src), add = TRUE)
-  raw <- src$ahead$raw
-  src$ahead$raw <- NULL
-  if (is.null(raw) || raw$first != first || raw$last != last) raw <- read_cells(src, first, last)
-  # cells as rows (and normalized) in one pass, data/cells.hpp: the same
-  # numbers as Matrix::t() of the stored block and normalize_columns(); on a
-  # thread of its own while the next block of as many cells is read
-  norm <- as_normalization(src$normalize)
-  target <- if (norm$how == "none") 0 else norm$target
-  sf <- if (!is.null(norm$size_factors)) norm$size_factors[first:last]
-  cell1 <- file_cell(src, first)
-  convert <- function(f) {
-    tryCatch(f(), error = function(e) stop_tenx_block(src, raw, cell1, conditionMessage(e)))
+  work <- src$ahead$job
+  src$ahead$job <- NULL
+  if (is.null(work) || work$first != first || work$last != last || !identical(work$pool, pool)) {
+    raw <- src$ahead$raw
+    src$ahead$raw <- NULL
+    if (is.null(raw) || raw$first != first || raw$last != last) raw <- read_cells(src, first, last)
+    work <- start_conversion(src, raw, pool)
   }
-  job <- convert(function() cells_to_rows_start(raw$x, raw$i, raw$ptr, src$n_col, target, sf,
-                                                cell1, pool))
+  # the next block of as many cells read while this one is converted
   if (last < src$n_row) {
     next_last <- min(src$n_row, last + (last - first + 1L))
     src$ahead$raw <- read_cells(src, last + 1L, next_last)
   }
-  block <- convert(function() cells_to_rows_finish(job))
+  block <- finish_conversion(src, work)
+  # (a pass through the pool: the next block's conversion starts now, on its
+  # thread, while the caller uses this block, whose memory is the pool's
+  # other half; the block after it is read by the next call)
+  if (!is.null(pool) && !is.null(src$ahead$raw)) {
+    src$ahead$job <- start_conversion(src, src$ahead$raw, pool)
+    src$ahead$raw <- NULL
+  }
   done <- TRUE
   finish_block(src, block, first, last, normalized = TRUE)
+}
+
+# The conversion of the block `raw` (read_cells()) to cells as rows, and
+# normalized, data/cells.hpp (the same numbers as Matrix::t() of the stored
+# block and normalize_columns()), started on a thread of its own: what
+# finish_conversion() takes.
+start_conversion <- function(src, raw, pool) {
+  norm <- as_normalization(src$normalize)
+  target <- if (norm$how == "none") 0 else norm$target
+  sf <- if (!is.null(norm$size_factors)) norm$size_factors[raw$first:raw$last]
+  cell1 <- file_cell(src, raw$first)
+  job <- tryCatch(cells_to_rows_start(raw$x, raw$i, raw$ptr, src$n_col, target, sf, cell1, pool),
+                  error = function(e) stop_tenx_block(src, raw, cell1, conditionMessage(e)))
+  list(job = job, raw = raw, cell1 = cell1, first = raw$first, last = raw$last, pool = pool)
+}
+
+# The block of a conversion (waits for it), or its error naming the cell.
+finish_conversion <- function(src, work) {
+  tryCatch(cells_to_rows_finish(work$job), error = function(e) {
+    stop_tenx_block(src, work$raw, work$cell1, conditionMessage(e))
+  })
 }
 
 # The file's stored values and gene indices kept in memory as the first
@@ -423,6 +445,7 @@ clear_cells_buffers <- function(src) {
   src$ahead$buffers <- NULL
   src$ahead$pair <- NULL
   src$ahead$raw <- NULL
+  src$ahead$job <- NULL
   invisible(NULL)
 }
 
