@@ -37,8 +37,8 @@ cells_take_cpp <- function(value, gene, ptr, cells) {
     .Call(`_kmreduce_cells_take_cpp`, value, gene, ptr, cells)
 }
 
-copy_entries_cpp <- function(v, from, n, buffer) {
-    .Call(`_kmreduce_copy_entries_cpp`, v, from, n, buffer)
+copy_entries_cpp <- function(v, from, n) {
+    .Call(`_kmreduce_copy_entries_cpp`, v, from, n)
 }
 
 sparse_problem_cpp <- function(x) {

@@ -191,10 +191,12 @@ tenx_block <- function(src, first, last, pool) {
     src$ahead$raw <- read_cells(src, last + 1L, next_last)
   }
   block <- finish_conversion(src, work)
-  # (a pass through the pool: the next block's conversion starts now, on its
-  # thread, while the caller uses this block, whose memory is the pool's
-  # other half; the block after it is read by the next call)
-  if (!is.null(pool) && !is.null(src$ahead$raw)) {
+  # (a pass through the pool, the next block kept in memory: its conversion
+  # starts now, on its thread, while the caller uses this block, whose
+  # memory is the pool's other half. A block read from the file is
+  # converted in the next call, while the main thread reads the block
+  # after it: both cores busy, as the caller's work then is)
+  if (!is.null(pool) && isTRUE(src$ahead$raw$kept)) {
     src$ahead$job <- start_conversion(src, src$ahead$raw, pool)
     src$ahead$raw <- NULL
   }
@@ -243,12 +245,12 @@ kept_cells <- function(src, first, last) {
   at <- which(src$cache$firsts <= first & src$cache$lasts >= last)
   if (length(at) == 0L) return(NULL)
   b <- blocks[[at[1L]]]
-  if (b$first == first && b$last == last) return(b)
+  if (b$first == first && b$last == last) return(c(b, kept = TRUE))
   from <- b$ptr[first - b$first + 1L]
   to <- b$ptr[last - b$first + 2L]
-  list(first = first, last = last, x = copy_entries_cpp(b$x, from, to - from, FALSE),
-       i = copy_entries_cpp(b$i, from, to - from, FALSE),
-       ptr = b$ptr[(first - b$first + 1L):(last - b$first + 2L)] - from)
+  list(first = first, last = last, x = copy_entries_cpp(b$x, from, to - from),
+       i = copy_entries_cpp(b$i, from, to - from),
+       ptr = b$ptr[(first - b$first + 1L):(last - b$first + 2L)] - from, kept = TRUE)
 }
 
 # The file's number of the source's cell `cell`.
@@ -371,12 +373,19 @@ read_cells <- function(src, first, last) {
     stop_arg(sprintf("The 10x file '%s' could not be read (cells %d..%d): %s",
                      src$file, c0 + first, c0 + last, conditionMessage(e)))
   }
+  # (a block the source keeps, control$file_cache, is read into vectors of
+  # its own, outside R's heap: the cache, without a copy)
+  keep <- isTRUE(src$cache$keep)
   pair <- 3L - (if (is.null(src$ahead$pair)) 2L else src$ahead$pair)  # (1, 2, 1, ...)
   if (count == 0) {
     x <- vector(src$value_type, 0L)
     i <- integer(0)
   } else {
-    bufs <- if (length(src$ahead$buffers) >= pair) src$ahead$buffers[[pair]]
+    bufs <- if (keep) {
+      list(x = read_buffer_new(src$value_type, count), i = read_buffer_new("integer", count))
+    } else if (length(src$ahead$buffers) >= pair) {
+      src$ahead$buffers[[pair]]
+    }
     if (is.null(bufs) || length(bufs$x) < count) {
       if (is.null(src$ahead$buffers)) src$ahead$buffers <- list(NULL, NULL)
       bufs <- cells_buffers(src, last - first + 1L, count)
@@ -394,13 +403,11 @@ read_cells <- function(src, first, last) {
                      src$file, format(length(x)), format(length(i)), c0 + first, c0 + last,
                      format(count)))
   }
-  src$ahead$pair <- pair
   out <- list(first = first, last = last, x = x, i = i, ptr = src$indptr[first:(last + 1L)] - from)
-  if (isTRUE(src$cache$keep)) {
-    # (a copy of the block's entries: the reading vectors are reused)
-    src$cache$blocks[[length(src$cache$blocks) + 1L]] <-
-      list(first = first, last = last, x = copy_entries_cpp(x, 0, count, TRUE),
-           i = copy_entries_cpp(i, 0, count, TRUE), ptr = out$ptr)
+  if (!keep) {
+    src$ahead$pair <- pair
+  } else {
+    src$cache$blocks[[length(src$cache$blocks) + 1L]] <- out
     src$cache$firsts <- c(src$cache$firsts, first)
     src$cache$lasts <- c(src$cache$lasts, last)
     holding_memory(src)
@@ -426,8 +433,10 @@ cells_buffers <- function(src, cells, count) {
 # Frees the reading vectors and the pool (hold_sources(), R/row_source.R).
 release_source.source_tenx <- function(src) {
   for (b in src$cache$blocks) {
-    read_buffer_release(b$x)
-    read_buffer_release(b$i)
+    if (b$ptr[length(b$ptr)] > 0) {  # (a block without values has no buffers)
+      read_buffer_release(b$x)
+      read_buffer_release(b$i)
+    }
   }
   src$cache$blocks <- NULL
   src$cache$firsts <- NULL

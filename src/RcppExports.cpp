@@ -128,16 +128,15 @@ BEGIN_RCPP
 END_RCPP
 }
 // copy_entries_cpp
-SEXP copy_entries_cpp(SEXP v, double from, double n, bool buffer);
-RcppExport SEXP _kmreduce_copy_entries_cpp(SEXP vSEXP, SEXP fromSEXP, SEXP nSEXP, SEXP bufferSEXP) {
+SEXP copy_entries_cpp(SEXP v, double from, double n);
+RcppExport SEXP _kmreduce_copy_entries_cpp(SEXP vSEXP, SEXP fromSEXP, SEXP nSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< SEXP >::type v(vSEXP);
     Rcpp::traits::input_parameter< double >::type from(fromSEXP);
     Rcpp::traits::input_parameter< double >::type n(nSEXP);
-    Rcpp::traits::input_parameter< bool >::type buffer(bufferSEXP);
-    rcpp_result_gen = Rcpp::wrap(copy_entries_cpp(v, from, n, buffer));
+    rcpp_result_gen = Rcpp::wrap(copy_entries_cpp(v, from, n));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -866,7 +865,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_cells_to_rows_cpp", (DL_FUNC) &_kmreduce_cells_to_rows_cpp, 7},
     {"_kmreduce_cells_library_sizes_cpp", (DL_FUNC) &_kmreduce_cells_library_sizes_cpp, 3},
     {"_kmreduce_cells_take_cpp", (DL_FUNC) &_kmreduce_cells_take_cpp, 4},
-    {"_kmreduce_copy_entries_cpp", (DL_FUNC) &_kmreduce_copy_entries_cpp, 4},
+    {"_kmreduce_copy_entries_cpp", (DL_FUNC) &_kmreduce_copy_entries_cpp, 3},
     {"_kmreduce_sparse_problem_cpp", (DL_FUNC) &_kmreduce_sparse_problem_cpp, 1},
     {"_kmreduce_has_distinct_rows_cpp", (DL_FUNC) &_kmreduce_has_distinct_rows_cpp, 2},
     {"_kmreduce_distinct_rows_cpp", (DL_FUNC) &_kmreduce_distinct_rows_cpp, 1},

@@ -481,23 +481,22 @@ Rcpp::List cells_take_cpp(SEXP value, SEXP gene, Rcpp::NumericVector ptr,
 }
 
 // Entries from..from+n-1 (from 0) of an integer or double vector (a read
-// buffer) copied into a vector of their own: with `buffer`, a read buffer
-// (memory outside R's heap: a pass that keeps a file's blocks does not wake
-// R's collector; released by read_buffer_release()), else an R vector.
+// buffer) copied into an R vector of their own.
 // [[Rcpp::export]]
-SEXP copy_entries_cpp(SEXP v, double from, double n, bool buffer) {
+SEXP copy_entries_cpp(SEXP v, double from, double n) {
   if (!(TYPEOF(v) == INTSXP || TYPEOF(v) == REALSXP) || !(from >= 0) || !(n >= 0) ||
       from + n > static_cast<double>(Rf_xlength(v)))
     throw std::invalid_argument("copy_entries_cpp(): a numeric vector and a range within it");
   const bool ints = TYPEOF(v) == INTSXP;
-  Rcpp::RObject out(buffer ? read_buffer_new(ints ? "integer" : "double", n)
-                           : Rf_allocVector(TYPEOF(v), static_cast<R_xlen_t>(n)));
   const R_xlen_t a = static_cast<R_xlen_t>(from), len = static_cast<R_xlen_t>(n);
+  Rcpp::RObject out(Rf_allocVector(TYPEOF(v), len));
   if (len > 0) {
     if (ints) {
-      std::copy(INTEGER(v) + a, INTEGER(v) + a + len, INTEGER(out));
+      const int* src = INTEGER(v);
+      std::copy(src + a, src + a + len, INTEGER(out));
     } else {
-      std::copy(REAL(v) + a, REAL(v) + a + len, REAL(out));
+      const double* src = REAL(v);
+      std::copy(src + a, src + a + len, REAL(out));
     }
   }
   return out;

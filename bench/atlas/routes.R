@@ -13,10 +13,11 @@
 #                  counts / size factors; the randomized SVD, eps 1 and one
 #                  power iteration, of 20000 cells drawn in the library
 #                  sizes' pass, to 100 PCs; every cell projected; n_init 10).
-#   svd_rows_20k   the default with control = list(svd_rows = 20000) /
-#   svd_rows_50k   50000: with the defaults of before 100 PCs from 20000
-#                  cells, these were the sampled routes; svd_rows_20k is now
-#                  the default.
+#   no_cache       the default with control = list(file_cache = 0): every
+#                  pass reads the file (three), where the default keeps the
+#                  file's counts in memory after the first when they fit.
+#   svd_rows_50k   the default with control = list(svd_rows = 50000): the
+#                  SVD of a sample of 50000 cells instead of 20000.
 #   power0         the default with control = list(power_iters = 0).
 #   cpm_embedding  the previous documented call: kmeans_reduced(sce, k,
 #                  assay = "counts", normalize = "log1p_cpm", method =
@@ -100,7 +101,7 @@ load_counts <- function() {
 
 switch(route,
   default = kmreduce_route(),
-  svd_rows_20k = kmreduce_route(control = list(svd_rows = 20000)),
+  no_cache = kmreduce_route(control = list(file_cache = 0)),
   svd_rows_50k = kmreduce_route(control = list(svd_rows = 50000)),
   power0 = kmreduce_route(control = list(power_iters = 0)),
   cpm_embedding = kmreduce_route(assay = "counts", normalize = "log1p_cpm",

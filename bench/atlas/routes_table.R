@@ -10,7 +10,7 @@
 args <- commandArgs(trailingOnly = TRUE)
 lines <- readLines(args[[1L]])
 cap <- if (length(args) >= 2L) as.numeric(args[[2L]]) else NA
-routes <- c("default", "svd_rows_20k", "svd_rows_50k", "power0", "cpm_embedding", "osca",
+routes <- c("default", "no_cache", "svd_rows_50k", "power0", "cpm_embedding", "osca",
             "mbkmeans")
 kv <- function(line) {
   f <- strsplit(trimws(line), " +")[[1L]]
