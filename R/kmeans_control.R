@@ -123,7 +123,7 @@
 #'   the lowest result is confirmed, whatever it costs.
 #' @param file_cache For the cells of a 10x HDF5 file: `"auto"` (the
 #'   default), a number of bytes, or `0`. When the file's stored counts and
-#'   gene indices take at most this much memory (`"auto"`: a quarter of the
+#'   gene indices take at most this much memory (`"auto"`: an eighth of the
 #'   memory available when the fit starts), the first pass over the file
 #'   keeps them in memory and the later passes (projection, statistics)
 #'   read them from there instead of the file. The results are the same
