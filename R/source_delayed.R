@@ -108,12 +108,20 @@ bind_blocks <- function(parts) {
 kept_sample <- function(src, index) UseMethod("kept_sample")
 kept_sample.row_source <- function(src, index) NULL
 kept_sample.source_delayed <- function(src, index) {
-  kept <- src$cache$sample
-  if (is.null(kept) || !identical(kept$index, index)) return(NULL)
-  rm("sample", envir = src$cache)
+  kept <- take_kept_sample(src, index)
+  if (is.null(kept)) return(NULL)
   rows <- normalize_rows(kept$counts, src$normalize, describe_source(src))
   if (!methods::is(rows, "dgCMatrix") && !is.double(rows)) storage.mode(rows) <- "double"
   rows
+}
+
+# What source_library_sizes() kept of the rows `index` (dropped from the
+# source: taken once), or NULL when it kept other rows or none.
+take_kept_sample <- function(src, index) {
+  kept <- src$cache$sample
+  if (is.null(kept) || !identical(kept$index, index)) return(NULL)
+  rm("sample", envir = src$cache)
+  kept
 }
 
 # A block of a sparse DelayedMatrix as a dgCMatrix, with its NA and NaN

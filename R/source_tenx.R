@@ -242,7 +242,7 @@ keep_in_memory.source_tenx <- function(src, bytes) {
 kept_cells <- function(src, first, last) {
   blocks <- src$cache$blocks
   if (length(blocks) == 0L) return(NULL)
-  at <- which(src$cache$firsts <= first & src$cache$lasts >= last)
+  at <- which(vapply(blocks, function(b) b$first <= first && b$last >= last, logical(1)))
   if (length(at) == 0L) return(NULL)
   b <- blocks[[at[1L]]]
   if (b$first == first && b$last == last) return(c(b, kept = TRUE))
@@ -303,9 +303,8 @@ source_library_sizes.source_tenx <- function(src, sample = NULL) {
 # The kept cells (source_library_sizes()) as rows, normalized: converted
 # as a block of a pass converts them (cells_to_rows(): the same numbers).
 kept_sample.source_tenx <- function(src, index) {
-  kept <- src$cache$sample
-  if (is.null(kept) || !identical(kept$index, index)) return(NULL)
-  rm("sample", envir = src$cache)
+  kept <- take_kept_sample(src, index)
+  if (is.null(kept)) return(NULL)
   parts <- kept$stored
   ends <- cumsum(vapply(parts, function(p) p$ptr[length(p$ptr)], 0))
   ptr <- c(0, unlist(lapply(seq_along(parts), function(b) {
@@ -408,8 +407,6 @@ read_cells <- function(src, first, last) {
     src$ahead$pair <- pair
   } else {
     src$cache$blocks[[length(src$cache$blocks) + 1L]] <- out
-    src$cache$firsts <- c(src$cache$firsts, first)
-    src$cache$lasts <- c(src$cache$lasts, last)
     holding_memory(src)
     # (the blocks of the first pass only: a later pass reads a block that
     # none of them holds from the file, without keeping a second copy)
@@ -439,8 +436,6 @@ release_source.source_tenx <- function(src) {
     }
   }
   src$cache$blocks <- NULL
-  src$cache$firsts <- NULL
-  src$cache$lasts <- NULL
   src$cache$keep <- FALSE
   if (!is.null(src$ahead$pool)) cells_pool_release(src$ahead$pool)
   src$ahead$pool <- NULL
