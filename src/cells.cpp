@@ -151,6 +151,14 @@ Rboolean buffer_inspect(SEXP, int, int, int, void (*)(SEXP, int, int, int)) {
   return TRUE;
 }
 
+// An integer count as a double, NA_integer_ as NA (NaN): a count that is
+// missing, not a negative one. Made on R's thread (it holds R's NA), used
+// on any.
+struct IntAsDouble {
+  double na = NA_REAL;
+  double operator()(int v) const { return v == NA_INTEGER ? na : static_cast<double>(v); }
+};
+
 SEXP new_view(R_altrep_class_t cls, SEXP pool, int slot, double generation, R_xlen_t n) {
   Rcpp::NumericVector info = Rcpp::NumericVector::create(slot, generation,
                                                          static_cast<double>(n));
@@ -251,7 +259,7 @@ SEXP cells_job(SEXP value, SEXP gene, const Rcpp::NumericVector& ptr, int n_gene
                                  Rcpp::Named("pool") = pool_ptr,
                                  Rcpp::Named("size_factors") = size_factors);
   Rcpp::XPtr<CellsJob> handle(owned.release(), true, R_NilValue, job->keep);
-  const double na = NA_REAL;
+  const IntAsDouble int_as_double;
   const bool ints = TYPEOF(value) == INTSXP;
   const int* iv = ints ? INTEGER(value) : nullptr;
   const double* dv = ints ? nullptr : REAL(value);
@@ -265,8 +273,7 @@ SEXP cells_job(SEXP value, SEXP gene, const Rcpp::NumericVector& ptr, int n_gene
         // (NA_integer_ is a negative int: a count < 0 with the
         // normalization; without it, made NA here)
         kmreduce::cells_to_rows(iv, g, pp, n_cells, n_genes, target, sf, first_cell,
-                                [na](int v) { return v == NA_INTEGER ? na : static_cast<double>(v); },
-                                po, io, xo);
+                                int_as_double, po, io, xo);
       } else {
         kmreduce::cells_to_rows(dv, g, pp, n_cells, n_genes, target, sf, first_cell,
                                 [](double v) { return v; }, po, io, xo);
@@ -433,9 +440,7 @@ Rcpp::NumericVector cells_library_sizes_cpp(SEXP value, Rcpp::NumericVector ptr,
     throw std::invalid_argument("a block's values must be numbers, one per offset");
   Rcpp::NumericVector lib(n_cells);
   if (TYPEOF(value) == INTSXP) {
-    const double na = NA_REAL;
-    kmreduce::cell_library_sizes(INTEGER(value), ptr.begin(), n_cells, first_cell,
-                                 [na](int v) { return v == NA_INTEGER ? na : static_cast<double>(v); },
+    kmreduce::cell_library_sizes(INTEGER(value), ptr.begin(), n_cells, first_cell, IntAsDouble(),
                                  lib.begin());
   } else {
     kmreduce::cell_library_sizes(REAL(value), ptr.begin(), n_cells, first_cell,

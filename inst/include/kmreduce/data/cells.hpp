@@ -39,6 +39,18 @@ inline index_t stored_values(const double* ptr, index_t n_cells, index_t n_genes
   return static_cast<index_t>(nnz_d);
 }
 
+// A stored value checked as a count (a finite number >= 0): `v` itself,
+// else an error naming what it is and cell c of a block whose first cell is
+// `first_cell` in its file (R's messages start from "count").
+inline double checked_count(double v, double first_cell, index_t c) {
+  if (!(v >= 0) || std::isinf(v))
+    throw std::domain_error("count " + std::string(std::isnan(v) ? "NA" : (v > 0 ? "Inf" : "< 0")) +
+                            " at cell " +
+                            std::to_string(static_cast<long long>(first_cell) +
+                                           static_cast<long long>(c)));
+  return v;
+}
+
 // `ptr`: n_cells + 1 offsets of the cells' values in `value` and `gene`
 // (from 0). `as_double(value[t])`: the value as a double (a missing value as
 // a NaN). `first_cell`: the number of the block's first cell in its file
@@ -79,14 +91,7 @@ void cells_to_rows(const Value* value, const Index* gene, const double* ptr,
                                     cell_name(c));
       last_cell[g] = c;
       ++count[g + 1];
-      if (normalize) {
-        const double v = as_double(value[t]);
-        if (!(v >= 0) || std::isinf(v))
-          throw std::domain_error("count " +
-                                  std::string(std::isnan(v) ? "NA" : (v > 0 ? "Inf" : "< 0")) +
-                                  " at cell " + cell_name(c));
-        lib += v;
-      }
+      if (normalize) lib += checked_count(as_double(value[t]), first_cell, c);
     }
     if (normalize) scale[c] = size_factor != nullptr ? size_factor[c] : (lib == 0.0 ? 1.0 : lib);
   }
@@ -155,16 +160,7 @@ void cell_library_sizes(const Value* value, const double* ptr, index_t n_cells,
     const index_t a = static_cast<index_t>(ptr[c]), b = static_cast<index_t>(ptr[c + 1]);
     if (b < a || b > nnz) throw std::invalid_argument("a block of cells has bad value offsets");
     double sum = 0.0;
-    for (index_t t = a; t < b; ++t) {
-      const double v = as_double(value[t]);
-      if (!(v >= 0) || std::isinf(v))
-        throw std::domain_error("count " +
-                                std::string(std::isnan(v) ? "NA" : (v > 0 ? "Inf" : "< 0")) +
-                                " at cell " +
-                                std::to_string(static_cast<long long>(first_cell) +
-                                               static_cast<long long>(c)));
-      sum += v;
-    }
+    for (index_t t = a; t < b; ++t) sum += checked_count(as_double(value[t]), first_cell, c);
     lib[c] = sum;
   }
 }
