@@ -135,7 +135,8 @@
 #'   about `m` rows each,
 #'   coresets by sensitivity sampling (Feldman and Langberg 2011, in the
 #'   practical form of Bachem et al. 2017): a rough solution first (the
-#'   candidates of k-means||), then each row drawn with a probability that
+#'   candidates of two rounds of k-means||, whatever `rounds` is), then each
+#'   row drawn with a probability that
 #'   grows with its distance to its candidate and with the share of rows its
 #'   candidate has to itself, and weighted by its inverse, so that a small
 #'   cluster far from the others is drawn as often as a large one and the

@@ -317,3 +317,24 @@ test_that("bad weights are refused by name, saying what was expected and given",
                "`weights` are not supported on distributed rows")
   expect_error(optimality_bound(fit(rep(2, 30)), x), "`fit` was fitted with observation weights")
 })
+
+test_that("weighted centres are the weighted means, far from the origin and for k above 16", {
+  # (rows far from the origin are clustered shifted by their column means;
+  # k <= 16 takes the masked vector sums where the processor has them, 203
+  # rows leave a partial group of 8)
+  for (k in c(5L, 20L)) {
+    m <- make_mixture(n = 203, d = 9, k = k, sd = 1, sep = 6, seed = 31)
+    x <- m$x + 1e5
+    w <- withr::with_seed(32, runif(nrow(x), 0.25, 4))
+    f1 <- kmeans_reduced(x, k, method = "none", weights = w, n_init = 2, seed = 4,
+                         n_threads = 1)
+    f2 <- kmeans_reduced(x, k, method = "none", weights = w, n_init = 2, seed = 4,
+                         n_threads = 2)
+    expect_identical(f2$cluster, f1$cluster, info = k)
+    expect_identical(f2$centers, f1$centers, info = k)
+    means <- rowsum(x * w, f1$cluster) / as.vector(rowsum(w, f1$cluster))
+    expect_equal(unname(f1$centers), unname(means), tolerance = 1e-12, info = k)
+    expect_equal(f1$tot.withinss, sum(w * rowSums((x - means[f1$cluster, ])^2)),
+                 tolerance = 1e-9, info = k)
+  }
+})

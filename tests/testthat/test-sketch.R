@@ -22,9 +22,13 @@ test_that("the replicates run on a sketch, and the fit says so", {
                              "refine"))
   expect_equal(fit$passes[["replicates"]], 0)
   # (three sketches, the 4 replicates dealt to them, each best lifted;
-  # k-means|| for the rough solution)
+  # two rounds of k-means|| and the distances to its candidates for the
+  # rough solution, whatever control$rounds is)
   expect_equal(fit$passes[["lift"]], 3)
-  expect_equal(fit$passes[["sketch"]], kmeans_control()$rounds + 1)
+  expect_equal(fit$passes[["sketch"]], 3)
+  fit5 <- kmeans_reduced(ds$x, ds$k, method = "none", n_init = 4, seed = 1,
+                         control = list(sketch_rows = 1000, rounds = 5))
+  expect_equal(fit5$passes[["sketch"]], 3)
   expect_true(fit$passes[["lloyd"]] >= 1)
   # on all rows: the replicates' passes (k-means++ reads the rows once per
   # centre, Lloyd once per iteration), no sketch
@@ -154,6 +158,6 @@ test_that("trace prints the passes by stage; one sketch per replicate at most", 
   out <- capture.output(kmeans_reduced(ds$x, ds$k, method = "none", n_init = 2, seed = 1,
                                        trace = 1, control = list(sketch_rows = 800)))
   # (two replicates: two sketches, two lifts)
-  expect_true(any(grepl("passes over the data's rows: sketch 6, replicates 0, lift 2, lloyd [0-9]+, polish [0-9]+, statistics 1, refine 0",
+  expect_true(any(grepl("passes over the data's rows: sketch 3, replicates 0, lift 2, lloyd [0-9]+, polish [0-9]+, statistics 1, refine 0",
                         out)))
 })

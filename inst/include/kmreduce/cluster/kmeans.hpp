@@ -324,6 +324,11 @@ bool sketch_applies(const Data& a, const KmeansOptions& opt, const Combine& comb
 // bench/RESULTS.md, "Replicates on a sketch").
 constexpr int kSketches = 3;
 
+// The rounds of k-means|| for the sketches' rough solution (about 4 k
+// candidates): its distances are most of the sketches' cost, and five
+// rounds drew sketches no better on the hard case above (bench/RESULTS.md).
+constexpr int kSketchRounds = 2;
+
 // The replicates and their polish on coreset sketches of the rows
 // (sketch.hpp), then the best of each lifted to all the rows and Lloyd
 // there, and the polish of the lowest of those starts.
@@ -334,10 +339,12 @@ KmeansResult kmeans_sketched(const Data& a, const double* row_norms, const Kmean
   Rng rng(stream_key(opt.seed, kStreamSketch, 0));
   // (n_init replicates in all, dealt to the sketches in turn)
   const int count = std::min(kSketches, opt.n_init);
+  KmeansParallelOptions rough = opt.parallel;
+  rough.rounds = kSketchRounds;
   const std::vector<Sketch> sketches =
-      coreset_sketches(a, row_norms, opt.weights, opt.sketch_rows, opt.k, count,
-                       opt.parallel, rng, opt.n_threads, interrupt);
-  out.passes.sketch = opt.parallel.rounds + 1.0;
+      coreset_sketches(a, row_norms, opt.weights, opt.sketch_rows, opt.k, count, rough, rng,
+                       opt.n_threads, interrupt);
+  out.passes.sketch = rough.rounds + 1.0;
   check_interrupt(interrupt);
   index_t fewest = sketches.front().m;
   for (const Sketch& sk : sketches) fewest = std::min(fewest, sk.m);
@@ -361,7 +368,7 @@ KmeansResult kmeans_sketched(const Data& a, const double* row_norms, const Kmean
     so.n_init = opt.n_init / count + (static_cast<int>(i) < opt.n_init % count ? 1 : 0);
     // (the first sketch's replicates draw from the seed's streams)
     if (i > 0) so.seed = stream_key(opt.seed, kStreamSketch, i);
-    const DenseMatrix sx(sk.x.data(), sk.m, sk.d);
+    const DenseMatrix sx(sk.x.get(), sk.m, sk.d);
     on_sketches.push_back(with_row_access(sx, opt.n_threads, [&](const auto& rows) {
       return kmeans(rows, so, interrupt);
     }));

@@ -43,6 +43,7 @@
 #include "lloyd.hpp"
 #include "../kernels/matrix.hpp"
 #include "../kernels/packed.hpp"
+#include "../runtime/memory.hpp"
 #include "../runtime/rng.hpp"
 
 namespace kmreduce {
@@ -51,44 +52,51 @@ namespace kmreduce {
 struct Sketch {
   std::vector<index_t> rows;   // the rows drawn, increasing, each once
   std::vector<double> weight;  // one per row drawn
-  std::vector<double> x;       // their values, as the clustered rows hold them
+  AlignedArray<double> x;      // their values, as the clustered rows hold them
   index_t m = 0, d = 0;
 };
 
-// The given rows (increasing) of dense rows, as the clustered rows hold them
-// (minus the shift of packed rows), into out (rows.size() x d,
-// column-major): column by column, so that each column is read forwards.
-inline void gather_rows(const DenseMatrix& a, const std::vector<index_t>& rows, double* out,
-                        const double* shift, int n_threads) {
-  const index_t m = static_cast<index_t>(rows.size());
+// The rows of every sketch (each s.rows increasing), as the clustered rows
+// hold them (minus the shift of packed rows), into s.x (s.m x d,
+// column-major): column by column, every sketch from the same column while
+// it is in cache. Drawn rows are spread over the whole column, so each
+// sketch alone would read nearly every cache line of it: one pass for all.
+inline void gather_rows(const DenseMatrix& a, std::vector<Sketch>& sketches, const double* shift,
+                        int n_threads) {
+  double work = 0.0;
+  for (Sketch& s : sketches) {
+    s.d = a.d;
+    s.x = aligned_array<double>(static_cast<std::size_t>(s.m * a.d), true);  // (all written)
+    work += static_cast<double>(s.m) * a.d;
+  }
   parallel_for(a.d, n_threads, [&](index_t j, int) {
     const double* col = a.x + a.n * j;
-    double* o = out + m * j;
-    const double s = shift != nullptr ? shift[j] : 0.0;
-    for (index_t i = 0; i < m; ++i) o[i] = col[rows[i]] - s;
-  }, static_cast<double>(m) * a.d);
+    const double sj = shift != nullptr ? shift[j] : 0.0;
+    for (Sketch& s : sketches) {
+      double* o = s.x.get() + s.m * j;
+      const index_t* rows = s.rows.data();
+      for (index_t i = 0; i < s.m; ++i) o[i] = col[rows[i]] - sj;
+    }
+  }, work);
 }
-inline void gather_rows(const DenseMatrix& a, const std::vector<index_t>& rows, double* out,
-                        int n_threads) {
-  gather_rows(a, rows, out, nullptr, n_threads);
+inline void gather_rows(const DenseMatrix& a, std::vector<Sketch>& sketches, int n_threads) {
+  gather_rows(a, sketches, nullptr, n_threads);
 }
-inline void gather_rows(const PackedRows& a, const std::vector<index_t>& rows, double* out,
-                        int n_threads) {
-  gather_rows(a.src, rows, out, a.shift, n_threads);
+inline void gather_rows(const PackedRows& a, std::vector<Sketch>& sketches, int n_threads) {
+  gather_rows(a.src, sketches, a.shift, n_threads);
 }
 // (other rows are not sketched: kmeans.hpp's sketch_applies())
 template <class Rows>
-void gather_rows(const Rows&, const std::vector<index_t>&, double*, int) {
+void gather_rows(const Rows&, std::vector<Sketch>&, int) {
   throw std::logic_error("these rows are not sketched");
 }
 
-// m draws from the distribution (cdf, mass, acc) of coreset_sketches(); a
-// row drawn c times gets c w_r / (m q_r).
-template <class Data>
-void draw_sketch(const Data& a, const double* weights, index_t m, const std::vector<double>& cdf,
-                 const std::vector<double>& mass, double acc, Rng& rng, Sketch& s,
-                 int n_threads) {
-  const index_t n = a.n, d = a.d;
+// m draws from the distribution (cdf, mass, acc) of coreset_sketches() into
+// s.rows and s.weight (its values are gathered later); a row drawn c times
+// gets c w_r / (m q_r).
+inline void draw_sketch(index_t n, const double* weights, index_t m,
+                        const std::vector<double>& cdf, const std::vector<double>& mass,
+                        double acc, Rng& rng, Sketch& s) {
   std::vector<index_t> drawn(static_cast<std::size_t>(m));
   for (index_t t = 0; t < m; ++t) {
     const double u = rng.uniform() * acc;
@@ -96,7 +104,6 @@ void draw_sketch(const Data& a, const double* weights, index_t m, const std::vec
     drawn[t] = std::min<index_t>(n - 1, static_cast<index_t>(it - cdf.begin()));
   }
   std::sort(drawn.begin(), drawn.end());
-  s.d = d;
   for (index_t t = 0; t < m;) {
     const index_t r = drawn[t];
     index_t c = 0;
@@ -110,8 +117,6 @@ void draw_sketch(const Data& a, const double* weights, index_t m, const std::vec
     s.weight.push_back(static_cast<double>(c) * w / (static_cast<double>(m) * q));
   }
   s.m = static_cast<index_t>(s.rows.size());
-  s.x.assign(static_cast<std::size_t>(s.m * d), 0.0);
-  gather_rows(a, s.rows, s.x.data(), n_threads);
 }
 
 // Draws `count` independent sketches of m (before merging repeated draws)
@@ -124,7 +129,7 @@ std::vector<Sketch> coreset_sketches(const Data& a, const double* row_norms,
                                      const KmeansParallelOptions& parallel, Rng& rng,
                                      int n_threads,
                                      const InterruptCheck& interrupt = InterruptCheck()) {
-  const index_t n = a.n, d = a.d;
+  const index_t n = a.n;
   if (m < 1 || n < 1 || k < 1) throw std::invalid_argument("a sketch needs rows and k >= 1");
   const ParallelCandidates rough =
       parallel_candidates(a, row_norms, k, rng, n_threads, parallel, interrupt, LocalCombine(),
@@ -157,7 +162,8 @@ std::vector<Sketch> coreset_sketches(const Data& a, const double* row_norms,
     cdf[r] = acc;
   }
   std::vector<Sketch> out(static_cast<std::size_t>(count));
-  for (Sketch& s : out) draw_sketch(a, weights, m, cdf, mass, acc, rng, s, n_threads);
+  for (Sketch& s : out) draw_sketch(n, weights, m, cdf, mass, acc, rng, s);
+  gather_rows(a, out, n_threads);
   return out;
 }
 

@@ -106,13 +106,18 @@ void keep_lowest(std::vector<std::pair<Id, LloydResult>>& list, Id id, LloydResu
 }
 
 // Weighted per-cluster sums of the rows, out[q + k j] += sum over rows r of
-// cluster q of w[r] x[r, j]: each (q, j) in row order (the same for every
+// cluster q of w[r] x[r, j]: for k <= 16 on AVX-512 the masked vector sums of
+// label_sums.hpp; otherwise each (q, j) in row order (the same for every
 // thread count). Columns go in groups of 8, read together row by row: 8
 // independent chains of adds where one column's chain waits on the last add
 // to the same cluster (rows of one cluster often come in runs), about 5x
 // faster than a column at a time, with the same additions in the same order.
 inline void weighted_sums(const DenseMatrix& a, const int* label, const double* w, index_t k,
                           double* out, int n_threads, const double* shift = nullptr) {
+  if (label_kernels(k)) {  // k <= 16 on AVX-512: masked vector sums (label_sums.hpp)
+    label_sums_columns_weighted(a.x, a.n, a.d, label, w, shift, k, out, n_threads);
+    return;
+  }
   constexpr index_t J = 8;
   parallel_for_scratch<std::vector<double>>(n_blocks(a.d, J), n_threads,
                                             [&](index_t b, std::vector<double>& acc) {

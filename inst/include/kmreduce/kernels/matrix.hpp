@@ -301,11 +301,16 @@ inline void get_row(const SparseRows& a, index_t r, double* out) {
 // are plain loops in a fixed order, the same for every thread count.
 
 // sums (k x d, column-major) += per-cluster sums of w[r] (x[r, ] - shift):
+// as cluster_sums(), masked vector sums for k <= 16 on AVX-512, otherwise
 // parallel over columns, within a column the rows in four accumulator
-// copies (r % 4) summed in a fixed order, as cluster_sums().
+// copies (r % 4) summed in a fixed order.
 inline void weighted_cluster_sums(const DenseMatrix& a, const int* label, const double* w,
                                   index_t k, double* sums, int n_threads,
                                   const double* shift = nullptr) {
+  if (label_kernels(k)) {  // k <= 16 on AVX-512: masked vector sums
+    label_sums_columns_weighted(a.x, a.n, a.d, label, w, shift, k, sums, n_threads);
+    return;
+  }
   const double work = 2.0 * static_cast<double>(a.n) * a.d;
   parallel_for_scratch<std::vector<double>>(a.d, n_threads, [&](index_t j, std::vector<double>& acc) {
     acc.assign(4 * k, 0.0);
