@@ -189,3 +189,56 @@ test_that("distributed rows given where only in-memory data are read: a clear er
   expect_error(predict(kmeans_reduced(x, 2, seed = 1), fake),
                "`newdata` is a set of distributed rows")
 })
+
+test_that("the scan of the values counts what R counts at every SIMD level (child process)", {
+  skip_on_cran()
+  skip_if(nzchar(Sys.getenv("KMREDUCE_SIMD")), "KMREDUCE_SIMD is set for this run")
+  # lengths around the 2048-value chunks; Inf, -Inf, NaN and NA placed in
+  # whole chunks, in the partial last one and at chunk edges
+  body <- c(
+    "out <- list()",
+    "for (n in c(7, 2048, 2049, 4096 + 16, 10000)) {",
+    "  set.seed(n); v <- rnorm(n) * 10^sample(-3:3, n, TRUE)",
+    "  out[[length(out) + 1]] <- kmreduce:::scan_values_cpp(v)",
+    "  for (bad in list(Inf, -Inf, NaN, NA_real_)) for (at in unique(pmin(n, c(1, 2048, 2049, n)))) {",
+    "    w <- v; w[at] <- bad; w[max(1, n - 3)] <- bad",
+    "    out[[length(out) + 1]] <- kmreduce:::scan_values_cpp(w)",
+    "  }",
+    "}",
+    "out")
+  expected <- local({
+    out <- list()
+    for (n in c(7, 2048, 2049, 4096 + 16, 10000)) {
+      set.seed(n)
+      v <- rnorm(n) * 10^sample(-3:3, n, TRUE)
+      add <- function(w) {
+        bad <- which(!is.finite(w))
+        out[[length(out) + 1]] <<- list(nonfinite = length(bad),
+                                        first = if (length(bad)) bad[1] else NA,
+                                        maxabs = max(abs(w[is.finite(w)])))
+      }
+      add(v)
+      for (bad in list(Inf, -Inf, NaN, NA_real_)) for (at in unique(pmin(n, c(1, 2048, 2049, n)))) {
+        w <- v
+        w[at] <- bad
+        w[max(1, n - 3)] <- bad
+        add(w)
+      }
+    }
+    out
+  })
+  for (level in c("portable", "avx2", "avx512")) {
+    res <- run_child(sprintf("Sys.setenv(KMREDUCE_SIMD = %s)", deparse(level)), body)
+    expect_identical(res$status, "finished", info = paste(res$log, collapse = "\n"))
+    got <- res$value
+    expect_length(got, length(expected))
+    for (i in seq_along(expected)) {
+      info <- paste(level, i)
+      expect_equal(got[[i]]$nonfinite, expected[[i]]$nonfinite, info = info)
+      expect_equal(got[[i]]$maxabs, expected[[i]]$maxabs, info = info)
+      if (expected[[i]]$nonfinite > 0) {
+        expect_equal(got[[i]]$first, expected[[i]]$first, info = info)
+      }
+    }
+  }
+})
