@@ -115,7 +115,7 @@ void keep_lowest(std::vector<std::pair<Id, LloydResult>>& list, Id id, LloydResu
 inline void weighted_sums(const DenseMatrix& a, const int* label, const double* w, index_t k,
                           double* out, int n_threads, const double* shift = nullptr) {
   if (label_kernels(k)) {  // k <= 16 on AVX-512: masked vector sums (label_sums.hpp)
-    label_sums_columns_weighted(a.x, a.n, a.d, label, w, shift, k, out, n_threads);
+    label_sums_columns(a.x, a.n, a.d, label, k, out, n_threads, w, shift);
     return;
   }
   constexpr index_t J = 8;

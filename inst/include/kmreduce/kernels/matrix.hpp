@@ -308,7 +308,7 @@ inline void weighted_cluster_sums(const DenseMatrix& a, const int* label, const 
                                   index_t k, double* sums, int n_threads,
                                   const double* shift = nullptr) {
   if (label_kernels(k)) {  // k <= 16 on AVX-512: masked vector sums
-    label_sums_columns_weighted(a.x, a.n, a.d, label, w, shift, k, sums, n_threads);
+    label_sums_columns(a.x, a.n, a.d, label, k, sums, n_threads, w, shift);
     return;
   }
   const double work = 2.0 * static_cast<double>(a.n) * a.d;
