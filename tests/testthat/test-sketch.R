@@ -3,9 +3,9 @@
 
 # A mixture large enough for the sketch: overlapping clusters of unequal
 # size, so that the replicates and the polish have work to do.
-sketch_data <- function(n = 6000, d = 12, k = 6, seed = 3) {
+sketch_data <- function(n = 6000, d = 12, k = 6, seed = 3, centre_sd = 2.5) {
   withr::with_seed(seed, {
-    centres <- matrix(rnorm(k * d, sd = 2.5), k, d)
+    centres <- matrix(rnorm(k * d, sd = centre_sd), k, d)
     truth <- sample(k, n, TRUE, prob = seq_len(k))
     list(x = centres[truth, ] + matrix(rnorm(n * d), n, d), k = k, truth = truth)
   })
@@ -99,6 +99,34 @@ test_that("the polish never raises the objective, with or without the sketch", {
       expect_equal(is.null(km$sketch), is.infinite(m))
     }
   }
+})
+
+test_that("lifted starts that agree leave only Hartigan's moves on all rows", {
+  # Each lifted start is the best of a sketch after its split/merge moves:
+  # when two agree within control$split_confirm's 1e-6 (nearby clusters, a
+  # few rows apart), no split/merge is tried on all rows; when they differ
+  # (clusters that overlap more), it is. Either way the polish never raises
+  # the objective and ends at the means of its labels.
+  tries <- NULL
+  for (sd in c(0.6, 1)) {
+    ds <- sketch_data(seed = 6, k = 8, centre_sd = sd)
+    for (s in 1:4) {
+      for (ps in list(2L, "auto")) {
+        ctl <- kmreduce:::check_control(list(sketch_rows = 700, polish_starts = ps))
+        km <- kmreduce:::cpp_kmeans(ds$x, ds$k, 4L, 100L, 0, s, 1L, FALSE, 0, NULL,
+                                    kmreduce:::seeding_of(ctl, ds$k, 4L, "none", nrow(ds$x)),
+                                    NULL)
+        expect_false(is.null(km$sketch))
+        expect_lte(km$objective, km$objective_before_polish * (1 + 1e-12))
+        label <- km$cluster
+        expect_equal(unname(km$centers),
+                     unname(rowsum(ds$x, label) / as.vector(table(label))), tolerance = 1e-10)
+        tries <- c(tries, km$split_tries)
+      }
+    }
+  }
+  expect_true(any(tries == 0))
+  expect_true(any(tries > 0))
 })
 
 test_that("a weighted sketched fit is the weighted k-means of the rows", {

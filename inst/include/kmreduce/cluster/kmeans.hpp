@@ -360,6 +360,7 @@ KmeansResult kmeans_sketched(const Data& a, const double* row_norms, const Kmean
   Replicates reps;
   std::vector<KmeansResult> on_sketches;
   std::vector<std::vector<double>> lifted_all;
+  std::vector<double> lifted_objectives;
   for (std::size_t i = 0; i < sketches.size(); ++i) {
     const Sketch& sk = sketches[i];
     KmeansOptions so = opt;
@@ -385,7 +386,18 @@ KmeansResult kmeans_sketched(const Data& a, const double* row_norms, const Kmean
     reps.work += res.iter;
     out.objectives.insert(out.objectives.end(), on_sketch.objectives.begin(),
                           on_sketch.objectives.end());
+    lifted_objectives.push_back(res.objective);
     keep_replicate(reps, static_cast<int>(i), std::move(res), starts);
+  }
+  // Each lifted start comes from a sketch's best replicate after its
+  // split/merge moves: two that agree within split_confirm confirm their
+  // basin (as two polished starts do in polish_replicates()), and on all
+  // rows only Hartigan's moves follow, which differ by a few rows.
+  if (lifted_opt.polish == Polish::SplitMerge) {
+    const double lowest = *std::min_element(lifted_objectives.begin(), lifted_objectives.end());
+    int near = 0;
+    for (double o : lifted_objectives) near += o <= lowest * (1.0 + opt.split_confirm) ? 1 : 0;
+    if (near >= 2) lifted_opt.polish = Polish::Hartigan;
   }
   polish_replicates(a, row_norms, lifted_opt, interrupt, LocalCombine(), reps, out);
   const std::size_t kept = static_cast<std::size_t>(out.best_replicate);
