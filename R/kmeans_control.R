@@ -145,7 +145,9 @@
 #'   turn and polished there; the best of each sketch is lifted to all rows
 #'   (each row to its nearest centre, the centres become the means: one
 #'   pass), Lloyd runs from it on all rows, and the lowest is polished there
-#'   (Bradley and Fayyad 1998). `"auto"` is `m = max(2000, 100 k)` when
+#'   (Bradley and Fayyad 1998): by Hartigan's moves alone when two of these
+#'   starts agree within a relative 1e-6, each having had its split/merge
+#'   moves on its sketch. `"auto"` is `m = max(2000, 100 k)` when
 #'   there are at least `10 m` rows and `n_init > 1`, else all rows. It is not used from given centres,
 #'   with `precision = "single"`, for sparse rows clustered as they are, or
 #'   on MPI ranks. The fit's `passes` gives the passes over all rows by
