@@ -194,51 +194,37 @@ test_that("the scan of the values counts what R counts at every SIMD level (chil
   skip_on_cran()
   skip_if(nzchar(Sys.getenv("KMREDUCE_SIMD")), "KMREDUCE_SIMD is set for this run")
   # lengths around the 2048-value chunks; Inf, -Inf, NaN and NA placed in
-  # whole chunks, in the partial last one and at chunk edges
+  # whole chunks, in the partial last one and at chunk edges; each vector's
+  # scan beside R's count of the same vector
   body <- c(
+    "reference <- function(w) {",
+    "  bad <- which(!is.finite(w))",
+    "  list(nonfinite = length(bad), first = if (length(bad)) bad[1] else NA,",
+    "       maxabs = max(abs(w[is.finite(w)])))",
+    "}",
     "out <- list()",
     "for (n in c(7, 2048, 2049, 4096 + 16, 10000)) {",
     "  set.seed(n); v <- rnorm(n) * 10^sample(-3:3, n, TRUE)",
-    "  out[[length(out) + 1]] <- kmreduce:::scan_values_cpp(v)",
+    "  vs <- list(v)",
     "  for (bad in list(Inf, -Inf, NaN, NA_real_)) for (at in unique(pmin(n, c(1, 2048, 2049, n)))) {",
     "    w <- v; w[at] <- bad; w[max(1, n - 3)] <- bad",
-    "    out[[length(out) + 1]] <- kmreduce:::scan_values_cpp(w)",
+    "    vs[[length(vs) + 1]] <- w",
     "  }",
+    "  for (w in vs) out[[length(out) + 1]] <- list(got = kmreduce:::scan_values_cpp(w),",
+    "                                             want = reference(w))",
     "}",
     "out")
-  expected <- local({
-    out <- list()
-    for (n in c(7, 2048, 2049, 4096 + 16, 10000)) {
-      set.seed(n)
-      v <- rnorm(n) * 10^sample(-3:3, n, TRUE)
-      add <- function(w) {
-        bad <- which(!is.finite(w))
-        out[[length(out) + 1]] <<- list(nonfinite = length(bad),
-                                        first = if (length(bad)) bad[1] else NA,
-                                        maxabs = max(abs(w[is.finite(w)])))
-      }
-      add(v)
-      for (bad in list(Inf, -Inf, NaN, NA_real_)) for (at in unique(pmin(n, c(1, 2048, 2049, n)))) {
-        w <- v
-        w[at] <- bad
-        w[max(1, n - 3)] <- bad
-        add(w)
-      }
-    }
-    out
-  })
   for (level in c("portable", "avx2", "avx512")) {
     res <- run_child(sprintf("Sys.setenv(KMREDUCE_SIMD = %s)", deparse(level)), body)
     expect_identical(res$status, "finished", info = paste(res$log, collapse = "\n"))
-    got <- res$value
-    expect_length(got, length(expected))
-    for (i in seq_along(expected)) {
+    expect_length(res$value, 65L)  # (9 + 9 + 13 + 17 + 17 vectors by length)
+    for (i in seq_along(res$value)) {
+      got <- res$value[[i]]$got
+      want <- res$value[[i]]$want
       info <- paste(level, i)
-      expect_equal(got[[i]]$nonfinite, expected[[i]]$nonfinite, info = info)
-      expect_equal(got[[i]]$maxabs, expected[[i]]$maxabs, info = info)
-      if (expected[[i]]$nonfinite > 0) {
-        expect_equal(got[[i]]$first, expected[[i]]$first, info = info)
-      }
+      expect_equal(got$nonfinite, want$nonfinite, info = info)
+      expect_equal(got$maxabs, want$maxabs, info = info)
+      if (want$nonfinite > 0) expect_equal(got$first, want$first, info = info)
     }
   }
 })

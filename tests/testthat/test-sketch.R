@@ -11,6 +11,14 @@ sketch_data <- function(n = 6000, d = 12, k = 6, seed = 3, centre_sd = 2.5) {
   })
 }
 
+# The C++ k-means of ds$x (4 replicates, seed s, 1 thread) with the options
+# `control` gives, and everything it returns (the objective before the
+# polish, the split/merge tries).
+sketch_kmeans_cpp <- function(ds, s, control) {
+  opt <- kmreduce:::seeding_of(kmreduce:::check_control(control), ds$k, 4L, "none", nrow(ds$x))
+  kmreduce:::cpp_kmeans(ds$x, ds$k, 4L, 100L, 0, s, 1L, FALSE, 0, NULL, opt, NULL)
+}
+
 test_that("the replicates run on a sketch, and the fit says so", {
   ds <- sketch_data()
   fit <- kmeans_reduced(ds$x, ds$k, method = "none", n_init = 4, seed = 1,
@@ -91,10 +99,7 @@ test_that("the polish never raises the objective, with or without the sketch", {
   ds <- sketch_data(seed = 6, k = 8)
   for (m in c(700, 2000, Inf)) {
     for (s in 1:3) {
-      km <- kmreduce:::cpp_kmeans(ds$x, ds$k, 4L, 100L, 0, s, 1L, FALSE, 0, NULL,
-                                  kmreduce:::seeding_of(
-                                    kmreduce:::check_control(list(sketch_rows = m)),
-                                    ds$k, 4L, "none", nrow(ds$x)), NULL)
+      km <- sketch_kmeans_cpp(ds, s, list(sketch_rows = m))
       expect_lte(km$objective, km$objective_before_polish * (1 + 1e-12))
       expect_equal(is.null(km$sketch), is.infinite(m))
     }
@@ -112,10 +117,7 @@ test_that("lifted starts that agree leave only Hartigan's moves on all rows", {
     ds <- sketch_data(seed = 6, k = 8, centre_sd = sd)
     for (s in 1:4) {
       for (ps in list(2L, "auto")) {
-        ctl <- kmreduce:::check_control(list(sketch_rows = 700, polish_starts = ps))
-        km <- kmreduce:::cpp_kmeans(ds$x, ds$k, 4L, 100L, 0, s, 1L, FALSE, 0, NULL,
-                                    kmreduce:::seeding_of(ctl, ds$k, 4L, "none", nrow(ds$x)),
-                                    NULL)
+        km <- sketch_kmeans_cpp(ds, s, list(sketch_rows = 700, polish_starts = ps))
         expect_false(is.null(km$sketch))
         expect_lte(km$objective, km$objective_before_polish * (1 + 1e-12))
         label <- km$cluster
