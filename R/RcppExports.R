@@ -33,6 +33,18 @@ cells_library_sizes_cpp <- function(value, ptr, first_cell) {
     .Call(`_kmreduce_cells_library_sizes_cpp`, value, ptr, first_cell)
 }
 
+cells_multiply_rows_cpp <- function(b) {
+    .Call(`_kmreduce_cells_multiply_rows_cpp`, b)
+}
+
+cells_multiply_cpp <- function(cells, rows, n_threads, into = NULL, row0 = 0) {
+    .Call(`_kmreduce_cells_multiply_cpp`, cells, rows, n_threads, into, row0)
+}
+
+cells_label_moments_cpp <- function(cells, cluster, k, n_threads, weights = NULL) {
+    .Call(`_kmreduce_cells_label_moments_cpp`, cells, cluster, k, n_threads, weights)
+}
+
 cells_take_cpp <- function(value, gene, ptr, cells) {
     .Call(`_kmreduce_cells_take_cpp`, value, gene, ptr, cells)
 }
@@ -207,6 +219,14 @@ gather_columns_cpp <- function(x, index, scale, n_threads, shift = NULL, weights
 
 leverage_sample_cpp <- function(scores, dims, seed) {
     .Call(`_kmreduce_leverage_sample_cpp`, scores, dims, seed)
+}
+
+subtract_row_in_place_cpp <- function(x, row) {
+    invisible(.Call(`_kmreduce_subtract_row_in_place_cpp`, x, row))
+}
+
+set_attr_in_place_cpp <- function(x, name, value) {
+    invisible(.Call(`_kmreduce_set_attr_in_place_cpp`, x, name, value))
 }
 
 column_means_cpp <- function(x, n_threads, weights = NULL) {

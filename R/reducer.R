@@ -349,7 +349,8 @@ reduce_training <- function(reducer, x, n_threads = 1L, block_rows = NULL, limit
   reducer$shift <- numeric(0)
   reduced <- apply_reducer(reducer, x, n_threads, block_rows, limit, weights)
   reducer$shift <- attr(reduced, "shift")
-  attr(reduced, "shift") <- NULL
+  # (in place: `reduced` is new, made by apply_reducer() for this call)
+  set_attr_in_place_cpp(reduced, "shift", NULL)
   list(reducer = reducer, reduced = reduced)
 }
 
@@ -358,25 +359,18 @@ reduce_training <- function(reducer, x, n_threads = 1L, block_rows = NULL, limit
 # row). With reducer$shift = numeric(0), the column means of all the reduced
 # rows are subtracted and returned as attribute "shift".
 stream_reduce <- function(reducer, src, block_rows, n_threads, weights = NULL) {
-  out <- NULL
   fit_shift <- length(reducer$shift) == 0L && !is.null(reducer$shift)
   if (fit_shift) reducer$shift <- NULL
-  for_source_blocks(src, block_rows, function(block, rows) {
-    r <- map_rows(reducer, block, n_threads, 0, NULL)
-    if (is.null(out)) {
-      out <<- matrix(0, n_rows(src), ncol(r), dimnames = list(NULL, colnames(r)))
-    }
-    out[rows, ] <<- r
-  })
-  rownames(out) <- row_names(src)
+  out <- reduce_rows(src, reducer, block_rows, n_threads)
+  # Named and centred in place: `out` is new, this pass's alone (R's own
+  # assignments would copy all the reduced rows once more, as the frames
+  # that made them still hold them).
+  set_attr_in_place_cpp(out, "dimnames", list(row_names(src), colnames(out)))
   if (fit_shift) {
-    # Centred block by block (no second copy of the reduced rows), with the
-    # column means of apply_shift() (src/reduce.cpp).
+    # (the column means of apply_shift(), src/reduce.cpp)
     shift <- column_means_cpp(out, 1L, weights)
-    for_row_blocks_index(nrow(out), block_rows, function(rows) {
-      out[rows, ] <<- out[rows, , drop = FALSE] - rep(shift, each = length(rows))
-    })
-    attr(out, "shift") <- shift
+    subtract_row_in_place_cpp(out, shift)
+    set_attr_in_place_cpp(out, "shift", shift)
   }
   out
 }

@@ -179,6 +179,34 @@ keep_in_memory.row_source <- function(src, bytes) invisible(src)
 read_block_transient <- function(src, first, last) UseMethod("read_block_transient")
 read_block_transient.row_source <- function(src, first, last) read_block(src, first, last)
 
+# All the rows of the source mapped by the reducer, read in blocks of
+# `block_rows` (stream_reduce()): map_rows() of each block
+# read_block_transient() gives, into one matrix. A source may map the rows as
+# it stores them, without making the blocks (source_tenx).
+reduce_rows <- function(src, reducer, block_rows, n_threads) UseMethod("reduce_rows")
+reduce_rows.row_source <- function(src, reducer, block_rows, n_threads) {
+  out <- NULL
+  for_source_blocks(src, block_rows, function(block, rows) {
+    r <- map_rows(reducer, block, n_threads, 0, NULL)
+    if (is.null(out)) {
+      out <<- matrix(0, n_rows(src), ncol(r), dimnames = list(NULL, colnames(r)))
+    }
+    out[rows, ] <<- r
+  })
+  out
+}
+
+# The one-pass moments by cluster of the rows first..last (labels `cluster`
+# of those rows, weights `w` or NULL): label_moments_cpp() of the block
+# read_block_transient() gives, or of the rows as the source stores them
+# (source_tenx).
+block_moments <- function(src, first, last, cluster, k, n_threads, w) {
+  UseMethod("block_moments")
+}
+block_moments.row_source <- function(src, first, last, cluster, k, n_threads, w) {
+  cpp_label_moments(read_block_transient(src, first, last), cluster, k, n_threads, w)
+}
+
 # Calls f(block, rows) for consecutive blocks of rows of the source (f must
 # not keep the block: see read_block_transient()).
 for_source_blocks <- function(src, block_rows, f) {

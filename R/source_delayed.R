@@ -273,8 +273,9 @@ stats_one_pass <- function(src, cluster, k, block_rows, n_threads = 1L, combine 
   sums <- matrix(0, k, d)
   size <- numeric(k)
   sq <- numeric(k)
-  for_source_blocks(src, block_rows, function(block, rows) {
-    m <- cpp_label_moments(block, cluster[rows], k, n_threads, if (!is.null(w)) w[rows])
+  for_row_blocks_index(n_rows(src), block_rows, function(rows) {
+    m <- block_moments(src, rows[1L], rows[length(rows)], cluster[rows], k, n_threads,
+                       if (!is.null(w)) w[rows])
     sums <<- sums + m$sums
     size <<- size + m$size
     sq <<- sq + m$sq

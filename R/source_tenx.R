@@ -225,6 +225,79 @@ finish_conversion <- function(src, work) {
   })
 }
 
+## The stored layout, without conversion --------------------------------------
+
+# Cells first..last as the file stores them (read_cells()), for the kernels
+# that read that layout itself (data/cells.hpp: the product with a
+# reducer's rotation, the moments by cluster), with their normalization:
+# the one list the C++ side takes (src/cells.cpp, with_stored_cells()),
+# list(x, i, ptr, n_genes, target, size_factors, first_cell), plus `raw`
+# for error messages; NULL when the cells are not normalized (the
+# converted block's value checks are then needed). These kernels check the
+# gene indices and counts as the conversion does and give the numbers of
+# the converted block, without its time and memory.
+stored_cells <- function(src, first, last) {
+  norm <- as_normalization(src$normalize)
+  if (norm$how == "none" || isTRUE(norm$check_only) || !isTRUE(norm$target > 0)) return(NULL)
+  check_file_stamp(src)
+  # (a block read ahead or being converted by an earlier pass is dropped: its
+  # reading vectors are about to be reused)
+  work <- src$ahead$job
+  src$ahead$job <- NULL
+  src$ahead$raw <- NULL
+  if (!is.null(work)) try(cells_to_rows_finish(work$job), silent = TRUE)
+  done <- FALSE
+  on.exit(if (!done) clear_cells_buffers(src), add = TRUE)
+  raw <- read_cells(src, first, last)
+  done <- TRUE
+  list(x = raw$x, i = raw$i, ptr = raw$ptr, n_genes = src$n_col, target = norm$target,
+       size_factors = if (!is.null(norm$size_factors)) norm$size_factors[first:last],
+       first_cell = file_cell(src, first), raw = raw)
+}
+
+# The error of a stored-layout kernel on the cells `st` (stored_cells()).
+stop_stored_cells <- function(src, st, e) {
+  stop_tenx_block(src, st$raw, st$first_cell, conditionMessage(e))
+}
+
+# Extractions (a rotation: "svd", "rsvd") multiply the stored cells, each
+# block's product written straight into the rows of the result; other
+# methods map the converted blocks.
+reduce_rows.source_tenx <- function(src, reducer, block_rows, n_threads) {
+  norm <- as_normalization(src$normalize)
+  if (method_info(reducer$method)$family != "extraction" || norm$how == "none" ||
+      isTRUE(norm$check_only) || !isTRUE(norm$target > 0)) {
+    return(NextMethod())
+  }
+  rotation <- cells_multiply_rows_cpp(reducer$rotation)
+  m <- ncol(reducer$rotation)
+  out <- matrix(0, n_rows(src), m,
+                dimnames = list(NULL, paste0(column_prefix(reducer$method), seq_len(m))))
+  # (a loop, not a function per block: `out` stays this function's alone,
+  # written in place, and returned without a copy)
+  n <- n_rows(src)
+  first <- 1L
+  while (first <= n) {
+    last <- min(n, first + block_rows - 1L)
+    st <- stored_cells(src, first, last)
+    tryCatch(cells_multiply_cpp(st, rotation, n_threads, out, first - 1),
+             error = function(e) stop_stored_cells(src, st, e))
+    report_progress(src, first, last)
+    first <- last + 1L
+  }
+  if (length(reducer$shift)) subtract_row_in_place_cpp(out, reducer$shift)
+  out
+}
+
+block_moments.source_tenx <- function(src, first, last, cluster, k, n_threads, w) {
+  st <- stored_cells(src, first, last)
+  if (is.null(st)) return(NextMethod())
+  m <- tryCatch(cells_label_moments_cpp(st, cluster, k, n_threads, w),
+                error = function(e) stop_stored_cells(src, st, e))
+  report_progress(src, first, last)
+  m
+}
+
 # The file's stored values and gene indices kept in memory as the first
 # pass reads them (read_cells(); outside R's heap, freed with the source's
 # other memory when the fit returns), when they take at most `bytes`.

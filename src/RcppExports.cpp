@@ -113,6 +113,47 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cells_multiply_rows_cpp
+Rcpp::NumericMatrix cells_multiply_rows_cpp(Rcpp::NumericMatrix b);
+RcppExport SEXP _kmreduce_cells_multiply_rows_cpp(SEXP bSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type b(bSEXP);
+    rcpp_result_gen = Rcpp::wrap(cells_multiply_rows_cpp(b));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cells_multiply_cpp
+SEXP cells_multiply_cpp(Rcpp::List cells, Rcpp::NumericMatrix rows, int n_threads, SEXP into, double row0);
+RcppExport SEXP _kmreduce_cells_multiply_cpp(SEXP cellsSEXP, SEXP rowsSEXP, SEXP n_threadsSEXP, SEXP intoSEXP, SEXP row0SEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type cells(cellsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type rows(rowsSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type into(intoSEXP);
+    Rcpp::traits::input_parameter< double >::type row0(row0SEXP);
+    rcpp_result_gen = Rcpp::wrap(cells_multiply_cpp(cells, rows, n_threads, into, row0));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cells_label_moments_cpp
+Rcpp::List cells_label_moments_cpp(Rcpp::List cells, Rcpp::IntegerVector cluster, int k, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> weights);
+RcppExport SEXP _kmreduce_cells_label_moments_cpp(SEXP cellsSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP, SEXP weightsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type cells(cellsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cells_label_moments_cpp(cells, cluster, k, n_threads, weights));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cells_take_cpp
 Rcpp::List cells_take_cpp(SEXP value, SEXP gene, Rcpp::NumericVector ptr, Rcpp::IntegerVector cells);
 RcppExport SEXP _kmreduce_cells_take_cpp(SEXP valueSEXP, SEXP geneSEXP, SEXP ptrSEXP, SEXP cellsSEXP) {
@@ -730,6 +771,29 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// subtract_row_in_place_cpp
+void subtract_row_in_place_cpp(SEXP x, Rcpp::NumericVector row);
+RcppExport SEXP _kmreduce_subtract_row_in_place_cpp(SEXP xSEXP, SEXP rowSEXP) {
+BEGIN_RCPP
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type row(rowSEXP);
+    subtract_row_in_place_cpp(x, row);
+    return R_NilValue;
+END_RCPP
+}
+// set_attr_in_place_cpp
+void set_attr_in_place_cpp(SEXP x, std::string name, SEXP value);
+RcppExport SEXP _kmreduce_set_attr_in_place_cpp(SEXP xSEXP, SEXP nameSEXP, SEXP valueSEXP) {
+BEGIN_RCPP
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< std::string >::type name(nameSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type value(valueSEXP);
+    set_attr_in_place_cpp(x, name, value);
+    return R_NilValue;
+END_RCPP
+}
 // column_means_cpp
 Rcpp::NumericVector column_means_cpp(Rcpp::NumericMatrix x, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> weights);
 RcppExport SEXP _kmreduce_column_means_cpp(SEXP xSEXP, SEXP n_threadsSEXP, SEXP weightsSEXP) {
@@ -864,6 +928,9 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_cells_to_rows_finish", (DL_FUNC) &_kmreduce_cells_to_rows_finish, 1},
     {"_kmreduce_cells_to_rows_cpp", (DL_FUNC) &_kmreduce_cells_to_rows_cpp, 7},
     {"_kmreduce_cells_library_sizes_cpp", (DL_FUNC) &_kmreduce_cells_library_sizes_cpp, 3},
+    {"_kmreduce_cells_multiply_rows_cpp", (DL_FUNC) &_kmreduce_cells_multiply_rows_cpp, 1},
+    {"_kmreduce_cells_multiply_cpp", (DL_FUNC) &_kmreduce_cells_multiply_cpp, 5},
+    {"_kmreduce_cells_label_moments_cpp", (DL_FUNC) &_kmreduce_cells_label_moments_cpp, 5},
     {"_kmreduce_cells_take_cpp", (DL_FUNC) &_kmreduce_cells_take_cpp, 4},
     {"_kmreduce_copy_entries_cpp", (DL_FUNC) &_kmreduce_copy_entries_cpp, 3},
     {"_kmreduce_sparse_problem_cpp", (DL_FUNC) &_kmreduce_sparse_problem_cpp, 1},
@@ -908,6 +975,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_multiply_cpp", (DL_FUNC) &_kmreduce_multiply_cpp, 5},
     {"_kmreduce_gather_columns_cpp", (DL_FUNC) &_kmreduce_gather_columns_cpp, 6},
     {"_kmreduce_leverage_sample_cpp", (DL_FUNC) &_kmreduce_leverage_sample_cpp, 3},
+    {"_kmreduce_subtract_row_in_place_cpp", (DL_FUNC) &_kmreduce_subtract_row_in_place_cpp, 2},
+    {"_kmreduce_set_attr_in_place_cpp", (DL_FUNC) &_kmreduce_set_attr_in_place_cpp, 3},
     {"_kmreduce_column_means_cpp", (DL_FUNC) &_kmreduce_column_means_cpp, 3},
     {"_kmreduce_hartigan_cpp", (DL_FUNC) &_kmreduce_hartigan_cpp, 5},
     {"_kmreduce_local_search_cpp", (DL_FUNC) &_kmreduce_local_search_cpp, 5},

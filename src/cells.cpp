@@ -188,9 +188,11 @@ struct CellsJob {
   }
 };
 
-SEXP cells_job(SEXP value, SEXP gene, const Rcpp::NumericVector& ptr, int n_genes,
-               double target, SEXP size_factors, double first_cell, bool in_thread,
-               SEXP pool_ptr) {
+// Checks a block as read (values, gene indices, offsets) and its
+// normalization's arguments before any core code reads them: its number of
+// stored values.
+R_xlen_t checked_block(SEXP value, SEXP gene, const Rcpp::NumericVector& ptr, int n_genes,
+                       double target, SEXP size_factors) {
   if (TYPEOF(gene) != INTSXP) throw std::invalid_argument("gene indices must be integers");
   if (TYPEOF(value) != INTSXP && TYPEOF(value) != REALSXP)
     throw std::invalid_argument("values must be numbers");
@@ -204,9 +206,47 @@ SEXP cells_job(SEXP value, SEXP gene, const Rcpp::NumericVector& ptr, int n_gene
   if (!(last >= 0) || last > static_cast<double>(Rf_xlength(gene)) ||
       last > static_cast<double>(Rf_xlength(value)))
     throw std::invalid_argument("the offsets must end within the values and gene indices");
-  const R_xlen_t nnz = static_cast<R_xlen_t>(last);
+  kmreduce::stored_values(ptr.begin(), ptr.size() - 1, n_genes);
+  return static_cast<R_xlen_t>(last);
+}
+
+// Calls f(cells) with the StoredCells (data/cells.hpp) of a block as read,
+// given as one list (stored_cells() in R/source_tenx.R): x (the values,
+// integer or double), i (gene indices), ptr (offsets), n_genes, target,
+// size_factors (NULL or one per cell), first_cell; checked first
+// (checked_block()).
+template <class F>
+void with_stored_cells(const Rcpp::List& block, F f) {
+  for (const char* name : {"x", "i", "ptr", "n_genes", "target", "size_factors", "first_cell"})
+    if (!block.containsElementNamed(name))
+      throw std::invalid_argument(std::string("a block of stored cells without `") + name + "`");
+  const SEXP value = block["x"], gene = block["i"], size_factors = block["size_factors"];
+  if (TYPEOF(VECTOR_ELT(block, block.findName("ptr"))) != REALSXP)
+    throw std::invalid_argument("offsets must be doubles");
+  const Rcpp::NumericVector ptr = block["ptr"];
+  const int n_genes = Rcpp::as<int>(block["n_genes"]);
+  const double target = Rcpp::as<double>(block["target"]);
+  const double first_cell = Rcpp::as<double>(block["first_cell"]);
+  checked_block(value, gene, ptr, n_genes, target, size_factors);
   const kmreduce::index_t n_cells = ptr.size() - 1;
-  kmreduce::stored_values(ptr.begin(), n_cells, n_genes);  // (checked before allocating)
+  const double* sf = size_factors == R_NilValue ? nullptr : REAL(size_factors);
+  if (TYPEOF(value) == INTSXP) {
+    f(kmreduce::StoredCells<int, int, IntAsDouble>(INTEGER(value), INTEGER(gene), ptr.begin(),
+                                                   n_cells, n_genes, target, sf, first_cell,
+                                                   IntAsDouble()));
+  } else {
+    auto same = [](double v) { return v; };
+    f(kmreduce::StoredCells<double, int, decltype(same)>(REAL(value), INTEGER(gene), ptr.begin(),
+                                                         n_cells, n_genes, target, sf,
+                                                         first_cell, same));
+  }
+}
+
+SEXP cells_job(SEXP value, SEXP gene, const Rcpp::NumericVector& ptr, int n_genes,
+               double target, SEXP size_factors, double first_cell, bool in_thread,
+               SEXP pool_ptr) {
+  const R_xlen_t nnz = checked_block(value, gene, ptr, n_genes, target, size_factors);
+  const kmreduce::index_t n_cells = ptr.size() - 1;
   Rcpp::IntegerVector p(Rcpp::no_init(n_genes + 1));
   std::unique_ptr<CellsJob> owned(new CellsJob());
   CellsJob* job = owned.get();
@@ -447,6 +487,85 @@ Rcpp::NumericVector cells_library_sizes_cpp(SEXP value, Rcpp::NumericVector ptr,
                                  [](double v) { return v; }, lib.begin());
   }
   return lib;
+}
+
+// B (genes x m) as cells_multiply_cpp() reads it, for all the blocks of a
+// pass: its rows padded with zeros (cells_multiply_rows()), one column each.
+// [[Rcpp::export]]
+Rcpp::NumericMatrix cells_multiply_rows_cpp(Rcpp::NumericMatrix b) {
+  const std::vector<double> bt = kmreduce::cells_multiply_rows(&b[0], b.nrow(), b.ncol());
+  Rcpp::NumericMatrix out(static_cast<int>(kmreduce::cells_multiply_width(b.ncol())), b.nrow());
+  std::copy(bt.begin(), bt.end(), out.begin());
+  out.attr("columns") = b.ncol();
+  return out;
+}
+
+// The cells of a block as read (`cells`: with_stored_cells()), normalized
+// as cells_to_rows_cpp() normalizes them, times B, given as
+// cells_multiply_rows_cpp(B): the product multiply_cpp() gives for the
+// converted block, without converting it (cells_multiply()). Written into
+// rows row0 + 1.. of `into`, in place, when given (a matrix its caller made
+// and alone holds: no block-sized result per block), else returned.
+// [[Rcpp::export]]
+SEXP cells_multiply_cpp(Rcpp::List cells, Rcpp::NumericMatrix rows, int n_threads,
+                        SEXP into = R_NilValue, double row0 = 0) {
+  const Rcpp::RObject columns = rows.attr("columns");
+  if (columns.isNULL() || Rf_length(columns) != 1) throw std::invalid_argument("rows of B expected");
+  const int m = Rcpp::as<int>(columns);
+  Rcpp::RObject out;
+  with_stored_cells(cells, [&](const auto& c) {
+    const kmreduce::index_t n_cells = c.n_cells();
+    if (rows.ncol() != c.n_genes() || m < 0 || rows.nrow() != kmreduce::cells_multiply_width(m))
+      throw std::invalid_argument("non-conformable product");
+    double* at;
+    kmreduce::index_t ld;
+    if (into == R_NilValue) {
+      out = Rcpp::NumericMatrix(static_cast<int>(n_cells), m);
+      at = REAL(out);
+      ld = n_cells;
+    } else {
+      if (TYPEOF(into) != REALSXP || !Rf_isMatrix(into) || Rf_ncols(into) != m || !(row0 >= 0) ||
+          row0 + static_cast<double>(n_cells) > static_cast<double>(Rf_nrows(into)))
+        throw std::invalid_argument("`into` must be a double matrix with room for the block");
+      out = into;
+      ld = Rf_nrows(into);
+      at = REAL(into) + static_cast<R_xlen_t>(row0);
+    }
+    kmreduce::cells_multiply(c, &rows[0], m, at, ld, n_threads);
+  });
+  return out;
+}
+
+// The one-pass moments by cluster of the cells of a block as read
+// (`cells`: with_stored_cells()), normalized as by cells_to_rows_cpp(): what
+// label_moments_cpp() gives for the converted block (cells_label_moments()).
+// `cluster`: one per cell, in 1..k.
+// [[Rcpp::export]]
+Rcpp::List cells_label_moments_cpp(Rcpp::List cells, Rcpp::IntegerVector cluster, int k,
+                                   int n_threads,
+                                   Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
+  if (k < 1) throw std::invalid_argument("k must be at least 1");
+  std::vector<int> label(cluster.size());
+  for (R_xlen_t r = 0; r < cluster.size(); ++r) {
+    if (cluster[r] == NA_INTEGER || cluster[r] < 1 || cluster[r] > k)
+      throw std::invalid_argument("labels must be in 1..k");
+    label[r] = cluster[r] - 1;  // (1- to 0-based)
+  }
+  Rcpp::NumericVector wv;
+  if (weights.isNotNull()) wv = Rcpp::NumericVector(weights.get());
+  Rcpp::NumericMatrix sums;
+  Rcpp::NumericVector size(k), sq(k);
+  with_stored_cells(cells, [&](const auto& c) {
+    if (cluster.size() != c.n_cells()) throw std::invalid_argument("one label per cell");
+    if (weights.isNotNull() && wv.size() != c.n_cells())
+      throw std::invalid_argument("weights must have one value per cell");
+    sums = Rcpp::NumericMatrix(k, static_cast<int>(c.n_genes()));
+    kmreduce::cells_label_moments(c, label.data(),
+                                  weights.isNotNull() && c.n_cells() > 0 ? &wv[0] : nullptr, k,
+                                  &sums[0], &size[0], &sq[0], n_threads);
+  });
+  return Rcpp::List::create(Rcpp::Named("sums") = sums, Rcpp::Named("size") = size,
+                            Rcpp::Named("sq") = sq);
 }
 
 // Some cells of a block as read (`cells`: local numbers from 1,

@@ -240,6 +240,25 @@ Rcpp::IntegerVector leverage_sample_cpp(Rcpp::NumericVector scores,
   return out;
 }
 
+// x (n x m) minus `row` (m) from each of its rows, in place: for a matrix
+// its caller made and alone holds (stream_reduce()), centred without a
+// second copy. The numbers of x - rep(row, each = n).
+// [[Rcpp::export]]
+void subtract_row_in_place_cpp(SEXP x, Rcpp::NumericVector row) {
+  if (TYPEOF(x) != REALSXP || !Rf_isMatrix(x)) throw std::invalid_argument("a double matrix expected");
+  const kmreduce::index_t n = Rf_nrows(x), m = Rf_ncols(x);
+  if (row.size() != m) throw std::invalid_argument("one value per column expected");
+  if (n > 0 && m > 0) kmreduce::subtract_row(REAL(x), n, &row[0], m);
+}
+
+// Sets the attribute `name` of x (NULL: removes it) in place: for a result
+// its caller just made (stream_reduce(), reduce_training()), which R's
+// `attr<-` would copy whole while the frames that made it are still held.
+// [[Rcpp::export]]
+void set_attr_in_place_cpp(SEXP x, std::string name, SEXP value) {
+  Rf_setAttrib(x, Rf_install(name.c_str()), value);
+}
+
 // Column means of a dense matrix, threaded; with `weights` (one per row),
 // weighted.
 // [[Rcpp::export]]

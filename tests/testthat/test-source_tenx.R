@@ -218,6 +218,99 @@ test_that("cells_to_rows_cpp() of a large block (its two-step scatter) is Matrix
                "gene index outside 0..2999 at cell 1800")
 })
 
+# A block of cells as stored_cells() gives it to the C++ side.
+stored <- function(x, i, ptr, n_genes, target, size_factors = NULL, first_cell = 1) {
+  list(x = x, i = i, ptr = ptr, n_genes = n_genes, target = target, size_factors = size_factors,
+       first_cell = first_cell)
+}
+
+test_that("the stored cells' product and moments are those of the converted block, bit for bit", {
+  # cells as the file stores them (one column per cell), 1100 cells: tasks
+  # of 256 cells on both threads; small whole counts and larger ones; a
+  # cell without counts; a cell stored out of gene order
+  m <- withr::with_seed(6, Matrix::rsparsematrix(120, 1100, 0.15,
+                                                 rand.x = function(n) rpois(n, 4) + 1))
+  m[, 40] <- 0
+  m <- methods::as(m, "CsparseMatrix")
+  m@x[m@p[3] + 1:2] <- c(250, 7.5)
+  i <- m@i
+  x <- m@x
+  cell <- (m@p[6] + 1):m@p[7]
+  i[cell] <- rev(i[cell])
+  x[cell] <- rev(x[cell])
+  ptr <- as.numeric(m@p)
+  b <- withr::with_seed(7, matrix(rnorm(120 * 11), 120, 11))
+  rows <- kmreduce:::cells_multiply_rows_cpp(b)
+  sf <- withr::with_seed(8, runif(1100, 0.5, 2))
+  cluster <- withr::with_seed(9, sample.int(6, 1100, replace = TRUE))
+  w <- withr::with_seed(10, runif(1100))
+  for (norm in list(list(target = 1e4, sf = NULL), list(target = 1, sf = sf))) {
+    conv <- kmreduce:::cells_to_rows_cpp(x, i, ptr, 120L, norm$target, norm$sf, 1)
+    expect_identical(conv, kmreduce:::cells_to_rows_cpp(m@x, m@i, ptr, 120L, norm$target,
+                                                        norm$sf, 1))
+    for (threads in 1:2) {
+      expect_identical(kmreduce:::cells_multiply_cpp(stored(x, i, ptr, 120L, norm$target, norm$sf),
+                                                     rows, threads),
+                       kmreduce:::multiply_cpp(conv, b, 1L))
+      for (wt in list(NULL, w)) {
+        expect_identical(kmreduce:::cells_label_moments_cpp(stored(x, i, ptr, 120L, norm$target,
+                                                                   norm$sf), cluster, 6L, threads,
+                                                            wt),
+                         kmreduce:::label_moments_cpp(conv, cluster, 6L, 1L, wt))
+      }
+    }
+  }
+  # integer counts, and the product written into rows of a larger matrix
+  into <- matrix(-1, 1105, 11)
+  kmreduce:::cells_multiply_cpp(stored(as.integer(m@x), m@i, ptr, 120L, 1e4), rows, 2L, into, 3)
+  conv <- kmreduce:::cells_to_rows_cpp(as.integer(m@x), m@i, ptr, 120L, 1e4, NULL, 1)
+  expect_identical(into[4:1103, ], kmreduce:::multiply_cpp(conv, b, 1L))
+  expect_true(all(into[c(1:3, 1104:1105), ] == -1))
+  expect_error(kmreduce:::cells_multiply_cpp(stored(x, i, ptr, 120L, 1e4), rows, 2L, into, 6),
+               "room for the block")
+  expect_error(kmreduce:::cells_multiply_cpp(stored(x, i, ptr, 121L, 1e4), rows, 2L),
+               "non-conformable")
+  expect_error(kmreduce:::cells_label_moments_cpp(stored(x, i, ptr, 120L, 1e4), cluster[-1],
+                                                  6L, 1L), "one label per cell")
+  expect_error(kmreduce:::cells_label_moments_cpp(stored(x, i, ptr, 120L, 1e4), cluster, 5L,
+                                                  1L), "labels must be in 1..k")
+  expect_error(kmreduce:::cells_multiply_cpp(list(x = x, i = i), rows, 1L), "without `ptr`")
+})
+
+test_that("the stored cells' kernels stop at the first bad cell, as the conversion does", {
+  m <- withr::with_seed(11, Matrix::rsparsematrix(60, 900, 0.2,
+                                                  rand.x = function(n) rpois(n, 3) + 1))
+  m <- methods::as(m, "CsparseMatrix")
+  ptr <- as.numeric(m@p)
+  rows <- kmreduce:::cells_multiply_rows_cpp(matrix(1, 60, 3))
+  cluster <- rep_len(1:4, 900)
+  # two bad cells, in different tasks of 256 cells: the first is named
+  late <- m@p[801] + 1L
+  early <- m@p[20] + 1:2
+  bad_gene <- m@i
+  bad_gene[late] <- 60L
+  bad_gene[early[2]] <- bad_gene[early[1]]
+  bad_count <- m@x
+  bad_count[late] <- NA
+  bad_count[m@p[300] + 1L] <- -2
+  cases <- list(list(x = m@x, i = bad_gene, msg = "gene index [0-9]+ stored twice at cell 20$"),
+                list(x = bad_count, i = m@i, msg = "count < 0 at cell 300$"))
+  for (case in cases) {
+    conv <- tryCatch(kmreduce:::cells_to_rows_cpp(case$x, case$i, ptr, 60L, 1e4, NULL, 1),
+                     error = conditionMessage)
+    expect_match(conv, case$msg)
+    for (threads in 1:2) {
+      expect_identical(tryCatch(kmreduce:::cells_multiply_cpp(stored(case$x, case$i, ptr, 60L,
+                                                                     1e4), rows, threads),
+                                error = conditionMessage), conv)
+      expect_identical(tryCatch(kmreduce:::cells_label_moments_cpp(stored(case$x, case$i, ptr, 60L,
+                                                                          1e4), cluster, 4L,
+                                                                   threads),
+                                error = conditionMessage), conv)
+    }
+  }
+})
+
 test_that("a block's values may be the first entries of longer vectors (reused read buffers)", {
   m <- withr::with_seed(5, Matrix::rsparsematrix(30, 20, 0.2, rand.x = function(n) rpois(n, 3) + 1))
   m <- methods::as(m, "CsparseMatrix")
@@ -496,9 +589,13 @@ test_that("the sample of cells of the default call is kept by the pass that sums
   }), print = FALSE, where = ns))
   suppressMessages(trace("read_block.source_tenx", count("converted"), print = FALSE,
                          where = ns))
+  # (the projection and the statistics read the stored cells: no block is
+  # converted to cells as rows in any pass)
+  suppressMessages(trace("cells_to_rows_start", count("converted"), print = FALSE, where = ns))
   on.exit(suppressMessages({
     untrace("h5_read_into", where = ns)
     untrace("read_block.source_tenx", where = ns)
+    untrace("cells_to_rows_start", where = ns)
   }), add = TRUE)
   a <- suppressMessages(kmeans_reduced(file_sce, 3, dims = 10, n_init = 2, seed = 4,
                                        control = c(ctl, file_cache = 0)))

@@ -23,6 +23,7 @@
 #include <kmreduce/reduce/random_projection.hpp>
 #include <kmreduce/reduce/sign_projection.hpp>
 #include <kmreduce/cluster/single.hpp>
+#include <kmreduce/data/cells.hpp>
 #include <kmreduce/reduce/sparse_embedding.hpp>
 #include <kmreduce/reduce/srht.hpp>
 
@@ -464,6 +465,82 @@ void test_stats() {
   check(err <= 1e-10, fmt("cluster statistics sparse = dense, error %g", err));
 }
 
+// The kernels of stored cells (data/cells.hpp) against the converted block:
+// the product and the moments by cluster bit for bit, on 1 and 2 threads,
+// with a cell stored out of gene order; the first failing cell's error.
+void test_stored_cells() {
+  const index_t n_cells = 700, n_genes = 300, m = 13, k = 5;
+  std::mt19937_64 gen(41);
+  std::vector<double> ptr(1, 0.0);
+  std::vector<int> value, gene;
+  for (index_t c = 0; c < n_cells; ++c) {
+    for (index_t g = 0; g < n_genes; ++g) {
+      if (c == 9 || gen() % 10 != 0) continue;  // (cell 9 has no counts)
+      gene.push_back(static_cast<int>(g));
+      value.push_back(1 + static_cast<int>(gen() % (c % 3 == 0 ? 100 : 6)));
+    }
+    ptr.push_back(static_cast<double>(gene.size()));
+  }
+  // cell 4's genes in reverse order
+  std::reverse(gene.begin() + static_cast<index_t>(ptr[4]), gene.begin() + static_cast<index_t>(ptr[5]));
+  std::reverse(value.begin() + static_cast<index_t>(ptr[4]), value.begin() + static_cast<index_t>(ptr[5]));
+  const double target = 1e4;
+  auto as_double = [](int v) { return static_cast<double>(v); };
+  const index_t nnz = static_cast<index_t>(gene.size());
+  std::vector<int> p(n_genes + 1), i(nnz);
+  std::vector<double> x(nnz);
+  cells_to_rows(value.data(), gene.data(), ptr.data(), n_cells, n_genes, target, nullptr, 1.0,
+                as_double, p.data(), i.data(), x.data());
+  const SparseMatrix rows(p.data(), i.data(), x.data(), n_cells, n_genes);
+  std::vector<double> b(n_genes * m);
+  for (double& v : b) v = static_cast<double>(gen() % 2001) / 1000.0 - 1.0;
+  std::vector<double> want(n_cells * m);
+  multiply(rows, b.data(), m, want.data(), 2);
+  const StoredCells<int, int, decltype(as_double)> cells(value.data(), gene.data(), ptr.data(),
+                                                         n_cells, n_genes, target, nullptr, 1.0,
+                                                         as_double);
+  const std::vector<double> bt = cells_multiply_rows(b.data(), n_genes, m);
+  for (int threads : {1, 2}) {
+    std::vector<double> got(n_cells * m, -1.0);
+    cells_multiply(cells, bt.data(), m, got.data(), n_cells, threads);
+    check(got == want, "stored cells times B = the converted block times B, bit for bit, " +
+                           std::to_string(threads) + " thread(s)");
+  }
+  std::vector<int> label(n_cells);
+  std::vector<double> w(n_cells);
+  for (index_t r = 0; r < n_cells; ++r) {
+    label[r] = static_cast<int>((r * 3 + r / 7) % k);
+    w[r] = 0.5 + static_cast<double>(r % 4);
+  }
+  for (const double* wp : {static_cast<const double*>(nullptr), static_cast<const double*>(w.data())}) {
+    std::vector<double> s0(k * n_genes, 0.0), z0(k, 0.0), q0(k, 0.0);
+    label_moments(rows, label.data(), wp, k, s0.data(), z0.data(), q0.data(), 2);
+    for (int threads : {1, 2}) {
+      std::vector<double> s1(k * n_genes, 0.0), z1(k, 0.0), q1(k, 0.0);
+      cells_label_moments(cells, label.data(), wp, k, s1.data(), z1.data(), q1.data(), threads);
+      check(s1 == s0 && z1 == z0 && q1 == q0,
+            std::string("moments of stored cells = of the converted block") +
+                (wp ? ", weighted" : "") + ", " + std::to_string(threads) + " thread(s)");
+    }
+  }
+  // two bad cells in different tasks: the error names the first
+  std::vector<int> bad = gene;
+  bad[static_cast<index_t>(ptr[600])] = static_cast<int>(n_genes);
+  bad[static_cast<index_t>(ptr[30]) + 1] = bad[static_cast<index_t>(ptr[30])];
+  const StoredCells<int, int, decltype(as_double)> broken(value.data(), bad.data(), ptr.data(),
+                                                          n_cells, n_genes, target, nullptr, 1.0,
+                                                          as_double);
+  std::vector<double> out(n_cells * m);
+  std::string msg;
+  try {
+    cells_multiply(broken, bt.data(), m, out.data(), n_cells, 2);
+  } catch (const std::exception& e) {
+    msg = e.what();
+  }
+  check(msg.find("stored twice at cell 31") != std::string::npos,
+        "stored cells: the first bad cell's error (" + msg + ")");
+}
+
 // Projections: the sign projection (GEMM and mailman, dense and sparse)
 // against the explicit product with the sign matrix; the other maps dense
 // against sparse.
@@ -537,6 +614,7 @@ int main() {
   test_lloyd();
   test_stats();
   test_projections();
+  test_stored_cells();
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;
 }

@@ -60,6 +60,65 @@ inline void multiply(const SparseMatrix& a, const double* b, index_t m,
   }, static_cast<double>(a.p[a.d]) * m);
 }
 
+// The entries of one column of a sparse matrix times one row of the dense
+// side: for u < count, the row rows[u] of `out` (mp doubles each, row-major,
+// mp a multiple of 8) += value[u] * b_row. Each element gets one product and
+// then one sum, never fused into one rounding, on every SIMD level: the
+// numbers of the portable loop, as multiply() sums them.
+namespace detail {
+inline void add_scaled_row_portable(const int* rows, const double* value, index_t count,
+                                    const double* b_row, double* out, index_t mp) {
+  for (index_t u = 0; u < count; ++u) {
+    const double v = value[u];
+    double* o = out + mp * static_cast<index_t>(rows[u]);
+    for (index_t p = 0; p < mp; p += 8)
+      for (index_t q = 0; q < 8; ++q) o[p + q] += v * b_row[p + q];
+  }
+}
+#ifdef KMREDUCE_X86_SIMD
+// (the empty asm keeps the product a value of its own: compilers would
+// otherwise fuse the product and the sum where the target has FMA)
+__attribute__((target("avx512f"))) inline void add_scaled_row_avx512(
+    const int* rows, const double* value, index_t count, const double* b_row, double* out,
+    index_t mp) {
+  for (index_t u = 0; u < count; ++u) {
+    const __m512d v = _mm512_set1_pd(value[u]);
+    double* o = out + mp * static_cast<index_t>(rows[u]);
+    for (index_t p = 0; p < mp; p += 8) {
+      __m512d prod = _mm512_mul_pd(v, _mm512_loadu_pd(b_row + p));
+      __asm__("" : "+v"(prod));
+      _mm512_storeu_pd(o + p, _mm512_add_pd(_mm512_loadu_pd(o + p), prod));
+    }
+  }
+}
+__attribute__((target("avx2"))) inline void add_scaled_row_avx2(
+    const int* rows, const double* value, index_t count, const double* b_row, double* out,
+    index_t mp) {
+  for (index_t u = 0; u < count; ++u) {
+    const __m256d v = _mm256_set1_pd(value[u]);
+    double* o = out + mp * static_cast<index_t>(rows[u]);
+    for (index_t p = 0; p < mp; p += 4) {
+      __m256d prod = _mm256_mul_pd(v, _mm256_loadu_pd(b_row + p));
+      __asm__("" : "+x"(prod));
+      _mm256_storeu_pd(o + p, _mm256_add_pd(_mm256_loadu_pd(o + p), prod));
+    }
+  }
+}
+#endif
+}  // namespace detail
+
+using AddScaledRow = void (*)(const int*, const double*, index_t, const double*, double*,
+                              index_t);
+
+// The add_scaled_row kernel of this machine's SIMD level.
+inline AddScaledRow add_scaled_row_kernel() {
+#ifdef KMREDUCE_X86_SIMD
+  if (simd_level() == SimdLevel::Avx512) return &detail::add_scaled_row_avx512;
+  if (simd_level() == SimdLevel::Avx2) return &detail::add_scaled_row_avx2;
+#endif
+  return &detail::add_scaled_row_portable;
+}
+
 // out (d x m, column-major) = A^T M, M is n x m column-major. Dense: blocks
 // of columns of A, an Eigen GEMM each; sparse: one dot product per column.
 constexpr index_t kColBlock = 64;
