@@ -25,7 +25,7 @@
 #' (`normalize = "none"` clusters the counts as they are). Cells are reduced
 #' to their principal components: unless `method` is given, the method is
 #' `"rsvd"` (the randomized SVD of the centred cells, whose centring is
-#' implicit: sparse cells stay sparse) with `dims = 100` (or fewer, for
+#' implicit: sparse cells stay sparse) with `dims = 150` (or fewer, for
 #' smaller data), computed from 20000 cells drawn at random
 #' (`control$svd_rows`; `Inf` for all cells) with `2 dims + 1` test vectors
 #' (`control$eps = 1`) and one power iteration, in memory; every cell is
@@ -156,8 +156,8 @@ cell_sample_plan <- function(args, n) {
 
 # The principal components of cells by default, and the number of cells
 # they are computed from (chosen from the measurements in bench/RESULTS.md,
-# "Single-cell defaults").
-cell_pca_dims <- function() 100L
+# "Single-cell defaults" and "150 principal components").
+cell_pca_dims <- function() 150L
 cell_svd_rows <- function() 20000
 # (the sample's SVD is in memory: dims + dims + 1 test vectors and one power
 # iteration found the same cell types as 3 dims + 1)

@@ -159,25 +159,25 @@ test_that("augment() of a SummarizedExperiment gives one row per cell with its c
                "`data` must have the 500 cells \\(columns of a SummarizedExperiment\\) of the fit, not 60\\.")
 })
 
-test_that("counts are normalized by default, with a message, and cells reduced to 100 principal components", {
+test_that("counts are normalized by default, with a message, and cells reduced to 150 principal components", {
   skip_without_bioc("SingleCellExperiment")
   sc <- se_case(seed = 7)
   sce <- SingleCellExperiment::SingleCellExperiment(list(counts = sc$counts))
   expect_message(fit <- kmeans_reduced(sce, 3, seed = 2, n_init = 2),
                  "the assay \"counts\" is normalized with normalize = \"log1p_size_factors\".*normalize = \"none\"")
   expect_identical(fit$method, "rsvd")
-  expect_identical(ncol(fit$reduced), 100L)
+  expect_identical(ncol(fit$reduced), 150L)
   expect_identical(fit$input$normalize, "log1p_size_factors")
   # the same as the normalized cells in memory, reduced the same way
   rows <- sc$rows
   lib <- Matrix::rowSums(rows)
   rows@x <- log1p(rows@x / lib[rows@i + 1L] * mean(lib))
-  ref <- kmeans_reduced(rows, 3, method = "rsvd", dims = 100, seed = 2, n_init = 2)
+  ref <- kmeans_reduced(rows, 3, method = "rsvd", dims = 150, seed = 2, n_init = 2)
   expect_identical(fit$cluster, ref$cluster)
   expect_equal(fit$tot.withinss, ref$tot.withinss)
   # normalize = "none": the counts as they are, no message
   expect_silent(raw <- kmeans_reduced(sce, 3, normalize = "none", seed = 2, n_init = 2))
-  expect_identical(raw$cluster, kmeans_reduced(sc$rows, 3, method = "rsvd", dims = 100, seed = 2,
+  expect_identical(raw$cluster, kmeans_reduced(sc$rows, 3, method = "rsvd", dims = 150, seed = 2,
                                                n_init = 2)$cluster)
   # a logcounts assay is taken as it is; a method given is kept
   sce2 <- SingleCellExperiment::SingleCellExperiment(list(counts = sc$counts,
@@ -194,12 +194,12 @@ test_that("counts are normalized by default, with a message, and cells reduced t
   expect_identical(ncol(fit4$reduced), 30L)
 })
 
-test_that("the cells' defaults: 100 principal components of 20000 cells (eps 1), where no method is given", {
+test_that("the cells' defaults: 150 principal components of 20000 cells (eps 1), where no method is given", {
   rows <- c(30, 200)
   def <- kmreduce:::cell_defaults(list(), TRUE, rows)
   expect_identical(def[c("method", "dims")], list(method = "rsvd", dims = 30L))
   expect_identical(def$control$svd_rows, 20000)
-  expect_identical(kmreduce:::cell_defaults(list(), TRUE, c(500, 300))$dims, 100L)
+  expect_identical(kmreduce:::cell_defaults(list(), TRUE, c(500, 300))$dims, 150L)
   kept <- kmreduce:::cell_defaults(list(control = list(svd_rows = Inf, tol = 0)), TRUE, rows)
   expect_identical(kept$control, list(svd_rows = Inf, tol = 0, eps = 1))
   # (an eps given is kept)
