@@ -551,18 +551,14 @@ Rcpp::List cells_label_moments_cpp(Rcpp::List cells, Rcpp::IntegerVector cluster
       throw std::invalid_argument("labels must be in 1..k");
     label[r] = cluster[r] - 1;  // (1- to 0-based)
   }
-  Rcpp::NumericVector wv;
-  if (weights.isNotNull()) wv = Rcpp::NumericVector(weights.get());
+  Rcpp::NumericVector wkeep;
+  const double* w = weights_of(weights, wkeep, static_cast<double>(label.size()));
   Rcpp::NumericMatrix sums;
   Rcpp::NumericVector size(k), sq(k);
   with_stored_cells(cells, [&](const auto& c) {
     if (cluster.size() != c.n_cells()) throw std::invalid_argument("one label per cell");
-    if (weights.isNotNull() && wv.size() != c.n_cells())
-      throw std::invalid_argument("weights must have one value per cell");
     sums = Rcpp::NumericMatrix(k, static_cast<int>(c.n_genes()));
-    kmreduce::cells_label_moments(c, label.data(),
-                                  weights.isNotNull() && c.n_cells() > 0 ? &wv[0] : nullptr, k,
-                                  &sums[0], &size[0], &sq[0], n_threads);
+    kmreduce::cells_label_moments(c, label.data(), w, k, &sums[0], &size[0], &sq[0], n_threads);
   });
   return Rcpp::List::create(Rcpp::Named("sums") = sums, Rcpp::Named("size") = size,
                             Rcpp::Named("sq") = sq);

@@ -5,6 +5,7 @@
 #include <Rcpp.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <kmreduce/kernels/matrix.hpp>
 #include <kmreduce/runtime/parallel.hpp>
 
@@ -42,5 +43,17 @@ inline std::uint64_t as_seed(double seed) {
 }
 
 }  // namespace glue
+
+namespace {
+// Optional observation weights (one per row; checked in R: finite, positive).
+inline const double* weights_of(const Rcpp::Nullable<Rcpp::NumericVector>& weights,
+                                Rcpp::NumericVector& keep, double n) {
+  if (weights.isNull()) return nullptr;
+  keep = Rcpp::NumericVector(weights.get());
+  if (static_cast<double>(keep.size()) != n)
+    throw std::invalid_argument("weights must have one value per row");
+  return &keep[0];
+}
+}  // namespace
 
 #endif  // KMREDUCE_GLUE_H

@@ -55,15 +55,6 @@ inline double rows_of(SEXP x) {
   return Rf_nrows(x);
 }
 
-// Optional observation weights (one per row; checked in R: finite, positive).
-inline const double* weights_of(const Rcpp::Nullable<Rcpp::NumericVector>& weights,
-                                Rcpp::NumericVector& keep, double n) {
-  if (weights.isNull()) return nullptr;
-  keep = Rcpp::NumericVector(weights.get());
-  if (static_cast<double>(keep.size()) != n)
-    throw std::invalid_argument("weights must have one value per row");
-  return &keep[0];
-}
 
 inline kmreduce::ClusterStats stats_of(const kmreduce::DenseMatrix& a, const int* label,
                                 int k, const double* means, int n_threads) {

@@ -54,6 +54,44 @@ inline double checked_count(double v, double first_cell, index_t c) {
   return v;
 }
 
+namespace detail {
+// Cell c's stored entries a..b-1 checked in stored order, as every reader of
+// stored cells checks them: a gene index outside 0..n_genes-1, or a gene
+// stored twice for the cell (last_cell[g]: the last cell that stored gene g,
+// updated here), and, when normalizing, a count (checked_count()); each
+// error names the cell. on_entry(t, g) is called for each entry once its
+// gene is checked. Returns the sum of the cell's counts when normalizing
+// (else 0).
+template <class Value, class Index, class AsDouble, class OnEntry>
+double checked_cell(const Value* value, const Index* gene, index_t a, index_t b, index_t c,
+                    index_t n_genes, bool normalize, double first_cell, AsDouble as_double,
+                    index_t* last_cell, OnEntry on_entry) {
+  auto cell_name = [&]() {
+    return std::to_string(static_cast<long long>(first_cell) + static_cast<long long>(c));
+  };
+  double lib = 0.0;
+  for (index_t t = a; t < b; ++t) {
+    const index_t g = static_cast<index_t>(gene[t]);
+    if (!(gene[t] >= 0) || g >= n_genes)
+      throw std::out_of_range("gene index outside 0.." + std::to_string(n_genes - 1) +
+                              " at cell " + cell_name());
+    if (last_cell[g] == c)
+      throw std::invalid_argument("gene index " + std::to_string(g) + " stored twice at cell " +
+                                  cell_name());
+    last_cell[g] = c;
+    on_entry(t, g);
+    if (normalize) lib += checked_count(as_double(value[t]), first_cell, c);
+  }
+  return lib;
+}
+
+// The scale of cell c's counts: its size factor when given, else its
+// library size `lib` (1 for a cell without counts).
+inline double cell_scale(const double* size_factor, index_t c, double lib) {
+  return size_factor != nullptr ? size_factor[c] : (lib == 0.0 ? 1.0 : lib);
+}
+}  // namespace detail
+
 // log1p(v / scale * target) for the values of one cell after another: the
 // small whole counts (1..63, most of a single-cell file's values) computed
 // once per cell and looked up after that. The same expression for the same
@@ -107,9 +145,6 @@ void cells_to_rows(const Value* value, const Index* gene, const double* ptr,
                    const double* size_factor, double first_cell, AsDouble as_double,
                    int* p_out, int* i_out, double* x_out) {
   const bool normalize = target > 0;
-  auto cell_name = [&](index_t c) {
-    return std::to_string(static_cast<long long>(first_cell) + static_cast<long long>(c));
-  };
   const index_t nnz = stored_values(ptr, n_cells, n_genes);
   // the library sizes and the checks, cell by cell, in stored order
   std::vector<double> scale(n_cells, 1.0);
@@ -120,20 +155,10 @@ void cells_to_rows(const Value* value, const Index* gene, const double* ptr,
   for (index_t c = 0; c < n_cells; ++c) {
     const index_t a = static_cast<index_t>(ptr[c]), b = static_cast<index_t>(ptr[c + 1]);
     if (b < a || b > nnz) throw std::invalid_argument("a block of cells has bad value offsets");
-    double lib = 0.0;
-    for (index_t t = a; t < b; ++t) {
-      const index_t g = static_cast<index_t>(gene[t]);
-      if (!(gene[t] >= 0) || g >= n_genes)
-        throw std::out_of_range("gene index outside 0.." + std::to_string(n_genes - 1) +
-                                " at cell " + cell_name(c));
-      if (last_cell[g] == c)
-        throw std::invalid_argument("gene index " + std::to_string(g) + " stored twice at cell " +
-                                    cell_name(c));
-      last_cell[g] = c;
-      ++count[g + 1];
-      if (normalize) lib += checked_count(as_double(value[t]), first_cell, c);
-    }
-    if (normalize) scale[c] = size_factor != nullptr ? size_factor[c] : (lib == 0.0 ? 1.0 : lib);
+    const double lib =
+        detail::checked_cell(value, gene, a, b, c, n_genes, normalize, first_cell, as_double,
+                             last_cell.data(), [&](index_t, index_t g) { ++count[g + 1]; });
+    if (normalize) scale[c] = detail::cell_scale(size_factor, c, lib);
   }
   for (index_t g = 0; g < n_genes; ++g) count[g + 1] += count[g];
   for (index_t g = 0; g <= n_genes; ++g) p_out[g] = static_cast<int>(count[g]);
@@ -246,23 +271,15 @@ class StoredCells {
       s.gene.resize(static_cast<std::size_t>(len));
       s.value.resize(static_cast<std::size_t>(len));
     }
-    double lib = 0.0;
     bool increasing = true;
-    for (index_t t = a; t < b; ++t) {
-      const index_t g = static_cast<index_t>(gene_[t]);
-      if (!(gene_[t] >= 0) || g >= n_genes_)
-        throw std::out_of_range("gene index outside 0.." + std::to_string(n_genes_ - 1) +
-                                " at cell " + cell_name(c));
-      if (s.last_cell[g] == c)
-        throw std::invalid_argument("gene index " + std::to_string(g) + " stored twice at cell " +
-                                    cell_name(c));
-      s.last_cell[g] = c;
-      if (t > a && g <= s.gene[t - a - 1]) increasing = false;
-      s.gene[t - a] = static_cast<int>(g);
-      if (normalize) lib += checked_count(as_double_(value_[t]), first_cell_, c);
-    }
+    const double lib = detail::checked_cell(
+        value_, gene_, a, b, c, n_genes_, normalize, first_cell_, as_double_, s.last_cell.data(),
+        [&](index_t t, index_t g) {
+          if (t > a && g <= s.gene[t - a - 1]) increasing = false;
+          s.gene[t - a] = static_cast<int>(g);
+        });
     if (normalize) {
-      s.log1p.next_cell(size_factor_ != nullptr ? size_factor_[c] : (lib == 0.0 ? 1.0 : lib));
+      s.log1p.next_cell(detail::cell_scale(size_factor_, c, lib));
       for (index_t t = a; t < b; ++t) s.value[t - a] = s.log1p(as_double_(value_[t]));
     } else {
       for (index_t t = a; t < b; ++t) s.value[t - a] = as_double_(value_[t]);
@@ -283,9 +300,6 @@ class StoredCells {
   }
 
  private:
-  std::string cell_name(index_t c) const {
-    return std::to_string(static_cast<long long>(first_cell_) + static_cast<long long>(c));
-  }
   const Value* value_;
   const Index* gene_;
   const double* ptr_;
@@ -434,9 +448,11 @@ template <class Cells>
 void cells_label_moments(const Cells& cells, const int* label, const double* w, index_t k,
                          double* sums, double* size, double* sq, int n_threads) {
   const index_t n = cells.n_cells(), d = cells.n_genes();
+  // each cluster's cells, in order: member[start[c]..start[c + 1])
   std::vector<index_t> start(static_cast<std::size_t>(k + 1), 0);
   for (index_t r = 0; r < n; ++r) {
-    if (label[r] < 0 || label[r] >= k) throw std::invalid_argument("labels must be in 1..k");
+    if (label[r] < 0 || label[r] >= k)
+      throw std::invalid_argument("cluster labels must be in [0, k)");
     ++start[label[r] + 1];
   }
   for (index_t r = 0; r < n; ++r) size[label[r]] += w != nullptr ? w[r] : 1.0;

@@ -88,22 +88,11 @@ inline AddScaledRow add_scaled_row_kernel() {
   return &detail::add_scaled_row_portable;
 }
 
-// The panel kernels of the sparse products below, on one panel of 8 columns
-// of the dense side: for every stored entry, 8 products then 8 sums, never
-// fused (the numbers of the portable loop on every SIMD level).
-//   op (n x 8, row-major) += A bp, bp (d x 8, row-major)
-//   s (8) += A[, j]^T mp, mp (n x 8, row-major)
+// The panel kernel of crossprod() below, on one panel of 8 columns of the
+// dense side: s (8) += A[, j]^T mp, mp (n x 8, row-major); for every stored
+// entry, 8 products then 8 sums, never fused (the numbers of the portable
+// loop on every SIMD level). (multiply()'s panels use add_scaled_row.)
 namespace detail {
-inline void sparse_panel_multiply_portable(const SparseMatrix& a, const double* bp, double* op) {
-  for (index_t j = 0; j < a.d; ++j) {
-    const double* bj = bp + 8 * j;
-    for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) {
-      const double v = a.x[t];
-      double* o = op + 8 * static_cast<index_t>(a.i[t]);
-      for (index_t c = 0; c < 8; ++c) o[c] += v * bj[c];
-    }
-  }
-}
 inline void sparse_panel_dot_portable(const SparseMatrix& a, index_t j, const double* mp,
                                       double* s) {
   for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) {
@@ -115,18 +104,6 @@ inline void sparse_panel_dot_portable(const SparseMatrix& a, index_t j, const do
 #ifdef KMREDUCE_X86_SIMD
 // (the empty asm keeps each product a value of its own: compilers would
 // otherwise fuse the product and the sum where the target has FMA)
-__attribute__((target("avx512f"))) inline void sparse_panel_multiply_avx512(
-    const SparseMatrix& a, const double* bp, double* op) {
-  for (index_t j = 0; j < a.d; ++j) {
-    const __m512d bj = _mm512_loadu_pd(bp + 8 * j);
-    for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) {
-      double* o = op + 8 * static_cast<index_t>(a.i[t]);
-      __m512d prod = _mm512_mul_pd(_mm512_set1_pd(a.x[t]), bj);
-      __asm__("" : "+v"(prod));
-      _mm512_storeu_pd(o, _mm512_add_pd(_mm512_loadu_pd(o), prod));
-    }
-  }
-}
 __attribute__((target("avx512f"))) inline void sparse_panel_dot_avx512(
     const SparseMatrix& a, index_t j, const double* mp, double* s) {
   __m512d acc = _mm512_loadu_pd(s);
@@ -137,20 +114,6 @@ __attribute__((target("avx512f"))) inline void sparse_panel_dot_avx512(
     acc = _mm512_add_pd(acc, prod);
   }
   _mm512_storeu_pd(s, acc);
-}
-__attribute__((target("avx2"))) inline void sparse_panel_multiply_avx2(
-    const SparseMatrix& a, const double* bp, double* op) {
-  for (index_t j = 0; j < a.d; ++j) {
-    const __m256d b0 = _mm256_loadu_pd(bp + 8 * j), b1 = _mm256_loadu_pd(bp + 8 * j + 4);
-    for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) {
-      double* o = op + 8 * static_cast<index_t>(a.i[t]);
-      const __m256d v = _mm256_set1_pd(a.x[t]);
-      __m256d p0 = _mm256_mul_pd(v, b0), p1 = _mm256_mul_pd(v, b1);
-      __asm__("" : "+x"(p0), "+x"(p1));
-      _mm256_storeu_pd(o, _mm256_add_pd(_mm256_loadu_pd(o), p0));
-      _mm256_storeu_pd(o + 4, _mm256_add_pd(_mm256_loadu_pd(o + 4), p1));
-    }
-  }
 }
 __attribute__((target("avx2"))) inline void sparse_panel_dot_avx2(
     const SparseMatrix& a, index_t j, const double* mp, double* s) {
@@ -168,13 +131,6 @@ __attribute__((target("avx2"))) inline void sparse_panel_dot_avx2(
   _mm256_storeu_pd(s + 4, s1);
 }
 #endif
-inline void sparse_panel_multiply(const SparseMatrix& a, const double* bp, double* op) {
-#ifdef KMREDUCE_X86_SIMD
-  if (simd_level() == SimdLevel::Avx512) return sparse_panel_multiply_avx512(a, bp, op);
-  if (simd_level() == SimdLevel::Avx2) return sparse_panel_multiply_avx2(a, bp, op);
-#endif
-  sparse_panel_multiply_portable(a, bp, op);
-}
 inline void sparse_panel_dot(const SparseMatrix& a, index_t j, const double* mp, double* s) {
 #ifdef KMREDUCE_X86_SIMD
   if (simd_level() == SimdLevel::Avx512) return sparse_panel_dot_avx512(a, j, mp, s);
@@ -194,6 +150,7 @@ static_assert(kPanel == 8, "the panel kernels take 8 columns");
 inline void multiply(const SparseMatrix& a, const double* b, index_t m,
                      double* out, int n_threads) {
   const index_t panels = n_blocks(m, kPanel);
+  const AddScaledRow add_row = add_scaled_row_kernel();
   parallel_for(panels, n_threads, [&](index_t pn, int) {
     const index_t c0 = pn * kPanel, w = std::min(kPanel, m - c0);
     // this panel of B row-major (lanes beyond w are 0) and of the product
@@ -201,7 +158,9 @@ inline void multiply(const SparseMatrix& a, const double* b, index_t m,
     for (index_t c = 0; c < w; ++c)
       for (index_t j = 0; j < a.d; ++j) bp[kPanel * j + c] = b[j + a.d * (c0 + c)];
     std::vector<double> op(static_cast<std::size_t>(a.n * kPanel), 0.0);
-    detail::sparse_panel_multiply(a, bp.data(), op.data());
+    for (index_t j = 0; j < a.d; ++j)
+      add_row(a.i + a.p[j], a.x + a.p[j], a.p[j + 1] - a.p[j], bp.data() + kPanel * j,
+              op.data(), kPanel);
     for (index_t c = 0; c < w; ++c) {
       double* oc = out + a.n * (c0 + c);
       for (index_t r = 0; r < a.n; ++r) oc[r] = op[kPanel * r + c];
