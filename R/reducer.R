@@ -302,12 +302,18 @@ map_rows <- function(reducer, x, n_threads, limit, weights) {
   if (isTRUE(attr(out, "invalid"))) check_values_later(x)
   attr(out, "invalid") <- NULL
   # One dimnames<- (not colnames<- then rownames<-): no second copy.
-  dimnames(out) <- list(rownames(x), if (info$family == "selection") {
+  dimnames(out) <- list(rownames(x), reduced_names(reducer))
+  out
+}
+
+# The names of the reduced columns: the selected features' names, or the
+# method's prefix and the dimension's number.
+reduced_names <- function(reducer) {
+  if (method_info(reducer$method)$family == "selection") {
     make.unique(reducer$features$name)
   } else {
-    paste0(column_prefix(method), seq_len(reducer$dims))
-  })
-  out
+    paste0(column_prefix(reducer$method), seq_len(reducer$dims))
+  }
 }
 
 # How a family's methods map rows when their entry gives no `apply`:

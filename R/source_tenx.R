@@ -237,8 +237,8 @@ finish_conversion <- function(src, work) {
 # gene indices and counts as the conversion does and give the numbers of
 # the converted block, without its time and memory.
 stored_cells <- function(src, first, last) {
-  norm <- as_normalization(src$normalize)
-  if (norm$how == "none" || isTRUE(norm$check_only) || !isTRUE(norm$target > 0)) return(NULL)
+  norm <- stored_normalization(src)
+  if (is.null(norm)) return(NULL)
   check_file_stamp(src)
   # (a block read ahead or being converted by an earlier pass is dropped: its
   # reading vectors are about to be reused)
@@ -255,6 +255,14 @@ stored_cells <- function(src, first, last) {
        first_cell = file_cell(src, first), raw = raw)
 }
 
+# The source's normalization when the stored-layout kernels can apply it
+# (one with a target: they check the counts as it does), else NULL.
+stored_normalization <- function(src) {
+  norm <- as_normalization(src$normalize)
+  if (norm$how == "none" || isTRUE(norm$check_only) || !isTRUE(norm$target > 0)) return(NULL)
+  norm
+}
+
 # The error of a stored-layout kernel on the cells `st` (stored_cells()).
 stop_stored_cells <- function(src, st, e) {
   stop_tenx_block(src, st$raw, st$first_cell, conditionMessage(e))
@@ -264,27 +272,21 @@ stop_stored_cells <- function(src, st, e) {
 # block's product written straight into the rows of the result; other
 # methods map the converted blocks.
 reduce_rows.source_tenx <- function(src, reducer, block_rows, n_threads) {
-  norm <- as_normalization(src$normalize)
-  if (method_info(reducer$method)$family != "extraction" || norm$how == "none" ||
-      isTRUE(norm$check_only) || !isTRUE(norm$target > 0)) {
+  if (method_info(reducer$method)$family != "extraction" || is.null(stored_normalization(src))) {
     return(NextMethod())
   }
   rotation <- cells_multiply_rows_cpp(reducer$rotation)
-  m <- ncol(reducer$rotation)
-  out <- matrix(0, n_rows(src), m,
-                dimnames = list(NULL, paste0(column_prefix(reducer$method), seq_len(m))))
-  # (a loop, not a function per block: `out` stays this function's alone,
-  # written in place, and returned without a copy)
-  n <- n_rows(src)
-  first <- 1L
-  while (first <= n) {
-    last <- min(n, first + block_rows - 1L)
+  out <- matrix(0, n_rows(src), ncol(reducer$rotation),
+                dimnames = list(NULL, reduced_names(reducer)))
+  # (each block written in place: `out` is this function's own)
+  for_row_blocks_index(n_rows(src), block_rows, function(rows) {
+    first <- rows[1L]
+    last <- rows[length(rows)]
     st <- stored_cells(src, first, last)
     tryCatch(cells_multiply_cpp(st, rotation, n_threads, out, first - 1),
              error = function(e) stop_stored_cells(src, st, e))
     report_progress(src, first, last)
-    first <- last + 1L
-  }
+  })
   if (length(reducer$shift)) subtract_row_in_place_cpp(out, reducer$shift)
   out
 }
