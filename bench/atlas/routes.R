@@ -12,13 +12,17 @@
 #                  "mm10"): the package's defaults for counts (log1p of
 #                  counts / size factors; the randomized SVD, eps 1 and one
 #                  power iteration, of 20000 cells drawn in the library
-#                  sizes' pass, to 100 PCs; every cell projected; n_init 10).
+#                  sizes' pass, to 150 PCs; every cell projected; n_init 10).
 #   no_cache       the default with control = list(file_cache = 0): every
 #                  pass reads the file (three), where the default keeps the
 #                  file's counts in memory after the first when they fit.
 #   svd_rows_50k   the default with control = list(svd_rows = 50000): the
 #                  SVD of a sample of 50000 cells instead of 20000.
 #   power0         the default with control = list(power_iters = 0).
+#   dims100        the default with dims = 100 (fewer principal components:
+#                  a cheaper SVD, projection and k-means).
+#   svd_rows_10k   the default with control = list(svd_rows = 10000): the
+#                  SVD of a sample of 10000 cells instead of 20000.
 #   cpm_embedding  the previous documented call: kmeans_reduced(sce, k,
 #                  assay = "counts", normalize = "log1p_cpm", method =
 #                  "sparse_embedding", seed = 1, n_threads = 2).
@@ -104,6 +108,8 @@ switch(route,
   no_cache = kmreduce_route(control = list(file_cache = 0)),
   svd_rows_50k = kmreduce_route(control = list(svd_rows = 50000)),
   power0 = kmreduce_route(control = list(power_iters = 0)),
+  dims100 = kmreduce_route(dims = 100),
+  svd_rows_10k = kmreduce_route(control = list(svd_rows = 10000)),
   cpm_embedding = kmreduce_route(assay = "counts", normalize = "log1p_cpm",
                                  method = "sparse_embedding"),
   osca = {

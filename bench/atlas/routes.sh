@@ -13,8 +13,8 @@
 # read_reps: the read is the best of this many (default 3).
 # Environment:
 #   ROUTES      the routes run, in this order (default "default no_cache
-#               svd_rows_50k power0 cpm_embedding osca mbkmeans"); a route
-#               not listed is printed as "not run"
+#               svd_rows_50k power0 dims100 svd_rows_10k cpm_embedding osca
+#               mbkmeans"); a route not listed is printed as "not run"
 #   ROUTE_REPS  runs of each route (default 1): time the best, peak RSS the
 #               highest, labels of the last (all runs give the same labels)
 #   ROUTES_OUT  where labels and logs go (default FILE without .h5, plus
@@ -27,7 +27,7 @@
 set -u
 FILE="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 K="${2:-}"; READ_REPS="${3:-3}"
-ROUTES="${ROUTES:-default no_cache svd_rows_50k power0 cpm_embedding osca mbkmeans}"
+ROUTES="${ROUTES:-default no_cache svd_rows_50k power0 dims100 svd_rows_10k cpm_embedding osca mbkmeans}"
 ROUTE_REPS="${ROUTE_REPS:-1}"
 CAP="${MBK_CAP:-1800}"
 OUT="${ROUTES_OUT:-${FILE%.h5}.routes}"
