@@ -93,11 +93,12 @@ check_memory <- function(bytes, what, advice, entries = 0) {
 }
 
 # The bytes a source may keep of a file's stored values (control$file_cache:
-# "auto" is an eighth of the memory available now, none when that is not
+# "auto" is a tenth of the memory available now, none when that is not
 # known: on a 24 GB machine a file of 300000 cells, 1 GB of counts, is kept
-# and one of 1.3 million, 6 GB, is not, whose fit then peaks at 3-4 GB).
+# whole, and of one of 1.3 million, 5.9 GB, the first blocks, 2.3 GB; that
+# fit's peak is then 5.8 GB, 3.5 GB of it without the kept blocks).
 file_cache_budget <- function(file_cache) {
   if (!identical(file_cache, "auto")) return(file_cache)
   avail <- available_memory()
-  if (is.na(avail)) 0 else as.numeric(avail) / 8
+  if (is.na(avail)) 0 else as.numeric(avail) / 10
 }

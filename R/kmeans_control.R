@@ -122,12 +122,14 @@
 #'   values save time where the polish gains little; `Inf` polishes until
 #'   the lowest result is confirmed, whatever it costs.
 #' @param file_cache For the cells of a 10x HDF5 file: `"auto"` (the
-#'   default), a number of bytes, or `0`. When the file's stored counts and
-#'   gene indices take at most this much memory (`"auto"`: an eighth of the
-#'   memory available when the fit starts), the first pass over the file
-#'   keeps them in memory and the later passes (projection, statistics)
-#'   read them from there instead of the file. The results are the same
-#'   either way; `0` reads the file at every pass.
+#'   default), a number of bytes, or `0`. The first pass over the file
+#'   keeps its stored counts and gene indices in memory, within this many
+#'   bytes (`"auto"`: a tenth of the memory available when the fit
+#'   starts, so that with the fit's own memory, about a sixth of it on the
+#'   largest files, the whole stays near a quarter): all of them when they
+#'   fit, otherwise the file's first blocks, as many as fit. The later passes (projection, statistics) read the
+#'   kept blocks from memory and only the others from the file. The results
+#'   are the same either way; `0` reads the file at every pass.
 #' @param sketch_rows Where the replicates run: `"auto"` (the default), a
 #'   whole number `m`, or `Inf` (every replicate on all rows). With
 #'   `m` smaller than the number of rows, the rows are sampled in a few

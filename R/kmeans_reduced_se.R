@@ -31,8 +31,9 @@
 #' (`control$eps = 1`) and one power iteration, in memory; every cell is
 #' then projected on them. From a file, the sample is drawn in the pass that
 #' sums the library sizes: with the projection and the statistics of the
-#' clusters, three passes in all, of which the last two read the counts
-#' from memory when the first kept them (`control$file_cache`). Random projections of all the genes (the default of
+#' clusters, three passes in all, of which the last two read from memory
+#' the counts the first kept: all of them when they fit, else the first
+#' blocks (`control$file_cache`). Random projections of all the genes (the default of
 #' [kmeans_reduced()] for other data) keep the noise of every gene and find
 #' cell types less well.
 #'

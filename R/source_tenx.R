@@ -302,13 +302,16 @@ block_moments.source_tenx <- function(src, first, last, cluster, k, n_threads, w
 
 # The file's stored values and gene indices kept in memory as the first
 # pass reads them (read_cells(); outside R's heap, freed with the source's
-# other memory when the fit returns), when they take at most `bytes`.
+# other memory when the fit returns), within `bytes`: all of them when they
+# fit, otherwise the file's first blocks, as many as fit (the later passes
+# then read only the other blocks from the file).
 keep_in_memory.source_tenx <- function(src, bytes) {
-  n <- length(src$indptr)
-  stored <- src$indptr[n] - src$indptr[1L]
   per_value <- if (identical(src$value_type, "integer")) 8 else 12
   # (decided once, before the first pass)
-  if (is.null(src$cache$keep)) src$cache$keep <- stored * per_value <= bytes
+  if (is.null(src$cache$keep)) {
+    src$cache$room <- floor(bytes / per_value)  # (values that may still be kept)
+    src$cache$keep <- src$cache$room > 0
+  }
   invisible(src)
 }
 
@@ -450,6 +453,12 @@ read_cells <- function(src, first, last) {
   # (a block the source keeps, control$file_cache, is read into vectors of
   # its own, outside R's heap: the cache, without a copy)
   keep <- isTRUE(src$cache$keep)
+  if (keep && count > src$cache$room) {
+    # (the first block that does not fit ends the kept ones: a prefix of
+    # the file is kept, the rest read again by each later pass)
+    keep <- FALSE
+    src$cache$keep <- FALSE
+  }
   pair <- 3L - (if (is.null(src$ahead$pair)) 2L else src$ahead$pair)  # (1, 2, 1, ...)
   if (count == 0) {
     x <- vector(src$value_type, 0L)
@@ -482,6 +491,7 @@ read_cells <- function(src, first, last) {
     src$ahead$pair <- pair
   } else {
     src$cache$blocks[[length(src$cache$blocks) + 1L]] <- out
+    src$cache$room <- src$cache$room - count
     holding_memory(src)
     # (the blocks of the first pass only: a later pass reads a block that
     # none of them holds from the file, without keeping a second copy)

@@ -580,12 +580,14 @@ test_that("the sample of cells of the default call is kept by the pass that sums
   counts <- new.env()
   counts$passes <- 0
   counts$converted <- 0
+  counts$values <- 0  # (values read from the file)
   ns <- asNamespace("kmreduce")
   count <- function(what) {
     bquote(assign(.(what), get(.(what), envir = .(counts)) + 1, envir = .(counts)))
   }
-  suppressMessages(trace("h5_read_into", bquote(if (from == 0 && grepl("data$", name)) {
-    .(count("passes"))
+  suppressMessages(trace("h5_read_into", bquote(if (grepl("data$", name)) {
+    if (from == 0) .(count("passes"))
+    assign("values", get("values", envir = .(counts)) + count, envir = .(counts))
   }), print = FALSE, where = ns))
   suppressMessages(trace("read_block.source_tenx", count("converted"), print = FALSE,
                          where = ns))
@@ -603,6 +605,7 @@ test_that("the sample of cells of the default call is kept by the pass that sums
   # projection, the statistics
   expect_identical(counts$converted, 0)
   expect_identical(counts$passes, 3)
+  stored <- counts$values / 3
   # with the file's counts kept in memory by the first pass (the default
   # when they fit): one pass over the file, the same fit
   counts$passes <- 0
@@ -618,6 +621,23 @@ test_that("the sample of cells of the default call is kept by the pass that sums
                                            control = c(ctl, file_cache = 1000)))
   expect_identical(counts$passes, 3)
   expect_identical(small$centers, a$centers)
+  # a budget for about half of them: the file's first blocks are kept, and
+  # the two later passes read only the others from the file (the first
+  # pass in blocks of 97 cells too, as a larger file's would be several)
+  counts$passes <- 0
+  counts$values <- 0
+  suppressMessages(trace("source_block_rows.source_tenx",
+                         quote(if (is.null(block_rows)) block_rows <- 97L), print = FALSE,
+                         where = ns))
+  part <- suppressMessages(kmeans_reduced(file_sce, 3, dims = 10, n_init = 2, seed = 4,
+                                          control = c(ctl, file_cache = 6 * stored)))
+  suppressMessages(untrace("source_block_rows.source_tenx", where = ns))
+  expect_identical(counts$passes, 1)
+  again <- counts$values - stored
+  expect_true(again > 0 && again < 2 * stored && again %% 2 == 0)
+  expect_identical(part$cluster, a$cluster)
+  expect_identical(part$centers, a$centers)
+  expect_identical(part$reduced, a$reduced)
   b <- suppressMessages(kmeans_reduced(mem_sce, 3, dims = 10, n_init = 2, seed = 4,
                                        control = ctl))
   expect_identical(unname(a$cluster), unname(b$cluster))
