@@ -41,6 +41,14 @@ cells_multiply_cpp <- function(cells, rows, n_threads, into = NULL, row0 = 0) {
     .Call(`_kmreduce_cells_multiply_cpp`, cells, rows, n_threads, into, row0)
 }
 
+cells_multiply_start_cpp <- function(cells, rows, n_threads, into, row0) {
+    .Call(`_kmreduce_cells_multiply_start_cpp`, cells, rows, n_threads, into, row0)
+}
+
+cells_multiply_wait_cpp <- function(handle) {
+    invisible(.Call(`_kmreduce_cells_multiply_wait_cpp`, handle))
+}
+
 cells_label_moments_cpp <- function(cells, cluster, k, n_threads, weights = NULL) {
     .Call(`_kmreduce_cells_label_moments_cpp`, cells, cluster, k, n_threads, weights)
 }

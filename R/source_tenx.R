@@ -278,15 +278,38 @@ reduce_rows.source_tenx <- function(src, reducer, block_rows, n_threads) {
   rotation <- cells_multiply_rows_cpp(reducer$rotation)
   out <- matrix(0, n_rows(src), ncol(reducer$rotation),
                 dimnames = list(NULL, reduced_names(reducer)))
+  # A block read from the file is multiplied on a thread of its own (with
+  # n_threads - 1 threads) while R reads the next one (rhdf5 inflates the
+  # file's chunks on R's thread); a kept block, on R's thread. The same
+  # numbers either way: the product does not depend on its threads.
+  pending <- NULL
+  wait <- function() {
+    p <- pending
+    pending <<- NULL
+    tryCatch(cells_multiply_wait_cpp(p$job), error = function(e) stop_stored_cells(src, p$st, e))
+    report_progress(src, p$st$first, p$st$last)
+  }
+  on.exit(if (!is.null(pending)) try(cells_multiply_wait_cpp(pending$job), silent = TRUE),
+          add = TRUE)
   # (each block written in place: `out` is this function's own)
   for_row_blocks_index(n_rows(src), block_rows, function(rows) {
     first <- rows[1L]
     last <- rows[length(rows)]
     st <- stored_cells(src, first, last)
-    tryCatch(cells_multiply_cpp(st, rotation, n_threads, out, first - 1),
-             error = function(e) stop_stored_cells(src, st, e))
-    report_progress(src, first, last)
+    st$first <- first
+    st$last <- last
+    if (!is.null(pending)) wait()
+    if (n_threads > 1L && !isTRUE(st$raw$kept)) {
+      pending <<- list(st = st, job = tryCatch(
+        cells_multiply_start_cpp(st, rotation, n_threads - 1L, out, first - 1),
+        error = function(e) stop_stored_cells(src, st, e)))
+    } else {
+      tryCatch(cells_multiply_cpp(st, rotation, n_threads, out, first - 1),
+               error = function(e) stop_stored_cells(src, st, e))
+      report_progress(src, first, last)
+    }
   })
+  if (!is.null(pending)) wait()
   if (length(reducer$shift)) subtract_row_in_place_cpp(out, reducer$shift)
   out
 }

@@ -139,6 +139,31 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cells_multiply_start_cpp
+SEXP cells_multiply_start_cpp(Rcpp::List cells, Rcpp::NumericMatrix rows, int n_threads, SEXP into, double row0);
+RcppExport SEXP _kmreduce_cells_multiply_start_cpp(SEXP cellsSEXP, SEXP rowsSEXP, SEXP n_threadsSEXP, SEXP intoSEXP, SEXP row0SEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type cells(cellsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type rows(rowsSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type into(intoSEXP);
+    Rcpp::traits::input_parameter< double >::type row0(row0SEXP);
+    rcpp_result_gen = Rcpp::wrap(cells_multiply_start_cpp(cells, rows, n_threads, into, row0));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cells_multiply_wait_cpp
+void cells_multiply_wait_cpp(SEXP handle);
+RcppExport SEXP _kmreduce_cells_multiply_wait_cpp(SEXP handleSEXP) {
+BEGIN_RCPP
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type handle(handleSEXP);
+    cells_multiply_wait_cpp(handle);
+    return R_NilValue;
+END_RCPP
+}
 // cells_label_moments_cpp
 Rcpp::List cells_label_moments_cpp(Rcpp::List cells, Rcpp::IntegerVector cluster, int k, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> weights);
 RcppExport SEXP _kmreduce_cells_label_moments_cpp(SEXP cellsSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP, SEXP weightsSEXP) {
@@ -930,6 +955,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_cells_library_sizes_cpp", (DL_FUNC) &_kmreduce_cells_library_sizes_cpp, 3},
     {"_kmreduce_cells_multiply_rows_cpp", (DL_FUNC) &_kmreduce_cells_multiply_rows_cpp, 1},
     {"_kmreduce_cells_multiply_cpp", (DL_FUNC) &_kmreduce_cells_multiply_cpp, 5},
+    {"_kmreduce_cells_multiply_start_cpp", (DL_FUNC) &_kmreduce_cells_multiply_start_cpp, 5},
+    {"_kmreduce_cells_multiply_wait_cpp", (DL_FUNC) &_kmreduce_cells_multiply_wait_cpp, 1},
     {"_kmreduce_cells_label_moments_cpp", (DL_FUNC) &_kmreduce_cells_label_moments_cpp, 5},
     {"_kmreduce_cells_take_cpp", (DL_FUNC) &_kmreduce_cells_take_cpp, 4},
     {"_kmreduce_copy_entries_cpp", (DL_FUNC) &_kmreduce_copy_entries_cpp, 3},

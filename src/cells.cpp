@@ -536,6 +536,85 @@ SEXP cells_multiply_cpp(Rcpp::List cells, Rcpp::NumericMatrix rows, int n_thread
   return out;
 }
 
+// A product of cells_multiply_cpp() on a thread of its own, while R reads
+// the next block from the file (cells_multiply_start_cpp(), then
+// cells_multiply_wait_cpp()): checked here, on R's thread; the worker reads
+// the block and B and writes rows of `into` (no R API), and the job (an
+// external pointer) keeps them alive and joins its thread before it is
+// freed, also when R abandons it after an error (as a conversion's job).
+namespace {
+struct ProductJob {
+  long pid = process_id();
+  std::thread worker;
+  std::exception_ptr error;
+  std::vector<std::shared_ptr<ReadMemory>> reading;  // (what the worker reads)
+  Rcpp::List keep;  // the block, B and `into`
+  ~ProductJob() {
+    if (!worker.joinable()) return;
+    if (process_id() == pid) {
+      worker.join();
+    } else {
+      worker.detach();  // (a forked child has no worker: never waited for)
+    }
+  }
+};
+}  // namespace
+
+// [[Rcpp::export]]
+SEXP cells_multiply_start_cpp(Rcpp::List cells, Rcpp::NumericMatrix rows, int n_threads,
+                              SEXP into, double row0) {
+  const Rcpp::RObject columns = rows.attr("columns");
+  if (columns.isNULL() || Rf_length(columns) != 1) throw std::invalid_argument("rows of B expected");
+  const int m = Rcpp::as<int>(columns);
+  std::unique_ptr<ProductJob> owned(new ProductJob());
+  ProductJob* job = owned.get();
+  job->keep = Rcpp::List::create(cells, rows, into);
+  Rcpp::XPtr<ProductJob> handle(owned.release(), true, R_NilValue, job->keep);
+  with_stored_cells(cells, [&](const auto& c) {
+    const kmreduce::index_t n_cells = c.n_cells();
+    if (rows.ncol() != c.n_genes() || m < 0 || rows.nrow() != kmreduce::cells_multiply_width(m))
+      throw std::invalid_argument("non-conformable product");
+    if (TYPEOF(into) != REALSXP || !Rf_isMatrix(into) || Rf_ncols(into) != m || !(row0 >= 0) ||
+        row0 + static_cast<double>(n_cells) > static_cast<double>(Rf_nrows(into)))
+      throw std::invalid_argument("`into` must be a double matrix with room for the block");
+    for (const char* name : {"x", "i"}) {
+      const SEXP v = cells[name];
+      if (is_read_buffer(v)) job->reading.push_back(buffer_of(v)->memory);
+    }
+    const kmreduce::index_t ld = Rf_nrows(into);
+    double* at = REAL(into) + static_cast<R_xlen_t>(row0);
+    const double* b = &rows[0];
+    const auto block = c;  // (pointers into the kept vectors)
+    job->worker = std::thread([job, block, b, m, at, ld, n_threads]() {
+      try {
+        kmreduce::cells_multiply(block, b, m, at, ld, n_threads);
+      } catch (...) {
+        job->error = std::current_exception();
+      }
+    });
+  });
+  return handle;
+}
+
+// Waits for the product started by cells_multiply_start_cpp(); its error,
+// if it failed.
+// [[Rcpp::export]]
+void cells_multiply_wait_cpp(SEXP handle) {
+  Rcpp::XPtr<ProductJob> job(handle);
+  if (job.get() == nullptr) throw std::invalid_argument("a product already freed");
+  if (job->worker.joinable()) {
+    if (process_id() != job->pid)
+      throw std::runtime_error("a product started in another process (before a fork)");
+    job->worker.join();
+  }
+  job->reading.clear();
+  if (job->error) {
+    std::exception_ptr e = job->error;
+    job->error = nullptr;
+    std::rethrow_exception(e);
+  }
+}
+
 // The one-pass moments by cluster of the cells of a block as read
 // (`cells`: with_stored_cells()), normalized as by cells_to_rows_cpp(): what
 // label_moments_cpp() gives for the converted block (cells_label_moments()).

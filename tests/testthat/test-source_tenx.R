@@ -652,6 +652,69 @@ test_that("the sample of cells of the default call is kept by the pass that sums
   expect_identical(unname(c1$cluster), unname(c2$cluster))
 })
 
+test_that("a block read from the file is multiplied while the next is read: the same numbers", {
+  skip_without_bioc()
+  tc <- tenx_case(300, 700, 3, seed = 14)
+  sce <- SingleCellExperiment::SingleCellExperiment(list(counts = tenx_matrix(tc$file)))
+  mem <- SingleCellExperiment::SingleCellExperiment(list(counts = tc$counts))
+  ns <- asNamespace("kmreduce")
+  started <- new.env()
+  started$n <- 0
+  suppressMessages(trace("cells_multiply_start_cpp",
+                         bquote(assign("n", get("n", envir = .(started)) + 1, envir = .(started))),
+                         print = FALSE, where = ns))
+  on.exit(suppressMessages(untrace("cells_multiply_start_cpp", where = ns)), add = TRUE)
+  fit <- function(x, threads, cache = 0) {
+    suppressMessages(kmeans_reduced(x, 3, dims = 10, n_init = 2, seed = 4, n_threads = threads,
+                                    control = list(svd_rows = 250, block_rows = 97L,
+                                                   file_cache = cache)))
+  }
+  one <- fit(sce, 1L)
+  expect_identical(started$n, 0)  # (one thread: no second thread)
+  two <- fit(sce, 2L)
+  expect_identical(started$n, 8)  # (8 blocks of at most 97 cells, every one from the file)
+  kept <- fit(sce, 2L, "auto")    # (the blocks kept by the first pass: on R's thread)
+  expect_identical(started$n, 8)
+  ref <- fit(mem, 2L)
+  expect_identical(two$reduced, one$reduced)
+  expect_identical(kept$reduced, one$reduced)
+  expect_identical(unname(two$reduced), unname(ref$reduced))
+  expect_identical(two$cluster, one$cluster)
+  # a bad cell in a block multiplied on its own thread: the error names it
+  bad <- tc$counts
+  at <- bad@p[650] + 1L  # (cell 650's first gene stored again as its second)
+  i <- as.numeric(bad@i)
+  i[at + 1L] <- i[at]
+  f <- tempfile(fileext = ".h5")
+  write_tenx(tc$counts, f)
+  rewrite_indices(f, i)
+  bsce <- SingleCellExperiment::SingleCellExperiment(list(counts = tenx_matrix(f)))
+  expect_error(fit(bsce, 2L), "stored twice at cell 650")
+})
+
+test_that("a product abandoned before a fork neither hangs nor crashes the children", {
+  skip_on_cran()
+  skip_on_os("windows")
+  res <- run_child(
+    c("m <- methods::as(withr::with_seed(4, Matrix::rsparsematrix(3000, 4000, 0.2,",
+      "  rand.x = function(n) rpois(n, 2) + 1)), 'CsparseMatrix')",
+      "cells <- list(x = m@x, i = m@i, ptr = as.numeric(m@p), n_genes = 3000L, target = 1e4,",
+      "  size_factors = NULL, first_cell = 1)",
+      "b <- kmreduce:::cells_multiply_rows_cpp(withr::with_seed(1, matrix(rnorm(3000 * 20), 3000)))",
+      "into <- matrix(0, 4000, 20); ref <- matrix(0, 4000, 20)"),
+    c("job <- kmreduce:::cells_multiply_start_cpp(cells, b, 1L, into, 0)",
+      "kids <- parallel::mclapply(1:2, function(i) {",
+      "  e <- tryCatch(kmreduce:::cells_multiply_wait_cpp(job), error = conditionMessage)",
+      "  invisible(gc()); e }, mc.cores = 2)",
+      "kmreduce:::cells_multiply_wait_cpp(job)",
+      "rm(job); invisible(gc())",
+      "kmreduce:::cells_multiply_cpp(cells, b, 2L, ref, 0)",
+      "list(kids = kids, same = identical(into, ref))"))
+  expect_identical(res$status, "finished")
+  expect_true(res$value$same)
+  expect_match(unlist(res$value$kids), "started in another process", all = TRUE)
+})
+
 test_that("a bad count found while summing library sizes names the file's cell", {
   skip_without_bioc()
   s <- sim_counts(50, 120, 2, seed = 3)
