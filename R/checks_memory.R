@@ -95,7 +95,9 @@ check_memory <- function(bytes, what, advice, entries = 0) {
 # The bytes a source may keep of a file's stored values (control$file_cache:
 # "auto" is an eighth of the memory available now, none when that is not
 # known: on a 24 GB machine a file of 300000 cells, 1 GB of counts, is kept
-# and one of 1.3 million, 6 GB, is not, whose fit then peaks at 3-4 GB).
+# and one of 1.3 million, 6 GB, is not, whose fit then needs much less
+# memory than its counts; bench/RESULTS.md, "Single-cell default: the stored
+# cells, and 150 components").
 file_cache_budget <- function(file_cache) {
   if (!identical(file_cache, "auto")) return(file_cache)
   avail <- available_memory()

@@ -110,8 +110,9 @@ void keep_lowest(std::vector<std::pair<Id, LloydResult>>& list, Id id, LloydResu
 // label_sums.hpp; otherwise each (q, j) in row order (the same for every
 // thread count). Columns go in groups of 8, read together row by row: 8
 // independent chains of adds where one column's chain waits on the last add
-// to the same cluster (rows of one cluster often come in runs), about 5x
-// faster than a column at a time, with the same additions in the same order.
+// to the same cluster (rows of one cluster often come in runs), so several
+// times faster than a column at a time (bench/RESULTS.md, "The polish's
+// kernels"), with the same additions in the same order.
 inline void weighted_sums(const DenseMatrix& a, const int* label, const double* w, index_t k,
                           double* out, int n_threads, const double* shift = nullptr) {
   if (label_kernels(k)) {  // k <= 16 on AVX-512: masked vector sums (label_sums.hpp)
