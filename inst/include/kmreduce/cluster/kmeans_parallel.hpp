@@ -44,6 +44,7 @@
 #include "kmeanspp.hpp"
 #include "lloyd.hpp"
 #include "../kernels/matrix.hpp"
+#include "../kernels/nearest.hpp"
 #include "../runtime/memory.hpp"
 #include "../runtime/parallel.hpp"
 #include "../runtime/rng.hpp"

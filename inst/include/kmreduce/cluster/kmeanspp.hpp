@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../kernels/matrix.hpp"
+#include "../kernels/nearest.hpp"
 #include "../runtime/memory.hpp"
 #include "../runtime/parallel.hpp"
 #include "../runtime/rng.hpp"

@@ -14,6 +14,7 @@
 
 #include "kmeanspp.hpp"
 #include "../kernels/matrix.hpp"
+#include "../kernels/nearest.hpp"
 #include "../runtime/memory.hpp"
 #include "../runtime/parallel.hpp"
 #include "../runtime/progress.hpp"
