@@ -12,7 +12,7 @@
 #include <limits>
 #include <vector>
 
-#include "kmeanspp.hpp"
+#include "seed_assignment.hpp"
 #include "../kernels/matrix.hpp"
 #include "../kernels/nearest.hpp"
 #include "../runtime/memory.hpp"

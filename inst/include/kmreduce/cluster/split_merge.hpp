@@ -49,6 +49,7 @@
 
 #include "hartigan.hpp"
 #include "lloyd.hpp"
+#include "split_merge_options.hpp"
 #include "../kernels/matrix.hpp"
 #include "../kernels/packed.hpp"
 #include "../runtime/parallel.hpp"
@@ -56,21 +57,6 @@
 #include "../data/row_source.hpp"
 
 namespace kmreduce {
-
-struct SplitMergeOptions {
-  int tries = 5;            // moves tried per round
-  int rounds = 5;           // rounds, each kept only when it improves
-  int iter_max = 100;       // Lloyd after each move
-  double tol = 0.0;
-  int screen_iters = 10;    // Lloyd iterations of every move before the `keep`
-  index_t keep = 2;         // lowest go on (screen_iters 0: all go on)
-  int power_iters = 3;      // for the first cut of each cluster
-  int warm_iters = 1;       // in later rounds, from the directions of the round before
-  int evaluated = 20;       // best-scored moves whose one-step objective is computed
-  double margin = 0.02;     // a move is tried only when that objective is below
-                            // (1 + margin) times the partition's
-  double budget = -1.0;     // Lloyd iterations all tries may take (< 0: no bound)
-};
 
 struct SplitMergeTry {
   int round = 0;
