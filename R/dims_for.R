@@ -89,9 +89,6 @@ dims_for <- function(method = NULL, k, eps = 1 / 3, delta = 0.01, n = NULL) {
     stop_arg(sprintf("`delta` must be a number in (0, 1), not %s.", describe(delta)))
   }
   if (!is.null(n)) n <- check_whole(n, "n", 2)
-  if (any(asked %in% c("gaussian", "achlioptas")) && is.null(n)) {
-    stop_arg("`n` (the number of rows) is needed for the Johnson-Lindenstrauss bound of \"gaussian\" and \"achlioptas\".")
-  }
   bzmd <- "Boutsidis, Zouzias, Mahoney, Drineas (2015)"
   row <- function(method, paper, result, dims, formula, guarantee, probability) {
     data.frame(method = method, paper = paper, result = result,
@@ -100,6 +97,12 @@ dims_for <- function(method = NULL, k, eps = 1 / 3, delta = 0.01, n = NULL) {
                probability = probability, stringsAsFactors = FALSE)
   }
   eps_p <- eps / (2 + eps)  # Liu et al.'s Lemma 1: eps = 2 eps' / (1 - eps')
+  jl <- function(m) {
+    if (is.null(n)) return(NULL)
+    list(row(m, bzmd, "Theorem 16 (Johnson-Lindenstrauss)",
+             36 * log(n) * log(1 / delta) / eps^2, "36 ln(n) ln(1 / delta) / eps^2",
+             "1 + eps (all pairwise distances)", "1 - delta"))
+  }
   rows <- list(
     leverage = list(
       row("leverage", bzmd, "Theorem 11 (Algorithm 1)",
@@ -127,16 +130,15 @@ dims_for <- function(method = NULL, k, eps = 1 / 3, delta = 0.01, n = NULL) {
     srht = list(row("srht", "none of these papers", "no k-means theorem", NA, "--", "--", "--")),
     fjlt = list(row("fjlt", "Ailon, Chazelle (2009)", "Lemma 1 (FJLT)", NA,
                     "O(log(n) / eps^2), no constant stated",
-                    "1 + eps (all pairwise distances)", "2/3"))
+                    "1 + eps (all pairwise distances)", "2/3")),
+    gaussian = jl("gaussian"),
+    achlioptas = jl("achlioptas")
   )
-  jl <- function(m) {
-    list(row(m, bzmd, "Theorem 16 (Johnson-Lindenstrauss)",
-             36 * log(n) * log(1 / delta) / eps^2, "36 ln(n) ln(1 / delta) / eps^2",
-             "1 + eps (all pairwise distances)", "1 - delta"))
-  }
-  if (!is.null(n)) {
-    rows$gaussian <- jl("gaussian")
-    rows$achlioptas <- jl("achlioptas")
+  # (the Johnson-Lindenstrauss rows need n: NULL without it)
+  needs_n <- names(rows)[vapply(rows, is.null, logical(1))]
+  if (any(asked %in% needs_n)) {
+    stop_arg(sprintf("`n` (the number of rows) is needed for the Johnson-Lindenstrauss bound of %s.",
+                     paste0("\"", needs_n, "\"", collapse = " and ")))
   }
   out <- do.call(rbind, unlist(rows[intersect(method, names(rows))], recursive = FALSE))
   # The O() constant of the sparse embedding is not stated: marked so.

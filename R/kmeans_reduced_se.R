@@ -157,7 +157,8 @@ cell_sample_plan <- function(args, n) {
 
 # The principal components of cells by default, and the number of cells
 # they are computed from (chosen from the measurements in bench/RESULTS.md,
-# "Single-cell defaults" and "150 principal components").
+# "Single-cell defaults: normalization, reduction, a sample of cells" and
+# "Single-cell default: the stored cells, and 150 components").
 cell_pca_dims <- function() 150L
 cell_svd_rows <- function() 20000
 # (the sample's SVD is in memory: dims + dims + 1 test vectors and one power

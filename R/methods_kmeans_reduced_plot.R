@@ -185,8 +185,8 @@ feature_scores <- function(x) {
   r <- x$reducer
   if (is.null(r$scores)) {
     stop_arg(sprintf(paste0("`which = \"scores\"` needs a feature-selection fit ",
-                            "(method \"leverage\" or \"cssp\"); this fit used method \"%s\"."),
-                     x$method))
+                            "(method %s); this fit used method \"%s\"."),
+                     paste0("\"", selection_methods(), "\"", collapse = " or "), x$method))
   }
   s <- as.numeric(r$scores)
   name <- names(r$scores)

@@ -36,7 +36,8 @@ oversample_for <- function(k, eps) as.integer(min(ceiling(k / eps + 1), 2^30))
 # 1/3 (not the 10 of scikit-learn's rule of 4 or 7), more iterations did not
 # lower the k-means objective of "leverage" on gene expression, digits,
 # faces and Fashion-MNIST (the exact SVD did no better than none), and one
-# lowered "rsvd"'s worst cases (bench/quality/leverage_power.R, bench/RESULTS.md).
+# lowered "rsvd"'s worst cases (bench/quality/leverage_power.R; bench/RESULTS.md,
+# "Leverage scores: power iterations and columns").
 power_iters_for <- function(power_iters, k, oversample, n, d) {
   if (!identical(power_iters, "auto")) return(as.integer(power_iters))
   if (k + oversample >= min(n, d)) 0L else 1L
@@ -182,9 +183,7 @@ fit_rotation <- function(src, method, dims, k, seed, n_threads, control, weights
   fit_src <- src
   m <- svd_rows_for(control$svd_rows, n_rows(src))
   if (method == "rsvd" && m < n_rows(src)) {
-    if (inherits(src, "source_mpi")) {
-      stop_arg("`control$svd_rows` is not available for MPI rows: each rank holds only its own rows.")
-    }
+    check_row_sample(src)
     if (m < dims) {
       stop_arg(sprintf("`control$svd_rows` must be at least `dims` (%d), not %s.", dims,
                        format(m)))
@@ -203,28 +202,6 @@ fit_rotation <- function(src, method, dims, k, seed, n_threads, control, weights
 # Inf, all n; a number, at most n.
 svd_rows_for <- function(svd_rows, n) {
   if (is.null(svd_rows)) n else min(n, svd_rows)
-}
-
-# m rows of the source drawn uniformly at random without replacement
-# (from the seed; R's random numbers are not used), in their order, read in
-# one pass (or kept by the pass that summed the library sizes: kept_sample()):
-# list(rows, index).
-sample_rows <- function(src, m, seed, block_rows = NULL) {
-  n <- n_rows(src)
-  index <- sample_index(n, m, seed)
-  if (inherits(src, "source_matrix")) {
-    return(list(rows = src$data[index, , drop = FALSE], index = index))
-  }
-  kept <- kept_sample(src, index)
-  if (!is.null(kept)) return(list(rows = kept, index = index))
-  parts <- list()
-  for_row_blocks_index(n, source_block_rows(src, block_rows), function(rows) {
-    local <- sample_in_block(list(index = index), rows)
-    if (length(local) == 0L) return()
-    block <- read_block(src, rows[1L], rows[length(rows)])
-    parts[[length(parts) + 1L]] <<- block[local, , drop = FALSE]
-  })
-  list(rows = bind_blocks(parts), index = index)
 }
 
 # The m of n rows sample_rows() draws from `seed`, increasing.

@@ -47,9 +47,9 @@
 #            set from the registry order (method_palette())
 builtin_methods <- function() {
   ten_k <- function(k, d) min(d, 10 * k)
-  # (leverage-score sampling draws with replacement: with 10 k draws it
-  # ended 4-5 % above k-means on all features on gene expression and
-  # digits, with 30 k 1.3-1.8 %, at the same cost of its SVD)
+  # (leverage-score sampling draws with replacement: 30 k draws came much
+  # closer than 10 k to k-means on all features, at the same cost of its
+  # SVD; bench/RESULTS.md, "Leverage scores: power iterations and columns")
   thirty_k <- function(k, d) min(d, 30 * k)
   rank_k <- function(k, d) k
   unbounded <- function(n, d) Inf

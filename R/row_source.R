@@ -295,6 +295,11 @@ check_source_method.row_source <- function(src, method, control) {
   check_exact_svd(method, control, where)
 }
 
+# Whether sample_rows() may draw a sample of the rows to hold in memory
+# (control$svd_rows): stops when not.
+check_row_sample <- function(src) UseMethod("check_row_sample")
+check_row_sample.row_source <- function(src) invisible(TRUE)
+
 method_unavailable <- function(src, method, phrase) {
   ok <- registered_methods(source = class(src))
   if (!(method %in% ok)) {
@@ -363,6 +368,26 @@ source_rsvd.row_source <- function(src, k, oversample, power_iters, seed, n_thre
                                    center, weights = NULL) {
   cpp_rsvd_blocks(to_cpp_source(src), source_block_rows(src, block_rows), k, oversample,
                   power_iters, seed, n_threads, center, weights)
+}
+
+# m rows of the source drawn uniformly at random without replacement
+# (from the seed, sample_index(); R's random numbers are not used), in their
+# order: list(rows, index). Default: read in one pass (or kept by the pass
+# that summed the library sizes: kept_sample()).
+sample_rows <- function(src, m, seed, block_rows = NULL) UseMethod("sample_rows")
+sample_rows.row_source <- function(src, m, seed, block_rows = NULL) {
+  n <- n_rows(src)
+  index <- sample_index(n, m, seed)
+  kept <- kept_sample(src, index)
+  if (!is.null(kept)) return(list(rows = kept, index = index))
+  parts <- list()
+  for_row_blocks_index(n, source_block_rows(src, block_rows), function(rows) {
+    local <- sample_in_block(list(index = index), rows)
+    if (length(local) == 0L) return()
+    block <- read_block(src, rows[1L], rows[length(rows)])
+    parts[[length(parts) + 1L]] <<- block[local, , drop = FALSE]
+  })
+  list(rows = bind_blocks(parts), index = index)
 }
 
 # The shift of method "none": the rows minus it in Lloyd's distances

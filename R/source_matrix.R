@@ -5,6 +5,12 @@
 
 new_source_matrix <- function(x) new_row_source(x, "source_matrix")
 
+# (in memory: the rows indexed)
+sample_rows.source_matrix <- function(src, m, seed, block_rows = NULL) {
+  index <- sample_index(n_rows(src), m, seed)
+  list(rows = src$data[index, , drop = FALSE], index = index)
+}
+
 read_block.source_matrix <- function(src, first, last) {
   block <- as.matrix(src$data[first:last, , drop = FALSE])
   if (!is.double(block)) storage.mode(block) <- "double"

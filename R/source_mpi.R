@@ -58,6 +58,11 @@ check_source_method.source_mpi <- function(src, method, control) {
   check_exact_svd(method, control, describe_source(src))
 }
 
+# (each rank holds only its own rows: no sample of all of them in memory)
+check_row_sample.source_mpi <- function(src) {
+  stop_arg("`control$svd_rows` is not available for MPI rows: each rank holds only its own rows.")
+}
+
 try_checks.source_mpi <- function(src, expr) mpi_try(TRUE, expr)
 
 # Every rank's checks passed with the same arguments (mpi_agree()); the

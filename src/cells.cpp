@@ -373,8 +373,9 @@ void kmreduce_init_cells(DllInfo* dll) {
 // A vector of n zeros ("integer" or "double") for rhdf5 to read blocks
 // into: its memory is outside R's heap (R's collector neither counts nor
 // moves it), freed when the vector is. Not advised for huge pages: a pass
-// that read a 10x file into such memory took 1.5-2 s more of system time
-// per GB (written sequentially, it gains little from them).
+// reading a 10x file into such memory spent more system time with them
+// (written sequentially, it gains little from them; bench/RESULTS.md,
+// "Single-cell default from a 10x file: three passes, or one").
 // [[Rcpp::export]]
 SEXP read_buffer_new(std::string type, double n) {
   if (!(n >= 0) || n > 2147483647.0) throw std::invalid_argument("a read buffer's length");

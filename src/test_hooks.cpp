@@ -8,7 +8,8 @@
 // calls does not belong here. Three more hooks live elsewhere:
 // strong_rrqr_cpp() and block_lanczos_cpp() in decompositions.cpp, marked
 // "TEST HOOK" (they need Armadillo, which only that file parses: here it
-// would add about 11 s of compiling), and fjlt_parts_cpp() in reduce.cpp
+// would lengthen the build, bench/RESULTS.md, "Installation time"), and
+// fjlt_parts_cpp() in reduce.cpp
 // (the reduction glue).
 #include "glue.h"
 #include "kmeans_glue.h"

@@ -39,7 +39,11 @@ test_that("bad arguments are named in the error", {
   expect_error(dims_for("sign", k = 0), "`k` must be a whole number")
   expect_error(dims_for("sign", k = 3, eps = 1), "`eps` must be a number in \\(0, 1\\)")
   expect_error(dims_for("sign", k = 3, delta = 0), "`delta` must be a number in \\(0, 1\\)")
-  expect_error(dims_for("gaussian", k = 3), "`n` \\(the number of rows\\) is needed")
+  expect_error(dims_for("gaussian", k = 3),
+               "`n` \\(the number of rows\\) is needed for the Johnson-Lindenstrauss bound of \"gaussian\" and \"achlioptas\"\\.$")
+  expect_error(dims_for(c("sign", "achlioptas"), k = 3), "`n` \\(the number of rows\\) is needed")
+  with_n <- dims_for(k = 3, n = 100)$method
+  expect_identical(dims_for(k = 3)$method, with_n[!with_n %in% c("gaussian", "achlioptas")])
   expect_identical(nrow(dims_for(k = 3)), 9L)   # without n: no Johnson-Lindenstrauss rows
 })
 

@@ -186,3 +186,36 @@ test_that("a method added by a registry entry alone works everywhere the registr
   expect_false("toy" %in% kmreduce:::reduction_methods())
   expect_error(kmeans_reduced(m$x, 3, method = "toy"), "`method` must be one of")
 })
+
+test_that("no code outside the registry keeps its own list of method names", {
+  # A `c(...)` of two or more registered method names in a function body is a
+  # hand-kept list that goes stale when a method is added; such lists are
+  # derived from the registry (registered_methods(), reduction_methods()).
+  ns <- asNamespace("kmreduce")
+  methods <- names(kmreduce:::method_registry())
+  lists_in <- function(e) {
+    found <- character()
+    if (is.call(e)) {
+      if (identical(e[[1]], as.name("c"))) {
+        strings <- unlist(Filter(is.character, as.list(e)[-1]))
+        if (sum(strings %in% methods) >= 2L) found <- paste(deparse(e), collapse = " ")
+      }
+      for (i in seq_along(e)[-1]) {
+        if (!identical(e[[i]], quote(expr = ))) found <- c(found, lists_in(e[[i]]))
+      }
+    }
+    found
+  }
+  own <- "builtin_methods"  # the registry's entries
+  hits <- list()
+  for (f in setdiff(ls(ns, all.names = TRUE), own)) {
+    fun <- get(f, envir = ns)
+    if (is.function(fun) && !is.primitive(fun)) {
+      found <- lists_in(body(fun))
+      if (length(found) > 0L) hits[[f]] <- found
+    }
+  }
+  expect_identical(hits, list())
+  # the scan finds such a list
+  expect_length(lists_in(quote(if (m %in% c("sign", "srht")) 1)), 1L)
+})

@@ -8,8 +8,9 @@
 #include <functional>
 #include <string>
 
-#include "kmeans_parallel.hpp"
-#include "split_merge.hpp"
+#include "kmeans_parallel_options.hpp"
+#include "split_merge_options.hpp"
+#include "../runtime/parallel.hpp"
 
 namespace kmreduce {
 

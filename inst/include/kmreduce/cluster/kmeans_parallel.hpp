@@ -41,9 +41,11 @@
 #include <stdexcept>
 #include <vector>
 
+#include "kmeans_parallel_options.hpp"
 #include "kmeanspp.hpp"
 #include "lloyd.hpp"
 #include "../kernels/matrix.hpp"
+#include "../kernels/nearest.hpp"
 #include "../runtime/memory.hpp"
 #include "../runtime/parallel.hpp"
 #include "../runtime/rng.hpp"
@@ -51,11 +53,6 @@
 #include "../runtime/simd.hpp"
 
 namespace kmreduce {
-
-struct KmeansParallelOptions {
-  double oversampling = 2.0;  // l / k
-  int rounds = 5;
-};
 
 // What the seeding did (tests): the candidates (global rows, in order),
 // their weights, the cost phi before each round and after the last, and

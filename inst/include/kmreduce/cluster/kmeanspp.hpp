@@ -10,7 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include "seed_assignment.hpp"
 #include "../kernels/matrix.hpp"
+#include "../kernels/nearest.hpp"
 #include "../runtime/memory.hpp"
 #include "../runtime/parallel.hpp"
 #include "../runtime/rng.hpp"
@@ -199,18 +201,6 @@ struct SeedMove {
   double dist;
 };
 }  // namespace detail
-
-// The nearest-centre assignment of the rows to the seeds, which k-means++
-// finds on its way: Lloyd starts from it instead of a first pass.
-struct SeedAssignment {
-  std::vector<int> label;       // nearest seed (first one on ties)
-  std::vector<double> nearest;  // squared distance to it
-  std::vector<double> second;   // squared distance to the next nearest
-  std::vector<int> second_label;  // which seed that is (0 while there is none)
-  // Whether second_label is wanted (the local search needs it, Lloyd does
-  // not): without it, it stays empty (one array of n less to write).
-  bool with_second_label = true;
-};
 
 // What one step of k-means++ saw (tests): the rows drawn (global), the
 // potential with each of them added, and which one was kept.

@@ -12,8 +12,9 @@
 #include <limits>
 #include <vector>
 
-#include "kmeanspp.hpp"
+#include "seed_assignment.hpp"
 #include "../kernels/matrix.hpp"
+#include "../kernels/nearest.hpp"
 #include "../runtime/memory.hpp"
 #include "../runtime/parallel.hpp"
 #include "../runtime/progress.hpp"

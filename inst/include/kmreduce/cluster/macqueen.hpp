@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "lloyd.hpp"
+#include "seed_assignment.hpp"
 #include "../kernels/matrix.hpp"
 #include "../kernels/packed.hpp"
 #include "../runtime/parallel.hpp"

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "kmeans.hpp"
+#include "../kernels/nearest.hpp"
 #include "../kernels/packed.hpp"
 
 namespace kmreduce {

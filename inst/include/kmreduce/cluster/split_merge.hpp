@@ -49,6 +49,7 @@
 
 #include "hartigan.hpp"
 #include "lloyd.hpp"
+#include "split_merge_options.hpp"
 #include "../kernels/matrix.hpp"
 #include "../kernels/packed.hpp"
 #include "../runtime/parallel.hpp"
@@ -56,21 +57,6 @@
 #include "../data/row_source.hpp"
 
 namespace kmreduce {
-
-struct SplitMergeOptions {
-  int tries = 5;            // moves tried per round
-  int rounds = 5;           // rounds, each kept only when it improves
-  int iter_max = 100;       // Lloyd after each move
-  double tol = 0.0;
-  int screen_iters = 10;    // Lloyd iterations of every move before the `keep`
-  index_t keep = 2;         // lowest go on (screen_iters 0: all go on)
-  int power_iters = 3;      // for the first cut of each cluster
-  int warm_iters = 1;       // in later rounds, from the directions of the round before
-  int evaluated = 20;       // best-scored moves whose one-step objective is computed
-  double margin = 0.02;     // a move is tried only when that objective is below
-                            // (1 + margin) times the partition's
-  double budget = -1.0;     // Lloyd iterations all tries may take (< 0: no bound)
-};
 
 struct SplitMergeTry {
   int round = 0;
@@ -110,8 +96,9 @@ void keep_lowest(std::vector<std::pair<Id, LloydResult>>& list, Id id, LloydResu
 // label_sums.hpp; otherwise each (q, j) in row order (the same for every
 // thread count). Columns go in groups of 8, read together row by row: 8
 // independent chains of adds where one column's chain waits on the last add
-// to the same cluster (rows of one cluster often come in runs), about 5x
-// faster than a column at a time, with the same additions in the same order.
+// to the same cluster (rows of one cluster often come in runs), so several
+// times faster than a column at a time (bench/RESULTS.md, "The polish's
+// kernels"), with the same additions in the same order.
 inline void weighted_sums(const DenseMatrix& a, const int* label, const double* w, index_t k,
                           double* out, int n_threads, const double* shift = nullptr) {
   if (label_kernels(k)) {  // k <= 16 on AVX-512: masked vector sums (label_sums.hpp)

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "label_sums.hpp"
+#include "nearest.hpp"
 #include "../runtime/memory.hpp"
 #include "../runtime/parallel.hpp"
-#include "../runtime/simd.hpp"
 
 namespace kmreduce {
 

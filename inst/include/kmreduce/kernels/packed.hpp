@@ -1,10 +1,11 @@
 // kmreduce: dense rows packed in tiles of 16 (tile t holds rows 16t..16t+15,
-// column by column: v[(t * d + j) * 16 + lane]) so that the SIMD kernel of
-// simd.hpp streams them contiguously. Lloyd and k-means++ pass over the data
-// many times; packing once costs one copy of the data and turns every later
-// pass into sequential reads. Padding rows of the last tile are zero and are
-// never reported. With a `shift` (length d), the tiles hold the rows minus
-// the shift (Lloyd on data far from the origin: see with_row_access).
+// column by column: v[(t * d + j) * 16 + lane]) so that the SIMD kernels of
+// cross_product.hpp and nearest.hpp stream them contiguously. Lloyd and
+// k-means++ pass over the data many times; packing once costs one copy of
+// the data and turns every later pass into sequential reads. Padding rows
+// of the last tile are zero and are never reported. With a `shift` (length
+// d), the tiles hold the rows minus the shift (Lloyd on data far from the
+// origin: see with_row_access).
 #ifndef KMREDUCE_PACKED_HPP
 #define KMREDUCE_PACKED_HPP
 
@@ -16,7 +17,9 @@
 #include <new>
 #include <vector>
 
+#include "cross_product.hpp"
 #include "matrix.hpp"
+#include "nearest.hpp"
 #include "../runtime/memory.hpp"
 #include "../runtime/parallel.hpp"
 #include "../runtime/scan.hpp"

@@ -10,13 +10,14 @@
 #include <algorithm>
 #include <vector>
 
+#include "cross_product.hpp"
 #include "matrix.hpp"
 #include "../runtime/parallel.hpp"
 
 namespace kmreduce {
 
 // out (n x m, column-major) = A B, B is d x m column-major: row blocks of A
-// times B by the SIMD cross-product kernel (simd.hpp) on B^T.
+// times B by the SIMD cross-product kernel (cross_product.hpp) on B^T.
 inline void multiply(const DenseMatrix& a, const double* b, index_t m,
                      double* out, int n_threads) {
   std::vector<double> bt(m * a.d);

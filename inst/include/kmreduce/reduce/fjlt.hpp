@@ -171,8 +171,9 @@ void fjlt_transform(const Rows& a, const FjltMap& m, double* out, int n_threads)
 }  // namespace detail
 
 // Work of the two ways, in multiply-adds; a multiply-add of the transform
-// is weighted 10x one of the GEMM kernel (measured at -O2 on x86-64 for
-// d = 784, 4096, 20000 and dims = 50, 200, 800: 8x to 12x). Building
+// is weighted 10x one of the GEMM kernel, about what it costs against the
+// blocked, vectorised product (bench/RESULTS.md, "Kernels: the FJLT's
+// transform against its explicit matrix"). Building
 // R (dims D log2 D) is left out, so that for dense rows the choice does not
 // depend on n: blocks of rows (out of core) take the same way as all rows.
 inline bool fjlt_use_transform(double stored_values, index_t n, const FjltMap& m) {
