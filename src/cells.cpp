@@ -49,6 +49,25 @@ inline long process_id() {
 #endif
 }
 
+// A job's worker thread, started by the process `pid`: let go when the job
+// is freed (joined; a job abandoned by an error and collected in a forked
+// child, mclapply, has no worker there: let go, never waited for), or
+// waited for (an error in a forked child: `what` was started before the fork).
+inline void let_go(std::thread& worker, long pid) {
+  if (!worker.joinable()) return;
+  if (process_id() == pid) {
+    worker.join();
+  } else {
+    worker.detach();
+  }
+}
+inline void wait_for(std::thread& worker, long pid, const char* what) {
+  if (!worker.joinable()) return;
+  if (process_id() != pid)
+    throw std::runtime_error(std::string(what) + " started in another process (before a fork)");
+  worker.join();
+}
+
 // One converted block's memory: gene (row) indices and values.
 struct CellsMemory {
   kmreduce::AlignedArray<int> i;
@@ -176,16 +195,7 @@ struct CellsJob {
   std::thread worker;
   std::exception_ptr error;
   Rcpp::List keep;  // inputs and outputs (also protected by the external pointer)
-  ~CellsJob() {
-    if (!worker.joinable()) return;
-    // A job abandoned by an error and collected in a forked child (mclapply)
-    // has no worker there: it is let go, never waited for.
-    if (process_id() == pid) {
-      worker.join();
-    } else {
-      worker.detach();
-    }
-  }
+  ~CellsJob() { let_go(worker, pid); }
 };
 
 // Checks a block as read (values, gene indices, offsets) and its
@@ -436,11 +446,7 @@ SEXP cells_to_rows_start(SEXP value, SEXP gene, Rcpp::NumericVector ptr, int n_g
 SEXP cells_to_rows_finish(SEXP handle) {
   Rcpp::XPtr<CellsJob> job(handle);
   if (job.get() == nullptr) throw std::invalid_argument("a conversion already taken");
-  if (job->worker.joinable()) {
-    if (process_id() != job->pid)
-      throw std::runtime_error("a conversion started in another process (before a fork)");
-    job->worker.join();
-  }
+  wait_for(job->worker, job->pid, "a conversion");
   job->memory.reset();  // (the worker is done with them)
   job->reading.clear();
   if (job->error) std::rethrow_exception(job->error);
@@ -501,6 +507,26 @@ Rcpp::NumericMatrix cells_multiply_rows_cpp(Rcpp::NumericMatrix b) {
   return out;
 }
 
+namespace {
+// The columns of B given as cells_multiply_rows_cpp(B).
+int product_columns(const Rcpp::NumericMatrix& rows) {
+  const Rcpp::RObject columns = rows.attr("columns");
+  if (columns.isNULL() || Rf_length(columns) != 1) throw std::invalid_argument("rows of B expected");
+  return Rcpp::as<int>(columns);
+}
+// Checks that a block of n_cells cells and n_genes genes times B (m
+// columns) fits, and when `into` is given, rows row0 + 1.. of it.
+void check_product(const Rcpp::NumericMatrix& rows, int m, kmreduce::index_t n_cells,
+                   kmreduce::index_t n_genes, SEXP into, double row0) {
+  if (rows.ncol() != n_genes || m < 0 || rows.nrow() != kmreduce::cells_multiply_width(m))
+    throw std::invalid_argument("non-conformable product");
+  if (into != R_NilValue &&
+      (TYPEOF(into) != REALSXP || !Rf_isMatrix(into) || Rf_ncols(into) != m || !(row0 >= 0) ||
+       row0 + static_cast<double>(n_cells) > static_cast<double>(Rf_nrows(into))))
+    throw std::invalid_argument("`into` must be a double matrix with room for the block");
+}
+}  // namespace
+
 // The cells of a block as read (`cells`: with_stored_cells()), normalized
 // as cells_to_rows_cpp() normalizes them, times B, given as
 // cells_multiply_rows_cpp(B): the product multiply_cpp() gives for the
@@ -510,14 +536,11 @@ Rcpp::NumericMatrix cells_multiply_rows_cpp(Rcpp::NumericMatrix b) {
 // [[Rcpp::export]]
 SEXP cells_multiply_cpp(Rcpp::List cells, Rcpp::NumericMatrix rows, int n_threads,
                         SEXP into = R_NilValue, double row0 = 0) {
-  const Rcpp::RObject columns = rows.attr("columns");
-  if (columns.isNULL() || Rf_length(columns) != 1) throw std::invalid_argument("rows of B expected");
-  const int m = Rcpp::as<int>(columns);
+  const int m = product_columns(rows);
   Rcpp::RObject out;
   with_stored_cells(cells, [&](const auto& c) {
     const kmreduce::index_t n_cells = c.n_cells();
-    if (rows.ncol() != c.n_genes() || m < 0 || rows.nrow() != kmreduce::cells_multiply_width(m))
-      throw std::invalid_argument("non-conformable product");
+    check_product(rows, m, n_cells, c.n_genes(), into, row0);
     double* at;
     kmreduce::index_t ld;
     if (into == R_NilValue) {
@@ -525,9 +548,6 @@ SEXP cells_multiply_cpp(Rcpp::List cells, Rcpp::NumericMatrix rows, int n_thread
       at = REAL(out);
       ld = n_cells;
     } else {
-      if (TYPEOF(into) != REALSXP || !Rf_isMatrix(into) || Rf_ncols(into) != m || !(row0 >= 0) ||
-          row0 + static_cast<double>(n_cells) > static_cast<double>(Rf_nrows(into)))
-        throw std::invalid_argument("`into` must be a double matrix with room for the block");
       out = into;
       ld = Rf_nrows(into);
       at = REAL(into) + static_cast<R_xlen_t>(row0);
@@ -550,34 +570,21 @@ struct ProductJob {
   std::exception_ptr error;
   std::vector<std::shared_ptr<ReadMemory>> reading;  // (what the worker reads)
   Rcpp::List keep;  // the block, B and `into`
-  ~ProductJob() {
-    if (!worker.joinable()) return;
-    if (process_id() == pid) {
-      worker.join();
-    } else {
-      worker.detach();  // (a forked child has no worker: never waited for)
-    }
-  }
+  ~ProductJob() { let_go(worker, pid); }
 };
 }  // namespace
 
 // [[Rcpp::export]]
 SEXP cells_multiply_start_cpp(Rcpp::List cells, Rcpp::NumericMatrix rows, int n_threads,
                               SEXP into, double row0) {
-  const Rcpp::RObject columns = rows.attr("columns");
-  if (columns.isNULL() || Rf_length(columns) != 1) throw std::invalid_argument("rows of B expected");
-  const int m = Rcpp::as<int>(columns);
+  const int m = product_columns(rows);
+  if (into == R_NilValue) throw std::invalid_argument("`into` must be a double matrix");
   std::unique_ptr<ProductJob> owned(new ProductJob());
   ProductJob* job = owned.get();
   job->keep = Rcpp::List::create(cells, rows, into);
   Rcpp::XPtr<ProductJob> handle(owned.release(), true, R_NilValue, job->keep);
   with_stored_cells(cells, [&](const auto& c) {
-    const kmreduce::index_t n_cells = c.n_cells();
-    if (rows.ncol() != c.n_genes() || m < 0 || rows.nrow() != kmreduce::cells_multiply_width(m))
-      throw std::invalid_argument("non-conformable product");
-    if (TYPEOF(into) != REALSXP || !Rf_isMatrix(into) || Rf_ncols(into) != m || !(row0 >= 0) ||
-        row0 + static_cast<double>(n_cells) > static_cast<double>(Rf_nrows(into)))
-      throw std::invalid_argument("`into` must be a double matrix with room for the block");
+    check_product(rows, m, c.n_cells(), c.n_genes(), into, row0);
     for (const char* name : {"x", "i"}) {
       const SEXP v = cells[name];
       if (is_read_buffer(v)) job->reading.push_back(buffer_of(v)->memory);
@@ -603,11 +610,7 @@ SEXP cells_multiply_start_cpp(Rcpp::List cells, Rcpp::NumericMatrix rows, int n_
 void cells_multiply_wait_cpp(SEXP handle) {
   Rcpp::XPtr<ProductJob> job(handle);
   if (job.get() == nullptr) throw std::invalid_argument("a product already freed");
-  if (job->worker.joinable()) {
-    if (process_id() != job->pid)
-      throw std::runtime_error("a product started in another process (before a fork)");
-    job->worker.join();
-  }
+  wait_for(job->worker, job->pid, "a product");
   job->reading.clear();
   if (job->error) {
     std::exception_ptr e = job->error;
