@@ -3,26 +3,26 @@
 # change of their arguments is made in one place. `cpp`: to_cpp_source() of
 # the source (a matrix; list(read, n, d) for rows read in blocks;
 # list(rows, mpi) for MPI ranks; list(read, n, d, mpi) for MPI ranks reading
-# their rows in blocks). `seeding`: seeding_of().
+# their rows in blocks). `settings`: kmeans_settings().
 
 # k-means on the reduced rows (in memory): replicates of the seeding, Lloyd,
 # the polish.
 cpp_kmeans <- function(reduced, k, n_init, iter_max, tol, seed, n_threads, verbose, limit,
-                       shift, seeding, weights) {
-  kmeans_cpp(reduced, kmeans_cpp_options(k, n_init, iter_max, tol, seed, n_threads, seeding,
+                       shift, settings, weights) {
+  kmeans_cpp(reduced, kmeans_cpp_options(k, n_init, iter_max, tol, seed, n_threads, settings,
                                          verbose, limit), shift, weights)
 }
 cpp_kmeans_mpi <- function(reduced, k, n_init, iter_max, tol, seed, n_threads, mpi, shift,
-                           seeding) {
-  mpi_kmeans_cpp(reduced, kmeans_cpp_options(k, n_init, iter_max, tol, seed, n_threads, seeding),
+                           settings) {
+  mpi_kmeans_cpp(reduced, kmeans_cpp_options(k, n_init, iter_max, tol, seed, n_threads, settings),
                  mpi, shift)
 }
 
-# Lloyd from given centres; with `seeding` (seeding_of()), what its
+# Lloyd from given centres; with `settings` (kmeans_settings()), what its
 # `algorithm` runs from them (MacQueen's updates, or Hartigan's moves after
 # Lloyd).
-cpp_lloyd <- function(rows, centers, iter_max, tol, n_threads, shift, weights, seeding = NULL) {
-  lloyd_from_cpp(rows, centers, lloyd_cpp_options(iter_max, tol, n_threads, seeding), shift,
+cpp_lloyd <- function(rows, centers, iter_max, tol, n_threads, shift, weights, settings = NULL) {
+  lloyd_from_cpp(rows, centers, lloyd_cpp_options(iter_max, tol, n_threads, settings), shift,
                  weights)
 }
 cpp_lloyd_blocks <- function(cpp, block_rows, centers, iter_max, n_threads, shift, weights) {
@@ -33,8 +33,8 @@ cpp_lloyd_mpi_blocks <- function(cpp, block_rows, centers, iter_max, n_threads, 
   mpi_lloyd_blocks_cpp(cpp$read, cpp$n, cpp$d, block_rows, centers,
                        lloyd_cpp_options(iter_max, 0, n_threads), cpp$mpi, shift)
 }
-cpp_lloyd_mpi <- function(cpp, centers, iter_max, n_threads, shift, tol = 0, seeding = NULL) {
-  mpi_lloyd_cpp(cpp$rows, centers, lloyd_cpp_options(iter_max, tol, n_threads, seeding), cpp$mpi,
+cpp_lloyd_mpi <- function(cpp, centers, iter_max, n_threads, shift, tol = 0, settings = NULL) {
+  mpi_lloyd_cpp(cpp$rows, centers, lloyd_cpp_options(iter_max, tol, n_threads, settings), cpp$mpi,
                 shift)
 }
 

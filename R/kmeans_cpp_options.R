@@ -7,7 +7,8 @@
 # centres) take it. The defaults are those of kmeans_control(), checked by
 # check_control() before they get here.
 
-# The seeding of the replicates and what follows them (`control` checked, so
+# The k-means settings other than k, n_init, iter_max, tol, seed and threads:
+# the seeding of the replicates and what follows them (`control` checked, so
 # with every default), as C++ options: local search steps after the seeding
 # of replicates 2, 4, ... (control$local_search, or enough steps of
 # 2 + floor(log(k)) candidates each to draw about k candidates in all;
@@ -21,7 +22,7 @@
 # Lloyd (`centres_polish`, read by lloyd_cpp_options(), not sent to C++);
 # mini-batch k-means instead of both ("minibatch", with control$batch_size,
 # control$reassignment_ratio and, from given centres, `seed`).
-seeding_of <- function(control, k, n_init, method = "none", n = Inf, seed = 0) {
+kmeans_settings <- function(control, k, n_init, method = "none", n = Inf, seed = 0) {
   steps <- if (!is.null(control$local_search)) control$local_search else
     ceiling(k / (2 + floor(log(k))))
   polish <- if (identical(control$polish, "auto")) {
@@ -68,33 +69,33 @@ minibatch_options <- function(control, seed) {
 }
 
 # The options of kmeans_cpp() and mpi_kmeans_cpp(): n_init replicates, each
-# a seeding (`seeding`, from seeding_of(); by default that of
+# a seeding (as `settings` says, from kmeans_settings(); by default that of
 # kmeans_control()) then Lloyd, from the random streams of `seed`; `verbose`
 # prints a line per replicate, `limit` > 0 checks the values of dense rows
 # while they are packed (see kmeans_cpp()).
 kmeans_cpp_options <- function(k, n_init = 1L, iter_max = 100L, tol = 0, seed = 0,
                                n_threads = 1L,
-                               seeding = seeding_of(check_control(NULL), k, n_init),
+                               settings = kmeans_settings(check_control(NULL), k, n_init),
                                verbose = FALSE, limit = 0) {
   c(list(k = as.integer(k), n_init = as.integer(n_init), iter_max = as.integer(iter_max),
          tol = as.double(tol), seed = as.double(seed), n_threads = as.integer(n_threads),
          verbose = isTRUE(verbose), limit = as.double(limit)),
-    seeding[setdiff(names(seeding), c("centres_polish", "minibatch_seed"))])
+    settings[setdiff(names(settings), c("centres_polish", "minibatch_seed"))])
 }
 
 # The options of lloyd_from_cpp(), lloyd_blocks_cpp() and mpi_lloyd_cpp():
-# Lloyd from given centres, or with `seeding` (seeding_of()) what
+# Lloyd from given centres, or with `settings` (kmeans_settings()) what
 # stats::kmeans(algorithm = ) runs from them: MacQueen's updates, or
 # Hartigan's moves after Lloyd.
-lloyd_cpp_options <- function(iter_max, tol = 0, n_threads = 1L, seeding = NULL) {
+lloyd_cpp_options <- function(iter_max, tol = 0, n_threads = 1L, settings = NULL) {
   out <- list(iter_max = as.integer(iter_max), tol = as.double(tol),
               n_threads = as.integer(n_threads),
-              algorithm = if (is.null(seeding)) "lloyd" else seeding$algorithm,
-              polish = if (is.null(seeding)) "none" else seeding$centres_polish)
+              algorithm = if (is.null(settings)) "lloyd" else settings$algorithm,
+              polish = if (is.null(settings)) "none" else settings$centres_polish)
   if (identical(out$algorithm, "minibatch")) {
-    out <- c(out, list(batch_size = seeding$batch_size,
-                       reassignment_ratio = seeding$reassignment_ratio,
-                       seed = seeding$minibatch_seed))
+    out <- c(out, list(batch_size = settings$batch_size,
+                       reassignment_ratio = settings$reassignment_ratio,
+                       seed = settings$minibatch_seed))
   }
   out
 }

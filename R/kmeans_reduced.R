@@ -445,7 +445,7 @@ cluster_reduced <- function(src, x, reducer, reduced, k, centers0, n_init, iter_
   start <- if (!is.null(centers0)) as.matrix(apply_reducer(reducer, centers0, n_threads))
   km <- source_kmeans(src, reduced, k, start, n_init, iter_max, control$tol, seed,
                       n_threads, verbose, limit, shift,
-                      seeding_of(control, k, n_init, method, as.numeric(n_rows(src)), seed))
+                      kmeans_settings(control, k, n_init, method, as.numeric(n_rows(src)), seed))
   if (isTRUE(km$invalid)) check_values_later(x)
   if (!is.null(km$sketch)) {
     say(verbose, paste0("  the replicates ran on a sketch of %s of the rows (best objective there %.7g); ",

@@ -424,18 +424,18 @@ reduced_collapsed.row_source <- function(src, reduced, k) {
 # rows, which are in memory, or Lloyd from given centres; `shift` for "none"
 # (see fit_reducer()).
 source_kmeans <- function(src, reduced, k, centers0, n_init, iter_max, tol, seed, n_threads,
-                          verbose, limit, shift, seeding) {
+                          verbose, limit, shift, settings) {
   UseMethod("source_kmeans")
 }
 source_kmeans.row_source <- function(src, reduced, k, centers0, n_init, iter_max, tol, seed,
-                                     n_threads, verbose, limit, shift, seeding) {
+                                     n_threads, verbose, limit, shift, settings) {
   if (is.null(centers0)) {
     return(cpp_kmeans(reduced, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift,
-                      seeding, src$weights))
+                      settings, src$weights))
   }
   # (from given centres: Lloyd; with `algorithm`, MacQueen's updates, or
   # Hartigan's moves after Lloyd)
-  cpp_lloyd(reduced, centers0, iter_max, tol, n_threads, shift, src$weights, seeding)
+  cpp_lloyd(reduced, centers0, iter_max, tol, n_threads, shift, src$weights, settings)
 }
 
 # Step 6: the statistics of a partition on the original rows; `means`:

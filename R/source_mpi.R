@@ -111,16 +111,16 @@ reduce_source.source_mpi <- function(src, reducer, n_threads, block_rows, limit)
 reduced_collapsed.source_mpi <- function(src, reduced, k) FALSE
 
 source_kmeans.source_mpi <- function(src, reduced, k, centers0, n_init, iter_max, tol, seed,
-                                     n_threads, verbose, limit, shift, seeding) {
+                                     n_threads, verbose, limit, shift, settings) {
   mpi <- to_cpp_source(src)$mpi
   if (!is.null(centers0)) {
     # (dims = "auto": Lloyd from the best partition so far, as one process;
     # Hartigan's moves after it run on one process only)
-    seeding$centres_polish <- "none"
+    settings$centres_polish <- "none"
     return(cpp_lloyd_mpi(list(rows = reduced, mpi = mpi), centers0, iter_max, n_threads, shift,
-                         tol, seeding))
+                         tol, settings))
   }
-  cpp_kmeans_mpi(reduced, k, n_init, iter_max, tol, seed, n_threads, mpi, shift, seeding)
+  cpp_kmeans_mpi(reduced, k, n_init, iter_max, tol, seed, n_threads, mpi, shift, settings)
 }
 
 source_stats.source_mpi <- function(src, cluster, k, n_threads, block_rows, means = NULL) {

@@ -16,7 +16,7 @@ test_that("no C++ entry point takes more than 8 arguments", {
 test_that("kmeans_cpp_options() gives the list the C++ side takes, with names instead of codes", {
   control <- kmreduce:::check_control(NULL)
   opt <- kmreduce:::kmeans_cpp_options(4L, 3L, 50L, 1e-6, 7, 1L,
-                                       kmreduce:::seeding_of(control, 4L, 3L, n = 200))
+                                       kmreduce:::kmeans_settings(control, 4L, 3L, n = 200))
   expect_identical(opt$seeding, "k-means++")
   expect_type(opt$polish, "character")
   expect_identical(opt$polish, "split_merge")
@@ -65,12 +65,12 @@ test_that("lloyd_cpp_options(): Hartigan's moves from given centres only for alg
   control <- kmreduce:::check_control(NULL)
   expect_identical(kmreduce:::lloyd_cpp_options(10L)$polish, "none")
   hw <- kmreduce:::algorithm_control(control, "Hartigan-Wong")
-  expect_identical(kmreduce:::lloyd_cpp_options(10L, 0, 1L, kmreduce:::seeding_of(hw, 3L, 1L))$polish,
+  expect_identical(kmreduce:::lloyd_cpp_options(10L, 0, 1L, kmreduce:::kmeans_settings(hw, 3L, 1L))$polish,
                    "hartigan")
   user <- modifyList(control, list(polish = "hartigan"))
-  expect_identical(kmreduce:::lloyd_cpp_options(10L, 0, 1L, kmreduce:::seeding_of(user, 3L, 1L))$polish,
+  expect_identical(kmreduce:::lloyd_cpp_options(10L, 0, 1L, kmreduce:::kmeans_settings(user, 3L, 1L))$polish,
                    "none")
   mq <- kmreduce:::algorithm_control(control, "MacQueen")
-  expect_identical(kmreduce:::lloyd_cpp_options(10L, 0, 1L, kmreduce:::seeding_of(mq, 3L, 1L))$algorithm,
+  expect_identical(kmreduce:::lloyd_cpp_options(10L, 0, 1L, kmreduce:::kmeans_settings(mq, 3L, 1L))$algorithm,
                    "macqueen")
 })

@@ -190,10 +190,10 @@ test_that("same seed, same bits whatever n_threads; R's RNG untouched", {
 test_that("seeding \"auto\" is chosen by the size of the seeding sample", {
   ctl <- kmreduce:::algorithm_control(kmreduce:::check_control(NULL), "minibatch")
   # 1e6 rows x 30: k-means|| for the pipeline, but the sample has 3072 rows
-  expect_identical(kmreduce:::seeding_of(ctl, 30, 3, "none", 1e6)$seeding, "k-means++")
-  expect_identical(kmreduce:::seeding_of(kmreduce:::check_control(NULL), 30, 3, "none", 1e6)$seeding,
+  expect_identical(kmreduce:::kmeans_settings(ctl, 30, 3, "none", 1e6)$seeding, "k-means++")
+  expect_identical(kmreduce:::kmeans_settings(kmreduce:::check_control(NULL), 30, 3, "none", 1e6)$seeding,
                    "k-means||")
-  expect_identical(kmreduce:::seeding_of(ctl, 400, 3, "none", 1e6)$seeding, "k-means||")
+  expect_identical(kmreduce:::kmeans_settings(ctl, 400, 3, "none", 1e6)$seeding, "k-means||")
 })
 
 test_that("bad batch_size and reassignment_ratio are refused by name", {
