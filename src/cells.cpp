@@ -31,42 +31,12 @@
 #include <exception>
 #include <memory>
 #include <string>
-#include <thread>
-#ifndef _WIN32
-#include <unistd.h>
-#endif
 
 #include <kmreduce/data/cells.hpp>
+#include <kmreduce/runtime/background.hpp>
 #include <kmreduce/runtime/memory.hpp>
 
 namespace {
-
-inline long process_id() {
-#ifndef _WIN32
-  return static_cast<long>(getpid());
-#else
-  return 0;
-#endif
-}
-
-// A job's worker thread, started by the process `pid`: let go when the job
-// is freed (joined; a job abandoned by an error and collected in a forked
-// child, mclapply, has no worker there: let go, never waited for), or
-// waited for (an error in a forked child: `what` was started before the fork).
-inline void let_go(std::thread& worker, long pid) {
-  if (!worker.joinable()) return;
-  if (process_id() == pid) {
-    worker.join();
-  } else {
-    worker.detach();
-  }
-}
-inline void wait_for(std::thread& worker, long pid, const char* what) {
-  if (!worker.joinable()) return;
-  if (process_id() != pid)
-    throw std::runtime_error(std::string(what) + " started in another process (before a fork)");
-  worker.join();
-}
 
 // One converted block's memory: gene (row) indices and values.
 struct CellsMemory {
@@ -191,11 +161,8 @@ struct CellsJob {
   double generation = 0;
   std::shared_ptr<CellsMemory> memory;  // (kept while the worker may write it)
   std::vector<std::shared_ptr<ReadMemory>> reading;  // (and what it reads)
-  long pid = process_id();  // the process that started the worker
-  std::thread worker;
-  std::exception_ptr error;
   Rcpp::List keep;  // inputs and outputs (also protected by the external pointer)
-  ~CellsJob() { let_go(worker, pid); }
+  kmreduce::BackgroundTask task;  // (declared last: joined before the rest is freed)
 };
 
 // Checks a block as read (values, gene indices, offsets) and its
@@ -318,24 +285,20 @@ SEXP cells_job(SEXP value, SEXP gene, const Rcpp::NumericVector& ptr, int n_gene
   const double* pp = ptr.begin();
   int* po = INTEGER(p);
   auto run = [=]() {
-    try {
-      if (ints) {
-        // (NA_integer_ is a negative int: a count < 0 with the
-        // normalization; without it, made NA here)
-        kmreduce::cells_to_rows(iv, g, pp, n_cells, n_genes, target, sf, first_cell,
-                                int_as_double, po, io, xo);
-      } else {
-        kmreduce::cells_to_rows(dv, g, pp, n_cells, n_genes, target, sf, first_cell,
-                                [](double v) { return v; }, po, io, xo);
-      }
-    } catch (...) {
-      job->error = std::current_exception();
+    if (ints) {
+      // (NA_integer_ is a negative int: a count < 0 with the
+      // normalization; without it, made NA here)
+      kmreduce::cells_to_rows(iv, g, pp, n_cells, n_genes, target, sf, first_cell,
+                              int_as_double, po, io, xo);
+    } else {
+      kmreduce::cells_to_rows(dv, g, pp, n_cells, n_genes, target, sf, first_cell,
+                              [](double v) { return v; }, po, io, xo);
     }
   };
   if (in_thread) {
-    job->worker = std::thread(run);
+    job->task.start(run);
   } else {
-    run();
+    job->task.run_here(run);
   }
   return handle;
 }
@@ -446,10 +409,10 @@ SEXP cells_to_rows_start(SEXP value, SEXP gene, Rcpp::NumericVector ptr, int n_g
 SEXP cells_to_rows_finish(SEXP handle) {
   Rcpp::XPtr<CellsJob> job(handle);
   if (job.get() == nullptr) throw std::invalid_argument("a conversion already taken");
-  wait_for(job->worker, job->pid, "a conversion");
+  job->task.join("a conversion");
   job->memory.reset();  // (the worker is done with them)
   job->reading.clear();
-  if (job->error) std::rethrow_exception(job->error);
+  job->task.rethrow();
   Rcpp::S4 m("dgCMatrix");
   if (job->slot >= 0) {
     SEXP pool = job->keep["pool"];
@@ -565,12 +528,9 @@ SEXP cells_multiply_cpp(Rcpp::List cells, Rcpp::NumericMatrix rows, int n_thread
 // freed, also when R abandons it after an error (as a conversion's job).
 namespace {
 struct ProductJob {
-  long pid = process_id();
-  std::thread worker;
-  std::exception_ptr error;
   std::vector<std::shared_ptr<ReadMemory>> reading;  // (what the worker reads)
   Rcpp::List keep;  // the block, B and `into`
-  ~ProductJob() { let_go(worker, pid); }
+  kmreduce::BackgroundTask task;  // (declared last: joined before the rest is freed)
 };
 }  // namespace
 
@@ -593,12 +553,8 @@ SEXP cells_multiply_start_cpp(Rcpp::List cells, Rcpp::NumericMatrix rows, int n_
     double* at = REAL(into) + static_cast<R_xlen_t>(row0);
     const double* b = &rows[0];
     const auto block = c;  // (pointers into the kept vectors)
-    job->worker = std::thread([job, block, b, m, at, ld, n_threads]() {
-      try {
-        kmreduce::cells_multiply(block, b, m, at, ld, n_threads);
-      } catch (...) {
-        job->error = std::current_exception();
-      }
+    job->task.start([block, b, m, at, ld, n_threads]() {
+      kmreduce::cells_multiply(block, b, m, at, ld, n_threads);
     });
   });
   return handle;
@@ -610,13 +566,9 @@ SEXP cells_multiply_start_cpp(Rcpp::List cells, Rcpp::NumericMatrix rows, int n_
 void cells_multiply_wait_cpp(SEXP handle) {
   Rcpp::XPtr<ProductJob> job(handle);
   if (job.get() == nullptr) throw std::invalid_argument("a product already freed");
-  wait_for(job->worker, job->pid, "a product");
+  job->task.join("a product");
   job->reading.clear();
-  if (job->error) {
-    std::exception_ptr e = job->error;
-    job->error = nullptr;
-    std::rethrow_exception(e);
-  }
+  job->task.rethrow();
 }
 
 // The one-pass moments by cluster of the cells of a block as read

@@ -24,6 +24,7 @@
 #include <kmreduce/reduce/sign_projection.hpp>
 #include <kmreduce/cluster/single.hpp>
 #include <kmreduce/data/cells.hpp>
+#include <kmreduce/runtime/background.hpp>
 #include <kmreduce/reduce/sparse_embedding.hpp>
 #include <kmreduce/reduce/srht.hpp>
 
@@ -600,6 +601,39 @@ void test_projections() {
   }
 }
 
+// A background task runs beside its caller; its exception comes back from
+// wait(), every time; one run on the calling thread behaves the same.
+void test_background() {
+  std::vector<double> out(1000, 0.0);
+  {
+    BackgroundTask task;
+    task.start([&out]() {
+      for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<double>(i) * 2.0;
+    });
+    task.wait();
+  }
+  check(out[999] == 1998.0 && out[1] == 2.0, "background task: its writes seen after wait()");
+  for (int here = 0; here < 2; ++here) {
+    BackgroundTask failing;
+    auto f = []() { throw std::invalid_argument("bad cell 7"); };
+    if (here) failing.run_here(f); else failing.start(f);
+    int caught = 0;
+    for (int t = 0; t < 2; ++t) {
+      try {
+        failing.wait();
+      } catch (const std::invalid_argument& e) {
+        caught += std::string(e.what()) == "bad cell 7" ? 1 : 0;
+      }
+    }
+    check(caught == 2, "background task: its exception rethrown by every wait()");
+  }
+  {
+    BackgroundTask abandoned;  // (destroyed while running: joined)
+    abandoned.start([&out]() { out[0] = -1.0; });
+  }
+  check(out[0] == -1.0, "background task: joined when destroyed");
+}
+
 }  // namespace
 
 int main() {
@@ -615,6 +649,7 @@ int main() {
   test_stats();
   test_projections();
   test_stored_cells();
+  test_background();
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;
 }
