@@ -287,7 +287,7 @@ reduce_rows.source_tenx <- function(src, reducer, block_rows, n_threads) {
     p <- pending
     pending <<- NULL
     tryCatch(cells_multiply_wait_cpp(p$job), error = function(e) stop_stored_cells(src, p$st, e))
-    report_progress(src, p$st$first, p$st$last)
+    report_progress(src, p$st$raw$first, p$st$raw$last)
   }
   on.exit(if (!is.null(pending)) try(cells_multiply_wait_cpp(pending$job), silent = TRUE),
           add = TRUE)
@@ -296,18 +296,14 @@ reduce_rows.source_tenx <- function(src, reducer, block_rows, n_threads) {
     first <- rows[1L]
     last <- rows[length(rows)]
     st <- stored_cells(src, first, last)
-    st$first <- first
-    st$last <- last
     if (!is.null(pending)) wait()
-    if (n_threads > 1L && !isTRUE(st$raw$kept)) {
-      pending <<- list(st = st, job = tryCatch(
-        cells_multiply_start_cpp(st, rotation, n_threads - 1L, out, first - 1),
-        error = function(e) stop_stored_cells(src, st, e)))
+    beside <- n_threads > 1L && !isTRUE(st$raw$kept)
+    job <- tryCatch(if (beside) {
+      cells_multiply_start_cpp(st, rotation, n_threads - 1L, out, first - 1)
     } else {
-      tryCatch(cells_multiply_cpp(st, rotation, n_threads, out, first - 1),
-               error = function(e) stop_stored_cells(src, st, e))
-      report_progress(src, first, last)
-    }
+      cells_multiply_cpp(st, rotation, n_threads, out, first - 1)
+    }, error = function(e) stop_stored_cells(src, st, e))
+    if (beside) pending <<- list(st = st, job = job) else report_progress(src, first, last)
   })
   if (!is.null(pending)) wait()
   if (length(reducer$shift)) subtract_row_in_place_cpp(out, reducer$shift)

@@ -29,8 +29,10 @@
 #include <array>
 #include <cmath>
 #include <exception>
+#include <initializer_list>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <kmreduce/data/cells.hpp>
 #include <kmreduce/runtime/background.hpp>
@@ -118,6 +120,15 @@ ReadMemory* buffer_memory(SEXP v) {
 }
 bool is_read_buffer(SEXP v) {
   return R_altrep_inherits(v, buffer_int_class) || R_altrep_inherits(v, buffer_real_class);
+}
+// The memory of the read buffers among `vs`, for a job to hold while its
+// worker reads it (R may release the buffers meanwhile).
+std::vector<std::shared_ptr<ReadMemory>> read_memory_of(std::initializer_list<SEXP> vs) {
+  std::vector<std::shared_ptr<ReadMemory>> out;
+  for (SEXP v : vs) {
+    if (is_read_buffer(v)) out.push_back(buffer_of(v)->memory);
+  }
+  return out;
 }
 R_xlen_t buffer_length(SEXP v) {
   const ReadBuffer* b = buffer_of(v);
@@ -267,9 +278,7 @@ SEXP cells_job(SEXP value, SEXP gene, const Rcpp::NumericVector& ptr, int n_gene
     i = iv;
     x = xv;
   }
-  for (SEXP v : {value, gene}) {
-    if (is_read_buffer(v)) job->reading.push_back(buffer_of(v)->memory);
-  }
+  job->reading = read_memory_of({value, gene});
   job->keep = Rcpp::List::create(Rcpp::Named("value") = value, Rcpp::Named("gene") = gene,
                                  Rcpp::Named("ptr") = ptr, Rcpp::Named("i") = i,
                                  Rcpp::Named("p") = p, Rcpp::Named("x") = x,
@@ -490,15 +499,14 @@ void check_product(const Rcpp::NumericMatrix& rows, int m, kmreduce::index_t n_c
 }
 }  // namespace
 
-// The cells of a block as read (`cells`: with_stored_cells()), normalized
-// as cells_to_rows_cpp() normalizes them, times B, given as
-// cells_multiply_rows_cpp(B): the product multiply_cpp() gives for the
-// converted block, without converting it (cells_multiply()). Written into
-// rows row0 + 1.. of `into`, in place, when given (a matrix its caller made
-// and alone holds: no block-sized result per block), else returned.
-// [[Rcpp::export]]
-SEXP cells_multiply_cpp(Rcpp::List cells, Rcpp::NumericMatrix rows, int n_threads,
-                        SEXP into = R_NilValue, double row0 = 0) {
+// The product of the block `cells` (with_stored_cells()) by B, given as
+// cells_multiply_rows_cpp(B), into rows row0 + 1.. of `into` (checked), or
+// into a new matrix when `into` is NULL: checked and set up here, on R's
+// thread, then handed to run() as a task that reads the block and B and
+// writes the matrix (no R API). Returns that matrix.
+template <class Run>
+SEXP multiply_with(const Rcpp::List& cells, const Rcpp::NumericMatrix& rows, int n_threads,
+                   SEXP into, double row0, Run run) {
   const int m = product_columns(rows);
   Rcpp::RObject out;
   with_stored_cells(cells, [&](const auto& c) {
@@ -515,9 +523,25 @@ SEXP cells_multiply_cpp(Rcpp::List cells, Rcpp::NumericMatrix rows, int n_thread
       ld = Rf_nrows(into);
       at = REAL(into) + static_cast<R_xlen_t>(row0);
     }
-    kmreduce::cells_multiply(c, &rows[0], m, at, ld, n_threads);
+    const double* b = &rows[0];
+    const auto block = c;  // (pointers into vectors its caller keeps)
+    run([block, b, m, at, ld, n_threads]() {
+      kmreduce::cells_multiply(block, b, m, at, ld, n_threads);
+    });
   });
   return out;
+}
+
+// The cells of a block as read (`cells`: with_stored_cells()), normalized
+// as cells_to_rows_cpp() normalizes them, times B, given as
+// cells_multiply_rows_cpp(B): the product multiply_cpp() gives for the
+// converted block, without converting it (cells_multiply()). Written into
+// rows row0 + 1.. of `into`, in place, when given (a matrix its caller made
+// and alone holds: no block-sized result per block), else returned.
+// [[Rcpp::export]]
+SEXP cells_multiply_cpp(Rcpp::List cells, Rcpp::NumericMatrix rows, int n_threads,
+                        SEXP into = R_NilValue, double row0 = 0) {
+  return multiply_with(cells, rows, n_threads, into, row0, [](const auto& task) { task(); });
 }
 
 // A product of cells_multiply_cpp() on a thread of its own, while R reads
@@ -537,25 +561,14 @@ struct ProductJob {
 // [[Rcpp::export]]
 SEXP cells_multiply_start_cpp(Rcpp::List cells, Rcpp::NumericMatrix rows, int n_threads,
                               SEXP into, double row0) {
-  const int m = product_columns(rows);
   if (into == R_NilValue) throw std::invalid_argument("`into` must be a double matrix");
   std::unique_ptr<ProductJob> owned(new ProductJob());
   ProductJob* job = owned.get();
   job->keep = Rcpp::List::create(cells, rows, into);
   Rcpp::XPtr<ProductJob> handle(owned.release(), true, R_NilValue, job->keep);
-  with_stored_cells(cells, [&](const auto& c) {
-    check_product(rows, m, c.n_cells(), c.n_genes(), into, row0);
-    for (const char* name : {"x", "i"}) {
-      const SEXP v = cells[name];
-      if (is_read_buffer(v)) job->reading.push_back(buffer_of(v)->memory);
-    }
-    const kmreduce::index_t ld = Rf_nrows(into);
-    double* at = REAL(into) + static_cast<R_xlen_t>(row0);
-    const double* b = &rows[0];
-    const auto block = c;  // (pointers into the kept vectors)
-    job->task.start([block, b, m, at, ld, n_threads]() {
-      kmreduce::cells_multiply(block, b, m, at, ld, n_threads);
-    });
+  multiply_with(cells, rows, n_threads, into, row0, [&](const auto& task) {
+    job->reading = read_memory_of({SEXP(cells["x"]), SEXP(cells["i"])});
+    job->task.start(task);
   });
   return handle;
 }
