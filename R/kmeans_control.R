@@ -125,11 +125,11 @@
 #'   default), a number of bytes, or `0`. The first pass over the file
 #'   keeps its stored counts and gene indices in memory, within this many
 #'   bytes (`"auto"`: a tenth of the memory available when the fit
-#'   starts, so that with the fit's own memory, about a sixth of it on the
-#'   largest files, the whole stays near a quarter): all of them when they
-#'   fit, otherwise the file's first blocks, as many as fit. The later passes (projection, statistics) read the
-#'   kept blocks from memory and only the others from the file. The results
-#'   are the same either way; `0` reads the file at every pass.
+#'   starts, leaving room for the fit's own memory): all of them when they
+#'   fit, otherwise the file's first blocks, as many as fit. The later
+#'   passes (projection, statistics) read the kept blocks from memory and
+#'   only the others from the file. The results are the same either way;
+#'   `0` reads the file at every pass.
 #' @param sketch_rows Where the replicates run: `"auto"` (the default), a
 #'   whole number `m`, or `Inf` (every replicate on all rows). With
 #'   `m` smaller than the number of rows, the rows are sampled in a few
