@@ -93,24 +93,12 @@ predict_nearest_cpp <- function(x, centers, n_threads, shift = NULL) {
     .Call(`_kmreduce_predict_nearest_cpp`, x, centers, n_threads, shift)
 }
 
-cluster_stats_cpp <- function(x, cluster, k, n_threads, means = NULL, weights = NULL) {
-    .Call(`_kmreduce_cluster_stats_cpp`, x, cluster, k, n_threads, means, weights)
-}
-
-stats_blocks_cpp <- function(read, n, d, block_rows, cluster, k, n_threads, weights = NULL) {
-    .Call(`_kmreduce_stats_blocks_cpp`, read, n, d, block_rows, cluster, k, n_threads, weights)
-}
-
-mpi_stats_cpp <- function(x, cluster, k, n_threads, mpi) {
-    .Call(`_kmreduce_mpi_stats_cpp`, x, cluster, k, n_threads, mpi)
+cluster_stats_cpp <- function(source, cluster, k, n_threads, means = NULL) {
+    .Call(`_kmreduce_cluster_stats_cpp`, source, cluster, k, n_threads, means)
 }
 
 label_moments_cpp <- function(x, cluster, k, n_threads, weights = NULL) {
     .Call(`_kmreduce_label_moments_cpp`, x, cluster, k, n_threads, weights)
-}
-
-mpi_stats_blocks_cpp <- function(read, n, d, block_rows, cluster, k, n_threads, mpi) {
-    .Call(`_kmreduce_mpi_stats_blocks_cpp`, read, n, d, block_rows, cluster, k, n_threads, mpi)
 }
 
 top_svd_cpp <- function(x, k, center = NULL, weights = NULL, n_threads = 1L) {
@@ -119,10 +107,6 @@ top_svd_cpp <- function(x, k, center = NULL, weights = NULL, n_threads = 1L) {
 
 block_lanczos_cpp <- function(x, k, center, weights, n_threads) {
     .Call(`_kmreduce_block_lanczos_cpp`, x, k, center, weights, n_threads)
-}
-
-randomized_svd_cpp <- function(x, k, oversample, power_iters, seed, n_threads, center = NULL, weights = NULL) {
-    .Call(`_kmreduce_randomized_svd_cpp`, x, k, oversample, power_iters, seed, n_threads, center, weights)
 }
 
 cssp_cpp <- function(x, v, options, center = NULL, weights = NULL) {
@@ -141,40 +125,16 @@ sym_eigenvalues_cpp <- function(g) {
     .Call(`_kmreduce_sym_eigenvalues_cpp`, g)
 }
 
-rsvd_blocks_cpp <- function(read, n, d, block_rows, options, weights = NULL) {
-    .Call(`_kmreduce_rsvd_blocks_cpp`, read, n, d, block_rows, options, weights)
+randomized_svd_cpp <- function(source, options) {
+    .Call(`_kmreduce_randomized_svd_cpp`, source, options)
 }
 
-mpi_rsvd_cpp <- function(x, k, oversample, power_iters, seed, n_threads, center, mpi) {
-    .Call(`_kmreduce_mpi_rsvd_cpp`, x, k, oversample, power_iters, seed, n_threads, center, mpi)
+kmeans_cpp <- function(source, options, shift = NULL) {
+    .Call(`_kmreduce_kmeans_cpp`, source, options, shift)
 }
 
-mpi_rsvd_blocks_cpp <- function(read, n, d, block_rows, options, mpi) {
-    .Call(`_kmreduce_mpi_rsvd_blocks_cpp`, read, n, d, block_rows, options, mpi)
-}
-
-kmeans_cpp <- function(x, options, shift = NULL, weights = NULL) {
-    .Call(`_kmreduce_kmeans_cpp`, x, options, shift, weights)
-}
-
-lloyd_from_cpp <- function(x, centers, options, shift = NULL, weights = NULL) {
-    .Call(`_kmreduce_lloyd_from_cpp`, x, centers, options, shift, weights)
-}
-
-lloyd_blocks_cpp <- function(read, n, d, block_rows, centers, options, shift = NULL, weights = NULL) {
-    .Call(`_kmreduce_lloyd_blocks_cpp`, read, n, d, block_rows, centers, options, shift, weights)
-}
-
-mpi_lloyd_blocks_cpp <- function(read, n, d, block_rows, centers, options, mpi, shift = NULL) {
-    .Call(`_kmreduce_mpi_lloyd_blocks_cpp`, read, n, d, block_rows, centers, options, mpi, shift)
-}
-
-mpi_kmeans_cpp <- function(x, options, mpi, shift = NULL) {
-    .Call(`_kmreduce_mpi_kmeans_cpp`, x, options, mpi, shift)
-}
-
-mpi_lloyd_cpp <- function(x, centers, options, mpi, shift = NULL) {
-    .Call(`_kmreduce_mpi_lloyd_cpp`, x, centers, options, mpi, shift)
+lloyd_cpp <- function(source, centers, options, shift = NULL) {
+    .Call(`_kmreduce_lloyd_cpp`, source, centers, options, shift)
 }
 
 kmeans_seedings_cpp <- function() {

@@ -53,15 +53,17 @@ check_small_values <- function(maxabs, arg) {
 # vector_column = TRUE: a plain numeric vector is one feature (one column),
 # as stats::kmeans() takes it.
 # small = FALSE: values of any size (rows to assign, initial centres; see
-# check_finite_values()).
+# check_finite_values()). `src`: the row source of `x` when the caller has
+# it already (as_row_source() once per call).
 check_data <- function(x, arg = "x", big = FALSE, block_rows = NULL, values = TRUE,
-                       vector_column = FALSE, small = TRUE) {
+                       vector_column = FALSE, small = TRUE, src = NULL) {
   if (vector_column && is.numeric(x) && is.null(dim(x)) && is.null(oldClass(x)) &&
       length(x) > 0L) {
     x <- matrix(as.double(x), ncol = 1L, dimnames = list(names(x), NULL))
   }
   # (rows not in memory check themselves, see check_rows())
-  checked <- check_rows(as_row_source(x), arg, big, block_rows, small)
+  if (is.null(src) || !identical(src$data, x)) src <- as_row_source(x)
+  checked <- check_rows(src, arg, big, block_rows, small)
   if (!is.null(checked)) return(checked)
   if (is.data.frame(x)) {
     if (ncol(x) == 0L || nrow(x) == 0L) {

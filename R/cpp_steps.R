@@ -1,79 +1,61 @@
 # The C++ entry points of the steps that read rows, each called from here
-# only (by the row sources' methods, R/row_source.R and R/source_*.R), so a
-# change of their arguments is made in one place. `cpp`: to_cpp_source() of
-# the source (a matrix; list(read, n, d) for rows read in blocks;
-# list(rows, mpi) for MPI ranks; list(read, n, d, mpi) for MPI ranks reading
-# their rows in blocks). `settings`: kmeans_settings().
+# only (by the pipeline's steps, R/row_source.R and R/source_*.R), so a
+# change of their arguments is made in one place. Each takes the rows as one
+# description, whatever their source: `cpp` is to_cpp_source() of the source
+# (R/row_source.R), or the reduced rows in memory with the source's MPI ranks
+# and weights (cpp_rows_like()); src/sources.h (glue::SourceSpec) reads it.
+# `settings`: kmeans_settings().
 
-# k-means on the reduced rows (in memory): replicates of the seeding, Lloyd,
-# the polish.
-cpp_kmeans <- function(reduced, k, n_init, iter_max, tol, seed, n_threads, verbose, limit,
-                       shift, settings, weights) {
-  kmeans_cpp(reduced, kmeans_cpp_options(k, n_init, iter_max, tol, seed, n_threads, settings,
-                                         verbose, limit), shift, weights)
+# The description of the rows of a source as C++ reads them: in memory
+# (`rows`, a double matrix or a dgCMatrix) or read in blocks of `block_rows`
+# by read(first, last) (`n` rows, `d` columns); `mpi` (mpi_info()) on MPI
+# ranks, `weights` one per row or NULL.
+cpp_source <- function(rows = NULL, read = NULL, n = NULL, d = NULL, block_rows = NULL,
+                       mpi = NULL, weights = NULL) {
+  list(rows = rows, read = read, n = if (!is.null(n)) as.double(n),
+       d = if (!is.null(d)) as.integer(d), block_rows = if (!is.null(block_rows)) as.double(block_rows),
+       mpi = mpi, weights = weights)
 }
-cpp_kmeans_mpi <- function(reduced, k, n_init, iter_max, tol, seed, n_threads, mpi, shift,
-                           settings) {
-  mpi_kmeans_cpp(reduced, kmeans_cpp_options(k, n_init, iter_max, tol, seed, n_threads, settings),
-                 mpi, shift)
+
+# `rows` in memory (the reduced rows of a source) on the MPI ranks and with
+# the weights of the source `src`.
+cpp_rows_like <- function(src, rows) {
+  of <- to_cpp_source(src)
+  cpp_source(rows = rows, mpi = of$mpi, weights = of$weights)
+}
+
+# k-means on rows in memory: replicates of the seeding, Lloyd, the polish.
+cpp_kmeans <- function(cpp, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift,
+                       settings) {
+  kmeans_cpp(cpp, kmeans_cpp_options(k, n_init, iter_max, tol, seed, n_threads, settings,
+                                     verbose, limit), shift)
 }
 
 # Lloyd from given centres; with `settings` (kmeans_settings()), what its
 # `algorithm` runs from them (MacQueen's updates, or Hartigan's moves after
-# Lloyd).
-cpp_lloyd <- function(rows, centers, iter_max, tol, n_threads, shift, weights, settings = NULL) {
-  lloyd_from_cpp(rows, centers, lloyd_cpp_options(iter_max, tol, n_threads, settings), shift,
-                 weights)
-}
-cpp_lloyd_blocks <- function(cpp, block_rows, centers, iter_max, n_threads, shift, weights) {
-  lloyd_blocks_cpp(cpp$read, cpp$n, cpp$d, block_rows, centers,
-                   lloyd_cpp_options(iter_max, 0, n_threads), shift, weights)
-}
-cpp_lloyd_mpi_blocks <- function(cpp, block_rows, centers, iter_max, n_threads, shift) {
-  mpi_lloyd_blocks_cpp(cpp$read, cpp$n, cpp$d, block_rows, centers,
-                       lloyd_cpp_options(iter_max, 0, n_threads), cpp$mpi, shift)
-}
-cpp_lloyd_mpi <- function(cpp, centers, iter_max, n_threads, shift, tol = 0, settings = NULL) {
-  mpi_lloyd_cpp(cpp$rows, centers, lloyd_cpp_options(iter_max, tol, n_threads, settings), cpp$mpi,
-                shift)
+# Lloyd), on rows in memory on one process.
+cpp_lloyd <- function(cpp, centers, iter_max, tol, n_threads, shift, settings = NULL) {
+  lloyd_cpp(cpp, centers, lloyd_cpp_options(iter_max, tol, n_threads, settings), shift)
 }
 
-# The statistics of a partition (centres, withinss, totss, sumsq).
-cpp_stats <- function(rows, cluster, k, n_threads, means = NULL, weights = NULL) {
-  cluster_stats_cpp(rows, cluster, k, n_threads, means, weights)
+# The statistics of a partition (centres, withinss, totss, sumsq); `means`:
+# Lloyd's centres when they are the cluster means of dense rows in memory.
+cpp_stats <- function(cpp, cluster, k, n_threads, means = NULL) {
+  cluster_stats_cpp(cpp, cluster, k, n_threads, means)
 }
-cpp_stats_blocks <- function(cpp, block_rows, cluster, k, n_threads, weights) {
-  stats_blocks_cpp(cpp$read, cpp$n, cpp$d, block_rows, cluster, k, n_threads, weights)
-}
+
 # The one-pass moments of one block by cluster: list(sums, size, sq).
 cpp_label_moments <- function(block, cluster, k, n_threads, weights = NULL) {
   label_moments_cpp(block, cluster, k, n_threads, weights)
 }
-cpp_stats_mpi_blocks <- function(cpp, block_rows, cluster, k, n_threads) {
-  mpi_stats_blocks_cpp(cpp$read, cpp$n, cpp$d, block_rows, cluster, k, n_threads, cpp$mpi)
-}
-cpp_stats_mpi <- function(cpp, cluster, k, n_threads) {
-  mpi_stats_cpp(cpp$rows, cluster, k, n_threads, cpp$mpi)
-}
 
-# Top singular vectors: exact, randomized, randomized in blocks or on MPI
-# ranks (centred by the column means `mu` or, `center`, of all rows).
+# Top singular vectors: exact (rows in memory, centred by the column means
+# `mu`) or randomized (`center`: FALSE, TRUE for the centred rows, or their
+# column means for rows in memory on one process).
 cpp_svd <- function(rows, k, mu, weights, n_threads = 1L) top_svd_cpp(rows, k, mu, weights, n_threads)
-cpp_rsvd <- function(rows, k, oversample, power_iters, seed, n_threads, mu, weights = NULL) {
-  randomized_svd_cpp(rows, k, oversample, power_iters, seed, n_threads, mu, weights)
-}
-cpp_rsvd_blocks <- function(cpp, block_rows, k, oversample, power_iters, seed, n_threads,
-                            center, weights = NULL) {
-  rsvd_blocks_cpp(cpp$read, cpp$n, cpp$d, block_rows,
-                  list(k = k, oversample = oversample, power_iters = power_iters, seed = seed,
-                       n_threads = n_threads, center = center), weights)
-}
-cpp_rsvd_mpi_blocks <- function(cpp, block_rows, k, oversample, power_iters, seed, n_threads,
-                                center) {
-  mpi_rsvd_blocks_cpp(cpp$read, cpp$n, cpp$d, block_rows,
-                      list(k = k, oversample = oversample, power_iters = power_iters, seed = seed,
-                           n_threads = n_threads, center = center), cpp$mpi)
-}
-cpp_rsvd_mpi <- function(cpp, k, oversample, power_iters, seed, n_threads, center) {
-  mpi_rsvd_cpp(cpp$rows, k, oversample, power_iters, seed, n_threads, center, cpp$mpi)
+cpp_rsvd <- function(cpp, k, oversample, power_iters, seed, n_threads, center) {
+  randomized_svd_cpp(cpp, list(k = as.integer(k), oversample = as.integer(oversample),
+                               power_iters = as.integer(power_iters), seed = as.double(seed),
+                               n_threads = as.integer(n_threads),
+                               center = if (is.null(center)) FALSE else center))
 }

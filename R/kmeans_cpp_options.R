@@ -2,9 +2,8 @@
 # that crosses into C++ and is parsed there once into the core's
 # KmeansOptions (kmeans_options() in src/kmeans_glue.h, which names every
 # option and its values and refuses unknown names and wrong types). The
-# entry points kmeans_cpp(), mpi_kmeans_cpp() (replicates) and
-# lloyd_from_cpp(), lloyd_blocks_cpp(), mpi_lloyd_cpp() (Lloyd from given
-# centres) take it. The defaults are those of kmeans_control(), checked by
+# entry points kmeans_cpp() (replicates) and lloyd_cpp() (Lloyd from given
+# centres), for every row source, take it. The defaults are those of kmeans_control(), checked by
 # check_control() before they get here.
 
 # The k-means settings other than k, n_init, iter_max, tol, seed and threads:
@@ -68,7 +67,7 @@ minibatch_options <- function(control, seed) {
        minibatch_seed = as.double(seed))
 }
 
-# The options of kmeans_cpp() and mpi_kmeans_cpp(): n_init replicates, each
+# The options of kmeans_cpp(): n_init replicates, each
 # a seeding (as `settings` says, from kmeans_settings(); by default that of
 # kmeans_control()) then Lloyd, from the random streams of `seed`; `verbose`
 # prints a line per replicate, `limit` > 0 checks the values of dense rows
@@ -83,7 +82,7 @@ kmeans_cpp_options <- function(k, n_init = 1L, iter_max = 100L, tol = 0, seed = 
     settings[setdiff(names(settings), c("centres_polish", "minibatch_seed"))])
 }
 
-# The options of lloyd_from_cpp(), lloyd_blocks_cpp() and mpi_lloyd_cpp():
+# The options of lloyd_cpp():
 # Lloyd from given centres, or with `settings` (kmeans_settings()) what
 # stats::kmeans(algorithm = ) runs from them: MacQueen's updates, or
 # Hartigan's moves after Lloyd.

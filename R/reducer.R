@@ -153,7 +153,7 @@ fit_cssp <- function(src, method, dims, k, seed, n_threads, control, weights = N
                  "Use control = list(residual = \"frobenius\").")
   }
   # (in memory only: the registry's sources)
-  res <- cssp_cpp(to_cpp_source(src), sv$v,
+  res <- cssp_cpp(to_cpp_source(src)$rows, sv$v,
                   list(c = c_keep, repeats = control$repeats, seed = seed, n_threads = n_threads,
                        spectral = spectral,
                        strong_f = if (control$qr == "strong") strong_rrqr_f() else 0),

@@ -21,7 +21,8 @@
 #
 #   n_rows(src), n_cols(src)   the rows (of all ranks) and the columns
 #   read_block(src, first, last)  rows first..last as a double matrix
-#   to_cpp_source(src)         what the C++ core reads the rows through
+#   to_cpp_source(src, block_rows)  what the C++ core reads the rows through:
+#                              one description, cpp_source() of R/cpp_steps.R
 #   describe_source(src)       a phrase for messages ("a big.matrix")
 #
 # and the pipeline steps that read rows are generics too (below). Their
@@ -82,7 +83,7 @@ new_row_source <- function(data, class, ...) {
 n_rows <- function(src) UseMethod("n_rows")
 n_cols <- function(src) UseMethod("n_cols")
 read_block <- function(src, first, last) UseMethod("read_block")
-to_cpp_source <- function(src) UseMethod("to_cpp_source")
+to_cpp_source <- function(src, block_rows = NULL) UseMethod("to_cpp_source")
 describe_source <- function(src) UseMethod("describe_source")
 
 n_rows.row_source <- function(src) nrow(src$data)
@@ -114,11 +115,12 @@ sparse_rows <- function(src) UseMethod("sparse_rows")
 sparse_rows.row_source <- function(src) FALSE
 
 # The C++ core's row source of blocks: the reader it calls for rows
-# first..last (on R's main thread, between parallel loops), the rows and the
-# columns.
-to_cpp_source.row_source <- function(src) {
-  list(read = function(first, last) read_block_transient(src, first, last), n = n_rows(src),
-       d = n_cols(src))
+# first..last (on R's main thread, between parallel loops), the rows, the
+# columns and the rows per block (source_block_rows()).
+to_cpp_source.row_source <- function(src, block_rows = NULL) {
+  cpp_source(read = function(first, last) read_block_transient(src, first, last),
+             n = n_rows(src), d = n_cols(src), block_rows = source_block_rows(src, block_rows),
+             weights = src$weights)
 }
 
 # Rows per block: about 64 MB of doubles unless given (block_rows_for()).
@@ -238,12 +240,13 @@ check_rows.row_source <- function(src, arg, big, block_rows, small) {
 
 # The source of checked rows (kmeans_reduced()): check_data() of the data
 # (values = FALSE: checked later by the kernels), a sparse matrix far from
-# zero made dense (dense_if_far_from_zero()).
+# zero made dense (dense_if_far_from_zero()); a new source only when that
+# changed the data (a data frame made a matrix, say).
 checked_source <- function(src, block_rows, values) UseMethod("checked_source")
 checked_source.row_source <- function(src, block_rows, values) {
-  x <- check_data(src$data, "x", big = TRUE, block_rows = block_rows, values = values,
-                  vector_column = TRUE)
-  as_row_source(dense_if_far_from_zero(x))
+  x <- dense_if_far_from_zero(check_data(src$data, "x", big = TRUE, block_rows = block_rows,
+                                         values = values, vector_column = TRUE, src = src))
+  if (identical(x, src$data)) src else as_row_source(x)
 }
 
 # `k` as a number of clusters: a whole number, at most the distinct rows.
@@ -366,8 +369,8 @@ source_rsvd <- function(src, k, oversample, power_iters, seed, n_threads, block_
 }
 source_rsvd.row_source <- function(src, k, oversample, power_iters, seed, n_threads, block_rows,
                                    center, weights = NULL) {
-  cpp_rsvd_blocks(to_cpp_source(src), source_block_rows(src, block_rows), k, oversample,
-                  power_iters, seed, n_threads, center, weights)
+  src$weights <- weights
+  cpp_rsvd(to_cpp_source(src, block_rows), k, oversample, power_iters, seed, n_threads, center)
 }
 
 # m rows of the source drawn uniformly at random without replacement
@@ -421,21 +424,22 @@ reduced_collapsed.row_source <- function(src, reduced, k) {
 }
 
 # Step 5: k-means (n_init replicates of k-means++ and Lloyd) on the reduced
-# rows, which are in memory, or Lloyd from given centres; `shift` for "none"
-# (see fit_reducer()).
+# rows, which are in memory (on the source's MPI ranks, with its weights),
+# or Lloyd from given centres; `shift` for "none" (see fit_reducer()).
 source_kmeans <- function(src, reduced, k, centers0, n_init, iter_max, tol, seed, n_threads,
                           verbose, limit, shift, settings) {
   UseMethod("source_kmeans")
 }
 source_kmeans.row_source <- function(src, reduced, k, centers0, n_init, iter_max, tol, seed,
                                      n_threads, verbose, limit, shift, settings) {
+  rows <- cpp_rows_like(src, reduced)
   if (is.null(centers0)) {
-    return(cpp_kmeans(reduced, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift,
-                      settings, src$weights))
+    return(cpp_kmeans(rows, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift,
+                      settings))
   }
   # (from given centres: Lloyd; with `algorithm`, MacQueen's updates, or
   # Hartigan's moves after Lloyd)
-  cpp_lloyd(reduced, centers0, iter_max, tol, n_threads, shift, src$weights, settings)
+  cpp_lloyd(rows, centers0, iter_max, tol, n_threads, shift, settings)
 }
 
 # Step 6: the statistics of a partition on the original rows; `means`:
@@ -444,18 +448,13 @@ source_stats <- function(src, cluster, k, n_threads, block_rows, means = NULL) {
   UseMethod("source_stats")
 }
 source_stats.row_source <- function(src, cluster, k, n_threads, block_rows, means = NULL) {
-  cpp_stats_blocks(to_cpp_source(src), source_block_rows(src, block_rows), cluster, k,
-                   n_threads, src$weights)
+  cpp_stats(to_cpp_source(src, block_rows), cluster, k, n_threads, means)
 }
 
 # Step 8 (refine): Lloyd on the original rows from given centres, rows
-# minus `shift`.
+# minus `shift`, whatever their source.
 source_lloyd <- function(src, centers, iter_max, n_threads, block_rows, shift) {
-  UseMethod("source_lloyd")
-}
-source_lloyd.row_source <- function(src, centers, iter_max, n_threads, block_rows, shift) {
-  cpp_lloyd_blocks(to_cpp_source(src), source_block_rows(src, block_rows), centers, iter_max,
-                   n_threads, shift, src$weights)
+  cpp_lloyd(to_cpp_source(src, block_rows), centers, iter_max, 0, n_threads, shift)
 }
 
 # predict(): the clusters (or distances) of the rows; `one(rows)` predicts

@@ -16,7 +16,9 @@ read_block.source_matrix <- function(src, first, last) {
   if (!is.double(block)) storage.mode(block) <- "double"
   block
 }
-to_cpp_source.source_matrix <- function(src) src$data
+to_cpp_source.source_matrix <- function(src, block_rows = NULL) {
+  cpp_source(rows = src$data, weights = src$weights)
+}
 describe_source.source_matrix <- function(src) "a matrix"
 
 # (checked by check_data() itself)
@@ -61,15 +63,16 @@ source_svd.source_matrix <- function(src, k, how, oversample, power_iters, seed,
   } else {
     check_rsvd_memory(n, d, min(k + oversample, n, d),
                       "Use a projection (for example method = \"sparse_embedding\", O(nnz)) or a smaller k or eps.")
-    sv <- cpp_rsvd(x, k, oversample, power_iters, seed, n_threads, mu, weights)
+    sv <- cpp_rsvd(cpp_source(rows = x, weights = weights), k, oversample, power_iters, seed,
+                   n_threads, mu)
   }
   list(d = sv$d, v = sv$v, center = mu)
 }
 
 source_rsvd.source_matrix <- function(src, k, oversample, power_iters, seed, n_threads,
                                       block_rows, center, weights = NULL) {
-  cpp_rsvd(src$data, k, oversample, power_iters, seed, n_threads,
-           if (center) column_means(src$data, n_threads), weights)
+  cpp_rsvd(cpp_source(rows = src$data, weights = weights), k, oversample, power_iters, seed,
+           n_threads, if (center) column_means(src$data, n_threads))
 }
 
 # Lloyd on the rows minus their column means, estimated from at most 256
@@ -90,11 +93,7 @@ source_apply_reducer.source_matrix <- function(src, reducer, n_threads, block_ro
 # (Lloyd's means only for dense unweighted rows)
 source_stats.source_matrix <- function(src, cluster, k, n_threads, block_rows, means = NULL) {
   if (!is.null(src$weights) || !is.matrix(src$data)) means <- NULL
-  cpp_stats(src$data, cluster, k, n_threads, means, src$weights)
-}
-
-source_lloyd.source_matrix <- function(src, centers, iter_max, n_threads, block_rows, shift) {
-  cpp_lloyd(src$data, centers, iter_max, 0, n_threads, shift, src$weights)
+  source_stats.row_source(src, cluster, k, n_threads, block_rows, means)
 }
 
 source_predict.source_matrix <- function(src, object, n_threads, type, k, one) one(src$data)

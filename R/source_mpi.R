@@ -14,7 +14,9 @@ new_source_mpi <- function(x) {
 n_rows.source_mpi <- function(src) src$mpi$n
 n_local_rows.source_mpi <- function(src) nrow(src$data)
 describe_source.source_mpi <- function(src) "distributed rows"
-to_cpp_source.source_mpi <- function(src) list(rows = src$data, mpi = mpi_info(src$mpi))
+to_cpp_source.source_mpi <- function(src, block_rows = NULL) {
+  cpp_source(rows = src$data, mpi = mpi_info(src$mpi))
+}
 sparse_rows.source_mpi <- function(src) methods::is(src$data, "sparseMatrix")
 
 check_rows.source_mpi <- function(src, arg, big, block_rows, small) {
@@ -78,13 +80,6 @@ fit_fields.source_mpi <- function(src) {
   list(mpi = unclass(src$mpi)[c("rank", "size", "n", "offset")])
 }
 
-# The randomized SVD with the tall factors kept distributed
-# (randomized_svd_blocks() of rsvd.hpp on every rank's rows).
-source_svd.source_mpi <- function(src, k, how, oversample, power_iters, seed, n_threads,
-                                  block_rows, center, weights) {
-  cpp_rsvd_mpi(to_cpp_source(src), k, oversample, power_iters, seed, n_threads, center)
-}
-
 # (the column means of all the ranks' rows)
 none_shift.source_mpi <- function(src) {
   if (is.matrix(src$data)) mpi_sum(colSums(src$data)) / n_rows(src)
@@ -110,25 +105,20 @@ reduce_source.source_mpi <- function(src, reducer, n_threads, block_rows, limit)
 # (each rank sees only its own reduced rows)
 reduced_collapsed.source_mpi <- function(src, reduced, k) FALSE
 
+# No messages per replicate on every rank, no value limit (each rank would
+# stop alone); from given centres (dims = "auto": Lloyd from the best
+# partition so far, as one process), no Hartigan's moves, which run on one
+# process only.
 source_kmeans.source_mpi <- function(src, reduced, k, centers0, n_init, iter_max, tol, seed,
                                      n_threads, verbose, limit, shift, settings) {
-  mpi <- to_cpp_source(src)$mpi
-  if (!is.null(centers0)) {
-    # (dims = "auto": Lloyd from the best partition so far, as one process;
-    # Hartigan's moves after it run on one process only)
-    settings$centres_polish <- "none"
-    return(cpp_lloyd_mpi(list(rows = reduced, mpi = mpi), centers0, iter_max, n_threads, shift,
-                         tol, settings))
-  }
-  cpp_kmeans_mpi(reduced, k, n_init, iter_max, tol, seed, n_threads, mpi, shift, settings)
+  settings$centres_polish <- "none"
+  source_kmeans.row_source(src, reduced, k, centers0, n_init, iter_max, tol, seed, n_threads,
+                           verbose = FALSE, limit = 0, shift, settings)
 }
 
+# (no means: each rank holds only its own rows)
 source_stats.source_mpi <- function(src, cluster, k, n_threads, block_rows, means = NULL) {
-  cpp_stats_mpi(to_cpp_source(src), cluster, k, n_threads)
-}
-
-source_lloyd.source_mpi <- function(src, centers, iter_max, n_threads, block_rows, shift) {
-  cpp_lloyd_mpi(to_cpp_source(src), centers, iter_max, n_threads, shift)
+  source_stats.row_source(src, cluster, k, n_threads, block_rows)
 }
 
 # (not read here: check_newdata() says only kmeans_reduced() takes them)

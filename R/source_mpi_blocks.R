@@ -51,8 +51,10 @@ check_rows.source_mpi_blocks <- function(src, arg, big, block_rows, small) {
 }
 
 # (rows read in blocks: local rows 1..n_local)
-to_cpp_source.source_mpi_blocks <- function(src) {
-  c(to_cpp_source(src$local), list(mpi = mpi_info(src$mpi)))
+to_cpp_source.source_mpi_blocks <- function(src, block_rows = NULL) {
+  cpp <- to_cpp_source(src$local, block_rows)
+  cpp$mpi <- mpi_info(src$mpi)
+  cpp
 }
 
 # The methods of rows read in blocks ("row_source" in the registry).
@@ -63,12 +65,6 @@ check_source_method.source_mpi_blocks <- function(src, method, control) {
                      method, paste0("\"", ok, "\"", collapse = ", ")))
   }
   check_exact_svd(method, control, describe_source(src))
-}
-
-source_svd.source_mpi_blocks <- function(src, k, how, oversample, power_iters, seed, n_threads,
-                                         block_rows, center, weights) {
-  cpp_rsvd_mpi_blocks(to_cpp_source(src), source_block_rows(src$local, block_rows), k,
-                      oversample, power_iters, seed, n_threads, center)
 }
 
 source_apply_reducer.source_mpi_blocks <- function(src, reducer, n_threads, block_rows, limit,
@@ -106,12 +102,5 @@ source_stats.source_mpi_blocks <- function(src, cluster, k, n_threads, block_row
   st <- stats_one_pass(local, cluster, k, source_block_rows(local, block_rows), n_threads,
                        combine = mpi_sum)
   if (!is.null(st)) return(st)
-  cpp_stats_mpi_blocks(to_cpp_source(src), source_block_rows(local, block_rows), cluster, k,
-                       n_threads)
-}
-
-source_lloyd.source_mpi_blocks <- function(src, centers, iter_max, n_threads, block_rows,
-                                           shift) {
-  cpp_lloyd_mpi_blocks(to_cpp_source(src), source_block_rows(src$local, block_rows), centers,
-                       iter_max, n_threads, shift)
+  cpp_stats(to_cpp_source(src, block_rows), cluster, k, n_threads)
 }

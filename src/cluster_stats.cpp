@@ -37,68 +37,44 @@ Rcpp::IntegerVector predict_nearest_cpp(SEXP x, Rcpp::NumericMatrix centers,
       }));
 }
 
-// With `means` (k x ncol(x), the cluster means of these labels, as Lloyd
-// returns them when no label changed in its last step), dense x takes one
-// pass instead of two.
-// With `weights` (one per row), the weighted statistics (`means` unused).
+// The statistics of a partition (centres, withinss, totss, sumsq) of the
+// rows of `source` (glue::SourceSpec: in memory or read block by block, on
+// one process or this MPI rank; collective on MPI ranks). With `means`
+// (k x ncol, the cluster means of these labels, as Lloyd returns them when
+// no label changed in its last step), dense rows in memory take one pass
+// instead of two. With weights, the weighted statistics (`means` unused).
 // [[Rcpp::export]]
-Rcpp::List cluster_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k,
-                             int n_threads,
-                             Rcpp::Nullable<Rcpp::NumericMatrix> means = R_NilValue,
-                             Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
+Rcpp::List cluster_stats_cpp(SEXP source, Rcpp::IntegerVector cluster, int k, int n_threads,
+                             Rcpp::Nullable<Rcpp::NumericMatrix> means = R_NilValue) {
+  const glue::SourceSpec spec(source);
   const std::vector<int> label = zero_based(cluster);
-  Rcpp::NumericVector wkeep;
-  const double* w = weights_of(weights, wkeep, static_cast<double>(label.size()));
-  int d = 0;
+  if (static_cast<kmreduce::index_t>(label.size()) != spec.n())
+    throw std::invalid_argument("one label per row");
+  const int d = static_cast<int>(spec.d());
+  const double* w = spec.weights();
+  const glue::AnyCombine& combine = spec.combine();
+  if (!spec.in_memory()) {
+    const glue::RBlockSource src = spec.blocks(n_threads);
+    if (w != nullptr)
+      return stats_list(kmreduce::cluster_stats_blocks_weighted(src, label.data(), k, w,
+                                                                n_threads), k, d);
+    return stats_list(kmreduce::cluster_stats_blocks(src, label.data(), k, n_threads, combine),
+                      k, d);
+  }
   const double* mu = nullptr;
   Rcpp::NumericMatrix mm;
   if (means.isNotNull()) {
     mm = Rcpp::NumericMatrix(means.get());
     mu = &mm[0];
   }
-  const kmreduce::ClusterStats s = glue::with_matrix(x, [&](const auto& a) {
-    d = static_cast<int>(a.d);
-    if (static_cast<kmreduce::index_t>(label.size()) != a.n)
-      throw std::invalid_argument("one label per row");
+  const kmreduce::ClusterStats s = glue::with_matrix(spec.rows(), [&](const auto& a) {
+    if (combine.size() > 1) {
+      using Matrix = std::decay_t<decltype(a)>;
+      return kmreduce::cluster_stats_blocks(kmreduce::OneBlock<Matrix>(a), label.data(), k,
+                                            n_threads, combine);
+    }
     if (w != nullptr) return kmreduce::cluster_stats_weighted(a, label.data(), k, w, n_threads);
     return stats_of(a, label.data(), k, mu, n_threads);
-  });
-  return stats_list(s, k, d);
-}
-
-// cluster_stats_cpp() for rows read block by block by read(first, last).
-// [[Rcpp::export]]
-Rcpp::List stats_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows,
-                            Rcpp::IntegerVector cluster, int k, int n_threads,
-                            Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
-  const std::vector<int> label = zero_based(cluster);
-  if (static_cast<double>(label.size()) != n) throw std::invalid_argument("one label per row");
-  const glue::RBlockSource src(read, static_cast<kmreduce::index_t>(n), d,
-                         static_cast<kmreduce::index_t>(block_rows), n_threads, nullptr);
-  Rcpp::NumericVector wkeep;
-  const double* w = weights_of(weights, wkeep, n);
-  if (w != nullptr)
-    return stats_list(kmreduce::cluster_stats_blocks_weighted(src, label.data(), k, w, n_threads),
-                      k, d);
-  return stats_list(kmreduce::cluster_stats_blocks(src, label.data(), k, n_threads), k, d);
-}
-
-// cluster_stats_cpp() for the rows of all MPI ranks (collective).
-// [[Rcpp::export]]
-Rcpp::List mpi_stats_cpp(SEXP x, Rcpp::IntegerVector cluster, int k, int n_threads,
-                         Rcpp::List mpi) {
-  const std::vector<int> label = zero_based(cluster);
-  const glue::RCombine combine = glue::mpi_combine(mpi);
-  int d = 0;
-  const kmreduce::ClusterStats s = glue::with_matrix(x, [&](const auto& a) {
-    d = static_cast<int>(a.d);
-    if (static_cast<kmreduce::index_t>(label.size()) != a.n)
-      throw std::invalid_argument("one label per row");
-    // One rank holds all the rows: the in-memory statistics (one pass).
-    if (combine.size() == 1) return stats_of(a, label.data(), k, nullptr, n_threads);
-    using Matrix = std::decay_t<decltype(a)>;
-    return kmreduce::cluster_stats_blocks(kmreduce::OneBlock<Matrix>(a), label.data(), k,
-                                          n_threads, combine);
   });
   return stats_list(s, k, d);
 }
@@ -122,20 +98,4 @@ Rcpp::List label_moments_cpp(SEXP x, Rcpp::IntegerVector cluster, int k, int n_t
   });
   return Rcpp::List::create(Rcpp::Named("sums") = sums, Rcpp::Named("size") = size,
                             Rcpp::Named("sq") = sq);
-}
-
-// stats_blocks_cpp() for the rows of all MPI ranks, each rank's own rows
-// read block by block by read(first, last) (collective; `mpi` as
-// mpi_stats_cpp()).
-// [[Rcpp::export]]
-Rcpp::List mpi_stats_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows,
-                                Rcpp::IntegerVector cluster, int k, int n_threads,
-                                Rcpp::List mpi) {
-  const std::vector<int> label = zero_based(cluster);
-  if (static_cast<double>(label.size()) != n) throw std::invalid_argument("one label per row");
-  const glue::RCombine combine = glue::mpi_combine(mpi);
-  const glue::RBlockSource src(read, static_cast<kmreduce::index_t>(n), d,
-                               static_cast<kmreduce::index_t>(block_rows), n_threads, nullptr);
-  return stats_list(kmreduce::cluster_stats_blocks(src, label.data(), k, n_threads, combine), k,
-                    d);
 }

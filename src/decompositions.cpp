@@ -34,6 +34,13 @@ const double* row_scale_of(const Rcpp::Nullable<Rcpp::NumericVector>& weights,
   for (kmreduce::index_t r = 0; r < n; ++r) keep[r] = std::sqrt(w[r]);
   return keep.data();
 }
+// (the same of weights already checked, or nullptr)
+const double* row_scale_of(const double* w, std::vector<double>& keep, kmreduce::index_t n) {
+  if (w == nullptr) return nullptr;
+  keep.assign(w, w + n);
+  for (double& v : keep) v = std::sqrt(v);
+  return keep.data();
+}
 }  // namespace
 
 // [[Rcpp::export]]
@@ -75,29 +82,6 @@ Rcpp::List block_lanczos_cpp(SEXP x, int k, Rcpp::Nullable<Rcpp::NumericVector> 
   std::copy(s.v.begin(), s.v.end(), v.begin());
   return Rcpp::List::create(Rcpp::Named("converged") = true,
                             Rcpp::Named("d") = Rcpp::wrap(s.d), Rcpp::Named("v") = v);
-}
-
-// [[Rcpp::export]]
-Rcpp::List randomized_svd_cpp(SEXP x, int k, int oversample, int power_iters,
-                              double seed, int n_threads,
-                              Rcpp::Nullable<Rcpp::NumericVector> center = R_NilValue,
-                              Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
-  kmreduce::index_t n = 0, d = 0;
-  Rcpp::NumericVector keep;
-  std::vector<double> scale;
-  const kmreduce::Svd s = glue::with_matrix(x, [&](const auto& a) {
-    n = a.n;
-    d = a.d;
-    return kmreduce::randomized_svd(a, k, oversample, power_iters,
-                                    glue::as_seed(seed), n_threads,
-                                    glue::r_interrupt(), center_of(center, keep, a.d),
-                                    row_scale_of(weights, scale, a.n));
-  });
-  Rcpp::NumericMatrix u(static_cast<int>(n), k), v(static_cast<int>(d), k);
-  std::copy(s.u.begin(), s.u.end(), u.begin());
-  std::copy(s.v.begin(), s.v.end(), v.begin());
-  return Rcpp::List::create(Rcpp::Named("d") = Rcpp::wrap(s.d),
-                            Rcpp::Named("u") = u, Rcpp::Named("v") = v);
 }
 
 // The options of cssp_cpp(), from the named list of R/reducer.R::fit_cssp():
@@ -180,12 +164,15 @@ Rcpp::NumericVector sym_eigenvalues_cpp(Rcpp::NumericMatrix g) {
 }
 
 namespace {
-// The options of rsvd_blocks_cpp() and mpi_rsvd_blocks_cpp(): k,
-// oversample, power_iters, seed, n_threads and center.
+// The options of randomized_svd_cpp(): k, oversample, power_iters, seed,
+// n_threads and center: FALSE, TRUE (of the centred rows: their column
+// means found in a pass of their own) or the column means themselves
+// (length ncol; rows in memory on one process).
 struct RsvdOptions {
   int k = 0, oversample = 0, power_iters = 0, n_threads = 1;
   double seed = 0;
   bool center = false;
+  Rcpp::NumericVector means;
 };
 RsvdOptions rsvd_options(const Rcpp::List& options) {
   RsvdOptions o;
@@ -197,8 +184,16 @@ RsvdOptions rsvd_options(const Rcpp::List& options) {
     else if (name == "power_iters") o.power_iters = Rcpp::as<int>(options[t]);
     else if (name == "seed") o.seed = Rcpp::as<double>(options[t]);
     else if (name == "n_threads") o.n_threads = Rcpp::as<int>(options[t]);
-    else if (name == "center") o.center = Rcpp::as<bool>(options[t]);
-    else throw std::invalid_argument("unknown randomized SVD option: " + name);
+    else if (name == "center") {
+      if (TYPEOF(options[t]) == REALSXP) {
+        o.means = Rcpp::NumericVector(options[t]);
+        o.center = true;
+      } else {
+        o.center = Rcpp::as<bool>(options[t]);
+      }
+    } else {
+      throw std::invalid_argument("unknown randomized SVD option: " + name);
+    }
   }
   return o;
 }
@@ -212,62 +207,43 @@ Rcpp::List svd_list(const kmreduce::Svd& s, kmreduce::index_t n, kmreduce::index
 }
 }  // namespace
 
-// randomized_svd_cpp() for rows read block by block by read(first, last);
-// `options`: k, oversample, power_iters, seed, n_threads and center (TRUE:
-// of the centred rows), from R/cpp_steps.R::cpp_rsvd_blocks().
+// The randomized SVD (rsvd.hpp) of the rows of `source` (glue::SourceSpec),
+// centred and weighted as it and `options` say: in memory on one process
+// randomized_svd(); otherwise its products taken block by block
+// (randomized_svd_blocks(): the same test matrix and steps, equal to
+// rounding), summed over the MPI ranks if any (collective; u holds this
+// rank's rows).
 // [[Rcpp::export]]
-Rcpp::List rsvd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows,
-                           Rcpp::List options,
-                           Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
+Rcpp::List randomized_svd_cpp(SEXP source, Rcpp::List options) {
+  const glue::SourceSpec spec(source);
   const RsvdOptions o = rsvd_options(options);
-  const int k = o.k, oversample = o.oversample, power_iters = o.power_iters,
-            n_threads = o.n_threads;
-  const double seed = o.seed;
-  const bool center = o.center;
-  const glue::RBlockSource src(read, static_cast<kmreduce::index_t>(n), d,
-                               static_cast<kmreduce::index_t>(block_rows), n_threads, nullptr);
-  Rcpp::NumericVector w;
-  if (weights.isNotNull()) {
-    w = Rcpp::NumericVector(weights.get());
-    if (static_cast<double>(w.size()) != n)
-      throw std::invalid_argument("weights must have one value per row");
+  const kmreduce::index_t n = spec.n(), d = spec.d();
+  if (o.means.size() > 0 && (!spec.in_memory() || spec.distributed() || o.means.size() != d))
+    throw std::invalid_argument("column means: ncol values, for rows in memory on one process");
+  const std::uint64_t seed = glue::as_seed(o.seed);
+  const glue::AnyCombine& combine = spec.combine();
+  kmreduce::Svd s;
+  if (!spec.in_memory()) {
+    s = kmreduce::randomized_svd_blocks(spec.blocks(o.n_threads), o.k, o.oversample,
+                                        o.power_iters, seed, o.n_threads, o.center,
+                                        glue::r_interrupt(), combine, spec.weights());
+  } else if (spec.distributed() || (o.center && o.means.size() == 0)) {
+    if (spec.weights() != nullptr)
+      throw std::invalid_argument("weights: rows in memory with their column means given");
+    s = glue::with_matrix(spec.rows(), [&](const auto& a) {
+      using Matrix = std::decay_t<decltype(a)>;
+      return kmreduce::randomized_svd_blocks(kmreduce::OneBlock<Matrix>(a), o.k, o.oversample,
+                                             o.power_iters, seed, o.n_threads, o.center,
+                                             glue::r_interrupt(), combine);
+    });
+  } else {
+    std::vector<double> scale;
+    s = glue::with_matrix(spec.rows(), [&](const auto& a) {
+      return kmreduce::randomized_svd(a, o.k, o.oversample, o.power_iters, seed, o.n_threads,
+                                      glue::r_interrupt(),
+                                      o.means.size() > 0 ? &o.means[0] : nullptr,
+                                      row_scale_of(spec.weights(), scale, a.n));
+    });
   }
-  const kmreduce::Svd s = kmreduce::randomized_svd_blocks(
-      src, k, oversample, power_iters, glue::as_seed(seed), n_threads, center,
-      glue::r_interrupt(), kmreduce::LocalCombine(), weights.isNotNull() ? &w[0] : nullptr);
-  return svd_list(s, src.n(), d, k);
-}
-
-// randomized_svd_cpp() of the rows of all MPI ranks (collective); u holds
-// this rank's rows.
-// [[Rcpp::export]]
-Rcpp::List mpi_rsvd_cpp(SEXP x, int k, int oversample, int power_iters, double seed,
-                        int n_threads, bool center, Rcpp::List mpi) {
-  const glue::RCombine combine = glue::mpi_combine(mpi);
-  kmreduce::index_t n = 0, d = 0;
-  const kmreduce::Svd s = glue::with_matrix(x, [&](const auto& a) {
-    n = a.n;
-    d = a.d;
-    using Matrix = std::decay_t<decltype(a)>;
-    return kmreduce::randomized_svd_blocks(kmreduce::OneBlock<Matrix>(a), k, oversample,
-                                           power_iters, glue::as_seed(seed), n_threads, center,
-                                           glue::r_interrupt(), combine);
-  });
-  return svd_list(s, n, d, k);
-}
-
-// rsvd_blocks_cpp() of the rows of all MPI ranks, each rank's own rows read
-// block by block by read(first, last) (collective; `options` as
-// rsvd_blocks_cpp(), `mpi` as mpi_rsvd_cpp()); u holds this rank's rows.
-// [[Rcpp::export]]
-Rcpp::List mpi_rsvd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows,
-                               Rcpp::List options, Rcpp::List mpi) {
-  const RsvdOptions o = rsvd_options(options);
-  const glue::RCombine combine = glue::mpi_combine(mpi);
-  const glue::RBlockSource src(read, static_cast<kmreduce::index_t>(n), d,
-                               static_cast<kmreduce::index_t>(block_rows), o.n_threads, nullptr);
-  const kmreduce::Svd s = kmreduce::randomized_svd_blocks(
-      src, o.k, o.oversample, o.power_iters, glue::as_seed(o.seed), o.n_threads, o.center,
-      glue::r_interrupt(), combine);
-  return svd_list(s, src.n(), d, o.k);
+  return svd_list(s, n, d, o.k);
 }

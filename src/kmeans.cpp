@@ -95,13 +95,11 @@ kmreduce::KmeansResult kmeans_rows(SEXP x, const kmreduce::KmeansOptions& opt,
 template <class Combine>
 Rcpp::List lloyd_from_rows(SEXP x, const Rcpp::NumericMatrix& centers, KmeansCall call,
                            const Rcpp::Nullable<Rcpp::NumericVector>& shift,
-                           const Combine& combine,
-                           const Rcpp::Nullable<Rcpp::NumericVector>& weights = R_NilValue) {
+                           const Combine& combine, const double* weights) {
   kmreduce::KmeansOptions& opt = call.opt;
   opt.k = centers.nrow();
   opt.n_init = 1;
-  Rcpp::NumericVector wkeep;
-  opt.weights = weights_of(weights, wkeep, rows_of(x));
+  opt.weights = weights;
   const bool hartigan = opt.polish != kmreduce::Polish::None;
   if ((opt.online || hartigan || opt.minibatch) && combine.size() > 1)
     throw std::invalid_argument(
@@ -153,24 +151,50 @@ Rcpp::List kmeans_list(const kmreduce::KmeansResult& res, int k, int d) {
   return out;
 }
 
-}  // namespace
-
-// k-means on the rows of x (a double matrix or a dgCMatrix) with the options
-// of the named list `options` (kmeans_options() in kmeans_glue.h; built by
-// R/kmeans_cpp_options.R). With option limit > 0, the values of dense x are
-// checked while they are packed (no pass of their own): if one is not finite
-// or exceeds limit in magnitude, nothing is clustered and list(invalid =
-// TRUE) is returned (R then finds and reports the offending value). With
-// `shift` (dense x), Lloyd runs on the rows minus the shift and the centres
-// are returned unshifted. `weights`: one per row, or NULL.
-// [[Rcpp::export]]
-Rcpp::List kmeans_cpp(SEXP x, Rcpp::List options,
-                      Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
-                      Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
+// Lloyd from given centres on rows read block by block (glue::SourceSpec),
+// the sums of every iteration combined over the MPI ranks if any (Lloyd
+// only: `options` without algorithm and polish).
+Rcpp::List lloyd_blocks(const glue::SourceSpec& spec, const Rcpp::NumericMatrix& centers,
+                        const Rcpp::List& options,
+                        const Rcpp::Nullable<Rcpp::NumericVector>& shift) {
+  const int d = static_cast<int>(spec.d());
+  if (centers.ncol() != d) throw std::invalid_argument("centres need d columns");
   KmeansCall call = kmeans_options(options);
   kmreduce::KmeansOptions& opt = call.opt;
-  Rcpp::NumericVector wkeep;
-  opt.weights = weights_of(weights, wkeep, rows_of(x));
+  opt.k = centers.nrow();
+  opt.n_init = 1;
+  const int n_threads = opt.n_threads;
+  opt.weights = spec.weights();
+  Rcpp::NumericVector keep;
+  const double* s = shift_of(shift, keep, d);
+  const glue::RBlockSource src = spec.blocks(n_threads, s);
+  kmreduce::LloydResult res =
+      kmreduce::kmeans_from(src, kmreduce::shifted_centres(&centers[0], opt.k, d, s), opt,
+                            glue::r_interrupt(), spec.combine());
+  kmreduce::unshift_result(src, s, opt.k, res, n_threads, spec.combine(), opt.weights);
+  return lloyd_list(res, centers.nrow(), d);
+}
+
+}  // namespace
+
+// k-means on the rows of `source` (glue::SourceSpec: rows in memory, a
+// double matrix or a dgCMatrix, on one process or this MPI rank), with the
+// options of the named list `options` (kmeans_options() in kmeans_glue.h;
+// built by R/kmeans_cpp_options.R). With option limit > 0, the values of
+// dense rows are checked while they are packed (no pass of their own): if
+// one is not finite or exceeds limit in magnitude, nothing is clustered and
+// list(invalid = TRUE) is returned (R then finds and reports the offending
+// value). With `shift` (dense rows), Lloyd runs on the rows minus the shift
+// and the centres are returned unshifted. On MPI ranks collective: every
+// rank calls it in the same order.
+// [[Rcpp::export]]
+Rcpp::List kmeans_cpp(SEXP source, Rcpp::List options,
+                      Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
+  const glue::SourceSpec spec(source);
+  if (!spec.in_memory()) throw std::invalid_argument("k-means replicates need rows in memory");
+  KmeansCall call = kmeans_options(options);
+  kmreduce::KmeansOptions& opt = call.opt;
+  opt.weights = spec.weights();
   if (call.verbose) {
     const int n_init = opt.n_init;
     opt.on_replicate = [n_init](int t, int iter, double objective) {
@@ -184,102 +208,24 @@ Rcpp::List kmeans_cpp(SEXP x, Rcpp::List options,
   }
   int d = 0;
   bool invalid = false;
-  const kmreduce::KmeansResult res =
-      kmeans_rows(x, opt, shift, call.limit, glue::AnyCombine(kmreduce::LocalCombine()), d,
-                  invalid, call.single);
+  const kmreduce::KmeansResult res = kmeans_rows(spec.rows(), opt, shift, call.limit,
+                                                 spec.combine(), d, invalid, call.single);
   if (invalid) return Rcpp::List::create(Rcpp::Named("invalid") = true);
   return kmeans_list(res, static_cast<int>(opt.k), d);
 }
 
-// Lloyd from the given centres on the rows of x; of `options` (as
-// kmeans_cpp()) it reads iter_max, tol, n_threads, algorithm and polish
-// ("hartigan": Hartigan's moves after Lloyd).
+// Lloyd from the given centres on the rows of `source` (glue::SourceSpec:
+// in memory or read block by block, on one process or this MPI rank). Of
+// `options` (as kmeans_cpp()) it reads iter_max, tol, n_threads, and, for
+// rows in memory on one process, algorithm and polish ("hartigan":
+// Hartigan's moves after Lloyd). Collective on MPI ranks.
 // [[Rcpp::export]]
-Rcpp::List lloyd_from_cpp(SEXP x, Rcpp::NumericMatrix centers, Rcpp::List options,
-                          Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
-                          Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
-  return lloyd_from_rows(x, centers, kmeans_options(options), shift,
-                         glue::AnyCombine(kmreduce::LocalCombine()), weights);
-}
-
-namespace {
-// Lloyd from given centres on rows read block by block by read(first, last),
-// the sums of every iteration combined by `combine` (one process, or the
-// MPI ranks); with `weights` (one process only), weighted.
-template <class Combine>
-Rcpp::List lloyd_blocks(const Rcpp::Function& read, double n, int d, double block_rows,
-                        const Rcpp::NumericMatrix& centers, const Rcpp::List& options,
-                        const Rcpp::Nullable<Rcpp::NumericVector>& shift,
-                        const Rcpp::Nullable<Rcpp::NumericVector>& weights,
-                        const Combine& combine) {
-  if (centers.ncol() != d) throw std::invalid_argument("centres need d columns");
-  KmeansCall call = kmeans_options(options);
-  kmreduce::KmeansOptions& opt = call.opt;
-  opt.k = centers.nrow();
-  opt.n_init = 1;
-  const int n_threads = opt.n_threads;
-  Rcpp::NumericVector keep, wkeep;
-  opt.weights = weights_of(weights, wkeep, n);
-  const double* s = shift_of(shift, keep, d);
-  const glue::RBlockSource src(read, static_cast<kmreduce::index_t>(n), d,
-                               static_cast<kmreduce::index_t>(block_rows), n_threads, s);
-  kmreduce::LloydResult res =
-      kmreduce::kmeans_from(src, kmreduce::shifted_centres(&centers[0], opt.k, d, s), opt,
-                            glue::r_interrupt(), combine);
-  kmreduce::unshift_result(src, s, opt.k, res, n_threads, combine, opt.weights);
-  return lloyd_list(res, centers.nrow(), d);
-}
-}  // namespace
-
-// lloyd_from_cpp() for rows read block by block by read(first, last) (an
-// out-of-core matrix): the same Lloyd, with the cluster sums of every
-// iteration summed block by block (Lloyd only: `options` as
-// lloyd_from_cpp() without algorithm and polish).
-// [[Rcpp::export]]
-Rcpp::List lloyd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows,
-                            Rcpp::NumericMatrix centers, Rcpp::List options,
-                            Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
-                            Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
-  return lloyd_blocks(read, n, d, block_rows, centers, options, shift, weights,
-                      kmreduce::LocalCombine());
-}
-
-// lloyd_blocks_cpp() on the rows of this MPI rank, read block by block by
-// read(first, last) (local rows 1..n, an out-of-core source of each rank's
-// own rows): the cluster sums of every iteration are summed over the
-// blocks, then over the ranks (`mpi` as mpi_kmeans_cpp()). Collective.
-// [[Rcpp::export]]
-Rcpp::List mpi_lloyd_blocks_cpp(Rcpp::Function read, double n, int d, double block_rows,
-                                Rcpp::NumericMatrix centers, Rcpp::List options, Rcpp::List mpi,
-                                Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
-  return lloyd_blocks(read, n, d, block_rows, centers, options, shift, R_NilValue,
-                      glue::mpi_combine(mpi));
-}
-
-// kmeans_cpp() and lloyd_from_cpp() on the rows of this MPI rank; `mpi` is
-// list(allreduce, rank, size, offset, n) (see R/mpi.R). Collective: every
-// rank calls them in the same order. No weights, no value limit, no
-// progress messages on MPI ranks.
-// [[Rcpp::export]]
-Rcpp::List mpi_kmeans_cpp(SEXP x, Rcpp::List options, Rcpp::List mpi,
-                          Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
-  int d = 0;
-  bool invalid = false;
-  const KmeansCall call = kmeans_options(options);
-  const kmreduce::KmeansResult res =
-      kmeans_rows(x, call.opt, shift, 0, glue::AnyCombine(glue::mpi_combine(mpi)), d, invalid,
-                  call.single);
-  Rcpp::List out = lloyd_list(res.best, static_cast<int>(call.opt.k), d);
-  out["best_replicate"] = res.best_replicate + 1;
-  return out;
-}
-
-// [[Rcpp::export]]
-Rcpp::List mpi_lloyd_cpp(SEXP x, Rcpp::NumericMatrix centers, Rcpp::List options,
-                         Rcpp::List mpi,
-                         Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
-  return lloyd_from_rows(x, centers, kmeans_options(options), shift,
-                         glue::AnyCombine(glue::mpi_combine(mpi)));
+Rcpp::List lloyd_cpp(SEXP source, Rcpp::NumericMatrix centers, Rcpp::List options,
+                     Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
+  const glue::SourceSpec spec(source);
+  if (!spec.in_memory()) return lloyd_blocks(spec, centers, options, shift);
+  return lloyd_from_rows(spec.rows(), centers, kmeans_options(options), shift, spec.combine(),
+                         spec.weights());
 }
 
 // The names of the core's seedings (seeding.hpp), those control$seeding

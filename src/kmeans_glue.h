@@ -48,14 +48,6 @@ inline const double* shift_of(const Rcpp::Nullable<Rcpp::NumericVector>& shift,
   return &keep[0];
 }
 
-// The number of rows of a double matrix or a dgCMatrix.
-inline double rows_of(SEXP x) {
-  if (Rf_isS4(x) && Rf_inherits(x, "dgCMatrix"))
-    return INTEGER(R_do_slot(x, Rf_install("Dim")))[0];
-  return Rf_nrows(x);
-}
-
-
 inline kmreduce::ClusterStats stats_of(const kmreduce::DenseMatrix& a, const int* label,
                                 int k, const double* means, int n_threads) {
   if (means != nullptr)

@@ -130,6 +130,73 @@ class AnyCombine {
   std::shared_ptr<const RCombine> mpi_;
 };
 
+// The one description of a row source that crosses from R
+// (R/row_source.R, to_cpp_source()): a named list with
+//   rows        the rows in memory (a double matrix or a dgCMatrix), or NULL
+//   read, n, d, block_rows   the rows read block by block by read(first,
+//               last) (when rows is NULL)
+//   mpi         NULL (one process) or list(allreduce, rank, size, offset, n):
+//               the rows of this MPI rank, the sums of all ranks
+//   weights     NULL or one positive weight per row (one process only)
+// parsed here once; every step's entry point takes it.
+class SourceSpec {
+ public:
+  // `source`: that list, or the rows themselves (in memory, one process).
+  explicit SourceSpec(SEXP source) : combine_(kmreduce::LocalCombine()) {
+    if (TYPEOF(source) != VECSXP || Rf_isS4(source)) {
+      rows_ = source;
+      glue::with_matrix(rows_, [&](const auto& a) {
+        n_ = a.n;
+        d_ = a.d;
+        return 0;
+      });
+      return;
+    }
+    const Rcpp::List s(source);
+    rows_ = s["rows"];
+    read_ = s["read"];
+    if (rows_ == R_NilValue) {
+      if (TYPEOF(read_) != CLOSXP) throw std::invalid_argument("a source needs rows or read");
+      n_ = static_cast<kmreduce::index_t>(Rcpp::as<double>(s["n"]));
+      d_ = Rcpp::as<int>(s["d"]);
+      block_ = static_cast<kmreduce::index_t>(Rcpp::as<double>(s["block_rows"]));
+    } else {
+      glue::with_matrix(rows_, [&](const auto& a) {
+        n_ = a.n;
+        d_ = a.d;
+        return 0;
+      });
+    }
+    const SEXP mpi = s["mpi"];
+    if (mpi != R_NilValue) combine_ = AnyCombine(mpi_combine(Rcpp::List(mpi)));
+    const SEXP w = s["weights"];
+    if (w != R_NilValue) {
+      weights_ = Rcpp::NumericVector(w);
+      if (static_cast<kmreduce::index_t>(weights_.size()) != n_)
+        throw std::invalid_argument("weights must have one value per row");
+      if (combine_.size() > 1) throw std::invalid_argument("weights on one process only");
+    }
+  }
+  bool in_memory() const { return rows_ != R_NilValue; }
+  SEXP rows() const { return rows_; }
+  kmreduce::index_t n() const { return n_; }
+  kmreduce::index_t d() const { return d_; }
+  const AnyCombine& combine() const { return combine_; }
+  bool distributed() const { return combine_.size() > 1; }
+  const double* weights() const { return weights_.size() > 0 ? &weights_[0] : nullptr; }
+  // The rows read in blocks, seen minus `shift` (nullptr: none).
+  RBlockSource blocks(int n_threads, const double* shift = nullptr) const {
+    return RBlockSource(Rcpp::Function(read_), n_, d_, block_, n_threads, shift);
+  }
+
+ private:
+  SEXP rows_ = R_NilValue;
+  SEXP read_ = R_NilValue;
+  kmreduce::index_t n_ = 0, d_ = 0, block_ = 1;
+  AnyCombine combine_;
+  Rcpp::NumericVector weights_;
+};
+
 }  // namespace glue
 
 #endif  // KMREDUCE_SOURCES_H

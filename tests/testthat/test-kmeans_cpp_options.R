@@ -7,8 +7,8 @@ test_that("no C++ entry point takes more than 8 arguments", {
   entry <- entry[vapply(entry, function(f) is.function(get(f, envir = ns)), logical(1))]
   expect_gt(length(entry), 40L)
   n_args <- vapply(entry, function(f) length(formals(get(f, envir = ns))), integer(1))
-  expect_true(all(n_args[c("kmeans_cpp", "mpi_kmeans_cpp", "lloyd_from_cpp", "lloyd_blocks_cpp",
-                           "mpi_lloyd_cpp")] <= 8L))
+  expect_true(all(n_args[c("kmeans_cpp", "lloyd_cpp", "cluster_stats_cpp",
+                           "randomized_svd_cpp")] <= 8L))
   # (no entry point takes more: options cross as named lists)
   expect_identical(names(n_args)[n_args > 8L], character())
 })
@@ -55,7 +55,7 @@ test_that("an unknown option, a wrong type or an unknown name is an error naming
   expect_error(run(oversampling = 0), "option `oversampling` must be > 0")
   expect_error(run(verbose = NA), "option `verbose` must be TRUE or FALSE")
   expect_error(kmreduce:::kmeans_cpp(x, list(2L)), "named list")
-  expect_error(kmreduce:::lloyd_from_cpp(x, x[1:2, ], list(iter_max = 10L, update = "lloyd")),
+  expect_error(kmreduce:::lloyd_cpp(x, x[1:2, ], list(iter_max = 10L, update = "lloyd")),
                "unknown k-means option `update`")
   # a whole double is a whole number
   expect_identical(run(k = 2)$cluster, run(k = 2L)$cluster)

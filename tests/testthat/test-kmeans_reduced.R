@@ -554,10 +554,11 @@ test_that("a fit stopped by iter_max keeps nearest-centre labels when its last p
     check(suppressWarnings(kmeans_reduced(xs, c0, method = "none", iter_max = 1)),
           paste("none, sparse", sparse))
   }
-  r <- kmreduce:::lloyd_from_cpp(x, c0, list(iter_max = 1L, tol = 0, n_threads = 1L))
+  r <- kmreduce:::lloyd_cpp(x, c0, list(iter_max = 1L, tol = 0, n_threads = 1L))
   expect_identical(kmreduce:::predict_nearest_cpp(x, r$centers, 1L), r$cluster)
-  rb <- kmreduce:::lloyd_blocks_cpp(function(a, b) x[a:b, , drop = FALSE], nrow(x), 1L, 4,
-                                    c0, list(iter_max = 1L, tol = 0, n_threads = 1L))
+  rb <- kmreduce:::lloyd_cpp(kmreduce:::cpp_source(read = function(a, b) x[a:b, , drop = FALSE],
+                                                   n = nrow(x), d = 1L, block_rows = 4),
+                             c0, list(iter_max = 1L, tol = 0, n_threads = 1L))
   expect_identical(rb$cluster, r$cluster)
   # refine = 1 after reductions that merge rows, in memory and out of core:
   # the same invariant over many small data sets with many equal rows.

@@ -111,7 +111,8 @@ test_that("sparse statistics equal the dense ones far from zero (no cancellation
     # the block form (out of core and MPI ranks): one rank holding all rows
     # of a two-rank job
     info <- list(allreduce = function(v) v, rank = 0L, size = 2L, offset = 0, n = nrow(y))
-    b <- kmreduce:::mpi_stats_cpp(ys, m$truth, 2L, 1L, info)
+    b <- kmreduce:::cluster_stats_cpp(kmreduce:::cpp_source(rows = ys, mpi = info), m$truth, 2L,
+                                      1L)
     expect_equal(b$withinss, d$withinss, tolerance = tol, label = label)
     expect_equal(b$totss, d$totss, tolerance = tol, label = label)
     # with observation weights likewise

@@ -27,12 +27,11 @@ minibatch_reference <- function(x, centres, batches, w = NULL) {
 # Mini-batch from given centres through the C++ entry point: iter_max = 1
 # pass of n / batch_size batches, no reassignment, no tol.
 minibatch_from <- function(x, centres, batch_size, seed, weights = NULL, n_threads = 1L) {
-  kmreduce:::lloyd_from_cpp(x, centres,
-                            list(iter_max = 1L, tol = 0, n_threads = as.integer(n_threads),
-                                 algorithm = "minibatch", polish = "none",
-                                 batch_size = as.integer(batch_size), reassignment_ratio = 0,
-                                 seed = seed),
-                            NULL, weights)
+  kmreduce:::lloyd_cpp(kmreduce:::cpp_source(rows = x, weights = weights), centres,
+                       list(iter_max = 1L, tol = 0, n_threads = as.integer(n_threads),
+                            algorithm = "minibatch", polish = "none",
+                            batch_size = as.integer(batch_size), reassignment_ratio = 0,
+                            seed = seed))
 }
 
 test_that("the batches are distinct rows, sorted, from the seed", {

@@ -126,3 +126,47 @@ test_that("a sample of the rows is the same in memory and read in blocks; refuse
   mpi <- structure(list(data = x), class = c("source_mpi", "row_source"))
   expect_error(kmreduce:::check_row_sample(mpi), "`control\\$svd_rows` is not available for MPI rows")
 })
+
+test_that("each step that reads rows has one C++ entry point, whatever the source", {
+  ns <- asNamespace("kmreduce")
+  entry <- grep("_cpp$", ls(ns, all.names = TRUE), value = TRUE)
+  # (no entry point per source: MPI ranks and blocks are in the description)
+  expect_identical(grep("^mpi_|_blocks_cpp$", entry, value = TRUE), character())
+  expect_true(all(c("kmeans_cpp", "lloyd_cpp", "cluster_stats_cpp", "randomized_svd_cpp") %in%
+                    entry))
+  # the description of each kind of source, read by the same entry point
+  x <- matrix(c(1, 2, 10, 11, 1.5, 10.5), 6, 1)
+  c0 <- matrix(c(1, 10), 2, 1)
+  opt <- list(iter_max = 10L, tol = 0, n_threads = 1L)
+  mem <- kmreduce:::lloyd_cpp(x, c0, opt)
+  desc <- kmreduce:::cpp_source(rows = x)
+  blocks <- kmreduce:::cpp_source(read = function(a, b) x[a:b, , drop = FALSE], n = 6, d = 1,
+                                  block_rows = 4)
+  rank <- kmreduce:::cpp_source(rows = x, mpi = list(allreduce = function(v) v, rank = 0L,
+                                                      size = 2L, offset = 0, n = 6))
+  for (d in list(desc, blocks, rank)) {
+    r <- kmreduce:::lloyd_cpp(d, c0, opt)
+    expect_identical(r$cluster, mem$cluster)
+    expect_equal(r$centers, mem$centers, tolerance = 1e-15)
+    st <- kmreduce:::cluster_stats_cpp(d, mem$cluster, 2L, 1L)
+    expect_equal(st$withinss, c(0.5, 0.5), tolerance = 1e-14)
+  }
+  # a description that is neither rows nor a reader is refused by name
+  expect_error(kmreduce:::lloyd_cpp(list(rows = NULL, read = NULL), c0, opt), "rows or read")
+})
+
+test_that("kmeans_reduced() makes the row source of its data once", {
+  calls <- 0L
+  kmreduce:::register_row_source(function(x) {
+    if (!inherits(x, "row_source")) calls <<- calls + 1L
+    FALSE
+  }, identity)
+  reg <- kmreduce:::registered_sources
+  on.exit(reg$types <- reg$types[-1L])
+  x <- matrix(as.double(1:60), 20, 3)
+  for (m in c("none", "sign", "rsvd")) {
+    calls <- 0L
+    kmeans_reduced(x, 2, method = m, dims = if (m != "none") 2L, n_init = 2, seed = 1)
+    expect_identical(calls, 1L, label = m)
+  }
+})

@@ -16,7 +16,7 @@ sketch_data <- function(n = 6000, d = 12, k = 6, seed = 3, centre_sd = 2.5) {
 # polish, the split/merge tries).
 sketch_kmeans_cpp <- function(ds, s, control) {
   opt <- kmreduce:::kmeans_settings(kmreduce:::check_control(control), ds$k, 4L, "none", nrow(ds$x))
-  kmreduce:::cpp_kmeans(ds$x, ds$k, 4L, 100L, 0, s, 1L, FALSE, 0, NULL, opt, NULL)
+  kmreduce:::cpp_kmeans(ds$x, ds$k, 4L, 100L, 0, s, 1L, FALSE, 0, NULL, opt)
 }
 
 test_that("the replicates run on a sketch, and the fit says so", {
