@@ -99,17 +99,13 @@ struct CsspOptions {
 namespace {
 CsspOptions cssp_options(const Rcpp::List& o) {
   CsspOptions r;
-  const Rcpp::CharacterVector names = o.names();
-  for (R_xlen_t t = 0; t < o.size(); ++t) {
-    const std::string name = Rcpp::as<std::string>(names[t]);
-    if (name == "c") r.c = Rcpp::as<double>(o[t]);
-    else if (name == "repeats") r.repeats = Rcpp::as<int>(o[t]);
-    else if (name == "seed") r.seed = Rcpp::as<double>(o[t]);
-    else if (name == "n_threads") r.n_threads = Rcpp::as<int>(o[t]);
-    else if (name == "spectral") r.spectral = Rcpp::as<bool>(o[t]);
-    else if (name == "strong_f") r.strong_f = Rcpp::as<double>(o[t]);
-    else throw std::invalid_argument("unknown cssp option: " + name);
-  }
+  glue::read_options(o, "cssp", {
+      {"c", [&](auto&, SEXP v) { r.c = Rcpp::as<double>(v); }},
+      {"repeats", [&](auto&, SEXP v) { r.repeats = Rcpp::as<int>(v); }},
+      {"seed", [&](auto&, SEXP v) { r.seed = Rcpp::as<double>(v); }},
+      {"n_threads", [&](auto&, SEXP v) { r.n_threads = Rcpp::as<int>(v); }},
+      {"spectral", [&](auto&, SEXP v) { r.spectral = Rcpp::as<bool>(v); }},
+      {"strong_f", [&](auto&, SEXP v) { r.strong_f = Rcpp::as<double>(v); }}});
   return r;
 }
 }  // namespace
@@ -176,25 +172,16 @@ struct RsvdOptions {
 };
 RsvdOptions rsvd_options(const Rcpp::List& options) {
   RsvdOptions o;
-  const Rcpp::CharacterVector names = options.names();
-  for (R_xlen_t t = 0; t < options.size(); ++t) {
-    const std::string name = Rcpp::as<std::string>(names[t]);
-    if (name == "k") o.k = Rcpp::as<int>(options[t]);
-    else if (name == "oversample") o.oversample = Rcpp::as<int>(options[t]);
-    else if (name == "power_iters") o.power_iters = Rcpp::as<int>(options[t]);
-    else if (name == "seed") o.seed = Rcpp::as<double>(options[t]);
-    else if (name == "n_threads") o.n_threads = Rcpp::as<int>(options[t]);
-    else if (name == "center") {
-      if (TYPEOF(options[t]) == REALSXP) {
-        o.means = Rcpp::NumericVector(options[t]);
-        o.center = true;
-      } else {
-        o.center = Rcpp::as<bool>(options[t]);
-      }
-    } else {
-      throw std::invalid_argument("unknown randomized SVD option: " + name);
-    }
-  }
+  glue::read_options(options, "randomized SVD", {
+      {"k", [&](auto&, SEXP v) { o.k = Rcpp::as<int>(v); }},
+      {"oversample", [&](auto&, SEXP v) { o.oversample = Rcpp::as<int>(v); }},
+      {"power_iters", [&](auto&, SEXP v) { o.power_iters = Rcpp::as<int>(v); }},
+      {"seed", [&](auto&, SEXP v) { o.seed = Rcpp::as<double>(v); }},
+      {"n_threads", [&](auto&, SEXP v) { o.n_threads = Rcpp::as<int>(v); }},
+      {"center", [&](auto&, SEXP v) {
+         o.center = TYPEOF(v) == REALSXP || Rcpp::as<bool>(v);
+         if (TYPEOF(v) == REALSXP) o.means = Rcpp::NumericVector(v);
+       }}});
   return o;
 }
 

@@ -5,7 +5,10 @@
 #include <Rcpp.h>
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <stdexcept>
+#include <string>
 #include <kmreduce/kernels/matrix.hpp>
 #include <kmreduce/runtime/parallel.hpp>
 
@@ -35,6 +38,24 @@ auto with_matrix(SEXP x, F f) -> decltype(f(std::declval<const kmreduce::DenseMa
 
 inline kmreduce::InterruptCheck r_interrupt() {
   return []() { Rcpp::checkUserInterrupt(); };
+}
+
+// The options of an entry point, a named list R builds: each name's setter
+// (one table per entry point, the one place its options are read) is
+// called with the name and its value; a name not in the table, or a list
+// without names, is an error naming it (`what`: "k-means", "cssp", ...).
+using OptionSetters = std::map<std::string, std::function<void(const std::string&, SEXP)>>;
+inline void read_options(const Rcpp::List& options, const std::string& what,
+                         const OptionSetters& set) {
+  const SEXP names = Rf_getAttrib(options, R_NamesSymbol);
+  if (options.size() > 0 && Rf_isNull(names))
+    throw std::invalid_argument(what + " options must be a named list");
+  for (R_xlen_t i = 0; i < options.size(); ++i) {
+    const std::string name = CHAR(STRING_ELT(names, i));
+    const auto it = set.find(name);
+    if (it == set.end()) throw std::invalid_argument("unknown " + what + " option `" + name + "`");
+    it->second(name, options[i]);
+  }
 }
 
 // Seeds come from R as doubles holding whole numbers.

@@ -136,76 +136,73 @@ inline bool flag(SEXP v, const std::string& name) {
 inline KmeansCall kmeans_options(const Rcpp::List& options) {
   KmeansCall call;
   kmreduce::KmeansOptions& opt = call.opt;
-  const SEXP names = Rf_getAttrib(options, R_NamesSymbol);
-  if (options.size() > 0 && Rf_isNull(names))
-    throw std::invalid_argument("k-means options must be a named list");
-  for (R_xlen_t i = 0; i < options.size(); ++i) {
-    const std::string name = CHAR(STRING_ELT(names, i));
-    const SEXP v = options[i];
-    if (name == "k") {
-      opt.k = option::whole(v, name, 1);
-    } else if (name == "n_init") {
-      opt.n_init = option::whole(v, name, 1);
-    } else if (name == "iter_max") {
-      opt.iter_max = option::whole(v, name, 1);
-    } else if (name == "tol") {
-      opt.tol = option::number(v, name);
-      if (opt.tol < 0) option::fail(name, "must be >= 0");
-    } else if (name == "seed") {
-      const double seed = option::number(v, name);
-      if (seed != std::floor(seed)) option::fail(name, "must be a whole number");
-      opt.seed = glue::as_seed(seed);
-    } else if (name == "n_threads") {
-      opt.n_threads = option::whole(v, name, 1);
-    } else if (name == "verbose") {
-      call.verbose = option::flag(v, name);
-    } else if (name == "limit") {
-      call.limit = option::number(v, name);
-      if (call.limit < 0) option::fail(name, "must be >= 0");
-    } else if (name == "seeding") {
-      opt.seeding = option::choice(v, name, kmreduce::seeding_names());
-    } else if (name == "local_search") {
-      opt.local_search = option::whole(v, name, 0);
-    } else if (name == "oversampling") {
-      opt.parallel.oversampling = option::number(v, name);
-      if (!(opt.parallel.oversampling > 0)) option::fail(name, "must be > 0");
-    } else if (name == "rounds") {
-      opt.parallel.rounds = option::whole(v, name, 1);
-    } else if (name == "algorithm") {
-      const std::string a = option::choice(v, name, {"lloyd", "macqueen", "minibatch"});
-      opt.online = a == "macqueen";
-      opt.minibatch = a == "minibatch";
-    } else if (name == "batch_size") {
-      opt.batches.batch_size = option::whole(v, name, 1);
-    } else if (name == "reassignment_ratio") {
-      opt.batches.reassignment_ratio = option::number(v, name);
-      if (opt.batches.reassignment_ratio < 0 || opt.batches.reassignment_ratio > 1)
-        option::fail(name, "must be in [0, 1]");
-    } else if (name == "polish") {
-      const std::string p = option::choice(v, name, {"none", "hartigan", "split_merge"});
-      opt.polish = p == "split_merge" ? kmreduce::Polish::SplitMerge
-                   : p == "hartigan"  ? kmreduce::Polish::Hartigan
-                                      : kmreduce::Polish::None;
-    } else if (name == "tries") {
-      opt.split.tries = option::whole(v, name, 1);
-    } else if (name == "split_rounds") {
-      opt.split.rounds = option::whole(v, name, 1);
-    } else if (name == "polish_starts") {
-      opt.polish_starts = TYPEOF(v) == STRSXP ? (option::choice(v, name, {"auto"}),
-                                                 kmreduce::kPolishStartsAuto)
-                                              : option::whole(v, name, 1);
-    } else if (name == "polish_work") {
-      opt.polish_work = option::number(v, name);
-    } else if (name == "sketch_rows") {
-      opt.sketch_rows = option::whole(v, name, 0);
-    } else if (name == "split_confirm") {
-      opt.split_confirm = option::number(v, name);
-    } else if (name == "precision") {
-      call.single = option::choice(v, name, {"double", "single"}) == "single";
-    } else {
-      throw std::invalid_argument("unknown k-means option `" + name + "`");
-    }
-  }
+  // (setters of one kind; `name` for their errors)
+  auto whole = [](int lo, int& to) {
+    return [lo, &to](const std::string& name, SEXP v) { to = option::whole(v, name, lo); };
+  };
+  auto number = [](double& to) {
+    return [&to](const std::string& name, SEXP v) { to = option::number(v, name); };
+  };
+  auto at_least = [](double lo, bool open, double& to) {
+    return [lo, open, &to](const std::string& name, SEXP v) {
+      to = option::number(v, name);
+      if (open ? !(to > lo) : to < lo)
+        option::fail(name, std::string("must be ") + (open ? "> " : ">= ") + std::to_string(lo));
+    };
+  };
+  glue::read_options(options, "k-means", {
+      {"k", [&](const std::string& name, SEXP v) { opt.k = option::whole(v, name, 1); }},
+      {"n_init", whole(1, opt.n_init)},
+      {"iter_max", whole(1, opt.iter_max)},
+      {"tol", at_least(0, false, opt.tol)},
+      {"seed", [&](const std::string& name, SEXP v) {
+         const double seed = option::number(v, name);
+         if (seed != std::floor(seed)) option::fail(name, "must be a whole number");
+         opt.seed = glue::as_seed(seed);
+       }},
+      {"n_threads", whole(1, opt.n_threads)},
+      {"verbose", [&](const std::string& name, SEXP v) { call.verbose = option::flag(v, name); }},
+      {"limit", at_least(0, false, call.limit)},
+      {"seeding", [&](const std::string& name, SEXP v) {
+         opt.seeding = option::choice(v, name, kmreduce::seeding_names());
+       }},
+      {"local_search", whole(0, opt.local_search)},
+      {"oversampling", at_least(0, true, opt.parallel.oversampling)},
+      {"rounds", whole(1, opt.parallel.rounds)},
+      {"algorithm", [&](const std::string& name, SEXP v) {
+         const std::string a = option::choice(v, name, {"lloyd", "macqueen", "minibatch"});
+         opt.online = a == "macqueen";
+         opt.minibatch = a == "minibatch";
+       }},
+      {"batch_size", [&](const std::string& name, SEXP v) {
+         opt.batches.batch_size = option::whole(v, name, 1);
+       }},
+      {"reassignment_ratio", [&](const std::string& name, SEXP v) {
+         opt.batches.reassignment_ratio = option::number(v, name);
+         if (opt.batches.reassignment_ratio < 0 || opt.batches.reassignment_ratio > 1)
+           option::fail(name, "must be in [0, 1]");
+       }},
+      {"polish", [&](const std::string& name, SEXP v) {
+         const std::string p = option::choice(v, name, {"none", "hartigan", "split_merge"});
+         opt.polish = p == "split_merge" ? kmreduce::Polish::SplitMerge
+                      : p == "hartigan"  ? kmreduce::Polish::Hartigan
+                                         : kmreduce::Polish::None;
+       }},
+      {"tries", whole(1, opt.split.tries)},
+      {"split_rounds", whole(1, opt.split.rounds)},
+      {"polish_starts", [&](const std::string& name, SEXP v) {
+         opt.polish_starts = TYPEOF(v) == STRSXP ? (option::choice(v, name, {"auto"}),
+                                                    kmreduce::kPolishStartsAuto)
+                                                 : option::whole(v, name, 1);
+       }},
+      {"polish_work", number(opt.polish_work)},
+      {"sketch_rows", [&](const std::string& name, SEXP v) {
+         opt.sketch_rows = option::whole(v, name, 0);
+       }},
+      {"split_confirm", number(opt.split_confirm)},
+      {"precision", [&](const std::string& name, SEXP v) {
+         call.single = option::choice(v, name, {"double", "single"}) == "single";
+       }}});
   return call;
 }
 

@@ -85,18 +85,16 @@ struct ReduceOptions {
 namespace {
 ReduceOptions reduce_options(const Rcpp::List& o) {
   ReduceOptions r;
-  const Rcpp::CharacterVector names = o.names();
-  for (R_xlen_t t = 0; t < o.size(); ++t) {
-    const std::string name = Rcpp::as<std::string>(names[t]);
-    if (name == "method") r.method = Rcpp::as<std::string>(o[t]);
-    else if (name == "dims") r.dims = static_cast<kmreduce::index_t>(Rcpp::as<double>(o[t]));
-    else if (name == "seed") r.seed = glue::as_seed(Rcpp::as<double>(o[t]));
-    else if (name == "n_threads") r.n_threads = Rcpp::as<int>(o[t]);
-    else if (name == "limit") r.limit = Rcpp::as<double>(o[t]);
-    else if (name == "density") r.density = Rcpp::as<double>(o[t]);
-    else if (name == "algorithm") r.algorithm = Rcpp::as<std::string>(o[t]);
-    else throw std::invalid_argument("unknown reduce option: " + name);
-  }
+  glue::read_options(o, "reduce", {
+      {"method", [&](auto&, SEXP v) { r.method = Rcpp::as<std::string>(v); }},
+      {"dims", [&](auto&, SEXP v) {
+         r.dims = static_cast<kmreduce::index_t>(Rcpp::as<double>(v));
+       }},
+      {"seed", [&](auto&, SEXP v) { r.seed = glue::as_seed(Rcpp::as<double>(v)); }},
+      {"n_threads", [&](auto&, SEXP v) { r.n_threads = Rcpp::as<int>(v); }},
+      {"limit", [&](auto&, SEXP v) { r.limit = Rcpp::as<double>(v); }},
+      {"density", [&](auto&, SEXP v) { r.density = Rcpp::as<double>(v); }},
+      {"algorithm", [&](auto&, SEXP v) { r.algorithm = Rcpp::as<std::string>(v); }}});
   if (r.dims < 1) throw std::invalid_argument("reduce options: dims must be at least 1");
   return r;
 }

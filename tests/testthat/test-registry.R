@@ -89,7 +89,7 @@ test_that("projections cross to C++ through one options list, refused when wrong
   m <- make_mixture(n = 30, d = 12, k = 2)
   opts <- kmreduce:::reduce_options("gaussian", 4, 1, 1L)
   expect_identical(dim(kmreduce:::project_cpp(m$x, opts)), c(30L, 4L))
-  expect_error(kmreduce:::project_cpp(m$x, c(opts, list(colour = 1))), "unknown reduce option: colour")
+  expect_error(kmreduce:::project_cpp(m$x, c(opts, list(colour = 1))), "unknown reduce option `colour`")
   expect_error(kmreduce:::project_cpp(m$x, kmreduce:::reduce_options("nope", 4, 1)),
                "unknown projection: nope")
   # the sign projection's two kernels are one dispatch: the same product

@@ -25,7 +25,9 @@
 // With KmeansOptions::sketch_rows below the number of (dense) rows, all of
 // that runs on coreset sketches of the rows instead (sketch.hpp,
 // kmeans_sketched()): the best replicate of each sketch is lifted to all
-// rows, where Lloyd runs from it, and the lowest of those is polished.
+// rows (its centres and the rows' assignment to them are Lloyd's start
+// there, lift_assignment()), Lloyd runs from it, and the lowest of those is
+// polished.
 // The stages, in order: run_replicates(), polish_replicates().
 #ifndef KMREDUCE_KMEANS_HPP
 #define KMREDUCE_KMEANS_HPP
@@ -374,14 +376,17 @@ KmeansResult kmeans_sketched(const Data& a, const double* row_norms, const Kmean
       return kmeans(rows, so, interrupt);
     }));
     const KmeansResult& on_sketch = on_sketches.back();
-    lifted_all.push_back(lift_centres(a, row_norms, opt.weights, on_sketch.best.centres, opt.k,
-                                      opt.n_threads));
+    // (Lloyd's first step from this assignment: the lifted centres, the
+    // means of the rows nearest the sketch's)
+    SeedAssignment lift =
+        lift_assignment(a, row_norms, on_sketch.best.centres, opt.k, opt.n_threads);
     out.passes.lift += 1.0;
     check_interrupt(interrupt);
     const ProgressScope scope(0, 0);
-    LloydResult res = lloyd(ResidentRows<Data>(a), row_norms, lifted_all.back(), opt.k,
-                            opt.iter_max, opt.tol, opt.n_threads, interrupt, nullptr,
+    LloydResult res = lloyd(ResidentRows<Data>(a), row_norms, on_sketch.best.centres, opt.k,
+                            opt.iter_max, opt.tol, opt.n_threads, interrupt, &lift,
                             LocalCombine(), rows_shift(a), opt.weights);
+    lifted_all.push_back(std::move(res.first_means));
     out.passes.lloyd += res.iter;
     reps.work += res.iter;
     out.objectives.insert(out.objectives.end(), on_sketch.objectives.begin(),

@@ -31,6 +31,8 @@ struct LloydResult {
   bool converged = false;
   bool means = false;           // centres are the means of the labels (the
                                 // last step changed no label)
+  std::vector<double> first_means;  // from a `start`: the centres after the
+                                    // first update, the means of its labels
 };
 
 namespace detail {
@@ -499,7 +501,8 @@ LloydResult lloyd(const Source& src, const double* row_norms,
   // Labels and bounds: taken over from `start` (its memory reused, so the
   // peak is not both), or fresh.
   std::vector<double> upper, lower;
-  if (start != nullptr) {
+  const bool from_start = start != nullptr;
+  if (from_start) {
     res.label = std::move(start->label);
     upper = std::move(start->nearest);
     lower = std::move(start->second);
@@ -602,6 +605,7 @@ LloydResult lloyd(const Source& src, const double* row_norms,
         update_centres(src, k, res.label.data(), min_dist.data(), centres.data(), sums, count,
                        combine, weight, &wsum);
     snap(centres);
+    if (it == 1 && from_start) res.first_means = centres;
     before = res.label;
     // Centre shifts move the bounds (triangle inequality).
     const std::vector<double> shift = centre_shifts(centres, old, k, d);

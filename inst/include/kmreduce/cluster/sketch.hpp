@@ -36,11 +36,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
 #include "kmeans_parallel.hpp"
 #include "lloyd.hpp"
+#include "seed_assignment.hpp"
 #include "../kernels/matrix.hpp"
 #include "../kernels/packed.hpp"
 #include "../runtime/memory.hpp"
@@ -167,28 +169,29 @@ std::vector<Sketch> coreset_sketches(const Data& a, const double* row_norms,
   return out;
 }
 
-// The lift of centres found on a sketch: each row of `a` goes to its nearest
-// centre (one pass) and each centre becomes the (weighted) mean of its rows;
-// a centre no row is nearest to stays where it was. Returns the lifted
-// centres (k x d, column-major).
+// The lift of centres found on a sketch to all the rows: each row's nearest
+// and next nearest of these centres (one pass), as Lloyd's start on all the
+// rows (lloyd.hpp, `start`): its first step makes each centre the (weighted)
+// mean of its rows without a pass of its own, and Hamerly's bounds from these
+// distances let its next step skip the rows that cannot move.
 template <class Data>
-std::vector<double> lift_centres(const Data& a, const double* row_norms, const double* weights,
-                                 const std::vector<double>& centres, index_t k, int n_threads) {
-  const index_t n = a.n, d = a.d;
-  std::vector<int> label = rows_array(static_cast<std::size_t>(n), -1);
-  assign_nearest(a, row_norms, centres.data(), k, label.data(), nullptr, n_threads);
-  std::vector<double> sums(static_cast<std::size_t>(k * d), 0.0), size(k, 0.0);
-  if (weights != nullptr) {
-    weighted_cluster_sums(a, label.data(), weights, k, sums.data(), n_threads);
-    for (index_t r = 0; r < n; ++r) size[label[r]] += weights[r];
-  } else {
-    cluster_sums(a, label.data(), k, sums.data(), n_threads);
-    for (index_t r = 0; r < n; ++r) size[label[r]] += 1.0;
-  }
-  std::vector<double> out = centres;
-  for (index_t j = 0; j < d; ++j)
-    for (index_t q = 0; q < k; ++q)
-      if (size[q] > 0.0) out[q + k * j] = sums[q + k * j] / size[q];
+SeedAssignment lift_assignment(const Data& a, const double* row_norms,
+                               const std::vector<double>& centres, index_t k, int n_threads) {
+  const index_t n = a.n;
+  SeedAssignment out;
+  out.with_second_label = false;
+  out.label = rows_array(static_cast<std::size_t>(n), -1);
+  assign_rows(out.nearest, n, std::numeric_limits<double>::infinity());
+  assign_rows(out.second, n, 0.0);
+  assign_bounded(a, row_norms, centres.data(), k, out.label.data(), out.nearest.data(),
+                 out.second.data(), n_threads);
+  // (the distances as squares, as k-means++ gives them)
+  each_row_block(n, n_threads, [&](index_t r0, index_t r1) {
+    for (index_t r = r0; r < r1; ++r) {
+      out.nearest[r] *= out.nearest[r];
+      out.second[r] *= out.second[r];
+    }
+  });
   return out;
 }
 
