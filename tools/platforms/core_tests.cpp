@@ -466,6 +466,44 @@ void test_stats() {
   check(err <= 1e-10, fmt("cluster statistics sparse = dense, error %g", err));
 }
 
+// Sums by label (cluster_sums, weighted_cluster_sums: masked AVX-512 sums
+// for k <= 16, four columns at a time on AVX2, scalar otherwise) against
+// naive sums, for k below and above 16, d not a multiple of 4, n not a
+// multiple of 4; the same bits on 1 and 2 threads.
+void test_label_sums() {
+  const index_t n = 1003, d = 7;
+  std::vector<double> x(n * d), w(n), shift(d);
+  for (index_t t = 0; t < n * d; ++t) x[t] = std::sin(0.37 * static_cast<double>(t)) * 3.0 + 1.0;
+  for (index_t r = 0; r < n; ++r) w[r] = 0.5 + static_cast<double>(r % 5);
+  for (index_t j = 0; j < d; ++j) shift[j] = 0.25 * static_cast<double>(j);
+  const DenseMatrix a(x.data(), n, d);
+  for (index_t k : {index_t(3), index_t(10), index_t(33)}) {
+    std::vector<int> label(n);
+    for (index_t r = 0; r < n; ++r) label[r] = static_cast<int>((r * 13 + r / 7) % k);
+    std::vector<double> want(k * d, 0.0), want_w(k * d, 0.0);
+    for (index_t j = 0; j < d; ++j)
+      for (index_t r = 0; r < n; ++r) {
+        want[label[r] + k * j] += a(r, j);
+        want_w[label[r] + k * j] += w[r] * (a(r, j) - shift[j]);
+      }
+    std::vector<double> one(k * d, 0.0), two(k * d, 0.0), w1(k * d, 0.0), w2(k * d, 0.0);
+    cluster_sums(a, label.data(), k, one.data(), 1);
+    cluster_sums(a, label.data(), k, two.data(), 2);
+    weighted_cluster_sums(a, label.data(), w.data(), k, w1.data(), 1, shift.data());
+    weighted_cluster_sums(a, label.data(), w.data(), k, w2.data(), 2, shift.data());
+    double err = 0.0, err_w = 0.0;
+    for (index_t t = 0; t < k * d; ++t) {
+      err = std::max(err, std::fabs(one[t] - want[t]));
+      err_w = std::max(err_w, std::fabs(w1[t] - want_w[t]));
+    }
+    check(err <= 1e-10 && err_w <= 1e-9,
+          fmt("sums by label vs naive sums, k = %g", static_cast<double>(k)) +
+              fmt(": errors %g", err) + fmt(", weighted %g", err_w));
+    check(one == two && w1 == w2,
+          fmt("sums by label, k = %g: the same bits on 1 and 2 threads", static_cast<double>(k)));
+  }
+}
+
 // The kernels of stored cells (data/cells.hpp) against the converted block:
 // the product and the moments by cluster bit for bit, on 1 and 2 threads,
 // with a cell stored out of gene order; the first failing cell's error.
@@ -647,6 +685,7 @@ int main() {
   test_kmeans();
   test_lloyd();
   test_stats();
+  test_label_sums();
   test_projections();
   test_stored_cells();
   test_background();

@@ -93,7 +93,8 @@ void keep_lowest(std::vector<std::pair<Id, LloydResult>>& list, Id id, LloydResu
 
 // Weighted per-cluster sums of the rows, out[q + k j] += sum over rows r of
 // cluster q of w[r] x[r, j]: for k <= 16 on AVX-512 the masked vector sums of
-// label_sums.hpp; otherwise each (q, j) in row order (the same for every
+// label_sums.hpp, on AVX2 its sums of four columns at a time; otherwise (the
+// portable build) each (q, j) in row order (the same for every
 // thread count). Columns go in groups of 8, read together row by row: 8
 // independent chains of adds where one column's chain waits on the last add
 // to the same cluster (rows of one cluster often come in runs), so several
@@ -103,6 +104,10 @@ inline void weighted_sums(const DenseMatrix& a, const int* label, const double* 
                           double* out, int n_threads, const double* shift = nullptr) {
   if (label_kernels(k)) {  // k <= 16 on AVX-512: masked vector sums (label_sums.hpp)
     label_sums_columns(a.x, a.n, a.d, label, k, out, n_threads, w, shift);
+    return;
+  }
+  if (label_kernels4()) {  // AVX2: four columns at a time (label_sums.hpp)
+    label_sums_columns4(a.x, a.n, a.d, label, k, out, n_threads, w, shift);
     return;
   }
   constexpr index_t J = 8;

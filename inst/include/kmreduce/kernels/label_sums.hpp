@@ -193,8 +193,89 @@ __attribute__((target("avx512f,avx512vl"))) inline double row_deviations_avx512(
   return _mm512_reduce_add_pd(tot);
 }
 
+// AVX2, any k: the sums by label of four columns j0.. j0 + m - 1 (m <= 4;
+// the missing columns' lanes read column j0 and are not used). Four rows of
+// the four columns are loaded as columns and transposed in registers; row r
+// is then added to its cluster's four-wide accumulator in copy r % 4 (no
+// chain of dependent adds when a cluster recurs), the copies summed in a
+// fixed order and added to sums (k x d). acc: scratch of 16 k doubles.
+// Weighted: of w[r] (x[r, j] - shift[j]) (shift may be null).
+template <bool Weighted>
+__attribute__((target("avx2"))) void label_sums_block4_avx2(
+    const double* x, index_t n, index_t j0, index_t m, const int* label, index_t k,
+    const double* w, const double* shift, double* acc, double* sums) {
+  std::fill(acc, acc + 16 * k, 0.0);
+  const double* c0 = x + n * j0;
+  const double* c1 = m > 1 ? c0 + n : c0;
+  const double* c2 = m > 2 ? c0 + 2 * n : c0;
+  const double* c3 = m > 3 ? c0 + 3 * n : c0;
+  double sh[4] = {0.0, 0.0, 0.0, 0.0};
+  if (shift != nullptr)
+    for (index_t t = 0; t < m; ++t) sh[t] = shift[j0 + t];
+  const __m256d s = _mm256_loadu_pd(sh);
+  // (a macro, not a lambda: a lambda would not get this function's target)
+#define KMREDUCE_ADD4(copy, row, value)                                        \
+  do {                                                                         \
+    __m256d v_ = (value);                                                      \
+    if (Weighted) v_ = _mm256_mul_pd(_mm256_set1_pd(w[row]), _mm256_sub_pd(v_, s)); \
+    double* p_ = acc + 4 * ((copy) * k + label[row]);                          \
+    _mm256_storeu_pd(p_, _mm256_add_pd(_mm256_loadu_pd(p_), v_));              \
+  } while (0)
+  index_t r = 0;
+  for (; r + 4 <= n; r += 4) {
+    const __m256d a = _mm256_loadu_pd(c0 + r), b = _mm256_loadu_pd(c1 + r);
+    const __m256d c = _mm256_loadu_pd(c2 + r), d = _mm256_loadu_pd(c3 + r);
+    const __m256d t0 = _mm256_unpacklo_pd(a, b), t1 = _mm256_unpackhi_pd(a, b);
+    const __m256d t2 = _mm256_unpacklo_pd(c, d), t3 = _mm256_unpackhi_pd(c, d);
+    KMREDUCE_ADD4(0, r, _mm256_permute2f128_pd(t0, t2, 0x20));
+    KMREDUCE_ADD4(1, r + 1, _mm256_permute2f128_pd(t1, t3, 0x20));
+    KMREDUCE_ADD4(2, r + 2, _mm256_permute2f128_pd(t0, t2, 0x31));
+    KMREDUCE_ADD4(3, r + 3, _mm256_permute2f128_pd(t1, t3, 0x31));
+  }
+  for (; r < n; ++r) KMREDUCE_ADD4(0, r, _mm256_set_pd(c3[r], c2[r], c1[r], c0[r]));
+#undef KMREDUCE_ADD4
+  for (index_t t = 0; t < m; ++t)
+    for (index_t q = 0; q < k; ++q) {
+      const double* a0 = acc + 4 * q + t;
+      sums[q + k * (j0 + t)] += ((a0[0] + a0[4 * k]) + a0[8 * k]) + a0[12 * k];
+    }
+}
+
 #endif  // KMREDUCE_X86_SIMD
 }  // namespace detail
+
+// Whether label_sums_columns4() runs here (AVX2 or AVX-512 CPUs, any k).
+inline bool label_kernels4() {
+#ifdef KMREDUCE_X86_SIMD
+  return simd_level() != SimdLevel::Portable;
+#else
+  return false;
+#endif
+}
+
+// label_sums_columns() for any k on AVX2 (four columns at a time, in
+// parallel over the blocks of four: each column's sums in a fixed order, the
+// same for every thread count). Requires label_kernels4().
+inline void label_sums_columns4(const double* x, index_t n, index_t d, const int* label,
+                                index_t k, double* sums, int n_threads,
+                                const double* w = nullptr, const double* shift = nullptr) {
+#ifdef KMREDUCE_X86_SIMD
+  parallel_for_scratch<std::vector<double>>(n_blocks(d, 4), n_threads,
+                                            [&](index_t b, std::vector<double>& acc) {
+    acc.resize(static_cast<std::size_t>(16 * k));
+    const index_t j0 = 4 * b, m = std::min<index_t>(4, d - j0);
+    if (w != nullptr) {
+      detail::label_sums_block4_avx2<true>(x, n, j0, m, label, k, w, shift, acc.data(), sums);
+    } else {
+      detail::label_sums_block4_avx2<false>(x, n, j0, m, label, k, nullptr, nullptr, acc.data(),
+                                            sums);
+    }
+  }, (w != nullptr ? 2.0 : 1.0) * static_cast<double>(n) * d);
+#else
+  (void)x; (void)n; (void)d; (void)label; (void)k; (void)sums; (void)n_threads; (void)w;
+  (void)shift;
+#endif
+}
 
 // sums (k x d, column-major) += per-cluster sums of the columns of the
 // column-major n x d matrix x; with w (one weight per row), of w[r] (x[r, j]

@@ -218,6 +218,10 @@ inline void cluster_sums(const DenseMatrix& a, const int* label, index_t k,
     label_sums_columns(a.x, a.n, a.d, label, k, sums, n_threads);
     return;
   }
+  if (label_kernels4()) {  // AVX2: four columns at a time
+    label_sums_columns4(a.x, a.n, a.d, label, k, sums, n_threads);
+    return;
+  }
   const double work = static_cast<double>(a.n) * a.d;
   parallel_for_scratch<std::vector<double>>(a.d, n_threads, [&](index_t j, std::vector<double>& acc) {
     acc.assign(4 * k, 0.0);
@@ -309,6 +313,10 @@ inline void weighted_cluster_sums(const DenseMatrix& a, const int* label, const 
                                   const double* shift = nullptr) {
   if (label_kernels(k)) {  // k <= 16 on AVX-512: masked vector sums
     label_sums_columns(a.x, a.n, a.d, label, k, sums, n_threads, w, shift);
+    return;
+  }
+  if (label_kernels4()) {  // AVX2: four columns at a time
+    label_sums_columns4(a.x, a.n, a.d, label, k, sums, n_threads, w, shift);
     return;
   }
   const double work = 2.0 * static_cast<double>(a.n) * a.d;
