@@ -455,6 +455,135 @@ inline double serial_dot(const double* w, const double* v, index_t n) {
 }
 }  // namespace detail
 
+namespace detail {
+// Lloyd's labels and Hamerly bounds (distances, not squared) at the start:
+// taken over from `start` (its memory reused, so the peak is not both; the
+// distances there are squared), or fresh (no label, bounds that rule
+// nothing out).
+inline void start_bounds(index_t n, int n_threads, SeedAssignment* start, LloydResult& res,
+                         std::vector<double>& upper, std::vector<double>& lower) {
+  if (start != nullptr) {
+    res.label = std::move(start->label);
+    upper = std::move(start->nearest);
+    lower = std::move(start->second);
+    *start = SeedAssignment();
+    each_row_block(n, n_threads, [&](index_t r0, index_t r1) {
+      for (index_t r = r0; r < r1; ++r) {
+        upper[r] = std::sqrt(upper[r]);
+        lower[r] = std::sqrt(lower[r]);
+      }
+    });
+  } else {
+    assign_rows(res.label, n, -1);
+    assign_rows(upper, n, std::numeric_limits<double>::infinity());
+    assign_rows(lower, n, 0.0);
+  }
+}
+
+// Centre shifts move the bounds (triangle inequality), slightly loosened
+// against rounding in the distances; a row moved to re-seed an empty
+// cluster has bounds that rule nothing out.
+inline void shift_bounds(const std::vector<double>& shift, const int* label,
+                         const std::vector<index_t>& reseeded, index_t n, int n_threads,
+                         std::vector<double>& upper, std::vector<double>& lower) {
+  const double max_shift = *std::max_element(shift.begin(), shift.end());
+  each_row_block(n, n_threads, [&](index_t r0, index_t r1) {
+    for (index_t r = r0; r < r1; ++r) {
+      upper[r] = (upper[r] + shift[label[r]]) * (1.0 + 1e-12);
+      lower[r] = std::max(0.0, (lower[r] - max_shift) * (1.0 - 1e-12));
+    }
+  });
+  for (index_t r : reseeded) {
+    upper[r] = std::numeric_limits<double>::infinity();
+    lower[r] = 0.0;
+  }
+}
+
+// The objective of a partition from its means, about the grand mean (closed
+// form; Lloyd's tol criterion and its settled result): `total`, the sum of
+// squares about the grand mean, is set once from the first cluster sums.
+struct MeansObjective {
+  double total = -1.0;
+  template <class Combine>
+  void set_total(const std::vector<double>& sums, const double* row_norms, const double* weight,
+                 index_t n, index_t k, index_t d, double n_all, const Combine& combine) {
+    double mm = 0.0, norms = 0.0;
+    for (index_t j = 0; j < d; ++j) {
+      double g = 0.0;
+      for (index_t q = 0; q < k; ++q) g += sums[q + k * j];
+      mm += g * g;
+    }
+    if (weight != nullptr) {
+      for (index_t r = 0; r < n; ++r) norms += weight[r] * row_norms[r];
+    } else {
+      for (index_t r = 0; r < n; ++r) norms += row_norms[r];
+    }
+    norms = combined_sum(combine, norms);
+    total = norms - mm / n_all;
+  }
+  // of the centres (k x d) with their cluster sizes: counts, or the sums
+  // of the weights (`wsum`) when weighted
+  double of(const std::vector<double>& centres, const std::vector<index_t>& count,
+            const std::vector<double>& wsum, bool weighted, index_t k, index_t d,
+            double n_all) const {
+    double between = 0.0, grand = 0.0;
+    std::vector<double> gm(d, 0.0);
+    auto size = [&](index_t q) {
+      return weighted ? wsum[q] : static_cast<double>(count[q]);
+    };
+    for (index_t j = 0; j < d; ++j)
+      for (index_t q = 0; q < k; ++q) gm[j] += size(q) * centres[q + k * j];
+    for (index_t j = 0; j < d; ++j) grand += gm[j] * gm[j];
+    for (index_t q = 0; q < k; ++q) {
+      double cc = 0.0;
+      for (index_t j = 0; j < d; ++j) cc += centres[q + k * j] * centres[q + k * j];
+      between += size(q) * cc;
+    }
+    return std::max(0.0, total - (between - grand / n_all));
+  }
+};
+
+// Lloyd stopped before its labels settled: one exact pass makes them the
+// nearest-centre labels of the centres returned, and sums the exact
+// distances (the objective). When that pass empties a cluster, the cluster
+// is re-seeded (a Lloyd update with the farthest row moved to it) and the
+// rows assigned again, at most k times. A cluster may stay empty when no
+// row is left to re-seed it with (fewer distinct rows than k, where the
+// means' rounding could otherwise make this cycle).
+template <class Source, class Combine, class Snap>
+void final_assignment(const Source& src, const double* row_norms, index_t k, int n_threads,
+                      const InterruptCheck& interrupt, const Combine& combine,
+                      const double* weight, const Snap& snap, LloydResult& res,
+                      std::vector<double>& centres, std::vector<double>& sums,
+                      std::vector<index_t>& count, std::vector<double>& wsum) {
+  const index_t n = src.n();
+  std::vector<double> min_dist;
+  assign_rows(min_dist, n, 0.0);
+  for (index_t round = 0;; ++round) {
+    source_assign_nearest(src, row_norms, centres.data(), k, res.label.data(), min_dist.data(),
+                          n_threads);
+    std::vector<double> c(k, 0.0);
+    for (index_t r = 0; r < n; ++r) c[res.label[r]] += 1.0;
+    combine.sum(c.data(), k);
+    const auto empty = std::count(c.begin(), c.end(), 0.0);
+    if (empty == 0 || round == k) break;
+    combined_update_sums(src, combine, k, res.label.data(), nullptr, true, sums, count,
+                         n_threads, weight, &wsum);
+    std::vector<double> kept = centres;
+    update_centres(src, k, res.label.data(), min_dist.data(), centres.data(), sums, count,
+                   combine, weight, &wsum);
+    if (std::count(count.begin(), count.end(), index_t(0)) == empty) {
+      centres = std::move(kept);  // every row on its centre: nothing to re-seed with
+      break;
+    }
+    snap(centres);
+    check_interrupt(interrupt);
+  }
+  res.objective = combined_sum(
+      combine, weight != nullptr ? serial_dot(weight, min_dist.data(), n) : serial_sum(min_dist));
+}
+}  // namespace detail
+
 // Lloyd iterations from the given centres, with Hamerly's bounds to skip the
 // tiles of rows that cannot change cluster (the partition is the one of plain
 // Lloyd up to ties). Stops when no label changes, when the objective
@@ -498,67 +627,18 @@ LloydResult lloyd(const Source& src, const double* row_norms,
     for (index_t j = 0; j < d; ++j)
       for (index_t q = 0; q < k; ++q) c[q + k * j] = (c[q + k * j] + grid[j]) - grid[j];
   };
-  // Labels and bounds: taken over from `start` (its memory reused, so the
-  // peak is not both), or fresh.
   std::vector<double> upper, lower;
   const bool from_start = start != nullptr;
-  if (from_start) {
-    res.label = std::move(start->label);
-    upper = std::move(start->nearest);
-    lower = std::move(start->second);
-    *start = SeedAssignment();
-    each_row_block(n, n_threads, [&](index_t r0, index_t r1) {
-      for (index_t r = r0; r < r1; ++r) {
-        upper[r] = std::sqrt(upper[r]);
-        lower[r] = std::sqrt(lower[r]);
-      }
-    });
-  } else {
-    assign_rows(res.label, n, -1);
-    assign_rows(upper, n, std::numeric_limits<double>::infinity());
-    assign_rows(lower, n, 0.0);
-  }
-  // (squared distances: only when a cluster must be re-seeded, and for the
-  // final pass)
+  detail::start_bounds(n, n_threads, start, res, upper, lower);
+  // (squared distances: only when a cluster must be re-seeded)
   std::vector<double> min_dist, old(k * d);
   std::vector<double> sums(k * d, 0.0);
   std::vector<int> before = rows_array(n, -1);
   std::vector<index_t> count(k, 0);
   std::vector<double> wsum;  // (weights: each cluster's sum of weights)
-  // Objective of a partition from its means, about the grand mean (closed
-  // form; used only for the tol criterion). `total` = sum ||x - m||^2, from
-  // the first cluster sums.
-  double total = -1.0;
-  auto set_total = [&]() {
-    double mm = 0.0, norms = 0.0;
-    for (index_t j = 0; j < d; ++j) {
-      double g = 0.0;
-      for (index_t q = 0; q < k; ++q) g += sums[q + k * j];
-      mm += g * g;
-    }
-    if (weight != nullptr) {
-      for (index_t r = 0; r < n; ++r) norms += weight[r] * row_norms[r];
-    } else {
-      for (index_t r = 0; r < n; ++r) norms += row_norms[r];
-    }
-    norms = combined_sum(combine, norms);
-    total = norms - mm / n_all;
-  };
+  detail::MeansObjective closed;
   auto means_objective = [&]() {
-    double between = 0.0, grand = 0.0;
-    std::vector<double> gm(d, 0.0);
-    auto size = [&](index_t q) {
-      return weight != nullptr ? wsum[q] : static_cast<double>(count[q]);
-    };
-    for (index_t j = 0; j < d; ++j)
-      for (index_t q = 0; q < k; ++q) gm[j] += size(q) * centres[q + k * j];
-    for (index_t j = 0; j < d; ++j) grand += gm[j] * gm[j];
-    for (index_t q = 0; q < k; ++q) {
-      double cc = 0.0;
-      for (index_t j = 0; j < d; ++j) cc += centres[q + k * j] * centres[q + k * j];
-      between += size(q) * cc;
-    }
-    return std::max(0.0, total - (between - grand / n_all));
+    return closed.of(centres, count, wsum, weight != nullptr, k, d, n_all);
   };
   double prev = std::numeric_limits<double>::infinity();
   bool settled = false;  // no label changed: labels nearest to their means
@@ -566,10 +646,11 @@ LloydResult lloyd(const Source& src, const double* row_norms,
   // assignment pass.
   const bool fused = !Source::resident && combine.size() == 1;
   for (int it = 1; it <= iter_max; ++it) {
+    // 1. assignment (the first from `start`: no pass)
     index_t changes = n;
     bool have_sums = false;
-    if (it == 1 && start != nullptr) {
-      // the assignment k-means++ found (taken over above)
+    if (it == 1 && from_start) {
+      // (the assignment k-means++ or the lift found, taken over above)
     } else if (fused) {
       changes = source_assign_bounded(src, row_norms, centres.data(), k, res.label.data(),
                                       upper.data(), lower.data(), n_threads, &sums, &count,
@@ -592,11 +673,13 @@ LloydResult lloyd(const Source& src, const double* row_norms,
       if (progress_active()) report_progress("Lloyd", it, means_objective(), 0.0);
       break;
     }
+    // 2. the centres become the means of their rows (an empty cluster
+    // re-seeded with the farthest row)
     old = centres;
     if (!have_sums)
       combined_update_sums(src, combine, k, res.label.data(), before.data(), it == 1, sums,
                            count, n_threads, weight, &wsum);
-    if (it == 1) set_total();
+    if (it == 1) closed.set_total(sums, row_norms, weight, n, k, d, n_all, combine);
     if (std::find(count.begin(), count.end(), index_t(0)) != count.end()) {
       assign_rows(min_dist, n, 0.0);
       for (index_t r = 0; r < n; ++r) min_dist[r] = upper[r] * upper[r];
@@ -607,20 +690,9 @@ LloydResult lloyd(const Source& src, const double* row_norms,
     snap(centres);
     if (it == 1 && from_start) res.first_means = centres;
     before = res.label;
-    // Centre shifts move the bounds (triangle inequality).
-    const std::vector<double> shift = centre_shifts(centres, old, k, d);
-    const double max_shift = *std::max_element(shift.begin(), shift.end());
-    each_row_block(n, n_threads, [&](index_t r0, index_t r1) {
-      for (index_t r = r0; r < r1; ++r) {
-        // Slightly loosened against rounding in the distances.
-        upper[r] = (upper[r] + shift[res.label[r]]) * (1.0 + 1e-12);
-        lower[r] = std::max(0.0, (lower[r] - max_shift) * (1.0 - 1e-12));
-      }
-    });
-    for (index_t r : reseeded) {  // moved to re-seed an empty cluster
-      upper[r] = std::numeric_limits<double>::infinity();
-      lower[r] = 0.0;
-    }
+    // 3. the bounds follow the centres
+    detail::shift_bounds(centre_shifts(centres, old, k, d), res.label.data(), reseeded, n,
+                         n_threads, upper, lower);
     check_interrupt(interrupt);
     // (progress: the objective of these labels with their means)
     if (progress_active())
@@ -641,37 +713,8 @@ LloydResult lloyd(const Source& src, const double* row_norms,
     // means. The objective from the means, about the grand mean.
     res.objective = means_objective();
   } else {
-    // Final exact pass: labels nearest to the returned centres. When it
-    // empties a cluster (stopped before convergence), the cluster is
-    // re-seeded (a Lloyd update with the farthest row moved to it) and the
-    // rows assigned again, at most k times: the labels stay the
-    // nearest-centre labels of the centres returned. A cluster may stay
-    // empty when no row is left to re-seed it with (fewer distinct rows
-    // than k, where the means' rounding could otherwise make this cycle).
-    assign_rows(min_dist, n, 0.0);
-    for (index_t round = 0;; ++round) {
-      source_assign_nearest(src, row_norms, centres.data(), k, res.label.data(),
-                            min_dist.data(), n_threads);
-      std::vector<double> c(k, 0.0);
-      for (index_t r = 0; r < n; ++r) c[res.label[r]] += 1.0;
-      combine.sum(c.data(), k);
-      const auto empty = std::count(c.begin(), c.end(), 0.0);
-      if (empty == 0 || round == k) break;
-      combined_update_sums(src, combine, k, res.label.data(), nullptr, true, sums, count,
-                           n_threads, weight, &wsum);
-      std::vector<double> kept = centres;
-      update_centres(src, k, res.label.data(), min_dist.data(), centres.data(),
-                     sums, count, combine, weight, &wsum);
-      if (std::count(count.begin(), count.end(), index_t(0)) == empty) {
-        centres = std::move(kept);  // every row on its centre: nothing to re-seed with
-        break;
-      }
-      snap(centres);
-      check_interrupt(interrupt);
-    }
-    res.objective = combined_sum(
-        combine, weight != nullptr ? detail::serial_dot(weight, min_dist.data(), n)
-                                   : serial_sum(min_dist));
+    detail::final_assignment(src, row_norms, k, n_threads, interrupt, combine, weight, snap, res,
+                             centres, sums, count, wsum);
   }
   res.centres = std::move(centres);
   return res;

@@ -207,6 +207,164 @@ struct MinibatchResult {
   index_t reassigned = 0;                  // centres reassigned in all
 };
 
+namespace detail {
+// The batch's weights (null without weights), copied into `wb`.
+inline const double* batch_weights(const double* w, const std::vector<index_t>& idx,
+                                   std::vector<double>& wb) {
+  if (w == nullptr) return nullptr;
+  wb.resize(idx.size());
+  for (std::size_t t = 0; t < idx.size(); ++t) wb[t] = w[idx[t]];
+  return wb.data();
+}
+
+// The n_init seedings on one sample of max(3 batch_size, 3 k) rows, the
+// lowest objective there kept: its centres (k x d); each seeding's
+// objective and the one kept go to `out`.
+template <class Data>
+std::vector<double> seed_on_sample(const Data& a, const KmeansOptions& opt, BatchStore& store,
+                                   const InterruptCheck& interrupt,
+                                   std::vector<double>& seeding_objectives, int& kept) {
+  const index_t n = a.n, d = a.d, k = opt.k;
+  const int n_threads = opt.n_threads;
+  const index_t m = std::min(n, std::max(3 * opt.batches.batch_size, 3 * k));
+  std::vector<index_t> idx;
+  RowSampler(n, stream_key(opt.seed, kStreamMinibatchSample)).draw(m, idx);
+  const std::size_t policy_index = seeding_index(opt.seeding);
+  std::vector<double> wb, norms, dist, centres;
+  const double* ws = batch_weights(opt.weights, idx, wb);
+  std::vector<int> label;
+  with_batch(a, idx, store, [&](const auto& g) {
+    norms.assign(static_cast<std::size_t>(m), 0.0);
+    row_sqnorms(g, norms.data(), n_threads);
+    KmeansOptions so = opt;
+    so.weights = ws;
+    const LocalCombine combine;
+    const SeedingCall<std::decay_t<decltype(g)>, LocalCombine> call{g, norms.data(), so,
+                                                                    interrupt, combine};
+    std::vector<double> c(static_cast<std::size_t>(k * d));
+    label.assign(static_cast<std::size_t>(m), -1);
+    dist.assign(static_cast<std::size_t>(m), 0.0);
+    for (int t = 0; t < opt.n_init; ++t) {
+      Rng rng(stream_key(opt.seed, kStreamKmeansInit, static_cast<std::uint64_t>(t)));
+      with_seeding(policy_index, [&](auto policy) {
+        decltype(policy)::seed(call, rng, c.data(), nullptr);
+      });
+      assign_nearest(g, norms.data(), c.data(), k, label.data(), dist.data(), n_threads);
+      const double obj = weighted_total(ws, dist);
+      seeding_objectives.push_back(obj);
+      if (t == 0 || obj < seeding_objectives[kept]) {
+        kept = t;
+        centres = c;
+      }
+      check_interrupt(interrupt);
+    }
+  });
+  return centres;
+}
+
+// Sculley's update from one batch (rows `g`, labels to their nearest
+// centres, weights `wb` or null): each centre that got rows moves to
+// (c v + s) / (v + m), v its count so far (or weight), s and m the sum and
+// count (weight) of its new rows.
+template <class Batch>
+void batch_update(const Batch& g, const std::vector<int>& label, const double* wb, index_t k,
+                  int n_threads, std::vector<double>& sums, std::vector<double>& bw,
+                  std::vector<double>& count, std::vector<double>& centres) {
+  const index_t b = g.n, d = g.d;
+  std::fill(sums.begin(), sums.end(), 0.0);
+  if (wb != nullptr) {
+    weighted_cluster_sums(g, label.data(), wb, k, sums.data(), n_threads);
+  } else {
+    cluster_sums(g, label.data(), k, sums.data(), n_threads);
+  }
+  std::fill(bw.begin(), bw.end(), 0.0);
+  for (index_t t = 0; t < b; ++t) bw[label[t]] += wb != nullptr ? wb[t] : 1.0;
+  for (index_t q = 0; q < k; ++q) {
+    if (!(bw[q] > 0.0)) continue;
+    const double v = count[q], v1 = count[q] + bw[q];
+    for (index_t j = 0; j < d; ++j) {
+      double& c = centres[q + k * j];
+      c = (c * v + sums[q + k * j]) / v1;
+    }
+    count[q] = v1;
+  }
+}
+
+// scikit-learn's reassignment: the centres whose count is below `ratio`
+// times the largest (at most half the batch, those with the smallest
+// counts) move to distinct random rows of the batch, in draw order, and
+// their counts become the smallest of the others. Returns how many moved.
+template <class Batch>
+index_t reassign_centres(const Batch& g, double ratio, index_t k, Rng& rng,
+                         std::vector<double>& count, std::vector<double>& centres) {
+  const index_t b = g.n, d = g.d;
+  const double top = *std::max_element(count.begin(), count.end());
+  std::vector<char> to(static_cast<std::size_t>(k), 0);
+  index_t n_to = 0;
+  for (index_t q = 0; q < k; ++q)
+    if (count[q] < ratio * top) {
+      to[q] = 1;
+      ++n_to;
+    }
+  const index_t most = b / 2;
+  if (n_to > most) {
+    // only the `most` centres with the smallest counts
+    std::vector<index_t> order(static_cast<std::size_t>(k));
+    std::iota(order.begin(), order.end(), index_t(0));
+    std::stable_sort(order.begin(), order.end(),
+                     [&](index_t u, index_t v) { return count[u] < count[v]; });
+    for (index_t i = most; i < k; ++i) to[order[i]] = 0;
+    n_to = most;
+  }
+  if (n_to == 0) return 0;
+  std::vector<index_t> pick(static_cast<std::size_t>(b));
+  std::iota(pick.begin(), pick.end(), index_t(0));
+  for (index_t i = 0; i < n_to; ++i) {
+    const index_t j =
+        i + static_cast<index_t>(rng.below(static_cast<std::uint64_t>(b - i)));
+    std::swap(pick[i], pick[j]);
+  }
+  std::vector<double> row(static_cast<std::size_t>(d));
+  double low = std::numeric_limits<double>::infinity();
+  for (index_t q = 0; q < k; ++q)
+    if (!to[q]) low = std::min(low, count[q]);
+  index_t i = 0;
+  for (index_t q = 0; q < k; ++q) {
+    if (!to[q]) continue;
+    get_row(g, pick[i++], row.data());
+    for (index_t j = 0; j < d; ++j) centres[q + k * j] = row[j];
+    count[q] = low;
+  }
+  return n_to;
+}
+
+// scikit-learn's stopping rule: the exponentially weighted average of the
+// batch objective per row (the first batch, the seeding's, not counted)
+// has not reached a new low for max_no_improvement batches, or the centres
+// moved by at most tol (squared, summed) in one batch.
+struct EarlyStop {
+  double alpha, tol;
+  int patience;
+  double ewa = 0.0, ewa_min = 0.0;
+  bool have_ewa = false, have_min = false;
+  int no_improvement = 0;
+  bool after(index_t step, double per_row, double moved) {
+    if (step == 1) return false;
+    ewa = have_ewa ? ewa * (1.0 - alpha) + per_row * alpha : per_row;
+    have_ewa = true;
+    if (tol > 0.0 && moved <= tol) return true;
+    if (!have_min || ewa < ewa_min) {
+      no_improvement = 0;
+      ewa_min = ewa;
+      have_min = true;
+    } else {
+      ++no_improvement;
+    }
+    return no_improvement >= patience;
+  }
+};
+}  // namespace detail
+
 // Mini-batch k-means on the rows of `a` (their squared norms `row_norms`),
 // with the options of `opt` (k, n_init, iter_max, tol, seed, seeding,
 // n_threads, weights, batches). From `centres` (k x d, column-major) when
@@ -228,52 +386,14 @@ MinibatchResult minibatch(const Data& a, const double* row_norms, std::vector<do
   const index_t b = minibatch_rows(mb.batch_size, n);
   MinibatchResult out;
   detail::BatchStore store;
-  std::vector<int> label;
-  std::vector<double> dist, norms, wb, sums(static_cast<std::size_t>(k * d));
-  // The batch's weights (null without weights).
-  auto batch_weights = [&](const std::vector<index_t>& idx) -> const double* {
-    if (w == nullptr) return nullptr;
-    wb.resize(idx.size());
-    for (std::size_t t = 0; t < idx.size(); ++t) wb[t] = w[idx[t]];
-    return wb.data();
-  };
-  if (centres.empty()) {
-    // The seedings on one sample, the lowest objective there kept.
-    const index_t m = std::min(n, std::max(3 * mb.batch_size, 3 * k));
-    std::vector<index_t> idx;
-    RowSampler(n, stream_key(opt.seed, kStreamMinibatchSample)).draw(m, idx);
-    const std::size_t policy_index = seeding_index(opt.seeding);
-    const double* ws = batch_weights(idx);
-    detail::with_batch(a, idx, store, [&](const auto& g) {
-      norms.assign(static_cast<std::size_t>(m), 0.0);
-      row_sqnorms(g, norms.data(), n_threads);
-      KmeansOptions so = opt;
-      so.weights = ws;
-      const LocalCombine combine;
-      const SeedingCall<std::decay_t<decltype(g)>, LocalCombine> call{g, norms.data(), so,
-                                                                      interrupt, combine};
-      std::vector<double> c(static_cast<std::size_t>(k * d));
-      label.assign(static_cast<std::size_t>(m), -1);
-      dist.assign(static_cast<std::size_t>(m), 0.0);
-      for (int t = 0; t < opt.n_init; ++t) {
-        Rng rng(stream_key(opt.seed, kStreamKmeansInit, static_cast<std::uint64_t>(t)));
-        with_seeding(policy_index, [&](auto policy) {
-          decltype(policy)::seed(call, rng, c.data(), nullptr);
-        });
-        assign_nearest(g, norms.data(), c.data(), k, label.data(), dist.data(), n_threads);
-        const double obj = detail::weighted_total(ws, dist);
-        out.seeding_objectives.push_back(obj);
-        if (t == 0 || obj < out.seeding_objectives[out.seeding]) {
-          out.seeding = t;
-          centres = c;
-        }
-        check_interrupt(interrupt);
-      }
-    });
-  }
+  // 1. the seeding, on a sample (unless centres are given)
+  if (centres.empty())
+    centres = detail::seed_on_sample(a, opt, store, interrupt, out.seeding_objectives,
+                                     out.seeding);
   if (static_cast<index_t>(centres.size()) != k * d)
     throw std::invalid_argument("centres must be k x d");
-
+  // 2. the batches: assignment, Sculley's update, reassignment, until a
+  // stopping rule or iter_max passes over the rows
   const double tol = opt.tol > 0.0
                          ? opt.tol * detail::mean_column_variance(a, row_norms, w, n_threads)
                          : 0.0;
@@ -285,19 +405,19 @@ MinibatchResult minibatch(const Data& a, const double* row_norms, std::vector<do
   RowSampler sampler = minibatch_sampler(n, opt.seed);
   Rng reassign_rng(stream_key(opt.seed, kStreamMinibatchReassign));
   std::vector<double> count(static_cast<std::size_t>(k), 0.0), bw(static_cast<std::size_t>(k));
-  std::vector<double> old;
-  std::vector<index_t> idx, order, pick;
+  std::vector<double> old, wb, dist, norms, sums(static_cast<std::size_t>(k * d));
+  std::vector<int> label;
+  std::vector<index_t> idx;
   index_t since_reassign = 0;
-  const double alpha = std::min(1.0, 2.0 * static_cast<double>(b) / (static_cast<double>(n) + 1.0));
-  double ewa = 0.0, ewa_min = 0.0;
-  bool have_ewa = false, have_min = false;
-  int no_improvement = 0;
+  detail::EarlyStop stop{
+      std::min(1.0, 2.0 * static_cast<double>(b) / (static_cast<double>(n) + 1.0)), tol,
+      mb.max_no_improvement};
   index_t step = 0;
   bool stopped = false;
-  while (step < n_steps) {
+  while (step < n_steps && !stopped) {
     ++step;
     sampler.draw(b, idx);
-    const double* wbat = batch_weights(idx);
+    const double* wbat = detail::batch_weights(w, idx, wb);
     double batch_obj = 0.0, moved = 0.0;
     detail::with_batch(a, idx, store, [&](const auto& g) {
       norms.assign(static_cast<std::size_t>(b), 0.0);
@@ -306,108 +426,32 @@ MinibatchResult minibatch(const Data& a, const double* row_norms, std::vector<do
       dist.assign(static_cast<std::size_t>(b), 0.0);
       assign_nearest(g, norms.data(), centres.data(), k, label.data(), dist.data(), n_threads);
       batch_obj = detail::weighted_total(wbat, dist);
-      std::fill(sums.begin(), sums.end(), 0.0);
-      if (wbat != nullptr) {
-        weighted_cluster_sums(g, label.data(), wbat, k, sums.data(), n_threads);
-      } else {
-        cluster_sums(g, label.data(), k, sums.data(), n_threads);
-      }
-      std::fill(bw.begin(), bw.end(), 0.0);
-      for (index_t t = 0; t < b; ++t) bw[label[t]] += wbat != nullptr ? wbat[t] : 1.0;
       if (tol > 0.0) old = centres;
-      for (index_t q = 0; q < k; ++q) {
-        if (!(bw[q] > 0.0)) continue;
-        const double v = count[q], v1 = count[q] + bw[q];
-        for (index_t j = 0; j < d; ++j) {
-          double& c = centres[q + k * j];
-          c = (c * v + sums[q + k * j]) / v1;
-        }
-        count[q] = v1;
-      }
-      // Reassignment of the centres that got few rows.
+      detail::batch_update(g, label, wbat, k, n_threads, sums, bw, count, centres);
+      // (after every 10 k rows, or while a centre has had no rows)
       since_reassign += b;
       const bool any_empty = std::find(count.begin(), count.end(), 0.0) != count.end();
       if (mb.reassignment_ratio > 0.0 && (any_empty || since_reassign >= 10 * k)) {
         since_reassign = 0;
-        const double top = *std::max_element(count.begin(), count.end());
-        std::vector<char> to(static_cast<std::size_t>(k), 0);
-        index_t n_to = 0;
-        for (index_t q = 0; q < k; ++q)
-          if (count[q] < mb.reassignment_ratio * top) {
-            to[q] = 1;
-            ++n_to;
-          }
-        const index_t most = b / 2;
-        if (n_to > most) {
-          // only the `most` centres with the smallest counts
-          order.resize(static_cast<std::size_t>(k));
-          std::iota(order.begin(), order.end(), index_t(0));
-          std::stable_sort(order.begin(), order.end(),
-                           [&](index_t u, index_t v) { return count[u] < count[v]; });
-          for (index_t i = most; i < k; ++i) to[order[i]] = 0;
-          n_to = most;
-        }
-        if (n_to > 0) {
-          // distinct rows of the batch, in draw order, to the centres in order
-          pick.resize(static_cast<std::size_t>(b));
-          std::iota(pick.begin(), pick.end(), index_t(0));
-          for (index_t i = 0; i < n_to; ++i) {
-            const index_t j = i + static_cast<index_t>(reassign_rng.below(
-                                      static_cast<std::uint64_t>(b - i)));
-            std::swap(pick[i], pick[j]);
-          }
-          std::vector<double> row(static_cast<std::size_t>(d));
-          double low = std::numeric_limits<double>::infinity();
-          for (index_t q = 0; q < k; ++q)
-            if (!to[q]) low = std::min(low, count[q]);
-          index_t i = 0;
-          for (index_t q = 0; q < k; ++q) {
-            if (!to[q]) continue;
-            get_row(g, pick[i++], row.data());
-            for (index_t j = 0; j < d; ++j) centres[q + k * j] = row[j];
-            count[q] = low;
-          }
-          out.reassigned += n_to;
-        }
+        out.reassigned +=
+            detail::reassign_centres(g, mb.reassignment_ratio, k, reassign_rng, count, centres);
       }
       if (tol > 0.0)
         for (std::size_t t = 0; t < centres.size(); ++t)
           moved += (centres[t] - old[t]) * (centres[t] - old[t]);
     });
-    // The stopping criteria (the first batch's objective is that of the
-    // seeding: not counted).
     const double per_row = batch_obj / static_cast<double>(b);
     // (progress, once per pass over the rows: the smoothed batch objective
     // per row times n, an estimate of the objective)
     if (progress_active() && (step % per_pass == 0 || step == n_steps))
-      report_progress("mini-batch", static_cast<int>(step), (have_ewa ? ewa : per_row) * n,
+      report_progress("mini-batch", static_cast<int>(step),
+                      (stop.have_ewa ? stop.ewa : per_row) * n,
                       static_cast<double>(out.reassigned));
     check_interrupt(interrupt);
-    if (step == 1) continue;
-    if (!have_ewa) {
-      ewa = per_row;
-      have_ewa = true;
-    } else {
-      ewa = ewa * (1.0 - alpha) + per_row * alpha;
-    }
-    if (tol > 0.0 && moved <= tol) {
-      stopped = true;
-      break;
-    }
-    if (!have_min || ewa < ewa_min) {
-      no_improvement = 0;
-      ewa_min = ewa;
-      have_min = true;
-    } else {
-      ++no_improvement;
-    }
-    if (no_improvement >= mb.max_no_improvement) {
-      stopped = true;
-      break;
-    }
+    stopped = stop.after(step, per_row, moved);
   }
-  // The centres as Lloyd returns them on shifted rows (lloyd()'s `grid`),
-  // then every row to its nearest centre.
+  // 3. the centres as Lloyd returns them on shifted rows (lloyd()'s `grid`),
+  // then every row to its nearest centre
   if (const double* grid = rows_shift(a))
     for (index_t j = 0; j < d; ++j)
       for (index_t q = 0; q < k; ++q)
