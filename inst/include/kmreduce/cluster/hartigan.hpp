@@ -101,11 +101,251 @@ void cluster_means(const Data& a, const int* label, index_t k, std::vector<doubl
 }
 }  // namespace detail
 
+namespace detail {
+// The clusters as Hartigan's moves see them: sums (k x d), sizes (or sums of
+// weights) and, with weights, rows per cluster (a single row cannot leave);
+// the factors of the change of moving row r (Hartigan 1975; weighted:
+// weighted_leave_factor()).
+struct HartiganClusters {
+  index_t k = 0, d = 0;
+  const double* weight = nullptr;
+  std::vector<double> sums, count, nrows;
+  double leave(index_t q, index_t r) const {
+    return weight == nullptr ? leave_factor(count[q])
+                             : weighted_leave_factor(count[q], nrows[q], weight[r]);
+  }
+  double join(index_t q, index_t r) const {
+    return weight == nullptr ? join_factor(count[q]) : weighted_join_factor(count[q], weight[r]);
+  }
+};
+
+// Bounds kept between scans (plain distances, as Lloyd's of Hamerly 2010):
+// upper[r] >= ||x_r - c_label||, lower[r] <= ||x_r - c_q|| for every other
+// q, against the centres of the last scan and moved on by the centres'
+// shifts since.
+struct HartiganBounds {
+  std::vector<double> upper, lower;
+  std::vector<double> scanned;  // the centres of the last scan
+};
+
+// (1) The scan: marks the rows with a move that looks favourable. The
+// products carry rounding of order eps (||x||^2 + ||c||^2): a slack keeps
+// every row whose move might be favourable (move_marked() decides exactly).
+// A half-tile of 8 rows that the bounds show no scan would mark is not
+// computed (after the first sweeps, most of them): the marks, hence the
+// moves, are those of the full scan (where the product kernel gives a row
+// the same bits wherever it sits in a block: the tiled kernels; the
+// portable kernel of a plain column-major matrix may differ in the last
+// bits, which can only change whether a row within rounding of the slack is
+// visited: its move is still decided exactly).
+template <class Data>
+void hartigan_scan(const Data& a, const double* row_norms, const int* label,
+                   const std::vector<double>& centres, const HartiganClusters& cl,
+                   int n_threads, std::vector<char>& marked, HartiganBounds& bd) {
+  const index_t n = a.n, k = cl.k, d = cl.d;
+  const double* weight = cl.weight;
+  const std::vector<double>& count = cl.count;
+  std::vector<double>& upper = bd.upper;
+  std::vector<double>& lower = bd.lower;
+  const std::vector<double> cnorm = centre_sqnorms(centres.data(), k, d);
+  const CentreView cv = prepare_centres(a, centres.data(), k);
+  const double eps = product_slack(a);
+  const double cmax = *std::max_element(cnorm.begin(), cnorm.end());
+  // the smallest cluster (its join factor is the least; empty: none is safe)
+  const double smallest = *std::min_element(count.begin(), count.end());
+  bd.scanned = centres;
+  // Row r is marked when some q != label has join(q) dist(q) < leave
+  // dist(label) + slack, dist as computed (within e of the exact squared
+  // distance). It cannot be when even the least join factor times the
+  // least other distance is not below the most the right side can be.
+  auto slack_of = [&](index_t r, index_t q0) {
+    return eps * (row_norms[r] + cnorm[q0]) *
+           (weight != nullptr ? std::max(1.0, cl.leave(q0, r)) : 1.0);
+  };
+  const double jmin_rows = join_factor(smallest);  // (without weights)
+  auto safe = [&](index_t r) {
+    if (!(upper[r] < std::numeric_limits<double>::infinity()) || !(smallest > 0.0))
+      return false;
+    const index_t q0 = label[r];
+    const double e = eps * (row_norms[r] + cmax);
+    const double jmin = weight == nullptr ? jmin_rows : weighted_join_factor(smallest, weight[r]);
+    const double lo = lower[r] * lower[r] - e;
+    const double hi = cl.leave(q0, r) * (upper[r] * upper[r] + e) + slack_of(r, q0);
+    return lo > 0.0 && jmin * lo > hi * (1.0 + 1e-12);
+  };
+  struct Scratch {
+    std::vector<double> cross;
+  };
+  constexpr index_t H = kSkipTile / 2;  // rows per half-tile
+  parallel_for_scratch<Scratch>(n_blocks(n, kRowBlock), n_threads, [&](index_t b, Scratch& s) {
+    const index_t b0 = b * kRowBlock, b1 = std::min(n, b0 + kRowBlock);
+    // Rows [r0, r1) from their products cr (row i, centre q: cr[i + len q]).
+    auto mark = [&](index_t r0, index_t r1, const double* cross) {
+      const index_t len = r1 - r0;
+      for (index_t r = r0; r < r1; ++r) {
+        const int q0 = label[r];
+        const double* cr = cross + (r - r0);
+        auto dist = [&](index_t q) {
+          return std::max(0.0, row_norms[r] - 2.0 * cr[len * q] + cnorm[q]);
+        };
+        const double own = dist(q0);
+        const double out = cl.leave(q0, r) * own;
+        // (weighted: the factors scale the distances, and their rounding)
+        const double slack = slack_of(r, q0);
+        char m = 0;
+        double other = std::numeric_limits<double>::infinity();
+        for (index_t q = 0; q < k; ++q) {
+          if (q == q0) continue;
+          const double dq = dist(q);
+          other = std::min(other, dq);
+          if (m || !(out > 0.0)) continue;
+          const double in = count[q] > 0.0 ? cl.join(q, r) * dq : 0.0;
+          m = in < out + slack;
+        }
+        marked[r] = m;
+        const double e = eps * (row_norms[r] + cmax);
+        upper[r] = std::sqrt(own + e) * (1.0 + 1e-12);
+        lower[r] = std::sqrt(std::max(0.0, other - e)) * (1.0 - 1e-12);
+      }
+    };
+    // Tiles of 16 rows in two halves of 8, as Lloyd's assign_bounded():
+    // a half whose rows are all safe is not computed; both halves unsafe
+    // are one call (a half costs a whole tile off AVX-512). No tile safe:
+    // the whole block at once, as the first scan.
+    bool safe_half[kRowBlock / kSkipTile][2];
+    index_t tiles = 0, unsafe = 0;
+    for (index_t t0 = b0; t0 < b1; t0 += kSkipTile, ++tiles) {
+      const index_t t1 = std::min(b1, t0 + kSkipTile), mid = std::min(t1, t0 + H);
+      bool s0 = true, s1 = true;
+      for (index_t r = t0; r < mid && s0; ++r) s0 = safe(r);
+      for (index_t r = mid; r < t1 && s1; ++r) s1 = safe(r);
+      safe_half[tiles][0] = s0;
+      safe_half[tiles][1] = s1;
+      unsafe += !(s0 && s1);
+    }
+    if (unsafe == tiles) {
+      s.cross.resize((b1 - b0) * k);
+      cross_block(a, b0, b1, cv, k, s.cross.data());
+      mark(b0, b1, s.cross.data());
+      return;
+    }
+    if (unsafe * 4 >= tiles) pack_ahead(a, b0, b1);
+    s.cross.resize(kSkipTile * k);
+    index_t i = 0;
+    for (index_t t0 = b0; t0 < b1; t0 += kSkipTile, ++i) {
+      const index_t t1 = std::min(b1, t0 + kSkipTile), mid = std::min(t1, t0 + H);
+      const bool s0 = safe_half[i][0], s1 = safe_half[i][1];
+      if (s0) std::fill(marked.begin() + t0, marked.begin() + mid, char(0));
+      if (s1) std::fill(marked.begin() + mid, marked.begin() + t1, char(0));
+      if (s0 && s1) continue;
+      const index_t r0 = s0 ? mid : t0, r1 = s1 ? mid : t1;
+      cross_block(a, r0, r1, cv, k, s.cross.data());
+      mark(r0, r1, s.cross.data());
+    }
+  }, static_cast<double>(n) * k * d);
+}
+
+// (2) The marked rows `cand` of this process in order, each move decided
+// exactly against the current centres, which follow every move. Returns
+// the rows moved; their exact changes are added to `change`.
+template <class Data>
+double move_marked(const Data& a, const std::vector<index_t>& cand, int* label,
+                   std::vector<double>& centres, HartiganClusters& cl,
+                   std::vector<index_t>& moved_rows, double& change, std::vector<double>& row) {
+  const index_t k = cl.k, d = cl.d;
+  const double* weight = cl.weight;
+  std::vector<double>& sums = cl.sums;
+  std::vector<double>& count = cl.count;
+  double moved = 0.0;
+  for (index_t r : cand) {
+    const index_t q0 = label[r];
+    if (weight != nullptr ? cl.nrows[q0] <= 1.0 : count[q0] <= 1.0) continue;
+    get_row(a, r, row.data());
+    const double out = cl.leave(q0, r) * centre_dist2(row.data(), centres.data(), k, d, q0);
+    double best = out;
+    index_t to = q0;
+    for (index_t q = 0; q < k; ++q) {
+      if (q == q0) continue;
+      const double in =
+          count[q] > 0.0 ? cl.join(q, r) * centre_dist2(row.data(), centres.data(), k, d, q)
+                         : 0.0;
+      if (in < best) {
+        best = in;
+        to = q;
+      }
+    }
+    // beyond rounding: a move must lower the objective
+    if (to == q0 || !(best < out * (1.0 - 1e-12))) continue;
+    if (weight != nullptr) {
+      const double w = weight[r];
+      for (index_t j = 0; j < d; ++j) {
+        sums[q0 + k * j] -= w * row[j];
+        sums[to + k * j] += w * row[j];
+      }
+      count[q0] -= w;
+      count[to] += w;
+      cl.nrows[q0] -= 1.0;
+      cl.nrows[to] += 1.0;
+    } else {
+      for (index_t j = 0; j < d; ++j) {
+        sums[q0 + k * j] -= row[j];
+        sums[to + k * j] += row[j];
+      }
+      count[q0] -= 1.0;
+      count[to] += 1.0;
+    }
+    for (index_t j = 0; j < d; ++j) {
+      centres[q0 + k * j] = sums[q0 + k * j] / count[q0];
+      centres[to + k * j] = sums[to + k * j] / count[to];
+    }
+    label[r] = static_cast<int>(to);
+    moved_rows.push_back(r);
+    change += best - out;
+    moved += 1.0;
+  }
+  return moved;
+}
+
+// (3) The bounds follow the centres: each moved by its shift since the
+// scan; a row that moved is computed at the next scan.
+inline void follow_centres(const std::vector<double>& centres, const int* label, index_t n,
+                           index_t k, index_t d, int n_threads,
+                           const std::vector<index_t>& moved_rows, HartiganBounds& bd) {
+  std::vector<double> shift = centre_shifts(centres, bd.scanned, k, d);
+  double top = 0.0, second = 0.0;
+  index_t top_q = -1;
+  for (index_t q = 0; q < k; ++q) {
+    shift[q] *= 1.0 + 1e-12;
+    if (shift[q] > top) {
+      second = top;
+      top = shift[q];
+      top_q = q;
+    } else if (shift[q] > second) {
+      second = shift[q];
+    }
+  }
+  if (top > 0.0) {
+    each_row_block(n, n_threads, [&](index_t r0, index_t r1) {
+      for (index_t r = r0; r < r1; ++r) {
+        const index_t q = label[r];
+        bd.upper[r] = (bd.upper[r] + shift[q]) * (1.0 + 1e-12);
+        bd.lower[r] = std::max(0.0, (bd.lower[r] - (q == top_q ? second : top)) * (1.0 - 1e-12));
+      }
+    });
+  }
+  for (index_t r : moved_rows) bd.upper[r] = std::numeric_limits<double>::infinity();
+}
+}  // namespace detail
+
 // Hartigan moves from the labels `label` (0-based, this process's rows)
 // until a fixed point or `max_sweeps` sweeps. On return `label` holds the
 // new partition and `centres` (k x d, column-major) its means. With
 // observation weights (`weight`, one per row; one process) the moves are
-// those of the weighted objective (weighted_leave_factor()).
+// those of the weighted objective (weighted_leave_factor()). Each sweep: a
+// scan marks the rows whose move looks favourable (hartigan_scan()), the
+// processes in turn move their marked rows (move_marked(); the mover's
+// sums and counts then sent to all), and the bounds follow the centres
+// (follow_centres()).
 template <class Data, class Combine = LocalCombine>
 HartiganResult hartigan(const Data& a, const double* row_norms, index_t k, int* label,
                         std::vector<double>& centres, int max_sweeps, int n_threads,
@@ -117,30 +357,21 @@ HartiganResult hartigan(const Data& a, const double* row_norms, index_t k, int* 
     if (label[r] < 0 || label[r] >= k)
       throw std::invalid_argument("hartigan: labels must be in [0, k)");
   HartiganResult res;
-  std::vector<double> sums, count;
-  detail::cluster_means(a, label, k, sums, count, centres, n_threads, combine, weight);
+  detail::HartiganClusters cl;
+  cl.k = k;
+  cl.d = d;
+  cl.weight = weight;
+  detail::cluster_means(a, label, k, cl.sums, cl.count, centres, n_threads, combine, weight);
   if (k == 1) {
     res.converged = true;
     return res;
   }
   if (weight != nullptr && combine.size() > 1)
     throw std::invalid_argument("hartigan: weights are not supported on distributed rows");
-  // The factors of the change of moving row r (Hartigan 1975; weighted:
-  // weighted_leave_factor()); with weights a cluster's rows are counted
-  // apart, since a single row cannot leave.
-  std::vector<double> nrows;
   if (weight != nullptr) {
-    nrows.assign(k, 0.0);
-    for (index_t r = 0; r < n; ++r) nrows[label[r]] += 1.0;
+    cl.nrows.assign(k, 0.0);
+    for (index_t r = 0; r < n; ++r) cl.nrows[label[r]] += 1.0;
   }
-  auto leave = [&](index_t q, index_t r) {
-    return weight == nullptr ? detail::leave_factor(count[q])
-                             : detail::weighted_leave_factor(count[q], nrows[q], weight[r]);
-  };
-  auto join = [&](index_t q, index_t r) {
-    return weight == nullptr ? detail::join_factor(count[q])
-                             : detail::weighted_join_factor(count[q], weight[r]);
-  };
   // (progress reports: the objective from the sums, sum w ||x||^2 -
   // sum_q ||s_q||^2 / W_q, on one process)
   const bool report = progress_active() && combine.size() == 1;
@@ -150,120 +381,12 @@ HartiganResult hartigan(const Data& a, const double* row_norms, index_t k, int* 
   std::vector<char> marked(n, 0);
   std::vector<index_t> cand, moved_rows;
   std::vector<double> row(d), buf;
-  struct Scratch {
-    std::vector<double> cross;
-  };
-  // Bounds kept between scans (plain distances, as Lloyd's of Hamerly 2010):
-  // upper[r] >= ||x_r - c_label||, lower[r] <= ||x_r - c_q|| for every other
-  // q, against the centres of the last scan and moved on by the centres'
-  // shifts since. A half-tile of 8 rows that the bounds show no scan would
-  // mark is not computed (after the first sweeps, most of them): the marks,
-  // hence the moves, are those of the full scan (where the product kernel
-  // gives a row the same bits wherever it sits in a block: the tiled
-  // kernels; the portable kernel of a plain column-major matrix may differ
-  // in the last bits, which can only change whether a row within rounding
-  // of the slack is visited: its move is still decided exactly).
-  std::vector<double> upper = rows_array(n, std::numeric_limits<double>::infinity());
-  std::vector<double> lower = rows_array(n, 0.0);
-  std::vector<double> scanned(k * d);  // the centres of the last scan
+  detail::HartiganBounds bd;
+  bd.upper = rows_array(n, std::numeric_limits<double>::infinity());
+  bd.lower = rows_array(n, 0.0);
+  bd.scanned.resize(k * d);
   for (int sweep = 0; sweep < max_sweeps; ++sweep) {
-    // (1) scan: rows with a move that looks favourable. The products carry
-    // rounding of order eps (||x||^2 + ||c||^2): a slack keeps every row whose
-    // move might be favourable (phase 2 decides exactly).
-    const std::vector<double> cnorm = centre_sqnorms(centres.data(), k, d);
-    const CentreView cv = prepare_centres(a, centres.data(), k);
-    const double eps = product_slack(a);
-    const double cmax = *std::max_element(cnorm.begin(), cnorm.end());
-    // the smallest cluster (its join factor is the least; empty: none is safe)
-    const double smallest = *std::min_element(count.begin(), count.end());
-    scanned = centres;
-    // Row r is marked when some q != label has join(q) dist(q) < leave
-    // dist(label) + slack, dist as computed (within e of the exact squared
-    // distance). It cannot be when even the least join factor times the
-    // least other distance is not below the most the right side can be.
-    auto slack_of = [&](index_t r, index_t q0) {
-      return eps * (row_norms[r] + cnorm[q0]) *
-             (weight != nullptr ? std::max(1.0, leave(q0, r)) : 1.0);
-    };
-    const double jmin_rows = detail::join_factor(smallest);  // (without weights)
-    auto safe = [&](index_t r) {
-      if (!(upper[r] < std::numeric_limits<double>::infinity()) || !(smallest > 0.0))
-        return false;
-      const index_t q0 = label[r];
-      const double e = eps * (row_norms[r] + cmax);
-      const double jmin = weight == nullptr ? jmin_rows
-                                            : detail::weighted_join_factor(smallest, weight[r]);
-      const double lo = lower[r] * lower[r] - e;
-      const double hi = leave(q0, r) * (upper[r] * upper[r] + e) + slack_of(r, q0);
-      return lo > 0.0 && jmin * lo > hi * (1.0 + 1e-12);
-    };
-    constexpr index_t H = kSkipTile / 2;  // rows per half-tile
-    parallel_for_scratch<Scratch>(n_blocks(n, kRowBlock), n_threads, [&](index_t b, Scratch& s) {
-      const index_t b0 = b * kRowBlock, b1 = std::min(n, b0 + kRowBlock);
-      // Rows [r0, r1) from their products cr (row i, centre q: cr[i + len q]).
-      auto mark = [&](index_t r0, index_t r1, const double* cross) {
-        const index_t len = r1 - r0;
-        for (index_t r = r0; r < r1; ++r) {
-          const int q0 = label[r];
-          const double* cr = cross + (r - r0);
-          auto dist = [&](index_t q) {
-            return std::max(0.0, row_norms[r] - 2.0 * cr[len * q] + cnorm[q]);
-          };
-          const double own = dist(q0);
-          const double out = leave(q0, r) * own;
-          // (weighted: the factors scale the distances, and their rounding)
-          const double slack = slack_of(r, q0);
-          char m = 0;
-          double other = std::numeric_limits<double>::infinity();
-          for (index_t q = 0; q < k; ++q) {
-            if (q == q0) continue;
-            const double dq = dist(q);
-            other = std::min(other, dq);
-            if (m || !(out > 0.0)) continue;
-            const double in = count[q] > 0.0 ? join(q, r) * dq : 0.0;
-            m = in < out + slack;
-          }
-          marked[r] = m;
-          const double e = eps * (row_norms[r] + cmax);
-          upper[r] = std::sqrt(own + e) * (1.0 + 1e-12);
-          lower[r] = std::sqrt(std::max(0.0, other - e)) * (1.0 - 1e-12);
-        }
-      };
-      // Tiles of 16 rows in two halves of 8, as Lloyd's assign_bounded():
-      // a half whose rows are all safe is not computed; both halves unsafe
-      // are one call (a half costs a whole tile off AVX-512). No tile safe:
-      // the whole block at once, as the first scan.
-      bool safe_half[kRowBlock / kSkipTile][2];
-      index_t tiles = 0, unsafe = 0;
-      for (index_t t0 = b0; t0 < b1; t0 += kSkipTile, ++tiles) {
-        const index_t t1 = std::min(b1, t0 + kSkipTile), mid = std::min(t1, t0 + H);
-        bool s0 = true, s1 = true;
-        for (index_t r = t0; r < mid && s0; ++r) s0 = safe(r);
-        for (index_t r = mid; r < t1 && s1; ++r) s1 = safe(r);
-        safe_half[tiles][0] = s0;
-        safe_half[tiles][1] = s1;
-        unsafe += !(s0 && s1);
-      }
-      if (unsafe == tiles) {
-        s.cross.resize((b1 - b0) * k);
-        cross_block(a, b0, b1, cv, k, s.cross.data());
-        mark(b0, b1, s.cross.data());
-        return;
-      }
-      if (unsafe * 4 >= tiles) pack_ahead(a, b0, b1);
-      s.cross.resize(kSkipTile * k);
-      index_t i = 0;
-      for (index_t t0 = b0; t0 < b1; t0 += kSkipTile, ++i) {
-        const index_t t1 = std::min(b1, t0 + kSkipTile), mid = std::min(t1, t0 + H);
-        const bool s0 = safe_half[i][0], s1 = safe_half[i][1];
-        if (s0) std::fill(marked.begin() + t0, marked.begin() + mid, char(0));
-        if (s1) std::fill(marked.begin() + mid, marked.begin() + t1, char(0));
-        if (s0 && s1) continue;
-        const index_t r0 = s0 ? mid : t0, r1 = s1 ? mid : t1;
-        cross_block(a, r0, r1, cv, k, s.cross.data());
-        mark(r0, r1, s.cross.data());
-      }
-    }, static_cast<double>(n) * k * d);
+    detail::hartigan_scan(a, row_norms, label, centres, cl, n_threads, marked, bd);
     cand.clear();
     for (index_t r = 0; r < n; ++r)
       if (marked[r]) cand.push_back(r);
@@ -272,109 +395,35 @@ HartiganResult hartigan(const Data& a, const double* row_norms, index_t k, int* 
       res.converged = true;
       break;
     }
-    // (2) the marked rows in order, each move decided exactly.
     double moved = 0.0;
     moved_rows.clear();
     for (int p = 0; p < combine.size(); ++p) {
-      if (p == combine.rank()) {
-        for (index_t r : cand) {
-          const index_t q0 = label[r];
-          if (weight != nullptr ? nrows[q0] <= 1.0 : count[q0] <= 1.0) continue;
-          get_row(a, r, row.data());
-          const double out =
-              leave(q0, r) * detail::centre_dist2(row.data(), centres.data(), k, d, q0);
-          double best = out;
-          index_t to = q0;
-          for (index_t q = 0; q < k; ++q) {
-            if (q == q0) continue;
-            const double in = count[q] > 0.0
-                ? join(q, r) * detail::centre_dist2(row.data(), centres.data(), k, d, q)
-                : 0.0;
-            if (in < best) {
-              best = in;
-              to = q;
-            }
-          }
-          // beyond rounding: a move must lower the objective
-          if (to == q0 || !(best < out * (1.0 - 1e-12))) continue;
-          if (weight != nullptr) {
-            const double w = weight[r];
-            for (index_t j = 0; j < d; ++j) {
-              sums[q0 + k * j] -= w * row[j];
-              sums[to + k * j] += w * row[j];
-            }
-            count[q0] -= w;
-            count[to] += w;
-            nrows[q0] -= 1.0;
-            nrows[to] += 1.0;
-          } else {
-            for (index_t j = 0; j < d; ++j) {
-              sums[q0 + k * j] -= row[j];
-              sums[to + k * j] += row[j];
-            }
-            count[q0] -= 1.0;
-            count[to] += 1.0;
-          }
-          for (index_t j = 0; j < d; ++j) {
-            centres[q0 + k * j] = sums[q0 + k * j] / count[q0];
-            centres[to + k * j] = sums[to + k * j] / count[to];
-          }
-          label[r] = static_cast<int>(to);
-          moved_rows.push_back(r);
-          res.change += best - out;
-          moved += 1.0;
-        }
-      }
+      if (p == combine.rank())
+        moved += detail::move_marked(a, cand, label, centres, cl, moved_rows, res.change, row);
       if (combine.size() > 1) {
         // the process that moved sends its sums and counts (the others add
         // zeros: exact)
         buf.assign(k * (d + 1), 0.0);
         if (p == combine.rank()) {
-          std::copy(sums.begin(), sums.end(), buf.begin());
-          std::copy(count.begin(), count.end(), buf.begin() + k * d);
+          std::copy(cl.sums.begin(), cl.sums.end(), buf.begin());
+          std::copy(cl.count.begin(), cl.count.end(), buf.begin() + k * d);
         }
         combine.sum(buf.data(), k * (d + 1));
-        std::copy(buf.begin(), buf.begin() + k * d, sums.begin());
-        std::copy(buf.begin() + k * d, buf.end(), count.begin());
-        detail::means_of(sums, count, k, d, centres);
+        std::copy(buf.begin(), buf.begin() + k * d, cl.sums.begin());
+        std::copy(buf.begin() + k * d, buf.end(), cl.count.begin());
+        detail::means_of(cl.sums, cl.count, k, d, centres);
       }
     }
-    // The bounds follow the centres: each moved by `shift` since the scan;
-    // a row that moved is computed at the next scan.
-    {
-      std::vector<double> shift = centre_shifts(centres, scanned, k, d);
-      double top = 0.0, second = 0.0;
-      index_t top_q = -1;
-      for (index_t q = 0; q < k; ++q) {
-        shift[q] *= 1.0 + 1e-12;
-        if (shift[q] > top) {
-          second = top;
-          top = shift[q];
-          top_q = q;
-        } else if (shift[q] > second) {
-          second = shift[q];
-        }
-      }
-      if (top > 0.0) {
-        each_row_block(n, n_threads, [&](index_t r0, index_t r1) {
-          for (index_t r = r0; r < r1; ++r) {
-            const index_t q = label[r];
-            upper[r] = (upper[r] + shift[q]) * (1.0 + 1e-12);
-            lower[r] = std::max(0.0, (lower[r] - (q == top_q ? second : top)) * (1.0 - 1e-12));
-          }
-        });
-      }
-      for (index_t r : moved_rows) upper[r] = std::numeric_limits<double>::infinity();
-    }
+    detail::follow_centres(centres, label, n, k, d, n_threads, moved_rows, bd);
     moved = combined_sum(combine, moved);
     res.moves += static_cast<index_t>(moved);
     if (report) {
       double between = 0.0;
       for (index_t q = 0; q < k; ++q) {
-        if (count[q] <= 0.0) continue;
+        if (cl.count[q] <= 0.0) continue;
         double ss = 0.0;
-        for (index_t j = 0; j < d; ++j) ss += sums[q + k * j] * sums[q + k * j];
-        between += ss / count[q];
+        for (index_t j = 0; j < d; ++j) ss += cl.sums[q + k * j] * cl.sums[q + k * j];
+        between += ss / cl.count[q];
       }
       report_progress("Hartigan", res.sweeps, std::max(0.0, norms - between), moved);
     }
