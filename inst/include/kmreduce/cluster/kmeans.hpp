@@ -169,6 +169,25 @@ Replicates run_replicates(const Data& a, const double* row_norms, const KmeansOp
   return reps;
 }
 
+// Split/merge moves from start i's result `r` (its own random stream),
+// within what is left of the tries' Lloyd iterations (`budget`, < 0: no
+// bound; what they take is subtracted).
+template <class Data, class Combine>
+SplitMergeResult split_merge_start(const Data& a, const double* row_norms,
+                                   const KmeansOptions& opt, std::size_t i, LloydResult& r,
+                                   double& budget, const InterruptCheck& interrupt,
+                                   const Combine& combine) {
+  SplitMergeOptions so = opt.split;
+  so.iter_max = opt.iter_max;
+  so.tol = opt.tol;
+  so.budget = budget;
+  Rng rng(stream_key(opt.seed, kStreamSplitMerge, i));
+  SplitMergeResult sm = split_merge(a, row_norms, opt.k, r, rng, so, opt.n_threads, interrupt,
+                                    combine, opt.weights);
+  if (budget >= 0.0) budget = std::max(0.0, budget - sm.iterations);
+  return sm;
+}
+
 // The polish of the kept replicates (see the top of this file); `out` gets
 // the lowest result.
 template <class Data, class Combine>
@@ -244,14 +263,7 @@ void polish_replicates(const Data& a, const double* row_norms, const KmeansOptio
     const ProgressScope scope(0, static_cast<int>(i) + 1);
     SplitMergeResult sm;
     if (opt.polish == Polish::SplitMerge) {
-      SplitMergeOptions so = opt.split;
-      so.iter_max = opt.iter_max;
-      so.tol = opt.tol;
-      so.budget = budget;
-      Rng rng(stream_key(opt.seed, kStreamSplitMerge, i));
-      sm = split_merge(a, row_norms, opt.k, r, rng, so, opt.n_threads, interrupt, combine,
-                       opt.weights);
-      if (budget >= 0.0) budget = std::max(0.0, budget - sm.iterations);
+      sm = split_merge_start(a, row_norms, opt, i, r, budget, interrupt, combine);
       if (r.objective < split_lowest * (1.0 - opt.split_confirm)) {
         split_lowest = r.objective;
         split_reached = 1;

@@ -354,6 +354,98 @@ void one_step_objectives(const Data& a, const double* row_norms, index_t k,
   combine.sum(total.data(), nc);
   for (index_t i = 0; i < nc; ++i) cands[i].one_step = total[i];
 }
+
+// A round's candidate moves: the (a, b, s) with s not in {a, b}, from the
+// 4 tries cheapest merges and the 4 tries largest gains (all of them for
+// small k), by score G(s) - M(a, b), best first, at most max(evaluated,
+// tries).
+inline std::vector<SplitMergeTry> candidate_moves(const std::vector<double>& centres,
+                                                  const std::vector<double>& count,
+                                                  const std::vector<double>& gain, index_t k,
+                                                  index_t d, const SplitMergeOptions& opt,
+                                                  int round) {
+  const index_t want = std::min<index_t>(4 * opt.tries, k * (k - 1) / 2);
+  struct Pair {
+    double cost;
+    index_t a, b;
+  };
+  std::vector<Pair> pairs;
+  pairs.reserve(k * (k - 1) / 2);
+  for (index_t p = 0; p < k; ++p)
+    for (index_t q = p + 1; q < k; ++q) {
+      double dd = 0.0;
+      for (index_t j = 0; j < d; ++j) {
+        const double e = centres[p + k * j] - centres[q + k * j];
+        dd += e * e;
+      }
+      const double np = count[p], nq = count[q];
+      pairs.push_back({np + nq > 0.0 ? np * nq / (np + nq) * dd : 0.0, p, q});
+    }
+  auto by_cost = [](const Pair& x, const Pair& y) {
+    return x.cost < y.cost || (x.cost == y.cost && (x.a < y.a || (x.a == y.a && x.b < y.b)));
+  };
+  std::partial_sort(pairs.begin(), pairs.begin() + want, pairs.end(), by_cost);
+  pairs.resize(want);
+  std::vector<index_t> splits(k);
+  std::iota(splits.begin(), splits.end(), index_t(0));
+  std::stable_sort(splits.begin(), splits.end(),
+                   [&](index_t x, index_t y) { return gain[x] > gain[y]; });
+  splits.resize(std::min<index_t>(k, 4 * opt.tries));
+  std::vector<SplitMergeTry> cands;
+  for (const Pair& pr : pairs)
+    for (index_t s : splits) {
+      if (s == pr.a || s == pr.b || !std::isfinite(gain[s])) continue;
+      cands.push_back({round, pr.a, pr.b, s, gain[s] - pr.cost, 0.0, 0.0});
+    }
+  std::stable_sort(cands.begin(), cands.end(), [](const SplitMergeTry& x, const SplitMergeTry& y) {
+    return x.score > y.score;
+  });
+  if (static_cast<index_t>(cands.size()) > std::max(opt.evaluated, opt.tries))
+    cands.resize(std::max(opt.evaluated, opt.tries));
+  return cands;
+}
+
+// Keeps the moves whose one-step objective is below (1 + margin) times the
+// partition's `objective`, lowest first, at most `tries`.
+inline void keep_promising(std::vector<SplitMergeTry>& cands, double objective,
+                           const SplitMergeOptions& opt) {
+  const double bar = objective * (1.0 + opt.margin);
+  cands.erase(std::remove_if(cands.begin(), cands.end(),
+                             [&](const SplitMergeTry& c) { return !(c.one_step < bar); }),
+              cands.end());
+  std::stable_sort(cands.begin(), cands.end(), [](const SplitMergeTry& x, const SplitMergeTry& y) {
+    return x.one_step < y.one_step;
+  });
+  if (static_cast<index_t>(cands.size()) > opt.tries) cands.resize(opt.tries);
+}
+
+// A move's start: the merged mean in slot a, the halves of s in slots b
+// and s, the other centres as they are.
+inline std::vector<double> move_start(const std::vector<double>& centres,
+                                      const std::vector<double>& count,
+                                      const std::vector<double>& halves, const SplitMergeTry& c,
+                                      index_t k, index_t d) {
+  std::vector<double> start = centres;
+  const double na = count[c.a], nb = count[c.b];
+  for (index_t j = 0; j < d; ++j) {
+    start[c.a + k * j] = (na * centres[c.a + k * j] + nb * centres[c.b + k * j]) / (na + nb);
+    start[c.b + k * j] = halves[2 * c.s + 2 * k * j];
+    start[c.s + k * j] = halves[2 * c.s + 1 + 2 * k * j];
+  }
+  return start;
+}
+
+// After an accepted move the next round starts from these directions, but
+// for the clusters the move made: the merged one from the axis of its two
+// parts, the halves from a random direction.
+inline void next_directions(std::vector<double>& dirs, const std::vector<double>& centres,
+                            const SplitMergeTry& c, index_t k, index_t d, Rng& rng) {
+  for (index_t j = 0; j < d; ++j) {
+    dirs[c.a + k * j] = centres[c.a + k * j] - centres[c.b + k * j];
+    dirs[c.b + k * j] = rng.normal();
+    dirs[c.s + k * j] = rng.normal();
+  }
+}
 }  // namespace detail
 
 // With observation weights (`weight`, one per row), every size above is a
@@ -385,57 +477,13 @@ SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, 
     // (passes: the means, the cuts, below the one-step objectives)
     res.passes += 2 + detail::split_all(a, best.label.data(), k, centres, rng, opt, halves,
                                         gain, n_threads, interrupt, combine, &dirs, weight);
-    // candidates: cheapest merges x largest gains
-    const index_t want = std::min<index_t>(4 * opt.tries, k * (k - 1) / 2);
-    struct Pair {
-      double cost;
-      index_t a, b;
-    };
-    std::vector<Pair> pairs;
-    pairs.reserve(k * (k - 1) / 2);
-    for (index_t p = 0; p < k; ++p)
-      for (index_t q = p + 1; q < k; ++q) {
-        double dd = 0.0;
-        for (index_t j = 0; j < d; ++j) {
-          const double e = centres[p + k * j] - centres[q + k * j];
-          dd += e * e;
-        }
-        const double np = count[p], nq = count[q];
-        pairs.push_back({np + nq > 0.0 ? np * nq / (np + nq) * dd : 0.0, p, q});
-      }
-    auto by_cost = [](const Pair& x, const Pair& y) {
-      return x.cost < y.cost || (x.cost == y.cost && (x.a < y.a || (x.a == y.a && x.b < y.b)));
-    };
-    std::partial_sort(pairs.begin(), pairs.begin() + want, pairs.end(), by_cost);
-    pairs.resize(want);
-    std::vector<index_t> splits(k);
-    std::iota(splits.begin(), splits.end(), index_t(0));
-    std::stable_sort(splits.begin(), splits.end(),
-                     [&](index_t x, index_t y) { return gain[x] > gain[y]; });
-    splits.resize(std::min<index_t>(k, 4 * opt.tries));
-    std::vector<SplitMergeTry> cands;
-    for (const Pair& pr : pairs)
-      for (index_t s : splits) {
-        if (s == pr.a || s == pr.b || !std::isfinite(gain[s])) continue;
-        cands.push_back({round, pr.a, pr.b, s, gain[s] - pr.cost, 0.0, 0.0});
-      }
-    std::stable_sort(cands.begin(), cands.end(), [](const SplitMergeTry& x, const SplitMergeTry& y) {
-      return x.score > y.score;
-    });
     // The best-scored moves get their one-step objective; those below
     // (1 + margin) times the partition's are tried, lowest first.
-    if (static_cast<index_t>(cands.size()) > std::max(opt.evaluated, opt.tries))
-      cands.resize(std::max(opt.evaluated, opt.tries));
+    std::vector<SplitMergeTry> cands =
+        detail::candidate_moves(centres, count, gain, k, d, opt, round);
     detail::one_step_objectives(a, row_norms, k, centres, count, halves, cands, n_threads,
                                 combine, weight);
-    const double bar = best.objective * (1.0 + opt.margin);
-    cands.erase(std::remove_if(cands.begin(), cands.end(),
-                               [&](const SplitMergeTry& c) { return !(c.one_step < bar); }),
-                cands.end());
-    std::stable_sort(cands.begin(), cands.end(), [](const SplitMergeTry& x, const SplitMergeTry& y) {
-      return x.one_step < y.one_step;
-    });
-    if (static_cast<index_t>(cands.size()) > opt.tries) cands.resize(opt.tries);
+    detail::keep_promising(cands, best.objective, opt);
     check_interrupt(interrupt);
     if (cands.empty()) break;
     // Each move's start: the merged mean in slot a, the halves of s in
@@ -447,15 +495,8 @@ SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, 
                         static_cast<index_t>(cands.size()) > opt.keep;
     std::size_t tried = 0;
     for (std::size_t i = 0; i < cands.size() && !spent(); ++i, ++tried) {
-      const SplitMergeTry& c = cands[i];
-      std::vector<double> start = centres;
-      const double na = count[c.a], nb = count[c.b];
-      for (index_t j = 0; j < d; ++j) {
-        start[c.a + k * j] = (na * centres[c.a + k * j] + nb * centres[c.b + k * j]) / (na + nb);
-        start[c.b + k * j] = halves[2 * c.s + 2 * k * j];
-        start[c.s + k * j] = halves[2 * c.s + 1 + 2 * k * j];
-      }
-      LloydResult r = run(std::move(start), screen ? opt.screen_iters : opt.iter_max);
+      LloydResult r = run(detail::move_start(centres, count, halves, cands[i], k, d),
+                          screen ? opt.screen_iters : opt.iter_max);
       cands[i].objective = r.objective;
       detail::keep_lowest(kept, i, std::move(r), static_cast<std::size_t>(opt.keep));
       check_interrupt(interrupt);
@@ -489,17 +530,7 @@ SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, 
       break;
     }
     ++res.accepted;
-    // The next round starts from these directions, but for the clusters the
-    // move made: the merged one from the axis of its two parts, the halves
-    // from a random direction.
-    {
-      const SplitMergeTry& c = cands[winner];
-      for (index_t j = 0; j < d; ++j) {
-        dirs[c.a + k * j] = centres[c.a + k * j] - centres[c.b + k * j];
-        dirs[c.b + k * j] = rng.normal();
-        dirs[c.s + k * j] = rng.normal();
-      }
-    }
+    detail::next_directions(dirs, centres, cands[winner], k, d, rng);
     round_best.iter += best.iter;
     best = std::move(round_best);
     report_progress("split/merge", round, best.objective, 1.0);
