@@ -80,12 +80,125 @@ struct LocalSearchResult {
   std::vector<LocalSearchStep> trace;  // with `record` (tests)
 };
 
+namespace detail {
+// The rows' nearest and second nearest centres (labels and squared
+// distances) that a local search keeps up to date.
+struct TwoNearest {
+  std::vector<int> a1, a2;
+  std::vector<double> d1, d2;
+};
+
+// A step's `trials` candidates, drawn together with probability (w) D^2:
+// their global rows `cand` and their points `p` (trials x d, column-major).
+template <class Data, class Combine>
+void draw_candidates(const Data& a, const TwoNearest& nn, Rng& rng, index_t trials,
+                     const Combine& combine, const double* weight, std::vector<index_t>& cand,
+                     std::vector<double>& p) {
+  const index_t n = a.n, d = a.d;
+  const bool one = combine.size() == 1;
+  std::vector<double> row(d), totals(combine.size());
+  double total = 0.0;
+  if (weight != nullptr) {
+    for (index_t r = 0; r < n; ++r) total += weight[r] * nn.d1[r];
+  } else {
+    for (index_t r = 0; r < n; ++r) total += nn.d1[r];
+  }
+  if (!one) {
+    std::fill(totals.begin(), totals.end(), 0.0);
+    totals[combine.rank()] = total;
+    combine.sum(totals.data(), combine.size());
+  }
+  if (one) draw_weighted_many(nn.d1, total, rng, trials, cand.data(), weight);
+  for (index_t t = 0; t < trials; ++t) {
+    if (!one) cand[t] = draw_weighted_combined(nn.d1, totals, rng, combine, combine.total_rows(n));
+    if (one) {
+      get_row(a, cand[t], row.data());
+    } else {
+      combined_row(combine, cand[t], n, d, [&](index_t r, double* o) { get_row(a, r, o); },
+                   row.data());
+    }
+    for (index_t j = 0; j < d; ++j) p[t + trials * j] = row[j];
+  }
+}
+
+// The costs of the swaps, from each row's distances `dp` (n x trials) to
+// the candidates: sums[t (k + 1) + q] the change of replacing centre q by
+// candidate t, sums[t (k + 1) + k] the cost with t added; sums[last] the
+// current cost. Summed over the processes.
+template <class Combine>
+void swap_costs(const TwoNearest& nn, const std::vector<double>& dp, index_t n, index_t k,
+                index_t trials, const Combine& combine, const double* weight,
+                std::vector<double>& sums) {
+  std::fill(sums.begin(), sums.end(), 0.0);
+  double* cur = &sums[trials * (k + 1)];
+  if (weight != nullptr) {
+    for (index_t r = 0; r < n; ++r) *cur += weight[r] * nn.d1[r];
+    for (index_t t = 0; t < trials; ++t) {
+      const double* dt = dp.data() + n * t;
+      double* st = sums.data() + t * (k + 1);
+      for (index_t r = 0; r < n; ++r) {
+        const double with_p = std::min(nn.d1[r], dt[r]);
+        st[k] += weight[r] * with_p;
+        st[nn.a1[r]] += weight[r] * (std::min(nn.d2[r], dt[r]) - with_p);
+      }
+    }
+  } else {
+    for (index_t r = 0; r < n; ++r) *cur += nn.d1[r];
+    for (index_t t = 0; t < trials; ++t) {
+      const double* dt = dp.data() + n * t;
+      double* st = sums.data() + t * (k + 1);
+      for (index_t r = 0; r < n; ++r) {
+        const double with_p = std::min(nn.d1[r], dt[r]);
+        st[k] += with_p;
+        st[nn.a1[r]] += std::min(nn.d2[r], dt[r]) - with_p;
+      }
+    }
+  }
+  combine.sum(sums.data(), static_cast<index_t>(sums.size()));
+}
+
+// Centre qb replaced by the candidate at distances `dpb` (local row `own`,
+// or < 0): the rows' two nearest updated, those that had qb among them
+// computed again.
+template <class Data>
+void apply_swap(const Data& a, const double* row_norms, const double* centres, index_t k,
+                int qb, const double* dpb, index_t own, int n_threads, TwoNearest& nn,
+                std::vector<index_t>& redo) {
+  const index_t n = a.n;
+  redo.clear();
+  for (index_t r = 0; r < n; ++r) {
+    if (nn.a1[r] == qb || nn.a2[r] == qb) {
+      redo.push_back(r);
+    } else if (dpb[r] < nn.d1[r]) {
+      nn.d2[r] = nn.d1[r];
+      nn.a2[r] = nn.a1[r];
+      nn.d1[r] = dpb[r];
+      nn.a1[r] = qb;
+    } else if (dpb[r] < nn.d2[r]) {
+      nn.d2[r] = dpb[r];
+      nn.a2[r] = qb;
+    }
+  }
+  nearest_two(a, redo, row_norms, centres, k, nn.a1, nn.d1, nn.a2, nn.d2, n_threads);
+  if (own >= 0) {  // the candidate itself is the centre: distance 0
+    if (nn.a1[own] != qb) {
+      nn.d2[own] = nn.d1[own];
+      nn.a2[own] = nn.a1[own];
+    }
+    nn.d1[own] = 0.0;
+    nn.a1[own] = qb;
+  }
+}
+}  // namespace detail
+
 // Runs `steps` LocalSearch++ steps on the centres (k x d, column-major),
 // starting from `assign`, the assignment of the rows to them that kmeanspp()
 // returns, and leaves there the assignment to the final centres (nearest and
 // second nearest), as Lloyd takes it. With observation weights (`weight`,
 // one per row; one process) rows are drawn with probability w D^2 and the
-// costs are weighted.
+// costs are weighted. Each step: candidates drawn (draw_candidates()),
+// their distances, the costs of every swap (swap_costs()), the best swap
+// made when it lowers the cost (apply_swap()).
 template <class Data, class Combine = LocalCombine>
 LocalSearchResult local_search(const Data& a, const double* row_norms, index_t k, int steps,
                                Rng& rng, double* centres, SeedAssignment& assign,
@@ -94,77 +207,27 @@ LocalSearchResult local_search(const Data& a, const double* row_norms, index_t k
                                const Combine& combine = Combine(), bool record = false,
                                const double* weight = nullptr) {
   const index_t n = a.n, d = a.d;
-  const index_t n_all = combine.total_rows(n);
-  const bool one = combine.size() == 1;
   LocalSearchResult res;
   // nearest and second nearest of every row, as k-means++ left them (k = 1:
   // no second)
-  std::vector<int> a1 = std::move(assign.label), a2 = std::move(assign.second_label);
-  std::vector<double> d1 = std::move(assign.nearest), d2 = std::move(assign.second);
-  if (static_cast<index_t>(a1.size()) != n || static_cast<index_t>(a2.size()) != n ||
-      static_cast<index_t>(d1.size()) != n || static_cast<index_t>(d2.size()) != n)
+  detail::TwoNearest nn{std::move(assign.label), std::move(assign.second_label),
+                        std::move(assign.nearest), std::move(assign.second)};
+  if (static_cast<index_t>(nn.a1.size()) != n || static_cast<index_t>(nn.a2.size()) != n ||
+      static_cast<index_t>(nn.d1.size()) != n || static_cast<index_t>(nn.d2.size()) != n)
     throw std::invalid_argument("local_search: the seed assignment must have one entry per row");
   // `trials` candidates per step, drawn together, one pass for all of them
   const index_t trials = greedy_trials(k);
-  std::vector<double> p(trials * d), row(d), dp(trials * n), totals(combine.size());
+  std::vector<double> p(trials * d), dp(trials * n);
   std::vector<double> sums(trials * (k + 1) + 1);
   std::vector<index_t> cand(trials), redo;
   auto local = [&](index_t g) { return local_row(combine, g, n); };
   for (int step = 0; step < steps && k > 1; ++step) {
-    double total = 0.0;
-    if (weight != nullptr) {
-      for (index_t r = 0; r < n; ++r) total += weight[r] * d1[r];
-    } else {
-      for (index_t r = 0; r < n; ++r) total += d1[r];
-    }
-    if (!one) {
-      std::fill(totals.begin(), totals.end(), 0.0);
-      totals[combine.rank()] = total;
-      combine.sum(totals.data(), combine.size());
-    }
-    if (one) draw_weighted_many(d1, total, rng, trials, cand.data(), weight);
-    for (index_t t = 0; t < trials; ++t) {
-      if (!one) cand[t] = draw_weighted_combined(d1, totals, rng, combine, n_all);
-      if (one) {
-        get_row(a, cand[t], row.data());
-      } else {
-        combined_row(combine, cand[t], n, d, [&](index_t r, double* o) { get_row(a, r, o); },
-                     row.data());
-      }
-      for (index_t j = 0; j < d; ++j) p[t + trials * j] = row[j];
-    }
+    detail::draw_candidates(a, nn, rng, trials, combine, weight, cand, p);
     dist2_to_points(a, row_norms, p.data(), trials, dp.data(), n_threads);
     for (index_t t = 0; t < trials; ++t)
       if (local(cand[t]) >= 0) dp[local(cand[t]) + n * t] = 0.0;
-    // for candidate t: sums[t (k + 1) + q] the change of replacing centre q
-    // by it, sums[t (k + 1) + k] the cost with it added; sums[last]: the
-    // current cost
-    std::fill(sums.begin(), sums.end(), 0.0);
-    double* cur = &sums[trials * (k + 1)];
-    if (weight != nullptr) {
-      for (index_t r = 0; r < n; ++r) *cur += weight[r] * d1[r];
-      for (index_t t = 0; t < trials; ++t) {
-        const double* dt = dp.data() + n * t;
-        double* st = sums.data() + t * (k + 1);
-        for (index_t r = 0; r < n; ++r) {
-          const double with_p = std::min(d1[r], dt[r]);
-          st[k] += weight[r] * with_p;
-          st[a1[r]] += weight[r] * (std::min(d2[r], dt[r]) - with_p);
-        }
-      }
-    } else {
-      for (index_t r = 0; r < n; ++r) *cur += d1[r];
-      for (index_t t = 0; t < trials; ++t) {
-        const double* dt = dp.data() + n * t;
-        double* st = sums.data() + t * (k + 1);
-        for (index_t r = 0; r < n; ++r) {
-          const double with_p = std::min(d1[r], dt[r]);
-          st[k] += with_p;
-          st[a1[r]] += std::min(d2[r], dt[r]) - with_p;
-        }
-      }
-    }
-    combine.sum(sums.data(), static_cast<index_t>(sums.size()));
+    detail::swap_costs(nn, dp, n, k, trials, combine, weight, sums);
+    const double current = sums[trials * (k + 1)];
     index_t bt = 0, bq = 0;
     for (index_t t = 0; t < trials; ++t) {
       const double* st = sums.data() + t * (k + 1);
@@ -176,45 +239,21 @@ LocalSearchResult local_search(const Data& a, const double* row_norms, index_t k
     }
     const double cost = sums[bt * (k + 1) + k] + sums[bt * (k + 1) + bq];
     ++res.steps;
-    res.cost = *cur;
-    const bool swap = cost < *cur * (1.0 - 1e-12);  // beyond rounding
-    if (record) res.trace.push_back({cand, bt, bq, *cur, cost, swap});
+    res.cost = current;
+    const bool swap = cost < current * (1.0 - 1e-12);  // beyond rounding
+    if (record) res.trace.push_back({cand, bt, bq, current, cost, swap});
     check_interrupt(interrupt);
     if (!swap) continue;
     ++res.swaps;
     res.cost = cost;
-    const int qb = static_cast<int>(bq);
-    const double* dpb = dp.data() + n * bt;
     for (index_t j = 0; j < d; ++j) centres[bq + k * j] = p[bt + trials * j];
-    redo.clear();
-    for (index_t r = 0; r < n; ++r) {
-      if (a1[r] == qb || a2[r] == qb) {
-        redo.push_back(r);
-      } else if (dpb[r] < d1[r]) {
-        d2[r] = d1[r];
-        a2[r] = a1[r];
-        d1[r] = dpb[r];
-        a1[r] = qb;
-      } else if (dpb[r] < d2[r]) {
-        d2[r] = dpb[r];
-        a2[r] = qb;
-      }
-    }
-    detail::nearest_two(a, redo, row_norms, centres, k, a1, d1, a2, d2, n_threads);
-    const index_t l = local(cand[bt]);
-    if (l >= 0) {  // the candidate itself is the centre: distance 0
-      if (a1[l] != qb) {
-        d2[l] = d1[l];
-        a2[l] = a1[l];
-      }
-      d1[l] = 0.0;
-      a1[l] = qb;
-    }
+    detail::apply_swap(a, row_norms, centres, k, static_cast<int>(bq), dp.data() + n * bt,
+                       local(cand[bt]), n_threads, nn, redo);
   }
-  assign.label = std::move(a1);
-  assign.nearest = std::move(d1);
-  assign.second = std::move(d2);
-  assign.second_label = std::move(a2);
+  assign.label = std::move(nn.a1);
+  assign.nearest = std::move(nn.d1);
+  assign.second = std::move(nn.d2);
+  assign.second_label = std::move(nn.a2);
   return res;
 }
 
