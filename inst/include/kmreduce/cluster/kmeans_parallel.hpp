@@ -320,6 +320,66 @@ struct ParallelCandidates {
   std::vector<int> near;       // per row: that candidate
 };
 
+namespace detail {
+// This process's rows sampled in a round of k-means|| (each row with
+// probability ell D / phi, weighted: ell w D / phi, by a counter-based draw
+// keyed by its global row), in row order: the blocks' picks in
+// `block_pick`, where each block's start in the result in `first_pick`.
+inline std::vector<index_t> sample_round(const std::vector<double>& dist, const double* weight,
+                                         index_t n, int n_threads, std::uint64_t key,
+                                         index_t offset, double ell, double phi,
+                                         std::vector<std::vector<index_t>>& block_pick,
+                                         std::vector<index_t>& first_pick) {
+  const index_t nb = n_blocks(n, kRowBlock);
+  parallel_for(nb, n_threads, [&](index_t b, int) {
+    std::vector<index_t>& pick = block_pick[b];
+    pick.clear();
+    const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock);
+    if (weight != nullptr) {
+      sample_rows_weighted(dist.data(), weight, r0, r1, key, static_cast<std::uint64_t>(offset),
+                           ell, phi, pick);
+      return;
+    }
+    sample_rows(dist.data(), r0, r1, key, static_cast<std::uint64_t>(offset), ell, phi, pick);
+  }, static_cast<double>(n));
+  std::vector<index_t> mine;
+  for (index_t b = 0; b < nb; ++b) {
+    first_pick[b] = static_cast<index_t>(mine.size());
+    mine.insert(mine.end(), block_pick[b].begin(), block_pick[b].end());
+  }
+  return mine;
+}
+
+// Every process gets every sampled row: a sum of vectors each fills at its
+// own place (rank order = global row order). Returns the m rows (m x d,
+// column-major, then their global row indices); `before`: the rows of the
+// processes before this one.
+template <class Data, class Combine>
+std::vector<double> share_sampled(const Data& a, const std::vector<index_t>& mine,
+                                  const Combine& combine, index_t& m, index_t& before) {
+  const index_t d = a.d;
+  const int np = combine.size(), me = combine.rank();
+  std::vector<double> counts(np, 0.0);
+  counts[me] = static_cast<double>(mine.size());
+  combine.sum(counts.data(), np);
+  m = 0;
+  before = 0;
+  for (int p = 0; p < np; ++p) {
+    if (p < me) before += static_cast<index_t>(counts[p]);
+    m += static_cast<index_t>(counts[p]);
+  }
+  if (m == 0) return std::vector<double>();
+  std::vector<double> pts((d + 1) * m, 0.0), row(d);
+  for (index_t t = 0; t < static_cast<index_t>(mine.size()); ++t) {
+    get_row(a, mine[t], row.data());
+    for (index_t j = 0; j < d; ++j) pts[before + t + m * j] = row[j];
+    pts[d * m + before + t] = static_cast<double>(combine.offset() + mine[t]);
+  }
+  combine.sum(pts.data(), (d + 1) * m);
+  return pts;
+}
+}  // namespace detail
+
 template <class Data, class Combine = LocalCombine>
 ParallelCandidates parallel_candidates(const Data& a, const double* row_norms, index_t k,
                                        Rng& rng, int n_threads,
@@ -332,7 +392,7 @@ ParallelCandidates parallel_candidates(const Data& a, const double* row_norms, i
     throw std::invalid_argument("k-means||: oversampling and rounds must be positive");
   const index_t n = a.n, d = a.d;
   const index_t n_all = combine.total_rows(n);
-  const int np = combine.size(), me = combine.rank();
+  const int np = combine.size();
   const index_t nb = n_blocks(n, kRowBlock);
   const double ell = opt.oversampling * static_cast<double>(k);
   ParallelCandidates out;
@@ -377,49 +437,17 @@ ParallelCandidates parallel_candidates(const Data& a, const double* row_norms, i
 
   std::vector<std::vector<index_t>> block_pick(nb);
   std::vector<index_t> first_pick(nb);  // where each block's picks start in `mine`
-  std::vector<double> counts(np);
   for (int round = 0; round < opt.rounds && phi > 0.0; ++round) {
     const std::uint64_t key = rng.next();
-    // This process's rows sampled in the round, in row order.
-    parallel_for(nb, n_threads, [&](index_t b, int) {
-      std::vector<index_t>& pick = block_pick[b];
-      pick.clear();
-      const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock);
-      if (weight != nullptr) {
-        detail::sample_rows_weighted(dist.data(), weight, r0, r1, key,
-                                     static_cast<std::uint64_t>(combine.offset()), ell, phi,
-                                     pick);
-        return;
-      }
-      detail::sample_rows(dist.data(), r0, r1, key, static_cast<std::uint64_t>(combine.offset()),
-                          ell, phi, pick);
-    }, static_cast<double>(n));
-    std::vector<index_t> mine;
-    for (index_t b = 0; b < nb; ++b) {
-      first_pick[b] = static_cast<index_t>(mine.size());
-      mine.insert(mine.end(), block_pick[b].begin(), block_pick[b].end());
-    }
-    // Every process gets every sampled row: a sum of vectors each fills at
-    // its own place (rank order = global row order).
-    std::fill(counts.begin(), counts.end(), 0.0);
-    counts[me] = static_cast<double>(mine.size());
-    combine.sum(counts.data(), np);
+    const std::vector<index_t> mine = detail::sample_round(dist, weight, n, n_threads, key,
+                                                           combine.offset(), ell, phi,
+                                                           block_pick, first_pick);
     index_t m = 0, before = 0;
-    for (int p = 0; p < np; ++p) {
-      if (p < me) before += static_cast<index_t>(counts[p]);
-      m += static_cast<index_t>(counts[p]);
-    }
+    const std::vector<double> pts = detail::share_sampled(a, mine, combine, m, before);
     if (m == 0) {
       if (trace != nullptr) trace->phi.push_back(phi);
       continue;
     }
-    std::vector<double> pts((d + 1) * m, 0.0);  // m x d column-major, then the rows
-    for (index_t t = 0; t < static_cast<index_t>(mine.size()); ++t) {
-      get_row(a, mine[t], row.data());
-      for (index_t j = 0; j < d; ++j) pts[before + t + m * j] = row[j];
-      pts[d * m + before + t] = static_cast<double>(combine.offset() + mine[t]);
-    }
-    combine.sum(pts.data(), (d + 1) * m);
     const int base = static_cast<int>(cand_rows.size());
     for (index_t t = 0; t < m; ++t) {
       cand_rows.push_back(static_cast<index_t>(pts[d * m + t]));
