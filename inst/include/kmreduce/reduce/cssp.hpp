@@ -135,6 +135,97 @@ double column_residual(const Matrix& a, const std::vector<index_t>& idx,
   for (double x : z) proj += x * x;
   return std::max(0.0, frob2 - proj);
 }
+
+// The sampling probabilities of the columns (Boutsidis et al.):
+// p_j = ||v_j||^2 / (2 k) + ||(A - A V V^T)^(j)||^2 / (2 ||A - A V V^T||_F^2),
+// with ||(A V V^T)^(j)||^2 = v_j^T G v_j, G = (A V)^T (A V); `cn` the
+// columns' squared norms, `frob2` their sum.
+template <class Matrix>
+std::vector<double> sampling_probabilities(const Matrix& a, const double* v, index_t k,
+                                           const std::vector<double>& cn, double frob2,
+                                           int n_threads, const double* center,
+                                           const double* row_scale) {
+  const index_t d = a.d;
+  std::vector<double> y(a.n * k);
+  multiply(a, v, k, y.data(), n_threads);
+  center_product(y.data(), a.n, center, v, d, k);
+  scale_rows(y.data(), a.n, k, row_scale);
+  arma::mat ym(y.data(), a.n, k, false, true);
+  const arma::mat g = ym.t() * ym;
+  const double proj_total = arma::trace(g);
+  const double resid_total = frob2 - proj_total;
+  std::vector<double> prob(d, 0.0);
+  for (index_t j = 0; j < d; ++j) {
+    double lev = 0.0, quad = 0.0;
+    for (index_t q = 0; q < k; ++q) {
+      const double vq = v[j + d * q];
+      lev += vq * vq;
+      for (index_t r = 0; r < k; ++r) quad += vq * g(q, r) * v[j + d * r];
+    }
+    const double part = resid_total > 1e-12 * frob2
+                            ? std::max(0.0, cn[j] - quad) / (2.0 * resid_total)
+                            : lev / (2.0 * static_cast<double>(k));
+    prob[j] = lev / (2.0 * static_cast<double>(k)) + part;
+  }
+  return prob;
+}
+
+// The randomized phase: column j kept with probability min(1, c p_j) and
+// scaled by 1 / sqrt of it; fewer than k kept: topped up by the most
+// probable others (`by_prob`).
+inline void randomized_phase(const std::vector<double>& prob, const std::vector<index_t>& by_prob,
+                             double c, index_t k, Rng& rng, std::vector<index_t>& kept,
+                             std::vector<double>& scale) {
+  const index_t d = static_cast<index_t>(prob.size());
+  std::vector<char> in(d, 0);
+  for (index_t j = 0; j < d; ++j) {
+    const double keep = std::min(1.0, c * prob[j]);
+    if (rng.uniform() < keep) {
+      kept.push_back(j);
+      scale.push_back(1.0 / std::sqrt(keep));
+      in[j] = 1;
+    }
+  }
+  for (index_t t = 0; static_cast<index_t>(kept.size()) < k && t < d; ++t) {
+    const index_t j = by_prob[t];
+    if (in[j]) continue;
+    const double keep = std::max(std::min(1.0, c * prob[j]), 1e-300);
+    kept.push_back(j);
+    scale.push_back(1.0 / std::sqrt(keep));
+    in[j] = 1;
+  }
+}
+
+// The deterministic phase: k of the kept columns of the scaled V^T, by a
+// pivoted (or strong rank-revealing, strong_f > 0) QR. Beyond the rank r of
+// V (zero columns: directions of singular value 0, arbitrary), the QR's
+// pivots are rounding: the first r pivots, then the kept columns of
+// largest (centred) norm `cn`, ties to the lowest index.
+inline std::vector<index_t> deterministic_phase(const double* v, index_t d, index_t k,
+                                                index_t rank, const std::vector<index_t>& kept,
+                                                const std::vector<double>& scale,
+                                                const std::vector<double>& cn, double strong_f) {
+  const index_t ct = static_cast<index_t>(kept.size());
+  auto m = std::make_shared<arma::mat>(k, ct);
+  for (index_t t = 0; t < ct; ++t)
+    for (index_t q = 0; q < k; ++q) (*m)(q, t) = v[kept[t] + d * q] * scale[t];
+  const arma::uvec piv = run_interruptible<arma::uvec>([m, k, strong_f]() {
+    return strong_f > 0.0 ? strong_rrqr(*m, static_cast<arma::uword>(k), strong_f).perm
+                           : pivoted_qr_order(*m);
+  });
+  std::vector<index_t> chosen(std::min(k, rank));
+  for (index_t q = 0; q < std::min(k, rank); ++q) chosen[q] = kept[piv[q]];
+  if (rank < k) {
+    std::vector<index_t> rest;
+    for (index_t j : kept)
+      if (std::find(chosen.begin(), chosen.end(), j) == chosen.end()) rest.push_back(j);
+    std::stable_sort(rest.begin(), rest.end(), [&](index_t x, index_t z) {
+      return cn[x] > cn[z] || (cn[x] == cn[z] && x < z);
+    });
+    chosen.insert(chosen.end(), rest.begin(), rest.begin() + (k - rank));
+  }
+  return chosen;
+}
 }  // namespace detail
 
 template <class Matrix>
@@ -157,28 +248,7 @@ CsspResult cssp(const Matrix& a, const double* v, index_t k, double c,
   rank = std::max<index_t>(rank, 1);
   CsspResult res;
   res.frob2 = std::accumulate(cn.begin(), cn.end(), 0.0);
-  // ||(A V V^T)^(j)||^2 = v_j^T G v_j with G = (A V)^T (A V).
-  std::vector<double> y(a.n * k);
-  multiply(a, v, k, y.data(), n_threads);
-  center_product(y.data(), a.n, center, v, d, k);
-  scale_rows(y.data(), a.n, k, row_scale);
-  arma::mat ym(y.data(), a.n, k, false, true);
-  const arma::mat g = ym.t() * ym;
-  const double proj_total = arma::trace(g);
-  const double resid_total = res.frob2 - proj_total;
-  res.prob.assign(d, 0.0);
-  for (index_t j = 0; j < d; ++j) {
-    double lev = 0.0, quad = 0.0;
-    for (index_t q = 0; q < k; ++q) {
-      const double vq = v[j + d * q];
-      lev += vq * vq;
-      for (index_t r = 0; r < k; ++r) quad += vq * g(q, r) * v[j + d * r];
-    }
-    const double part = resid_total > 1e-12 * res.frob2
-                            ? std::max(0.0, cn[j] - quad) / (2.0 * resid_total)
-                            : lev / (2.0 * static_cast<double>(k));
-    res.prob[j] = lev / (2.0 * static_cast<double>(k)) + part;
-  }
+  res.prob = detail::sampling_probabilities(a, v, k, cn, res.frob2, n_threads, center, row_scale);
   // Columns ranked by p (for topping up a randomized phase that kept < k).
   std::vector<index_t> by_prob(d);
   std::iota(by_prob.begin(), by_prob.end(), index_t(0));
@@ -204,45 +274,9 @@ CsspResult cssp(const Matrix& a, const double* v, index_t k, double c,
     Rng rng(stream_key(seed, kStreamCssp, static_cast<std::uint64_t>(rep)));
     std::vector<index_t> kept;
     std::vector<double> scale;
-    std::vector<char> in(d, 0);
-    for (index_t j = 0; j < d; ++j) {
-      const double keep = std::min(1.0, c * res.prob[j]);
-      if (rng.uniform() < keep) {
-        kept.push_back(j);
-        scale.push_back(1.0 / std::sqrt(keep));
-        in[j] = 1;
-      }
-    }
-    for (index_t t = 0; static_cast<index_t>(kept.size()) < k && t < d; ++t) {
-      const index_t j = by_prob[t];
-      if (in[j]) continue;
-      const double keep = std::max(std::min(1.0, c * res.prob[j]), 1e-300);
-      kept.push_back(j);
-      scale.push_back(1.0 / std::sqrt(keep));
-      in[j] = 1;
-    }
-    const index_t ct = static_cast<index_t>(kept.size());
-    auto m = std::make_shared<arma::mat>(k, ct);
-    for (index_t t = 0; t < ct; ++t)
-      for (index_t q = 0; q < k; ++q) (*m)(q, t) = v[kept[t] + d * q] * scale[t];
-    const arma::uvec piv = run_interruptible<arma::uvec>([m, k, strong_f]() {
-      return strong_f > 0.0 ? strong_rrqr(*m, static_cast<arma::uword>(k), strong_f).perm
-                             : pivoted_qr_order(*m);
-    });
-    // Beyond the rank r of V (zero columns: directions of singular value 0,
-    // arbitrary), the QR's pivots are rounding: the first r pivots, then the
-    // kept columns of largest (centred) norm, ties to the lowest index.
-    std::vector<index_t> chosen(std::min(k, rank));
-    for (index_t q = 0; q < std::min(k, rank); ++q) chosen[q] = kept[piv[q]];
-    if (rank < k) {
-      std::vector<index_t> rest;
-      for (index_t j : kept)
-        if (std::find(chosen.begin(), chosen.end(), j) == chosen.end()) rest.push_back(j);
-      std::stable_sort(rest.begin(), rest.end(), [&](index_t x, index_t z) {
-        return cn[x] > cn[z] || (cn[x] == cn[z] && x < z);
-      });
-      chosen.insert(chosen.end(), rest.begin(), rest.begin() + (k - rank));
-    }
+    detail::randomized_phase(res.prob, by_prob, c, k, rng, kept, scale);
+    const std::vector<index_t> chosen =
+        detail::deterministic_phase(v, d, k, rank, kept, scale, cn, strong_f);
     std::vector<index_t> key = chosen;
     std::sort(key.begin(), key.end());
     double resid;
