@@ -80,8 +80,8 @@ run_dataset <- function(ds, svd = TRUE) {
   unlink(f)
   for (line in py) {
     p <- strsplit(line, " ")[[1]]
-    add(sub("^sklearn_", "scikit-learn ", p[1]), as.integer(p[2]), as.numeric(p[3]),
-        as.numeric(p[4]))
+    num <- function(v) if (identical(v, "NA")) NA_real_ else as.numeric(v)
+    add(sub("^sklearn_", "scikit-learn ", p[1]), as.integer(p[2]), num(p[3]), num(p[4]))
   }
   # One pass over the rows (reading every value once: column means, the
   # package's kernel, `threads` threads): the unit the replicates' cost is
