@@ -232,116 +232,77 @@ struct KmeansppStep {
 // probability w D(x)^2 and potentials are sum w min(D, d): for whole
 // weights, the draws of the rows repeated (the same uniforms over the same
 // cumulative sums, up to rounding).
-template <class Data, class Combine = LocalCombine>
-void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
-              double* centres, int n_threads,
-              const InterruptCheck& interrupt = InterruptCheck(),
-              SeedAssignment* assign = nullptr, const Combine& combine = Combine(),
-              std::vector<KmeansppStep>* trace = nullptr, const double* weight = nullptr) {
-  const index_t n = a.n, d = a.d;
-  const index_t n_all = combine.total_rows(n);
-  const bool one = combine.size() == 1;
-  const index_t trials = greedy_trials(k);
-  std::vector<double> row(d), cand_pts(trials * d);
-  std::vector<double> dist = rows_array(n, 0.0);
-  std::vector<index_t> cand_row(trials), own(trials);
-  const index_t nb = n_blocks(n, kRowBlock);
-  std::vector<double> block_pot(nb * trials), block_total(nb);
-  std::vector<std::vector<detail::SeedMove>> block_moves(nb);
-  std::vector<char> dense(nb);
-  // Distances kept for blocks where most rows move: trials values per row,
-  // when that is at most 1/16 of the row itself.
-  const bool keep_dense = trials * 16 <= d;
-  std::vector<std::vector<double>> block_all(keep_dense ? nb : 0);
-  auto local = [&](index_t g) { return local_row(combine, g, n); };
-  auto fetch = [&](index_t g, double* out) {
-    if (one) {
-      get_row(a, g, out);
-    } else {
-      combined_row(combine, g, n, d, [&](index_t r, double* o) { get_row(a, r, o); }, out);
-    }
-  };
-
-  const index_t first = one ? draw_first(rng, n, weight) : static_cast<index_t>(rng.below(n_all));
-  fetch(first, row.data());
-  for (index_t j = 0; j < d; ++j) centres[k * j] = row[j];
-  dist2_to_points(a, row_norms, row.data(), 1, dist.data(), n_threads);
-  if (local(first) >= 0) dist[local(first)] = 0.0;
-  // sum of D(x) (times the weights) over block b (its rows in four partial sums)
-  auto block_sum = [&](index_t b) {
-    const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock);
-    if (weight != nullptr) return weighted_sum(weight + r0, dist.data() + r0, r1 - r0);
-    return sum_of_min(dist.data() + r0, dist.data() + r0, r1 - r0);
-  };
-  for (index_t b = 0; b < nb; ++b) block_total[b] = block_sum(b);
-  double total = 0.0;
-  for (index_t b = 0; b < nb; ++b) total += block_total[b];
+namespace detail {
+// The two passes of a greedy k-means++ step over the blocks of rows, and
+// what they keep between them: D(x) (`dist`; with an assignment, the
+// labels and second distances), each block's share of its total and of
+// each candidate's potential, the rows each candidate would bring nearer
+// (`block_moves`), or, where most rows would move, the block's distances
+// to all candidates (`block_all`, when they are small next to its rows).
+struct GreedyPasses {
+  index_t n = 0, trials = 0, nb = 0;
+  bool keep_dense = false;
+  const double* row_norms = nullptr;
+  const double* weight = nullptr;
+  std::vector<double> dist, block_pot, block_total;
+  std::vector<std::vector<SeedMove>> block_moves;
+  std::vector<char> dense;
+  std::vector<std::vector<double>> block_all;
   int *lab = nullptr, *lab2 = nullptr;
   double* sec = nullptr;
-  if (assign != nullptr) {
-    assign_rows(assign->label, n, 0);
-    assign_rows(assign->second, n, std::numeric_limits<double>::infinity());
-    lab = assign->label.data();
-    if (assign->with_second_label) {
-      assign_rows(assign->second_label, n, 0);
-      lab2 = assign->second_label.data();
-    }
-    sec = assign->second.data();
-  }
   // A candidate matters to a row when it comes nearer than this.
-  const double* reach = sec != nullptr ? sec : dist.data();
-  const double work = static_cast<double>(n) * trials * d;
+  const double* reach() const { return sec != nullptr ? sec : dist.data(); }
 
   struct Scratch {
     std::vector<double> buf;
     std::vector<std::uint8_t> below;
   };
-  std::vector<double> totals(combine.size()), pots(trials);
-  for (index_t q = 1; q < k; ++q) {
-    if (one) {
-      draw_weighted_many(dist, total, rng, trials, cand_row.data(), weight);
-    } else {
-      std::fill(totals.begin(), totals.end(), 0.0);
-      totals[combine.rank()] = total;
-      combine.sum(totals.data(), combine.size());
-      for (index_t t = 0; t < trials; ++t)
-        cand_row[t] = draw_weighted_combined(dist, totals, rng, combine, n_all);
-    }
-    for (index_t t = 0; t < trials; ++t) {
-      fetch(cand_row[t], row.data());
-      for (index_t j = 0; j < d; ++j) cand_pts[t + trials * j] = row[j];
-      own[t] = local(cand_row[t]);
-    }
-    const std::vector<double> pnorm = centre_sqnorms(cand_pts.data(), trials, d);
-    const CentreView cv = prepare_centres(a, cand_pts.data(), trials);
-    // Rows [r0, r1) whose products with the candidates are prod (rows x
-    // trials): candidate t's column becomes the squared distances (see
-    // seed_distances()); returns the block's share of its potential.
-    auto distances = [&](index_t r0, index_t r1, index_t t, double* prod, index_t* count,
-                         std::uint8_t* below) {
-      const index_t len = r1 - r0;
-      const index_t o = own[t] >= r0 && own[t] < r1 ? own[t] - r0 : index_t(-1);
-      const double pot = seed_distances(prod + len * t, len, row_norms + r0, pnorm[t], o,
-                                        dist.data() + r0, reach + r0, count, below);
-      if (weight == nullptr) return pot;
-      // weighted: sum w min(D, d) over the distances just written
-      return detail::weighted_sum_of_min(weight + r0, dist.data() + r0, prod + len * t, len);
-    };
-    // Each block's share of the potential with each candidate, and the
-    // (row, candidate, distance) where a candidate would become the row's
-    // nearest or second nearest seed: all the update needs.
+
+  // sum of D(x) (times the weights) over block b (its rows in four partial sums)
+  double block_sum(index_t b) const {
+    const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock);
+    if (weight != nullptr) return weighted_sum(weight + r0, dist.data() + r0, r1 - r0);
+    return sum_of_min(dist.data() + r0, dist.data() + r0, r1 - r0);
+  }
+  double total() const {
+    double t = 0.0;
+    for (index_t b = 0; b < nb; ++b) t += block_total[b];
+    return t;
+  }
+
+  // Rows [r0, r1) whose products with the candidates are prod (rows x
+  // trials): candidate t's column becomes the squared distances (see
+  // seed_distances()); returns the block's share of its potential.
+  double distances(index_t r0, index_t r1, index_t t, double* prod, index_t* count,
+                   std::uint8_t* below, const std::vector<index_t>& own,
+                   const std::vector<double>& pnorm) {
+    const index_t len = r1 - r0;
+    const index_t o = own[t] >= r0 && own[t] < r1 ? own[t] - r0 : index_t(-1);
+    const double pot = seed_distances(prod + len * t, len, row_norms + r0, pnorm[t], o,
+                                      dist.data() + r0, reach() + r0, count, below);
+    if (weight == nullptr) return pot;
+    // weighted: sum w min(D, d) over the distances just written
+    return weighted_sum_of_min(weight + r0, dist.data() + r0, prod + len * t, len);
+  }
+
+  // Pass 1: each block's share of the potential with each candidate, and
+  // the (row, candidate, distance) where a candidate would become the row's
+  // nearest or second nearest seed: all the update needs.
+  template <class Data>
+  void evaluate(const Data& a, const CentreView& cv, const std::vector<index_t>& own,
+                const std::vector<double>& pnorm, int n_threads, double work) {
     parallel_for_scratch<Scratch>(nb, n_threads, [&](index_t b, Scratch& sc) {
       std::vector<double>& buf = sc.buf;
       buf.resize(kRowBlock * trials);
       sc.below.resize(kRowBlock / 8 * trials);
       const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock), len = r1 - r0;
-      std::vector<detail::SeedMove>& moves = block_moves[b];
+      std::vector<SeedMove>& moves = block_moves[b];
       moves.clear();
       cross_block(a, r0, r1, cv, trials, buf.data());
       index_t count = 0;
       for (index_t t = 0; t < trials; ++t)
         block_pot[b * trials + t] = distances(r0, r1, t, buf.data(), &count,
-                                              sc.below.data() + kRowBlock / 8 * t);
+                                              sc.below.data() + kRowBlock / 8 * t, own, pnorm);
       // Early on most rows are near some candidate: then the list would be
       // long. The block keeps its distances when they are small next to its
       // data (wide rows); otherwise the update takes its products again.
@@ -358,25 +319,14 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
           }
       }
     }, work);
-    for (index_t t = 0; t < trials; ++t) {
-      double pot = 0.0;
-      for (index_t b = 0; b < nb; ++b) pot += block_pot[b * trials + t];
-      pots[t] = pot;
-    }
-    combine.sum(pots.data(), trials);
-    // (lower by more than rounding: candidates whose potentials differ only
-    // in their last bits tie, and the first is kept, whatever the data's
-    // units; a candidate that changes no distance gives the potential
-    // unchanged up to the rounding of the distances it recomputes)
-    index_t best = 0;
-    for (index_t t = 1; t < trials; ++t)
-      if (pots[t] < pots[best] * (1.0 - 1e-12)) best = t;
-    if (trace != nullptr) trace->push_back({cand_row, pots, best});
-    for (index_t j = 0; j < d; ++j) centres[q + k * j] = cand_pts[best + trials * j];
-    const index_t c = own[best];
-    const int qi = static_cast<int>(q);
-    // D(x) (and the assignment) with the chosen candidate: only the rows it
-    // comes near change.
+  }
+
+  // Pass 2: D(x) (and the assignment) with the chosen candidate `best`
+  // (seed qi; local row c, or < 0): only the rows it comes near change.
+  template <class Data>
+  void take(const Data& a, const CentreView& cv, const std::vector<index_t>& own,
+            const std::vector<double>& pnorm, index_t best, index_t c, int qi, int n_threads,
+            double work) {
     parallel_for_scratch<Scratch>(nb, n_threads, [&](index_t b, Scratch& sc) {
       const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock);
       bool changed = false;
@@ -405,11 +355,11 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
         cross_block(a, r0, r1, cv, trials, buf.data());
         index_t unused = 0;
         sc.below.resize(kRowBlock / 8);
-        distances(r0, r1, best, buf.data(), &unused, sc.below.data());
+        distances(r0, r1, best, buf.data(), &unused, sc.below.data(), own, pnorm);
         const double* cb = buf.data() + len * best;
         for (index_t r = r0; r < r1; ++r) apply(r, cb[r - r0]);
       }
-      for (const detail::SeedMove& m : block_moves[b])
+      for (const SeedMove& m : block_moves[b])
         if (m.cand == best) apply(r0 + m.row, m.dist);
       if (lab != nullptr && c >= r0 && c < r1 && lab[c] != qi) {
         // The seed itself, already at distance 0 from an equal seed: it
@@ -420,11 +370,104 @@ void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
       }
       if (changed) block_total[b] = block_sum(b);
     }, work);
-    total = 0.0;
-    for (index_t b = 0; b < nb; ++b) total += block_total[b];
+  }
+};
+}  // namespace detail
+
+template <class Data, class Combine = LocalCombine>
+void kmeanspp(const Data& a, const double* row_norms, index_t k, Rng& rng,
+              double* centres, int n_threads,
+              const InterruptCheck& interrupt = InterruptCheck(),
+              SeedAssignment* assign = nullptr, const Combine& combine = Combine(),
+              std::vector<KmeansppStep>* trace = nullptr, const double* weight = nullptr) {
+  const index_t n = a.n, d = a.d;
+  const index_t n_all = combine.total_rows(n);
+  const bool one = combine.size() == 1;
+  const index_t trials = greedy_trials(k);
+  std::vector<double> row(d), cand_pts(trials * d);
+  std::vector<index_t> cand_row(trials), own(trials);
+  detail::GreedyPasses gp;
+  gp.n = n;
+  gp.trials = trials;
+  gp.nb = n_blocks(n, kRowBlock);
+  gp.row_norms = row_norms;
+  gp.weight = weight;
+  gp.dist = rows_array(n, 0.0);
+  gp.block_pot.resize(gp.nb * trials);
+  gp.block_total.resize(gp.nb);
+  gp.block_moves.resize(gp.nb);
+  gp.dense.resize(gp.nb);
+  // Distances kept for blocks where most rows move: trials values per row,
+  // when that is at most 1/16 of the row itself.
+  gp.keep_dense = trials * 16 <= d;
+  gp.block_all.resize(gp.keep_dense ? gp.nb : 0);
+  auto local = [&](index_t g) { return local_row(combine, g, n); };
+  auto fetch = [&](index_t g, double* out) {
+    if (one) {
+      get_row(a, g, out);
+    } else {
+      combined_row(combine, g, n, d, [&](index_t r, double* o) { get_row(a, r, o); }, out);
+    }
+  };
+
+  const index_t first = one ? draw_first(rng, n, weight) : static_cast<index_t>(rng.below(n_all));
+  fetch(first, row.data());
+  for (index_t j = 0; j < d; ++j) centres[k * j] = row[j];
+  dist2_to_points(a, row_norms, row.data(), 1, gp.dist.data(), n_threads);
+  if (local(first) >= 0) gp.dist[local(first)] = 0.0;
+  for (index_t b = 0; b < gp.nb; ++b) gp.block_total[b] = gp.block_sum(b);
+  double total = gp.total();
+  if (assign != nullptr) {
+    assign_rows(assign->label, n, 0);
+    assign_rows(assign->second, n, std::numeric_limits<double>::infinity());
+    gp.lab = assign->label.data();
+    if (assign->with_second_label) {
+      assign_rows(assign->second_label, n, 0);
+      gp.lab2 = assign->second_label.data();
+    }
+    gp.sec = assign->second.data();
+  }
+  const double work = static_cast<double>(n) * trials * d;
+  std::vector<double> totals(combine.size()), pots(trials);
+  for (index_t q = 1; q < k; ++q) {
+    // the candidates, drawn with probability (w) D(x)
+    if (one) {
+      draw_weighted_many(gp.dist, total, rng, trials, cand_row.data(), weight);
+    } else {
+      std::fill(totals.begin(), totals.end(), 0.0);
+      totals[combine.rank()] = total;
+      combine.sum(totals.data(), combine.size());
+      for (index_t t = 0; t < trials; ++t)
+        cand_row[t] = draw_weighted_combined(gp.dist, totals, rng, combine, n_all);
+    }
+    for (index_t t = 0; t < trials; ++t) {
+      fetch(cand_row[t], row.data());
+      for (index_t j = 0; j < d; ++j) cand_pts[t + trials * j] = row[j];
+      own[t] = local(cand_row[t]);
+    }
+    const std::vector<double> pnorm = centre_sqnorms(cand_pts.data(), trials, d);
+    const CentreView cv = prepare_centres(a, cand_pts.data(), trials);
+    gp.evaluate(a, cv, own, pnorm, n_threads, work);
+    for (index_t t = 0; t < trials; ++t) {
+      double pot = 0.0;
+      for (index_t b = 0; b < gp.nb; ++b) pot += gp.block_pot[b * trials + t];
+      pots[t] = pot;
+    }
+    combine.sum(pots.data(), trials);
+    // (lower by more than rounding: candidates whose potentials differ only
+    // in their last bits tie, and the first is kept, whatever the data's
+    // units; a candidate that changes no distance gives the potential
+    // unchanged up to the rounding of the distances it recomputes)
+    index_t best = 0;
+    for (index_t t = 1; t < trials; ++t)
+      if (pots[t] < pots[best] * (1.0 - 1e-12)) best = t;
+    if (trace != nullptr) trace->push_back({cand_row, pots, best});
+    for (index_t j = 0; j < d; ++j) centres[q + k * j] = cand_pts[best + trials * j];
+    gp.take(a, cv, own, pnorm, best, own[best], static_cast<int>(q), n_threads, work);
+    total = gp.total();
     check_interrupt(interrupt);
   }
-  if (assign != nullptr) assign->nearest = std::move(dist);
+  if (assign != nullptr) assign->nearest = std::move(gp.dist);
 }
 
 }  // namespace kmreduce
