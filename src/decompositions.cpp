@@ -25,21 +25,17 @@ const double* center_of(const Rcpp::Nullable<Rcpp::NumericVector>& center,
 // Optional observation weights w (one per row, positive; checked in R): the
 // decompositions are then of diag(sqrt(w)) (x - 1 center^T); the row
 // scales sqrt(w), in `keep`.
-const double* row_scale_of(const Rcpp::Nullable<Rcpp::NumericVector>& weights,
-                           std::vector<double>& keep, kmreduce::index_t n) {
-  if (weights.isNull()) return nullptr;
-  const Rcpp::NumericVector w(weights.get());
-  if (w.size() != n) throw std::invalid_argument("weights must have one value per row");
-  keep.resize(static_cast<std::size_t>(n));
-  for (kmreduce::index_t r = 0; r < n; ++r) keep[r] = std::sqrt(w[r]);
-  return keep.data();
-}
-// (the same of weights already checked, or nullptr)
 const double* row_scale_of(const double* w, std::vector<double>& keep, kmreduce::index_t n) {
   if (w == nullptr) return nullptr;
   keep.assign(w, w + n);
   for (double& v : keep) v = std::sqrt(v);
   return keep.data();
+}
+// (the same of weights given from R: one per row, or NULL)
+const double* row_scale_of(const Rcpp::Nullable<Rcpp::NumericVector>& weights,
+                           std::vector<double>& keep, kmreduce::index_t n) {
+  Rcpp::NumericVector w;
+  return row_scale_of(weights_of(weights, w, static_cast<double>(n)), keep, n);
 }
 }  // namespace
 

@@ -143,18 +143,17 @@ inline KmeansCall kmeans_options(const Rcpp::List& options) {
   auto number = [](double& to) {
     return [&to](const std::string& name, SEXP v) { to = option::number(v, name); };
   };
-  auto at_least = [](double lo, bool open, double& to) {
-    return [lo, open, &to](const std::string& name, SEXP v) {
+  auto non_negative = [](double& to) {
+    return [&to](const std::string& name, SEXP v) {
       to = option::number(v, name);
-      if (open ? !(to > lo) : to < lo)
-        option::fail(name, std::string("must be ") + (open ? "> " : ">= ") + std::to_string(lo));
+      if (to < 0) option::fail(name, "must be >= 0");
     };
   };
   glue::read_options(options, "k-means", {
       {"k", [&](const std::string& name, SEXP v) { opt.k = option::whole(v, name, 1); }},
       {"n_init", whole(1, opt.n_init)},
       {"iter_max", whole(1, opt.iter_max)},
-      {"tol", at_least(0, false, opt.tol)},
+      {"tol", non_negative(opt.tol)},
       {"seed", [&](const std::string& name, SEXP v) {
          const double seed = option::number(v, name);
          if (seed != std::floor(seed)) option::fail(name, "must be a whole number");
@@ -162,12 +161,15 @@ inline KmeansCall kmeans_options(const Rcpp::List& options) {
        }},
       {"n_threads", whole(1, opt.n_threads)},
       {"verbose", [&](const std::string& name, SEXP v) { call.verbose = option::flag(v, name); }},
-      {"limit", at_least(0, false, call.limit)},
+      {"limit", non_negative(call.limit)},
       {"seeding", [&](const std::string& name, SEXP v) {
          opt.seeding = option::choice(v, name, kmreduce::seeding_names());
        }},
       {"local_search", whole(0, opt.local_search)},
-      {"oversampling", at_least(0, true, opt.parallel.oversampling)},
+      {"oversampling", [&](const std::string& name, SEXP v) {
+         opt.parallel.oversampling = option::number(v, name);
+         if (!(opt.parallel.oversampling > 0)) option::fail(name, "must be > 0");
+       }},
       {"rounds", whole(1, opt.parallel.rounds)},
       {"algorithm", [&](const std::string& name, SEXP v) {
          const std::string a = option::choice(v, name, {"lloyd", "macqueen", "minibatch"});

@@ -143,39 +143,33 @@ class SourceSpec {
  public:
   // `source`: that list, or the rows themselves (in memory, one process).
   explicit SourceSpec(SEXP source) : combine_(kmreduce::LocalCombine()) {
-    if (TYPEOF(source) != VECSXP || Rf_isS4(source)) {
+    Rcpp::List s;  // (empty when `source` is the rows themselves)
+    if (TYPEOF(source) == VECSXP && !Rf_isS4(source)) {
+      s = Rcpp::List(source);
+      rows_ = s["rows"];
+      read_ = s["read"];
+    } else {
       rows_ = source;
+    }
+    if (rows_ != R_NilValue) {
       glue::with_matrix(rows_, [&](const auto& a) {
         n_ = a.n;
         d_ = a.d;
         return 0;
       });
-      return;
-    }
-    const Rcpp::List s(source);
-    rows_ = s["rows"];
-    read_ = s["read"];
-    if (rows_ == R_NilValue) {
+    } else {
       if (TYPEOF(read_) != CLOSXP) throw std::invalid_argument("a source needs rows or read");
       n_ = static_cast<kmreduce::index_t>(Rcpp::as<double>(s["n"]));
       d_ = Rcpp::as<int>(s["d"]);
       block_ = static_cast<kmreduce::index_t>(Rcpp::as<double>(s["block_rows"]));
-    } else {
-      glue::with_matrix(rows_, [&](const auto& a) {
-        n_ = a.n;
-        d_ = a.d;
-        return 0;
-      });
     }
+    if (s.size() == 0) return;
     const SEXP mpi = s["mpi"];
     if (mpi != R_NilValue) combine_ = AnyCombine(mpi_combine(Rcpp::List(mpi)));
-    const SEXP w = s["weights"];
-    if (w != R_NilValue) {
-      weights_ = Rcpp::NumericVector(w);
-      if (static_cast<kmreduce::index_t>(weights_.size()) != n_)
-        throw std::invalid_argument("weights must have one value per row");
-      if (combine_.size() > 1) throw std::invalid_argument("weights on one process only");
-    }
+    w_ = weights_of(Rcpp::Nullable<Rcpp::NumericVector>(SEXP(s["weights"])), weights_,
+                    static_cast<double>(n_));
+    if (w_ != nullptr && combine_.size() > 1)
+      throw std::invalid_argument("weights on one process only");
   }
   bool in_memory() const { return rows_ != R_NilValue; }
   SEXP rows() const { return rows_; }
@@ -183,7 +177,7 @@ class SourceSpec {
   kmreduce::index_t d() const { return d_; }
   const AnyCombine& combine() const { return combine_; }
   bool distributed() const { return combine_.size() > 1; }
-  const double* weights() const { return weights_.size() > 0 ? &weights_[0] : nullptr; }
+  const double* weights() const { return w_; }
   // The rows read in blocks, seen minus `shift` (nullptr: none).
   RBlockSource blocks(int n_threads, const double* shift = nullptr) const {
     return RBlockSource(Rcpp::Function(read_), n_, d_, block_, n_threads, shift);
@@ -194,7 +188,8 @@ class SourceSpec {
   SEXP read_ = R_NilValue;
   kmreduce::index_t n_ = 0, d_ = 0, block_ = 1;
   AnyCombine combine_;
-  Rcpp::NumericVector weights_;
+  Rcpp::NumericVector weights_;  // (kept alive for w_)
+  const double* w_ = nullptr;
 };
 
 }  // namespace glue

@@ -51,8 +51,8 @@ test_that("an unknown option, a wrong type or an unknown name is an error naming
   expect_error(run(k = "2"), "option `k` must be one number")
   expect_error(run(k = 2.5), "option `k` must be a whole number >= 1")
   expect_error(run(n_init = c(1L, 2L)), "option `n_init` must be one number")
-  expect_error(run(tol = -1), "option `tol` must be >= 0")
-  expect_error(run(oversampling = 0), "option `oversampling` must be > 0")
+  expect_error(run(tol = -1), "option `tol` must be >= 0$")
+  expect_error(run(oversampling = 0), "option `oversampling` must be > 0$")
   expect_error(run(verbose = NA), "option `verbose` must be TRUE or FALSE")
   expect_error(kmreduce:::kmeans_cpp(x, list(2L)), "named list")
   expect_error(kmreduce:::lloyd_cpp(x, x[1:2, ], list(iter_max = 10L, update = "lloyd")),
