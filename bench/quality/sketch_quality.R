@@ -9,19 +9,26 @@
 # times and their ratio. One build, one process.
 # Run: R_LIBS=.Rlib Rscript bench/quality/sketch_quality.R [threads [instances [sizes]]]
 #   (instances: numbers such as "4,9,10", default all; sizes: such as
-#   "auto,1000,5000", default "auto")
+#   "auto,1000,5000", default "auto"; "rule": the size "auto" takes at
+#   several replicates, max(2000, 100 k) rows when n >= 10 times that, also
+#   at n_init = 1). Environment: N_INITS (default "3,10"), SEEDS (the last
+#   seed, default 3).
 args <- commandArgs(TRUE)
 threads <- if (length(args) >= 1L) as.integer(args[1]) else 1L
 only <- if (length(args) >= 2L && nzchar(args[2]) && args[2] != "all")
   as.integer(strsplit(args[2], ",")[[1]])
 sizes <- if (length(args) >= 3L) strsplit(args[3], ",")[[1]] else "auto"
-n_inits <- c(3L, 10L)
-seeds <- 1:3
+n_inits <- as.integer(strsplit(Sys.getenv("N_INITS", "3,10"), ",")[[1]])
+seeds <- seq_len(as.integer(Sys.getenv("SEEDS", "3")))
 source("bench/common.R")
 source("bench/quality/instances.R")
 suppressPackageStartupMessages(library(kmreduce))
 cat("#", machine_info(), ";", threads, "thread(s)\n\n")
 fit <- function(x, k, n_init, s, m) {
+  if (identical(m, "rule")) {
+    m <- max(2000, 100 * k)
+    if (nrow(x) < 10 * m) m <- Inf
+  }
   m <- if (identical(m, "auto")) "auto" else as.numeric(m)
   t <- system.time(f <- kmeans_reduced(x, k, method = "none", n_init = n_init, seed = s,
                                        n_threads = threads,
