@@ -504,6 +504,47 @@ void test_label_sums() {
   }
 }
 
+// two_nearest() (AVX-512: 8 rows at a time, AVX2: 16 and 4, portable: one)
+// against the loop it stands for, bit for bit: m not a multiple of 4,
+// products on a coarse grid so that centres tie (the first wins), k = 1
+// (no second: infinite) to 21.
+void test_two_nearest() {
+  const index_t m = 1003;
+  for (index_t k : {index_t(1), index_t(2), index_t(7), index_t(21)}) {
+    std::vector<double> buf(m * k), cnorm(k);
+    for (index_t t = 0; t < m * k; ++t)
+      buf[t] = std::floor(std::sin(0.71 * static_cast<double>(t)) * 8.0) / 4.0;
+    for (index_t q = 0; q < k; ++q) cnorm[q] = static_cast<double>(q % 3) * 0.5;
+    std::vector<double> best(m), second(m), best2(m);
+    std::vector<int> which(m), which2(m);
+    two_nearest(buf.data(), m, k, cnorm.data(), best.data(), second.data(), which.data());
+    two_nearest(buf.data(), m, k, cnorm.data(), best2.data(), nullptr, which2.data());
+    int bad = 0, ties = 0;
+    for (index_t r = 0; r < m; ++r) {
+      double b = cnorm[0] - 2.0 * buf[r];
+      double s2 = std::numeric_limits<double>::infinity();
+      int w = 0;
+      for (index_t q = 1; q < k; ++q) {
+        const double v = cnorm[q] - 2.0 * buf[r + m * q];
+        if (v < b) {
+          s2 = b;
+          b = v;
+          w = static_cast<int>(q);
+        } else if (v < s2) {
+          s2 = v;
+        }
+        ties += v == b && q != static_cast<index_t>(w);
+      }
+      bad += !(best[r] == b && second[r] == s2 && which[r] == w && best2[r] == b &&
+               which2[r] == w);
+    }
+    check(bad == 0 && (k < 7 || ties > 0),
+          fmt("two_nearest, k = %g", static_cast<double>(k)) +
+              fmt(": %g rows differ from the loop", static_cast<double>(bad)) +
+              fmt(" (%g ties)", static_cast<double>(ties)));
+  }
+}
+
 // The kernels of stored cells (data/cells.hpp) against the converted block:
 // the product and the moments by cluster bit for bit, on 1 and 2 threads,
 // with a cell stored out of gene order; the first failing cell's error.
@@ -686,6 +727,7 @@ int main() {
   test_lloyd();
   test_stats();
   test_label_sums();
+  test_two_nearest();
   test_projections();
   test_stored_cells();
   test_background();

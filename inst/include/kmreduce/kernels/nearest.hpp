@@ -48,6 +48,47 @@ __attribute__((target("avx512f,avx512vl"))) inline void two_nearest_avx512(
     _mm256_mask_storeu_epi32(which + g, lanes, w);
   }
 }
+
+// two_nearest() with AVX2 for rows [g0, g1) (a multiple of 4 of them):
+// 4 rows per vector, NV vectors at a time (independent chains of
+// comparisons), the comparisons of the portable loop (2 x is exact, so
+// ||c||^2 - 2 x is one rounding, as there); labels carried as doubles (exact
+// for any k an int holds).
+template <int NV>
+__attribute__((target("avx2"))) inline void two_nearest_avx2_rows(
+    const double* buf, index_t m, index_t g0, index_t g1, index_t k, const double* cnorm,
+    double* best, double* second, int* which) {
+  const __m256d two = _mm256_set1_pd(2.0);
+  const __m256d inf = _mm256_set1_pd(std::numeric_limits<double>::infinity());
+  for (index_t g = g0; g + 4 * NV <= g1; g += 4 * NV) {
+    __m256d b[NV], s2[NV], w[NV];
+    const __m256d c0 = _mm256_set1_pd(cnorm[0]);
+    for (int v = 0; v < NV; ++v) {
+      b[v] = _mm256_sub_pd(c0, _mm256_mul_pd(two, _mm256_loadu_pd(buf + g + 4 * v)));
+      s2[v] = inf;
+      w[v] = _mm256_setzero_pd();
+    }
+    for (index_t q = 1; q < k; ++q) {
+      const __m256d cq = _mm256_set1_pd(cnorm[q]);
+      const __m256d label = _mm256_set1_pd(static_cast<double>(q));
+      const double* col = buf + g + m * q;
+      for (int v = 0; v < NV; ++v) {
+        const __m256d x = _mm256_sub_pd(cq, _mm256_mul_pd(two, _mm256_loadu_pd(col + 4 * v)));
+        // x < best: second = best, best = x; otherwise second = min(second, x)
+        const __m256d lt = _mm256_cmp_pd(x, b[v], _CMP_LT_OQ);
+        s2[v] = _mm256_blendv_pd(_mm256_min_pd(x, s2[v]), b[v], lt);
+        b[v] = _mm256_blendv_pd(b[v], x, lt);
+        w[v] = _mm256_blendv_pd(w[v], label, lt);
+      }
+    }
+    for (int v = 0; v < NV; ++v) {
+      _mm256_storeu_pd(best + g + 4 * v, b[v]);
+      if (second != nullptr) _mm256_storeu_pd(second + g + 4 * v, s2[v]);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(which + g + 4 * v),
+                       _mm256_cvttpd_epi32(w[v]));
+    }
+  }
+}
 #endif
 }  // namespace detail
 
@@ -282,7 +323,7 @@ inline double seed_distances(double* v, index_t m, const double* rn, double pn, 
 // For m rows whose products with k centres are buf (m x k, column-major):
 // the smallest of cnorm[q] - 2 buf[r, q] over q (first q on ties), its q,
 // and (unless second is null) the second smallest. AVX-512 takes 8 rows at
-// a time with the same comparisons, so the results are the same.
+// a time, AVX2 4, with the same comparisons, so the results are the same.
 inline void two_nearest(const double* buf, index_t m, index_t k,
                         const double* cnorm, double* best, double* second,
                         int* which) {
@@ -293,7 +334,17 @@ inline void two_nearest(const double* buf, index_t m, index_t k,
     return;
   }
 #endif
-  for (index_t r = 0; r < m; ++r) {
+  index_t r = 0;
+#ifdef KMREDUCE_X86_SIMD
+  if (simd_level() == SimdLevel::Avx2) {
+    // (16 rows at a time, then 4; the last m % 4 by the loop below)
+    const index_t m16 = m / 16 * 16, m4 = m / 4 * 4;
+    detail::two_nearest_avx2_rows<4>(buf, m, 0, m16, k, cnorm, best, second, which);
+    detail::two_nearest_avx2_rows<1>(buf, m, m16, m4, k, cnorm, best, second, which);
+    r = m4;
+  }
+#endif
+  for (; r < m; ++r) {
     const double* br = buf + r;
     double b = cnorm[0] - 2.0 * br[0];
     double s2 = std::numeric_limits<double>::infinity();
