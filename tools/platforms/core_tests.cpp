@@ -456,6 +456,20 @@ void test_stats() {
   double w2 = 0.0;
   for (double v : s2.withinss) w2 += v;
   check(std::fabs(w2 - o2) <= 1e-10 * o2, "cluster statistics, k = 20, vs naive sums");
+  {
+    // several blocks of rows (1024 each) and a last partial group of rows:
+    // the same bits on 1 and 2 threads, with and without the means
+    const Blobs big(2503, 9, 5, 7);
+    const DenseMatrix ab = big.dense();
+    const ClusterStats one = cluster_stats(ab, big.truth.data(), big.k, 1);
+    const ClusterStats two = cluster_stats(ab, big.truth.data(), big.k, 2);
+    const ClusterStats from = cluster_stats_from_means(ab, big.truth.data(), big.k,
+                                                       one.centres.data(), 2);
+    check(one.withinss == two.withinss && one.totss == two.totss && one.sumsq == two.sumsq &&
+              one.centres == two.centres && from.withinss == one.withinss &&
+              from.totss == one.totss,
+          "cluster statistics: the same bits on 1 and 2 threads, means given or not");
+  }
   const Sparse s(b.x, a.n, a.d);
   const DenseMatrix sd(s.dense_values.data(), a.n, a.d);
   const ClusterStats ss = cluster_stats(s.m, b.truth.data(), k, 2);
