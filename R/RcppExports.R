@@ -141,6 +141,10 @@ kmeans_seedings_cpp <- function() {
     .Call(`_kmreduce_kmeans_seedings_cpp`)
 }
 
+kmeans_options_cpp <- function() {
+    .Call(`_kmreduce_kmeans_options_cpp`)
+}
+
 silhouette_cpp <- function(x, cluster, k, n_threads) {
     .Call(`_kmreduce_silhouette_cpp`, x, cluster, k, n_threads)
 }

@@ -415,15 +415,6 @@ algorithm_control <- function(control, algorithm) {
   control
 }
 
-# control$seeding as run: "auto" is k-means|| from n k = 10^6 (rows times
-# clusters) up, where its few passes over the rows cost less than greedy
-# k-means++'s two per centre at the same objective (bench/speed/seeding.R), and
-# greedy k-means++ below.
-seeding_name <- function(control, k, n) {
-  if (!identical(control$seeding, "auto")) return(control$seeding)
-  if (as.numeric(n) * k >= 1e6) "k-means||" else "k-means++"
-}
-
 # k-means on the reduced rows of one reduction and the statistics of its
 # partition on the original rows (kmeans_reduced(), k_path()).
 cluster_reduced <- function(src, x, reducer, reduced, k, centers0, n_init, iter_max, seed,

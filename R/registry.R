@@ -20,11 +20,12 @@
 #            inherits its parent classes'): "source_matrix" (in memory: matrix,
 #            data frame, sparse Matrix), "row_source" (every source, read in
 #            blocks: a big.matrix), "source_mpi" (mpi_rows())
-#   params   the options of `control` it reads, each a param(): its check
-#            and its default (the formal of kmeans_control() of that name;
-#            `default` only for an option kmeans_control() has no formal for,
-#            then set through a plain list, control = list(name = value)).
-#            An option several methods read is declared once (rsvd_params)
+#   params   the options of `control` it reads, each a param(): its check,
+#            its default and its help. The built-in methods' options are
+#            declared once each in builtin_params() (an option several
+#            methods read is one declaration) and are arguments of
+#            kmeans_control(); a registered method's own option (help NULL)
+#            is set through a plain list, control = list(name = value)
 #   fit      function(x, method, dims, k, seed, n_threads, control, weights):
 #            the reducer (new_reducer()); projections: by default none to
 #            learn (family_fit())
@@ -56,25 +57,8 @@ builtin_methods <- function() {
   features <- function(n, d) d
   rank <- function(n, d) min(n, d)
   everywhere <- c("source_matrix", "row_source", "source_mpi")
-  # The randomized SVD's options (leverage, cssp, rsvd), and how the
-  # singular vectors are computed (leverage, cssp).
-  rsvd_params <- list(
-    eps = param(function(v, arg) {
-      if (is.null(v) || (is.numeric(v) && length(v) == 1L && !is.na(v) && v > 0 && v <= 1)) {
-        return(v)
-      }
-      stop_arg(sprintf("`%s` must be NULL or a number in (0, 1], not %s.", arg, describe(v)))
-    }),
-    power_iters = param(check_power_iters)
-  )
-  svd_rows_param <- list(svd_rows = param(function(v, arg) {
-    if (is.null(v) || identical(v, Inf)) v else as.numeric(check_whole(v, arg, 2, Inf))
-  }))
-  svd_param <- list(svd = param(function(v, arg) check_choice(v, arg, c("randomized", "exact"))))
-  choice <- function(...) {
-    choices <- c(...)
-    param(function(v, arg) check_choice(v, arg, choices))
-  }
+  # (the methods' options: builtin_params(), each declared once there)
+  p <- builtin_params()
   list(
     none = method_entry("none (original features)", "none", NULL,
                         function(k, d) d, function(n, d) d, c("source_matrix", "source_mpi"),
@@ -94,27 +78,20 @@ builtin_methods <- function() {
                                     checks_values = TRUE),
     leverage = method_entry("leverage-score feature selection", "selection", NULL, thirty_k,
                             unbounded, everywhere,
-                            params = c(svd_param, rsvd_params,
-                                       list(scores = choice("squared", "sqrt"),
-                                            sampling = choice("random", "top"))),
+                            params = p[c("svd", "eps", "power_iters", "scores", "sampling")],
                             fit = fit_leverage, needs_k = TRUE, score_label = "leverage score"),
     cssp = method_entry("two-stage column subset selection", "selection", NULL, ten_k, rank,
                         "source_matrix",
-                        params = c(svd_param, rsvd_params, list(
-                          c = param(function(v, arg) {
-                            if (is.null(v)) v else check_number(v, arg, 0, Inf, open_lower = TRUE)
-                          }),
-                          repeats = param(function(v, arg) check_whole(v, arg, 1, 10000)),
-                          residual = choice("frobenius", "spectral"),
-                          qr = choice("pivoted", "strong"))),
+                        params = p[c("svd", "eps", "power_iters", "c", "repeats", "residual",
+                                     "qr")],
                         fit = fit_cssp, score_label = "sampling probability (CSSP)"),
     svd = method_entry("SVD extraction (exact)", "extraction", "SV", rank_k, rank, "source_matrix",
                        fit = fit_rotation),
     rsvd = method_entry("SVD extraction (randomized)", "extraction", "RSV", rank_k, rank,
-                        everywhere, params = c(rsvd_params, svd_rows_param), fit = fit_rotation),
+                        everywhere, params = p[c("eps", "power_iters", "svd_rows")], fit = fit_rotation),
     fjlt = method_entry("fast Johnson-Lindenstrauss transform (FJLT)", "projection", "F", ten_k,
                         features, everywhere,
-                        params = list(fjlt_density = param(check_density)),
+                        params = p["fjlt_density"],
                         fit = fit_fjlt, cpp = "fjlt",
                         options = function(reducer, x) list(density = reducer$density),
                         memory = function(n, reducer) {
@@ -145,10 +122,83 @@ method_entry <- function(label, family, prefix, default, upper, sources, params 
 }
 
 # An option of `control` that a method reads: `check`, function(value, arg),
-# returns the value checked (or stops naming `arg`); `default`: only for an
-# option that is not a formal of kmeans_control() (those are the defaults).
-param <- function(check, default = NULL) {
-  list(check = check, default = default)
+# returns the value checked (or stops naming `arg`); `default`, its value
+# when not given; `help`, its text in kmeans_control()'s help (markdown;
+# NULL for an option that is not an argument of kmeans_control(), set as
+# control = list(name = value)). The k-means options are declared the same
+# way (control_options()).
+param <- function(check, default = NULL, help = NULL) {
+  list(check = check, default = default, help = help)
+}
+
+# The built-in methods' options, each declared once (an option several
+# methods read, as the randomized SVD's, is one declaration their entries
+# share), in the order of kmeans_control()'s arguments.
+builtin_params <- function() {
+  choice <- function(choices, default, help) {
+    param(function(v, arg) check_choice(v, arg, choices), default, help)
+  }
+  eps_help <- r"-(The randomized SVD (`"leverage"`, `"cssp"`,
+                  `"rsvd"`) uses `k + ceiling(k / eps + 1)` test vectors (`eps = NULL`,
+                  the default, is `1/3`, as Boutsidis et al. 2015; for the cells of a
+                  `SummarizedExperiment`, whose SVD is that of a sample held in memory
+                  (`svd_rows`), it is `1`: half the test vectors, the same cell types
+                  found) and `power_iters` power
+                  iterations: a whole number, or `"auto"` (the default): one iteration,
+                  or none when the test vectors are at least `min(nrow(x), ncol(x))` (the
+                  SVD is then exact without them). With this many test vectors the top
+                  singular vectors are already close; more iterations bring the leverage
+                  scores closer to the exact ones, which need not lower the k-means
+                  objective: for `"leverage"` the number of columns sampled (`dims`)
+                  matters more.)-"
+  scores_help <- r"-(Variants of `"leverage"`: `scores = "sqrt"` samples
+                     by the row norms of `V_k` instead of their squares (Li and Fan 2020),
+                     which tames very uneven scores; `sampling = "top"` keeps the `dims`
+                     highest scores instead of sampling.)-"
+  c_help <- r"-(The randomized phase of `"cssp"` keeps column `j` with
+                probability `min(1, c p_j)`; `NULL` (the default):
+                `c = 2 dims max(1, log(dims))` (the paper asks for
+                \eqn{\Theta(k \log k)}{Theta(k log k)} with no constant). The two phases
+                are repeated `repeats` times (default 40), the best kept.)-"
+  residual_help <- r"-(`"cssp"`: the norm that picks the best repeat
+                       (`"frobenius"`, the default, the norm of the guarantee, or
+                       `"spectral"`, as in the paper's experiments) and the deterministic
+                       phase (`"pivoted"`: greedy column-pivoted QR, or `"strong"`: strong
+                       rank-revealing QR, Gu and Eisenstat 1996, with `f = 2`).)-"
+  list(
+    svd = choice(c("randomized", "exact"), "randomized",
+                 r"-(How `"leverage"` and `"cssp"` compute the top right singular
+                     vectors: `"randomized"` (the default) or `"exact"` (the exact SVD, see
+                     [reduction_methods]).)-"),
+    eps = param(function(v, arg) {
+      if (is.null(v) || (is.numeric(v) && length(v) == 1L && !is.na(v) && v > 0 && v <= 1)) {
+        return(v)
+      }
+      stop_arg(sprintf("`%s` must be NULL or a number in (0, 1], not %s.", arg, describe(v)))
+    }, NULL, eps_help),
+    power_iters = param(check_power_iters, "auto", eps_help),
+    svd_rows = param(function(v, arg) {
+      if (is.null(v) || identical(v, Inf)) v else as.numeric(check_whole(v, arg, 2, Inf))
+    }, NULL, r"-(`NULL` (the default: all rows; for the cells of a
+                 `SummarizedExperiment`, 20000), `Inf` (all rows) or a whole number `m`:
+                 `"rsvd"` computes its SVD from `m` rows drawn uniformly at random (from
+                 `seed`), read in one pass and held in memory, then projects every row on
+                 its singular vectors. For data read from a file (many cells of a 10x
+                 file) this replaces the SVD's passes over all rows by one pass, and an
+                 SVD of the sample in memory (Seurat's sketch of cells, Hao et al. 2024).)-"),
+    scores = choice(c("squared", "sqrt"), "squared", scores_help),
+    sampling = choice(c("random", "top"), "random", scores_help),
+    c = param(function(v, arg) {
+      if (is.null(v)) v else check_number(v, arg, 0, Inf, open_lower = TRUE)
+    }, NULL, c_help),
+    repeats = param(function(v, arg) check_whole(v, arg, 1, 10000), 40L, c_help),
+    residual = choice(c("frobenius", "spectral"), "frobenius", residual_help),
+    qr = choice(c("pivoted", "strong"), "pivoted", residual_help),
+    fjlt_density = param(check_density, NULL,
+                         r"-(The probability `q` that an entry of the FJLT's
+                             sparse Gaussian matrix is non-zero; `NULL` (the default):
+                             `min(1, log(n)^2 / 2^ceiling(log2(d)))`.)-")
+  )
 }
 
 # Methods registered while the package runs (register_method()), after the

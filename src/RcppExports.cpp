@@ -460,6 +460,16 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// kmeans_options_cpp
+Rcpp::List kmeans_options_cpp();
+RcppExport SEXP _kmreduce_kmeans_options_cpp() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    rcpp_result_gen = Rcpp::wrap(kmeans_options_cpp());
+    return rcpp_result_gen;
+END_RCPP
+}
 // silhouette_cpp
 Rcpp::NumericMatrix silhouette_cpp(Rcpp::NumericMatrix x, Rcpp::IntegerMatrix cluster, Rcpp::IntegerVector k, int n_threads);
 RcppExport SEXP _kmreduce_silhouette_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP) {
@@ -805,6 +815,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_kmeans_cpp", (DL_FUNC) &_kmreduce_kmeans_cpp, 3},
     {"_kmreduce_lloyd_cpp", (DL_FUNC) &_kmreduce_lloyd_cpp, 4},
     {"_kmreduce_kmeans_seedings_cpp", (DL_FUNC) &_kmreduce_kmeans_seedings_cpp, 0},
+    {"_kmreduce_kmeans_options_cpp", (DL_FUNC) &_kmreduce_kmeans_options_cpp, 0},
     {"_kmreduce_silhouette_cpp", (DL_FUNC) &_kmreduce_silhouette_cpp, 4},
     {"_kmreduce_uniform_box_cpp", (DL_FUNC) &_kmreduce_uniform_box_cpp, 6},
     {"_kmreduce_set_trace_cpp", (DL_FUNC) &_kmreduce_set_trace_cpp, 4},

@@ -232,3 +232,26 @@ Rcpp::List lloyd_cpp(SEXP source, Rcpp::NumericMatrix centers, Rcpp::List option
 // takes besides "auto".
 // [[Rcpp::export]]
 Rcpp::CharacterVector kmeans_seedings_cpp() { return Rcpp::wrap(kmreduce::seeding_names()); }
+
+// The names kmeans_options() reads (kmeans_glue.h), and the defaults the
+// core keeps for a name not given, of the options R's control_options() also
+// declares with a default of its own (no "auto"): the tests check that R
+// sends these names and that the defaults agree.
+// [[Rcpp::export]]
+Rcpp::List kmeans_options_cpp() {
+  KmeansCall call;
+  Rcpp::CharacterVector names;
+  for (const auto& set : kmeans_option_setters(call)) names.push_back(set.first);
+  const kmreduce::KmeansOptions& o = call.opt;
+  return Rcpp::List::create(
+      Rcpp::Named("names") = names,
+      Rcpp::Named("defaults") = Rcpp::List::create(
+          Rcpp::Named("precision") = call.single ? "single" : "double",
+          Rcpp::Named("oversampling") = o.parallel.oversampling,
+          Rcpp::Named("rounds") = o.parallel.rounds,
+          Rcpp::Named("polish_work") = o.polish_work,
+          Rcpp::Named("tries") = o.split.tries,
+          Rcpp::Named("split_rounds") = o.split.rounds,
+          Rcpp::Named("batch_size") = static_cast<double>(o.batches.batch_size),
+          Rcpp::Named("reassignment_ratio") = o.batches.reassignment_ratio));
+}

@@ -63,8 +63,10 @@ inline kmreduce::ClusterStats stats_of(const kmreduce::SparseMatrix& a, const in
 // list (R/kmeans_cpp_options.R builds it): the core's KmeansOptions and what
 // the glue itself reads (progress messages, the value limit, single
 // precision). Every name is optional (a missing one keeps the default of
-// KmeansOptions); an unknown name, a value of the wrong type or out of range
-// is an error naming the option. Names and values:
+// KmeansOptions: those R also declares, control_options(), agree with R's,
+// and R sends every name but split_confirm; test-kmeans_cpp_options.R checks
+// both through kmeans_options_cpp()); an unknown name, a value of the wrong
+// type or out of range is an error naming the option. Names and values:
 //   k, n_init, iter_max, n_threads, rounds, tries, split_rounds: whole >= 1
 //   local_search: whole >= 0;  tol, limit: >= 0;  oversampling: > 0
 //   seed: a whole number (the seed of every random stream)
@@ -133,9 +135,10 @@ inline bool flag(SEXP v, const std::string& name) {
 
 }  // namespace option
 
-inline KmeansCall kmeans_options(const Rcpp::List& options) {
-  KmeansCall call;
-  kmreduce::KmeansOptions& opt = call.opt;
+// Each option's setter into `call` (one table, the one place the names are
+// read; kmeans_options_cpp() lists them for R's tests).
+inline glue::OptionSetters kmeans_option_setters(KmeansCall& call) {
+  kmreduce::KmeansOptions* const opt = &call.opt;
   // (setters of one kind; `name` for their errors)
   auto whole = [](int lo, int& to) {
     return [lo, &to](const std::string& name, SEXP v) { to = option::whole(v, name, lo); };
@@ -149,62 +152,69 @@ inline KmeansCall kmeans_options(const Rcpp::List& options) {
       if (to < 0) option::fail(name, "must be >= 0");
     };
   };
-  glue::read_options(options, "k-means", {
-      {"k", [&](const std::string& name, SEXP v) { opt.k = option::whole(v, name, 1); }},
-      {"n_init", whole(1, opt.n_init)},
-      {"iter_max", whole(1, opt.iter_max)},
-      {"tol", non_negative(opt.tol)},
-      {"seed", [&](const std::string& name, SEXP v) {
+  return {
+      {"k", [opt](const std::string& name, SEXP v) { opt->k = option::whole(v, name, 1); }},
+      {"n_init", whole(1, opt->n_init)},
+      {"iter_max", whole(1, opt->iter_max)},
+      {"tol", non_negative(opt->tol)},
+      {"seed", [opt](const std::string& name, SEXP v) {
          const double seed = option::number(v, name);
          if (seed != std::floor(seed)) option::fail(name, "must be a whole number");
-         opt.seed = glue::as_seed(seed);
+         opt->seed = glue::as_seed(seed);
        }},
-      {"n_threads", whole(1, opt.n_threads)},
-      {"verbose", [&](const std::string& name, SEXP v) { call.verbose = option::flag(v, name); }},
+      {"n_threads", whole(1, opt->n_threads)},
+      {"verbose", [&call](const std::string& name, SEXP v) {
+         call.verbose = option::flag(v, name);
+       }},
       {"limit", non_negative(call.limit)},
-      {"seeding", [&](const std::string& name, SEXP v) {
-         opt.seeding = option::choice(v, name, kmreduce::seeding_names());
+      {"seeding", [opt](const std::string& name, SEXP v) {
+         opt->seeding = option::choice(v, name, kmreduce::seeding_names());
        }},
-      {"local_search", whole(0, opt.local_search)},
-      {"oversampling", [&](const std::string& name, SEXP v) {
-         opt.parallel.oversampling = option::number(v, name);
-         if (!(opt.parallel.oversampling > 0)) option::fail(name, "must be > 0");
+      {"local_search", whole(0, opt->local_search)},
+      {"oversampling", [opt](const std::string& name, SEXP v) {
+         opt->parallel.oversampling = option::number(v, name);
+         if (!(opt->parallel.oversampling > 0)) option::fail(name, "must be > 0");
        }},
-      {"rounds", whole(1, opt.parallel.rounds)},
-      {"algorithm", [&](const std::string& name, SEXP v) {
+      {"rounds", whole(1, opt->parallel.rounds)},
+      {"algorithm", [opt](const std::string& name, SEXP v) {
          const std::string a = option::choice(v, name, {"lloyd", "macqueen", "minibatch"});
-         opt.online = a == "macqueen";
-         opt.minibatch = a == "minibatch";
+         opt->online = a == "macqueen";
+         opt->minibatch = a == "minibatch";
        }},
-      {"batch_size", [&](const std::string& name, SEXP v) {
-         opt.batches.batch_size = option::whole(v, name, 1);
+      {"batch_size", [opt](const std::string& name, SEXP v) {
+         opt->batches.batch_size = option::whole(v, name, 1);
        }},
-      {"reassignment_ratio", [&](const std::string& name, SEXP v) {
-         opt.batches.reassignment_ratio = option::number(v, name);
-         if (opt.batches.reassignment_ratio < 0 || opt.batches.reassignment_ratio > 1)
+      {"reassignment_ratio", [opt](const std::string& name, SEXP v) {
+         opt->batches.reassignment_ratio = option::number(v, name);
+         if (opt->batches.reassignment_ratio < 0 || opt->batches.reassignment_ratio > 1)
            option::fail(name, "must be in [0, 1]");
        }},
-      {"polish", [&](const std::string& name, SEXP v) {
+      {"polish", [opt](const std::string& name, SEXP v) {
          const std::string p = option::choice(v, name, {"none", "hartigan", "split_merge"});
-         opt.polish = p == "split_merge" ? kmreduce::Polish::SplitMerge
-                      : p == "hartigan"  ? kmreduce::Polish::Hartigan
-                                         : kmreduce::Polish::None;
+         opt->polish = p == "split_merge" ? kmreduce::Polish::SplitMerge
+                       : p == "hartigan"  ? kmreduce::Polish::Hartigan
+                                          : kmreduce::Polish::None;
        }},
-      {"tries", whole(1, opt.split.tries)},
-      {"split_rounds", whole(1, opt.split.rounds)},
-      {"polish_starts", [&](const std::string& name, SEXP v) {
-         opt.polish_starts = TYPEOF(v) == STRSXP ? (option::choice(v, name, {"auto"}),
-                                                    kmreduce::kPolishStartsAuto)
-                                                 : option::whole(v, name, 1);
+      {"tries", whole(1, opt->split.tries)},
+      {"split_rounds", whole(1, opt->split.rounds)},
+      {"polish_starts", [opt](const std::string& name, SEXP v) {
+         opt->polish_starts = TYPEOF(v) == STRSXP ? (option::choice(v, name, {"auto"}),
+                                                     kmreduce::kPolishStartsAuto)
+                                                  : option::whole(v, name, 1);
        }},
-      {"polish_work", number(opt.polish_work)},
-      {"sketch_rows", [&](const std::string& name, SEXP v) {
-         opt.sketch_rows = option::whole(v, name, 0);
+      {"polish_work", number(opt->polish_work)},
+      {"sketch_rows", [opt](const std::string& name, SEXP v) {
+         opt->sketch_rows = option::whole(v, name, 0);
        }},
-      {"split_confirm", number(opt.split_confirm)},
-      {"precision", [&](const std::string& name, SEXP v) {
+      {"split_confirm", number(opt->split_confirm)},
+      {"precision", [&call](const std::string& name, SEXP v) {
          call.single = option::choice(v, name, {"double", "single"}) == "single";
-       }}});
+       }}};
+}
+
+inline KmeansCall kmeans_options(const Rcpp::List& options) {
+  KmeansCall call;
+  glue::read_options(options, "k-means", kmeans_option_setters(call));
   return call;
 }
 

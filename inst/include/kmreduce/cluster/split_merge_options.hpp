@@ -9,7 +9,7 @@
 namespace kmreduce {
 
 struct SplitMergeOptions {
-  int tries = 5;            // moves tried per round
+  int tries = 3;            // moves tried per round (R: kmeans_control(tries = 3))
   int rounds = 5;           // rounds, each kept only when it improves
   int iter_max = 100;       // Lloyd after each move
   double tol = 0.0;
