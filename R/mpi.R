@@ -52,3 +52,21 @@ mpi_agree <- function(x, failed, what, args) {
   }
   invisible(TRUE)
 }
+
+# The ranks of a collective call, as generics of the row sources: one
+# process (the methods of "row_source") has nothing to agree; source_mpi
+# (R/source_mpi.R) has its ranks agree.
+
+# Runs the argument checks `expr`: on MPI ranks an error is returned for
+# agree_ranks(), elsewhere raised at once (mpi_try()).
+try_checks <- function(src, expr) UseMethod("try_checks")
+try_checks.row_source <- function(src, expr) mpi_try(FALSE, expr)
+
+# After the checks: every rank agrees they passed with the same `args` (a
+# function giving the named list); returns the seed every process uses.
+agree_ranks <- function(src, failed, args, seed, seed_arg) UseMethod("agree_ranks")
+agree_ranks.row_source <- function(src, failed, args, seed, seed_arg) seed
+
+# Does this process report (verbose, trace)?
+is_lead <- function(src) UseMethod("is_lead")
+is_lead.row_source <- function(src) TRUE

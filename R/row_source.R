@@ -131,49 +131,6 @@ source_block_rows.row_source <- function(src, block_rows = NULL) {
   as.integer(max(1, min(n, floor(2^26 / (8 * n_cols(src))))))
 }
 
-# Memory outside R's heap. A source may hold some while it is read
-# (source_tenx: its reading vectors and its pool of blocks), which R's
-# collector neither counts nor hurries to free. Each exported function that
-# reads sources starts with `hold_sources(); on.exit(leave_sources(), add =
-# TRUE)`; a source that takes such memory calls holding_memory(src), and the
-# outermost leave_sources() releases it (release_source()) when its function
-# returns, also on an error. A released source makes its memory again if it
-# is read again.
-held <- new.env(parent = emptyenv())
-held$depth <- 0L
-held$sources <- list()
-
-hold_sources <- function() {
-  held$depth <- held$depth + 1L
-  invisible(NULL)
-}
-
-leave_sources <- function() {
-  held$depth <- max(0L, held$depth - 1L)
-  if (held$depth == 0L) {
-    sources <- held$sources
-    held$sources <- list()
-    for (src in sources) release_source(src)
-  }
-  invisible(NULL)
-}
-
-holding_memory <- function(src) {
-  if (!any(vapply(held$sources, identical, logical(1), src))) {
-    held$sources[[length(held$sources) + 1L]] <- src
-  }
-  invisible(NULL)
-}
-
-release_source <- function(src) UseMethod("release_source")
-release_source.row_source <- function(src) invisible(NULL)
-
-# A source read from a file in several passes keeps what it reads in memory
-# when that takes at most `bytes` (file_cache_budget()), and its later
-# passes read from there (source_tenx); elsewhere nothing.
-keep_in_memory <- function(src, bytes) UseMethod("keep_in_memory")
-keep_in_memory.row_source <- function(src, bytes) invisible(src)
-
 # Rows first..last for a pass that is done with them before it reads its
 # next block (for_source_blocks() and the C++ core's reads): a source may
 # then give a block whose memory it reuses for the block after next
@@ -222,123 +179,10 @@ for_source_blocks <- function(src, block_rows, f) {
   invisible(NULL)
 }
 
-## Checks -------------------------------------------------------------------
-
-# check_data() of the source's rows: the checked data, or NULL for data that
-# check_data() checks itself (in memory). `big`: whether the caller reads
-# rows in blocks. Default: values in blocks (finite, small enough).
-check_rows <- function(src, arg, big, block_rows, small) UseMethod("check_rows")
-check_rows.row_source <- function(src, arg, big, block_rows, small) {
-  if (!big) {
-    stop_arg(sprintf(paste0("`%s` is %s; only kmeans_reduced(), reduce_dims(), ",
-                            "randomized_svd(), kmeans_objective() and predict() read one ",
-                            "in blocks. Give an in-memory matrix here."), arg, describe_source(src)))
-  }
-  check_big_data(src, arg, source_block_rows(src, block_rows), small)
-  src$data
-}
-
-# The source of checked rows (kmeans_reduced()): check_data() of the data
-# (values = FALSE: checked later by the kernels), a sparse matrix far from
-# zero made dense (dense_if_far_from_zero()); a new source only when that
-# changed the data (a data frame made a matrix, say).
-checked_source <- function(src, block_rows, values) UseMethod("checked_source")
-checked_source.row_source <- function(src, block_rows, values) {
-  x <- dense_if_far_from_zero(check_data(src$data, "x", big = TRUE, block_rows = block_rows,
-                                         values = values, vector_column = TRUE, src = src))
-  if (identical(x, src$data)) src else as_row_source(x)
-}
-
-# `k` as a number of clusters: a whole number, at most the distinct rows.
-# `arg`: the name the user gave it ("k", or "centers" as in stats::kmeans()).
-check_source_k <- function(src, k, arg = "k") UseMethod("check_source_k")
-check_source_k.row_source <- function(src, k, arg = "k") {
-  n_max <- n_rows(src)
-  if (!is_whole(k) || k < 1 || k > n_max) {
-    stop_arg(sprintf("`%s` must be a whole number in [1, %d] (the number of rows of `x`), not %s.",
-                     arg, n_max, describe(k)))
-  }
-  if (k > 1) {
-    has <- big_has_distinct(src, k, source_block_rows(src))
-    if (!has) stop_too_few_distinct(k, attr(has, "distinct"), arg)
-  }
-  as.integer(k)
-}
-
-# The error for k above the number of distinct rows (the same for every
-# source).
-stop_too_few_distinct <- function(k, distinct, arg = "k") {
-  stop_arg(sprintf("`%s` must be a whole number in [1, %d] (the number of distinct rows of `x`), not %s.",
-                   arg, as.integer(distinct), describe(k)))
-}
-
-# `k` given as initial centres (a matrix): checked against the rows.
-check_source_centers <- function(src, centers, arg = "k") UseMethod("check_source_centers")
-check_source_centers.row_source <- function(src, centers, arg = "k") {
-  check_centers(centers, src$data, arg)
-}
-
-# What kmeans_reduced()'s options need of the source: the observation
-# weights (checked, one per row) and control$algorithm.
-set_weights <- function(src, weights, control) UseMethod("set_weights")
-set_weights.row_source <- function(src, weights, control) {
-  if (!is.null(weights)) src$weights <- check_weights(weights, n_rows(src))
-  src
-}
-
-# method = "auto" for this source (narrow data in memory: "none").
-auto_method <- function(src, method, k) UseMethod("auto_method")
-auto_method.row_source <- function(src, method, k) resolve_method(method, src$data)
-
-# Is `method` available for this source (the registry's `sources`)?
-check_source_method <- function(src, method, control) UseMethod("check_source_method")
-check_source_method.row_source <- function(src, method, control) {
-  where <- sprintf("%s `x`", describe_source(src))
-  method_unavailable(src, method, sprintf("needs the whole matrix in memory; %s works with", where))
-  check_exact_svd(method, control, where)
-}
-
-# Whether sample_rows() may draw a sample of the rows to hold in memory
-# (control$svd_rows): stops when not.
-check_row_sample <- function(src) UseMethod("check_row_sample")
-check_row_sample.row_source <- function(src) invisible(TRUE)
-
-method_unavailable <- function(src, method, phrase) {
-  ok <- registered_methods(source = class(src))
-  if (!(method %in% ok)) {
-    stop_arg(sprintf("`method` \"%s\" %s %s.", method, phrase,
-                     paste0("\"", ok, "\"", collapse = ", ")))
-  }
-  invisible(TRUE)
-}
-
-check_exact_svd <- function(method, control, where) {
-  if (method == "leverage" && control$svd == "exact") {
-    stop_arg(sprintf("`control$svd` = \"exact\" needs the whole matrix in memory; use \"randomized\" with %s.",
-                     where))
-  }
-  invisible(TRUE)
-}
-
-## The ranks of a collective call (one process: nothing to agree) ---------
-
-# Runs the argument checks `expr`: on MPI ranks an error is returned for
-# agree_ranks(), elsewhere raised at once (mpi_try()).
-try_checks <- function(src, expr) UseMethod("try_checks")
-try_checks.row_source <- function(src, expr) mpi_try(FALSE, expr)
-
-# After the checks: every rank agrees they passed with the same `args` (a
-# function giving the named list); returns the seed every process uses.
-agree_ranks <- function(src, failed, args, seed, seed_arg) UseMethod("agree_ranks")
-agree_ranks.row_source <- function(src, failed, args, seed, seed_arg) seed
-
-# Does this process report (verbose, trace)?
-is_lead <- function(src) UseMethod("is_lead")
-is_lead.row_source <- function(src) TRUE
-
 # Fields the fit carries for this source.
 fit_fields <- function(src) UseMethod("fit_fields")
 fit_fields.row_source <- function(src) NULL
+
 
 ## The pipeline steps that read rows ----------------------------------------
 
