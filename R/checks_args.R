@@ -85,16 +85,19 @@ resolve_seed <- function(seed) {
   seed
 }
 
-# Power iterations of a randomized SVD: "auto" (power_iters_for()) or a
-# whole number in [0, 100].
-check_power_iters <- function(x, arg) {
+# "auto", or a whole number in [lower, upper] (as an integer).
+check_auto_whole <- function(x, arg, lower, upper) {
   if (identical(x, "auto")) return(x)
-  if (!is_whole(x) || x < 0 || x > 100) {
-    stop_arg(sprintf("`%s` must be \"auto\" or a whole number in [0, 100], not %s.",
-                     arg, describe(x)))
+  if (!is_whole(x) || x < lower || x > upper) {
+    stop_arg(sprintf("`%s` must be \"auto\" or a whole number in [%s, %s], not %s.",
+                     arg, format(lower), format(upper), describe(x)))
   }
   as.integer(x)
 }
+
+# Power iterations of a randomized SVD: "auto" (power_iters_for()) or a
+# whole number in [0, 100].
+check_power_iters <- function(x, arg) check_auto_whole(x, arg, 0, 100)
 
 check_flag <- function(x, arg) {
   if (!is.logical(x) || length(x) != 1L || is.na(x)) {

@@ -40,14 +40,7 @@ check_control <- function(control, defaults = control_defaults(), prefix = "cont
 }
 
 # control$polish_starts: "auto" or a whole number in [1, 1e6].
-check_polish_starts <- function(v, arg) {
-  if (identical(v, "auto")) return(v)
-  if (!is_whole(v) || v < 1 || v > 1e6) {
-    stop_arg(sprintf("`%s` must be \"auto\" or a whole number in [1, 1e+06], not %s.",
-                     arg, describe(v)))
-  }
-  as.integer(v)
-}
+check_polish_starts <- function(v, arg) check_auto_whole(v, arg, 1, 1e6)
 
 # control$polish_work: a number >= 0 (Inf: no bound).
 check_polish_work <- function(v, arg) {
