@@ -26,7 +26,6 @@
 
 #include <R_ext/Altrep.h>
 
-#include <array>
 #include <cmath>
 #include <exception>
 #include <initializer_list>
@@ -34,37 +33,25 @@
 #include <string>
 #include <vector>
 
+#include <kmreduce/data/block_pool.hpp>
 #include <kmreduce/data/cells.hpp>
 #include <kmreduce/runtime/background.hpp>
 #include <kmreduce/runtime/memory.hpp>
 
 namespace {
 
-// One converted block's memory: gene (row) indices and values.
-struct CellsMemory {
-  kmreduce::AlignedArray<int> i;
-  kmreduce::AlignedArray<double> x;
-  R_xlen_t capacity = 0;
-  // (the pool's number of the block it holds: views of older blocks are stale)
-  double generation = 0;
-};
-
-struct CellsPool {
-  std::array<std::shared_ptr<CellsMemory>, 2> memory;
-  int next = 0;
-  double blocks = 0;  // blocks converted so far: each block's generation
-};
-
 R_altrep_class_t cells_int_class, cells_real_class;
 
-// A view: data1 the pool (an external pointer: the pool lives as long as
-// any view of it), data2 c(slot, generation, length).
-CellsMemory* view_memory(SEXP x, bool error) {
+// A view: data1 the pool (an external pointer to a kmreduce::BlockPool,
+// data/block_pool.hpp: the pool lives as long as any view of it), data2
+// c(slot, generation, length).
+kmreduce::BlockMemory* view_memory(SEXP x, bool error) {
   SEXP pool_ptr = R_altrep_data1(x);
   const double* info = REAL(R_altrep_data2(x));
-  CellsPool* pool = static_cast<CellsPool*>(R_ExternalPtrAddr(pool_ptr));
-  CellsMemory* m = pool == nullptr ? nullptr : pool->memory[static_cast<int>(info[0])].get();
-  if (m == nullptr || m->generation != info[1]) {
+  const kmreduce::BlockPool* pool = static_cast<kmreduce::BlockPool*>(R_ExternalPtrAddr(pool_ptr));
+  kmreduce::BlockMemory* m =
+      pool == nullptr ? nullptr : pool->current(static_cast<int>(info[0]), info[1]);
+  if (m == nullptr) {
     if (error) {
       Rf_error("kmreduce: a block of a 10x file was used after its memory was reused for "
                "a later block (an internal error; please report it)");
@@ -77,11 +64,11 @@ R_xlen_t view_length(SEXP x) { return static_cast<R_xlen_t>(REAL(R_altrep_data2(
 void* view_int_dataptr(SEXP x, Rboolean) { return view_memory(x, true)->i.get(); }
 void* view_real_dataptr(SEXP x, Rboolean) { return view_memory(x, true)->x.get(); }
 const void* view_int_or_null(SEXP x) {
-  CellsMemory* m = view_memory(x, false);
+  kmreduce::BlockMemory* m = view_memory(x, false);
   return m == nullptr ? nullptr : m->i.get();
 }
 const void* view_real_or_null(SEXP x) {
-  CellsMemory* m = view_memory(x, false);
+  kmreduce::BlockMemory* m = view_memory(x, false);
   return m == nullptr ? nullptr : m->x.get();
 }
 int view_int_elt(SEXP x, R_xlen_t k) { return view_memory(x, true)->i[k]; }
@@ -170,7 +157,7 @@ struct CellsJob {
   R_xlen_t nnz = 0;
   int slot = -1;  // the pool's memory written (-1: R vectors in `keep`)
   double generation = 0;
-  std::shared_ptr<CellsMemory> memory;  // (kept while the worker may write it)
+  std::shared_ptr<kmreduce::BlockMemory> memory;  // (kept while the worker may write it)
   std::vector<std::shared_ptr<ReadMemory>> reading;  // (and what it reads)
   Rcpp::List keep;  // inputs and outputs (also protected by the external pointer)
   kmreduce::BackgroundTask task;  // (declared last: joined before the rest is freed)
@@ -245,24 +232,13 @@ SEXP cells_job(SEXP value, SEXP gene, const Rcpp::NumericVector& ptr, int n_gene
   double* xo;
   Rcpp::RObject i, x;
   if (pool_ptr != R_NilValue) {
-    CellsPool* pool = static_cast<CellsPool*>(R_ExternalPtrAddr(pool_ptr));
+    kmreduce::BlockPool* pool = static_cast<kmreduce::BlockPool*>(R_ExternalPtrAddr(pool_ptr));
     if (pool == nullptr) throw std::invalid_argument("a freed pool of blocks");
-    job->slot = pool->next;
-    pool->next = 1 - pool->next;
-    std::shared_ptr<CellsMemory>& m = pool->memory[job->slot];
-    const double generation = ++pool->blocks;
-    // Memory still written by a conversion abandoned on its thread stays
-    // its own: this block gets new memory.
-    if (!m || m.use_count() > 1 || m->capacity < nnz) {
-      m = std::make_shared<CellsMemory>();
-      const std::size_t n = static_cast<std::size_t>(std::max<R_xlen_t>(nnz, 1));
-      m->i = kmreduce::aligned_array<int>(n, true);
-      m->x = kmreduce::aligned_array<double>(n, true);
-      m->capacity = nnz;
-    }
-    m->generation = generation;  // (older views of this memory are stale from now)
-    job->generation = generation;
-    job->memory = m;
+    kmreduce::BlockPool::Block block = pool->next(static_cast<kmreduce::index_t>(nnz));
+    job->slot = block.slot;
+    job->generation = block.generation;
+    job->memory = std::move(block.memory);
+    kmreduce::BlockMemory* m = job->memory.get();
     io = m->i.get();
     xo = m->x.get();
     i = R_NilValue;
@@ -388,15 +364,15 @@ void read_buffer_release(SEXP buffer) {
 // stale from now on.
 // [[Rcpp::export]]
 void cells_pool_release(SEXP pool) {
-  CellsPool* p = static_cast<CellsPool*>(R_ExternalPtrAddr(pool));
+  kmreduce::BlockPool* p = static_cast<kmreduce::BlockPool*>(R_ExternalPtrAddr(pool));
   if (p == nullptr) return;
-  for (auto& m : p->memory) m.reset();
+  p->release();
 }
 
 // A pool of two blocks' memory for a pass's conversions.
 // [[Rcpp::export]]
 SEXP cells_pool_new() {
-  Rcpp::XPtr<CellsPool> pool(new CellsPool(), true);
+  Rcpp::XPtr<kmreduce::BlockPool> pool(new kmreduce::BlockPool(), true);
   return pool;
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <kmreduce/cluster/cluster_stats.hpp>
+#include <kmreduce/data/block_pool.hpp>
 #include <kmreduce/cluster/kmeans.hpp>
 #include <kmreduce/reduce/mailman.hpp>
 #include <kmreduce/kernels/packed.hpp>
@@ -559,6 +560,32 @@ void test_two_nearest() {
   }
 }
 
+// The pool of two blocks' memory (data/block_pool.hpp): slots in turn, a
+// view stale once its slot holds a later block, memory a conversion still
+// holds never reused, all stale after release().
+void test_block_pool() {
+  BlockPool pool;
+  BlockPool::Block a = pool.next(100);
+  const BlockPool::Block b = pool.next(50);
+  check(a.slot == 0 && b.slot == 1 && a.generation == 1 && b.generation == 2 &&
+            pool.current(0, 1) == a.memory.get() && pool.current(1, 2) == b.memory.get(),
+        "block pool: two slots in turn, each block its generation");
+  BlockMemory* first = a.memory.get();
+  a.memory.reset();  // (the first block's conversion is done with it)
+  const BlockPool::Block c = pool.next(80);
+  check(c.slot == 0 && c.memory.get() == first && pool.current(0, 1) == nullptr &&
+            pool.current(0, 3) == first,
+        "block pool: a slot's memory reused by a later block, the older view stale");
+  const BlockPool::Block d = pool.next(10);  // (b still held: new memory)
+  check(d.memory.get() != b.memory.get() && pool.current(1, 2) == nullptr,
+        "block pool: memory still held by a conversion is not reused");
+  const BlockPool::Block e = pool.next(1000);  // (slot 0: too small, c held)
+  check(e.memory->capacity == 1000 && e.memory.get() != first, "block pool: grows for a larger block");
+  pool.release();
+  check(pool.current(0, 5) == nullptr && pool.current(1, 4) == nullptr,
+        "block pool: every view stale after release()");
+}
+
 // The kernels of stored cells (data/cells.hpp) against the converted block:
 // the product and the moments by cluster bit for bit, on 1 and 2 threads,
 // with a cell stored out of gene order; the first failing cell's error.
@@ -743,6 +770,7 @@ int main() {
   test_label_sums();
   test_two_nearest();
   test_projections();
+  test_block_pool();
   test_stored_cells();
   test_background();
   std::printf("%d passed, %d failed\n", passed, failed);
