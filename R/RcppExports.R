@@ -217,6 +217,10 @@ kmeans_parallel_cpp <- function(x, k, seed, oversampling, rounds, n_threads) {
     .Call(`_kmreduce_kmeans_parallel_cpp`, x, k, seed, oversampling, rounds, n_threads)
 }
 
+seeding_cpp <- function(x, k, seed, name, n_threads) {
+    .Call(`_kmreduce_seeding_cpp`, x, k, seed, name, n_threads)
+}
+
 kmeanspp_trace_cpp <- function(x, k, seed, n_threads) {
     .Call(`_kmreduce_kmeanspp_trace_cpp`, x, k, seed, n_threads)
 }

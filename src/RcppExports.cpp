@@ -713,6 +713,21 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// seeding_cpp
+Rcpp::List seeding_cpp(Rcpp::NumericMatrix x, int k, double seed, std::string name, int n_threads);
+RcppExport SEXP _kmreduce_seeding_cpp(SEXP xSEXP, SEXP kSEXP, SEXP seedSEXP, SEXP nameSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< std::string >::type name(nameSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(seeding_cpp(x, k, seed, name, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // kmeanspp_trace_cpp
 Rcpp::List kmeanspp_trace_cpp(Rcpp::NumericMatrix x, int k, double seed, int n_threads);
 RcppExport SEXP _kmreduce_kmeanspp_trace_cpp(SEXP xSEXP, SEXP kSEXP, SEXP seedSEXP, SEXP n_threadsSEXP) {
@@ -834,6 +849,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_hartigan_cpp", (DL_FUNC) &_kmreduce_hartigan_cpp, 5},
     {"_kmreduce_local_search_cpp", (DL_FUNC) &_kmreduce_local_search_cpp, 5},
     {"_kmreduce_kmeans_parallel_cpp", (DL_FUNC) &_kmreduce_kmeans_parallel_cpp, 6},
+    {"_kmreduce_seeding_cpp", (DL_FUNC) &_kmreduce_seeding_cpp, 5},
     {"_kmreduce_kmeanspp_trace_cpp", (DL_FUNC) &_kmreduce_kmeanspp_trace_cpp, 4},
     {"_kmreduce_packed_copy_limit_cpp", (DL_FUNC) &_kmreduce_packed_copy_limit_cpp, 1},
     {"_kmreduce_single_products_cpp", (DL_FUNC) &_kmreduce_single_products_cpp, 6},

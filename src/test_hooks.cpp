@@ -111,6 +111,35 @@ Rcpp::List kmeans_parallel_cpp(Rcpp::NumericMatrix x, int k, double seed, double
 }
 
 
+// The seeding policy called `name` (seeding.hpp) on dense x, drawing from
+// replicate 1's stream (tests): the seeds and the rows' assignment to them.
+// [[Rcpp::export]]
+Rcpp::List seeding_cpp(Rcpp::NumericMatrix x, int k, double seed, std::string name,
+                       int n_threads) {
+  const kmreduce::DenseMatrix a(&x[0], x.nrow(), x.ncol());
+  if (k < 1 || k > x.nrow()) throw std::invalid_argument("bad k");
+  std::vector<double> norms(a.n);
+  kmreduce::row_sqnorms(a, norms.data(), n_threads);
+  kmreduce::KmeansOptions opt;
+  opt.k = k;
+  opt.n_threads = n_threads;
+  opt.seeding = name;
+  const kmreduce::InterruptCheck interrupt = glue::r_interrupt();
+  const kmreduce::LocalCombine combine;
+  const kmreduce::SeedingCall<kmreduce::DenseMatrix, kmreduce::LocalCombine> call{
+      a, norms.data(), opt, interrupt, combine};
+  kmreduce::Rng rng(kmreduce::stream_key(glue::as_seed(seed), kmreduce::kStreamKmeansInit, 0));
+  Rcpp::NumericMatrix seeds(k, x.ncol());
+  kmreduce::SeedAssignment assign;
+  kmreduce::with_seeding(kmreduce::seeding_index(name), [&](auto policy) {
+    decltype(policy)::seed(call, rng, &seeds[0], &assign);
+  });
+  Rcpp::IntegerVector label(assign.label.begin(), assign.label.end());
+  return Rcpp::List::create(Rcpp::Named("seeds") = seeds, Rcpp::Named("label") = label + 1,
+                            Rcpp::Named("nearest") = Rcpp::wrap(assign.nearest),
+                            Rcpp::Named("second") = Rcpp::wrap(assign.second));
+}
+
 // Greedy k-means++ on dense x (tests): the seeds, the assignment it leaves
 // and, for every step, the rows drawn (1-based), the potential with each and
 // the one kept (1-based among them).

@@ -26,7 +26,9 @@ test_that("kmeans_cpp_options() gives the list the C++ side takes, with names in
   fit <- kmreduce:::kmeans_cpp(x, opt)
   expect_identical(length(fit$objectives), 3L)
   # the seedings R accepts are the core's
-  expect_identical(kmreduce:::kmeans_seedings_cpp(), c("k-means++", "k-means||"))
+  for (name in kmreduce:::kmeans_seedings_cpp())
+    expect_identical(kmeans_control(seeding = name)$seeding, name)
+  expect_true(all(c("k-means++", "k-means||") %in% kmreduce:::kmeans_seedings_cpp()))
   # (one replicate, one Lloyd step: the centres show the seeds)
   one <- modifyList(opt, list(n_init = 1L, iter_max = 1L, polish = "none", local_search = 0L))
   pp <- kmreduce:::kmeans_cpp(x, one)
@@ -41,7 +43,9 @@ test_that("an unknown option, a wrong type or an unknown name is an error naming
   expect_error(run(seedng = "k-means++"), "unknown k-means option `seedng`")
   expect_error(run(seeding = 1L), "option `seeding` must be one string")
   expect_error(run(seeding = "kmeans++"),
-               "option `seeding` must be one of \"k-means\\+\\+\", \"k-means\\|\\|\", not \"kmeans\\+\\+\"")
+               sprintf("option `seeding` must be one of %s, not \"kmeans++\"",
+                       paste0("\"", kmreduce:::kmeans_seedings_cpp(), "\"", collapse = ", ")),
+               fixed = TRUE)
   expect_error(run(polish = 2L), "option `polish` must be one string")
   expect_error(run(polish = "split-merge"), "option `polish` must be one of")
   expect_error(run(algorithm = "hartigan"), "option `algorithm` must be one of \"lloyd\", \"macqueen\"")

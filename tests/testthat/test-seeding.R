@@ -186,7 +186,9 @@ test_that("kmeans_reduced() with k-means|| seeding: a Lloyd fixed point, the pla
                        control = list(seeding = "k-means||", oversampling = 4, rounds = 2))
   expect_gt(adjusted_rand_index(fs$cluster, m$truth), 0.95)
   expect_error(kmeans_reduced(m$x, 8, control = list(seeding = "kmeans||")),
-               "`control\\$seeding` must be one of \"auto\", \"k-means\\+\\+\", \"k-means\\|\\|\", not \"kmeans\\|\\|\"")
+               sprintf("`control$seeding` must be one of %s, not \"kmeans||\"",
+                       paste0("\"", c("auto", kmreduce:::kmeans_seedings_cpp()), "\"",
+                              collapse = ", ")), fixed = TRUE)
   expect_error(kmeans_reduced(m$x, 8, control = list(oversampling = 0)),
                "`control\\$oversampling` must be a number in \\(0, 1e\\+06\\), not 0")
   expect_error(kmeans_reduced(m$x, 8, control = list(rounds = 0)),
@@ -205,3 +207,26 @@ test_that("k-means|| falls back to k-means++ when too few candidates have rows",
   fit <- kmeans_reduced(x, 3, method = "none", seed = 1, control = list(seeding = "k-means||"))
   expect_equal(fit$tot.withinss, 0)
 })
+
+test_that("every seeding writes k distinct seeds and the rows' assignment to them, the same on 1 and 2 threads", {
+  # (each seeding of the core's list, by name: a new one is tested here too)
+  m <- make_mixture(n = 700, d = 5, k = 6, sd = 1, sep = 3)
+  x <- unname(m$x)
+  x[1:40, ] <- x[rep(1:4, 10), ]  # (duplicated rows)
+  for (name in kmreduce:::kmeans_seedings_cpp()) {
+    for (k in c(1L, 7L)) {
+      s1 <- kmreduce:::seeding_cpp(x, k, 3, name, 1L)
+      s2 <- kmreduce:::seeding_cpp(x, k, 3, name, 2L)
+      expect_identical(s1, s2, label = name)
+      expect_identical(dim(s1$seeds), c(k, ncol(x)), label = name)
+      expect_true(all(is.finite(s1$seeds)), label = name)
+      expect_false(anyDuplicated(s1$seeds) > 0L, label = name)
+      d2 <- brute_dist2(x, s1$seeds)
+      expect_equal(s1$nearest, apply(d2, 1, min), tolerance = 1e-9, label = name)
+      # (each row labelled with a nearest seed)
+      expect_true(all(d2[cbind(seq_len(nrow(x)), s1$label)] <=
+                        apply(d2, 1, min) * (1 + 1e-9) + 1e-12), label = name)
+    }
+  }
+})
+

@@ -94,12 +94,14 @@ struct Replicates {
   int lowest_hits = 0;
 };
 
-// Passes over the rows of one seeding: k-means|| `rounds` + 2
-// (kmeans_parallel.hpp), greedy k-means++ one per centre, plus the local
-// search's steps.
+// Passes over the rows of one seeding (its policy's passes(): greedy
+// k-means++ one per centre, k-means|| `rounds` + 2), plus the local search's
+// steps.
 inline double seeding_passes(const KmeansOptions& opt, bool search) {
-  const double seeds = opt.seeding == "k-means||" ? opt.parallel.rounds + 2.0
-                                                  : static_cast<double>(opt.k);
+  double seeds = 0.0;
+  with_seeding(seeding_index(opt.seeding), [&](auto policy) {
+    seeds = decltype(policy)::passes(opt);
+  });
   return seeds + (search ? opt.local_search : 0);
 }
 

@@ -2,10 +2,12 @@
 // InitialPartitionPolicy). A policy is a class with
 //   static const char* name();  // its name across the R boundary
 //                               // (KmeansOptions::seeding, control$seeding)
+//   static double passes(const KmeansOptions& opt);  // over the rows, for
+//                               // the fit's passes by stage
 //   template <class Data, class Combine>
 //   static void seed(const SeedingCall<Data, Combine>& call, Rng& rng,
 //                    double* centres, SeedAssignment* seeds);
-// that writes k seeds (k x d, column-major) to `centres`, drawing from `rng`
+// whose seed() writes k seeds (k x d, column-major) to `centres`, drawing from `rng`
 // only (the replicate's stream), and, when `seeds` is given, the rows'
 // assignment to them (nearest and second nearest; Lloyd takes it over, the
 // local search reads it; seed_assignment() of kmeans_parallel.hpp computes
@@ -13,10 +15,12 @@
 // process calls it with its own rows and all get the same seeds; with
 // observation weights (call.opt.weights) it draws by w D^2.
 //
-// kmeans.hpp calls the policy named by KmeansOptions::seeding, resolved once
-// per fit (seeding_index()); the names the glue and R accept are those of
-// the list `Seedings` (seeding_names()). A new seeding is its policy (here,
-// or in its own header included here) and one entry in `Seedings`.
+// kmeans.hpp (the replicates) and minibatch.hpp (the seedings on a sample)
+// call the policy named by KmeansOptions::seeding through with_seeding(),
+// resolved once per fit (seeding_index()); the names the glue and R accept
+// are those of the list `Seedings` (seeding_names()). A new seeding is its
+// policy (here, or in its own header included here) and one entry in
+// `Seedings`.
 #ifndef KMREDUCE_SEEDING_HPP
 #define KMREDUCE_SEEDING_HPP
 
@@ -49,6 +53,7 @@ struct SeedingCall {
 // Greedy k-means++ (kmeanspp.hpp).
 struct KmeansppSeeding {
   static const char* name() { return "k-means++"; }
+  static double passes(const KmeansOptions& opt) { return static_cast<double>(opt.k); }
   template <class Data, class Combine>
   static void seed(const SeedingCall<Data, Combine>& c, Rng& rng, double* centres,
                    SeedAssignment* seeds) {
@@ -61,6 +66,7 @@ struct KmeansppSeeding {
 // KmeansOptions::parallel.
 struct KmeansParallelSeeding {
   static const char* name() { return "k-means||"; }
+  static double passes(const KmeansOptions& opt) { return opt.parallel.rounds + 2.0; }
   template <class Data, class Combine>
   static void seed(const SeedingCall<Data, Combine>& c, Rng& rng, double* centres,
                    SeedAssignment* seeds) {
