@@ -130,19 +130,19 @@ control_options <- function() {
     # residual, qr, fjlt_density)
     builtin_params(),
     list(
-    dims_tol = fraction(0.01,
-      r"-(`dims = "auto"` stops when the best objective has
-      improved by less than this fraction over the last two doublings of the
-      dimensions (default 1 %; see [reduction_methods]).)-"),
-    batch_size = whole(1, 1e9, 1024L,
-      r"-(Rows per batch of mini-batch k-means (`algorithm =
-      "minibatch"` in [kmeans_reduced()]; at most the number of rows): a whole
-      number, default 1024, as scikit-learn.)-"),
-    reassignment_ratio = fraction(0.01,
-      r"-(Mini-batch k-means: centres whose count of rows
-      is below this fraction of the largest count are moved to random rows of
-      the batch (a number in `[0, 1)`, default 0.01 as scikit-learn; `0`
-      turns reassignment off).)-")))
+      dims_tol = fraction(0.01,
+        r"-(`dims = "auto"` stops when the best objective has
+        improved by less than this fraction over the last two doublings of the
+        dimensions (default 1 %; see [reduction_methods]).)-"),
+      batch_size = whole(1, 1e9, 1024L,
+        r"-(Rows per batch of mini-batch k-means (`algorithm =
+        "minibatch"` in [kmeans_reduced()]; at most the number of rows): a whole
+        number, default 1024, as scikit-learn.)-"),
+      reassignment_ratio = fraction(0.01,
+        r"-(Mini-batch k-means: centres whose count of rows
+        is below this fraction of the largest count are moved to random rows of
+        the batch (a number in `[0, 1)`, default 0.01 as scikit-learn; `0`
+        turns reassignment off).)-")))
 }
 
 # The formals of kmeans_control(): every option with its default.
