@@ -94,17 +94,6 @@ struct Replicates {
   int lowest_hits = 0;
 };
 
-// Passes over the rows of one seeding (its policy's passes(): greedy
-// k-means++ one per centre, k-means|| `rounds` + 2), plus the local search's
-// steps.
-inline double seeding_passes(const KmeansOptions& opt, bool search) {
-  double seeds = 0.0;
-  with_seeding(seeding_index(opt.seeding), [&](auto policy) {
-    seeds = decltype(policy)::passes(opt);
-  });
-  return seeds + (search ? opt.local_search : 0);
-}
-
 inline bool polishes(const KmeansOptions& opt) {
   return opt.polish != Polish::None && opt.k > 1;
 }
@@ -149,8 +138,11 @@ Replicates run_replicates(const Data& a, const double* row_norms, const KmeansOp
     const bool search = opt.local_search > 0 && opt.k > 1 && t % 2 == 1;
     SeedAssignment seeds;
     seeds.with_second_label = search;
+    // (its passes over the rows: the policy's, plus the local search's steps)
+    double seeding_passes = search ? opt.local_search : 0;
     with_seeding(seeding, [&](auto policy) {
       decltype(policy)::seed(call, rng, centres.data(), &seeds);
+      seeding_passes += decltype(policy)::passes(opt);
     });
     if (search)
       local_search(a, row_norms, opt.k, opt.local_search, rng, centres.data(), seeds,
@@ -163,7 +155,7 @@ Replicates run_replicates(const Data& a, const double* row_norms, const KmeansOp
                            opt.iter_max, opt.tol, opt.n_threads, interrupt, &seeds, combine,
                            rows_shift(a), opt.weights);
     reps.work += res.iter;
-    reps.passes += seeding_passes(opt, search) + res.iter;
+    reps.passes += seeding_passes + res.iter;
     reps.objectives.push_back(res.objective);
     if (opt.on_replicate) opt.on_replicate(t + 1, res.iter, res.objective);
     keep_replicate(reps, t, std::move(res), starts);
