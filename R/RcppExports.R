@@ -173,6 +173,10 @@ fjlt_parts_cpp <- function(d, dims, seed, density, n = 1, stored = 1) {
     .Call(`_kmreduce_fjlt_parts_cpp`, d, dims, seed, density, n, stored)
 }
 
+projections_cpp <- function() {
+    .Call(`_kmreduce_projections_cpp`)
+}
+
 simd_level_cpp <- function() {
     .Call(`_kmreduce_simd_level_cpp`)
 }

@@ -565,6 +565,16 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// projections_cpp
+Rcpp::CharacterVector projections_cpp();
+RcppExport SEXP _kmreduce_projections_cpp() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    rcpp_result_gen = Rcpp::wrap(projections_cpp());
+    return rcpp_result_gen;
+END_RCPP
+}
 // simd_level_cpp
 std::string simd_level_cpp();
 RcppExport SEXP _kmreduce_simd_level_cpp() {
@@ -838,6 +848,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_sign_matrix_cpp", (DL_FUNC) &_kmreduce_sign_matrix_cpp, 3},
     {"_kmreduce_project_cpp", (DL_FUNC) &_kmreduce_project_cpp, 4},
     {"_kmreduce_fjlt_parts_cpp", (DL_FUNC) &_kmreduce_fjlt_parts_cpp, 6},
+    {"_kmreduce_projections_cpp", (DL_FUNC) &_kmreduce_projections_cpp, 0},
     {"_kmreduce_simd_level_cpp", (DL_FUNC) &_kmreduce_simd_level_cpp, 0},
     {"_kmreduce_derive_seed_cpp", (DL_FUNC) &_kmreduce_derive_seed_cpp, 2},
     {"_kmreduce_multiply_cpp", (DL_FUNC) &_kmreduce_multiply_cpp, 5},

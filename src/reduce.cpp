@@ -4,14 +4,9 @@
 #include <cmath>
 #include <string>
 
-#include <kmreduce/reduce/fjlt.hpp>
-#include <kmreduce/reduce/leverage.hpp>
-#include <kmreduce/reduce/mailman.hpp>
 #include <kmreduce/kernels/products.hpp>
-#include <kmreduce/reduce/random_projection.hpp>
-#include <kmreduce/reduce/sign_projection.hpp>
-#include <kmreduce/reduce/sparse_embedding.hpp>
-#include <kmreduce/reduce/srht.hpp>
+#include <kmreduce/reduce/leverage.hpp>
+#include <kmreduce/reduce/projections.hpp>
 
 // [[Rcpp::export]]
 Rcpp::NumericMatrix sign_matrix_cpp(double d, double dims, double seed) {
@@ -54,80 +49,32 @@ void apply_shift(Rcpp::NumericMatrix& out,
   }
   if (n > 0 && m > 0) kmreduce::subtract_row(&out[0], n, &s[0], m);
 }
-
-void sparse_embed_checked(const kmreduce::DenseMatrix& a,
-                          const kmreduce::CountSketch& cs, double* o,
-                          int n_threads, double limit, bool& invalid) {
-  kmreduce::ValueSummary v;
-  kmreduce::sparse_embed(a, cs, o, n_threads, limit > 0 ? &v : nullptr);
-  invalid = limit > 0 && kmreduce::values_out_of_range(v, limit);
-}
-void sparse_embed_checked(const kmreduce::SparseMatrix& a,
-                          const kmreduce::CountSketch& cs, double* o,
-                          int n_threads, double, bool&) {
-  kmreduce::sparse_embed(a, cs, o, n_threads);  // sparse x is checked in R
-}
 }  // namespace
 
-// What a projection needs, read from the named list R builds
-// (R/reducer.R::reduce_options()) by reduce_options() below, the one place
-// that reads it.
+namespace {
+// The projection's name (the registry entry's `cpp`) and the options of the
+// call, read from the named list R builds (R/reducer.R::reduce_options()),
+// in this one place.
 struct ReduceOptions {
-  std::string method;              // the registry entry's `cpp` name
-  kmreduce::index_t dims = 0;      // output columns
-  std::uint64_t seed = 0;          // R is defined by (seed, ncol(x), dims)
-  int n_threads = 1;
-  double limit = 0;                // > 0: check the values of dense x on the way
-  double density = 1;              // "fjlt": the density q of its sparse Gaussian P
-  std::string algorithm = "gemm";  // "sign": "mailman" or "gemm"
+  std::string method;
+  kmreduce::ProjectionCall call;
 };
 
-namespace {
 ReduceOptions reduce_options(const Rcpp::List& o) {
   ReduceOptions r;
+  kmreduce::ProjectionCall& c = r.call;
   glue::read_options(o, "reduce", {
       {"method", [&](auto&, SEXP v) { r.method = Rcpp::as<std::string>(v); }},
       {"dims", [&](auto&, SEXP v) {
-         r.dims = static_cast<kmreduce::index_t>(Rcpp::as<double>(v));
+         c.dims = static_cast<kmreduce::index_t>(Rcpp::as<double>(v));
        }},
-      {"seed", [&](auto&, SEXP v) { r.seed = glue::as_seed(Rcpp::as<double>(v)); }},
-      {"n_threads", [&](auto&, SEXP v) { r.n_threads = Rcpp::as<int>(v); }},
-      {"limit", [&](auto&, SEXP v) { r.limit = Rcpp::as<double>(v); }},
-      {"density", [&](auto&, SEXP v) { r.density = Rcpp::as<double>(v); }},
-      {"algorithm", [&](auto&, SEXP v) { r.algorithm = Rcpp::as<std::string>(v); }}});
-  if (r.dims < 1) throw std::invalid_argument("reduce options: dims must be at least 1");
+      {"seed", [&](auto&, SEXP v) { c.seed = glue::as_seed(Rcpp::as<double>(v)); }},
+      {"n_threads", [&](auto&, SEXP v) { c.n_threads = Rcpp::as<int>(v); }},
+      {"limit", [&](auto&, SEXP v) { c.limit = Rcpp::as<double>(v); }},
+      {"density", [&](auto&, SEXP v) { c.density = Rcpp::as<double>(v); }},
+      {"algorithm", [&](auto&, SEXP v) { c.algorithm = Rcpp::as<std::string>(v); }}});
+  if (c.dims < 1) throw std::invalid_argument("reduce options: dims must be at least 1");
   return r;
-}
-
-// C = A R, out n x dims: the dispatch of the data-oblivious maps by name
-// (the registry entries' `cpp`), in this one place. `invalid`: set when
-// limit > 0 found a value out of range (the sparse embedding of dense x).
-template <class Matrix>
-void project(const Matrix& a, const ReduceOptions& o, double* out, bool& invalid) {
-  const kmreduce::index_t m = o.dims;
-  const std::uint64_t s = o.seed;
-  const int threads = o.n_threads;
-  if (o.method == "sign") {
-    if (o.algorithm == "mailman") {
-      kmreduce::sign_project_mailman(a, m, s, out, threads);
-    } else {
-      kmreduce::sign_project_gemm(a, m, s, out, threads);
-    }
-  } else if (o.method == "gaussian") {
-    kmreduce::random_project(a, kmreduce::ProjectionKind::Gaussian, m, s, out, threads);
-  } else if (o.method == "achlioptas") {
-    kmreduce::random_project(a, kmreduce::ProjectionKind::Achlioptas, m, s, out, threads);
-  } else if (o.method == "srht") {
-    const kmreduce::SrhtMap map(s, a.d, m);
-    const auto& rows = kmreduce::row_access(a);
-    kmreduce::srht_project(rows, map, out, threads);
-  } else if (o.method == "fjlt") {
-    kmreduce::fjlt_project(a, kmreduce::FjltMap(s, a.d, m, o.density, threads), out, threads);
-  } else if (o.method == "sparse_embedding") {
-    sparse_embed_checked(a, kmreduce::CountSketch(s, a.d, m), out, threads, o.limit, invalid);
-  } else {
-    throw std::invalid_argument("unknown projection: " + o.method);
-  }
 }
 }  // namespace
 
@@ -143,11 +90,11 @@ Rcpp::NumericMatrix project_cpp(SEXP x, Rcpp::List options,
   Rcpp::NumericMatrix out;
   bool invalid = false;
   glue::with_matrix(x, [&](const auto& a) {
-    out = Rcpp::NumericMatrix(static_cast<int>(a.n), static_cast<int>(o.dims));
-    project(a, o, &out[0], invalid);
+    out = Rcpp::NumericMatrix(static_cast<int>(a.n), static_cast<int>(o.call.dims));
+    invalid = kmreduce::project(o.method, a, o.call, &out[0]);
     return 0;
   });
-  if (o.limit > 0) out.attr("invalid") = invalid;
+  if (o.call.limit > 0) out.attr("invalid") = invalid;
   if (!invalid) apply_shift(out, shift, weights);
   return out;
 }
@@ -177,6 +124,11 @@ Rcpp::List fjlt_parts_cpp(double d, double dims, double seed, double density,
                             Rcpp::Named("transform") = kmreduce::fjlt_use_transform(
                                 stored, static_cast<kmreduce::index_t>(n), m));
 }
+
+// The names project_cpp() accepts (the registry entries' `cpp`), in the
+// order of the core's list `Projections`.
+// [[Rcpp::export]]
+Rcpp::CharacterVector projections_cpp() { return Rcpp::wrap(kmreduce::projection_names()); }
 
 // [[Rcpp::export]]
 std::string simd_level_cpp() { return kmreduce::simd_level_name(); }

@@ -91,13 +91,35 @@ test_that("projections cross to C++ through one options list, refused when wrong
   expect_identical(dim(kmreduce:::project_cpp(m$x, opts)), c(30L, 4L))
   expect_error(kmreduce:::project_cpp(m$x, c(opts, list(colour = 1))), "unknown reduce option `colour`")
   expect_error(kmreduce:::project_cpp(m$x, kmreduce:::reduce_options("nope", 4, 1)),
-               "unknown projection: nope")
+               'projection must be one of "sign", .*, not "nope"')
   # the sign projection's two kernels are one dispatch: the same product
   s <- kmreduce:::sign_matrix_cpp(12, 4, 3)
   for (alg in c("mailman", "gemm")) {
     p <- kmreduce:::project_cpp(m$x, kmreduce:::reduce_options("sign", 4, 3, 1L,
                                                                  more = list(algorithm = alg)))
     expect_equal(p, m$x %*% s, tolerance = 1e-12, label = alg)
+  }
+})
+
+test_that("the core's list of projections is the registry's projections, one each", {
+  reg <- kmreduce:::method_registry()
+  cpp <- unlist(lapply(reg, `[[`, "cpp"))
+  projections <- names(reg)[vapply(reg, function(e) identical(e$family, "projection"), NA)]
+  # every projection of the registry names one policy of the core's list,
+  # and every policy is a method of the registry
+  expect_identical(sort(names(cpp)), sort(projections))
+  expect_false(anyDuplicated(cpp) > 0)
+  expect_setequal(unname(cpp), kmreduce:::projections_cpp())
+  # each projects a matrix, dense and sparse, to the same numbers: the map
+  # depends on (seed, ncol, dims) alone
+  m <- make_mixture(n = 40, d = 16, k = 2)
+  sp <- Matrix::Matrix(m$x * (abs(m$x) > 1), sparse = TRUE)
+  for (name in kmreduce:::projections_cpp()) {
+    o <- kmreduce:::reduce_options(name, 5, 7, 1L)
+    dense <- kmreduce:::project_cpp(as.matrix(sp), o)
+    expect_identical(dim(dense), c(40L, 5L), label = name)
+    expect_equal(kmreduce:::project_cpp(sp, o), dense, tolerance = 1e-12, label = name)
+    expect_identical(kmreduce:::project_cpp(as.matrix(sp), o), dense, label = name)
   }
 })
 

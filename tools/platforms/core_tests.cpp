@@ -20,6 +20,7 @@
 #include <kmreduce/data/block_pool.hpp>
 #include <kmreduce/cluster/kmeans.hpp>
 #include <kmreduce/reduce/mailman.hpp>
+#include <kmreduce/reduce/projections.hpp>
 #include <kmreduce/kernels/packed.hpp>
 #include <kmreduce/reduce/random_projection.hpp>
 #include <kmreduce/reduce/sign_projection.hpp>
@@ -721,6 +722,55 @@ void test_projections() {
   }
 }
 
+// Every policy of `Projections`, called by its name: dense and sparse A give
+// the same numbers, 1 and 2 threads the same bits, and the FJLT and sign
+// policies their kernels' numbers; stream purposes from names are distinct
+// from each other and from the numbered ones.
+void test_projection_list() {
+  const Blobs b(157, 40, 3, 43);
+  const Sparse s(b.x, 157, 40);
+  const DenseMatrix sd(s.dense_values.data(), 157, 40);
+  const std::vector<std::string> names = projection_names();
+  check(names.size() == std::tuple_size<Projections>::value, "projection names: one per policy");
+  for (const std::string& name : names) {
+    ProjectionCall c;
+    c.dims = 12;
+    c.seed = 99;
+    c.density = 0.5;
+    std::vector<double> d1(sd.n * c.dims), d2(sd.n * c.dims), sp(sd.n * c.dims);
+    c.n_threads = 1;
+    project(name, sd, c, d1.data());
+    c.n_threads = 2;
+    project(name, sd, c, d2.data());
+    project(name, s.m, c, sp.data());
+    double e = 0.0, scale = 0.0;
+    for (std::size_t t = 0; t < d1.size(); ++t) {
+      e = std::max(e, std::fabs(d1[t] - sp[t]));
+      scale = std::max(scale, std::fabs(d1[t]));
+    }
+    check(d1 == d2, "projection " + name + ": the same bits on 1 and 2 threads");
+    check(e <= 1e-12 * (scale + 1.0) * 40.0, fmt("projection dense = sparse: error %g", e));
+  }
+  ProjectionCall c;
+  c.dims = 7;
+  c.seed = 5;
+  c.algorithm = "mailman";
+  std::vector<double> by_name(sd.n * 7), direct(sd.n * 7);
+  project("sign", sd, c, by_name.data());
+  sign_project_mailman(sd, 7, 5, direct.data(), 1);
+  check(by_name == direct, "projection \"sign\": the mailman kernel's bits");
+  std::string msg;
+  try {
+    project("nope", sd, c, by_name.data());
+  } catch (const std::invalid_argument& err) {
+    msg = err.what();
+  }
+  check(msg.find("projection must be one of \"sign\"") == 0, "unknown projection: " + msg);
+  constexpr std::uint64_t p1 = stream_purpose("a projection"), p2 = stream_purpose("another");
+  check(p1 != p2 && p1 > kStreamSketch && p2 > kStreamSketch, "stream purposes from names");
+  check(stream_key(3, p1) != stream_key(3, p2), "streams from names differ");
+}
+
 // A background task runs beside its caller; its exception comes back from
 // wait(), every time; one run on the calling thread behaves the same.
 void test_background() {
@@ -770,6 +820,7 @@ int main() {
   test_label_sums();
   test_two_nearest();
   test_projections();
+  test_projection_list();
   test_block_pool();
   test_stored_cells();
   test_background();

@@ -25,16 +25,15 @@
 #define KMREDUCE_SEEDING_HPP
 
 #include <cstddef>
-#include <stdexcept>
 #include <string>
 #include <tuple>
-#include <type_traits>
 #include <vector>
 
 #include "kmeans_options.hpp"
 #include "kmeans_parallel.hpp"
 #include "kmeanspp.hpp"
 #include "../runtime/parallel.hpp"
+#include "../runtime/policy_list.hpp"
 #include "../runtime/rng.hpp"
 
 namespace kmreduce {
@@ -78,57 +77,19 @@ struct KmeansParallelSeeding {
 // Every seeding, in a fixed order (the first is KmeansOptions' default).
 using Seedings = std::tuple<KmeansppSeeding, KmeansParallelSeeding>;
 
-namespace detail {
-
-template <std::size_t I>
-using seeding_at = typename std::tuple_element<I, Seedings>::type;
-constexpr std::size_t kSeedings = std::tuple_size<Seedings>::value;
-
-template <std::size_t I = 0>
-typename std::enable_if<I == kSeedings>::type seeding_names_(std::vector<std::string>&) {}
-template <std::size_t I = 0>
-typename std::enable_if<(I < kSeedings)>::type seeding_names_(std::vector<std::string>& out) {
-  out.emplace_back(seeding_at<I>::name());
-  seeding_names_<I + 1>(out);
-}
-
-template <std::size_t I = 0, class F>
-typename std::enable_if<I == kSeedings>::type with_seeding_(std::size_t, F&) {
-  throw std::invalid_argument("no such seeding");
-}
-template <std::size_t I = 0, class F>
-typename std::enable_if<(I < kSeedings)>::type with_seeding_(std::size_t index, F& f) {
-  if (index == I) {
-    f(seeding_at<I>());
-  } else {
-    with_seeding_<I + 1>(index, f);
-  }
-}
-
-}  // namespace detail
-
 // The names of the seedings, in the order of `Seedings`.
-inline std::vector<std::string> seeding_names() {
-  std::vector<std::string> out;
-  detail::seeding_names_(out);
-  return out;
-}
+inline std::vector<std::string> seeding_names() { return policy_names<Seedings>(); }
 
 // The position of the seeding called `name` in `Seedings`; an unknown name
 // throws std::invalid_argument listing the known ones.
 inline std::size_t seeding_index(const std::string& name) {
-  const std::vector<std::string> names = seeding_names();
-  for (std::size_t i = 0; i < names.size(); ++i)
-    if (names[i] == name) return i;
-  std::string known;
-  for (const std::string& s : names) known += (known.empty() ? "\"" : ", \"") + s + "\"";
-  throw std::invalid_argument("seeding must be one of " + known + ", not \"" + name + "\"");
+  return policy_index<Seedings>(name, "seeding");
 }
 
 // Calls f(policy) with a value of the seeding policy at `index`.
 template <class F>
 void with_seeding(std::size_t index, F&& f) {
-  detail::with_seeding_(index, f);
+  with_policy<Seedings>(index, f);
 }
 
 }  // namespace kmreduce

@@ -32,6 +32,7 @@
 #include "../runtime/parallel.hpp"
 #include "../kernels/products.hpp"
 #include "../runtime/rng.hpp"
+#include "projection_call.hpp"
 #include "srht.hpp"
 
 namespace kmreduce {
@@ -197,6 +198,17 @@ void fjlt_project(const Matrix& a, const FjltMap& m, double* out, int n_threads)
     project_by_panels(a, m, out, n_threads);
   }
 }
+
+// The projection policy (reduce/projections.hpp) of the FJLT, at the
+// call's `density`.
+struct FjltProjection {
+  static const char* name() { return "fjlt"; }
+  template <class Matrix>
+  static bool project(const Matrix& a, const ProjectionCall& c, double* out) {
+    fjlt_project(a, FjltMap(c.seed, a.d, c.dims, c.density, c.n_threads), out, c.n_threads);
+    return false;
+  }
+};
 
 }  // namespace kmreduce
 

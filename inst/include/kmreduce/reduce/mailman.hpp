@@ -28,6 +28,7 @@
 #include "../runtime/parallel.hpp"
 #include "sign_projection.hpp"
 #include "../runtime/simd.hpp"
+#include "projection_call.hpp"
 
 namespace kmreduce {
 
@@ -305,6 +306,21 @@ inline void sign_project_mailman(const SparseMatrix& a, index_t dims,
     }
   }, work);
 }
+
+// The projection policy (reduce/projections.hpp) of the random sign
+// matrix: by the mailman kernel, or by panels and a GEMM (`algorithm`).
+struct SignProjection {
+  static const char* name() { return "sign"; }
+  template <class Matrix>
+  static bool project(const Matrix& a, const ProjectionCall& c, double* out) {
+    if (c.algorithm == "mailman") {
+      sign_project_mailman(a, c.dims, c.seed, out, c.n_threads);
+    } else {
+      sign_project_gemm(a, c.dims, c.seed, out, c.n_threads);
+    }
+    return false;
+  }
+};
 
 inline const char* mailman_simd_level() { return simd_level_name(); }
 

@@ -16,6 +16,7 @@
 #include "../kernels/matrix.hpp"
 #include "../kernels/products.hpp"
 #include "../runtime/rng.hpp"
+#include "projection_call.hpp"
 
 namespace kmreduce {
 
@@ -75,6 +76,25 @@ void random_project(const Matrix& a, ProjectionKind kind, index_t dims,
                     std::uint64_t seed, double* out, int n_threads) {
   project_by_panels(a, RandomMatrix(kind, seed, a.d, dims), out, n_threads);
 }
+
+// The projection policies (reduce/projections.hpp) of the Gaussian and the
+// Achlioptas maps.
+struct GaussianProjection {
+  static const char* name() { return "gaussian"; }
+  template <class Matrix>
+  static bool project(const Matrix& a, const ProjectionCall& c, double* out) {
+    random_project(a, ProjectionKind::Gaussian, c.dims, c.seed, out, c.n_threads);
+    return false;
+  }
+};
+struct AchlioptasProjection {
+  static const char* name() { return "achlioptas"; }
+  template <class Matrix>
+  static bool project(const Matrix& a, const ProjectionCall& c, double* out) {
+    random_project(a, ProjectionKind::Achlioptas, c.dims, c.seed, out, c.n_threads);
+    return false;
+  }
+};
 
 }  // namespace kmreduce
 

@@ -14,6 +14,7 @@
 #include "../runtime/rng.hpp"
 #include "../runtime/scan.hpp"
 #include "../runtime/simd.hpp"
+#include "projection_call.hpp"
 
 namespace kmreduce {
 
@@ -169,6 +170,24 @@ inline void sparse_embed(const SparseMatrix& a, const CountSketch& s,
     }
   }, static_cast<double>(a.p[a.d]));
 }
+
+// The projection policy (reduce/projections.hpp) of the sparse embedding.
+// With c.limit > 0 it reads the values of dense A on its way and returns
+// true when one is not finite or exceeds the limit in magnitude (sparse A is
+// checked before it comes here).
+struct SparseEmbeddingProjection {
+  static const char* name() { return "sparse_embedding"; }
+  static bool project(const DenseMatrix& a, const ProjectionCall& c, double* out) {
+    ValueSummary v;
+    sparse_embed(a, CountSketch(c.seed, a.d, c.dims), out, c.n_threads,
+                 c.limit > 0 ? &v : nullptr);
+    return c.limit > 0 && values_out_of_range(v, c.limit);
+  }
+  static bool project(const SparseMatrix& a, const ProjectionCall& c, double* out) {
+    sparse_embed(a, CountSketch(c.seed, a.d, c.dims), out, c.n_threads);
+    return false;
+  }
+};
 
 }  // namespace kmreduce
 

@@ -18,6 +18,7 @@
 #include "../kernels/matrix.hpp"
 #include "../runtime/parallel.hpp"
 #include "../runtime/rng.hpp"
+#include "projection_call.hpp"
 
 namespace kmreduce {
 
@@ -170,6 +171,17 @@ void srht_project(const Rows& a, const SrhtMap& m, double* out, int n_threads) {
     }
   }, fast);
 }
+
+// The projection policy (reduce/projections.hpp) of the SRHT.
+struct SrhtProjection {
+  static const char* name() { return "srht"; }
+  template <class Matrix>
+  static bool project(const Matrix& a, const ProjectionCall& c, double* out) {
+    const auto& rows = row_access(a);
+    srht_project(rows, SrhtMap(c.seed, a.d, c.dims), out, c.n_threads);
+    return false;
+  }
+};
 
 }  // namespace kmreduce
 

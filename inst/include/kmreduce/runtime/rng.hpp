@@ -3,7 +3,8 @@
 // Two generators, both defined only by 64-bit integers:
 //   * Rng: xoshiro256++ (Blackman & Vigna 2018) seeded through SplitMix64 from
 //     (seed, stream). Independent streams are derived from (seed, purpose, id),
-//     so results never depend on the number of threads.
+//     so results never depend on the number of threads; a purpose is a
+//     number below, or stream_purpose("name") for a new algorithm.
 //   * counter_hash(key, counter): a stateless counter-based generator (two
 //     rounds of the SplitMix64 finaliser over key and counter). It lets any
 //     block of a random matrix be generated on its own, in any order.
@@ -67,6 +68,19 @@ enum StreamPurpose : std::uint64_t {
   kStreamExactSvd = 17,           // the exact SVD's Lanczos start (a fixed seed)
   kStreamSketch = 18              // k-means: the coreset sketch of the rows (sketch.hpp)
 };
+
+// The purpose of a new stream, from its name (64-bit FNV-1a, its top bit set
+// so that it differs from every numbered purpose above): a new algorithm
+// draws from stream_key(seed, stream_purpose("its name"), id) and needs no
+// entry here. The numbered purposes stay as they are, for their results.
+constexpr std::uint64_t stream_purpose(const char* name) {
+  std::uint64_t h = 0xCBF29CE484222325ULL;
+  for (; *name != '\0'; ++name) {
+    h ^= static_cast<unsigned char>(*name);
+    h *= 0x100000001B3ULL;
+  }
+  return h | (1ULL << 63);
+}
 
 class Rng {
  public:
