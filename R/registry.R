@@ -33,8 +33,9 @@
 #            mapped rows minus `shift` (see apply_reducer()); by default the
 #            family's (family_apply(): project_cpp() for projections, the
 #            gather of the selected columns, the product with the rotation)
-#   cpp      projections: the name project_cpp() dispatches on in
-#            src/reduce.cpp (project()); `options`: function(reducer, x),
+#   cpp      projections: the name of its policy in the core's list
+#            `Projections` (reduce/projections.hpp; projections_cpp()), which
+#            project_cpp() dispatches on; `options`: function(reducer, x),
 #            the further ReduceOptions of a call (list(); fjlt: its density)
 #   memory   function(n, reducer): refuses a mapping of n rows that cannot
 #            get its memory (default check_reduced_memory())
