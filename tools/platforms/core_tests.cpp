@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -706,7 +707,11 @@ void test_projections() {
       for (index_t t = 0; t < a.n * dims; ++t) e = std::max(e, std::fabs(p1[t] - p2[t]));
       check(e <= tol, fmt("random projection dense = sparse, dims %g: error %g", dims, e));
     }
-    sparse_embed(sd, CountSketch(seed, a.d, dims), p1.data(), 2);
+    ValueSummary seen;
+    sparse_embed(sd, CountSketch(seed, a.d, dims), p1.data(), 2, &seen);
+    const ValueSummary scanned = summarize_values(sd.x, sd.n * sd.d);
+    check(seen.finite && seen.maxabs == scanned.maxabs,
+          fmt("sparse embedding: the values read on the way, dims %g", dims));
     sparse_embed(s.m, CountSketch(seed, a.d, dims), p2.data(), 1);
     double e = 0.0;
     for (index_t t = 0; t < a.n * dims; ++t) e = std::max(e, std::fabs(p1[t] - p2[t]));
@@ -718,6 +723,27 @@ void test_projections() {
       double e2 = 0.0;
       for (index_t t = 0; t < a.n * dims; ++t) e2 = std::max(e2, std::fabs(p1[t] - p2[t]));
       check(e2 <= tol, fmt("SRHT dense = sparse, dims %g: error %g", dims, e2));
+    }
+  }
+}
+
+// The sparse embedding of dense A notes a value that is not finite, in any
+// row (the vector body and the tail) and any column, at every SIMD level.
+void test_embedding_checks() {
+  const Blobs b(203, 37, 3, 47);
+  std::vector<double> x(b.x.begin(), b.x.end());
+  std::vector<double> out(203 * 5);
+  const double bad_values[] = {std::numeric_limits<double>::quiet_NaN(),
+                               std::numeric_limits<double>::infinity(),
+                               -std::numeric_limits<double>::infinity()};
+  for (index_t pos : {index_t(0), index_t(5), index_t(202), index_t(203 * 20 + 101),
+                      index_t(203 * 37 - 1)}) {
+    for (double v : bad_values) {
+      std::vector<double> y = x;
+      y[pos] = v;
+      ValueSummary seen;
+      sparse_embed(DenseMatrix(y.data(), 203, 37), CountSketch(3, 37, 5), out.data(), 2, &seen);
+      check(!seen.finite, fmt("sparse embedding: a value not finite at %g is seen", pos));
     }
   }
 }
@@ -821,6 +847,7 @@ int main() {
   test_two_nearest();
   test_projections();
   test_projection_list();
+  test_embedding_checks();
   test_block_pool();
   test_stored_cells();
   test_background();

@@ -6,6 +6,7 @@
 #define KMREDUCE_SPARSE_EMBEDDING_HPP
 
 #include <algorithm>
+#include <cfloat>
 #include <stdexcept>
 #include <vector>
 
@@ -87,18 +88,87 @@ __attribute__((target("avx512f"))) void add_columns_avx512(
   vs.merge(part);
 }
 
+// The same on AVX2 (four rows per vector; FMA with a sign of +-1 is the
+// plain add, so the same bits), with the check of scan_chunk_avx2().
+template <int L>
+__attribute__((target("avx2,fma"))) void add_columns_avx2(
+    const double* x, index_t n, const index_t* cols, const double* sign,
+    double* o, ValueSummary& vs) {
+  const double* c[L];
+  __m256d sg[L];
+  for (int l = 0; l < L; ++l) {
+    c[l] = x + n * cols[l];
+    sg[l] = _mm256_set1_pd(sign[cols[l]]);
+  }
+  const __m256d sign_off = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
+  const __m256d big = _mm256_set1_pd(DBL_MAX);
+  __m256d mx = _mm256_setzero_pd(), bad = _mm256_setzero_pd();
+  index_t r = 0;
+  for (; r + 4 <= n; r += 4) {
+    __m256d v = _mm256_loadu_pd(o + r);
+    KMREDUCE_UNROLL
+    for (int l = 0; l < L; ++l) {
+      const __m256d xv = _mm256_loadu_pd(c[l] + r);
+      v = _mm256_fmadd_pd(sg[l], xv, v);
+      const __m256d a = _mm256_and_pd(xv, sign_off);
+      bad = _mm256_or_pd(bad, _mm256_cmp_pd(a, big, _CMP_NLE_UQ));
+      mx = _mm256_max_pd(mx, a);
+    }
+    _mm256_storeu_pd(o + r, v);
+  }
+  ValueSummary part;
+  part.finite = _mm256_movemask_pd(bad) == 0;
+  alignas(32) double lanes[4];
+  _mm256_store_pd(lanes, mx);  // (meaningful only when finite)
+  part.maxabs = std::max(std::max(lanes[0], lanes[1]), std::max(lanes[2], lanes[3]));
+  for (; r < n; ++r) {
+    double v = o[r];
+    for (int l = 0; l < L; ++l) {
+      v = v + sign[cols[l]] * c[l][r];
+      part.add(c[l][r]);
+    }
+    o[r] = v;
+  }
+  vs.merge(part);
+}
+
+template <template <int> class Kernel>
+void add_columns_of(int count, const double* x, index_t n, const index_t* cols,
+                    const double* sign, double* o, ValueSummary& vs) {
+  switch (count) {
+    case 1: Kernel<1>::run(x, n, cols, sign, o, vs); break;
+    case 2: Kernel<2>::run(x, n, cols, sign, o, vs); break;
+    case 3: Kernel<3>::run(x, n, cols, sign, o, vs); break;
+    case 4: Kernel<4>::run(x, n, cols, sign, o, vs); break;
+    case 5: Kernel<5>::run(x, n, cols, sign, o, vs); break;
+    case 6: Kernel<6>::run(x, n, cols, sign, o, vs); break;
+    case 7: Kernel<7>::run(x, n, cols, sign, o, vs); break;
+    default: Kernel<8>::run(x, n, cols, sign, o, vs); break;
+  }
+}
+template <int L>
+struct AddColumnsAvx512 {
+  static void run(const double* x, index_t n, const index_t* cols, const double* sign,
+                  double* o, ValueSummary& vs) {
+    add_columns_avx512<L>(x, n, cols, sign, o, vs);
+  }
+};
+template <int L>
+struct AddColumnsAvx2 {
+  static void run(const double* x, index_t n, const index_t* cols, const double* sign,
+                  double* o, ValueSummary& vs) {
+    add_columns_avx2<L>(x, n, cols, sign, o, vs);
+  }
+};
+
+// count (1 to 8) input columns added to o at the CPU's level (not Portable).
 inline void add_columns(int count, const double* x, index_t n,
                         const index_t* cols, const double* sign, double* o,
                         ValueSummary& vs) {
-  switch (count) {
-    case 1: add_columns_avx512<1>(x, n, cols, sign, o, vs); break;
-    case 2: add_columns_avx512<2>(x, n, cols, sign, o, vs); break;
-    case 3: add_columns_avx512<3>(x, n, cols, sign, o, vs); break;
-    case 4: add_columns_avx512<4>(x, n, cols, sign, o, vs); break;
-    case 5: add_columns_avx512<5>(x, n, cols, sign, o, vs); break;
-    case 6: add_columns_avx512<6>(x, n, cols, sign, o, vs); break;
-    case 7: add_columns_avx512<7>(x, n, cols, sign, o, vs); break;
-    default: add_columns_avx512<8>(x, n, cols, sign, o, vs); break;
+  if (simd_level() == SimdLevel::Avx512) {
+    add_columns_of<AddColumnsAvx512>(count, x, n, cols, sign, o, vs);
+  } else {
+    add_columns_of<AddColumnsAvx2>(count, x, n, cols, sign, o, vs);
   }
 }
 #endif
@@ -107,13 +177,13 @@ inline void add_columns(int count, const double* x, index_t n,
 // out (n x dims) = A Q Phi. Parallel over output columns; each output column
 // sums its input columns in increasing order: deterministic. With `values`,
 // also reports whether A is finite and its largest magnitude (read on the
-// way on AVX-512, by a scan otherwise).
+// way on AVX-512 and AVX2, by a scan otherwise).
 inline void sparse_embed(const DenseMatrix& a, const CountSketch& s,
                          double* out, int n_threads,
                          ValueSummary* values = nullptr) {
   const index_t n = a.n;
 #ifdef KMREDUCE_X86_SIMD
-  if (simd_level() == SimdLevel::Avx512) {
+  if (simd_level() != SimdLevel::Portable) {
     std::vector<ValueSummary> part(static_cast<std::size_t>(s.dims));
     parallel_for(s.dims, n_threads, [&](index_t c, int) {
       double* o = out + n * c;
