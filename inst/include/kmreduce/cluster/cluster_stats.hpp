@@ -129,7 +129,9 @@ inline void sparse_deviations_weighted(const SparseMatrix& a, index_t j, const i
 // Dense: column by column (parallel over columns), each column swept twice
 // while it is in cache: cluster sums (four interleaved accumulators, as
 // cluster_sums), sum and sum of squares; then the squared deviations from the
-// centres and from the column mean.
+// centres and from the column mean. On AVX-512 with k <= 16 the masked sums
+// and the deviations by row blocks; on AVX2 (and AVX-512 with k > 16) the
+// same two sweeps four columns at a time (label_stats_columns4).
 inline ClusterStats cluster_stats(const DenseMatrix& a, const int* label,
                                   index_t k, int n_threads) {
   ClusterStats s;
@@ -147,6 +149,14 @@ inline ClusterStats cluster_stats(const DenseMatrix& a, const int* label,
         c = s.size[q] > 0 ? c / static_cast<double>(s.size[q]) : 0.0;
       }
     detail::deviations(a, label, k, s, n_threads);
+    return s;
+  }
+  if (label_kernels4()) {
+    // AVX2 (and k > 16 on AVX-512): four columns at a time, the rows
+    // transposed in registers (label_stats_columns4).
+    label_stats_columns4(a.x, n, d, label, k, s.size.data(), s.centres.data(), wpart.data(),
+                         tpart.data(), spart.data(), n_threads);
+    detail::finish(s, wpart, tpart, spart, k, d);
     return s;
   }
   const double work = 2.0 * static_cast<double>(n) * d;

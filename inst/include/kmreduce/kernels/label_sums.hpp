@@ -241,8 +241,154 @@ __attribute__((target("avx2"))) void label_sums_block4_avx2(
     }
 }
 
+// AVX2, any k: the statistics of four columns j0.. j0 + m - 1 (m <= 4; the
+// missing columns' lanes read column j0 and are not used), in two sweeps
+// over their rows. Sweep 1: each cluster's sums (rows transposed in
+// registers and added in copy r % 4, as label_sums_block4_avx2), each
+// column's sum and sum of squares (four rows per lane). The centres are the
+// sums over the cluster sizes. Sweep 2: each row's squared deviations from
+// its centre, by cluster (copy r % 4), and from the column means. Writes,
+// for column j = j0 + t: centres[q + k j], w[q + k j] (within-cluster sums
+// of squares), tot[j] (about the column mean) and sq[j] (sum of squares).
+// Squared differences are summed directly, as the portable loop. acc:
+// scratch of 16 k doubles; cc: of 4 k.
+__attribute__((target("avx2,fma"))) inline void label_stats_block4_avx2(
+    const double* x, index_t n, index_t j0, index_t m, const int* label, index_t k,
+    const index_t* size, double* acc, double* cc, double* centres, double* w, double* tot,
+    double* sq) {
+  const double* c0 = x + n * j0;
+  const double* c1 = m > 1 ? c0 + n : c0;
+  const double* c2 = m > 2 ? c0 + 2 * n : c0;
+  const double* c3 = m > 3 ? c0 + 3 * n : c0;
+  const double* col[4] = {c0, c1, c2, c3};
+  const index_t body = n - n % 4;
+  // (a macro, not a lambda: a lambda would not get this function's target)
+#define KMREDUCE_TRANSPOSE4(r)                                                      \
+  const __m256d a_ = _mm256_loadu_pd(c0 + (r)), b_ = _mm256_loadu_pd(c1 + (r));    \
+  const __m256d c_ = _mm256_loadu_pd(c2 + (r)), d_ = _mm256_loadu_pd(c3 + (r));    \
+  const __m256d t0_ = _mm256_unpacklo_pd(a_, b_), t1_ = _mm256_unpackhi_pd(a_, b_); \
+  const __m256d t2_ = _mm256_unpacklo_pd(c_, d_), t3_ = _mm256_unpackhi_pd(c_, d_); \
+  const __m256d row0_ = _mm256_permute2f128_pd(t0_, t2_, 0x20);                     \
+  const __m256d row1_ = _mm256_permute2f128_pd(t1_, t3_, 0x20);                     \
+  const __m256d row2_ = _mm256_permute2f128_pd(t0_, t2_, 0x31);                     \
+  const __m256d row3_ = _mm256_permute2f128_pd(t1_, t3_, 0x31)
+  // Sweep 1.
+  std::fill(acc, acc + 16 * k, 0.0);
+  __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
+  __m256d q0 = s0, q1 = s0, q2 = s0, q3 = s0;
+#define KMREDUCE_ADD_ROW(copy, row, value)                                     \
+  do {                                                                         \
+    double* p_ = acc + 4 * ((copy) * k + label[row]);                          \
+    _mm256_storeu_pd(p_, _mm256_add_pd(_mm256_loadu_pd(p_), (value)));         \
+  } while (0)
+  for (index_t r = 0; r < body; r += 4) {
+    KMREDUCE_TRANSPOSE4(r);
+    s0 = _mm256_add_pd(s0, a_); q0 = _mm256_fmadd_pd(a_, a_, q0);
+    s1 = _mm256_add_pd(s1, b_); q1 = _mm256_fmadd_pd(b_, b_, q1);
+    s2 = _mm256_add_pd(s2, c_); q2 = _mm256_fmadd_pd(c_, c_, q2);
+    s3 = _mm256_add_pd(s3, d_); q3 = _mm256_fmadd_pd(d_, d_, q3);
+    KMREDUCE_ADD_ROW(0, r, row0_);
+    KMREDUCE_ADD_ROW(1, r + 1, row1_);
+    KMREDUCE_ADD_ROW(2, r + 2, row2_);
+    KMREDUCE_ADD_ROW(3, r + 3, row3_);
+  }
+  for (index_t r = body; r < n; ++r)
+    KMREDUCE_ADD_ROW(0, r, _mm256_set_pd(c3[r], c2[r], c1[r], c0[r]));
+  alignas(32) double sums[4][4], squares[4][4];
+  _mm256_store_pd(sums[0], s0); _mm256_store_pd(sums[1], s1);
+  _mm256_store_pd(sums[2], s2); _mm256_store_pd(sums[3], s3);
+  _mm256_store_pd(squares[0], q0); _mm256_store_pd(squares[1], q1);
+  _mm256_store_pd(squares[2], q2); _mm256_store_pd(squares[3], q3);
+  double mean[4];
+  for (int t = 0; t < 4; ++t) {
+    double su = ((sums[t][0] + sums[t][1]) + sums[t][2]) + sums[t][3];
+    double ss = ((squares[t][0] + squares[t][1]) + squares[t][2]) + squares[t][3];
+    for (index_t r = body; r < n; ++r) {
+      su += col[t][r];
+      ss += col[t][r] * col[t][r];
+    }
+    mean[t] = su / static_cast<double>(n);
+    if (t < m) sq[j0 + t] = ss;
+  }
+  for (index_t q = 0; q < k; ++q)
+    for (int t = 0; t < 4; ++t) {
+      const double* a0 = acc + 4 * q + t;
+      const double sum = ((a0[0] + a0[4 * k]) + a0[8 * k]) + a0[12 * k];
+      cc[4 * q + t] = size[q] > 0 ? sum / static_cast<double>(size[q]) : 0.0;
+      if (t < m) centres[q + k * (j0 + t)] = cc[4 * q + t];
+    }
+  // Sweep 2.
+  std::fill(acc, acc + 16 * k, 0.0);
+  const __m256d m0 = _mm256_set1_pd(mean[0]), m1 = _mm256_set1_pd(mean[1]);
+  const __m256d m2 = _mm256_set1_pd(mean[2]), m3 = _mm256_set1_pd(mean[3]);
+  __m256d f0 = _mm256_setzero_pd(), f1 = f0, f2 = f0, f3 = f0;
+#define KMREDUCE_DEV_ROW(copy, row, value)                                     \
+  do {                                                                         \
+    const __m256d e_ = _mm256_sub_pd((value), _mm256_loadu_pd(cc + 4 * label[row])); \
+    double* p_ = acc + 4 * ((copy) * k + label[row]);                          \
+    _mm256_storeu_pd(p_, _mm256_fmadd_pd(e_, e_, _mm256_loadu_pd(p_)));       \
+  } while (0)
+  for (index_t r = 0; r < body; r += 4) {
+    KMREDUCE_TRANSPOSE4(r);
+    const __m256d e0 = _mm256_sub_pd(a_, m0), e1 = _mm256_sub_pd(b_, m1);
+    const __m256d e2 = _mm256_sub_pd(c_, m2), e3 = _mm256_sub_pd(d_, m3);
+    f0 = _mm256_fmadd_pd(e0, e0, f0); f1 = _mm256_fmadd_pd(e1, e1, f1);
+    f2 = _mm256_fmadd_pd(e2, e2, f2); f3 = _mm256_fmadd_pd(e3, e3, f3);
+    KMREDUCE_DEV_ROW(0, r, row0_);
+    KMREDUCE_DEV_ROW(1, r + 1, row1_);
+    KMREDUCE_DEV_ROW(2, r + 2, row2_);
+    KMREDUCE_DEV_ROW(3, r + 3, row3_);
+  }
+  for (index_t r = body; r < n; ++r)
+    KMREDUCE_DEV_ROW(0, r, _mm256_set_pd(c3[r], c2[r], c1[r], c0[r]));
+#undef KMREDUCE_DEV_ROW
+#undef KMREDUCE_ADD_ROW
+#undef KMREDUCE_TRANSPOSE4
+  alignas(32) double devs[4][4];
+  _mm256_store_pd(devs[0], f0); _mm256_store_pd(devs[1], f1);
+  _mm256_store_pd(devs[2], f2); _mm256_store_pd(devs[3], f3);
+  for (index_t t = 0; t < m; ++t) {
+    double dv = ((devs[t][0] + devs[t][1]) + devs[t][2]) + devs[t][3];
+    for (index_t r = body; r < n; ++r) {
+      const double f = col[t][r] - mean[t];
+      dv += f * f;
+    }
+    tot[j0 + t] = dv;
+    for (index_t q = 0; q < k; ++q) {
+      const double* a0 = acc + 4 * q + t;
+      w[q + k * (j0 + t)] = ((a0[0] + a0[4 * k]) + a0[8 * k]) + a0[12 * k];
+    }
+  }
+}
+
 #endif  // KMREDUCE_X86_SIMD
 }  // namespace detail
+
+// The statistics of cluster_stats() (centres, k x d; within-cluster sums of
+// squares by column, k x d; sums of squares about the column means and
+// about zero, d each) for any k on AVX2, four columns at a time, in
+// parallel over the blocks of four (each column's sums in a fixed order,
+// the same for every thread count). size: the k cluster sizes. Requires
+// label_kernels4().
+inline void label_stats_columns4(const double* x, index_t n, index_t d, const int* label,
+                                 index_t k, const index_t* size, double* centres, double* w,
+                                 double* tot, double* sq, int n_threads) {
+#ifdef KMREDUCE_X86_SIMD
+  struct Scratch {
+    std::vector<double> acc, cc;
+  };
+  parallel_for_scratch<Scratch>(n_blocks(d, 4), n_threads, [&](index_t b, Scratch& s) {
+    s.acc.resize(static_cast<std::size_t>(16 * k));
+    s.cc.resize(static_cast<std::size_t>(4 * k));
+    const index_t j0 = 4 * b, m = std::min<index_t>(4, d - j0);
+    detail::label_stats_block4_avx2(x, n, j0, m, label, k, size, s.acc.data(), s.cc.data(),
+                                    centres, w, tot, sq);
+  }, 2.0 * static_cast<double>(n) * d);
+#else
+  (void)x; (void)n; (void)d; (void)label; (void)k; (void)size; (void)centres; (void)w;
+  (void)tot; (void)sq; (void)n_threads;
+#endif
+}
 
 // Whether label_sums_columns4() runs here (AVX2 or AVX-512 CPUs, any k).
 inline bool label_kernels4() {
