@@ -1,14 +1,17 @@
-// kmreduce: AVX-512 kernels for sums by cluster label over the columns of a
-// column-major matrix, for k <= 16 clusters: the cluster sums of Lloyd and of
-// the statistics, and each row's squared distance to its cluster centre.
+// kmreduce: AVX-512 and AVX2 kernels for sums by cluster label over the
+// columns of a column-major matrix: the cluster sums of Lloyd and of the
+// statistics, and each row's squared distance to its cluster centre.
 //
 // Scalar code adds x[r] into acc[label[r]]: a load, an add and a store per
 // value, chained whenever a cluster recurs. Here eight rows are one vector
 // and cluster q has its own vector accumulator, added under the bit mask of
 // the rows with label q (masks computed once per call), or the centres of
 // a column sit in two registers and each row picks its own with a
-// permutation. Every sum has a fixed order (lanes, then a fixed reduction),
-// so results do not depend on the number of threads.
+// permutation. On AVX2 (any k) four columns are taken at a time: four rows
+// of them transposed in registers, each row added to its cluster's
+// four-wide accumulator (label_sums_columns4, and the two sweeps of the
+// statistics, label_stats_columns4). Every sum has a fixed order (lanes,
+// then a fixed reduction), so results do not depend on the number of threads.
 #ifndef KMREDUCE_LABEL_SUMS_HPP
 #define KMREDUCE_LABEL_SUMS_HPP
 
