@@ -47,6 +47,21 @@ struct CountSketch {
 
 namespace detail {
 #ifdef KMREDUCE_X86_SIMD
+// Rows [r, n) of the kernels below, by the plain loop (the rows after the
+// last whole vector), each value noted in `part`.
+inline void add_columns_rows(index_t r, index_t n, int count, const double* const* c,
+                             const index_t* cols, const double* sign, double* o,
+                             ValueSummary& part) {
+  for (; r < n; ++r) {
+    double v = o[r];
+    for (int l = 0; l < count; ++l) {
+      v = v + sign[cols[l]] * c[l][r];
+      part.add(c[l][r]);
+    }
+    o[r] = v;
+  }
+}
+
 // o[r] += sign[j] * A[r, j] for the L columns j = cols[0..L) in turn (signs
 // are +-1, so each FMA is exactly the add of the plain loop): up to eight
 // input columns per pass over o. Also gathers whether the values read are
@@ -77,14 +92,7 @@ __attribute__((target("avx512f"))) void add_columns_avx512(
   ValueSummary part;
   part.finite = bad == 0;
   part.maxabs = _mm512_reduce_max_pd(mx);  // meaningful only when finite
-  for (; r < n; ++r) {
-    double v = o[r];
-    for (int l = 0; l < L; ++l) {
-      v = v + sign[cols[l]] * c[l][r];
-      part.add(c[l][r]);
-    }
-    o[r] = v;
-  }
+  add_columns_rows(r, n, L, c, cols, sign, o, part);
   vs.merge(part);
 }
 
@@ -121,14 +129,7 @@ __attribute__((target("avx2,fma"))) void add_columns_avx2(
   alignas(32) double lanes[4];
   _mm256_store_pd(lanes, mx);  // (meaningful only when finite)
   part.maxabs = std::max(std::max(lanes[0], lanes[1]), std::max(lanes[2], lanes[3]));
-  for (; r < n; ++r) {
-    double v = o[r];
-    for (int l = 0; l < L; ++l) {
-      v = v + sign[cols[l]] * c[l][r];
-      part.add(c[l][r]);
-    }
-    o[r] = v;
-  }
+  add_columns_rows(r, n, L, c, cols, sign, o, part);
   vs.merge(part);
 }
 
