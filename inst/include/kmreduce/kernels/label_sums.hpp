@@ -244,28 +244,10 @@ __attribute__((target("avx2"))) void label_sums_block4_avx2(
     }
 }
 
-// AVX2, any k: the statistics of four columns j0.. j0 + m - 1 (m <= 4; the
-// missing columns' lanes read column j0 and are not used), in two sweeps
-// over their rows. Sweep 1: each cluster's sums (rows transposed in
-// registers and added in copy r % 4, as label_sums_block4_avx2), each
-// column's sum and sum of squares (four rows per lane). The centres are the
-// sums over the cluster sizes. Sweep 2: each row's squared deviations from
-// its centre, by cluster (copy r % 4), and from the column means. Writes,
-// for column j = j0 + t: centres[q + k j], w[q + k j] (within-cluster sums
-// of squares), tot[j] (about the column mean) and sq[j] (sum of squares).
-// Squared differences are summed directly, as the portable loop. acc:
-// scratch of 16 k doubles; cc: of 4 k.
-__attribute__((target("avx2,fma"))) inline void label_stats_block4_avx2(
-    const double* x, index_t n, index_t j0, index_t m, const int* label, index_t k,
-    const index_t* size, double* acc, double* cc, double* centres, double* w, double* tot,
-    double* sq) {
-  const double* c0 = x + n * j0;
-  const double* c1 = m > 1 ? c0 + n : c0;
-  const double* c2 = m > 2 ? c0 + 2 * n : c0;
-  const double* c3 = m > 3 ? c0 + 3 * n : c0;
-  const double* col[4] = {c0, c1, c2, c3};
-  const index_t body = n - n % 4;
-  // (a macro, not a lambda: a lambda would not get this function's target)
+// Four rows r.. r + 3 of the columns c0.. c3: the columns' vectors a_.. d_
+// and, transposed, the rows' vectors row0_.. row3_ (each the four columns
+// of one row). (A macro, not a lambda: a lambda would not get the calling
+// function's target.)
 #define KMREDUCE_TRANSPOSE4(r)                                                      \
   const __m256d a_ = _mm256_loadu_pd(c0 + (r)), b_ = _mm256_loadu_pd(c1 + (r));    \
   const __m256d c_ = _mm256_loadu_pd(c2 + (r)), d_ = _mm256_loadu_pd(c3 + (r));    \
@@ -275,7 +257,16 @@ __attribute__((target("avx2,fma"))) inline void label_stats_block4_avx2(
   const __m256d row1_ = _mm256_permute2f128_pd(t1_, t3_, 0x20);                     \
   const __m256d row2_ = _mm256_permute2f128_pd(t0_, t2_, 0x31);                     \
   const __m256d row3_ = _mm256_permute2f128_pd(t1_, t3_, 0x31)
-  // Sweep 1.
+
+// The first sweep of label_stats_block4_avx2() over the columns col[0..4):
+// each cluster's sums (rows transposed in registers and added in copy
+// r % 4, as label_sums_block4_avx2) into acc (16 k), each column's sum and
+// sum of squares (four rows per lane) into sum[4] and sumsq[4].
+__attribute__((target("avx2,fma"))) inline void label_stats_sums_avx2(
+    const double* const* col, index_t n, const int* label, index_t k, double* acc,
+    double* sum, double* sumsq) {
+  const double *c0 = col[0], *c1 = col[1], *c2 = col[2], *c3 = col[3];
+  const index_t body = n - n % 4;
   std::fill(acc, acc + 16 * k, 0.0);
   __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
   __m256d q0 = s0, q1 = s0, q2 = s0, q3 = s0;
@@ -297,30 +288,30 @@ __attribute__((target("avx2,fma"))) inline void label_stats_block4_avx2(
   }
   for (index_t r = body; r < n; ++r)
     KMREDUCE_ADD_ROW(0, r, _mm256_set_pd(c3[r], c2[r], c1[r], c0[r]));
+#undef KMREDUCE_ADD_ROW
   alignas(32) double sums[4][4], squares[4][4];
   _mm256_store_pd(sums[0], s0); _mm256_store_pd(sums[1], s1);
   _mm256_store_pd(sums[2], s2); _mm256_store_pd(sums[3], s3);
   _mm256_store_pd(squares[0], q0); _mm256_store_pd(squares[1], q1);
   _mm256_store_pd(squares[2], q2); _mm256_store_pd(squares[3], q3);
-  double mean[4];
   for (int t = 0; t < 4; ++t) {
-    double su = ((sums[t][0] + sums[t][1]) + sums[t][2]) + sums[t][3];
-    double ss = ((squares[t][0] + squares[t][1]) + squares[t][2]) + squares[t][3];
+    sum[t] = ((sums[t][0] + sums[t][1]) + sums[t][2]) + sums[t][3];
+    sumsq[t] = ((squares[t][0] + squares[t][1]) + squares[t][2]) + squares[t][3];
     for (index_t r = body; r < n; ++r) {
-      su += col[t][r];
-      ss += col[t][r] * col[t][r];
+      sum[t] += col[t][r];
+      sumsq[t] += col[t][r] * col[t][r];
     }
-    mean[t] = su / static_cast<double>(n);
-    if (t < m) sq[j0 + t] = ss;
   }
-  for (index_t q = 0; q < k; ++q)
-    for (int t = 0; t < 4; ++t) {
-      const double* a0 = acc + 4 * q + t;
-      const double sum = ((a0[0] + a0[4 * k]) + a0[8 * k]) + a0[12 * k];
-      cc[4 * q + t] = size[q] > 0 ? sum / static_cast<double>(size[q]) : 0.0;
-      if (t < m) centres[q + k * (j0 + t)] = cc[4 * q + t];
-    }
-  // Sweep 2.
+}
+
+// The second sweep: each row's squared deviations from its centre (cc: k
+// rows of the four columns' centres) by cluster, in copy r % 4, into acc
+// (16 k), and from the column means into dev[4].
+__attribute__((target("avx2,fma"))) inline void label_stats_deviations_avx2(
+    const double* const* col, index_t n, const int* label, index_t k, const double* cc,
+    const double* mean, double* acc, double* dev) {
+  const double *c0 = col[0], *c1 = col[1], *c2 = col[2], *c3 = col[3];
+  const index_t body = n - n % 4;
   std::fill(acc, acc + 16 * k, 0.0);
   const __m256d m0 = _mm256_set1_pd(mean[0]), m1 = _mm256_set1_pd(mean[1]);
   const __m256d m2 = _mm256_set1_pd(mean[2]), m3 = _mm256_set1_pd(mean[3]);
@@ -345,18 +336,48 @@ __attribute__((target("avx2,fma"))) inline void label_stats_block4_avx2(
   for (index_t r = body; r < n; ++r)
     KMREDUCE_DEV_ROW(0, r, _mm256_set_pd(c3[r], c2[r], c1[r], c0[r]));
 #undef KMREDUCE_DEV_ROW
-#undef KMREDUCE_ADD_ROW
-#undef KMREDUCE_TRANSPOSE4
   alignas(32) double devs[4][4];
   _mm256_store_pd(devs[0], f0); _mm256_store_pd(devs[1], f1);
   _mm256_store_pd(devs[2], f2); _mm256_store_pd(devs[3], f3);
-  for (index_t t = 0; t < m; ++t) {
-    double dv = ((devs[t][0] + devs[t][1]) + devs[t][2]) + devs[t][3];
+  for (int t = 0; t < 4; ++t) {
+    dev[t] = ((devs[t][0] + devs[t][1]) + devs[t][2]) + devs[t][3];
     for (index_t r = body; r < n; ++r) {
       const double f = col[t][r] - mean[t];
-      dv += f * f;
+      dev[t] += f * f;
     }
-    tot[j0 + t] = dv;
+  }
+}
+#undef KMREDUCE_TRANSPOSE4
+
+// AVX2, any k: the statistics of four columns j0.. j0 + m - 1 (m <= 4; the
+// missing columns' lanes read column j0 and are not used), in two sweeps
+// over their rows (label_stats_sums_avx2, label_stats_deviations_avx2); the
+// centres are the sums over the cluster sizes. Writes, for column j = j0 +
+// t: centres[q + k j], w[q + k j] (within-cluster sums of squares), tot[j]
+// (about the column mean) and sq[j] (sum of squares). Squared differences
+// are summed directly, as the portable loop. acc: scratch of 16 k doubles;
+// cc: of 4 k.
+inline void label_stats_block4_avx2(const double* x, index_t n, index_t j0, index_t m,
+                                    const int* label, index_t k, const index_t* size,
+                                    double* acc, double* cc, double* centres, double* w,
+                                    double* tot, double* sq) {
+  const double* c0 = x + n * j0;
+  const double* col[4] = {c0, m > 1 ? c0 + n : c0, m > 2 ? c0 + 2 * n : c0,
+                          m > 3 ? c0 + 3 * n : c0};
+  double sum[4], sumsq[4], mean[4], dev[4];
+  label_stats_sums_avx2(col, n, label, k, acc, sum, sumsq);
+  for (int t = 0; t < 4; ++t) mean[t] = sum[t] / static_cast<double>(n);
+  for (index_t q = 0; q < k; ++q)
+    for (int t = 0; t < 4; ++t) {
+      const double* a0 = acc + 4 * q + t;
+      const double total = ((a0[0] + a0[4 * k]) + a0[8 * k]) + a0[12 * k];
+      cc[4 * q + t] = size[q] > 0 ? total / static_cast<double>(size[q]) : 0.0;
+      if (t < m) centres[q + k * (j0 + t)] = cc[4 * q + t];
+    }
+  label_stats_deviations_avx2(col, n, label, k, cc, mean, acc, dev);
+  for (index_t t = 0; t < m; ++t) {
+    sq[j0 + t] = sumsq[t];
+    tot[j0 + t] = dev[t];
     for (index_t q = 0; q < k; ++q) {
       const double* a0 = acc + 4 * q + t;
       w[q + k * (j0 + t)] = ((a0[0] + a0[4 * k]) + a0[8 * k]) + a0[12 * k];
