@@ -289,11 +289,12 @@ __attribute__((target("avx2,fma"))) inline void label_stats_sums_avx2(
   for (index_t r = body; r < n; ++r)
     KMREDUCE_ADD_ROW(0, r, _mm256_set_pd(c3[r], c2[r], c1[r], c0[r]));
 #undef KMREDUCE_ADD_ROW
-  alignas(32) double sums[4][4], squares[4][4];
-  _mm256_store_pd(sums[0], s0); _mm256_store_pd(sums[1], s1);
-  _mm256_store_pd(sums[2], s2); _mm256_store_pd(sums[3], s3);
-  _mm256_store_pd(squares[0], q0); _mm256_store_pd(squares[1], q1);
-  _mm256_store_pd(squares[2], q2); _mm256_store_pd(squares[3], q3);
+  // (unaligned stores: MinGW does not align the stack beyond 16 bytes)
+  double sums[4][4], squares[4][4];
+  _mm256_storeu_pd(sums[0], s0); _mm256_storeu_pd(sums[1], s1);
+  _mm256_storeu_pd(sums[2], s2); _mm256_storeu_pd(sums[3], s3);
+  _mm256_storeu_pd(squares[0], q0); _mm256_storeu_pd(squares[1], q1);
+  _mm256_storeu_pd(squares[2], q2); _mm256_storeu_pd(squares[3], q3);
   for (int t = 0; t < 4; ++t) {
     sum[t] = ((sums[t][0] + sums[t][1]) + sums[t][2]) + sums[t][3];
     sumsq[t] = ((squares[t][0] + squares[t][1]) + squares[t][2]) + squares[t][3];
@@ -336,9 +337,9 @@ __attribute__((target("avx2,fma"))) inline void label_stats_deviations_avx2(
   for (index_t r = body; r < n; ++r)
     KMREDUCE_DEV_ROW(0, r, _mm256_set_pd(c3[r], c2[r], c1[r], c0[r]));
 #undef KMREDUCE_DEV_ROW
-  alignas(32) double devs[4][4];
-  _mm256_store_pd(devs[0], f0); _mm256_store_pd(devs[1], f1);
-  _mm256_store_pd(devs[2], f2); _mm256_store_pd(devs[3], f3);
+  double devs[4][4];
+  _mm256_storeu_pd(devs[0], f0); _mm256_storeu_pd(devs[1], f1);
+  _mm256_storeu_pd(devs[2], f2); _mm256_storeu_pd(devs[3], f3);
   for (int t = 0; t < 4; ++t) {
     dev[t] = ((devs[t][0] + devs[t][1]) + devs[t][2]) + devs[t][3];
     for (index_t r = body; r < n; ++r) {

@@ -126,8 +126,8 @@ __attribute__((target("avx2,fma"))) void add_columns_avx2(
   }
   ValueSummary part;
   part.finite = _mm256_movemask_pd(bad) == 0;
-  alignas(32) double lanes[4];
-  _mm256_store_pd(lanes, mx);  // (meaningful only when finite)
+  double lanes[4];
+  _mm256_storeu_pd(lanes, mx);  // (meaningful only when finite)
   part.maxabs = std::max(std::max(lanes[0], lanes[1]), std::max(lanes[2], lanes[3]));
   add_columns_rows(r, n, L, c, cols, sign, o, part);
   vs.merge(part);
