@@ -6,7 +6,6 @@
 #define KMREDUCE_SPARSE_EMBEDDING_HPP
 
 #include <algorithm>
-#include <cfloat>
 #include <stdexcept>
 #include <vector>
 
@@ -97,7 +96,7 @@ __attribute__((target("avx512f"))) void add_columns_avx512(
 }
 
 // The same on AVX2 (four rows per vector; FMA with a sign of +-1 is the
-// plain add, so the same bits), with the check of scan_chunk_avx2().
+// plain add, so the same bits), with the check of note_values_avx2().
 template <int L>
 __attribute__((target("avx2,fma"))) void add_columns_avx2(
     const double* x, index_t n, const index_t* cols, const double* sign,
@@ -108,8 +107,6 @@ __attribute__((target("avx2,fma"))) void add_columns_avx2(
     c[l] = x + n * cols[l];
     sg[l] = _mm256_set1_pd(sign[cols[l]]);
   }
-  const __m256d sign_off = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
-  const __m256d big = _mm256_set1_pd(DBL_MAX);
   __m256d mx = _mm256_setzero_pd(), bad = _mm256_setzero_pd();
   index_t r = 0;
   for (; r + 4 <= n; r += 4) {
@@ -118,58 +115,42 @@ __attribute__((target("avx2,fma"))) void add_columns_avx2(
     for (int l = 0; l < L; ++l) {
       const __m256d xv = _mm256_loadu_pd(c[l] + r);
       v = _mm256_fmadd_pd(sg[l], xv, v);
-      const __m256d a = _mm256_and_pd(xv, sign_off);
-      bad = _mm256_or_pd(bad, _mm256_cmp_pd(a, big, _CMP_NLE_UQ));
-      mx = _mm256_max_pd(mx, a);
+      note_values_avx2(xv, mx, bad);
     }
     _mm256_storeu_pd(o + r, v);
   }
   ValueSummary part;
   part.finite = _mm256_movemask_pd(bad) == 0;
-  double lanes[4];
-  _mm256_storeu_pd(lanes, mx);  // (meaningful only when finite)
-  part.maxabs = std::max(std::max(lanes[0], lanes[1]), std::max(lanes[2], lanes[3]));
+  part.maxabs = max_lane_avx2(mx);  // meaningful only when finite
   add_columns_rows(r, n, L, c, cols, sign, o, part);
   vs.merge(part);
 }
 
-template <template <int> class Kernel>
-void add_columns_of(int count, const double* x, index_t n, const index_t* cols,
+// L input columns at the CPU's level: AVX-512 or AVX2.
+template <int L>
+void add_columns_at(bool avx512, const double* x, index_t n, const index_t* cols,
                     const double* sign, double* o, ValueSummary& vs) {
-  switch (count) {
-    case 1: Kernel<1>::run(x, n, cols, sign, o, vs); break;
-    case 2: Kernel<2>::run(x, n, cols, sign, o, vs); break;
-    case 3: Kernel<3>::run(x, n, cols, sign, o, vs); break;
-    case 4: Kernel<4>::run(x, n, cols, sign, o, vs); break;
-    case 5: Kernel<5>::run(x, n, cols, sign, o, vs); break;
-    case 6: Kernel<6>::run(x, n, cols, sign, o, vs); break;
-    case 7: Kernel<7>::run(x, n, cols, sign, o, vs); break;
-    default: Kernel<8>::run(x, n, cols, sign, o, vs); break;
-  }
-}
-template <int L>
-struct AddColumnsAvx512 {
-  static void run(const double* x, index_t n, const index_t* cols, const double* sign,
-                  double* o, ValueSummary& vs) {
+  if (avx512) {
     add_columns_avx512<L>(x, n, cols, sign, o, vs);
-  }
-};
-template <int L>
-struct AddColumnsAvx2 {
-  static void run(const double* x, index_t n, const index_t* cols, const double* sign,
-                  double* o, ValueSummary& vs) {
+  } else {
     add_columns_avx2<L>(x, n, cols, sign, o, vs);
   }
-};
+}
 
 // count (1 to 8) input columns added to o at the CPU's level (not Portable).
 inline void add_columns(int count, const double* x, index_t n,
                         const index_t* cols, const double* sign, double* o,
                         ValueSummary& vs) {
-  if (simd_level() == SimdLevel::Avx512) {
-    add_columns_of<AddColumnsAvx512>(count, x, n, cols, sign, o, vs);
-  } else {
-    add_columns_of<AddColumnsAvx2>(count, x, n, cols, sign, o, vs);
+  const bool avx512 = simd_level() == SimdLevel::Avx512;
+  switch (count) {
+    case 1: add_columns_at<1>(avx512, x, n, cols, sign, o, vs); break;
+    case 2: add_columns_at<2>(avx512, x, n, cols, sign, o, vs); break;
+    case 3: add_columns_at<3>(avx512, x, n, cols, sign, o, vs); break;
+    case 4: add_columns_at<4>(avx512, x, n, cols, sign, o, vs); break;
+    case 5: add_columns_at<5>(avx512, x, n, cols, sign, o, vs); break;
+    case 6: add_columns_at<6>(avx512, x, n, cols, sign, o, vs); break;
+    case 7: add_columns_at<7>(avx512, x, n, cols, sign, o, vs); break;
+    default: add_columns_at<8>(avx512, x, n, cols, sign, o, vs); break;
   }
 }
 #endif

@@ -65,32 +65,37 @@ __attribute__((target("avx512f"))) inline bool scan_chunk_avx512(
   return bad == 0;
 }
 
-// The same check on AVX2: |x| by clearing the sign bit, a lane is bad when
-// not <= DBL_MAX (Inf, NaN), running maxima in four registers. Returns true
-// when every value is finite; len a multiple of 16.
+// The same note on AVX2: |x| by clearing the sign bit into a running
+// maximum, and the lanes not <= DBL_MAX (Inf, NaN) into `bad` (all bits
+// set). Shared by the scan and the sparse embedding.
+__attribute__((target("avx2"))) inline void note_values_avx2(__m256d x, __m256d& mx,
+                                                              __m256d& bad) {
+  const __m256d a = _mm256_and_pd(x, _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL)));
+  bad = _mm256_or_pd(bad, _mm256_cmp_pd(a, _mm256_set1_pd(DBL_MAX), _CMP_NLE_UQ));
+  mx = _mm256_max_pd(mx, a);
+}
+
+// The largest of the four lanes of mx (unaligned store: MinGW does not
+// align the stack beyond 16 bytes).
+__attribute__((target("avx2"))) inline double max_lane_avx2(__m256d mx) {
+  double lanes[4];
+  _mm256_storeu_pd(lanes, mx);
+  return std::max(std::max(lanes[0], lanes[1]), std::max(lanes[2], lanes[3]));
+}
+
+// The check of scan_chunk_avx512() on AVX2, running maxima in four
+// registers. Returns true when every value is finite; len a multiple of 16.
 __attribute__((target("avx2"))) inline bool scan_chunk_avx2(const double* x, index_t len,
                                                              double* maxabs) {
-  const __m256d sign_off = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
-  const __m256d big = _mm256_set1_pd(DBL_MAX);
   __m256d m0 = _mm256_setzero_pd(), m1 = m0, m2 = m0, m3 = m0, bad = m0;
   for (index_t t = 0; t < len; t += 16) {
-    const __m256d a0 = _mm256_and_pd(_mm256_loadu_pd(x + t), sign_off);
-    const __m256d a1 = _mm256_and_pd(_mm256_loadu_pd(x + t + 4), sign_off);
-    const __m256d a2 = _mm256_and_pd(_mm256_loadu_pd(x + t + 8), sign_off);
-    const __m256d a3 = _mm256_and_pd(_mm256_loadu_pd(x + t + 12), sign_off);
-    bad = _mm256_or_pd(bad, _mm256_or_pd(_mm256_or_pd(_mm256_cmp_pd(a0, big, _CMP_NLE_UQ),
-                                                      _mm256_cmp_pd(a1, big, _CMP_NLE_UQ)),
-                                        _mm256_or_pd(_mm256_cmp_pd(a2, big, _CMP_NLE_UQ),
-                                                     _mm256_cmp_pd(a3, big, _CMP_NLE_UQ))));
-    m0 = _mm256_max_pd(m0, a0);
-    m1 = _mm256_max_pd(m1, a1);
-    m2 = _mm256_max_pd(m2, a2);
-    m3 = _mm256_max_pd(m3, a3);
+    note_values_avx2(_mm256_loadu_pd(x + t), m0, bad);
+    note_values_avx2(_mm256_loadu_pd(x + t + 4), m1, bad);
+    note_values_avx2(_mm256_loadu_pd(x + t + 8), m2, bad);
+    note_values_avx2(_mm256_loadu_pd(x + t + 12), m3, bad);
   }
   if (_mm256_movemask_pd(bad) != 0) return false;
-  alignas(32) double lanes[4];
-  _mm256_store_pd(lanes, _mm256_max_pd(_mm256_max_pd(m0, m1), _mm256_max_pd(m2, m3)));
-  *maxabs = std::max(std::max(lanes[0], lanes[1]), std::max(lanes[2], lanes[3]));
+  *maxabs = max_lane_avx2(_mm256_max_pd(_mm256_max_pd(m0, m1), _mm256_max_pd(m2, m3)));
   return true;
 }
 #endif
