@@ -28,6 +28,13 @@ namespace kmreduce {
 
 constexpr index_t kMaxMaskedClusters = 16;
 
+// The sum of four copies of an accumulator (copy c of entry q at acc[c k +
+// q]), in a fixed order: the copies of add_by_label4 (matrix.hpp) and, with
+// stride 4 k, of the AVX2 kernels below.
+inline double sum4(const double* acc, index_t k, index_t q) {
+  return ((acc[q] + acc[k + q]) + acc[2 * k + q]) + acc[3 * k + q];
+}
+
 // Whether the kernels below serve k clusters on this CPU.
 inline bool label_kernels(index_t k) {
 #ifdef KMREDUCE_X86_SIMD
@@ -196,6 +203,20 @@ __attribute__((target("avx512f,avx512vl"))) inline double row_deviations_avx512(
   return _mm512_reduce_add_pd(tot);
 }
 
+// Four rows r.. r + 3 of the columns c0.. c3: the columns' vectors a_.. d_
+// and, transposed, the rows' vectors row0_.. row3_ (each the four columns
+// of one row). (A macro, not a lambda: a lambda would not get the calling
+// function's target.)
+#define KMREDUCE_TRANSPOSE4(r)                                                      \
+  const __m256d a_ = _mm256_loadu_pd(c0 + (r)), b_ = _mm256_loadu_pd(c1 + (r));    \
+  const __m256d c_ = _mm256_loadu_pd(c2 + (r)), d_ = _mm256_loadu_pd(c3 + (r));    \
+  const __m256d t0_ = _mm256_unpacklo_pd(a_, b_), t1_ = _mm256_unpackhi_pd(a_, b_); \
+  const __m256d t2_ = _mm256_unpacklo_pd(c_, d_), t3_ = _mm256_unpackhi_pd(c_, d_); \
+  const __m256d row0_ = _mm256_permute2f128_pd(t0_, t2_, 0x20);                     \
+  const __m256d row1_ = _mm256_permute2f128_pd(t1_, t3_, 0x20);                     \
+  const __m256d row2_ = _mm256_permute2f128_pd(t0_, t2_, 0x31);                     \
+  const __m256d row3_ = _mm256_permute2f128_pd(t1_, t3_, 0x31)
+
 // AVX2, any k: the sums by label of four columns j0.. j0 + m - 1 (m <= 4;
 // the missing columns' lanes read column j0 and are not used). Four rows of
 // the four columns are loaded as columns and transposed in registers; row r
@@ -226,37 +247,17 @@ __attribute__((target("avx2"))) void label_sums_block4_avx2(
   } while (0)
   index_t r = 0;
   for (; r + 4 <= n; r += 4) {
-    const __m256d a = _mm256_loadu_pd(c0 + r), b = _mm256_loadu_pd(c1 + r);
-    const __m256d c = _mm256_loadu_pd(c2 + r), d = _mm256_loadu_pd(c3 + r);
-    const __m256d t0 = _mm256_unpacklo_pd(a, b), t1 = _mm256_unpackhi_pd(a, b);
-    const __m256d t2 = _mm256_unpacklo_pd(c, d), t3 = _mm256_unpackhi_pd(c, d);
-    KMREDUCE_ADD4(0, r, _mm256_permute2f128_pd(t0, t2, 0x20));
-    KMREDUCE_ADD4(1, r + 1, _mm256_permute2f128_pd(t1, t3, 0x20));
-    KMREDUCE_ADD4(2, r + 2, _mm256_permute2f128_pd(t0, t2, 0x31));
-    KMREDUCE_ADD4(3, r + 3, _mm256_permute2f128_pd(t1, t3, 0x31));
+    KMREDUCE_TRANSPOSE4(r);
+    KMREDUCE_ADD4(0, r, row0_);
+    KMREDUCE_ADD4(1, r + 1, row1_);
+    KMREDUCE_ADD4(2, r + 2, row2_);
+    KMREDUCE_ADD4(3, r + 3, row3_);
   }
   for (; r < n; ++r) KMREDUCE_ADD4(0, r, _mm256_set_pd(c3[r], c2[r], c1[r], c0[r]));
 #undef KMREDUCE_ADD4
   for (index_t t = 0; t < m; ++t)
-    for (index_t q = 0; q < k; ++q) {
-      const double* a0 = acc + 4 * q + t;
-      sums[q + k * (j0 + t)] += ((a0[0] + a0[4 * k]) + a0[8 * k]) + a0[12 * k];
-    }
+    for (index_t q = 0; q < k; ++q) sums[q + k * (j0 + t)] += sum4(acc + t, 4 * k, 4 * q);
 }
-
-// Four rows r.. r + 3 of the columns c0.. c3: the columns' vectors a_.. d_
-// and, transposed, the rows' vectors row0_.. row3_ (each the four columns
-// of one row). (A macro, not a lambda: a lambda would not get the calling
-// function's target.)
-#define KMREDUCE_TRANSPOSE4(r)                                                      \
-  const __m256d a_ = _mm256_loadu_pd(c0 + (r)), b_ = _mm256_loadu_pd(c1 + (r));    \
-  const __m256d c_ = _mm256_loadu_pd(c2 + (r)), d_ = _mm256_loadu_pd(c3 + (r));    \
-  const __m256d t0_ = _mm256_unpacklo_pd(a_, b_), t1_ = _mm256_unpackhi_pd(a_, b_); \
-  const __m256d t2_ = _mm256_unpacklo_pd(c_, d_), t3_ = _mm256_unpackhi_pd(c_, d_); \
-  const __m256d row0_ = _mm256_permute2f128_pd(t0_, t2_, 0x20);                     \
-  const __m256d row1_ = _mm256_permute2f128_pd(t1_, t3_, 0x20);                     \
-  const __m256d row2_ = _mm256_permute2f128_pd(t0_, t2_, 0x31);                     \
-  const __m256d row3_ = _mm256_permute2f128_pd(t1_, t3_, 0x31)
 
 // The first sweep of label_stats_block4_avx2() over the columns col[0..4):
 // each cluster's sums (rows transposed in registers and added in copy
@@ -370,8 +371,7 @@ inline void label_stats_block4_avx2(const double* x, index_t n, index_t j0, inde
   for (int t = 0; t < 4; ++t) mean[t] = sum[t] / static_cast<double>(n);
   for (index_t q = 0; q < k; ++q)
     for (int t = 0; t < 4; ++t) {
-      const double* a0 = acc + 4 * q + t;
-      const double total = ((a0[0] + a0[4 * k]) + a0[8 * k]) + a0[12 * k];
+      const double total = sum4(acc + t, 4 * k, 4 * q);
       cc[4 * q + t] = size[q] > 0 ? total / static_cast<double>(size[q]) : 0.0;
       if (t < m) centres[q + k * (j0 + t)] = cc[4 * q + t];
     }
@@ -379,10 +379,7 @@ inline void label_stats_block4_avx2(const double* x, index_t n, index_t j0, inde
   for (index_t t = 0; t < m; ++t) {
     sq[j0 + t] = sumsq[t];
     tot[j0 + t] = dev[t];
-    for (index_t q = 0; q < k; ++q) {
-      const double* a0 = acc + 4 * q + t;
-      w[q + k * (j0 + t)] = ((a0[0] + a0[4 * k]) + a0[8 * k]) + a0[12 * k];
-    }
+    for (index_t q = 0; q < k; ++q) w[q + k * (j0 + t)] = sum4(acc + t, 4 * k, 4 * q);
   }
 }
 

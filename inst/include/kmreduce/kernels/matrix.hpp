@@ -95,11 +95,6 @@ inline void add_by_label4(index_t n, const int* label, index_t k, double* acc,
   for (; r < n; ++r) a0[label[r]] += v(r);
 }
 
-// The sum of the four copies of add_by_label4, in a fixed order.
-inline double sum4(const double* acc, index_t k, index_t q) {
-  return ((acc[q] + acc[k + q]) + acc[2 * k + q]) + acc[3 * k + q];
-}
-
 // The form of a matrix that row-wise algorithms (Lloyd, k-means++) take:
 // dense data as it is, sparse data as a CSR copy of its structure.
 inline const DenseMatrix& row_access(const DenseMatrix& a) { return a; }
