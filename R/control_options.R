@@ -18,9 +18,6 @@ control_options <- function() {
   fraction <- function(default, help) {
     param(function(v, arg) check_number(v, arg, 0, 1), default, help)
   }
-  choice <- function(choices, default, help) {
-    param(function(v, arg) check_choice(v, arg, choices), default, help)
-  }
   rounds_help <- r"-(`l / k` (default 2) and the number of rounds
     (default 5) of `"k-means||"`.)-"
   tries_help <- r"-(Split/merge moves run by Lloyd per round (at
@@ -38,7 +35,7 @@ control_options <- function() {
     block_rows = param(function(v, arg) if (is.null(v)) v else check_whole(v, arg, 1), NULL,
       r"-(Rows read at a time from a `bigmemory::big.matrix`;
       `NULL` (the default): about 64 MB of rows.)-"),
-    precision = choice(c("double", "single"), "double",
+    precision = choice_param(c("double", "single"), "double",
       r"-(`"double"` or `"single"`. With `"single"` the products of
       the rows with the centres (every distance of the seeding, Lloyd and the
       polish) come from a float copy of the dense rows, scaled by a power of
@@ -68,7 +65,7 @@ control_options <- function() {
       4, ...; `NULL` (the default): `ceiling(k / (2 + floor(log(k))))`, about
       `k` rows tried in all; `0` turns it off (plain greedy k-means++ in every
       replicate, as scikit-learn).)-"),
-    polish = choice(c("auto", "split_merge", "hartigan", "none"), "auto",
+    polish = choice_param(c("auto", "split_merge", "hartigan", "none"), "auto",
       r"-(What follows the replicates: `"split_merge"` (split/merge
       moves, then Hartigan's moves), `"hartigan"` (Hartigan's moves alone),
       `"none"`, or `"auto"` (the default): `"split_merge"` when `n_init > 1`,

@@ -132,13 +132,15 @@ param <- function(check, default = NULL, help = NULL) {
   list(check = check, default = default, help = help)
 }
 
+# A param() whose value is one of `choices`.
+choice_param <- function(choices, default, help = NULL) {
+  param(function(v, arg) check_choice(v, arg, choices), default, help)
+}
+
 # The built-in methods' options, each declared once (an option several
 # methods read, as the randomized SVD's, is one declaration their entries
 # share), in the order of kmeans_control()'s arguments.
 builtin_params <- function() {
-  choice <- function(choices, default, help) {
-    param(function(v, arg) check_choice(v, arg, choices), default, help)
-  }
   eps_help <- r"-(The randomized SVD (`"leverage"`, `"cssp"`,
                   `"rsvd"`) uses `k + ceiling(k / eps + 1)` test vectors (`eps = NULL`,
                   the default, is `1/3`, as Boutsidis et al. 2015; for the cells of a
@@ -167,7 +169,7 @@ builtin_params <- function() {
                        phase (`"pivoted"`: greedy column-pivoted QR, or `"strong"`: strong
                        rank-revealing QR, Gu and Eisenstat 1996, with `f = 2`).)-"
   list(
-    svd = choice(c("randomized", "exact"), "randomized",
+    svd = choice_param(c("randomized", "exact"), "randomized",
                  r"-(How `"leverage"` and `"cssp"` compute the top right singular
                      vectors: `"randomized"` (the default) or `"exact"` (the exact SVD, see
                      [reduction_methods]).)-"),
@@ -187,14 +189,14 @@ builtin_params <- function() {
                  its singular vectors. For data read from a file (many cells of a 10x
                  file) this replaces the SVD's passes over all rows by one pass, and an
                  SVD of the sample in memory (Seurat's sketch of cells, Hao et al. 2024).)-"),
-    scores = choice(c("squared", "sqrt"), "squared", scores_help),
-    sampling = choice(c("random", "top"), "random", scores_help),
+    scores = choice_param(c("squared", "sqrt"), "squared", scores_help),
+    sampling = choice_param(c("random", "top"), "random", scores_help),
     c = param(function(v, arg) {
       if (is.null(v)) v else check_number(v, arg, 0, Inf, open_lower = TRUE)
     }, NULL, c_help),
     repeats = param(function(v, arg) check_whole(v, arg, 1, 10000), 40L, c_help),
-    residual = choice(c("frobenius", "spectral"), "frobenius", residual_help),
-    qr = choice(c("pivoted", "strong"), "pivoted", residual_help),
+    residual = choice_param(c("frobenius", "spectral"), "frobenius", residual_help),
+    qr = choice_param(c("pivoted", "strong"), "pivoted", residual_help),
     fjlt_density = param(check_density, NULL,
                          r"-(The probability `q` that an entry of the FJLT's
                              sparse Gaussian matrix is non-zero; `NULL` (the default):
