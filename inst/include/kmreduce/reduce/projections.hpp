@@ -6,8 +6,9 @@
 // that writes A R (a.n x c.dims, column-major) to `out`, R defined by
 // (c.seed, a.d, c.dims) alone, the same bits on any number of threads, and
 // returns whether it found a value out of range (ProjectionCall::limit).
-// A policy lives in its algorithm's header and draws from
-// stream_key(seed, stream_purpose("its name")) (runtime/rng.hpp).
+// A policy lives in its algorithm's header; a new one draws from
+// stream_key(seed, stream_purpose("its name")) (runtime/rng.hpp), the
+// policies here from their numbered purposes.
 //
 // A new projection is its header (kernel and policy), one entry in
 // `Projections` below (with its include) and, in R, one registry entry and
