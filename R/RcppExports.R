@@ -5,6 +5,10 @@ read_buffer_new <- function(type, n) {
     .Call(`_kmreduce_read_buffer_new`, type, n)
 }
 
+read_buffer_any_na <- function(buffer) {
+    .Call(`_kmreduce_read_buffer_any_na`, buffer)
+}
+
 read_buffer_release <- function(buffer) {
     invisible(.Call(`_kmreduce_read_buffer_release`, buffer))
 }

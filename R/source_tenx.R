@@ -557,6 +557,15 @@ clear_cells_buffers <- function(src) {
   invisible(NULL)
 }
 
+# rhdf5's H5Dread() asks any(is.na(res)) of every integer vector it has
+# read into (its .postProcessDataSet()). For a read buffer the answer is one
+# TRUE or FALSE, from a scan in C++: is.na() as R computes it would allocate
+# a logical vector of the buffer's length, 2^24 values a block, and set off
+# R's collector at each block (a full collection costs about half a second
+# with Bioconductor's packages loaded).
+#' @export
+is.na.kmreduce_read_buffer <- function(x) read_buffer_any_na(x)
+
 # `count` values of the dataset `name` from offset `from` (0-based), read by
 # rhdf5 into the first entries of `buf` (length >= count), which is changed
 # in place: the vector is read_cells()'s own.

@@ -24,6 +24,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// read_buffer_any_na
+bool read_buffer_any_na(SEXP buffer);
+RcppExport SEXP _kmreduce_read_buffer_any_na(SEXP bufferSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type buffer(bufferSEXP);
+    rcpp_result_gen = Rcpp::wrap(read_buffer_any_na(buffer));
+    return rcpp_result_gen;
+END_RCPP
+}
 // read_buffer_release
 void read_buffer_release(SEXP buffer);
 RcppExport SEXP _kmreduce_read_buffer_release(SEXP bufferSEXP) {
@@ -806,6 +817,7 @@ END_RCPP
 
 static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_read_buffer_new", (DL_FUNC) &_kmreduce_read_buffer_new, 2},
+    {"_kmreduce_read_buffer_any_na", (DL_FUNC) &_kmreduce_read_buffer_any_na, 1},
     {"_kmreduce_read_buffer_release", (DL_FUNC) &_kmreduce_read_buffer_release, 1},
     {"_kmreduce_cells_pool_release", (DL_FUNC) &_kmreduce_cells_pool_release, 1},
     {"_kmreduce_cells_pool_new", (DL_FUNC) &_kmreduce_cells_pool_new, 0},

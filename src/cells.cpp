@@ -26,6 +26,7 @@
 
 #include <R_ext/Altrep.h>
 
+#include <algorithm>
 #include <cmath>
 #include <exception>
 #include <initializer_list>
@@ -342,14 +343,33 @@ SEXP read_buffer_new(std::string type, double n) {
   Rcpp::XPtr<ReadBuffer> b(new ReadBuffer(), true);
   b->n = static_cast<R_xlen_t>(n);
   b->memory = std::make_shared<ReadMemory>();
+  R_altrep_class_t cls = buffer_real_class;
   if (type == "integer") {
     b->memory->i = kmreduce::aligned_array<int>(len, false);
     std::fill(b->memory->i.get(), b->memory->i.get() + len, 0);
-    return R_new_altrep(buffer_int_class, b, R_NilValue);
+    cls = buffer_int_class;
+  } else {
+    b->memory->x = kmreduce::aligned_array<double>(len, false);
+    std::fill(b->memory->x.get(), b->memory->x.get() + len, 0.0);
   }
-  b->memory->x = kmreduce::aligned_array<double>(len, false);
-  std::fill(b->memory->x.get(), b->memory->x.get() + len, 0.0);
-  return R_new_altrep(buffer_real_class, b, R_NilValue);
+  // (the class: is.na() answers for the whole buffer, R/source_tenx.R)
+  Rcpp::RObject out(R_new_altrep(cls, b, R_NilValue));
+  out.attr("class") = "kmreduce_read_buffer";
+  return out;
+}
+
+// Whether a read buffer holds an NA (or NaN) among its first length()
+// values.
+// [[Rcpp::export]]
+bool read_buffer_any_na(SEXP buffer) {
+  if (!is_read_buffer(buffer)) throw std::invalid_argument("not a read buffer");
+  const R_xlen_t n = Rf_xlength(buffer);
+  if (TYPEOF(buffer) == INTSXP) {
+    const int* v = INTEGER(buffer);
+    return std::any_of(v, v + n, [](int u) { return u == NA_INTEGER; });
+  }
+  const double* v = REAL(buffer);
+  return std::any_of(v, v + n, [](double u) { return std::isnan(u); });
 }
 
 // Frees a read buffer's memory (once no conversion reads it): its length is

@@ -321,9 +321,51 @@ test_that("a block's values may be the first entries of longer vectors (reused r
                "offsets must end within")
   # rhdf5's reading vectors: outside R's heap, of the type asked, zeros
   b <- kmreduce:::read_buffer_new("integer", 12)
-  expect_identical(b[], integer(12))
-  expect_identical(kmreduce:::read_buffer_new("double", 3) + 1, c(1, 1, 1))
+  expect_identical(unclass(b[]), integer(12))
+  expect_identical(unclass(kmreduce:::read_buffer_new("double", 3) + 1), c(1, 1, 1))
   expect_error(kmreduce:::read_buffer_new("character", 3), "type")
+  # is.na() answers for the whole buffer, as rhdf5 asks any(is.na(x))
+  expect_identical(is.na(b), FALSE)
+  expect_identical(is.na(kmreduce:::read_buffer_new("double", 3)), FALSE)
+})
+
+# The file `f` without the attributes rhdf5 gives the datasets it writes
+# ("rhdf5-NA.OK"): as Cell Ranger's files are, whose integer datasets rhdf5
+# checks for NA after each read.
+strip_rhdf5_attributes <- function(f) {
+  fid <- rhdf5::H5Fopen(f)
+  on.exit(rhdf5::H5Fclose(fid))
+  for (d in c("data", "indices", "indptr", "shape")) {
+    did <- rhdf5::H5Dopen(fid, paste0("mm10/", d))
+    if (rhdf5::H5Aexists(did, "rhdf5-NA.OK")) rhdf5::H5Adelete(did, "rhdf5-NA.OK")
+    rhdf5::H5Dclose(did)
+  }
+  invisible(f)
+}
+
+test_that("a file without rhdf5's attributes gives the same fit; an NA read into a buffer is found", {
+  skip_without_bioc()
+  tc <- tenx_case(seed = 4)
+  bare <- tempfile(fileext = ".h5")
+  file.copy(tc$file, bare)
+  strip_rhdf5_attributes(bare)
+  fits <- lapply(c(tc$file, bare), function(f) {
+    sce <- SingleCellExperiment::SingleCellExperiment(list(counts = tenx_matrix(f)))
+    do.call(kmeans_reduced, c(list(sce, normalize = "log1p_cpm",
+                                   control = list(block_rows = 150L)), fit_args))
+  })
+  expect_identical(fits[[2]]$cluster, fits[[1]]$cluster)
+  expect_identical(fits[[2]]$tot.withinss, fits[[1]]$tot.withinss)
+  # rhdf5's own check after a read into a buffer: quiet without NA, its
+  # message with one (the first count of the file set to NA)
+  b <- kmreduce:::read_buffer_new("integer", 4)
+  expect_silent(kmreduce:::h5_read_into(bare, "mm10/data", 0, 4, b))
+  expect_identical(is.na(b), FALSE)
+  rhdf5::h5write(c(NA_integer_, 1L), bare, "mm10/data", start = 1, count = 2)
+  rhdf5::h5closeAll()
+  strip_rhdf5_attributes(bare)
+  expect_message(kmreduce:::h5_read_into(bare, "mm10/data", 0, 4, b), "detected")
+  expect_identical(is.na(b), TRUE)
 })
 
 test_that("a pass's blocks view a pool of two blocks' memory: Matrix::t(), copies kept, stale views an error", {
