@@ -5,6 +5,10 @@ read_buffer_new <- function(type, n) {
     .Call(`_kmreduce_read_buffer_new`, type, n)
 }
 
+matrix_outside_heap_cpp <- function(n, d) {
+    .Call(`_kmreduce_matrix_outside_heap_cpp`, n, d)
+}
+
 read_buffer_any_na <- function(buffer) {
     .Call(`_kmreduce_read_buffer_any_na`, buffer)
 }

@@ -276,8 +276,9 @@ reduce_rows.source_tenx <- function(src, reducer, block_rows, n_threads) {
     return(NextMethod())
   }
   rotation <- cells_multiply_rows_cpp(reducer$rotation)
-  out <- matrix(0, n_rows(src), ncol(reducer$rotation),
-                dimnames = list(NULL, reduced_names(reducer)))
+  # (outside R's heap, src/cells.cpp: R's collector does not count it)
+  out <- matrix_outside_heap_cpp(n_rows(src), ncol(reducer$rotation))
+  set_attr_in_place_cpp(out, "dimnames", list(NULL, reduced_names(reducer)))
   # A block read from the file is multiplied on a thread of its own (with
   # n_threads - 1 threads) while R reads the next one (rhdf5 inflates the
   # file's chunks on R's thread); a kept block, on R's thread. The same

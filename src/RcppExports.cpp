@@ -24,6 +24,18 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// matrix_outside_heap_cpp
+SEXP matrix_outside_heap_cpp(double n, double d);
+RcppExport SEXP _kmreduce_matrix_outside_heap_cpp(SEXP nSEXP, SEXP dSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< double >::type n(nSEXP);
+    Rcpp::traits::input_parameter< double >::type d(dSEXP);
+    rcpp_result_gen = Rcpp::wrap(matrix_outside_heap_cpp(n, d));
+    return rcpp_result_gen;
+END_RCPP
+}
 // read_buffer_any_na
 bool read_buffer_any_na(SEXP buffer);
 RcppExport SEXP _kmreduce_read_buffer_any_na(SEXP bufferSEXP) {
@@ -817,6 +829,7 @@ END_RCPP
 
 static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_read_buffer_new", (DL_FUNC) &_kmreduce_read_buffer_new, 2},
+    {"_kmreduce_matrix_outside_heap_cpp", (DL_FUNC) &_kmreduce_matrix_outside_heap_cpp, 2},
     {"_kmreduce_read_buffer_any_na", (DL_FUNC) &_kmreduce_read_buffer_any_na, 1},
     {"_kmreduce_read_buffer_release", (DL_FUNC) &_kmreduce_read_buffer_release, 1},
     {"_kmreduce_cells_pool_release", (DL_FUNC) &_kmreduce_cells_pool_release, 1},

@@ -358,6 +358,27 @@ SEXP read_buffer_new(std::string type, double n) {
   return out;
 }
 
+// An n x d matrix of zeros whose memory is outside R's heap (the vector of
+// a read buffer, without its class): the rows reduced from a 10x file are
+// written into it block by block. R's collector does not count its size:
+// 300000 x 150 doubles on R's heap set off a full collection, about half a
+// second with Bioconductor's packages loaded. Freed when the matrix is; R
+// copies it like any matrix when it is changed or saved.
+// [[Rcpp::export]]
+SEXP matrix_outside_heap_cpp(double n, double d) {
+  if (!(n >= 0) || !(d >= 0) || n > 2147483647.0 || d > 2147483647.0 || n * d > 4503599627370496.0)
+    throw std::invalid_argument("a matrix outside R's heap: its dimensions");
+  const std::size_t len = static_cast<std::size_t>(std::max(n * d, 1.0));
+  Rcpp::XPtr<ReadBuffer> b(new ReadBuffer(), true);
+  b->n = static_cast<R_xlen_t>(n * d);
+  b->memory = std::make_shared<ReadMemory>();
+  b->memory->x = kmreduce::aligned_array<double>(len, false);
+  std::fill(b->memory->x.get(), b->memory->x.get() + len, 0.0);
+  Rcpp::RObject out(R_new_altrep(buffer_real_class, b, R_NilValue));
+  out.attr("dim") = Rcpp::IntegerVector::create(static_cast<int>(n), static_cast<int>(d));
+  return out;
+}
+
 // Whether a read buffer holds an NA (or NaN) among its first length()
 // values.
 // [[Rcpp::export]]

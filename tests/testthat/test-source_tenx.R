@@ -450,6 +450,30 @@ test_that("every block method, refine and dims = \"auto\" give the labels of the
   expect_identical(a$dims, b$dims)
 })
 
+test_that("the reduced cells of a 10x file live outside R's heap and act as any matrix", {
+  skip_without_bioc()
+  tc <- tenx_case(300, 500, 3, seed = 13)
+  sce <- SingleCellExperiment::SingleCellExperiment(list(counts = tenx_matrix(tc$file)))
+  a <- kmeans_reduced(sce, 3, normalize = "log1p_cpm", method = "rsvd", dims = 10, seed = 1)
+  b <- kmeans_reduced(tc$rows, 3, method = "rsvd", dims = 10, seed = 1)
+  expect_identical(unname(a$cluster), unname(b$cluster))
+  expect_equal(unname(a$reduced), unname(b$reduced), tolerance = 1e-10)
+  expect_identical(dim(a$reduced), c(500L, 10L))
+  expect_identical(rownames(a$reduced), colnames(tc$counts))
+  expect_true(is.matrix(a$reduced) && is.double(a$reduced) && is.null(attr(a$reduced, "class")))
+  # a copy changed leaves the fit's as it was; saved and read back, the same
+  r <- a$reduced
+  first <- r[1, 1]
+  r[1, 1] <- first + 1
+  expect_identical(a$reduced[1, 1], first)
+  f <- tempfile(fileext = ".rds")
+  saveRDS(a$reduced, f)
+  expect_identical(readRDS(f), a$reduced)
+  m <- kmreduce:::matrix_outside_heap_cpp(3, 2)
+  expect_identical(m[, ], matrix(0, 3, 2))
+  expect_error(kmreduce:::matrix_outside_heap_cpp(-1, 2), "dimensions")
+})
+
 # A job on a thread of its own (`start` makes `job`), abandoned across a
 # fork (mclapply): in each child, waiting for it (`finish`) is an error
 # naming the other process, never a hang or a crash; then the parent runs
