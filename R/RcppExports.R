@@ -5,6 +5,10 @@ read_buffer_new <- function(type, n) {
     .Call(`_kmreduce_read_buffer_new`, type, n)
 }
 
+read_buffer_concat_cpp <- function(parts, type) {
+    .Call(`_kmreduce_read_buffer_concat_cpp`, parts, type)
+}
+
 matrix_outside_heap_cpp <- function(n, d) {
     .Call(`_kmreduce_matrix_outside_heap_cpp`, n, d)
 }

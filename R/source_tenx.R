@@ -409,22 +409,32 @@ kept_sample.source_tenx <- function(src, index) {
     p <- parts[[b]]$ptr
     p[-1L] + (if (b > 1L) ends[b - 1L] else 0)
   })))
-  x <- unlist(lapply(parts, `[[`, "x"))
-  i <- unlist(lapply(parts, `[[`, "i"))
-  if (is.null(x)) x <- vector(src$value_type, 0L)
-  if (is.null(i)) i <- integer(0)
+  # The sample's values and gene indices, and the cells as rows made of them,
+  # outside R's heap (src/cells.cpp: R's collector neither counts nor runs
+  # for them; a full collection costs about half a second with
+  # Bioconductor's packages loaded): the rows in a pool of the source's own,
+  # valid until the source's memory is released when the fit returns.
+  x <- read_buffer_concat_cpp(lapply(parts, `[[`, "x"), src$value_type)
+  i <- read_buffer_concat_cpp(lapply(parts, `[[`, "i"), "integer")
+  on.exit({
+    read_buffer_release(x)
+    read_buffer_release(i)
+  }, add = TRUE)
+  if (is.null(src$sample_pool)) src$sample_pool <- cells_pool_new()
   norm <- as_normalization(src$normalize)
   target <- if (norm$how == "none") 0 else norm$target
-  tryCatch(cells_to_rows_cpp(x, i, ptr, src$n_col, target, NULL, 1),
-           error = function(e) {
-             # (the message names the cell by its number in the file)
-             msg <- conditionMessage(e)
-             m <- regmatches(msg, regexec("at cell ([0-9]+)$", msg))[[1L]]
-             if (length(m)) {
-               msg <- sub("at cell [0-9]+$", paste("at cell", format(file_cell(src, index[as.numeric(m[2L])]))), msg)
-             }
-             stop_tenx_layout(src, msg)
-           })
+  failed <- function(e) {
+    # (the message names the cell by its number in the file)
+    msg <- conditionMessage(e)
+    m <- regmatches(msg, regexec("at cell ([0-9]+)$", msg))[[1L]]
+    if (length(m)) {
+      msg <- sub("at cell [0-9]+$", paste("at cell", format(file_cell(src, index[as.numeric(m[2L])]))), msg)
+    }
+    stop_tenx_layout(src, msg)
+  }
+  job <- tryCatch(cells_to_rows_start(x, i, ptr, src$n_col, target, NULL, 1, src$sample_pool),
+                  error = failed)
+  tryCatch(cells_to_rows_finish(job), error = failed)
 }
 
 # The error for a block whose layout is wrong (`msg`, from data/cells.hpp:
@@ -544,6 +554,8 @@ release_source.source_tenx <- function(src) {
   src$cache$keep <- FALSE
   if (!is.null(src$ahead$pool)) cells_pool_release(src$ahead$pool)
   src$ahead$pool <- NULL
+  if (!is.null(src$sample_pool)) cells_pool_release(src$sample_pool)
+  src$sample_pool <- NULL
   clear_cells_buffers(src)
 }
 

@@ -24,6 +24,18 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// read_buffer_concat_cpp
+SEXP read_buffer_concat_cpp(Rcpp::List parts, std::string type);
+RcppExport SEXP _kmreduce_read_buffer_concat_cpp(SEXP partsSEXP, SEXP typeSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type parts(partsSEXP);
+    Rcpp::traits::input_parameter< std::string >::type type(typeSEXP);
+    rcpp_result_gen = Rcpp::wrap(read_buffer_concat_cpp(parts, type));
+    return rcpp_result_gen;
+END_RCPP
+}
 // matrix_outside_heap_cpp
 SEXP matrix_outside_heap_cpp(double n, double d);
 RcppExport SEXP _kmreduce_matrix_outside_heap_cpp(SEXP nSEXP, SEXP dSEXP) {
@@ -829,6 +841,7 @@ END_RCPP
 
 static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_read_buffer_new", (DL_FUNC) &_kmreduce_read_buffer_new, 2},
+    {"_kmreduce_read_buffer_concat_cpp", (DL_FUNC) &_kmreduce_read_buffer_concat_cpp, 2},
     {"_kmreduce_matrix_outside_heap_cpp", (DL_FUNC) &_kmreduce_matrix_outside_heap_cpp, 2},
     {"_kmreduce_read_buffer_any_na", (DL_FUNC) &_kmreduce_read_buffer_any_na, 1},
     {"_kmreduce_read_buffer_release", (DL_FUNC) &_kmreduce_read_buffer_release, 1},

@@ -358,6 +358,33 @@ SEXP read_buffer_new(std::string type, double n) {
   return out;
 }
 
+// The vectors of `parts` (all integer or all double) one after the other,
+// in a read buffer of that type (outside R's heap).
+// [[Rcpp::export]]
+SEXP read_buffer_concat_cpp(Rcpp::List parts, std::string type) {
+  const bool ints = type == "integer";
+  const int want = ints ? INTSXP : REALSXP;
+  double total = 0.0;
+  for (R_xlen_t b = 0; b < parts.size(); ++b) {
+    const SEXP p = parts[b];
+    if (TYPEOF(p) != want) throw std::invalid_argument("read_buffer_concat_cpp(): parts of one type");
+    total += static_cast<double>(Rf_xlength(p));
+  }
+  Rcpp::RObject out(read_buffer_new(type, total));
+  R_xlen_t at = 0;
+  for (R_xlen_t b = 0; b < parts.size(); ++b) {
+    const SEXP p = parts[b];
+    const R_xlen_t len = Rf_xlength(p);
+    if (ints) {
+      std::copy(INTEGER(p), INTEGER(p) + len, INTEGER(out) + at);
+    } else {
+      std::copy(REAL(p), REAL(p) + len, REAL(out) + at);
+    }
+    at += len;
+  }
+  return out;
+}
+
 // An n x d matrix of zeros whose memory is outside R's heap (the vector of
 // a read buffer, without its class): the rows reduced from a 10x file are
 // written into it block by block. R's collector does not count its size:

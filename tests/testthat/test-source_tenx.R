@@ -669,18 +669,23 @@ test_that("the sample of cells of the default call is kept by the pass that sums
   suppressMessages(trace("read_block.source_tenx", count("converted"), print = FALSE,
                          where = ns))
   # (the projection and the statistics read the stored cells: no block is
-  # converted to cells as rows in any pass)
+  # converted to cells as rows in any pass; the sample of cells is, once)
+  counts$samples <- 0
   suppressMessages(trace("cells_to_rows_start", count("converted"), print = FALSE, where = ns))
+  suppressMessages(trace("kept_sample.source_tenx", count("samples"), print = FALSE,
+                         where = ns))
   on.exit(suppressMessages({
     untrace("h5_read_into", where = ns)
     untrace("read_block.source_tenx", where = ns)
     untrace("cells_to_rows_start", where = ns)
+    untrace("kept_sample.source_tenx", where = ns)
   }), add = TRUE)
   a <- suppressMessages(kmeans_reduced(file_sce, 3, dims = 10, n_init = 2, seed = 4,
                                        control = c(ctl, file_cache = 0)))
   # no pass for the sample alone: the library sizes and the sample, the
   # projection, the statistics
-  expect_identical(counts$converted, 0)
+  expect_identical(counts$samples, 1)
+  expect_identical(counts$converted, counts$samples)
   expect_identical(counts$passes, 3)
   stored <- counts$values / 3
   # with the file's counts kept in memory by the first pass (the default
