@@ -13,6 +13,10 @@ matrix_outside_heap_cpp <- function(n, d) {
     .Call(`_kmreduce_matrix_outside_heap_cpp`, n, d)
 }
 
+read_buffer_live_cpp <- function(v) {
+    .Call(`_kmreduce_read_buffer_live_cpp`, v)
+}
+
 read_buffer_any_na <- function(buffer) {
     .Call(`_kmreduce_read_buffer_any_na`, buffer)
 }

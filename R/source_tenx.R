@@ -420,7 +420,11 @@ kept_sample.source_tenx <- function(src, index) {
     read_buffer_release(x)
     read_buffer_release(i)
   }, add = TRUE)
-  if (is.null(src$sample_pool)) src$sample_pool <- cells_pool_new()
+  # (a pool for each sample: a pool's third conversion would reuse the
+  # first's memory; all of them freed by release_source())
+  pool <- cells_pool_new()
+  src$ahead$sample_pools <- c(src$ahead$sample_pools, list(pool))
+  holding_memory(src)
   norm <- as_normalization(src$normalize)
   target <- if (norm$how == "none") 0 else norm$target
   failed <- function(e) {
@@ -432,7 +436,7 @@ kept_sample.source_tenx <- function(src, index) {
     }
     stop_tenx_layout(src, msg)
   }
-  job <- tryCatch(cells_to_rows_start(x, i, ptr, src$n_col, target, NULL, 1, src$sample_pool),
+  job <- tryCatch(cells_to_rows_start(x, i, ptr, src$n_col, target, NULL, 1, pool),
                   error = failed)
   tryCatch(cells_to_rows_finish(job), error = failed)
 }
@@ -554,8 +558,8 @@ release_source.source_tenx <- function(src) {
   src$cache$keep <- FALSE
   if (!is.null(src$ahead$pool)) cells_pool_release(src$ahead$pool)
   src$ahead$pool <- NULL
-  if (!is.null(src$sample_pool)) cells_pool_release(src$sample_pool)
-  src$sample_pool <- NULL
+  for (pool in src$ahead$sample_pools) cells_pool_release(pool)
+  src$ahead$sample_pools <- NULL
   clear_cells_buffers(src)
 }
 
@@ -576,8 +580,15 @@ clear_cells_buffers <- function(src) {
 # a logical vector of the buffer's length, 2^24 values a block, and set off
 # R's collector at each block (a full collection costs about half a second
 # with Bioconductor's packages loaded).
+# That one answer is all the method gives, and only for a buffer in use: a
+# copy (R's arithmetic keeps the class) or a released buffer gets R's own
+# is.na().
 #' @export
-is.na.kmreduce_read_buffer <- function(x) read_buffer_any_na(x)
+is.na.kmreduce_read_buffer <- function(x) {
+  if (read_buffer_live_cpp(x)) return(read_buffer_any_na(x))
+  if (length(x) == 0L) return(logical(0))  # (a released buffer holds nothing)
+  is.na(unclass(x))
+}
 
 # `count` values of the dataset `name` from offset `from` (0-based), read by
 # rhdf5 into the first entries of `buf` (length >= count), which is changed

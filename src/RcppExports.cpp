@@ -48,6 +48,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// read_buffer_live_cpp
+bool read_buffer_live_cpp(SEXP v);
+RcppExport SEXP _kmreduce_read_buffer_live_cpp(SEXP vSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type v(vSEXP);
+    rcpp_result_gen = Rcpp::wrap(read_buffer_live_cpp(v));
+    return rcpp_result_gen;
+END_RCPP
+}
 // read_buffer_any_na
 bool read_buffer_any_na(SEXP buffer);
 RcppExport SEXP _kmreduce_read_buffer_any_na(SEXP bufferSEXP) {
@@ -843,6 +854,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_read_buffer_new", (DL_FUNC) &_kmreduce_read_buffer_new, 2},
     {"_kmreduce_read_buffer_concat_cpp", (DL_FUNC) &_kmreduce_read_buffer_concat_cpp, 2},
     {"_kmreduce_matrix_outside_heap_cpp", (DL_FUNC) &_kmreduce_matrix_outside_heap_cpp, 2},
+    {"_kmreduce_read_buffer_live_cpp", (DL_FUNC) &_kmreduce_read_buffer_live_cpp, 1},
     {"_kmreduce_read_buffer_any_na", (DL_FUNC) &_kmreduce_read_buffer_any_na, 1},
     {"_kmreduce_read_buffer_release", (DL_FUNC) &_kmreduce_read_buffer_release, 1},
     {"_kmreduce_cells_pool_release", (DL_FUNC) &_kmreduce_cells_pool_release, 1},

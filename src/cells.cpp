@@ -385,16 +385,29 @@ SEXP read_buffer_concat_cpp(Rcpp::List parts, std::string type) {
   return out;
 }
 
+// Bytes of matrices made outside R's heap since this package last asked for
+// a collection (matrix_outside_heap_cpp()).
+static double outside_heap_since_gc = 0.0;
+
 // An n x d matrix of zeros whose memory is outside R's heap (the vector of
 // a read buffer, without its class): the rows reduced from a 10x file are
 // written into it block by block. R's collector does not count its size:
 // 300000 x 150 doubles on R's heap set off a full collection, about half a
 // second with Bioconductor's packages loaded. Freed when the matrix is; R
-// copies it like any matrix when it is changed or saved.
+// copies it like any matrix when it is changed or saved. Since R does not
+// see that memory, a matrix the user dropped waits for a collection to
+// reach it: once such matrices made since the last one pass 1 GiB, a
+// collection runs first (once per GiB of reduced rows).
 // [[Rcpp::export]]
 SEXP matrix_outside_heap_cpp(double n, double d) {
   if (!(n >= 0) || !(d >= 0) || n > 2147483647.0 || d > 2147483647.0 || n * d > 4503599627370496.0)
     throw std::invalid_argument("a matrix outside R's heap: its dimensions");
+  const double bytes = 8.0 * n * d;
+  if (outside_heap_since_gc + bytes > 1073741824.0) {
+    R_gc();
+    outside_heap_since_gc = 0.0;
+  }
+  outside_heap_since_gc += bytes;
   const std::size_t len = static_cast<std::size_t>(std::max(n * d, 1.0));
   Rcpp::XPtr<ReadBuffer> b(new ReadBuffer(), true);
   b->n = static_cast<R_xlen_t>(n * d);
@@ -404,6 +417,12 @@ SEXP matrix_outside_heap_cpp(double n, double d) {
   Rcpp::RObject out(R_new_altrep(buffer_real_class, b, R_NilValue));
   out.attr("dim") = Rcpp::IntegerVector::create(static_cast<int>(n), static_cast<int>(d));
   return out;
+}
+
+// Whether `v` is a read buffer whose memory is not released.
+// [[Rcpp::export]]
+bool read_buffer_live_cpp(SEXP v) {
+  return is_read_buffer(v) && static_cast<bool>(buffer_of(v)->memory);
 }
 
 // Whether a read buffer holds an NA (or NaN) among its first length()

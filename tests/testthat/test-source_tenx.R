@@ -324,9 +324,14 @@ test_that("a block's values may be the first entries of longer vectors (reused r
   expect_identical(unclass(b[]), integer(12))
   expect_identical(unclass(kmreduce:::read_buffer_new("double", 3) + 1), c(1, 1, 1))
   expect_error(kmreduce:::read_buffer_new("character", 3), "type")
-  # is.na() answers for the whole buffer, as rhdf5 asks any(is.na(x))
+  # is.na() answers for the whole buffer, as rhdf5 asks any(is.na(x)); a
+  # copy, or a released buffer, gets R's own is.na()
   expect_identical(is.na(b), FALSE)
   expect_identical(is.na(kmreduce:::read_buffer_new("double", 3)), FALSE)
+  copy <- b + 1L
+  expect_identical(is.na(copy), rep(FALSE, 12))
+  kmreduce:::read_buffer_release(b)
+  expect_identical(is.na(b), logical(0))
 })
 
 # The file `f` without the attributes rhdf5 gives the datasets it writes
@@ -672,8 +677,11 @@ test_that("the sample of cells of the default call is kept by the pass that sums
   # converted to cells as rows in any pass; the sample of cells is, once)
   counts$samples <- 0
   suppressMessages(trace("cells_to_rows_start", count("converted"), print = FALSE, where = ns))
+  sample_kept <- NULL
   suppressMessages(trace("kept_sample.source_tenx", count("samples"), print = FALSE,
-                         where = ns))
+                         where = ns,
+                         exit = bquote(assign("sample_kept", returnValue(),
+                                              envir = .(environment())))))
   on.exit(suppressMessages({
     untrace("h5_read_into", where = ns)
     untrace("read_block.source_tenx", where = ns)
@@ -686,6 +694,9 @@ test_that("the sample of cells of the default call is kept by the pass that sums
   # projection, the statistics
   expect_identical(counts$samples, 1)
   expect_identical(counts$converted, counts$samples)
+  # the sample's cells (in a pool of the source's own) are freed when the
+  # fit returns: a view of them is then an error, never other values
+  expect_error(sum(sample_kept@x), "used after its memory was reused")
   expect_identical(counts$passes, 3)
   stored <- counts$values / 3
   # with the file's counts kept in memory by the first pass (the default
