@@ -217,6 +217,23 @@ __attribute__((target("avx512f,avx512vl"))) inline double row_deviations_avx512(
   const __m256d row2_ = _mm256_permute2f128_pd(t0_, t2_, 0x31);                     \
   const __m256d row3_ = _mm256_permute2f128_pd(t1_, t3_, 0x31)
 
+// `value` (the four columns of row `row`) added to its cluster's four-wide
+// accumulator in copy `copy` of acc (16 k doubles: copy, cluster, column).
+#define KMREDUCE_ADD_TO_COPY(copy, row, value)                                 \
+  do {                                                                         \
+    double* p_ = acc + 4 * ((copy) * k + label[row]);                          \
+    _mm256_storeu_pd(p_, _mm256_add_pd(_mm256_loadu_pd(p_), (value)));         \
+  } while (0)
+
+// The four lanes of v summed in lane order (((v0 + v1) + v2) + v3).
+// (Always inlined: no vector passed through a stack that MinGW would not
+// align.)
+__attribute__((target("avx2"), always_inline)) inline double lane_sum_avx2(__m256d v) {
+  double l[4];  // (an unaligned store: MinGW does not align the stack beyond 16 bytes)
+  _mm256_storeu_pd(l, v);
+  return ((l[0] + l[1]) + l[2]) + l[3];
+}
+
 // AVX2, any k: the sums by label of four columns j0.. j0 + m - 1 (m <= 4;
 // the missing columns' lanes read column j0 and are not used). Four rows of
 // the four columns are loaded as columns and transposed in registers; row r
@@ -239,12 +256,10 @@ __attribute__((target("avx2"))) void label_sums_block4_avx2(
   const __m256d s = _mm256_loadu_pd(sh);
   // (a macro, not a lambda: a lambda would not get this function's target)
 #define KMREDUCE_ADD4(copy, row, value)                                        \
-  do {                                                                         \
-    __m256d v_ = (value);                                                      \
-    if (Weighted) v_ = _mm256_mul_pd(_mm256_set1_pd(w[row]), _mm256_sub_pd(v_, s)); \
-    double* p_ = acc + 4 * ((copy) * k + label[row]);                          \
-    _mm256_storeu_pd(p_, _mm256_add_pd(_mm256_loadu_pd(p_), v_));              \
-  } while (0)
+  KMREDUCE_ADD_TO_COPY(copy, row,                                              \
+                       Weighted ? _mm256_mul_pd(_mm256_set1_pd(w[row]),        \
+                                                _mm256_sub_pd((value), s))     \
+                                : (value))
   index_t r = 0;
   for (; r + 4 <= n; r += 4) {
     KMREDUCE_TRANSPOSE4(r);
@@ -271,34 +286,24 @@ __attribute__((target("avx2,fma"))) inline void label_stats_sums_avx2(
   std::fill(acc, acc + 16 * k, 0.0);
   __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
   __m256d q0 = s0, q1 = s0, q2 = s0, q3 = s0;
-#define KMREDUCE_ADD_ROW(copy, row, value)                                     \
-  do {                                                                         \
-    double* p_ = acc + 4 * ((copy) * k + label[row]);                          \
-    _mm256_storeu_pd(p_, _mm256_add_pd(_mm256_loadu_pd(p_), (value)));         \
-  } while (0)
   for (index_t r = 0; r < body; r += 4) {
     KMREDUCE_TRANSPOSE4(r);
     s0 = _mm256_add_pd(s0, a_); q0 = _mm256_fmadd_pd(a_, a_, q0);
     s1 = _mm256_add_pd(s1, b_); q1 = _mm256_fmadd_pd(b_, b_, q1);
     s2 = _mm256_add_pd(s2, c_); q2 = _mm256_fmadd_pd(c_, c_, q2);
     s3 = _mm256_add_pd(s3, d_); q3 = _mm256_fmadd_pd(d_, d_, q3);
-    KMREDUCE_ADD_ROW(0, r, row0_);
-    KMREDUCE_ADD_ROW(1, r + 1, row1_);
-    KMREDUCE_ADD_ROW(2, r + 2, row2_);
-    KMREDUCE_ADD_ROW(3, r + 3, row3_);
+    KMREDUCE_ADD_TO_COPY(0, r, row0_);
+    KMREDUCE_ADD_TO_COPY(1, r + 1, row1_);
+    KMREDUCE_ADD_TO_COPY(2, r + 2, row2_);
+    KMREDUCE_ADD_TO_COPY(3, r + 3, row3_);
   }
   for (index_t r = body; r < n; ++r)
-    KMREDUCE_ADD_ROW(0, r, _mm256_set_pd(c3[r], c2[r], c1[r], c0[r]));
-#undef KMREDUCE_ADD_ROW
-  // (unaligned stores: MinGW does not align the stack beyond 16 bytes)
-  double sums[4][4], squares[4][4];
-  _mm256_storeu_pd(sums[0], s0); _mm256_storeu_pd(sums[1], s1);
-  _mm256_storeu_pd(sums[2], s2); _mm256_storeu_pd(sums[3], s3);
-  _mm256_storeu_pd(squares[0], q0); _mm256_storeu_pd(squares[1], q1);
-  _mm256_storeu_pd(squares[2], q2); _mm256_storeu_pd(squares[3], q3);
+    KMREDUCE_ADD_TO_COPY(0, r, _mm256_set_pd(c3[r], c2[r], c1[r], c0[r]));
+  sum[0] = lane_sum_avx2(s0); sum[1] = lane_sum_avx2(s1);
+  sum[2] = lane_sum_avx2(s2); sum[3] = lane_sum_avx2(s3);
+  sumsq[0] = lane_sum_avx2(q0); sumsq[1] = lane_sum_avx2(q1);
+  sumsq[2] = lane_sum_avx2(q2); sumsq[3] = lane_sum_avx2(q3);
   for (int t = 0; t < 4; ++t) {
-    sum[t] = ((sums[t][0] + sums[t][1]) + sums[t][2]) + sums[t][3];
-    sumsq[t] = ((squares[t][0] + squares[t][1]) + squares[t][2]) + squares[t][3];
     for (index_t r = body; r < n; ++r) {
       sum[t] += col[t][r];
       sumsq[t] += col[t][r] * col[t][r];
@@ -338,11 +343,9 @@ __attribute__((target("avx2,fma"))) inline void label_stats_deviations_avx2(
   for (index_t r = body; r < n; ++r)
     KMREDUCE_DEV_ROW(0, r, _mm256_set_pd(c3[r], c2[r], c1[r], c0[r]));
 #undef KMREDUCE_DEV_ROW
-  double devs[4][4];
-  _mm256_storeu_pd(devs[0], f0); _mm256_storeu_pd(devs[1], f1);
-  _mm256_storeu_pd(devs[2], f2); _mm256_storeu_pd(devs[3], f3);
+  dev[0] = lane_sum_avx2(f0); dev[1] = lane_sum_avx2(f1);
+  dev[2] = lane_sum_avx2(f2); dev[3] = lane_sum_avx2(f3);
   for (int t = 0; t < 4; ++t) {
-    dev[t] = ((devs[t][0] + devs[t][1]) + devs[t][2]) + devs[t][3];
     for (index_t r = body; r < n; ++r) {
       const double f = col[t][r] - mean[t];
       dev[t] += f * f;
@@ -350,6 +353,7 @@ __attribute__((target("avx2,fma"))) inline void label_stats_deviations_avx2(
   }
 }
 #undef KMREDUCE_TRANSPOSE4
+#undef KMREDUCE_ADD_TO_COPY
 
 // AVX2, any k: the statistics of four columns j0.. j0 + m - 1 (m <= 4; the
 // missing columns' lanes read column j0 and are not used), in two sweeps
