@@ -329,6 +329,24 @@ void kmreduce_init_cells(DllInfo* dll) {
                &buffer_int_class, &buffer_real_class);
 }
 
+// n zeros (integers or doubles) in memory outside R's heap, as an ALTREP
+// vector of the reading vectors' class (no class attribute): the memory is
+// freed when the vector is.
+static SEXP zeros_outside_heap(bool ints, R_xlen_t n) {
+  const std::size_t len = static_cast<std::size_t>(std::max<R_xlen_t>(n, 1));
+  Rcpp::XPtr<ReadBuffer> b(new ReadBuffer(), true);
+  b->n = n;
+  b->memory = std::make_shared<ReadMemory>();
+  if (ints) {
+    b->memory->i = kmreduce::aligned_array<int>(len, false);
+    std::fill(b->memory->i.get(), b->memory->i.get() + len, 0);
+    return R_new_altrep(buffer_int_class, b, R_NilValue);
+  }
+  b->memory->x = kmreduce::aligned_array<double>(len, false);
+  std::fill(b->memory->x.get(), b->memory->x.get() + len, 0.0);
+  return R_new_altrep(buffer_real_class, b, R_NilValue);
+}
+
 // A vector of n zeros ("integer" or "double") for rhdf5 to read blocks
 // into: its memory is outside R's heap (R's collector neither counts nor
 // moves it), freed when the vector is. Not advised for huge pages: a pass
@@ -339,21 +357,8 @@ void kmreduce_init_cells(DllInfo* dll) {
 SEXP read_buffer_new(std::string type, double n) {
   if (!(n >= 0) || n > 2147483647.0) throw std::invalid_argument("a read buffer's length");
   if (type != "integer" && type != "double") throw std::invalid_argument("a read buffer's type");
-  const std::size_t len = static_cast<std::size_t>(std::max(n, 1.0));
-  Rcpp::XPtr<ReadBuffer> b(new ReadBuffer(), true);
-  b->n = static_cast<R_xlen_t>(n);
-  b->memory = std::make_shared<ReadMemory>();
-  R_altrep_class_t cls = buffer_real_class;
-  if (type == "integer") {
-    b->memory->i = kmreduce::aligned_array<int>(len, false);
-    std::fill(b->memory->i.get(), b->memory->i.get() + len, 0);
-    cls = buffer_int_class;
-  } else {
-    b->memory->x = kmreduce::aligned_array<double>(len, false);
-    std::fill(b->memory->x.get(), b->memory->x.get() + len, 0.0);
-  }
   // (the class: is.na() answers for the whole buffer, R/source_tenx.R)
-  Rcpp::RObject out(R_new_altrep(cls, b, R_NilValue));
+  Rcpp::RObject out(zeros_outside_heap(type == "integer", static_cast<R_xlen_t>(n)));
   out.attr("class") = "kmreduce_read_buffer";
   return out;
 }
@@ -408,13 +413,7 @@ SEXP matrix_outside_heap_cpp(double n, double d) {
     outside_heap_since_gc = 0.0;
   }
   outside_heap_since_gc += bytes;
-  const std::size_t len = static_cast<std::size_t>(std::max(n * d, 1.0));
-  Rcpp::XPtr<ReadBuffer> b(new ReadBuffer(), true);
-  b->n = static_cast<R_xlen_t>(n * d);
-  b->memory = std::make_shared<ReadMemory>();
-  b->memory->x = kmreduce::aligned_array<double>(len, false);
-  std::fill(b->memory->x.get(), b->memory->x.get() + len, 0.0);
-  Rcpp::RObject out(R_new_altrep(buffer_real_class, b, R_NilValue));
+  Rcpp::RObject out(zeros_outside_heap(false, static_cast<R_xlen_t>(n * d)));
   out.attr("dim") = Rcpp::IntegerVector::create(static_cast<int>(n), static_cast<int>(d));
   return out;
 }
