@@ -8,7 +8,7 @@ LIB     := $(CURDIR)/.Rlib
 RUN     := R_LIBS="$(LIB)$${R_LIBS:+:$$R_LIBS}" $(RSCRIPT) --vanilla
 # Everything the installed package is built from: a change to any of them
 # rebuilds it, otherwise the installed copy in .Rlib is used as it is.
-PKG_SRC := DESCRIPTION NAMESPACE $(wildcard man/*.Rd) $(wildcard R/*.R src/*.cpp src/*.h src/Makevars* src/quiet/*.h src/quiet/Eigen/* \
+PKG_SRC := DESCRIPTION NAMESPACE configure $(wildcard man/*.Rd) $(wildcard R/*.R src/*.cpp src/*.h src/Makevars* src/quiet/*.h src/quiet/Eigen/* \
              inst/include/kmreduce/*.hpp inst/include/kmreduce/*/*.hpp data/*.rda inst/CITATION)
 STAMP   := $(LIB)/kmreduce/.built
 

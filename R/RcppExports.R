@@ -225,6 +225,14 @@ column_means_cpp <- function(x, n_threads, weights = NULL) {
     .Call(`_kmreduce_column_means_cpp`, x, n_threads, weights)
 }
 
+tenx_hdf5_available_cpp <- function() {
+    .Call(`_kmreduce_tenx_hdf5_available_cpp`)
+}
+
+tenx_hdf5_read_cpp <- function(file, name, from, count, buf, n_threads) {
+    .Call(`_kmreduce_tenx_hdf5_read_cpp`, file, name, from, count, buf, n_threads)
+}
+
 hartigan_cpp <- function(x, cluster, k, sweeps, n_threads) {
     .Call(`_kmreduce_hartigan_cpp`, x, cluster, k, sweeps, n_threads)
 }

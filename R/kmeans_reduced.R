@@ -264,6 +264,7 @@ kmeans_reduced.default <- function(x, k, method = "auto", dims = NULL, n_init = 
   n_init <- check_whole(n_init, arg[["n_init"]], 1, 1e6)
   iter_max <- check_whole(iter_max, arg[["iter_max"]], 1, 1e8)
   n_threads <- check_n_threads(n_threads)
+  use_reading_threads(n_threads)  # (a 10x file's chunks decompressed on them)
   n_reductions <- check_whole(n_reductions, "n_reductions", 1, 1e4)
   if (auto && identical(control$algorithm, "minibatch")) {
     stop_arg("`algorithm` \"minibatch\" runs on one reduction of a given size: give `dims` as a number, not \"auto\".")

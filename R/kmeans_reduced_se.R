@@ -104,6 +104,11 @@ kmeans_reduced.SummarizedExperiment <- function(x, k, ..., assay = NULL, use_red
   # sample of cells of the randomized SVD is then drawn in the pass that
   # sums the library sizes)
   args$seed <- resolve_seed(args$seed)
+  # (the library sizes' pass reads the file here: its chunks are
+  # decompressed on the fit's threads, and what it holds is freed on return)
+  hold_sources()
+  on.exit(leave_sources(), add = TRUE)
+  use_reading_threads(check_n_threads(args$n_threads))
   cells <- se_rows(x, input, with_normalization = TRUE,
                    sample = cell_sample_plan(args, ncol(x)), file_cache = cell_file_cache(args))
   rows <- cells$rows

@@ -192,6 +192,7 @@ predict.kmeans_reduced <- function(object, newdata, n_threads = NULL,
   }
   check_reduced_fit(object, "object")
   n_threads <- check_n_threads(n_threads)
+  use_reading_threads(n_threads)  # (a 10x file's chunks decompressed on them)
   k <- if (is.null(object$assignment_centers)) nrow(object$reduced_centers) else
     nrow(object$assignment_centers)
   # (a SummarizedExperiment: its cells, as the fit took them)

@@ -41,6 +41,7 @@ randomized_svd <- function(x, k, oversample = 10L, power_iters = 2L, seed = NULL
   oversample <- check_whole(oversample, "oversample", 0, 1e6)
   power_iters <- check_whole(power_iters, "power_iters", 0, 100)
   n_threads <- check_n_threads(n_threads)
+  use_reading_threads(n_threads)  # (a 10x file's chunks decompressed on them)
   center <- check_flag(center, "center")
   seed <- resolve_seed(seed)
   n <- as.numeric(nrow(x))

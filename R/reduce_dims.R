@@ -51,6 +51,7 @@ reduce_dims <- function(x, method = "auto", dims = NULL, k = NULL, seed = NULL,
   }
   dims <- check_dims(dims, method, k, nrow(x), ncol(x))
   n_threads <- check_n_threads(n_threads)
+  use_reading_threads(n_threads)  # (a 10x file's chunks decompressed on them)
   src <- as_row_source(x)
   check_source_method(src, method, control)
   seed <- resolve_seed(seed)

@@ -12,6 +12,10 @@
 held <- new.env(parent = emptyenv())
 held$depth <- 0L
 held$sources <- list()
+held$threads <- NULL
+# (the package's own reader of 10x files where it was built with HDF5,
+# src/tenx_hdf5.cpp; FALSE: rhdf5 reads every block, as tests compare)
+held$own_hdf5_reader <- TRUE
 
 hold_sources <- function() {
   held$depth <- held$depth + 1L
@@ -23,10 +27,21 @@ leave_sources <- function() {
   if (held$depth == 0L) {
     sources <- held$sources
     held$sources <- list()
+    held$threads <- NULL
     for (src in sources) release_source(src)
   }
   invisible(NULL)
 }
+
+# The threads of the outermost exported function that reads sources (its
+# checked n_threads), for the work a source does as it is read: the 10x
+# reader decompresses a file's chunks on them. One thread when none is set.
+use_reading_threads <- function(n_threads) {
+  if (is.null(held$threads)) held$threads <- n_threads
+  invisible(NULL)
+}
+
+reading_threads <- function() if (is.null(held$threads)) 1L else held$threads
 
 holding_memory <- function(src) {
   if (!any(vapply(held$sources, identical, logical(1), src))) {

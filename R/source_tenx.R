@@ -590,10 +590,17 @@ is.na.kmreduce_read_buffer <- function(x) {
   is.na(unclass(x))
 }
 
-# `count` values of the dataset `name` from offset `from` (0-based), read by
-# rhdf5 into the first entries of `buf` (length >= count), which is changed
-# in place: the vector is read_cells()'s own.
+# `count` values of the dataset `name` from offset `from` (0-based), read
+# into the first entries of `buf` (length >= count), which is changed in
+# place: the vector is read_cells()'s own. By the package's own reader where
+# it was built with HDF5 (src/tenx_hdf5.cpp: the chunks decompressed on the
+# fit's threads, nothing on R's heap) and the dataset is one it reads as
+# rhdf5 would; otherwise by rhdf5.
 h5_read_into <- function(file, name, from, count, buf, ...) {
+  if (isTRUE(held$own_hdf5_reader) &&
+      tenx_hdf5_read_cpp(file, name, from, count, buf, reading_threads())) {
+    return(buf)
+  }
   fid <- rhdf5::H5Fopen(file, flags = "H5F_ACC_RDONLY")
   on.exit(rhdf5::H5Fclose(fid), add = TRUE, after = FALSE)
   did <- rhdf5::H5Dopen(fid, name)

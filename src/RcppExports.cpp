@@ -723,6 +723,32 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// tenx_hdf5_available_cpp
+bool tenx_hdf5_available_cpp();
+RcppExport SEXP _kmreduce_tenx_hdf5_available_cpp() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    rcpp_result_gen = Rcpp::wrap(tenx_hdf5_available_cpp());
+    return rcpp_result_gen;
+END_RCPP
+}
+// tenx_hdf5_read_cpp
+bool tenx_hdf5_read_cpp(std::string file, std::string name, double from, double count, SEXP buf, int n_threads);
+RcppExport SEXP _kmreduce_tenx_hdf5_read_cpp(SEXP fileSEXP, SEXP nameSEXP, SEXP fromSEXP, SEXP countSEXP, SEXP bufSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< std::string >::type file(fileSEXP);
+    Rcpp::traits::input_parameter< std::string >::type name(nameSEXP);
+    Rcpp::traits::input_parameter< double >::type from(fromSEXP);
+    Rcpp::traits::input_parameter< double >::type count(countSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type buf(bufSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(tenx_hdf5_read_cpp(file, name, from, count, buf, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // hartigan_cpp
 Rcpp::List hartigan_cpp(Rcpp::NumericMatrix x, Rcpp::IntegerVector cluster, int k, int sweeps, int n_threads);
 RcppExport SEXP _kmreduce_hartigan_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP sweepsSEXP, SEXP n_threadsSEXP) {
@@ -907,6 +933,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_subtract_row_in_place_cpp", (DL_FUNC) &_kmreduce_subtract_row_in_place_cpp, 2},
     {"_kmreduce_set_attr_in_place_cpp", (DL_FUNC) &_kmreduce_set_attr_in_place_cpp, 3},
     {"_kmreduce_column_means_cpp", (DL_FUNC) &_kmreduce_column_means_cpp, 3},
+    {"_kmreduce_tenx_hdf5_available_cpp", (DL_FUNC) &_kmreduce_tenx_hdf5_available_cpp, 0},
+    {"_kmreduce_tenx_hdf5_read_cpp", (DL_FUNC) &_kmreduce_tenx_hdf5_read_cpp, 6},
     {"_kmreduce_hartigan_cpp", (DL_FUNC) &_kmreduce_hartigan_cpp, 5},
     {"_kmreduce_local_search_cpp", (DL_FUNC) &_kmreduce_local_search_cpp, 5},
     {"_kmreduce_kmeans_parallel_cpp", (DL_FUNC) &_kmreduce_kmeans_parallel_cpp, 6},

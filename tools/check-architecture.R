@@ -35,7 +35,7 @@ files_under <- function(dirs, pattern) {
 }
 r_files <- files_under(c("R", "tests", "tools", "bench"), "\\.[Rr]$")
 cpp_files <- files_under(c("src", "inst/include", "tools"), "\\.(h|hpp|cpp)$")
-other <- file.path(root, c("Makefile", "DESCRIPTION", "NAMESPACE", "src/Makevars", "src/Makevars.win"))
+other <- file.path(root, c("Makefile", "DESCRIPTION", "NAMESPACE", "src/Makevars.in", "src/Makevars.win", "configure"))
 all_files <- c(r_files, cpp_files, files_under(c("tools", ".ci"), "\\.sh$|^run$"),
                other[file.exists(other)])
 read_all <- function(f) vapply(f, function(p) paste(readLines(p, warn = FALSE), collapse = "\n"),

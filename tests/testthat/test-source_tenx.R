@@ -814,3 +814,115 @@ test_that("a bad count found while summing library sizes names the file's cell",
   expect_error(suppressMessages(kmeans_reduced(sce, 2, seed = 1, control = list(block_rows = 30L))),
                "needs counts .* has -2 at cell 77")
 })
+
+# The package's own reader of a 10x file's chunks (src/tenx_hdf5.cpp), where
+# it was built with HDF5: the values rhdf5 reads, or FALSE (rhdf5 reads).
+skip_without_own_reader <- function() {
+  skip_without_bioc("rhdf5")
+  if (!kmreduce:::tenx_hdf5_available_cpp()) skip("built without HDF5: rhdf5 reads every block")
+}
+
+# One dataset `value` of HDF5 type `type` in a new file (chunks of `chunk`
+# values, gzip `level`, shuffle or not; chunk NULL: contiguous).
+write_dataset <- function(value, type, chunk = 1000L, level = 4L, shuffle = TRUE) {
+  f <- tempfile(fileext = ".h5")
+  rhdf5::h5createFile(f)
+  if (!is.null(chunk)) chunk <- min(chunk, length(value))
+  rhdf5::h5createDataset(f, "d", dims = length(value), H5type = type, chunk = chunk,
+                         level = level, shuffle = shuffle)
+  rhdf5::h5write(value, f, "d")
+  rhdf5::h5closeAll()
+  f
+}
+
+test_that("the package's own 10x reader gives rhdf5's values, on 1 and 2 threads", {
+  skip_without_own_reader()
+  withr::local_seed(11)
+  n <- 25003L
+  small <- sample(0:5000, n, replace = TRUE)
+  cases <- list(
+    list(value = small, type = "H5T_STD_I32LE", out = "integer"),
+    list(value = as.numeric(small), type = "H5T_STD_I64LE", out = "integer", shuffle = FALSE),
+    list(value = small, type = "H5T_STD_U16LE", out = "integer", level = 9L),
+    list(value = small, type = "H5T_STD_I32LE", out = "integer", level = 0L),  # chunks, no filter
+    list(value = small + 0.25, type = "H5T_IEEE_F32LE", out = "double"),
+    list(value = small / 3, type = "H5T_IEEE_F64LE", out = "double", chunk = 777L)
+  )
+  ranges <- list(c(0, n), c(0, 1), c(999, 2), c(1000, 1000), c(1234, 20000), c(n - 1, 1), c(5, 0))
+  for (cs in cases) {
+    f <- do.call(write_dataset, c(list(cs$value, cs$type),
+                                  cs[intersect(names(cs), c("chunk", "level", "shuffle"))]))
+    whole <- rhdf5::h5read(f, "d", bit64conversion = "double")
+    for (r in ranges) for (threads in 1:2) {
+      b <- kmreduce:::read_buffer_new(cs$out, max(1, r[2]))
+      expect_true(kmreduce:::tenx_hdf5_read_cpp(f, "/d", r[1], r[2], b, threads))
+      want <- as.vector(whole)[r[1] + seq_len(r[2])]
+      got <- unclass(b)[seq_len(r[2])]
+      if (cs$out == "integer") want <- as.integer(want)
+      expect_identical(got, want, info = sprintf("%s %s, range %g+%g, %d threads", cs$type,
+                                                 cs$out, r[1], r[2], threads))
+    }
+  }
+})
+
+test_that("the own 10x reader leaves to rhdf5 what it does not read as rhdf5 would", {
+  skip_without_own_reader()
+  b <- kmreduce:::read_buffer_new("integer", 10)
+  # contiguous storage; a value beyond R's integers; R's integer NA
+  contiguous <- write_dataset(1:10, "H5T_STD_I32LE", chunk = NULL, level = 0L)
+  big <- write_dataset(c(1, 2, 3e9, 4:10), "H5T_STD_I64LE")
+  na <- write_dataset(c(1L, NA, 3:10), "H5T_STD_I32LE")
+  for (f in c(contiguous, big, na)) {
+    expect_false(kmreduce:::tenx_hdf5_read_cpp(f, "/d", 0, 10, b, 2L))
+  }
+  # a file or dataset HDF5 cannot open; a range past the end
+  expect_false(kmreduce:::tenx_hdf5_read_cpp(tempfile(), "/d", 0, 10, b, 2L))
+  expect_false(kmreduce:::tenx_hdf5_read_cpp(na, "/nothing", 0, 10, b, 2L))
+  expect_false(kmreduce:::tenx_hdf5_read_cpp(na, "/d", 5, 10, b, 2L))
+  # and then rhdf5 reads them (the NA as rhdf5 reads it)
+  expect_silent(kmreduce:::h5_read_into(contiguous, "d", 0, 10, b))
+  expect_identical(unclass(b)[], 1:10)
+  kmreduce:::h5_read_into(na, "d", 0, 10, b)
+  expect_identical(unclass(b)[1:4], c(1L, NA, 3L, 4L))
+  # what R checks before the reader reads
+  expect_error(kmreduce:::tenx_hdf5_read_cpp(na, "/d", 0, 11, b, 2L), "shorter")
+  expect_error(kmreduce:::tenx_hdf5_read_cpp(na, "/d", -1, 1, b, 2L), "whole numbers")
+  expect_error(kmreduce:::tenx_hdf5_read_cpp(na, "/d", 0, 1, letters, 2L), "integer or double")
+})
+
+test_that("a damaged chunk is an error naming the file, not a crash (child process)", {
+  skip_without_own_reader()
+  withr::local_seed(12)
+  f <- write_dataset(sample.int(1e6, 2e5, replace = TRUE), "H5T_STD_I32LE", chunk = 10000L,
+                     shuffle = FALSE)
+  # bytes in the chunks' part of the file overwritten (its metadata and the
+  # chunks' index come first)
+  size <- file.size(f)
+  con <- file(f, "r+b")
+  seek(con, floor(size * 0.6), rw = "write")
+  writeBin(as.raw(rep(0x55, 64)), con)
+  close(con)
+  res <- run_child("b <- kmreduce:::read_buffer_new('integer', 2e5)",
+                   sprintf("kmreduce:::tenx_hdf5_read_cpp(%s, '/d', 0, 2e5, b, 2L)", deparse(f)))
+  expect_match(res$status, "^error: .*could not be decompressed")
+})
+
+test_that("a fit through the own 10x reader is the fit through rhdf5, bit for bit", {
+  skip_without_own_reader()
+  skip_without_bioc()
+  tc <- tenx_case(seed = 13)
+  fit_with <- function(own) {
+    old <- kmreduce:::held$own_hdf5_reader
+    assign("own_hdf5_reader", own, envir = kmreduce:::held)
+    on.exit(assign("own_hdf5_reader", old, envir = kmreduce:::held))
+    sce <- SingleCellExperiment::SingleCellExperiment(list(counts = tenx_matrix(tc$file)))
+    suppressMessages(kmeans_reduced(sce, 3, seed = 3, n_threads = 2,
+                                    control = list(block_rows = 200L, file_cache = 0)))
+  }
+  own <- fit_with(TRUE)
+  rhdf5_fit <- fit_with(FALSE)
+  expect_identical(own$cluster, rhdf5_fit$cluster)
+  expect_identical(own$centers, rhdf5_fit$centers)
+  expect_identical(own$tot.withinss, rhdf5_fit$tot.withinss)
+  expect_gt(adjusted_rand_index(own$cluster, tc$type), 0.9)
+})
