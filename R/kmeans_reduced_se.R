@@ -12,7 +12,9 @@
 #' cells as rows once. A `DelayedMatrix` assay (an `HDF5Matrix`, a delayed
 #' normalisation, ...) is read in blocks of cells and never held whole, and a
 #' `TENxMatrix` assay (a 10x Genomics HDF5 file) is read straight from its
-#' file with rhdf5, in blocks of whole cells kept sparse. So an atlas of a
+#' file in blocks of whole cells kept sparse: by the package's own reader,
+#' which decompresses the file on the `n_threads` threads, where it was
+#' installed with HDF5 (1.10.2 or later) and zlib, else with rhdf5. So an atlas of a
 #' million cells is clustered in the memory of its reduced data (cells x
 #' `dims`) plus one block. The projections read each block once; with
 #' `refine` the statistics and Lloyd's iterations on the original rows read

@@ -43,7 +43,8 @@
 #' (`refine` reads the blocks once per iteration, with one allreduce each).
 #' For the cells of a 10x Genomics HDF5 file (cells as rows), give each
 #' rank a range of consecutive cells of the transposed `TENxMatrix`:
-#' that range is read straight from the file with rhdf5, in blocks of whole
+#' that range is read straight from the file (as by [kmeans_reduced()]'s
+#' `SummarizedExperiment` method), in blocks of whole
 #' cells kept sparse, never through DelayedArray, and `normalize =
 #' "log1p_cp10k"` normalizes the counts of each cell as they are read (as
 #' [kmeans_reduced()]'s `SummarizedExperiment` method does). Any other

@@ -28,7 +28,8 @@ APT_TEST="r-cran-testthat r-cran-withr r-cran-knitr r-cran-rmarkdown r-cran-broo
 # (modelenv, for the tidyclust engine's registration test, needs a newer rlang
 # than Debian 12 has: a name>=version entry is installed when older.)
 R_TEST="testthat withr knitr rmarkdown broom ggplot2 tibble bigmemory cluster rlang>=1.1.0 modelenv"
-APT_CHECK="qpdf"
+APT_CHECK="qpdf devscripts"
+# (devscripts: checkbashisms, for R CMD check of the configure script)
 APT_DOCS="r-cran-roxygen2 r-cran-pkgdown libjs-katex"
 R_DOCS="roxygen2 pkgdown"
 
