@@ -14,7 +14,7 @@
 #' `TENxMatrix` assay (a 10x Genomics HDF5 file) is read straight from its
 #' file in blocks of whole cells kept sparse: by the package's own reader,
 #' which decompresses the file on the `n_threads` threads, where it was
-#' installed with HDF5 (1.10.2 or later) and zlib, else with rhdf5. So an atlas of a
+#' installed with HDF5 (1.10.3 or later) and zlib, else with rhdf5. So an atlas of a
 #' million cells is clustered in the memory of its reduced data (cells x
 #' `dims`) plus one block. The projections read each block once; with
 #' `refine` the statistics and Lloyd's iterations on the original rows read
@@ -110,7 +110,8 @@ kmeans_reduced.SummarizedExperiment <- function(x, k, ..., assay = NULL, use_red
   # decompressed on the fit's threads, and what it holds is freed on return)
   hold_sources()
   on.exit(leave_sources(), add = TRUE)
-  use_reading_threads(check_n_threads(args$n_threads))
+  args$n_threads <- check_n_threads(args$n_threads)
+  use_reading_threads(args$n_threads)
   cells <- se_rows(x, input, with_normalization = TRUE,
                    sample = cell_sample_plan(args, ncol(x)), file_cache = cell_file_cache(args))
   rows <- cells$rows

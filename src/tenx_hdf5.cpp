@@ -1,5 +1,5 @@
 // The package's own reader of a 10x file's counts (built when configure
-// finds HDF5 1.10.2 or later and zlib; otherwise rhdf5 reads every block):
+// finds HDF5 1.10.3 or later and zlib; otherwise rhdf5 reads every block):
 // the chunks of `data` and `indices` that hold the values from..from+count
 // are read as stored (H5Dread_chunk(), on R's thread: HDF5 is called from
 // one thread only), then decoded into a read buffer on n_threads threads
@@ -18,6 +18,7 @@
 // through rhdf5, whose messages and conversions then apply.
 #include <Rcpp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <cstdint>
@@ -95,10 +96,15 @@ int read_range(hid_t ds, const kmreduce::StoredType& t,
                hsize_t from, hsize_t count, Out* dest, int n_threads) {
   const hsize_t c0 = from / chunk_values, c1 = (from + count - 1) / chunk_values;
   std::vector<kmreduce::StoredChunk> chunks(static_cast<std::size_t>(c1 - c0 + 1));
+  // (a chunk stored larger than deflate can make it: a damaged index; rhdf5
+  // reads it, or says what is wrong)
+  const double chunk_bytes = static_cast<double>(chunk_values) * static_cast<double>(t.size);
+  const double most = static_cast<double>(compressBound(static_cast<uLong>(chunk_bytes)));
   for (hsize_t c = c0; c <= c1; ++c) {
     kmreduce::StoredChunk& ch = chunks[static_cast<std::size_t>(c - c0)];
     hsize_t offset = c * chunk_values, bytes = 0;
     if (H5Dget_chunk_storage_size(ds, &offset, &bytes) < 0 || bytes == 0) return 0;
+    if (static_cast<double>(bytes) > std::max(most, chunk_bytes)) return 0;
     ch.bytes.resize(static_cast<std::size_t>(bytes));
     if (H5Dread_chunk(ds, H5P_DEFAULT, &offset, &ch.skipped, ch.bytes.data()) < 0) {
       throw std::runtime_error("a chunk could not be read (HDF5's H5Dread_chunk)");
@@ -137,6 +143,16 @@ bool tenx_hdf5_read_cpp(std::string file, std::string name, double from, double 
 #else
   if (count == 0) return true;
   if (!little_endian_host()) return false;
+  // (the destination first: nothing of R's may fail once HDF5 is open)
+  int* dest_int = TYPEOF(buf) == INTSXP ? INTEGER(buf) : nullptr;
+  double* dest_real = TYPEOF(buf) == REALSXP ? REAL(buf) : nullptr;
+  // The library loaded must be the one compiled against: HDF5's own check
+  // (behind H5F_ACC_RDONLY) aborts the process otherwise, as after an
+  // upgrade of a system HDF5 that kept its file name.
+  unsigned major = 0, minor = 0, release = 0;
+  if (H5get_libversion(&major, &minor, &release) < 0 || major != H5_VERS_MAJOR ||
+      minor != H5_VERS_MINOR || release != H5_VERS_RELEASE)
+    return false;
   QuietHdf5 quiet;
   Id f(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   if (!f.ok()) return false;
@@ -150,19 +166,12 @@ bool tenx_hdf5_read_cpp(std::string file, std::string name, double from, double 
   Id dcpl(H5Dget_create_plist(ds.get()), H5Pclose);
   if (!dcpl.ok() || H5Pget_layout(dcpl.get()) != H5D_CHUNKED) return false;
   hsize_t chunk_values = 0;
-  if (H5Pget_chunk(dcpl.get(), 1, &chunk_values) != 1 || chunk_values == 0) return false;
-  std::vector<kmreduce::ChunkFilter> filters;
-  const int nf = H5Pget_nfilters(dcpl.get());
-  if (nf < 0 || nf > 8) return false;
-  for (int k = 0; k < nf; ++k) {
-    unsigned flags = 0;
-    std::size_t nelem = 0;
-    const H5Z_filter_t id = H5Pget_filter2(dcpl.get(), static_cast<unsigned>(k), &flags, &nelem,
-                                           nullptr, 0, nullptr, nullptr);
-    if (id != H5Z_FILTER_DEFLATE && id != H5Z_FILTER_SHUFFLE) return false;
-    filters.push_back(id == H5Z_FILTER_DEFLATE ? kmreduce::ChunkFilter::deflate
-                                               : kmreduce::ChunkFilter::shuffle);
-  }
+  if (H5Pget_chunk(dcpl.get(), 1, &chunk_values) != 1 || chunk_values == 0 ||
+      chunk_values > (hsize_t(1) << 32))
+    return false;
+  // (partial edge chunks stored unfiltered: rhdf5 reads those)
+  unsigned chunk_opts = 0;
+  if (H5Pget_chunk_opts(dcpl.get(), &chunk_opts) < 0 || chunk_opts != 0) return false;
   Id type(H5Dget_type(ds.get()), H5Tclose);
   if (!type.ok()) return false;
   kmreduce::StoredType t;
@@ -180,12 +189,28 @@ bool tenx_hdf5_read_cpp(std::string file, std::string name, double from, double 
     return false;
   }
   if (t.size > 1 && H5Tget_order(type.get()) != H5T_ORDER_LE) return false;
+  std::vector<kmreduce::ChunkFilter> filters;
+  const int nf = H5Pget_nfilters(dcpl.get());
+  if (nf < 0 || nf > 8) return false;
+  for (int k = 0; k < nf; ++k) {
+    unsigned flags = 0, cd[8] = {0};
+    std::size_t nelem = 8;
+    const H5Z_filter_t id = H5Pget_filter2(dcpl.get(), static_cast<unsigned>(k), &flags, &nelem,
+                                           cd, 0, nullptr, nullptr);
+    if (id == H5Z_FILTER_DEFLATE) {
+      filters.push_back(kmreduce::ChunkFilter::deflate);
+    } else if (id == H5Z_FILTER_SHUFFLE && nelem >= 1 && cd[0] == t.size) {
+      filters.push_back(kmreduce::ChunkFilter::shuffle);
+    } else {
+      return false;
+    }
+  }
   const hsize_t h_from = static_cast<hsize_t>(from), h_count = static_cast<hsize_t>(count);
-  const int done = TYPEOF(buf) == INTSXP
+  const int done = dest_int != nullptr
                        ? read_range(ds.get(), t, filters, chunk_values, h_from, h_count,
-                                    INTEGER(buf), n_threads)
+                                    dest_int, n_threads)
                        : read_range(ds.get(), t, filters, chunk_values, h_from, h_count,
-                                    REAL(buf), n_threads);
+                                    dest_real, n_threads);
   return done == 1;
 #endif
 }

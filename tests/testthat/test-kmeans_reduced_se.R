@@ -214,3 +214,19 @@ test_that("the cells' defaults: 150 principal components of 20000 cells (eps 1),
                    list(method = "sign"))
   expect_identical(kmreduce:::cell_defaults(list(), FALSE, rows), list())
 })
+
+test_that("n_threads above the cores is said once", {
+  skip_without_bioc("SummarizedExperiment")
+  sc <- se_case()
+  se <- SummarizedExperiment::SummarizedExperiment(list(counts = sc$counts))
+  said <- character(0)
+  fit <- withCallingHandlers(
+    kmeans_reduced(se, 3, method = "sparse_embedding", dims = 20, n_init = 1, seed = 1,
+                   n_threads = 10000),
+    message = function(m) {
+      said <<- c(said, conditionMessage(m))
+      invokeRestart("muffleMessage")
+    })
+  expect_identical(sum(grepl("is more than the", said)), 1L)
+  expect_length(fit$cluster, ncol(se))
+})

@@ -824,7 +824,7 @@ skip_without_own_reader <- function() {
 
 # One dataset `value` of HDF5 type `type` in a new file (chunks of `chunk`
 # values, gzip `level`, shuffle or not; chunk NULL: contiguous).
-write_dataset <- function(value, type, chunk = 1000L, level = 4L, shuffle = TRUE) {
+write_dataset <- function(value, type, chunk = 4000L, level = 4L, shuffle = TRUE) {
   f <- tempfile(fileext = ".h5")
   rhdf5::h5createFile(f)
   if (!is.null(chunk)) chunk <- min(chunk, length(value))
@@ -838,7 +838,8 @@ write_dataset <- function(value, type, chunk = 1000L, level = 4L, shuffle = TRUE
 test_that("the package's own 10x reader gives rhdf5's values, on 1 and 2 threads", {
   skip_without_own_reader()
   withr::local_seed(11)
-  n <- 25003L
+  # (chunks large enough to be decoded on two threads)
+  n <- 100003L
   small <- sample(0:5000, n, replace = TRUE)
   cases <- list(
     list(value = small, type = "H5T_STD_I32LE", out = "integer"),
@@ -846,9 +847,10 @@ test_that("the package's own 10x reader gives rhdf5's values, on 1 and 2 threads
     list(value = small, type = "H5T_STD_U16LE", out = "integer", level = 9L),
     list(value = small, type = "H5T_STD_I32LE", out = "integer", level = 0L),  # chunks, no filter
     list(value = small + 0.25, type = "H5T_IEEE_F32LE", out = "double"),
-    list(value = small / 3, type = "H5T_IEEE_F64LE", out = "double", chunk = 777L)
+    list(value = small / 3, type = "H5T_IEEE_F64LE", out = "double", chunk = 3001L)
   )
-  ranges <- list(c(0, n), c(0, 1), c(999, 2), c(1000, 1000), c(1234, 20000), c(n - 1, 1), c(5, 0))
+  ranges <- list(c(0, n), c(0, 1), c(3999, 2), c(4000, 4000), c(1234, 90000), c(n - 1, 1),
+                 c(5, 0))
   for (cs in cases) {
     f <- do.call(write_dataset, c(list(cs$value, cs$type),
                                   cs[intersect(names(cs), c("chunk", "level", "shuffle"))]))

@@ -168,7 +168,7 @@ bool decode_chunks(const std::vector<StoredChunk>& chunks, const std::vector<Chu
           fits.store(false);
         }
       },
-      static_cast<double>(chunk_values) * 16.0);
+      static_cast<double>(chunks.size()) * static_cast<double>(chunk_values) * 16.0);
   return fits.load();
 }
 
