@@ -4,9 +4,8 @@
 // are read as stored (H5Dread_chunk(), on R's thread: HDF5 is called from
 // one thread only), then decoded into a read buffer on n_threads threads
 // (data/stored_chunks.hpp: deflate and shuffle undone, values converted).
-// rhdf5
-// inflates on one thread, and reads 64-bit gene indices through a temporary
-// R vector of 8 bytes a value (128 MB a block, which sets off R's
+// rhdf5 inflates on one thread, and reads 64-bit gene indices through a
+// temporary R vector of 8 bytes a value (128 MB a block, which sets off R's
 // collector); here nothing is allocated on R's heap.
 //
 // Only what this reader gives bit for bit as rhdf5 would is read here: a
@@ -87,11 +86,11 @@ inline bool little_endian_host() {
 }
 
 // The chunks holding values from..from+count, read as stored (HDF5 on this
-// thread only), then decoded into dest on n_threads threads. 0 when a chunk
-// was never written (its fill value: rhdf5 reads it) or a value has no
-// exact counterpart in Out.
+// thread only), then decoded into dest on n_threads threads. False when a
+// chunk was never written (its fill value: rhdf5 reads it) or a value has
+// no exact counterpart in Out.
 template <class Out>
-int read_range(hid_t ds, const kmreduce::StoredType& t,
+bool read_range(hid_t ds, const kmreduce::StoredType& t,
                const std::vector<kmreduce::ChunkFilter>& filters, hsize_t chunk_values,
                hsize_t from, hsize_t count, Out* dest, int n_threads) {
   const hsize_t c0 = from / chunk_values, c1 = (from + count - 1) / chunk_values;
@@ -103,8 +102,8 @@ int read_range(hid_t ds, const kmreduce::StoredType& t,
   for (hsize_t c = c0; c <= c1; ++c) {
     kmreduce::StoredChunk& ch = chunks[static_cast<std::size_t>(c - c0)];
     hsize_t offset = c * chunk_values, bytes = 0;
-    if (H5Dget_chunk_storage_size(ds, &offset, &bytes) < 0 || bytes == 0) return 0;
-    if (static_cast<double>(bytes) > std::max(most, chunk_bytes)) return 0;
+    if (H5Dget_chunk_storage_size(ds, &offset, &bytes) < 0 || bytes == 0) return false;
+    if (static_cast<double>(bytes) > std::max(most, chunk_bytes)) return false;
     ch.bytes.resize(static_cast<std::size_t>(bytes));
     if (H5Dread_chunk(ds, H5P_DEFAULT, &offset, &ch.skipped, ch.bytes.data()) < 0) {
       throw std::runtime_error("a chunk could not be read (HDF5's H5Dread_chunk)");
@@ -113,9 +112,7 @@ int read_range(hid_t ds, const kmreduce::StoredType& t,
   }
   return kmreduce::decode_chunks(chunks, filters, t, static_cast<kmreduce::index_t>(chunk_values),
                                  static_cast<kmreduce::index_t>(from),
-                                 static_cast<kmreduce::index_t>(count), dest, n_threads)
-             ? 1
-             : 0;
+                                 static_cast<kmreduce::index_t>(count), dest, n_threads);
 }
 
 }  // namespace
@@ -206,11 +203,9 @@ bool tenx_hdf5_read_cpp(std::string file, std::string name, double from, double 
     }
   }
   const hsize_t h_from = static_cast<hsize_t>(from), h_count = static_cast<hsize_t>(count);
-  const int done = dest_int != nullptr
-                       ? read_range(ds.get(), t, filters, chunk_values, h_from, h_count,
-                                    dest_int, n_threads)
-                       : read_range(ds.get(), t, filters, chunk_values, h_from, h_count,
-                                    dest_real, n_threads);
-  return done == 1;
+  return dest_int != nullptr
+             ? read_range(ds.get(), t, filters, chunk_values, h_from, h_count, dest_int, n_threads)
+             : read_range(ds.get(), t, filters, chunk_values, h_from, h_count, dest_real,
+                          n_threads);
 #endif
 }
