@@ -61,3 +61,22 @@ tenx_matrix <- function(file, group = "mm10") {
   rhdf5::h5errorHandling("normal")
   HDF5Array::TENxMatrix(file, group)
 }
+
+# Skips where the package was built without HDF5 (src/tenx_hdf5.cpp).
+skip_without_own_reader <- function() {
+  skip_without_bioc("rhdf5")
+  if (!kmreduce:::tenx_hdf5_available_cpp()) skip("built without HDF5: rhdf5 reads every block")
+}
+
+# One dataset `value` of HDF5 type `type` in a new file (chunks of `chunk`
+# values, gzip `level`, shuffle or not; chunk NULL: contiguous).
+write_dataset <- function(value, type, chunk = 4000L, level = 4L, shuffle = TRUE) {
+  f <- tempfile(fileext = ".h5")
+  rhdf5::h5createFile(f)
+  if (!is.null(chunk)) chunk <- min(chunk, length(value))
+  rhdf5::h5createDataset(f, "d", dims = length(value), H5type = type, chunk = chunk,
+                         level = level, shuffle = shuffle)
+  rhdf5::h5write(value, f, "d")
+  rhdf5::h5closeAll()
+  f
+}

@@ -817,24 +817,6 @@ test_that("a bad count found while summing library sizes names the file's cell",
 
 # The package's own reader of a 10x file's chunks (src/tenx_hdf5.cpp), where
 # it was built with HDF5: the values rhdf5 reads, or FALSE (rhdf5 reads).
-skip_without_own_reader <- function() {
-  skip_without_bioc("rhdf5")
-  if (!kmreduce:::tenx_hdf5_available_cpp()) skip("built without HDF5: rhdf5 reads every block")
-}
-
-# One dataset `value` of HDF5 type `type` in a new file (chunks of `chunk`
-# values, gzip `level`, shuffle or not; chunk NULL: contiguous).
-write_dataset <- function(value, type, chunk = 4000L, level = 4L, shuffle = TRUE) {
-  f <- tempfile(fileext = ".h5")
-  rhdf5::h5createFile(f)
-  if (!is.null(chunk)) chunk <- min(chunk, length(value))
-  rhdf5::h5createDataset(f, "d", dims = length(value), H5type = type, chunk = chunk,
-                         level = level, shuffle = shuffle)
-  rhdf5::h5write(value, f, "d")
-  rhdf5::h5closeAll()
-  f
-}
-
 test_that("the package's own 10x reader gives rhdf5's values, on 1 and 2 threads", {
   skip_without_own_reader()
   withr::local_seed(11)
