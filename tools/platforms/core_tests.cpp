@@ -562,6 +562,47 @@ void test_two_nearest() {
   }
 }
 
+// The fused nearest centres of packed rows (nearest_block(): AVX-512 and
+// AVX2) against the products written out then two_nearest(), bit for bit:
+// blocks that start and end inside tiles, single halves, k from 1 to past
+// several groups of centres, values on a coarse grid so that centres tie.
+void test_nearest_block() {
+  const index_t n = 203, d = 11;
+  std::vector<double> x(n * d);
+  for (index_t t = 0; t < n * d; ++t)
+    x[t] = std::floor(std::sin(0.43 * static_cast<double>(t)) * 6.0) / 2.0;
+  const DenseMatrix a(x.data(), n, d);
+  const PackedRows rows(a, 1, nullptr, true);
+  for (index_t k : {index_t(1), index_t(5), index_t(6), index_t(7), index_t(13), index_t(40)}) {
+    std::vector<double> c(k * d);
+    for (index_t q = 0; q < k; ++q)
+      for (index_t j = 0; j < d; ++j) c[q + k * j] = a((q * 29) % n, j) + (q % 2) * 0.5;
+    const std::vector<double> cnorm = centre_sqnorms(c.data(), k, d);
+    const CentreView cv = prepare_centres(rows, c.data(), k);
+    int bad = 0, fused = 0;
+    const index_t ranges[][2] = {{0, 203}, {8, 16}, {16, 24}, {24, 40}, {40, 47}, {192, 203},
+                                 {200, 203}, {56, 129}};
+    for (const auto& rg : ranges) {
+      const index_t r0 = rg[0], r1 = rg[1], m = r1 - r0;
+      std::vector<double> buf(m * k), b1(m), s1(m), b2(m), s2(m);
+      std::vector<int> w1(m), w2(m);
+      cross_block(rows, r0, r1, cv, k, buf.data());
+      two_nearest(buf.data(), m, k, cnorm.data(), b1.data(), s1.data(), w1.data());
+      if (!nearest_block(rows, r0, r1, cv, cnorm.data(), k, b2.data(), s2.data(), w2.data()))
+        continue;
+      ++fused;
+      for (index_t r = 0; r < m; ++r)
+        bad += !(b1[r] == b2[r] && s1[r] == s2[r] && w1[r] == w2[r]);
+    }
+    const bool want_fused = simd_level() == SimdLevel::Avx2 ||
+                            (simd_level() == SimdLevel::Avx512 && cpu_features().avx512vl);
+    check(bad == 0 && (fused > 0) == want_fused,
+          fmt("nearest_block, k = %g", static_cast<double>(k)) +
+              fmt(": %g rows differ from the products then two_nearest", static_cast<double>(bad)) +
+              fmt(" (%g blocks fused)", static_cast<double>(fused)));
+  }
+}
+
 // The pool of two blocks' memory (data/block_pool.hpp): slots in turn, a
 // view stale once its slot holds a later block, memory a conversion still
 // holds never reused, all stale after release().
@@ -845,6 +886,7 @@ int main() {
   test_stats();
   test_label_sums();
   test_two_nearest();
+  test_nearest_block();
   test_projections();
   test_projection_list();
   test_embedding_checks();

@@ -205,6 +205,80 @@ inline void nearest_tile_512(int nc, const double* x, index_t ldx, index_t p, co
   }
 #undef KMREDUCE_NEAREST_CASE
 }
+
+// The AVX2 twin of nearest_tile_avx512: RV vectors of 4 rows (stride ldx
+// between columns) and NC centres, each product the FMA chain of
+// cross_tile_avx2 over all p columns (the chunks cross_product_block() takes
+// them in carry the same chain through memory exactly), then the running
+// nearest (b), second nearest (s2) and label (w, as doubles) updated with
+// the comparisons of two_nearest_avx2_rows: the same results without the
+// products written out and read again.
+template <int NC, int RV>
+__attribute__((target("avx2,fma"))) void nearest_tile_avx2(const double* x, index_t ldx,
+                                                           index_t p, const double* c, index_t k,
+                                                           const double* cnorm, int q0,
+                                                           bool first, double* b, double* s2,
+                                                           double* w) {
+  __m256d acc[RV][NC];
+  KMREDUCE_UNROLL
+  for (int v = 0; v < RV; ++v)
+    KMREDUCE_UNROLL
+    for (int q = 0; q < NC; ++q) acc[v][q] = _mm256_setzero_pd();
+  for (index_t j = 0; j < p; ++j) {
+    const double* xj = x + ldx * j;
+    _mm_prefetch(reinterpret_cast<const char*>(xj + kPrefetchCols * ldx), _MM_HINT_T0);
+    __m256d xv[RV];
+    KMREDUCE_UNROLL
+    for (int v = 0; v < RV; ++v) xv[v] = _mm256_loadu_pd(xj + 4 * v);
+    const double* cj = c + k * j;
+    KMREDUCE_UNROLL
+    for (int q = 0; q < NC; ++q) {
+      const __m256d bq = _mm256_broadcast_sd(cj + q);
+      KMREDUCE_UNROLL
+      for (int v = 0; v < RV; ++v) acc[v][q] = _mm256_fmadd_pd(xv[v], bq, acc[v][q]);
+    }
+  }
+  const __m256d two = _mm256_set1_pd(2.0);
+  const __m256d inf = _mm256_set1_pd(std::numeric_limits<double>::infinity());
+  KMREDUCE_UNROLL
+  for (int v = 0; v < RV; ++v) {
+    __m256d bb = _mm256_loadu_pd(b + 4 * v), ss = _mm256_loadu_pd(s2 + 4 * v),
+            ww = _mm256_loadu_pd(w + 4 * v);
+    KMREDUCE_UNROLL
+    for (int q = 0; q < NC; ++q) {
+      const __m256d val = _mm256_sub_pd(_mm256_set1_pd(cnorm[q]), _mm256_mul_pd(two, acc[v][q]));
+      if (first && q == 0) {
+        bb = val;
+        ss = inf;
+        ww = _mm256_setzero_pd();
+        continue;
+      }
+      const __m256d lt = _mm256_cmp_pd(val, bb, _CMP_LT_OQ);
+      ss = _mm256_blendv_pd(_mm256_min_pd(val, ss), bb, lt);
+      bb = _mm256_blendv_pd(bb, val, lt);
+      ww = _mm256_blendv_pd(ww, _mm256_set1_pd(static_cast<double>(q0 + q)), lt);
+    }
+    _mm256_storeu_pd(b + 4 * v, bb);
+    _mm256_storeu_pd(s2 + 4 * v, ss);
+    _mm256_storeu_pd(w + 4 * v, ww);
+  }
+}
+
+// NC from nc at run time (at most 12 / RV).
+template <int RV>
+inline void nearest_tile_256(int nc, const double* x, index_t ldx, index_t p, const double* c,
+                             index_t k, const double* cnorm, int q0, bool first, double* b,
+                             double* s2, double* w) {
+  constexpr int kMax = 12 / RV;
+  switch (nc) {
+    case 1: nearest_tile_avx2<1, RV>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w); break;
+    case 2: nearest_tile_avx2<2, RV>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w); break;
+    case 3: nearest_tile_avx2<kMax < 3 ? kMax : 3, RV>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w); break;
+    case 4: nearest_tile_avx2<kMax < 4 ? kMax : 4, RV>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w); break;
+    case 5: nearest_tile_avx2<kMax < 5 ? kMax : 5, RV>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w); break;
+    default: nearest_tile_avx2<kMax, RV>(x, ldx, p, c, k, cnorm, q0, first, b, s2, w); break;
+  }
+}
 #endif  // KMREDUCE_X86_SIMD
 }  // namespace detail
 
@@ -212,8 +286,9 @@ inline void nearest_tile_512(int nc, const double* x, index_t ldx, index_t p, co
 // or the 8 rows of one half of it (half = 0 or 1): the nearest of the k centres (C,
 // column-major) by ||c||^2 - 2 x.c, the second nearest and the label, as
 // cross_product_block() then two_nearest() give them on AVX-512 (bit for
-// bit), without the k products per row written out. Returns false (and
-// does nothing) without AVX-512.
+// bit), without the k products per row written out; on AVX2 (packed tiles
+// only, `sh` null) as cross_product_block() then two_nearest() give them
+// there. Returns false (and does nothing) on other levels.
 //
 // With `sh` (not null), x is instead 16 rows of column-major data read in
 // place, ldx values apart from one column to the next, and sh[j] is
@@ -223,6 +298,30 @@ inline bool nearest_in_tile(const double* x, index_t p, int half, const double* 
                             const double* cnorm, double* best, double* second, int* which,
                             const double* sh = nullptr, index_t ldx = 16) {
 #ifdef KMREDUCE_X86_SIMD
+  if (simd_level() == SimdLevel::Avx2 && sh == nullptr) {
+    // the whole tile (4 vectors of rows, centres in groups of at most 3) or
+    // one half (2 vectors, groups of at most 6)
+    const index_t rows = half < 0 ? 16 : 8, max_cols = half < 0 ? 3 : 6;
+    const index_t groups = (k + max_cols - 1) / max_cols;
+    const index_t cols = (k + groups - 1) / groups;
+    const double* xh = half < 0 ? x : x + 8 * half;
+    double b[16] = {}, s2[16] = {}, w[16] = {};
+    for (index_t q0 = 0; q0 < k; q0 += cols) {
+      const int nc = static_cast<int>(std::min(cols, k - q0));
+      if (half < 0)
+        detail::nearest_tile_256<4>(nc, xh, ldx, p, c + q0, k, cnorm + q0, static_cast<int>(q0),
+                                    q0 == 0, b, s2, w);
+      else
+        detail::nearest_tile_256<2>(nc, xh, ldx, p, c + q0, k, cnorm + q0, static_cast<int>(q0),
+                                    q0 == 0, b, s2, w);
+    }
+    for (index_t r = 0; r < rows; ++r) {
+      best[r] = b[r];
+      second[r] = s2[r];
+      which[r] = static_cast<int>(w[r]);
+    }
+    return true;
+  }
   const bool vl = cpu_features().avx512vl;
   if (simd_level() != SimdLevel::Avx512 || !vl) return false;
   const index_t groups = (k + 11) / 12;

@@ -411,13 +411,15 @@ inline void cross_block(const PackedRows& a, index_t r0, index_t r1,
 }
 
 // The nearest centres of rows [r0, r1) (r0 a multiple of 8) from their
-// tiles, fused (nearest_in_tile(): AVX-512), a tile or the half of one the
-// rows need at a time; the same results as cross_block() then two_nearest().
+// tiles, fused (nearest_in_tile(): AVX-512 and AVX2), a tile or the half of
+// one the rows need at a time; the same results as cross_block() then
+// two_nearest().
 inline bool nearest_block(const PackedRows& a, index_t r0, index_t r1, const CentreView& cv,
                           const double* cnorm, index_t k, double* best, double* second,
                           int* which) {
   constexpr index_t T = PackedRows::T;
-  if (simd_level() != SimdLevel::Avx512 || r0 % 8 != 0) return false;
+  const SimdLevel level = simd_level();
+  if ((level != SimdLevel::Avx512 && level != SimdLevel::Avx2) || r0 % 8 != 0) return false;
   const index_t m = r1 - r0, off = r0 % T;
   const index_t tiles = (off + m + T - 1) / T;
   // (tiles read in place need no packing; a last, partial tile does)
