@@ -562,17 +562,14 @@ void test_two_nearest() {
   }
 }
 
-// The fused nearest centres of packed rows (nearest_block(): AVX-512 and
-// AVX2) against the products written out then two_nearest(), bit for bit:
-// blocks that start and end inside tiles, single halves, k from 1 to past
-// several groups of centres, values on a coarse grid so that centres tie.
-void test_nearest_block() {
-  const index_t n = 203, d = 11;
-  std::vector<double> x(n * d);
-  for (index_t t = 0; t < n * d; ++t)
-    x[t] = std::floor(std::sin(0.43 * static_cast<double>(t)) * 6.0) / 2.0;
-  const DenseMatrix a(x.data(), n, d);
-  const PackedRows rows(a, 1, nullptr, true);
+// The fused nearest centres of packed rows, double and single precision
+// (nearest_block(): AVX-512 and AVX2) against the products written out then
+// two_nearest(), bit for bit: blocks that start and end inside tiles, single
+// halves, k from 1 to past several groups of centres, values on a coarse
+// grid so that centres tie.
+template <class Rows>
+void check_nearest_block(const Rows& rows, const DenseMatrix& a, const char* what) {
+  const index_t n = a.n, d = a.d;
   for (index_t k : {index_t(1), index_t(5), index_t(6), index_t(7), index_t(13), index_t(40)}) {
     std::vector<double> c(k * d);
     for (index_t q = 0; q < k; ++q)
@@ -597,10 +594,22 @@ void test_nearest_block() {
     const bool want_fused = simd_level() == SimdLevel::Avx2 ||
                             (simd_level() == SimdLevel::Avx512 && cpu_features().avx512vl);
     check(bad == 0 && (fused > 0) == want_fused,
-          fmt("nearest_block, k = %g", static_cast<double>(k)) +
+          std::string("nearest_block (") + what + ")" +
+              fmt(", k = %g", static_cast<double>(k)) +
               fmt(": %g rows differ from the products then two_nearest", static_cast<double>(bad)) +
               fmt(" (%g blocks fused)", static_cast<double>(fused)));
   }
+}
+
+void test_nearest_block() {
+  const index_t n = 203, d = 11;
+  std::vector<double> x(n * d);
+  for (index_t t = 0; t < n * d; ++t)
+    x[t] = std::floor(std::sin(0.43 * static_cast<double>(t)) * 6.0) / 2.0;
+  const DenseMatrix a(x.data(), n, d);
+  check_nearest_block(PackedRows(a, 1, nullptr, true), a, "double");
+  std::vector<double> shift(d, 0.25);
+  check_nearest_block(PackedRowsF(a, 1, shift.data(), true), a, "single");
 }
 
 // The pool of two blocks' memory (data/block_pool.hpp): slots in turn, a
