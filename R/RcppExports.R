@@ -241,8 +241,8 @@ local_search_cpp <- function(x, k, steps, seed, n_threads) {
     .Call(`_kmreduce_local_search_cpp`, x, k, steps, seed, n_threads)
 }
 
-kmeans_parallel_cpp <- function(x, k, seed, oversampling, rounds, n_threads) {
-    .Call(`_kmreduce_kmeans_parallel_cpp`, x, k, seed, oversampling, rounds, n_threads)
+kmeans_parallel_cpp <- function(x, k, seed, oversampling, rounds, n_threads, packed = FALSE) {
+    .Call(`_kmreduce_kmeans_parallel_cpp`, x, k, seed, oversampling, rounds, n_threads, packed)
 }
 
 seeding_cpp <- function(x, k, seed, name, n_threads) {

@@ -42,7 +42,10 @@ control_options <- function() {
       two: half the memory and twice the values per SIMD instruction. Norms,
       sums and statistics stay in double, and Lloyd ends in double from the
       centres found, so the result is a fixed point of Lloyd in double; near
-      ties the search may end in another local optimum. It pays at large `k`.)-"),
+      ties the search may end in another local optimum. It pays at large `k`.
+      With `"double"`, only the sampling rounds of `"k-means||"` seeding on
+      dense rows take their products from such a float copy, from `k = 64`
+      on (see `seeding`).)-"),
     seeding = param(function(v, arg) check_choice(v, arg, c("auto", kmeans_seedings_cpp())),
                     "auto",
       r"-(`"k-means++"` (greedy), `"k-means||"`, or `"auto"` (the
@@ -55,7 +58,13 @@ control_options <- function() {
       arithmetic: it pays on tall data at large `k`. Its O(log k) guarantee
       (Bahmani et al. 2012; Rozhon 2020) is for a plain k-means++
       reclustering and enough rounds; the greedy reclustering and the paper's
-      5 rounds used here have no such proof.)-"),
+      5 rounds used here have no such proof. From `k = 64` on, the rounds
+      on dense rows compute their distances from a float copy of the rows
+      (a copy half the size of the rows, twice the values per SIMD
+      instruction): those distances only set the sampling probabilities
+      and the candidates' weights, so the draws are nearly always those of
+      double precision; the reclustering, the seeds and all that follows
+      are in double.)-"),
     oversampling = param(function(v, arg) check_number(v, arg, 0, 1e6, open_lower = TRUE), 2,
                          rounds_help),
     rounds = whole(1, 1000, 5L, rounds_help),

@@ -780,8 +780,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // kmeans_parallel_cpp
-Rcpp::List kmeans_parallel_cpp(Rcpp::NumericMatrix x, int k, double seed, double oversampling, int rounds, int n_threads);
-RcppExport SEXP _kmreduce_kmeans_parallel_cpp(SEXP xSEXP, SEXP kSEXP, SEXP seedSEXP, SEXP oversamplingSEXP, SEXP roundsSEXP, SEXP n_threadsSEXP) {
+Rcpp::List kmeans_parallel_cpp(Rcpp::NumericMatrix x, int k, double seed, double oversampling, int rounds, int n_threads, bool packed);
+RcppExport SEXP _kmreduce_kmeans_parallel_cpp(SEXP xSEXP, SEXP kSEXP, SEXP seedSEXP, SEXP oversamplingSEXP, SEXP roundsSEXP, SEXP n_threadsSEXP, SEXP packedSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -791,7 +791,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type oversampling(oversamplingSEXP);
     Rcpp::traits::input_parameter< int >::type rounds(roundsSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(kmeans_parallel_cpp(x, k, seed, oversampling, rounds, n_threads));
+    Rcpp::traits::input_parameter< bool >::type packed(packedSEXP);
+    rcpp_result_gen = Rcpp::wrap(kmeans_parallel_cpp(x, k, seed, oversampling, rounds, n_threads, packed));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -937,7 +938,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_tenx_hdf5_read_cpp", (DL_FUNC) &_kmreduce_tenx_hdf5_read_cpp, 6},
     {"_kmreduce_hartigan_cpp", (DL_FUNC) &_kmreduce_hartigan_cpp, 5},
     {"_kmreduce_local_search_cpp", (DL_FUNC) &_kmreduce_local_search_cpp, 5},
-    {"_kmreduce_kmeans_parallel_cpp", (DL_FUNC) &_kmreduce_kmeans_parallel_cpp, 6},
+    {"_kmreduce_kmeans_parallel_cpp", (DL_FUNC) &_kmreduce_kmeans_parallel_cpp, 7},
     {"_kmreduce_seeding_cpp", (DL_FUNC) &_kmreduce_seeding_cpp, 5},
     {"_kmreduce_kmeanspp_trace_cpp", (DL_FUNC) &_kmreduce_kmeanspp_trace_cpp, 4},
     {"_kmreduce_packed_copy_limit_cpp", (DL_FUNC) &_kmreduce_packed_copy_limit_cpp, 1},

@@ -80,10 +80,12 @@ Rcpp::List local_search_cpp(Rcpp::NumericMatrix x, int k, int steps, double seed
 
 // k-means|| seeding on dense x (tests): the candidates (1-based rows) with
 // their weights, the cost before each round and after the last, whether it
-// fell back to k-means++, the seeds and the rows' assignment to them.
+// fell back to k-means++, the seeds and the rows' assignment to them. With
+// `packed`, on the packed tiles k-means reads dense rows from (whose rounds
+// take float products from k = 64 on).
 // [[Rcpp::export]]
 Rcpp::List kmeans_parallel_cpp(Rcpp::NumericMatrix x, int k, double seed, double oversampling,
-                               int rounds, int n_threads) {
+                               int rounds, int n_threads, bool packed = false) {
   const kmreduce::DenseMatrix a(&x[0], x.nrow(), x.ncol());
   if (k < 1 || k > x.nrow()) throw std::invalid_argument("bad k");
   std::vector<double> norms(a.n);
@@ -95,8 +97,14 @@ Rcpp::List kmeans_parallel_cpp(Rcpp::NumericMatrix x, int k, double seed, double
   Rcpp::NumericMatrix seeds(k, x.ncol());
   kmreduce::SeedAssignment assign;
   kmreduce::KmeansParallelTrace trace;
-  kmreduce::kmeans_parallel(a, norms.data(), k, rng, &seeds[0], n_threads, opt,
-                            glue::r_interrupt(), &assign, kmreduce::LocalCombine(), &trace);
+  if (packed) {
+    const kmreduce::PackedRows rows(a, n_threads, nullptr, true);
+    kmreduce::kmeans_parallel(rows, rows.norms.data(), k, rng, &seeds[0], n_threads, opt,
+                              glue::r_interrupt(), &assign, kmreduce::LocalCombine(), &trace);
+  } else {
+    kmreduce::kmeans_parallel(a, norms.data(), k, rng, &seeds[0], n_threads, opt,
+                              glue::r_interrupt(), &assign, kmreduce::LocalCombine(), &trace);
+  }
   Rcpp::NumericVector cand(trace.candidates.size());
   for (std::size_t t = 0; t < trace.candidates.size(); ++t) cand[t] = trace.candidates[t] + 1.0;
   Rcpp::IntegerVector label(assign.label.begin(), assign.label.end());

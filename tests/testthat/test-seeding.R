@@ -154,6 +154,46 @@ test_that("k-means|| seeding: candidates, weights, costs and the seeds' assignme
   }
 })
 
+test_that("k-means|| rounds on packed rows from k = 64: float distances, the same draw, double seeds", {
+  m <- make_mixture(n = 3000, d = 9, k = 70, sd = 1, sep = 3)
+  x <- unname(m$x)
+  for (k in c(63L, 64L, 90L)) {
+    res <- kmreduce:::kmeans_parallel_cpp(x, k, 7, 2, 4L, 1L, packed = TRUE)
+    ref <- kmreduce:::kmeans_parallel_cpp(x, k, 7, 2, 4L, 1L)
+    cand <- res$candidates
+    expect_false(res$fallback)
+    expect_false(anyDuplicated(cand) > 0)
+    # the rounds' costs and weights: those of the candidates by brute force,
+    # to float's rounding (exact below k = 64)
+    dc <- brute_dist2(x, x[cand, , drop = FALSE])
+    tol <- if (k >= 64) 1e-5 else 1e-9
+    expect_equal(tail(res$phi, 1), sum(apply(dc, 1, min)), tolerance = tol)
+    expect_equal(res$phi[1], sum(brute_dist2(x, x[cand[1], , drop = FALSE])), tolerance = tol)
+    expect_lte(sum(abs(res$weights - tabulate(max.col(-dc, ties.method = "first"),
+                                              length(cand)))), 2)
+    # the same draw as the rounds in double on these rows
+    expect_identical(res$candidates, ref$candidates)
+    expect_equal(res$seeds, ref$seeds, tolerance = 1e-12)
+    # the seeds' assignment (Lloyd's start) is in double
+    dd <- brute_dist2(x, res$seeds)
+    expect_identical(res$label, max.col(-dd, ties.method = "first"))
+    expect_equal(res$nearest, apply(dd, 1, min), tolerance = 1e-9)
+    # the same for any number of threads
+    expect_identical(kmreduce:::kmeans_parallel_cpp(x, k, 7, 2, 4L, 2L, packed = TRUE), res)
+  }
+  # a fit through them: a Lloyd fixed point in double, the same on 1 and 2 threads
+  fit <- kmeans_reduced(x, 70, method = "none", n_init = 1, seed = 3, iter_max = 200,
+                        control = list(seeding = "k-means||"))
+  ref <- stats::kmeans(x, fit$centers, algorithm = "Lloyd", iter.max = 50)
+  expect_identical(unname(ref$cluster), unname(fit$cluster))
+  expect_equal(ref$tot.withinss, fit$tot.withinss, tolerance = 1e-10)
+  fit2 <- kmeans_reduced(x, 70, method = "none", n_init = 1, seed = 3, iter_max = 200,
+                         n_threads = 2, control = list(seeding = "k-means||"))
+  expect_identical(fit2$cluster, fit$cluster)
+  expect_identical(fit2$centers, fit$centers)
+  expect_identical(fit2$tot.withinss, fit$tot.withinss)
+})
+
 test_that("k-means|| samples each row with probability min(1, l D^2 / phi)", {
   m <- make_mixture(n = 300, d = 4, k = 5, sd = 1, sep = 2)
   x <- unname(m$x)

@@ -46,6 +46,8 @@
 #include "lloyd.hpp"
 #include "../kernels/matrix.hpp"
 #include "../kernels/nearest.hpp"
+#include "../kernels/packed.hpp"
+#include "../kernels/packed_single.hpp"
 #include "../runtime/memory.hpp"
 #include "../runtime/parallel.hpp"
 #include "../runtime/rng.hpp"
@@ -490,6 +492,42 @@ ParallelCandidates parallel_candidates(const Data& a, const double* row_norms, i
   return out;
 }
 
+// Whether the rounds of k-means|| on dense packed rows take their products
+// from float tiles (kernels/packed_single.hpp): from k = 64 on, where the
+// rounds' products with about 2 k candidates per round are nearly all of the
+// seeding's work. Their distances only set the rows' sampling probabilities
+// and the candidates' weights (each row counted at its nearest candidate),
+// so rounding them to float's 24 bits changes which rows a draw picks, not
+// what the draw is; the reclustering, the seeds' assignment and everything
+// after it are in double.
+constexpr index_t kSingleRoundsFromK = 64;
+
+namespace detail {
+// The candidates of k-means|| (parallel_candidates()) on the rows as they
+// are; on dense packed rows with k >= kSingleRoundsFromK, from their float
+// tiles (the same rows, minus the same shift).
+template <class Data, class Combine>
+ParallelCandidates seeding_candidates(const Data& a, const double* row_norms, index_t k, Rng& rng,
+                                      int n_threads, const KmeansParallelOptions& opt,
+                                      const InterruptCheck& interrupt, const Combine& combine,
+                                      KmeansParallelTrace* trace, const double* weight) {
+  return parallel_candidates(a, row_norms, k, rng, n_threads, opt, interrupt, combine, trace,
+                             weight);
+}
+template <class Combine>
+ParallelCandidates seeding_candidates(const PackedRows& a, const double* row_norms, index_t k,
+                                      Rng& rng, int n_threads, const KmeansParallelOptions& opt,
+                                      const InterruptCheck& interrupt, const Combine& combine,
+                                      KmeansParallelTrace* trace, const double* weight) {
+  if (k < kSingleRoundsFromK)
+    return parallel_candidates(a, row_norms, k, rng, n_threads, opt, interrupt, combine, trace,
+                               weight);
+  const PackedRowsF f(a.src, n_threads, a.shift, keep_single_copy(a.n, a.d));
+  return parallel_candidates(f, f.norms.data(), k, rng, n_threads, opt, interrupt, combine,
+                             trace, weight);
+}
+}  // namespace detail
+
 // Writes k centres (k x d, column-major) by k-means|| on the rows of `a`,
 // and with `assign` the assignment of the rows to them (as kmeanspp()).
 // When fewer than k candidates have rows nearest to them (data with fewer
@@ -506,8 +544,8 @@ void kmeans_parallel(const Data& a, const double* row_norms, index_t k, Rng& rng
                      KmeansParallelTrace* trace = nullptr, const double* weight = nullptr) {
   const index_t n = a.n, d = a.d;
   const index_t n_all = combine.total_rows(n);
-  ParallelCandidates pc = parallel_candidates(a, row_norms, k, rng, n_threads, opt, interrupt,
-                                              combine, trace, weight);
+  ParallelCandidates pc = detail::seeding_candidates(a, row_norms, k, rng, n_threads, opt,
+                                                     interrupt, combine, trace, weight);
   const std::vector<index_t>& cand_rows = pc.rows;
   const std::vector<double>& cand_vals = pc.values;
   std::vector<double>& dist = pc.dist;
