@@ -206,6 +206,36 @@ inline void nearest_tile_512(int nc, const double* x, index_t ldx, index_t p, co
 #undef KMREDUCE_NEAREST_CASE
 }
 
+// The running nearest (bb), second nearest (ss) and label (ww, as doubles)
+// of 4 rows, updated with one more centre's values v by the comparisons of
+// two_nearest_avx2_rows (`start`: the first centre, which sets them); the
+// AVX2 kernels of nearest_in_tile(), double and float tiles.
+struct NearestLanes4 {
+  __m256d bb, ss, ww;
+  __attribute__((target("avx2"), always_inline)) NearestLanes4(const double* b,
+                                                               const double* s2,
+                                                               const double* w)
+      : bb(_mm256_loadu_pd(b)), ss(_mm256_loadu_pd(s2)), ww(_mm256_loadu_pd(w)) {}
+  __attribute__((target("avx2"), always_inline)) void take(__m256d v, int q, bool start) {
+    if (start) {
+      bb = v;
+      ss = _mm256_set1_pd(std::numeric_limits<double>::infinity());
+      ww = _mm256_setzero_pd();
+      return;
+    }
+    const __m256d lt = _mm256_cmp_pd(v, bb, _CMP_LT_OQ);
+    ss = _mm256_blendv_pd(_mm256_min_pd(v, ss), bb, lt);
+    bb = _mm256_blendv_pd(bb, v, lt);
+    ww = _mm256_blendv_pd(ww, _mm256_set1_pd(static_cast<double>(q)), lt);
+  }
+  __attribute__((target("avx2"), always_inline)) void store(double* b, double* s2,
+                                                            double* w) const {
+    _mm256_storeu_pd(b, bb);
+    _mm256_storeu_pd(s2, ss);
+    _mm256_storeu_pd(w, ww);
+  }
+};
+
 // The AVX2 twin of nearest_tile_avx512: RV vectors of 4 rows (stride ldx
 // between columns) and NC centres, each product the FMA chain of
 // cross_tile_avx2 over all p columns (the chunks cross_product_block() takes
@@ -239,28 +269,14 @@ __attribute__((target("avx2,fma"))) void nearest_tile_avx2(const double* x, inde
     }
   }
   const __m256d two = _mm256_set1_pd(2.0);
-  const __m256d inf = _mm256_set1_pd(std::numeric_limits<double>::infinity());
   KMREDUCE_UNROLL
   for (int v = 0; v < RV; ++v) {
-    __m256d bb = _mm256_loadu_pd(b + 4 * v), ss = _mm256_loadu_pd(s2 + 4 * v),
-            ww = _mm256_loadu_pd(w + 4 * v);
+    NearestLanes4 lanes(b + 4 * v, s2 + 4 * v, w + 4 * v);
     KMREDUCE_UNROLL
-    for (int q = 0; q < NC; ++q) {
-      const __m256d val = _mm256_sub_pd(_mm256_set1_pd(cnorm[q]), _mm256_mul_pd(two, acc[v][q]));
-      if (first && q == 0) {
-        bb = val;
-        ss = inf;
-        ww = _mm256_setzero_pd();
-        continue;
-      }
-      const __m256d lt = _mm256_cmp_pd(val, bb, _CMP_LT_OQ);
-      ss = _mm256_blendv_pd(_mm256_min_pd(val, ss), bb, lt);
-      bb = _mm256_blendv_pd(bb, val, lt);
-      ww = _mm256_blendv_pd(ww, _mm256_set1_pd(static_cast<double>(q0 + q)), lt);
-    }
-    _mm256_storeu_pd(b + 4 * v, bb);
-    _mm256_storeu_pd(s2 + 4 * v, ss);
-    _mm256_storeu_pd(w + 4 * v, ww);
+    for (int q = 0; q < NC; ++q)
+      lanes.take(_mm256_sub_pd(_mm256_set1_pd(cnorm[q]), _mm256_mul_pd(two, acc[v][q])), q0 + q,
+                 first && q == 0);
+    lanes.store(b + 4 * v, s2 + 4 * v, w + 4 * v);
   }
 }
 
@@ -281,6 +297,16 @@ inline void nearest_tile_256(int nc, const double* x, index_t ldx, index_t p, co
 }
 #endif  // KMREDUCE_X86_SIMD
 }  // namespace detail
+
+// Whether the AVX2 fused kernels below pay for `rows` rows (8 or 16) of p
+// columns and k centres: each group of centres (3 for 16 rows, 6 for 8)
+// reads the rows' p columns again, from L1 while they fit there (16 KiB);
+// wider rows with several groups are better served by cross_product_block(),
+// which takes the columns in chunks for all groups, then two_nearest().
+inline bool fused_pays_avx2(index_t p, index_t k, index_t rows) {
+  const index_t max_cols = rows == 16 ? 3 : 6;
+  return k <= max_cols || p * rows * static_cast<index_t>(sizeof(double)) <= 16384;
+}
 
 // For the 16 rows of a tile (x: 16 values per column, p columns; half < 0)
 // or the 8 rows of one half of it (half = 0 or 1): the nearest of the k centres (C,

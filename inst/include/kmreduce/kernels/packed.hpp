@@ -421,6 +421,9 @@ inline bool nearest_block(const PackedRows& a, index_t r0, index_t r1, const Cen
   const SimdLevel level = simd_level();
   if ((level != SimdLevel::Avx512 && level != SimdLevel::Avx2) || r0 % 8 != 0) return false;
   const index_t m = r1 - r0, off = r0 % T;
+  // (on AVX2 one half of a tile, or whole tiles)
+  if (level == SimdLevel::Avx2 && !fused_pays_avx2(a.d, k, m <= 8 ? 8 : 16))
+    return false;
   const index_t tiles = (off + m + T - 1) / T;
   // (tiles read in place need no packing; a last, partial tile does)
   const bool in_place = a.in_place(r0 / T + tiles - 1);

@@ -97,12 +97,11 @@ __attribute__((target("avx512f"))) void cross_tiles_f32_avx512(
     }
 }
 
-// One tile (two vectors of 8 rows) times NC centres, AVX2: the same chains.
+// The products of one tile (two vectors of 8 rows) with NC centres, AVX2:
+// each one float FMA chain over the columns in order (both kernels below).
 template <int NC>
-__attribute__((target("avx2,fma"))) void cross_tile_f32_avx2(
-    const float* x, index_t d, const float* c, index_t k, double mult, double* out,
-    index_t ldo) {
-  __m256 a0[NC], a1[NC];
+__attribute__((target("avx2,fma"), always_inline)) inline void f32_products_avx2(
+    const float* x, index_t d, const float* c, index_t k, __m256 (&a0)[NC], __m256 (&a1)[NC]) {
   KMREDUCE_UNROLL
   for (int q = 0; q < NC; ++q) a0[q] = a1[q] = _mm256_setzero_ps();
   for (index_t j = 0; j < d; ++j) {
@@ -115,15 +114,31 @@ __attribute__((target("avx2,fma"))) void cross_tile_f32_avx2(
       a1[q] = _mm256_fmadd_ps(x1, b, a1[q]);
     }
   }
+}
+
+// Rows 4 v to 4 v + 3 of a tile's float products (a0: rows 0-7, a1: 8-15)
+// in double, times mult (exact: a power of two).
+__attribute__((target("avx2"), always_inline)) inline __m256d f32_quarter_times(__m256 a0,
+                                                                               __m256 a1, int v,
+                                                                               __m256d m) {
+  const __m256 a = v < 2 ? a0 : a1;
+  const __m128 h = v % 2 == 0 ? _mm256_castps256_ps128(a) : _mm256_extractf128_ps(a, 1);
+  return _mm256_mul_pd(_mm256_cvtps_pd(h), m);
+}
+
+// One tile times NC centres, AVX2: the same chains.
+template <int NC>
+__attribute__((target("avx2,fma"))) void cross_tile_f32_avx2(
+    const float* x, index_t d, const float* c, index_t k, double mult, double* out,
+    index_t ldo) {
+  __m256 a0[NC], a1[NC];
+  f32_products_avx2<NC>(x, d, c, k, a0, a1);
   const __m256d m = _mm256_set1_pd(mult);
   KMREDUCE_UNROLL
-  for (int q = 0; q < NC; ++q) {
-    double* o = out + ldo * q;
-    _mm256_storeu_pd(o, _mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(a0[q])), m));
-    _mm256_storeu_pd(o + 4, _mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(a0[q], 1)), m));
-    _mm256_storeu_pd(o + 8, _mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(a1[q])), m));
-    _mm256_storeu_pd(o + 12, _mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(a1[q], 1)), m));
-  }
+  for (int q = 0; q < NC; ++q)
+    KMREDUCE_UNROLL
+    for (int v = 0; v < 4; ++v)
+      _mm256_storeu_pd(out + ldo * q + 4 * v, f32_quarter_times(a0[q], a1[q], v, m));
 }
 
 // Fused, AVX2: the products of cross_tile_f32_avx2 (the same float chains,
@@ -136,44 +151,17 @@ __attribute__((target("avx2,fma"))) void nearest_tile_f32_avx2(
     const float* x, index_t d, const float* c, index_t k, double mult, const double* cnorm,
     int q0, bool first, double* b, double* s2, double* w) {
   __m256 a0[NC], a1[NC];
-  KMREDUCE_UNROLL
-  for (int q = 0; q < NC; ++q) a0[q] = a1[q] = _mm256_setzero_ps();
-  for (index_t j = 0; j < d; ++j) {
-    const __m256 x0 = _mm256_loadu_ps(x + 16 * j), x1 = _mm256_loadu_ps(x + 16 * j + 8);
-    const float* cj = c + k * j;
-    KMREDUCE_UNROLL
-    for (int q = 0; q < NC; ++q) {
-      const __m256 bq = _mm256_set1_ps(cj[q]);
-      a0[q] = _mm256_fmadd_ps(x0, bq, a0[q]);
-      a1[q] = _mm256_fmadd_ps(x1, bq, a1[q]);
-    }
-  }
+  f32_products_avx2<NC>(x, d, c, k, a0, a1);
   const __m256d m = _mm256_set1_pd(mult), two = _mm256_set1_pd(2.0);
-  const __m256d inf = _mm256_set1_pd(std::numeric_limits<double>::infinity());
   KMREDUCE_UNROLL
   for (int v = 0; v < 4; ++v) {  // vectors of 4 rows
-    __m256d bb = _mm256_loadu_pd(b + 4 * v), ss = _mm256_loadu_pd(s2 + 4 * v),
-            ww = _mm256_loadu_pd(w + 4 * v);
+    NearestLanes4 lanes(b + 4 * v, s2 + 4 * v, w + 4 * v);
     KMREDUCE_UNROLL
-    for (int q = 0; q < NC; ++q) {
-      const __m256 a = v < 2 ? a0[q] : a1[q];
-      const __m128 h = v % 2 == 0 ? _mm256_castps256_ps128(a) : _mm256_extractf128_ps(a, 1);
-      const __m256d prod = _mm256_mul_pd(_mm256_cvtps_pd(h), m);
-      const __m256d val = _mm256_sub_pd(_mm256_set1_pd(cnorm[q]), _mm256_mul_pd(two, prod));
-      if (first && q == 0) {
-        bb = val;
-        ss = inf;
-        ww = _mm256_setzero_pd();
-        continue;
-      }
-      const __m256d lt = _mm256_cmp_pd(val, bb, _CMP_LT_OQ);
-      ss = _mm256_blendv_pd(_mm256_min_pd(val, ss), bb, lt);
-      bb = _mm256_blendv_pd(bb, val, lt);
-      ww = _mm256_blendv_pd(ww, _mm256_set1_pd(static_cast<double>(q0 + q)), lt);
-    }
-    _mm256_storeu_pd(b + 4 * v, bb);
-    _mm256_storeu_pd(s2 + 4 * v, ss);
-    _mm256_storeu_pd(w + 4 * v, ww);
+    for (int q = 0; q < NC; ++q)
+      lanes.take(_mm256_sub_pd(_mm256_set1_pd(cnorm[q]),
+                               _mm256_mul_pd(two, f32_quarter_times(a0[q], a1[q], v, m))),
+                 q0 + q, first && q == 0);
+    lanes.store(b + 4 * v, s2 + 4 * v, w + 4 * v);
   }
 }
 
