@@ -77,11 +77,6 @@ check_source_method.row_source <- function(src, method, control) {
   check_exact_svd(method, control, where)
 }
 
-# Whether sample_rows() may draw a sample of the rows to hold in memory
-# (control$svd_rows): stops when not.
-check_row_sample <- function(src) UseMethod("check_row_sample")
-check_row_sample.row_source <- function(src) invisible(TRUE)
-
 method_unavailable <- function(src, method, phrase) {
   ok <- registered_methods(source = class(src))
   if (!(method %in% ok)) {

@@ -183,7 +183,6 @@ fit_rotation <- function(src, method, dims, k, seed, n_threads, control, weights
   fit_src <- src
   m <- svd_rows_for(control$svd_rows, n_rows(src))
   if (method == "rsvd" && m < n_rows(src)) {
-    check_row_sample(src)
     if (m < dims) {
       stop_arg(sprintf("`control$svd_rows` must be at least `dims` (%d), not %s.", dims,
                        format(m)))

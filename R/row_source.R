@@ -219,22 +219,27 @@ source_rsvd.row_source <- function(src, k, oversample, power_iters, seed, n_thre
 
 # m rows of the source drawn uniformly at random without replacement
 # (from the seed, sample_index(); R's random numbers are not used), in their
-# order: list(rows, index). Default: read in one pass (or kept by the pass
-# that summed the library sizes: kept_sample()).
+# order: list(rows, index). Default: read in one pass (rows_at()).
 sample_rows <- function(src, m, seed, block_rows = NULL) UseMethod("sample_rows")
 sample_rows.row_source <- function(src, m, seed, block_rows = NULL) {
-  n <- n_rows(src)
-  index <- sample_index(n, m, seed)
+  index <- sample_index(n_rows(src), m, seed)
+  list(rows = rows_at(src, index, block_rows), index = index)
+}
+
+# The rows `index` (increasing) of the source, read in one pass (or kept by
+# the pass that summed the library sizes: kept_sample()).
+rows_at <- function(src, index, block_rows = NULL) {
   kept <- kept_sample(src, index)
-  if (!is.null(kept)) return(list(rows = kept, index = index))
+  if (!is.null(kept)) return(kept)
   parts <- list()
-  for_row_blocks_index(n, source_block_rows(src, block_rows), function(rows) {
+  for_row_blocks_index(n_rows(src), source_block_rows(src, block_rows), function(rows) {
     local <- sample_in_block(list(index = index), rows)
     if (length(local) == 0L) return()
     block <- read_block(src, rows[1L], rows[length(rows)])
     parts[[length(parts) + 1L]] <<- block[local, , drop = FALSE]
   })
-  list(rows = bind_blocks(parts), index = index)
+  if (length(parts) == 0L) return(read_block(src, 1L, 1L)[0L, , drop = FALSE])
+  bind_blocks(parts)
 }
 
 # The shift of method "none": the rows minus it in Lloyd's distances

@@ -76,14 +76,18 @@ source_rsvd.source_matrix <- function(src, k, oversample, power_iters, seed, n_t
 }
 
 # Lloyd on the rows minus their column means, estimated from at most 256
-# rows spread over x: any point near the data does, and a full pass (or a
-# large sample) would cost as much as a Lloyd iteration.
+# rows spread over x (shift_rows()): any point near the data does, and a
+# full pass (or a large sample) would cost as much as a Lloyd iteration.
 none_shift.source_matrix <- function(src) {
   x <- src$data
   if (!is.matrix(x)) return(NULL)
-  rows <- unique(round(seq(1, nrow(x), length.out = min(nrow(x), 256))))
-  column_means(x[rows, , drop = FALSE])
+  shift_of_rows(x[shift_rows(nrow(x)), , drop = FALSE])
 }
+
+# The rows of n the shift of "none" is estimated from (the same on every
+# source: MPI ranks gather them), and the shift they give.
+shift_rows <- function(n) unique(round(seq(1, n, length.out = min(n, 256))))
+shift_of_rows <- function(rows) column_means(rows)
 
 source_apply_reducer.source_matrix <- function(src, reducer, n_threads, block_rows, limit,
                                                weights) {

@@ -18,6 +18,8 @@ to_cpp_source.source_mpi <- function(src, block_rows = NULL) {
   cpp_source(rows = src$data, mpi = mpi_info(src$mpi))
 }
 sparse_rows.source_mpi <- function(src) methods::is(src$data, "sparseMatrix")
+# ("auto" as for the stacked rows in memory: narrow rows as they are)
+auto_method.source_mpi <- function(src, method, k) resolve_method(method, src$data, k)
 
 check_rows.source_mpi <- function(src, arg, big, block_rows, small) {
   stop_arg(sprintf(paste0("`%s` is a set of distributed rows (mpi_rows()); only kmeans_reduced() ",
@@ -60,9 +62,25 @@ check_source_method.source_mpi <- function(src, method, control) {
   check_exact_svd(method, control, describe_source(src))
 }
 
-# (each rank holds only its own rows: no sample of all of them in memory)
-check_row_sample.source_mpi <- function(src) {
-  stop_arg("`control$svd_rows` is not available for MPI rows: each rank holds only its own rows.")
+# The sample of one process on the stacked rows (control$svd_rows): the
+# same global rows drawn on every rank (sample_index() of all the rows, a
+# stream that does not depend on the rank), each rank reads those it holds,
+# and every rank gets all of them in rank order (= row order).
+sample_rows.source_mpi <- function(src, m, seed, block_rows = NULL) {
+  index <- sample_index(n_rows(src), m, seed)
+  first <- src$mpi$offset
+  mine <- index[index > first & index <= first + n_local_rows(src)] - first
+  failed <- mpi_try(TRUE, part <- local_rows_at(src, mine, block_rows))
+  mpi_agree(src$mpi, failed, "kmeans_reduced()", NULL)
+  list(rows = bind_blocks(pbdMPI::allgather(part)), index = index)
+}
+
+# This rank's rows `index` (local, increasing).
+local_rows_at <- function(src, index, block_rows) UseMethod("local_rows_at")
+local_rows_at.source_mpi <- function(src, index, block_rows) {
+  rows <- src$data[index, , drop = FALSE]
+  if (!methods::is(rows, "dgCMatrix") && !is.double(rows)) storage.mode(rows) <- "double"
+  rows
 }
 
 try_checks.source_mpi <- function(src, expr) mpi_try(TRUE, expr)
@@ -80,9 +98,14 @@ fit_fields.source_mpi <- function(src) {
   list(mpi = unclass(src$mpi)[c("rank", "size", "n", "offset")])
 }
 
-# (the column means of all the ranks' rows)
+# (the shift of one process on the stacked rows: the same global rows,
+# gathered in rank order, shift_rows())
 none_shift.source_mpi <- function(src) {
-  if (is.matrix(src$data)) mpi_sum(colSums(src$data)) / n_rows(src)
+  if (!is.matrix(src$data)) return(NULL)
+  index <- shift_rows(n_rows(src))
+  first <- src$mpi$offset
+  mine <- index[index > first & index <= first + n_local_rows(src)] - first
+  shift_of_rows(do.call(rbind, pbdMPI::allgather(src$data[mine, , drop = FALSE])))
 }
 
 source_apply_reducer.source_mpi <- function(src, reducer, n_threads, block_rows, limit,

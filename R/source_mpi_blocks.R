@@ -44,6 +44,10 @@ set_progress.source_mpi_blocks <- function(src, on) {
 }
 auto_method.source_mpi_blocks <- function(src, method, k) auto_method(src$local, method, k)
 
+local_rows_at.source_mpi_blocks <- function(src, index, block_rows) {
+  rows_at(src$local, index, block_rows)
+}
+
 check_rows.source_mpi_blocks <- function(src, arg, big, block_rows, small) {
   stop_arg(sprintf(paste0("`%s` is a set of distributed rows (mpi_rows()); only kmeans_reduced() ",
                           "takes them. Give this function a matrix, data frame, sparse Matrix or ",

@@ -51,7 +51,8 @@ test_that("kmeans_reduced() on 2 MPI ranks equals one process on the stacked row
   mpi_methods <- kmreduce:::registered_methods(source = c("source_mpi", "row_source"))
   expect_named(res, c(mpi_methods, "sparse/sparse_embedding", "sparse/none", "refine",
                       "n_reductions", "k-means||", "single", "single/gaussian", "awkward/none",
-                      "awkward/refine"))
+                      "awkward/refine", "sketch/none", "sketch/sign", "sketch/k-means||",
+                      "svd_rows"))
   for (m in names(res)) {
     expect_fit_of_one_process(res[[m]], m)
   }
@@ -60,8 +61,13 @@ test_that("kmeans_reduced() on 2 MPI ranks equals one process on the stacked row
   # rounding).
   for (m in c("none", kmreduce:::registered_methods("projection", c("source_mpi", "row_source")), "sparse/none",
               "n_reductions", "k-means||", "single", "single/gaussian", "awkward/none",
-              "awkward/refine")) {
+              "awkward/refine", "sketch/none", "sketch/sign", "sketch/k-means||", "svd_rows")) {
     expect_true(res[[m]]$identical_labels, info = m)
+  }
+  # above the sketches' size, with the default control: the replicates ran on
+  # the sketches of one process, with its passes
+  for (m in c("sketch/none", "sketch/sign", "sketch/k-means||")) {
+    expect_true(res[[m]]$sketched, info = m)
   }
 })
 
@@ -158,7 +164,7 @@ test_that("2 MPI ranks, each reading its own cells of a 10x file, equal one proc
   write_tenx(sim_counts(n_genes = 200, n_cells = 600, n_types = 3, seed = 3)$counts, file)
   res <- run_mpi_file_job("files.R", file)
   tenx <- c("sparse_embedding", "sign", "refine", "blocks", "gaussian/none", "rsvd", "leverage",
-            "auto", "sce")
+            "auto", "sce", "sketch", "svd_rows")
   expect_named(res, c(tenx, "memory", "delayed",
                       if (nzchar(system.file(package = "bigmemory"))) "big"))
   for (m in names(res)) {

@@ -113,7 +113,7 @@ test_that("every source class in the registry names a row source", {
   expect_true(all(classes %in% known))
 })
 
-test_that("a sample of the rows is the same in memory and read in blocks; refused on MPI rows", {
+test_that("a sample of the rows is the same in memory and read in blocks", {
   x <- matrix(as.numeric(1:60), 20, 3)
   src <- kmreduce:::as_row_source(x)
   in_memory <- kmreduce:::sample_rows(src, 7, 3)
@@ -122,9 +122,6 @@ test_that("a sample of the rows is the same in memory and read in blocks; refuse
   expect_identical(by_blocks$index, in_memory$index)
   expect_equal(unname(by_blocks$rows), unname(x[in_memory$index, , drop = FALSE]))
   expect_equal(unname(in_memory$rows), unname(x[in_memory$index, , drop = FALSE]))
-  expect_invisible(kmreduce:::check_row_sample(src))
-  mpi <- structure(list(data = x), class = c("source_mpi", "row_source"))
-  expect_error(kmreduce:::check_row_sample(mpi), "`control\\$svd_rows` is not available for MPI rows")
 })
 
 test_that("each step that reads rows has one C++ entry point, whatever the source", {

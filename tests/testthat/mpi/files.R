@@ -43,6 +43,10 @@ run("rsvd", "log1p_cpm", "rsvd", dims = 3)
 run("leverage", "log1p_cpm", "leverage", dims = 40)
 run("auto", "log1p_cpm", "sparse_embedding", dims = "auto")
 run("sce", "log1p_cpm", "sign", refine = 1, local = se[, cells])
+# the replicates on sketches of the rows, and the SVD of a sample of the
+# cells, both drawn across the ranks as one process draws them
+run("sketch", "log1p_cpm", "sign", control = list(sketch_rows = 100))
+run("svd_rows", "log1p_cpm", "rsvd", dims = 3, control = list(svd_rows = 200))
 # not a range of a 10x file: in memory, read through DelayedArray, or bigmemory
 run("memory", "log1p_cpm", "sparse_embedding", refine = 1,
     local = methods::as(t(tenx(file))[cells, ], "dgCMatrix"))

@@ -36,4 +36,26 @@ aw <- matrix(sample(c(0, 1, 2, 10), n * 3, TRUE, prob = c(5, 3, 1, 1)), n, 3) +
 k <- 12L
 run("awkward/none", aw, aw[rows, ], "none", iter_max = 50)
 run("awkward/refine", aw, aw[rows, ], "sign", dims = 1, refine = 20)
+# Above the size from which the replicates run on sketches of the rows (10
+# x 2000 rows for k <= 20 with n_init > 1), with the default n_init and
+# control: the sketches (their draws, across the ranks) of one process; and
+# the randomized SVD of a sample of the rows (control$svd_rows), the same
+# global rows gathered on every rank.
+set.seed(5)
+k <- 4L
+nb <- 20600L
+truth <- sample(k, nb, TRUE)
+big <- matrix(rnorm(k * 20, sd = 2), k, 20)[truth, ] + matrix(rnorm(nb * 20), nb, 20)
+rows <- if (rank == 0L) 1:9000 else 9001:nb
+run_default <- function(label, method, ...) {
+  single <- kmeans_reduced(big, k, method = method, seed = 11, ...)
+  fit <- kmeans_reduced(mpi_rows(big[rows, ]), k, method = method, seed = 11, ...)
+  results[[label]] <<- c(compare_fits(fit, single, rows),
+                         sketched = !is.null(single$sketch) && !is.null(fit$sketch) &&
+                           identical(fit$passes, single$passes))
+}
+run_default("sketch/none", "auto")
+run_default("sketch/sign", "sign", dims = 8)
+run_default("sketch/k-means||", "none", control = list(seeding = "k-means||"))
+run_default("svd_rows", "rsvd", dims = 6, control = list(svd_rows = 700))
 finish()

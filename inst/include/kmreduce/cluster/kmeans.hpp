@@ -307,7 +307,7 @@ void kmeans_all_rows(const Data& a, const double* row_norms, const KmeansOptions
 }
 
 // Whether the replicates of `a` run on a sketch: opt.sketch_rows asks for
-// one smaller than the rows, on one process, with Lloyd (not MacQueen's
+// one smaller than the rows (of all processes), with Lloyd (not MacQueen's
 // updates), on dense rows (a sketch of sparse rows would be dense).
 template <class Data>
 struct SketchableRows : std::false_type {};
@@ -318,8 +318,8 @@ struct SketchableRows<PackedRows> : std::true_type {};
 
 template <class Data, class Combine>
 bool sketch_applies(const Data& a, const KmeansOptions& opt, const Combine& combine) {
-  return SketchableRows<Data>::value && opt.sketch_rows > 0 && opt.sketch_rows < a.n &&
-         combine.size() == 1 && !opt.online && opt.k > 1;
+  return SketchableRows<Data>::value && opt.sketch_rows > 0 &&
+         opt.sketch_rows < combine.total_rows(a.n) && !opt.online && opt.k > 1;
 }
 
 // The sketches kmeans_sketched() draws (at most one per replicate): the
@@ -339,10 +339,13 @@ constexpr int kSketchRounds = 2;
 
 // The replicates and their polish on coreset sketches of the rows
 // (sketch.hpp), then the best of each lifted to all the rows and Lloyd
-// there, and the polish of the lowest of those starts.
-template <class Data>
+// there, and the polish of the lowest of those starts. With rows on several
+// processes (Combine), the sketches are those of one process on the stacked
+// rows, whole on every process, where each runs the same replicates; the
+// lifts, Lloyd and the polish run on all the rows across the processes.
+template <class Data, class Combine>
 KmeansResult kmeans_sketched(const Data& a, const double* row_norms, const KmeansOptions& opt,
-                             const InterruptCheck& interrupt) {
+                             const InterruptCheck& interrupt, const Combine& combine) {
   KmeansResult out;
   Rng rng(stream_key(opt.seed, kStreamSketch, 0));
   // (n_init replicates in all, dealt to the sketches in turn)
@@ -351,13 +354,13 @@ KmeansResult kmeans_sketched(const Data& a, const double* row_norms, const Kmean
   rough.rounds = kSketchRounds;
   const std::vector<Sketch> sketches =
       coreset_sketches(a, row_norms, opt.weights, opt.sketch_rows, opt.k, count, rough, rng,
-                       opt.n_threads, interrupt);
+                       opt.n_threads, interrupt, combine);
   out.passes.sketch = rough.rounds + 1.0;
   check_interrupt(interrupt);
   index_t fewest = sketches.front().m;
   for (const Sketch& sk : sketches) fewest = std::min(fewest, sk.m);
   if (opt.k > fewest) {  // (fewer sketch rows than k: the replicates on all rows)
-    kmeans_all_rows(a, row_norms, opt, interrupt, LocalCombine(), out);
+    kmeans_all_rows(a, row_norms, opt, interrupt, combine, out);
     return out;
   }
   // The lifted starts after Lloyd on all rows: the lowest is polished (the
@@ -390,8 +393,8 @@ KmeansResult kmeans_sketched(const Data& a, const double* row_norms, const Kmean
     check_interrupt(interrupt);
     const ProgressScope scope(0, 0);
     LloydResult res = lloyd(ResidentRows<Data>(a), row_norms, on_sketch.best.centres, opt.k,
-                            opt.iter_max, opt.tol, opt.n_threads, interrupt, &lift,
-                            LocalCombine(), rows_shift(a), opt.weights);
+                            opt.iter_max, opt.tol, opt.n_threads, interrupt, &lift, combine,
+                            rows_shift(a), opt.weights);
     lifted_all.push_back(std::move(res.first_means));
     out.passes.lloyd += res.iter;
     reps.work += res.iter;
@@ -410,7 +413,7 @@ KmeansResult kmeans_sketched(const Data& a, const double* row_norms, const Kmean
     for (double o : lifted_objectives) near += o <= lowest * (1.0 + opt.split_confirm) ? 1 : 0;
     if (near >= 2) lifted_opt.polish = Polish::Hartigan;
   }
-  polish_replicates(a, row_norms, lifted_opt, interrupt, LocalCombine(), reps, out);
+  polish_replicates(a, row_norms, lifted_opt, interrupt, combine, reps, out);
   const std::size_t kept = static_cast<std::size_t>(out.best_replicate);
   out.sketch_rows = sketches[kept].m;
   out.sketch_objective = on_sketches[kept].best.objective;
@@ -454,7 +457,7 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
     return out;
   }
   if (detail::sketch_applies(a, opt, combine))
-    return detail::kmeans_sketched(a, row_norms, opt, interrupt);
+    return detail::kmeans_sketched(a, row_norms, opt, interrupt, combine);
   KmeansResult out;
   detail::kmeans_all_rows(a, row_norms, opt, interrupt, combine, out);
   return out;

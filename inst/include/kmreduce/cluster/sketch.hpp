@@ -95,21 +95,31 @@ void gather_rows(const Rows&, std::vector<Sketch>&, int) {
 
 // m draws from the distribution (cdf, mass, acc) of coreset_sketches() into
 // s.rows and s.weight (its values are gathered later); a row drawn c times
-// gets c w_r / (m q_r).
+// gets c w_r / (m q_r). With rows on several processes, every process draws
+// the same m uniforms on [0, acc) (acc: the mass of all the rows) and keeps
+// those within [lo, hi), the part its own rows hold (cdf: their cumulative
+// mass from 0; the first process keeps everything below hi, the last
+// everything from lo): the rows one process would draw from the stacked
+// rows. One process: lo = 0, hi = acc.
 inline void draw_sketch(index_t n, const double* weights, index_t m,
                         const std::vector<double>& cdf, const std::vector<double>& mass,
-                        double acc, Rng& rng, Sketch& s) {
-  std::vector<index_t> drawn(static_cast<std::size_t>(m));
+                        double acc, double lo, double hi, bool first, bool last, Rng& rng,
+                        Sketch& s) {
+  std::vector<index_t> drawn;
+  drawn.reserve(static_cast<std::size_t>(m));
   for (index_t t = 0; t < m; ++t) {
-    const double u = rng.uniform() * acc;
+    double u = rng.uniform() * acc;
+    if ((!first && u < lo) || (!last && u >= hi) || n == 0) continue;
+    u -= lo;
     const auto it = std::upper_bound(cdf.begin(), cdf.end(), u);
-    drawn[t] = std::min<index_t>(n - 1, static_cast<index_t>(it - cdf.begin()));
+    drawn.push_back(std::min<index_t>(n - 1, static_cast<index_t>(it - cdf.begin())));
   }
   std::sort(drawn.begin(), drawn.end());
-  for (index_t t = 0; t < m;) {
+  const index_t got = static_cast<index_t>(drawn.size());
+  for (index_t t = 0; t < got;) {
     const index_t r = drawn[t];
     index_t c = 0;
-    while (t < m && drawn[t] == r) {
+    while (t < got && drawn[t] == r) {
       ++c;
       ++t;
     }
@@ -121,26 +131,88 @@ inline void draw_sketch(index_t n, const double* weights, index_t m,
   s.m = static_cast<index_t>(s.rows.size());
 }
 
+// With rows on several processes: each process's part of every sketch
+// (its rows, weights and values, gathered) made the whole sketch on every
+// process, the parts in process order (= global row order), by one sum of
+// vectors each process fills at its own place; s.rows become global rows.
+template <class Combine>
+void share_sketches(std::vector<Sketch>& sketches, index_t d, const Combine& combine) {
+  const int np = combine.size(), me = combine.rank();
+  const std::size_t count = sketches.size();
+  std::vector<double> counts(count * static_cast<std::size_t>(np), 0.0);
+  for (std::size_t i = 0; i < count; ++i)
+    counts[i + count * static_cast<std::size_t>(me)] = static_cast<double>(sketches[i].m);
+  combine.sum(counts.data(), static_cast<index_t>(counts.size()));
+  // (per sketch: its rows in all, those of the processes before this one,
+  // and where its values, weights and rows start in the buffer)
+  std::vector<index_t> all(count, 0), before(count, 0);
+  std::vector<std::size_t> at(count, 0);
+  std::size_t len = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    for (int p = 0; p < np; ++p) {
+      const index_t c = static_cast<index_t>(counts[i + count * static_cast<std::size_t>(p)]);
+      all[i] += c;
+      if (p < me) before[i] += c;
+    }
+    at[i] = len;
+    len += static_cast<std::size_t>(all[i]) * static_cast<std::size_t>(d + 2);
+  }
+  std::vector<double> buf(len, 0.0);
+  for (std::size_t i = 0; i < count; ++i) {
+    const Sketch& s = sketches[i];
+    double* x = buf.data() + at[i];
+    double* w = x + all[i] * d;
+    double* g = w + all[i];
+    for (index_t t = 0; t < s.m; ++t) {
+      const index_t o = before[i] + t;
+      for (index_t j = 0; j < d; ++j) x[o + all[i] * j] = s.x[t + s.m * j];
+      w[o] = s.weight[t];
+      g[o] = static_cast<double>(combine.offset() + s.rows[t]);
+    }
+  }
+  combine.sum(buf.data(), static_cast<index_t>(len));
+  for (std::size_t i = 0; i < count; ++i) {
+    Sketch whole;
+    whole.m = all[i];
+    whole.d = d;
+    const double* x = buf.data() + at[i];
+    const double* w = x + all[i] * d;
+    const double* g = w + all[i];
+    whole.x = aligned_array<double>(static_cast<std::size_t>(whole.m * d), true);
+    std::copy(x, x + whole.m * d, whole.x.get());
+    whole.weight.assign(w, w + whole.m);
+    whole.rows.resize(static_cast<std::size_t>(whole.m));
+    for (index_t t = 0; t < whole.m; ++t) whole.rows[t] = static_cast<index_t>(g[t]);
+    sketches[i] = std::move(whole);
+  }
+}
+
 // Draws `count` independent sketches of m (before merging repeated draws)
 // rows of `a` (row_norms: its squared row norms; weights: nullptr or one per
 // row) for k clusters, from one rough solution; `parallel`: k-means||'s
-// options for it.
-template <class Data>
+// options for it. With rows on several processes (Combine), the sketches of
+// one process on the stacked rows (up to the rounding of sums taken by
+// process), whole on every process.
+template <class Data, class Combine = LocalCombine>
 std::vector<Sketch> coreset_sketches(const Data& a, const double* row_norms,
                                      const double* weights, index_t m, index_t k, int count,
                                      const KmeansParallelOptions& parallel, Rng& rng,
                                      int n_threads,
-                                     const InterruptCheck& interrupt = InterruptCheck()) {
+                                     const InterruptCheck& interrupt = InterruptCheck(),
+                                     const Combine& combine = Combine()) {
   const index_t n = a.n;
-  if (m < 1 || n < 1 || k < 1) throw std::invalid_argument("a sketch needs rows and k >= 1");
-  const ParallelCandidates rough =
-      parallel_candidates(a, row_norms, k, rng, n_threads, parallel, interrupt, LocalCombine(),
-                          nullptr, weights);
+  if (m < 1 || combine.total_rows(n) < 1 || k < 1)
+    throw std::invalid_argument("a sketch needs rows and k >= 1");
+  const ParallelCandidates rough = parallel_candidates(a, row_norms, k, rng, n_threads, parallel,
+                                                       interrupt, combine, nullptr, weights);
   const std::vector<double>& dist = rough.dist;
   const std::vector<int>& near = rough.near;
-  // Per candidate: the sum of the weights and of w D of its rows; totals.
+  // Per candidate: the sum of the weights and of w D of its rows; totals
+  // (of all processes: one vector summed).
   const std::size_t nc = rough.rows.size();
-  std::vector<double> size_b(nc, 0.0), cost_b(nc, 0.0);
+  std::vector<double> sums(2 * nc + 2, 0.0);
+  double* size_b = sums.data();
+  double* cost_b = size_b + nc;
   double total = 0.0, cost = 0.0;
   for (index_t r = 0; r < n; ++r) {
     const double w = weights != nullptr ? weights[r] : 1.0;
@@ -149,6 +221,11 @@ std::vector<Sketch> coreset_sketches(const Data& a, const double* row_norms,
     total += w;
     cost += w * dist[r];
   }
+  sums[2 * nc] = total;
+  sums[2 * nc + 1] = cost;
+  combine.sum(sums.data(), static_cast<index_t>(sums.size()));
+  total = sums[2 * nc];
+  cost = sums[2 * nc + 1];
   const double alpha = 16.0 * (std::log(static_cast<double>(k)) + 2.0);
   const double mean_cost = cost / total;
   // The cumulative distribution of s, in row order.
@@ -163,9 +240,23 @@ std::vector<Sketch> coreset_sketches(const Data& a, const double* row_norms,
     acc += mass[r];
     cdf[r] = acc;
   }
+  // (the processes' masses in process order: this one's part [lo, hi) of
+  // the whole, acc_all)
+  const int np = combine.size(), me = combine.rank();
+  std::vector<double> accs(static_cast<std::size_t>(np), 0.0);
+  accs[me] = acc;
+  combine.sum(accs.data(), np);
+  double lo = 0.0, acc_all = 0.0;
+  for (int p = 0; p < np; ++p) {
+    if (p == me) lo = acc_all;
+    acc_all += accs[p];
+  }
+  const double hi = lo + acc;
   std::vector<Sketch> out(static_cast<std::size_t>(count));
-  for (Sketch& s : out) draw_sketch(n, weights, m, cdf, mass, acc, rng, s);
+  for (Sketch& s : out)
+    draw_sketch(n, weights, m, cdf, mass, acc_all, lo, hi, me == 0, me == np - 1, rng, s);
   gather_rows(a, out, n_threads);
+  if (np > 1) share_sketches(out, a.d, combine);
   return out;
 }
 
