@@ -191,3 +191,45 @@ test_that("trace prints the passes by stage; one sketch per replicate at most", 
   expect_true(any(grepl("passes over the data's rows: sketch 3, replicates 0, lift 2, lloyd [0-9]+, polish [0-9]+, statistics 1, refine 0",
                         out)))
 })
+
+test_that("the sketch runs alike on every source, on both sides of its size", {
+  # The reduced rows are in memory whatever the source: a big.matrix, a
+  # DelayedMatrix and a 10x file give the sketched fit (and the one on all
+  # rows) of the same rows in memory. (The MPI ranks: test-mpi_rows.R.)
+  ds <- sketch_data(n = 2000, d = 30, seed = 11)
+  counts <- round(exp(ds$x / 4))  # (whole numbers >= 0, for the 10x file)
+  sources <- list(memory = counts)
+  if (requireNamespace("bigmemory", quietly = TRUE)) {
+    sources$big <- bigmemory::as.big.matrix(counts, type = "double")
+  }
+  if (requireNamespace("DelayedArray", quietly = TRUE)) {
+    sources$delayed <- DelayedArray::DelayedArray(counts)
+  }
+  if (requireNamespace("HDF5Array", quietly = TRUE) && requireNamespace("rhdf5", quietly = TRUE)) {
+    file <- tempfile(fileext = ".h5")
+    write_tenx(Matrix::t(Matrix::Matrix(counts, sparse = TRUE)), file)
+    sources$tenx <- t(tenx_matrix(file))
+  }
+  # (a 10x file's rows are sparse: their reference is the sparse matrix)
+  sparse <- methods::as(Matrix::Matrix(counts, sparse = TRUE), "CsparseMatrix")
+  for (size in list(150, Inf)) {
+    ctl <- list(sketch_rows = size, block_rows = 300)
+    dense <- kmeans_reduced(sources$memory, ds$k, method = "sign", dims = 10, n_init = 3,
+                            seed = 4, control = ctl)
+    expect_identical(is.null(dense$sketch), is.infinite(size))
+    for (s in setdiff(names(sources), "memory")) {
+      ref <- if (s == "tenx") {
+        kmeans_reduced(sparse, ds$k, method = "sign", dims = 10, n_init = 3, seed = 4,
+                       control = ctl)
+      } else dense
+      fit <- kmeans_reduced(sources[[s]], ds$k, method = "sign", dims = 10, n_init = 3,
+                            seed = 4, control = ctl)
+      info <- sprintf("%s, sketch_rows = %s", s, size)
+      expect_identical(unname(fit$cluster), unname(ref$cluster), info = info)
+      expect_identical(fit$passes[c("sketch", "replicates", "lift", "lloyd", "polish")],
+                       ref$passes[c("sketch", "replicates", "lift", "lloyd", "polish")],
+                       info = info)
+      expect_equal(fit$tot.withinss, ref$tot.withinss, tolerance = 1e-10, info = info)
+    }
+  }
+})
