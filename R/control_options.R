@@ -117,8 +117,9 @@ control_options <- function() {
       starts agree within a relative 1e-6, each having had its split/merge
       moves on its sketch. `"auto"` is `m = max(2000, 100 k)` when
       there are at least `10 m` rows and `n_init > 1`, else all rows. It is not used from given centres,
-      with `precision = "single"`, for sparse rows clustered as they are, or
-      on MPI ranks. The fit's `passes` gives the passes over all rows by
+      with `precision = "single"` or for sparse rows clustered as they are.
+      On MPI ranks ([mpi_rows()]) the sketches are those of one process on
+      the stacked rows, whole on every rank. The fit's `passes` gives the passes over all rows by
       stage, `sketch` the kept sketch's size, objective and centres.)-"),
     file_cache = param(check_file_cache, "auto",
       r"-(For the cells of a 10x HDF5 file: `"auto"` (the

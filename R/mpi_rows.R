@@ -14,11 +14,21 @@
 #' * `"leverage"` and `"rsvd"` run the randomized SVD with the tall factors
 #'   kept distributed: Cholesky-QR twice (CholQR2) with an allreduce of the
 #'   `l x l` Gram matrix, and an allreduce of `A^T Q` (`d x l`);
+#' * with `control$svd_rows`, `"rsvd"` computes its SVD from the sample of
+#'   rows one process would draw from the stacked rows: every rank draws the
+#'   same global rows, reads those it holds, and gets the whole sample (one
+#'   allgather of `svd_rows x ncol` values);
 #' * k-means++ and Lloyd on the reduced rows: per iteration an allreduce of
 #'   the `k x dims` cluster sums and the `k` counts; k-means++ draws from the
 #'   same random stream as one process (the `D^2` draw is located across
 #'   ranks from their totals); an emptied cluster takes the farthest row of
-#'   all ranks, as on one process;
+#'   all ranks, as on one process. On many rows (see `sketch_rows` in
+#'   [kmeans_control()]) the replicates run on the weighted sketches of the
+#'   rows one process would draw: every rank draws the same uniforms and keeps
+#'   those that fall in its rows, the drawn rows are gathered in rank order
+#'   (one allreduce of `m x dims` values per sketch), and every rank runs the
+#'   same replicates on them; the lifts, Lloyd and the polish then run on all
+#'   the rows across the ranks;
 #' * the original-space statistics: two allreduces of `k x d` values;
 #'   `refine` one allreduce per iteration.
 #'

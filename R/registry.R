@@ -188,7 +188,9 @@ builtin_params <- function() {
                  `seed`), read in one pass and held in memory, then projects every row on
                  its singular vectors. For data read from a file (many cells of a 10x
                  file) this replaces the SVD's passes over all rows by one pass, and an
-                 SVD of the sample in memory (Seurat's sketch of cells, Hao et al. 2024).)-"),
+                 SVD of the sample in memory (Seurat's sketch of cells, Hao et al. 2024).
+                 On MPI ranks every rank reads the drawn rows it holds and gets the
+                 whole sample: the one process would draw from the stacked rows.)-"),
     scores = choice_param(c("squared", "sqrt"), "squared", scores_help),
     sampling = choice_param(c("random", "top"), "random", scores_help),
     c = param(function(v, arg) {
