@@ -197,11 +197,7 @@ check_se_input <- function(x, assay, use_reduced_dim, normalize) {
   have <- SummarizedExperiment::assayNames(x)
   n_assays <- length(SummarizedExperiment::assays(x, withDimnames = FALSE))
   if (n_assays == 0L) stop_arg("`x` has no assay to cluster.")
-  if (is.null(assay)) {
-    assay <- if (!identical(normalize, "none") && "counts" %in% have &&
-                 !(is.null(normalize) && "logcounts" %in% have)) "counts" else
-      if ("logcounts" %in% have) "logcounts" else 1L
-  }
+  if (is.null(assay)) assay <- default_assay(have, normalize)
   ok <- if (is.character(assay)) length(assay) == 1L && assay %in% have else
     is_whole(assay) && assay >= 1 && assay <= n_assays
   if (!ok) {
@@ -221,6 +217,24 @@ check_se_input <- function(x, assay, use_reduced_dim, normalize) {
     normalize <- if (identical(assay, "counts")) default_cell_normalization() else "none"
   }
   list(assay = assay, use_reduced_dim = NULL, normalize = normalize)
+}
+
+# The assay clustered when `assay` is not given (`have`: the assays'
+# names). Whether `normalize` is left NULL or given as "none" does not
+# change it: "logcounts", else "counts", else the first assay. A
+# normalization of counts asks for "counts", else the first assay, which
+# must not be "logcounts" (log-counts are not counts).
+default_assay <- function(have, normalize) {
+  if (is.null(normalize) || normalize == "none") {
+    return(if ("logcounts" %in% have) "logcounts" else if ("counts" %in% have) "counts" else 1L)
+  }
+  if ("counts" %in% have) return("counts")
+  if (length(have) && identical(have[1L], "logcounts")) {
+    stop_arg(sprintf(paste0("`normalize = \"%s\"` normalizes counts, but `x` has no assay \"counts\" ",
+                            "and its first assay is \"logcounts\": give the assay of counts as `assay` ",
+                            "(it has %s)."), normalize, paste0("\"", have, "\"", collapse = ", ")))
+  }
+  1L
 }
 
 is_se <- function(x) isS4(x) && methods::is(x, "SummarizedExperiment")

@@ -74,8 +74,8 @@ test_that("bad choices of what to cluster are errors naming the argument", {
   expect_error(kmeans_reduced(sce, 3, use_reduced_dim = "PCA", normalize = "log1p_cpm"),
                "without `assay` and with normalize = \"none\"")
   # the stats::kmeans() names, passed on to the default method, are named in errors
-  expect_error(kmeans_reduced(se, centers = 0), "^`centers` must be a whole number")
-  expect_error(kmeans_reduced(se, 3, nstart = 0), "^`nstart` must be a whole number")
+  expect_error(suppressMessages(kmeans_reduced(se, centers = 0)), "^`centers` must be a whole number")
+  expect_error(suppressMessages(kmeans_reduced(se, 3, nstart = 0)), "^`nstart` must be a whole number")
   # a misspelt argument is not ignored
   expect_error(suppressMessages(kmeans_reduced(se, 3, nstrat = 2)), "has no argument `nstrat`")
   expect_error(kmeans_reduced(sc$logn, 3, nstrat = 2), "has no argument `nstrat`")
@@ -229,4 +229,57 @@ test_that("n_threads above the cores is said once", {
     })
   expect_identical(sum(grepl("is more than the", said)), 1L)
   expect_length(fit$cluster, ncol(se))
+})
+
+test_that("the default assay is the same whether normalize is NULL or \"none\"", {
+  skip_without_bioc("SummarizedExperiment")
+  m <- matrix(1, 4, 3)
+  se <- function(names) {
+    assays <- rep(list(m), length(names))
+    if (!all(names == "")) names(assays) <- names
+    SummarizedExperiment::SummarizedExperiment(assays)
+  }
+  chosen <- function(names, normalize) {
+    unlist(kmreduce:::check_se_input(se(names), NULL, NULL, normalize)[c("assay", "normalize")])
+  }
+  # assays present x normalize NULL / "none" / a normalization of counts:
+  # the assay, and the normalization it gets
+  cases <- list(
+    list(c("spliced", "counts"), c("counts", "log1p_size_factors"), c("counts", "none"),
+         c("counts", "log1p_cp10k")),
+    list(c("counts", "spliced"), c("counts", "log1p_size_factors"), c("counts", "none"),
+         c("counts", "log1p_cp10k")),
+    list(c("counts", "logcounts"), c("logcounts", "none"), c("logcounts", "none"),
+         c("counts", "log1p_cp10k")),
+    list(c("logcounts", "counts"), c("logcounts", "none"), c("logcounts", "none"),
+         c("counts", "log1p_cp10k")),
+    list(c("spliced", "logcounts"), c("logcounts", "none"), c("logcounts", "none"),
+         c("spliced", "log1p_cp10k")),
+    list("counts", c("counts", "log1p_size_factors"), c("counts", "none"),
+         c("counts", "log1p_cp10k")),
+    list("spliced", c("spliced", "none"), c("spliced", "none"), c("spliced", "log1p_cp10k")),
+    list("logcounts", c("logcounts", "none"), c("logcounts", "none"), NULL),
+    list(c("", ""), c("1", "none"), c("1", "none"), c("1", "log1p_cp10k")))
+  for (case in cases) {
+    for (j in 1:3) {
+      normalize <- list(NULL, "none", "log1p_cp10k")[[j]]
+      want <- case[[j + 1L]]
+      if (is.null(want)) {
+        expect_error(chosen(case[[1L]], normalize),
+                     "`normalize = \"log1p_cp10k\"` normalizes counts, but `x` has no assay \"counts\".*give the assay of counts as `assay`")
+      } else {
+        expect_identical(unname(chosen(case[[1L]], normalize)), want,
+                         info = paste(paste(case[[1L]], collapse = "+"), format(normalize)))
+      }
+    }
+  }
+  # the assay of the message: normalize = "none" clusters the counts it named
+  sc <- se_case(seed = 8)
+  two <- SummarizedExperiment::SummarizedExperiment(list(spliced = sc$counts * 2,
+                                                         counts = sc$counts))
+  expect_message(kmeans_reduced(two, 3, method = "sparse_embedding", dims = 10, seed = 1),
+                 "the assay \"counts\" is normalized")
+  raw <- do.call(kmeans_reduced, c(list(two, normalize = "none"), args))
+  expect_identical(raw$input$assay, "counts")
+  expect_identical(unname(raw$cluster), unname(do.call(kmeans_reduced, c(list(sc$rows), args))$cluster))
 })
