@@ -125,23 +125,27 @@ kmeans_reduced.SummarizedExperiment <- function(x, k, ..., assay = NULL, use_red
 
 # The defaults of the method for cells, where the call leaves them: an
 # assay's cells are reduced to their principal components (method "rsvd",
-# the centred randomized SVD, `dims = cell_pca_dims()`), which find cell
-# types where random projections of all the genes keep the noise of every
-# gene. `size`: the numbers of cells and genes.
+# the centred randomized SVD, `dims = cell_pca_dims()`, from a sample of
+# cells), which find cell types where random projections of all the genes
+# keep the noise of every gene. They apply whenever the method is "rsvd",
+# given or by default, each only where the call does not give it: naming
+# the default method does not change its settings. `size`: the numbers of
+# cells and genes.
 cell_defaults <- function(args, assay, size) {
   if (!assay) return(args)
   given <- names(args)
-  if (!("method" %in% given) || identical(args$method, "auto")) {
-    args$method <- "rsvd"
-    if (!("dims" %in% given)) args$dims <- as.integer(min(cell_pca_dims(), size))
-    # (the components of a sample of the cells: one pass over a file
-    # instead of the SVD's passes over every cell)
-    control <- if (is.null(args$control)) list() else args$control
-    if (is.list(control)) {
-      if (is.null(control$svd_rows)) control$svd_rows <- cell_svd_rows()
-      if (is.null(control$eps)) control$eps <- cell_svd_eps()
-      args$control <- control
-    }
+  if ("method" %in% given && !identical(args$method, "auto") && !identical(args$method, "rsvd")) {
+    return(args)
+  }
+  args$method <- "rsvd"
+  if (!("dims" %in% given)) args$dims <- as.integer(min(cell_pca_dims(), size))
+  # (the components of a sample of the cells: one pass over a file
+  # instead of the SVD's passes over every cell)
+  control <- if (is.null(args$control)) list() else args$control
+  if (is.list(control)) {
+    if (is.null(control$svd_rows)) control$svd_rows <- cell_svd_rows()
+    if (is.null(control$eps)) control$eps <- cell_svd_eps()
+    args$control <- control
   }
   args
 }

@@ -283,3 +283,25 @@ test_that("the default assay is the same whether normalize is NULL or \"none\"",
   expect_identical(raw$input$assay, "counts")
   expect_identical(unname(raw$cluster), unname(do.call(kmeans_reduced, c(list(sc$rows), args))$cluster))
 })
+
+test_that("method = \"rsvd\" given keeps the defaults for cells", {
+  skip_without_bioc("SingleCellExperiment")
+  rows <- c(500, 300)
+  given <- kmreduce:::cell_defaults(list(method = "rsvd"), TRUE, rows)
+  expect_identical(given, kmreduce:::cell_defaults(list(), TRUE, rows))
+  expect_identical(given$dims, 150L)
+  expect_identical(given$control[c("svd_rows", "eps")], list(svd_rows = 20000, eps = 1))
+  # only what is not given
+  mine <- kmreduce:::cell_defaults(list(method = "rsvd", dims = 7, control = list(eps = 2)), TRUE,
+                                   rows)
+  expect_identical(mine$dims, 7)
+  expect_identical(mine$control, list(eps = 2, svd_rows = 20000))
+  # a fit: the same as the default call, not dims = k of all cells
+  sc <- se_case(seed = 9)
+  sce <- SingleCellExperiment::SingleCellExperiment(list(counts = sc$counts))
+  by_default <- suppressMessages(kmeans_reduced(sce, 3, seed = 2, n_init = 2))
+  named <- suppressMessages(kmeans_reduced(sce, 3, method = "rsvd", seed = 2, n_init = 2))
+  expect_identical(named$dims, 150L)
+  expect_identical(named$cluster, by_default$cluster)
+  expect_identical(named$reduced, by_default$reduced)
+})

@@ -444,7 +444,10 @@ test_that("every block method, refine and dims = \"auto\" give the labels of the
   for (m in c("sign", "gaussian", "srht", "fjlt", "leverage", "rsvd")) {
     a <- kmeans_reduced(sce, 3, normalize = "log1p_cpm", method = m, dims = 20, n_init = 2,
                         seed = 1, refine = 1)
-    b <- kmeans_reduced(tc$rows, 3, method = m, dims = 20, n_init = 2, seed = 1, refine = 1)
+    # (method "rsvd" on cells: the cells' settings of the randomized SVD)
+    ctl <- if (m == "rsvd") list(svd_rows = 20000, eps = 1) else list()
+    b <- kmeans_reduced(tc$rows, 3, method = m, dims = 20, n_init = 2, seed = 1, refine = 1,
+                        control = ctl)
     expect_identical(unname(a$cluster), unname(b$cluster), info = m)
     expect_equal(a$tot.withinss, b$tot.withinss, tolerance = 1e-10, info = m)
   }
@@ -460,7 +463,9 @@ test_that("the reduced cells of a 10x file live outside R's heap and act as any 
   tc <- tenx_case(300, 500, 3, seed = 13)
   sce <- SingleCellExperiment::SingleCellExperiment(list(counts = tenx_matrix(tc$file)))
   a <- kmeans_reduced(sce, 3, normalize = "log1p_cpm", method = "rsvd", dims = 10, seed = 1)
-  b <- kmeans_reduced(tc$rows, 3, method = "rsvd", dims = 10, seed = 1)
+  # (method "rsvd" on cells: the cells' settings of the randomized SVD)
+  b <- kmeans_reduced(tc$rows, 3, method = "rsvd", dims = 10, seed = 1,
+                      control = list(svd_rows = 20000, eps = 1))
   expect_identical(unname(a$cluster), unname(b$cluster))
   expect_equal(unname(a$reduced), unname(b$reduced), tolerance = 1e-10)
   expect_identical(dim(a$reduced), c(500L, 10L))
