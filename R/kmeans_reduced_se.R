@@ -96,10 +96,13 @@ kmeans_reduced.SummarizedExperiment <- function(x, k, ..., assay = NULL, use_red
   call <- match.call()
   call[[1L]] <- as.name("kmeans_reduced")
   input <- check_se_input(x, assay, use_reduced_dim, normalize)
+  sf <- if (input$normalize == "log1p_size_factors") se_size_factors(x)
   if (is.null(normalize) && input$normalize != "none") {
     message(sprintf(paste0("kmeans_reduced(): the assay \"%s\" is normalized with normalize = \"%s\" ",
-                           "(%s); give normalize = \"none\" to cluster it as it is."),
-                    input$assay, input$normalize, describe_normalization(input$normalize)))
+                           "(%s); give normalize = \"none\" to cluster the values as they are."),
+                    input$assay, input$normalize,
+                    describe_normalization(input$normalize,
+                                           if (!is.null(sf)) "sizeFactors" else "library_sizes")))
   }
   args <- cell_defaults(list(...), is.null(input$use_reduced_dim), c(ncol(x), nrow(x)))
   # (the seed drawn here when not given, as kmeans_reduced() would: the

@@ -9,32 +9,39 @@
 #   log1p_cpm           target 1e6 (counts per million)
 #   log1p_cp10k         target 1e4 (Seurat's NormalizeData, scanpy's
 #                       normalize_total with target_sum 1e4)
-#   log1p_size_factors  x / size factor: the object's sizeFactors() when it
-#                       has them, else library size / mean library size
-#                       (scuttle's logNormCounts, natural log; s the library
-#                       size and target the mean library size)
-
+#   log1p_size_factors  scuttle's logNormCounts (natural log): s the
+#                       object's sizeFactors() when it has them, else the
+#                       library size, and target the mean of s over the
+#                       cells fitted, so that x / s * target is x divided
+#                       by size factors centred at 1
+#
 normalize_choices <- function() c("none", "log1p_cpm", "log1p_cp10k", "log1p_size_factors")
 
 # What a SummarizedExperiment's counts get by default.
 default_cell_normalization <- function() "log1p_size_factors"
 
-# In words, for messages.
-describe_normalization <- function(how) {
+# In words, for messages: `from` "sizeFactors" or "library_sizes" for
+# "log1p_size_factors" (where its size factors come from).
+describe_normalization <- function(how, from = NULL) {
   switch(how, none = "the values as they are",
          log1p_cpm = "log1p of counts per million",
          log1p_cp10k = "log1p of counts per 10,000",
-         log1p_size_factors = "log1p of counts divided by size factors, scaled to the mean library size")
+         log1p_size_factors = if (identical(from, "sizeFactors")) {
+           "log1p of counts divided by the size factors of `x` (sizeFactors()) centred at 1, as scuttle's logNormCounts() with the natural log"
+         } else {
+           "log1p of counts divided by the library sizes centred at 1, i.e. scaled to the mean library size, as scuttle's logNormCounts() with the natural log"
+         })
 }
 
 check_normalize <- function(normalize) {
   check_choice(normalize, "normalize", normalize_choices())
 }
 
-# A normalization as applied: list(how, target, size_factors). `target`:
-# the total each cell is scaled to (NULL for "log1p_size_factors" until the
-# mean library size is known: normalize_target()); `size_factors`: NULL
-# (the cells' library sizes) or one per cell (target 1).
+# A normalization as applied: list(how, target, size_factors, from).
+# `target`: the total each cell is scaled to (NULL for "log1p_size_factors"
+# until the mean size factor is known: complete_normalization());
+# `size_factors`: NULL (the cells' library sizes) or one per cell; `from`
+# (for "log1p_size_factors"): "sizeFactors" or "library_sizes".
 as_normalization <- function(norm) {
   if (is.list(norm)) return(norm)
   list(how = norm, target = switch(norm, none = 0, log1p_cpm = 1e6, log1p_cp10k = 1e4, NULL),
@@ -44,16 +51,21 @@ as_normalization <- function(norm) {
 # The normalization `how` of all the cells of an object, complete:
 # `size_factors` (NULL or one per cell) and `library_sizes` (a function
 # giving the cells' library sizes, called only when needed: a pass over the
-# cells of a file) for "log1p_size_factors".
+# cells of a file) for "log1p_size_factors". As scuttle's logNormCounts()
+# (center.size.factors = TRUE), the size factors are centred at 1: the
+# target is their mean, so multiplying them all by a constant changes
+# nothing.
 complete_normalization <- function(how, size_factors = NULL, library_sizes = NULL) {
   norm <- as_normalization(how)
   if (norm$how != "log1p_size_factors") return(norm)
   if (!is.null(size_factors)) {
     norm$size_factors <- size_factors
-    norm$target <- 1
+    norm$target <- mean(size_factors)
+    norm$from <- "sizeFactors"
   } else {
     lib <- library_sizes()
     norm$target <- if (length(lib) && sum(lib) > 0) mean(lib) else 1
+    norm$from <- "library_sizes"
   }
   norm
 }
@@ -85,7 +97,7 @@ normalize_rows <- function(m, norm, what, first = 1L) {
   if (isTRUE(norm$check_only)) return(m)
   lib <- if (is.null(norm$size_factors)) unname(Matrix::rowSums(m)) else
     norm$size_factors[first - 1L + seq_len(nrow(m))]
-  # (all the cells in memory: the mean library size is theirs)
+  # (all the cells in memory: the mean library size, or size factor, is theirs)
   target <- if (!is.null(norm$target)) norm$target else if (sum(lib) > 0) mean(lib) else 1
   lib[lib == 0] <- 1  # (all zero: stays zero)
   # (the same operations, in the same order, as normalize_columns())
