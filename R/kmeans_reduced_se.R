@@ -95,12 +95,57 @@ kmeans_reduced.SummarizedExperiment <- function(x, k, ..., assay = NULL, use_red
                                                 normalize = NULL) {
   call <- match.call()
   call[[1L]] <- as.name("kmeans_reduced")
+  fit <- cluster_cells(x, k, ..., assay = assay, use_reduced_dim = use_reduced_dim,
+                       normalize = normalize)
+  fit$call <- call
+  fit
+}
+
+#' @rdname kmeans_reduced.SummarizedExperiment
+#' @export
+kmeans_reduced.DelayedMatrix <- function(x, k, ..., normalize = NULL) {
+  seed <- tenx_seed(x, transposed = TRUE)
+  if (is.null(seed)) {
+    # (any other DelayedMatrix: its rows, as they are)
+    if (!is.null(normalize)) {
+      stop_arg(sprintf(paste0("`normalize` applies to counts: the cells of a SummarizedExperiment, or ",
+                              "t() of a TENxMatrix; `x` (a %s) is clustered as it is."),
+                       class(x)[1L]))
+    }
+    return(kmeans_reduced.default(x, k, ...))
+  }
+  call <- match.call()
+  call[[1L]] <- as.name("kmeans_reduced")
+  # The cells of a 10x file: its counts, clustered as the "counts" assay of
+  # a SummarizedExperiment (the file itself, genes x cells, read straight
+  # from the file).
+  fit <- cluster_cells(tenx_cells_se(seed, "counts"), k, ..., normalize = normalize,
+                       subject = sprintf("the counts of the 10x file '%s' (t() of a TENxMatrix) are",
+                                         seed@filepath))
+  fit$call <- call
+  fit
+}
+
+# A SummarizedExperiment whose one assay, `name` (or unnamed: NULL), is the
+# TENxMatrix of the seed `seed` (genes x cells).
+tenx_cells_se <- function(seed, name) {
+  assays <- list(DelayedArray::DelayedArray(seed))
+  if (!is.null(name)) names(assays) <- name
+  SummarizedExperiment::SummarizedExperiment(assays)
+}
+
+# The fit of the cells of the SummarizedExperiment `x` (its method's
+# arguments); `subject`: what the message on the default normalization
+# says is normalized, with its verb (NULL: the assay).
+cluster_cells <- function(x, k, ..., assay = NULL, use_reduced_dim = NULL, normalize = NULL,
+                          subject = NULL) {
   input <- check_se_input(x, assay, use_reduced_dim, normalize)
   sf <- if (input$normalize == "log1p_size_factors") se_size_factors(x)
   if (is.null(normalize) && input$normalize != "none") {
-    message(sprintf(paste0("kmeans_reduced(): the assay \"%s\" is normalized with normalize = \"%s\" ",
-                           "(%s); give normalize = \"none\" to cluster the values as they are."),
-                    input$assay, input$normalize,
+    if (is.null(subject)) subject <- sprintf("the assay \"%s\" is", input$assay)
+    message(sprintf(paste0("kmeans_reduced(): %s normalized with normalize = \"%s\" (%s); ",
+                           "give normalize = \"none\" to cluster the values as they are."),
+                    subject, input$normalize,
                     describe_normalization(input$normalize,
                                            if (!is.null(sf)) "sizeFactors" else "library_sizes")))
   }
@@ -121,7 +166,6 @@ kmeans_reduced.SummarizedExperiment <- function(x, k, ..., assay = NULL, use_red
   # (the rows and k by name: the call holds no copy of the data)
   fit <- do.call(kmeans_reduced.default,
                  c(list(quote(rows)), if (!missing(k)) list(quote(k)), args))
-  fit$call <- call
   fit$input <- c(input, normalization_record(cells$normalization))
   fit
 }

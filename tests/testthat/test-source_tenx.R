@@ -23,7 +23,8 @@ fit_file_in_child <- function(f) {
   run_child(
     c("rhdf5::h5errorHandling('normal')",
       sprintf("m <- HDF5Array::TENxMatrix(%s, 'mm10')", deparse(f))),
-    "kmeans_reduced(t(m), 3, method = 'sparse_embedding', dims = 10, seed = 1, n_threads = 2)")
+    paste("kmeans_reduced(t(m), 3, normalize = 'none', method = 'sparse_embedding', dims = 10,",
+          "seed = 1, n_threads = 2)"))
 }
 
 fit_args <- list(k = 3, method = "sparse_embedding", dims = 100, n_init = 3, seed = 7,
@@ -49,15 +50,46 @@ test_that("a TENxMatrix assay gives the labels and statistics of the data in mem
   expect_lt(fit$tot.withinss, 1.02 * km$tot.withinss)
 })
 
-test_that("t(TENxMatrix) as x clusters the cells: the counts as rows", {
+test_that("t(TENxMatrix) with normalize = \"none\" clusters the counts as rows", {
   skip_without_bioc()
   tc <- tenx_case(seed = 2)
   counts_rows <- Matrix::t(tc$counts)
   ref <- do.call(kmeans_reduced, c(list(counts_rows), fit_args))
-  fit <- do.call(kmeans_reduced, c(list(t(tenx_matrix(tc$file)),
+  fit <- do.call(kmeans_reduced, c(list(t(tenx_matrix(tc$file)), normalize = "none",
                                         control = list(block_rows = 200L)), fit_args))
   expect_identical(unname(fit$cluster), unname(ref$cluster))
   expect_equal(fit$tot.withinss, ref$tot.withinss, tolerance = 1e-10)
+})
+
+test_that("t(TENxMatrix) as x is clustered as single cells: normalized, principal components", {
+  skip_without_bioc()
+  tc <- tenx_case(n_genes = 400, n_cells = 2000, n_types = 5, seed = 31)
+  x <- t(tenx_matrix(tc$file))
+  expect_message(fit <- kmeans_reduced(x, 5, seed = 1, n_threads = 2),
+                 paste0("the counts of the 10x file '.*' \\(t\\(\\) of a TENxMatrix\\) are normalized ",
+                        "with normalize = \"log1p_size_factors\".*normalize = \"none\""))
+  expect_identical(fit$method, "rsvd")
+  expect_identical(fit$dims, 150L)
+  expect_identical(fit$call[[1L]], as.name("kmeans_reduced"))
+  # the known cell types, as from the file in a SingleCellExperiment
+  expect_gt(adjusted_rand_index(fit$cluster, tc$type), 0.95)
+  sce <- SingleCellExperiment::SingleCellExperiment(list(counts = tenx_matrix(tc$file)))
+  ref <- suppressMessages(kmeans_reduced(sce, 5, seed = 1, n_threads = 2))
+  expect_identical(unname(fit$cluster), unname(ref$cluster))
+  expect_equal(fit$tot.withinss, ref$tot.withinss)
+  # normalize = "none": the counts as they are, as rows in memory
+  raw <- kmeans_reduced(x, 5, normalize = "none", seed = 1, n_threads = 2)
+  expect_identical(unname(raw$cluster),
+                   unname(kmeans_reduced(Matrix::t(tc$counts), 5, method = "rsvd", dims = 150,
+                                         seed = 1, n_threads = 2,
+                                         control = list(svd_rows = 20000, eps = 1))$cluster))
+  # any other DelayedMatrix: its rows as they are; normalize is an error
+  h5 <- HDF5Array::writeHDF5Array(as.matrix(tc$rows[1:60, ]), tempfile(fileext = ".h5"), "x")
+  expect_error(kmeans_reduced(h5, 2, normalize = "log1p_cpm"),
+               "`normalize` applies to counts: .*`x` \\(a HDF5Matrix\\) is clustered as it is")
+  expect_identical(unname(kmeans_reduced(h5, 2, seed = 1)$cluster),
+                   unname(kmeans_reduced(as.matrix(tc$rows[1:60, ]), 2, seed = 1,
+                                         method = "sign")$cluster))
 })
 
 test_that("every source of the same normalized cells gives the same labels", {
@@ -567,7 +599,7 @@ test_that("a square file keeps its names the right way round, as rows or as an a
   rows <- Matrix::t(s$counts)
   args <- list(k = 3, method = "sparse_embedding", dims = 40, n_init = 2, seed = 3)
   ref <- do.call(kmeans_reduced, c(list(rows), args))
-  fit <- do.call(kmeans_reduced, c(list(t(m)), args))
+  fit <- do.call(kmeans_reduced, c(list(t(m), normalize = "none"), args))
   expect_identical(fit$cluster, ref$cluster)
   expect_identical(names(fit$cluster), colnames(s$counts))
   expect_identical(colnames(fit$centers), rownames(s$counts))
@@ -597,7 +629,8 @@ test_that("a gene stored twice for one cell is an error naming the file, the cel
     sce <- SingleCellExperiment::SingleCellExperiment(list(counts = m))
     expect_error(do.call(kmeans_reduced, c(list(sce, normalize = norm), fit_args)), msg)
   }
-  expect_error(do.call(kmeans_reduced, c(list(t(m), control = list(block_rows = 5L)), fit_args)),
+  expect_error(do.call(kmeans_reduced, c(list(t(m), normalize = "none",
+                                              control = list(block_rows = 5L)), fit_args)),
                msg)
   # (in a child process too: no crash)
   res <- fit_file_in_child(f)
@@ -640,19 +673,20 @@ test_that("k above the distinct cells of a file is the error of the data in memo
   msg <- "`k` must be a whole number in \\[1, 4\\] \\(the number of distinct rows of `x`\\), not 5\\."
   expect_error(kmeans_reduced(Matrix::t(counts), 5, method = "sparse_embedding", dims = 5,
                               seed = 1), msg)
-  expect_error(kmeans_reduced(t(tenx_matrix(f)), 5, method = "sparse_embedding", dims = 5,
-                              seed = 1), msg)
+  expect_error(kmeans_reduced(t(tenx_matrix(f)), 5, normalize = "none",
+                              method = "sparse_embedding", dims = 5, seed = 1), msg)
   sce <- SingleCellExperiment::SingleCellExperiment(list(counts = tenx_matrix(f)))
   expect_error(kmeans_reduced(sce, 5, normalize = "none", dims = 5, seed = 1, control = list(block_rows = 7L)), msg)
   # an all-zero file at k = 2
   zero <- Matrix::Matrix(0, 30, 20, sparse = TRUE)
   f0 <- tempfile(fileext = ".h5")
   suppressWarnings(write_tenx(zero, f0))  # (HDF5: chunks of an empty dataset)
-  expect_error(kmeans_reduced(t(tenx_matrix(f0)), 2, method = "sparse_embedding", dims = 5,
-                              seed = 1),
+  expect_error(kmeans_reduced(t(tenx_matrix(f0)), 2, normalize = "none",
+                              method = "sparse_embedding", dims = 5, seed = 1),
                "`k` must be a whole number in \\[1, 1\\] \\(the number of distinct rows of `x`\\), not 2\\.")
   # at k = 4 the fit has no empty cluster
-  fit <- kmeans_reduced(t(tenx_matrix(f)), 4, method = "sparse_embedding", dims = 5, seed = 1)
+  fit <- kmeans_reduced(t(tenx_matrix(f)), 4, normalize = "none", method = "sparse_embedding",
+                        dims = 5, seed = 1)
   expect_true(all(fit$size > 0))
 })
 

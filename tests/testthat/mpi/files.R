@@ -12,7 +12,8 @@ k <- 3L
 se <- SummarizedExperiment::SummarizedExperiment(list(counts = m))
 run <- function(label, normalize, method, dims = 8, ..., local = t(tenx(file))[cells, ]) {
   single <- if (normalize == "none") {
-    kmeans_reduced(t(m), k, method = method, dims = dims, n_init = 2, seed = 7, ...)
+    kmeans_reduced(t(m), k, method = method, dims = dims, n_init = 2, seed = 7,
+                   normalize = "none", ...)
   } else {
     kmeans_reduced(se, k, method = method, dims = dims, n_init = 2, seed = 7,
                    normalize = normalize, ...)
