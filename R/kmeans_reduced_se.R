@@ -296,7 +296,7 @@ se_input_of <- function(x, input) {
   if (is.null(input)) return(check_se_input(x, NULL, NULL, "none"))
   # (the fit's normalization: its choice, and the mean library size of its
   # "log1p_size_factors" without size factors)
-  keep <- input[intersect(names(input), "target")]
+  keep <- input[intersect(names(input), c("size_factors_from", "target"))]
   if (is.character(input$assay) &&
       !(input$assay %in% SummarizedExperiment::assayNames(x))) {
     have <- SummarizedExperiment::assayNames(x)
@@ -318,11 +318,10 @@ describe_se <- function(x) sprintf("a %s", class(x)[1L])
 # The cells of the SummarizedExperiment `x` as rows, chosen by `input`
 # (check_se_input()): a reduced dimension or an assay in memory as a matrix
 # (normalized here), a DelayedMatrix assay as a row source read in blocks.
-# `input$target`: the mean library size of a fit's "log1p_size_factors"
-# (predict()). With `with_normalization`: list(rows, normalization), the
-# normalization as applied (as_normalization()). `sample`: NULL or
-# cell_sample_plan(): the pass over a file that sums the library sizes also
-# keeps those cells (source_library_sizes()).
+# With `with_normalization`: list(rows, normalization), the normalization
+# as applied (as_normalization()). `sample`: NULL or cell_sample_plan():
+# the pass over a file that sums the library sizes also keeps those cells
+# (source_library_sizes()).
 se_rows <- function(x, input, with_normalization = FALSE, sample = NULL, file_cache = 0) {
   if (!is.null(input$use_reduced_dim)) {
     rows <- SingleCellExperiment::reducedDim(x, input$use_reduced_dim, withDimnames = TRUE)
@@ -333,10 +332,7 @@ se_rows <- function(x, input, with_normalization = FALSE, sample = NULL, file_ca
   # operation on a DelayedMatrix: the names are the cells' and features')
   a <- SummarizedExperiment::assay(x, input$assay, withDimnames = FALSE)
   names <- list(colnames(x), rownames(x))
-  name <- if (is.character(input$assay)) input$assay else
-    SummarizedExperiment::assayNames(x)[input$assay]
-  what <- sprintf("the assay %s", if (length(name) == 1L && !is.na(name) && nzchar(name))
-    paste0("\"", name, "\"") else input$assay)
+  what <- assay_label(x, input$assay)
   type <- tryCatch(DelayedArray::type(a), error = function(e) typeof(a))
   if (!(type %in% c("double", "integer", "logical")) || (is.matrix(a) && !is.numeric(a))) {
     stop_arg(sprintf("%s of `x` must hold numbers, not values of type %s.", what, type))
@@ -352,16 +348,11 @@ se_rows <- function(x, input, with_normalization = FALSE, sample = NULL, file_ca
     }
     src$names <- names
     keep_in_memory(src, file_cache_budget(file_cache))
-    if (!is.null(input$target) && is.null(sf)) {
-      # (predict(): the fit's mean library size, no pass of its own)
-      src$normalize <- list(how = input$normalize, target = input$target, size_factors = NULL)
-    } else {
-      src$normalize <- complete_normalization(input$normalize, sf, function() {
-        source_library_sizes(src, if (!is.null(sample)) {
-          list(index = sample_index(n_rows(src), sample$m, sample$seed))
-        })
+    src$normalize <- complete_normalization(input$normalize, sf, function() {
+      source_library_sizes(src, if (!is.null(sample)) {
+        list(index = sample_index(n_rows(src), sample$m, sample$seed))
       })
-    }
+    })
     return(if (with_normalization) list(rows = src, normalization = src$normalize) else src)
   }
   # in memory: cells as rows, once
@@ -373,17 +364,69 @@ se_rows <- function(x, input, with_normalization = FALSE, sample = NULL, file_ca
   if (!methods::is(rows, "dgCMatrix") && !is.double(rows)) storage.mode(rows) <- "double"
   dimnames(rows) <- names
   norm <- complete_normalization(input$normalize, sf, function() Matrix::rowSums(rows))
-  if (!is.null(input$target) && is.null(sf)) norm$target <- input$target
   rows <- normalize_rows(rows, norm, what)
   if (with_normalization) list(rows = rows, normalization = norm) else rows
 }
 
+# "the assay \"counts\"" (or its number), for messages.
+assay_label <- function(x, assay) {
+  name <- if (is.character(assay)) assay else SummarizedExperiment::assayNames(x)[assay]
+  sprintf("the assay %s", if (length(name) == 1L && !is.na(name) && nzchar(name))
+    paste0("\"", name, "\"") else assay)
+}
+
 # The size factors of the cells of `x` for "log1p_size_factors": its
 # sizeFactors() when it has them (checked), else NULL (library sizes).
-se_size_factors <- function(x) {
+# `arg`: the argument `x` is, in messages.
+se_size_factors <- function(x, arg = "x") {
   # (where a SingleCellExperiment keeps them, sizeFactors())
   sf <- if (methods::is(x, "SingleCellExperiment")) {
     SummarizedExperiment::colData(x)[["sizeFactor"]]
   }
-  check_size_factors(sf, ncol(x), sprintf("`x` (%s)", describe_se(x)))
+  check_size_factors(sf, ncol(x), sprintf("`%s` (%s)", arg, describe_se(x)))
+}
+
+## New cells (predict()) -----------------------------------------------------
+
+# Is `newdata` cells that predict() takes as the fit took its cells: a
+# SummarizedExperiment, or t() of a TENxMatrix (a 10x file's counts) for a
+# fit of cells from an assay?
+is_new_cells <- function(newdata, input) {
+  is_se(newdata) || (!is.null(input$assay) && !is.null(tenx_seed(newdata, transposed = TRUE)))
+}
+
+# The new cells `x` (is_new_cells()) for predict(): list(rows, prepare).
+# `rows`: the cells of the fit's assay (or reduced dimension) as rows, the
+# counts as they are (in memory, or a row source read in blocks);
+# `prepare(rows, first)`: rows first, first + 1, ... of them with the fit's
+# genes, matched by name, then normalized as the fit normalized its cells
+# (new_cells_normalization(): each cell by its own library size or size
+# factor and the fit's target, so a cell gets the same numbers alone or in
+# any batch), or NULL (nothing to do: the fit clustered the values as they
+# are). The library sizes are those over the fit's genes: genes of
+# `newdata` that the fit did not have are not counted.
+new_cells <- function(x, object) {
+  input <- object$input
+  if (!is_se(x)) {
+    x <- tenx_cells_se(tenx_seed(x, transposed = TRUE),
+                       if (is.character(input$assay)) input$assay)
+  }
+  input <- se_input_of(x, input)
+  if (is.null(input$use_reduced_dim)) {
+    # (the genes, by name, before anything is read)
+    newdata_columns(rownames(x), nrow(x), object$reducer, "newdata",
+                    features = c("genes (rows)", "gene"))
+  }
+  rows <- se_rows(x, utils::modifyList(input, list(normalize = "none")))
+  if (input$normalize == "none") return(list(rows = rows, prepare = NULL))
+  what <- assay_label(x, input$assay)
+  sf <- if (input$normalize == "log1p_size_factors" &&
+            !identical(input$size_factors_from, "library_sizes")) {
+    se_size_factors(x, "newdata")
+  }
+  norm <- new_cells_normalization(input, sf, sprintf("%s, %s", describe_se(x), what))
+  list(rows = rows, prepare = function(rows, first = 1L) {
+    rows <- check_newdata(rows, object$reducer, "newdata")
+    normalize_rows(rows, norm, what, first)
+  })
 }

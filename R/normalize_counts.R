@@ -15,6 +15,11 @@
 #                       cells fitted, so that x / s * target is x divided
 #                       by size factors centred at 1
 #
+# A fit records what it needs to normalize any new cell alone
+# (normalization_record()): for log1p_size_factors, where s came from and
+# the target; predict() divides a new cell's counts by its own s of the
+# same kind (new_cells_normalization()).
+
 normalize_choices <- function() c("none", "log1p_cpm", "log1p_cp10k", "log1p_size_factors")
 
 # What a SummarizedExperiment's counts get by default.
@@ -68,6 +73,34 @@ complete_normalization <- function(how, size_factors = NULL, library_sizes = NUL
     norm$from <- "library_sizes"
   }
   norm
+}
+
+# The normalization of new cells (predict()) by the fit's record `input`
+# (normalization_record()): the fit's target, and, for
+# "log1p_size_factors", each new cell's own size factor of the kind the fit
+# used: `size_factors` (the new cells' sizeFactors(), or NULL) for a fit on
+# size factors (an error without them), the cells' library sizes for a fit
+# on library sizes (their size factors, if any, are not used). A cell is
+# then normalized the same alone or with any other cells.
+new_cells_normalization <- function(input, size_factors, what) {
+  norm <- as_normalization(input$normalize)
+  if (norm$how != "log1p_size_factors") return(norm)
+  from <- input$size_factors_from
+  target <- input$target
+  # (a fit recorded before the source of its size factors was: a target
+  # only for library sizes, size factors used as they were)
+  if (is.null(from)) from <- if (is.null(target)) "sizeFactors" else "library_sizes"
+  if (is.null(target)) target <- 1
+  if (from == "sizeFactors") {
+    if (is.null(size_factors)) {
+      stop_arg(sprintf(paste0("`newdata` (%s) must have size factors (sizeFactors()): the fit divided ",
+                              "the counts of its cells by their size factors. Give new cells size ",
+                              "factors on the scale of the fitted cells' (their mean there was %s)."),
+                       what, format(target, digits = 6)))
+    }
+    return(list(how = norm$how, target = target, size_factors = size_factors, from = from))
+  }
+  list(how = norm$how, target = target, size_factors = NULL, from = from)
 }
 
 # The checked size factors of an object's cells (sizeFactors()), or NULL.
@@ -141,12 +174,14 @@ stop_not_counts <- function(how, what, value, cell) {
 }
 
 # What a fit records of its normalization beyond its choice (predict()
-# applies the same to new cells): for "log1p_size_factors" from library
-# sizes, the mean library size of the cells it was fitted to.
+# applies the same to new cells, new_cells_normalization()): for
+# "log1p_size_factors", where the size factors came from ("sizeFactors" or
+# "library_sizes") and the target t, the mean size factor (or library
+# size) of the cells it was fitted to.
 normalization_record <- function(norm) {
   norm <- as_normalization(norm)
-  if (norm$how == "log1p_size_factors" && is.null(norm$size_factors)) {
-    list(target = norm$target)
+  if (norm$how == "log1p_size_factors") {
+    list(size_factors_from = norm$from, target = norm$target)
   } else {
     list()
   }

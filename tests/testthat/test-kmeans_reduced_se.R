@@ -305,3 +305,74 @@ test_that("method = \"rsvd\" given keeps the defaults for cells", {
   expect_identical(named$cluster, by_default$cluster)
   expect_identical(named$reduced, by_default$reduced)
 })
+
+test_that("predict() gives a new cell the same cluster and distances alone as in any batch", {
+  skip_without_bioc()
+  s <- sim_counts(200, 406, 3, seed = 11)
+  old <- s$counts[, 1:400]
+  new <- s$counts[, 401:406]
+  # size factors on one scale for all cells (not centred)
+  sf <- withr::with_seed(2, stats::runif(406, 0.5, 2)) * Matrix::colSums(s$counts) / 100
+  sce <- function(a, sf = NULL) {
+    x <- SingleCellExperiment::SingleCellExperiment(list(counts = a))
+    if (!is.null(sf)) SingleCellExperiment::sizeFactors(x) <- sf
+    x
+  }
+  # the new cells in 10x files: each alone, and all in one
+  file_of <- function(m) {
+    f <- tempfile(fileext = ".h5")
+    write_tenx(m, f)
+    tenx_matrix(f)
+  }
+  one_file <- lapply(1:6, function(i) file_of(new[, i, drop = FALSE]))
+  all_file <- file_of(new)
+  ways <- list(size_factors = c("log1p_size_factors", "object"),
+               library_sizes = c("log1p_size_factors", "none"),
+               cp10k = c("log1p_cp10k", "none"), cpm = c("log1p_cpm", "none"))
+  for (way in names(ways)) {
+    how <- ways[[way]][1L]
+    use_sf <- ways[[way]][2L] == "object"
+    fit <- kmeans_reduced(sce(old, if (use_sf) sf[1:400]), 3, normalize = how, seed = 1,
+                          n_init = 2)
+    # the reference: the new cells normalized here by the definition, given
+    # as rows (taken as the values the fit clustered)
+    s_new <- if (use_sf) sf[401:406] else Matrix::colSums(new)
+    t_fit <- switch(how, log1p_cp10k = 1e4, log1p_cpm = 1e6,
+                    mean(if (use_sf) sf[1:400] else Matrix::colSums(old)))
+    rows <- Matrix::t(new)
+    rows@x <- log1p(rows@x / s_new[rows@i + 1L] * t_fit)
+    ref_d <- predict(fit, rows, type = "distances")
+    ref_l <- predict(fit, rows)
+    batch_mem <- sce(new, if (use_sf) sf[401:406])
+    batch_file <- sce(all_file, if (use_sf) sf[401:406])
+    for (batch in list(batch_mem, batch_file)) {
+      expect_identical(unname(predict(fit, batch)), unname(ref_l), info = way)
+      expect_equal(unname(predict(fit, batch, type = "distances")), unname(ref_d),
+                   tolerance = 1e-12, info = way)
+    }
+    d_batch <- predict(fit, batch_mem, type = "distances")
+    for (i in 1:6) {
+      alone <- list(memory = sce(new[, i, drop = FALSE], if (use_sf) sf[400 + i]),
+                    file = sce(one_file[[i]], if (use_sf) sf[400 + i]))
+      for (where in names(alone)) {
+        info <- paste(way, where, "cell", i)
+        expect_identical(unname(predict(fit, alone[[where]])), unname(ref_l[i]), info = info)
+        expect_identical(unname(predict(fit, alone[[where]], type = "distances")[1L, ]),
+                         unname(d_batch[i, ]), info = info)
+      }
+    }
+  }
+  # a fit on size factors needs those of the new cells; a fit on library
+  # sizes does not use them
+  fit_sf <- kmeans_reduced(sce(old, sf[1:400]), 3, normalize = "log1p_size_factors", seed = 1,
+                           n_init = 2)
+  expect_identical(fit_sf$input$size_factors_from, "sizeFactors")
+  expect_equal(fit_sf$input$target, mean(sf[1:400]))
+  expect_error(predict(fit_sf, sce(new)),
+               "`newdata` \\(a SingleCellExperiment, the assay \"counts\"\\) must have size factors \\(sizeFactors\\(\\)\\)")
+  expect_error(predict(fit_sf, t(all_file)), "must have size factors")
+  fit_lib <- suppressMessages(kmeans_reduced(sce(old), 3, seed = 1, n_init = 2))
+  expect_identical(fit_lib$input$size_factors_from, "library_sizes")
+  expect_identical(predict(fit_lib, sce(new, sf[401:406]), type = "distances"),
+                   predict(fit_lib, sce(new), type = "distances"))
+})

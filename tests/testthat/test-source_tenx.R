@@ -77,6 +77,9 @@ test_that("t(TENxMatrix) as x is clustered as single cells: normalized, principa
   ref <- suppressMessages(kmeans_reduced(sce, 5, seed = 1, n_threads = 2))
   expect_identical(unname(fit$cluster), unname(ref$cluster))
   expect_equal(fit$tot.withinss, ref$tot.withinss)
+  # predict(): the file's cells normalized as the fit's
+  expect_identical(unname(predict(fit, x)), unname(fit$cluster))
+  expect_identical(unname(predict(fit, sce)), unname(fit$cluster))
   # normalize = "none": the counts as they are, as rows in memory
   raw <- kmeans_reduced(x, 5, normalize = "none", seed = 1, n_threads = 2)
   expect_identical(unname(raw$cluster),
@@ -90,6 +93,60 @@ test_that("t(TENxMatrix) as x is clustered as single cells: normalized, principa
   expect_identical(unname(kmeans_reduced(h5, 2, seed = 1)$cluster),
                    unname(kmeans_reduced(as.matrix(tc$rows[1:60, ]), 2, seed = 1,
                                          method = "sign")$cluster))
+})
+
+test_that("predict() matches genes by name on every source: genes permuted, genes added", {
+  skip_without_bioc(c("rhdf5", "HDF5Array", "DelayedArray", "SingleCellExperiment"))
+  tc <- tenx_case(n_genes = 300, n_cells = 300, seed = 21)
+  counts <- tc$counts
+  sce <- function(a) SingleCellExperiment::SingleCellExperiment(list(counts = a))
+  fit <- suppressMessages(kmeans_reduced(sce(counts), 3, seed = 1, n_init = 2))
+  # the reference: the cells in memory, genes in the fit's order
+  ref_l <- predict(fit, sce(counts))
+  ref_d <- predict(fit, sce(counts), type = "distances")
+  expect_identical(ref_l, fit$cluster)
+  # a fit of the counts as rows (no normalization)
+  fit_rows <- kmeans_reduced(Matrix::t(counts), 3, method = "sparse_embedding", dims = 30,
+                             seed = 1, n_init = 2)
+  ref_rows <- predict(fit_rows, Matrix::t(counts), type = "distances")
+  perm <- withr::with_seed(3, sample(nrow(counts)))
+  added <- methods::as(matrix(withr::with_seed(4, stats::rpois(5 * ncol(counts), 3)), 5,
+                              dimnames = list(sprintf("new%d", 1:5), colnames(counts))),
+                       "CsparseMatrix")
+  variants <- list(permuted = counts[perm, ],
+                   added = rbind(counts, added)[c(301:302, perm, 303:305), ])
+  for (v in names(variants)) {
+    m <- variants[[v]]
+    f <- tempfile(fileext = ".h5")
+    write_tenx(m, f)
+    h5 <- HDF5Array::writeHDF5Array(as.matrix(m), tempfile(fileext = ".h5"), "counts",
+                                    with.dimnames = TRUE)
+    assays <- list(sparse = m, dense = as.matrix(m), delayed = DelayedArray::DelayedArray(m),
+                   hdf5 = h5, tenx = tenx_matrix(f))
+    for (a in names(assays)) {
+      info <- paste(v, a)
+      expect_identical(unname(predict(fit, sce(assays[[a]]))), unname(ref_l), info = info)
+      expect_equal(unname(predict(fit, sce(assays[[a]]), type = "distances")), unname(ref_d),
+                   tolerance = 1e-12, info = info)
+    }
+    # t() of the file: its cells, normalized as the fit's
+    expect_equal(unname(predict(fit, t(assays$tenx), type = "distances")), unname(ref_d),
+                 tolerance = 1e-12, info = v)
+    # rows read in blocks, for a fit of rows: the same columns by name
+    rows <- list(sparse = Matrix::t(m), delayed = t(DelayedArray::DelayedArray(m)), hdf5 = t(h5),
+                 tenx = t(assays$tenx))
+    for (r in names(rows)) {
+      expect_equal(unname(predict(fit_rows, rows[[r]], type = "distances")), unname(ref_rows),
+                   tolerance = 1e-12, info = paste(v, r, "as rows"))
+    }
+  }
+  # a gene of the fit missing: an error naming it
+  f <- tempfile(fileext = ".h5")
+  write_tenx(counts[-7, ], f)
+  expect_error(predict(fit, sce(tenx_matrix(f))),
+               "`newdata` must have the genes \\(rows\\) of the data the model was fitted to; missing: 'gene7'")
+  expect_error(predict(fit_rows, t(tenx_matrix(f))),
+               "`newdata` must have the columns of the data the model was fitted to; missing: 'gene7'")
 })
 
 test_that("every source of the same normalized cells gives the same labels", {
