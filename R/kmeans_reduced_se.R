@@ -20,33 +20,52 @@
 #' `refine` the statistics and Lloyd's iterations on the original rows read
 #' the file again.
 #'
-#' **Defaults for cells.** Counts are normalized: when the assay clustered
-#' is `"counts"` (the default assay of an object without `"logcounts"`) and
-#' `normalize` is not given, the counts are normalized with
-#' `normalize = "log1p_size_factors"`, and a message says so
-#' (`normalize = "none"` clusters the counts as they are). Cells are reduced
-#' to their principal components: unless `method` is given, the method is
-#' `"rsvd"` (the randomized SVD of the centred cells, whose centring is
-#' implicit: sparse cells stay sparse) with `dims = 150` (or fewer, for
-#' smaller data), computed from 20000 cells drawn at random
-#' (`control$svd_rows`; `Inf` for all cells) with `2 dims + 1` test vectors
-#' (`control$eps = 1`) and one power iteration, in memory; every cell is
-#' then projected on them. From a file, the sample is drawn in the pass that
-#' sums the library sizes: with the projection and the statistics of the
-#' clusters, three passes in all, of which the last two read from memory
-#' the counts the first kept: all of them when they fit, else the first
-#' blocks (`control$file_cache`). Random projections of all the genes (the default of
-#' [kmeans_reduced()] for other data) keep the noise of every gene and find
-#' cell types less well.
+#' **The cells of a 10x file as rows.** `t()` of a `TENxMatrix` (the counts
+#' of a 10x Genomics HDF5 file, cells as rows once transposed) given as `x`
+#' is clustered as the `"counts"` assay of a `SummarizedExperiment`: with
+#' the defaults for cells below (its counts normalized, with a message, and
+#' its cells reduced to their principal components) and the same result as
+#' `kmeans_reduced(SingleCellExperiment(list(counts = tenx)), k)`. Give
+#' `normalize = "none"` to cluster the counts as they are. Any other
+#' `DelayedMatrix` is clustered by rows, as it is ([kmeans_reduced()]).
+#'
+#' **What is clustered.** Unless `assay` is given, the assay is
+#' `"logcounts"`, else `"counts"`, else the first assay, whether `normalize`
+#' is left `NULL` or given as `"none"`. A normalization of counts given as
+#' `normalize` clusters `"counts"` instead (else the first assay, which must
+#' then not be `"logcounts"`). Counts are normalized by default: when the
+#' assay clustered is named `"counts"` and `normalize` is not given, they
+#' are normalized with `normalize = "log1p_size_factors"`, and a message
+#' says so; `normalize = "none"` clusters the same assay as it is.
+#'
+#' **Defaults for cells.** Cells are reduced to their principal components:
+#' unless `method` is given, the method is `"rsvd"` (the randomized SVD of
+#' the centred cells, whose centring is implicit: sparse cells stay sparse)
+#' with `dims = 150` (or fewer, for smaller data), computed from 20000 cells
+#' drawn at random (`control$svd_rows`; `Inf` for all cells) with
+#' `2 dims + 1` test vectors (`control$eps = 1`) and one power iteration, in
+#' memory; every cell is then projected on them. `method = "rsvd"` given
+#' has the same settings: each of `dims`, `control$svd_rows` and
+#' `control$eps` keeps the default for cells unless it is given. From a
+#' file, the sample is drawn in the pass that sums the library sizes: with
+#' the projection and the statistics of the clusters, three passes in all,
+#' of which the last two read from memory the counts the first kept: all of
+#' them when they fit, else the first blocks (`control$file_cache`). Random
+#' projections of all the genes (the default of [kmeans_reduced()] for
+#' other data) keep the noise of every gene and find cell types less well.
 #'
 #' **Normalizations.** Each is applied on the fly, block by block, without a
 #' second matrix: each cell's counts x become \eqn{\log(1 + x / s \cdot t)}{log(1 + x / s * t)}:
-#' * `"log1p_size_factors"`: `s` the cell's size factor, from `sizeFactors(x)`
-#'   when a `SingleCellExperiment` has them (`t = 1`), else its library size
-#'   (the sum of its counts over all genes) with `t` the mean library size of
-#'   all cells: scuttle's `logNormCounts()` up to the base of the log. For a
-#'   file, the library sizes take one more pass over the counts (which also
-#'   draws the sample of cells of the default reduction).
+#' * `"log1p_size_factors"`: scuttle's `logNormCounts()`, with the natural
+#'   log instead of `log2`: `s` the cell's size factor, from `sizeFactors(x)`
+#'   when a `SingleCellExperiment` has them, else its library size (the sum
+#'   of its counts over all genes), and `t` the mean of `s` over the cells,
+#'   so that the size factors are centred at 1 (scuttle's
+#'   `center.size.factors = TRUE`: multiplying them all by a constant
+#'   changes nothing). The values are scuttle's `logcounts` times `log(2)`.
+#'   For a file without size factors, the library sizes take one more pass
+#'   over the counts (which also draws the sample of cells of the default
+#'   reduction).
 #' * `"log1p_cp10k"`: `s` the library size, `t = 10^4` (Seurat's
 #'   `NormalizeData()`, scanpy's `normalize_total()` and `log1p()`).
 #' * `"log1p_cpm"`: `s` the library size, `t = 10^6` (counts per million).
@@ -55,20 +74,33 @@
 #' `withinss`, ...) are then those of the normalized data. The counts must be
 #' finite numbers >= 0.
 #'
+#' **New cells.** [predict()] takes new cells as a `SummarizedExperiment`
+#' (or `t()` of a `TENxMatrix`) and treats them as the fit treated its
+#' cells: the same assay, the genes matched by name (new genes are left
+#' out, also of the library sizes), and the same normalization, with the
+#' `t` of the fit: for `"log1p_size_factors"` each new cell is divided by
+#' its own size factor of the kind the fit used (its `sizeFactors()` for a
+#' fit on size factors, which must then be on the scale of the fitted
+#' cells'; its library size for a fit on library sizes). A cell is then
+#' assigned the same alone or with any other cells.
+#'
 #' To store the result back the way Bioconductor users do:
 #' `sce$cluster <- factor(fit$cluster)` (or `colLabels(sce) <-`), and
 #' `reducedDim(sce, "kmreduce") <- fit$reduced` for the reduced data the
 #' clusters were found in.
 #'
 #' @param x A `SummarizedExperiment` or `SingleCellExperiment`: features as
-#'   rows, the cells (or samples) to cluster as columns.
+#'   rows, the cells (or samples) to cluster as columns. Or (the
+#'   `DelayedMatrix` method) `t()` of a `TENxMatrix`: the cells of a 10x
+#'   file as rows.
 #' @param k Number of clusters, or a matrix of initial centres (one row per
 #'   cluster, one column per feature of the data clustered).
 #' @param ... Arguments of [kmeans_reduced()]: `method`, `dims`, `n_init`,
 #'   `seed`, `n_threads`, `control`, `verbose`, ... (`weights`: one per cell).
-#' @param assay The assay to cluster: a name or a number. Default:
-#'   `"logcounts"` when there is one (unless `normalize` asks for counts to
-#'   be normalized), otherwise `"counts"`, otherwise the first assay.
+#' @param assay The assay to cluster: a name or a number. Default
+#'   `"logcounts"` when there is one, otherwise `"counts"`, otherwise the
+#'   first assay; with a normalization of counts as `normalize`,
+#'   `"counts"`, otherwise the first assay (see Details).
 #' @param use_reduced_dim `NULL`, or the name of a reduced dimension of a
 #'   `SingleCellExperiment` (e.g. `"PCA"`, cells x components) to cluster
 #'   instead of an assay.
@@ -77,10 +109,11 @@
 #'   values), or one of the normalizations of counts `"log1p_size_factors"`,
 #'   `"log1p_cp10k"`, `"log1p_cpm"` (see Details).
 #' @return A `kmeans_reduced` object (see [kmeans_reduced()]); its `input`
-#'   records `assay`, `use_reduced_dim` and `normalize` (and, for
-#'   `"log1p_size_factors"` from library sizes, the mean library size
-#'   `target`), which [predict()] applies to a new `SummarizedExperiment`
-#'   (with its own size factors when it has them).
+#'   records `assay`, `use_reduced_dim` and `normalize`, and for
+#'   `"log1p_size_factors"` `size_factors_from` (`"sizeFactors"` or
+#'   `"library_sizes"`) and `target` (`t`, the mean size factor or library
+#'   size of the fitted cells): what [predict()] needs to normalize new
+#'   cells as it normalized these.
 #' @seealso [kmeans_reduced()], [predict.kmeans_reduced()].
 #' @examples
 #' if (requireNamespace("SummarizedExperiment", quietly = TRUE)) {
