@@ -137,6 +137,8 @@ kmeans_reduced.SummarizedExperiment <- function(x, k, ..., assay = NULL, use_red
 #' @rdname kmeans_reduced.SummarizedExperiment
 #' @export
 kmeans_reduced.DelayedMatrix <- function(x, k, ..., normalize = NULL) {
+  call <- match.call()
+  call[[1L]] <- as.name("kmeans_reduced")
   seed <- tenx_seed(x, transposed = TRUE)
   if (is.null(seed)) {
     # (any other DelayedMatrix: its rows, as they are)
@@ -145,10 +147,10 @@ kmeans_reduced.DelayedMatrix <- function(x, k, ..., normalize = NULL) {
                               "t() of a TENxMatrix; `x` (a %s) is clustered as it is."),
                        class(x)[1L]))
     }
-    return(kmeans_reduced.default(x, k, ...))
+    fit <- kmeans_reduced.default(x, k, ...)
+    fit$call <- call
+    return(fit)
   }
-  call <- match.call()
-  call[[1L]] <- as.name("kmeans_reduced")
   # The cells of a 10x file: its counts, clustered as the "counts" assay of
   # a SummarizedExperiment (the file itself, genes x cells, read straight
   # from the file).

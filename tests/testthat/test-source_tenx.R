@@ -90,9 +90,11 @@ test_that("t(TENxMatrix) as x is clustered as single cells: normalized, principa
   h5 <- HDF5Array::writeHDF5Array(as.matrix(tc$rows[1:60, ]), tempfile(fileext = ".h5"), "x")
   expect_error(kmeans_reduced(h5, 2, normalize = "log1p_cpm"),
                "`normalize` applies to counts: .*`x` \\(a HDF5Matrix\\) is clustered as it is")
-  expect_identical(unname(kmeans_reduced(h5, 2, seed = 1)$cluster),
+  fit_h5 <- kmeans_reduced(h5, 2, seed = 1)
+  expect_identical(unname(fit_h5$cluster),
                    unname(kmeans_reduced(as.matrix(tc$rows[1:60, ]), 2, seed = 1,
                                          method = "sign")$cluster))
+  expect_identical(fit_h5$call, quote(kmeans_reduced(x = h5, k = 2, seed = 1)))
 })
 
 test_that("predict() matches genes by name on every source: genes permuted, genes added", {
