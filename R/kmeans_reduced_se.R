@@ -354,10 +354,12 @@ describe_se <- function(x) sprintf("a %s", class(x)[1L])
 # (check_se_input()): a reduced dimension or an assay in memory as a matrix
 # (normalized here), a DelayedMatrix assay as a row source read in blocks.
 # With `with_normalization`: list(rows, normalization), the normalization
-# as applied (as_normalization()). `sample`: NULL or cell_sample_plan():
+# as applied (as_normalization()); `normalization`: the one to apply
+# (predict(): new_cells_normalization()), else the object's own. `sample`: NULL or cell_sample_plan():
 # the pass over a file that sums the library sizes also keeps those cells
 # (source_library_sizes()).
-se_rows <- function(x, input, with_normalization = FALSE, sample = NULL, file_cache = 0) {
+se_rows <- function(x, input, with_normalization = FALSE, sample = NULL, file_cache = 0,
+                    normalization = NULL) {
   if (!is.null(input$use_reduced_dim)) {
     rows <- SingleCellExperiment::reducedDim(x, input$use_reduced_dim, withDimnames = TRUE)
     return(if (with_normalization) list(rows = rows, normalization = as_normalization("none"))
@@ -372,7 +374,7 @@ se_rows <- function(x, input, with_normalization = FALSE, sample = NULL, file_ca
   if (!(type %in% c("double", "integer", "logical")) || (is.matrix(a) && !is.numeric(a))) {
     stop_arg(sprintf("%s of `x` must hold numbers, not values of type %s.", what, type))
   }
-  sf <- if (input$normalize == "log1p_size_factors") se_size_factors(x)
+  sf <- if (is.null(normalization) && input$normalize == "log1p_size_factors") se_size_factors(x)
   if (is_delayed(a)) {
     seed <- tenx_seed(a, transposed = FALSE)
     if (!is.null(seed)) {
@@ -383,11 +385,13 @@ se_rows <- function(x, input, with_normalization = FALSE, sample = NULL, file_ca
     }
     src$names <- names
     keep_in_memory(src, file_cache_budget(file_cache))
-    src$normalize <- complete_normalization(input$normalize, sf, function() {
-      source_library_sizes(src, if (!is.null(sample)) {
-        list(index = sample_index(n_rows(src), sample$m, sample$seed))
+    src$normalize <- if (!is.null(normalization)) normalization else {
+      complete_normalization(input$normalize, sf, function() {
+        source_library_sizes(src, if (!is.null(sample)) {
+          list(index = sample_index(n_rows(src), sample$m, sample$seed))
+        })
       })
-    })
+    }
     return(if (with_normalization) list(rows = src, normalization = src$normalize) else src)
   }
   # in memory: cells as rows, once
@@ -398,7 +402,9 @@ se_rows <- function(x, input, with_normalization = FALSE, sample = NULL, file_ca
   }
   if (!methods::is(rows, "dgCMatrix") && !is.double(rows)) storage.mode(rows) <- "double"
   dimnames(rows) <- names
-  norm <- complete_normalization(input$normalize, sf, function() Matrix::rowSums(rows))
+  norm <- if (!is.null(normalization)) normalization else {
+    complete_normalization(input$normalize, sf, function() Matrix::rowSums(rows))
+  }
   rows <- normalize_rows(rows, norm, what)
   if (with_normalization) list(rows = rows, normalization = norm) else rows
 }
@@ -431,15 +437,15 @@ is_new_cells <- function(newdata, input) {
 }
 
 # The new cells `x` (is_new_cells()) for predict(): list(rows, prepare).
-# `rows`: the cells of the fit's assay (or reduced dimension) as rows, the
-# counts as they are (in memory, or a row source read in blocks);
-# `prepare(rows, first)`: rows first, first + 1, ... of them with the fit's
-# genes, matched by name, then normalized as the fit normalized its cells
-# (new_cells_normalization(): each cell by its own library size or size
-# factor and the fit's target, so a cell gets the same numbers alone or in
-# any batch), or NULL (nothing to do: the fit clustered the values as they
-# are). The library sizes are those over the fit's genes: genes of
-# `newdata` that the fit did not have are not counted.
+# `rows`: the cells of the fit's assay (or reduced dimension) as rows, in
+# memory or a row source read in blocks, normalized as the fit normalized
+# its cells (new_cells_normalization(): each cell by its own library size
+# or size factor and the fit's target, so a cell gets the same numbers
+# alone or in any batch). The library sizes are those over the fit's genes:
+# when `x` has genes the fit did not have, `rows` are the counts as they
+# are and `prepare(rows, first)` gives rows first, first + 1, ... of them
+# with the fit's genes, matched by name, then normalized; otherwise
+# `prepare` is NULL (the genes are matched by name as any rows' columns).
 new_cells <- function(x, object) {
   input <- object$input
   if (!is_se(x)) {
@@ -447,19 +453,23 @@ new_cells <- function(x, object) {
                        if (is.character(input$assay)) input$assay)
   }
   input <- se_input_of(x, input)
-  if (is.null(input$use_reduced_dim)) {
-    # (the genes, by name, before anything is read)
-    newdata_columns(rownames(x), nrow(x), object$reducer, "newdata",
-                    features = c("genes (rows)", "gene"))
+  if (!is.null(input$use_reduced_dim) || input$normalize == "none") {
+    return(list(rows = se_rows(x, input), prepare = NULL))
   }
-  rows <- se_rows(x, utils::modifyList(input, list(normalize = "none")))
-  if (input$normalize == "none") return(list(rows = rows, prepare = NULL))
+  # (the genes, by name, before anything is read)
+  genes <- newdata_columns(rownames(x), nrow(x), object$reducer, "newdata",
+                           features = c("genes (rows)", "gene"))
   what <- assay_label(x, input$assay)
   sf <- if (input$normalize == "log1p_size_factors" &&
             !identical(input$size_factors_from, "library_sizes")) {
     se_size_factors(x, "newdata")
   }
   norm <- new_cells_normalization(input, sf, sprintf("%s, %s", describe_se(x), what))
+  if (is.null(genes) || length(genes) == nrow(x)) {
+    # (the fit's genes, in any order: normalized as read)
+    return(list(rows = se_rows(x, input, normalization = norm), prepare = NULL))
+  }
+  rows <- se_rows(x, utils::modifyList(input, list(normalize = "none")))
   list(rows = rows, prepare = function(rows, first = 1L) {
     rows <- check_newdata(rows, object$reducer, "newdata")
     normalize_rows(rows, norm, what, first)

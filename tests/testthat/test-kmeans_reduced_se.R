@@ -375,4 +375,8 @@ test_that("predict() gives a new cell the same cluster and distances alone as in
   expect_identical(fit_lib$input$size_factors_from, "library_sizes")
   expect_identical(predict(fit_lib, sce(new, sf[401:406]), type = "distances"),
                    predict(fit_lib, sce(new), type = "distances"))
+  expect_identical(predict(fit_lib, sce(new, replace(sf[401:406], 2, 0))),
+                   predict(fit_lib, sce(new)))
+  expect_error(predict(fit_sf, sce(new, replace(sf[401:406], 2, 0))),
+               "size factors of `newdata` \\(a SingleCellExperiment\\) \\(sizeFactors\\(\\)\\) must be 6 finite numbers > 0")
 })
