@@ -164,6 +164,9 @@ kmeans_reduced.DelayedMatrix <- function(x, k, ..., normalize = NULL) {
 # A SummarizedExperiment whose one assay, `name` (or unnamed: NULL), is the
 # TENxMatrix of the seed `seed` (genes x cells).
 tenx_cells_se <- function(seed, name) {
+  requireNamespace("SummarizedExperiment", quietly = TRUE) || stop_arg(paste0(
+    "Clustering the cells of t() of a TENxMatrix needs the SummarizedExperiment package; ",
+    "install it from Bioconductor."))
   assays <- list(DelayedArray::DelayedArray(seed))
   if (!is.null(name)) names(assays) <- name
   SummarizedExperiment::SummarizedExperiment(assays)
