@@ -283,9 +283,21 @@ check_newdata <- function(newdata, reducer, arg = "newdata") {
     }
   }
   newdata <- check_data(newdata, arg, small = FALSE)
+  index <- newdata_columns(colnames(newdata), ncol(newdata), reducer, arg)
+  if (!is.null(index)) newdata <- newdata[, index, drop = FALSE]
+  newdata
+}
+
+# Where the fit's columns are among the `d_new` columns (names `names_new`,
+# or NULL) of new data `arg` (`features`: what they are, plural and
+# singular, in messages): NULL when they are those columns in that order,
+# else their positions there (matched by name when both have names; extra
+# columns are left out). The same rule for rows in memory and rows read in
+# blocks (source_predict()).
+newdata_columns <- function(names_new, d_new, reducer, arg = "newdata",
+                            features = c("columns", "column")) {
   names_fit <- reducer$feature_names
   d <- reducer$n_features
-  names_new <- colnames(newdata)
   # Columns are matched by name only when the fit's names identify them
   # (no NA, "" or duplicate); otherwise by position.
   usable <- !is.null(names_fit) && !anyNA(names_fit) && all(nzchar(names_fit)) &&
@@ -294,18 +306,21 @@ check_newdata <- function(newdata, reducer, arg = "newdata") {
     dup <- unique(names_new[duplicated(names_new) & names_new %in% names_fit])
     if (length(dup) > 0L) {
       shown <- utils::head(dup, 5L)
-      stop_arg(sprintf("`%s` has duplicated column names, so its columns cannot be matched to the fit's: %s.",
-                       arg, paste0("'", shown, "'", collapse = ", ")))
+      stop_arg(sprintf("`%s` has duplicated %s names, so its %s cannot be matched to the fit's: %s.",
+                       arg, features[2L], features[1L],
+                       paste0("'", shown, "'", collapse = ", ")))
     }
     missing <- setdiff(names_fit, names_new)
     if (length(missing) > 0L) {
       shown <- utils::head(missing, 5L)
-      stop_arg(sprintf("`%s` must have the columns of the data the model was fitted to; missing: %s%s.",
-                       arg, paste0("'", shown, "'", collapse = ", "),
+      stop_arg(sprintf("`%s` must have the %s of the data the model was fitted to; missing: %s%s.",
+                       arg, features[1L], paste0("'", shown, "'", collapse = ", "),
                        if (length(missing) > 5L) sprintf(" and %d more", length(missing) - 5L) else ""))
     }
-    if (!identical(names_new, names_fit)) newdata <- newdata[, match(names_fit, names_new), drop = FALSE]
-  } else if (!is.null(names_fit) && !is.null(names_new) && !identical(names_new, names_fit)) {
+    if (identical(names_new, names_fit)) return(NULL)
+    return(match(names_fit, names_new))
+  }
+  if (!is.null(names_fit) && !is.null(names_new) && !identical(names_new, names_fit)) {
     # The fit's names cannot identify its columns (duplicated, NA or ""):
     # named newdata must come in the fit's order, never matched silently
     # by position under other names.
@@ -315,15 +330,17 @@ check_newdata <- function(newdata, reducer, arg = "newdata") {
     } else {
       "missing (NA or empty) names"
     }
-    stop_arg(sprintf(paste0("`%s` has column names, but the data the model was fitted to have %s, ",
-                            "so columns cannot be matched by name: give `%s` the fit's %d columns ",
-                            "in the same order with the same names, or without column names ",
-                            "(matched by position)."), arg, why, arg, d))
-  } else if (ncol(newdata) != d) {
-    stop_arg(sprintf("`%s` must have %d columns (as the data the model was fitted to), not %d.",
-                     arg, d, ncol(newdata)))
+    stop_arg(sprintf(paste0("`%s` has %s names, but the data the model was fitted to have %s, ",
+                            "so %s cannot be matched by name: give `%s` the fit's %d %s ",
+                            "in the same order with the same names, or without %s names ",
+                            "(matched by position)."), arg, features[2L], why, features[1L], arg, d,
+                     features[1L], features[2L]))
   }
-  newdata
+  if (d_new != d) {
+    stop_arg(sprintf("`%s` must have %d %s (as the data the model was fitted to), not %d.",
+                     arg, d, features[1L], d_new))
+  }
+  NULL
 }
 
 # A dgCMatrix whose slots may have been edited: every slot checked in O(nnz)

@@ -18,14 +18,20 @@
 #' lose no digits. With a given `seed` the result is the same, bit for bit,
 #' whatever `n_threads`.
 #'
+#' Single cells are clustered by [kmeans_reduced.SummarizedExperiment()],
+#' with the defaults of single-cell analysis (counts normalized, cells
+#' reduced to their principal components): a `SummarizedExperiment` or
+#' `SingleCellExperiment`, and `t()` of a 10x `TENxMatrix` (the cells of a
+#' 10x file as rows), which that page describes too.
+#'
 #' @param x Data, one row per observation: a numeric matrix (a vector is one
 #'   column), a data frame of numeric columns, a sparse `Matrix` (kept
 #'   sparse), a file-backed `bigmemory::big.matrix` or a Bioconductor
-#'   `DelayedMatrix` (an `HDF5Matrix`, or `t()` of a 10x `TENxMatrix` to
-#'   cluster its cells; read in blocks), or this MPI rank's rows marked by
-#'   [mpi_rows()]. No `NA`, `NaN` or `Inf`. The ROWS are clustered; for a
-#'   `SummarizedExperiment` or `SingleCellExperiment` (cells as columns) see
-#'   [kmeans_reduced.SummarizedExperiment()], which clusters the cells.
+#'   `DelayedMatrix` (an `HDF5Matrix`; read in blocks), or this MPI rank's
+#'   rows marked by [mpi_rows()]. No `NA`, `NaN` or `Inf`. The ROWS are
+#'   clustered; for a `SummarizedExperiment` or `SingleCellExperiment`
+#'   (cells as columns) see [kmeans_reduced.SummarizedExperiment()], which
+#'   clusters the cells.
 #' @param ... Passed to the methods; the default method takes none beyond
 #'   those named here (a misspelt argument is an error).
 #' @param k Number of clusters, between 1 and the number of distinct rows;

@@ -20,33 +20,52 @@
 #' `refine` the statistics and Lloyd's iterations on the original rows read
 #' the file again.
 #'
-#' **Defaults for cells.** Counts are normalized: when the assay clustered
-#' is `"counts"` (the default assay of an object without `"logcounts"`) and
-#' `normalize` is not given, the counts are normalized with
-#' `normalize = "log1p_size_factors"`, and a message says so
-#' (`normalize = "none"` clusters the counts as they are). Cells are reduced
-#' to their principal components: unless `method` is given, the method is
-#' `"rsvd"` (the randomized SVD of the centred cells, whose centring is
-#' implicit: sparse cells stay sparse) with `dims = 150` (or fewer, for
-#' smaller data), computed from 20000 cells drawn at random
-#' (`control$svd_rows`; `Inf` for all cells) with `2 dims + 1` test vectors
-#' (`control$eps = 1`) and one power iteration, in memory; every cell is
-#' then projected on them. From a file, the sample is drawn in the pass that
-#' sums the library sizes: with the projection and the statistics of the
-#' clusters, three passes in all, of which the last two read from memory
-#' the counts the first kept: all of them when they fit, else the first
-#' blocks (`control$file_cache`). Random projections of all the genes (the default of
-#' [kmeans_reduced()] for other data) keep the noise of every gene and find
-#' cell types less well.
+#' **The cells of a 10x file as rows.** `t()` of a `TENxMatrix` (the counts
+#' of a 10x Genomics HDF5 file, cells as rows once transposed) given as `x`
+#' is clustered as the `"counts"` assay of a `SummarizedExperiment`: with
+#' the defaults for cells below (its counts normalized, with a message, and
+#' its cells reduced to their principal components) and the same result as
+#' `kmeans_reduced(SingleCellExperiment(list(counts = tenx)), k)`. Give
+#' `normalize = "none"` to cluster the counts as they are. Any other
+#' `DelayedMatrix` is clustered by rows, as it is ([kmeans_reduced()]).
+#'
+#' **What is clustered.** Unless `assay` is given, the assay is
+#' `"logcounts"`, else `"counts"`, else the first assay, whether `normalize`
+#' is left `NULL` or given as `"none"`. A normalization of counts given as
+#' `normalize` clusters `"counts"` instead (else the first assay, which must
+#' then not be `"logcounts"`). Counts are normalized by default: when the
+#' assay clustered is named `"counts"` and `normalize` is not given, they
+#' are normalized with `normalize = "log1p_size_factors"`, and a message
+#' says so; `normalize = "none"` clusters the same assay as it is.
+#'
+#' **Defaults for cells.** Cells are reduced to their principal components:
+#' unless `method` is given, the method is `"rsvd"` (the randomized SVD of
+#' the centred cells, whose centring is implicit: sparse cells stay sparse)
+#' with `dims = 150` (or fewer, for smaller data), computed from 20000 cells
+#' drawn at random (`control$svd_rows`; `Inf` for all cells) with
+#' `2 dims + 1` test vectors (`control$eps = 1`) and one power iteration, in
+#' memory; every cell is then projected on them. `method = "rsvd"` given
+#' has the same settings: each of `dims`, `control$svd_rows` and
+#' `control$eps` keeps the default for cells unless it is given. From a
+#' file, the sample is drawn in the pass that sums the library sizes: with
+#' the projection and the statistics of the clusters, three passes in all,
+#' of which the last two read from memory the counts the first kept: all of
+#' them when they fit, else the first blocks (`control$file_cache`). Random
+#' projections of all the genes (the default of [kmeans_reduced()] for
+#' other data) keep the noise of every gene and find cell types less well.
 #'
 #' **Normalizations.** Each is applied on the fly, block by block, without a
 #' second matrix: each cell's counts x become \eqn{\log(1 + x / s \cdot t)}{log(1 + x / s * t)}:
-#' * `"log1p_size_factors"`: `s` the cell's size factor, from `sizeFactors(x)`
-#'   when a `SingleCellExperiment` has them (`t = 1`), else its library size
-#'   (the sum of its counts over all genes) with `t` the mean library size of
-#'   all cells: scuttle's `logNormCounts()` up to the base of the log. For a
-#'   file, the library sizes take one more pass over the counts (which also
-#'   draws the sample of cells of the default reduction).
+#' * `"log1p_size_factors"`: scuttle's `logNormCounts()`, with the natural
+#'   log instead of `log2`: `s` the cell's size factor, from `sizeFactors(x)`
+#'   when a `SingleCellExperiment` has them, else its library size (the sum
+#'   of its counts over all genes), and `t` the mean of `s` over the cells,
+#'   so that the size factors are centred at 1 (scuttle's
+#'   `center.size.factors = TRUE`: multiplying them all by a constant
+#'   changes nothing). The values are scuttle's `logcounts` times `log(2)`.
+#'   For a file without size factors, the library sizes take one more pass
+#'   over the counts (which also draws the sample of cells of the default
+#'   reduction).
 #' * `"log1p_cp10k"`: `s` the library size, `t = 10^4` (Seurat's
 #'   `NormalizeData()`, scanpy's `normalize_total()` and `log1p()`).
 #' * `"log1p_cpm"`: `s` the library size, `t = 10^6` (counts per million).
@@ -55,20 +74,33 @@
 #' `withinss`, ...) are then those of the normalized data. The counts must be
 #' finite numbers >= 0.
 #'
+#' **New cells.** [predict()] takes new cells as a `SummarizedExperiment`
+#' (or `t()` of a `TENxMatrix`) and treats them as the fit treated its
+#' cells: the same assay, the genes matched by name (new genes are left
+#' out, also of the library sizes), and the same normalization, with the
+#' `t` of the fit: for `"log1p_size_factors"` each new cell is divided by
+#' its own size factor of the kind the fit used (its `sizeFactors()` for a
+#' fit on size factors, which must then be on the scale of the fitted
+#' cells'; its library size for a fit on library sizes). A cell is then
+#' assigned the same alone or with any other cells.
+#'
 #' To store the result back the way Bioconductor users do:
 #' `sce$cluster <- factor(fit$cluster)` (or `colLabels(sce) <-`), and
 #' `reducedDim(sce, "kmreduce") <- fit$reduced` for the reduced data the
 #' clusters were found in.
 #'
 #' @param x A `SummarizedExperiment` or `SingleCellExperiment`: features as
-#'   rows, the cells (or samples) to cluster as columns.
+#'   rows, the cells (or samples) to cluster as columns. Or (the
+#'   `DelayedMatrix` method) `t()` of a `TENxMatrix`: the cells of a 10x
+#'   file as rows.
 #' @param k Number of clusters, or a matrix of initial centres (one row per
 #'   cluster, one column per feature of the data clustered).
 #' @param ... Arguments of [kmeans_reduced()]: `method`, `dims`, `n_init`,
 #'   `seed`, `n_threads`, `control`, `verbose`, ... (`weights`: one per cell).
-#' @param assay The assay to cluster: a name or a number. Default:
-#'   `"logcounts"` when there is one (unless `normalize` asks for counts to
-#'   be normalized), otherwise `"counts"`, otherwise the first assay.
+#' @param assay The assay to cluster: a name or a number. Default
+#'   `"logcounts"` when there is one, otherwise `"counts"`, otherwise the
+#'   first assay; with a normalization of counts as `normalize`,
+#'   `"counts"`, otherwise the first assay (see Details).
 #' @param use_reduced_dim `NULL`, or the name of a reduced dimension of a
 #'   `SingleCellExperiment` (e.g. `"PCA"`, cells x components) to cluster
 #'   instead of an assay.
@@ -77,10 +109,11 @@
 #'   values), or one of the normalizations of counts `"log1p_size_factors"`,
 #'   `"log1p_cp10k"`, `"log1p_cpm"` (see Details).
 #' @return A `kmeans_reduced` object (see [kmeans_reduced()]); its `input`
-#'   records `assay`, `use_reduced_dim` and `normalize` (and, for
-#'   `"log1p_size_factors"` from library sizes, the mean library size
-#'   `target`), which [predict()] applies to a new `SummarizedExperiment`
-#'   (with its own size factors when it has them).
+#'   records `assay`, `use_reduced_dim` and `normalize`, and for
+#'   `"log1p_size_factors"` `size_factors_from` (`"sizeFactors"` or
+#'   `"library_sizes"`) and `target` (`t`, the mean size factor or library
+#'   size of the fitted cells): what [predict()] needs to normalize new
+#'   cells as it normalized these.
 #' @seealso [kmeans_reduced()], [predict.kmeans_reduced()].
 #' @examples
 #' if (requireNamespace("SummarizedExperiment", quietly = TRUE)) {
@@ -95,11 +128,64 @@ kmeans_reduced.SummarizedExperiment <- function(x, k, ..., assay = NULL, use_red
                                                 normalize = NULL) {
   call <- match.call()
   call[[1L]] <- as.name("kmeans_reduced")
+  fit <- cluster_cells(x, k, ..., assay = assay, use_reduced_dim = use_reduced_dim,
+                       normalize = normalize)
+  fit$call <- call
+  fit
+}
+
+#' @rdname kmeans_reduced.SummarizedExperiment
+#' @export
+kmeans_reduced.DelayedMatrix <- function(x, k, ..., normalize = NULL) {
+  call <- match.call()
+  call[[1L]] <- as.name("kmeans_reduced")
+  seed <- tenx_seed(x, transposed = TRUE)
+  if (is.null(seed)) {
+    # (any other DelayedMatrix: its rows, as they are)
+    if (!is.null(normalize)) {
+      stop_arg(sprintf(paste0("`normalize` applies to counts: the cells of a SummarizedExperiment, or ",
+                              "t() of a TENxMatrix; `x` (a %s) is clustered as it is."),
+                       class(x)[1L]))
+    }
+    fit <- kmeans_reduced.default(x, k, ...)
+    fit$call <- call
+    return(fit)
+  }
+  # The cells of a 10x file: its counts, clustered as the "counts" assay of
+  # a SummarizedExperiment (the file itself, genes x cells, read straight
+  # from the file).
+  fit <- cluster_cells(tenx_cells_se(seed, "counts"), k, ..., normalize = normalize,
+                       subject = sprintf("the counts of the 10x file '%s' (t() of a TENxMatrix) are",
+                                         seed@filepath))
+  fit$call <- call
+  fit
+}
+
+# A SummarizedExperiment whose one assay, `name` (or unnamed: NULL), is the
+# TENxMatrix of the seed `seed` (genes x cells).
+tenx_cells_se <- function(seed, name) {
+  requireNamespace("SummarizedExperiment", quietly = TRUE) || stop_arg(paste0(
+    "Clustering the cells of t() of a TENxMatrix needs the SummarizedExperiment package; ",
+    "install it from Bioconductor."))
+  assays <- list(DelayedArray::DelayedArray(seed))
+  if (!is.null(name)) names(assays) <- name
+  SummarizedExperiment::SummarizedExperiment(assays)
+}
+
+# The fit of the cells of the SummarizedExperiment `x` (its method's
+# arguments); `subject`: what the message on the default normalization
+# says is normalized, with its verb (NULL: the assay).
+cluster_cells <- function(x, k, ..., assay = NULL, use_reduced_dim = NULL, normalize = NULL,
+                          subject = NULL) {
   input <- check_se_input(x, assay, use_reduced_dim, normalize)
+  sf <- if (input$normalize == "log1p_size_factors") se_size_factors(x)
   if (is.null(normalize) && input$normalize != "none") {
-    message(sprintf(paste0("kmeans_reduced(): the assay \"%s\" is normalized with normalize = \"%s\" ",
-                           "(%s); give normalize = \"none\" to cluster it as it is."),
-                    input$assay, input$normalize, describe_normalization(input$normalize)))
+    if (is.null(subject)) subject <- sprintf("the assay \"%s\" is", input$assay)
+    message(sprintf(paste0("kmeans_reduced(): %s normalized with normalize = \"%s\" (%s); ",
+                           "give normalize = \"none\" to cluster the values as they are."),
+                    subject, input$normalize,
+                    describe_normalization(input$normalize,
+                                           if (!is.null(sf)) "sizeFactors" else "library_sizes")))
   }
   args <- cell_defaults(list(...), is.null(input$use_reduced_dim), c(ncol(x), nrow(x)))
   # (the seed drawn here when not given, as kmeans_reduced() would: the
@@ -118,30 +204,33 @@ kmeans_reduced.SummarizedExperiment <- function(x, k, ..., assay = NULL, use_red
   # (the rows and k by name: the call holds no copy of the data)
   fit <- do.call(kmeans_reduced.default,
                  c(list(quote(rows)), if (!missing(k)) list(quote(k)), args))
-  fit$call <- call
   fit$input <- c(input, normalization_record(cells$normalization))
   fit
 }
 
 # The defaults of the method for cells, where the call leaves them: an
 # assay's cells are reduced to their principal components (method "rsvd",
-# the centred randomized SVD, `dims = cell_pca_dims()`), which find cell
-# types where random projections of all the genes keep the noise of every
-# gene. `size`: the numbers of cells and genes.
+# the centred randomized SVD, `dims = cell_pca_dims()`, from a sample of
+# cells), which find cell types where random projections of all the genes
+# keep the noise of every gene. They apply whenever the method is "rsvd",
+# given or by default, each only where the call does not give it: naming
+# the default method does not change its settings. `size`: the numbers of
+# cells and genes.
 cell_defaults <- function(args, assay, size) {
   if (!assay) return(args)
   given <- names(args)
-  if (!("method" %in% given) || identical(args$method, "auto")) {
-    args$method <- "rsvd"
-    if (!("dims" %in% given)) args$dims <- as.integer(min(cell_pca_dims(), size))
-    # (the components of a sample of the cells: one pass over a file
-    # instead of the SVD's passes over every cell)
-    control <- if (is.null(args$control)) list() else args$control
-    if (is.list(control)) {
-      if (is.null(control$svd_rows)) control$svd_rows <- cell_svd_rows()
-      if (is.null(control$eps)) control$eps <- cell_svd_eps()
-      args$control <- control
-    }
+  if ("method" %in% given && !identical(args$method, "auto") && !identical(args$method, "rsvd")) {
+    return(args)
+  }
+  args$method <- "rsvd"
+  if (!("dims" %in% given)) args$dims <- as.integer(min(cell_pca_dims(), size))
+  # (the components of a sample of the cells: one pass over a file
+  # instead of the SVD's passes over every cell)
+  control <- if (is.null(args$control)) list() else args$control
+  if (is.list(control)) {
+    if (is.null(control$svd_rows)) control$svd_rows <- cell_svd_rows()
+    if (is.null(control$eps)) control$eps <- cell_svd_eps()
+    args$control <- control
   }
   args
 }
@@ -197,11 +286,7 @@ check_se_input <- function(x, assay, use_reduced_dim, normalize) {
   have <- SummarizedExperiment::assayNames(x)
   n_assays <- length(SummarizedExperiment::assays(x, withDimnames = FALSE))
   if (n_assays == 0L) stop_arg("`x` has no assay to cluster.")
-  if (is.null(assay)) {
-    assay <- if (!identical(normalize, "none") && "counts" %in% have &&
-                 !(is.null(normalize) && "logcounts" %in% have)) "counts" else
-      if ("logcounts" %in% have) "logcounts" else 1L
-  }
+  if (is.null(assay)) assay <- default_assay(have, normalize)
   ok <- if (is.character(assay)) length(assay) == 1L && assay %in% have else
     is_whole(assay) && assay >= 1 && assay <= n_assays
   if (!ok) {
@@ -223,6 +308,24 @@ check_se_input <- function(x, assay, use_reduced_dim, normalize) {
   list(assay = assay, use_reduced_dim = NULL, normalize = normalize)
 }
 
+# The assay clustered when `assay` is not given (`have`: the assays'
+# names). Whether `normalize` is left NULL or given as "none" does not
+# change it: "logcounts", else "counts", else the first assay. A
+# normalization of counts asks for "counts", else the first assay, which
+# must not be "logcounts" (log-counts are not counts).
+default_assay <- function(have, normalize) {
+  if (is.null(normalize) || normalize == "none") {
+    return(if ("logcounts" %in% have) "logcounts" else if ("counts" %in% have) "counts" else 1L)
+  }
+  if ("counts" %in% have) return("counts")
+  if (length(have) && identical(have[1L], "logcounts")) {
+    stop_arg(sprintf(paste0("`normalize = \"%s\"` normalizes counts, but `x` has no assay \"counts\" ",
+                            "and its first assay is \"logcounts\": give the assay of counts as `assay` ",
+                            "(it has %s)."), normalize, paste0("\"", have, "\"", collapse = ", ")))
+  }
+  1L
+}
+
 is_se <- function(x) isS4(x) && methods::is(x, "SummarizedExperiment")
 
 # What predict() takes of a new SummarizedExperiment: the fit's choice
@@ -231,7 +334,7 @@ se_input_of <- function(x, input) {
   if (is.null(input)) return(check_se_input(x, NULL, NULL, "none"))
   # (the fit's normalization: its choice, and the mean library size of its
   # "log1p_size_factors" without size factors)
-  keep <- input[intersect(names(input), "target")]
+  keep <- input[intersect(names(input), c("size_factors_from", "target"))]
   if (is.character(input$assay) &&
       !(input$assay %in% SummarizedExperiment::assayNames(x))) {
     have <- SummarizedExperiment::assayNames(x)
@@ -253,12 +356,13 @@ describe_se <- function(x) sprintf("a %s", class(x)[1L])
 # The cells of the SummarizedExperiment `x` as rows, chosen by `input`
 # (check_se_input()): a reduced dimension or an assay in memory as a matrix
 # (normalized here), a DelayedMatrix assay as a row source read in blocks.
-# `input$target`: the mean library size of a fit's "log1p_size_factors"
-# (predict()). With `with_normalization`: list(rows, normalization), the
-# normalization as applied (as_normalization()). `sample`: NULL or
-# cell_sample_plan(): the pass over a file that sums the library sizes also
-# keeps those cells (source_library_sizes()).
-se_rows <- function(x, input, with_normalization = FALSE, sample = NULL, file_cache = 0) {
+# With `with_normalization`: list(rows, normalization), the normalization
+# as applied (as_normalization()); `normalization`: the one to apply
+# (predict(): new_cells_normalization()), else the object's own. `sample`: NULL or cell_sample_plan():
+# the pass over a file that sums the library sizes also keeps those cells
+# (source_library_sizes()).
+se_rows <- function(x, input, with_normalization = FALSE, sample = NULL, file_cache = 0,
+                    normalization = NULL) {
   if (!is.null(input$use_reduced_dim)) {
     rows <- SingleCellExperiment::reducedDim(x, input$use_reduced_dim, withDimnames = TRUE)
     return(if (with_normalization) list(rows = rows, normalization = as_normalization("none"))
@@ -268,15 +372,12 @@ se_rows <- function(x, input, with_normalization = FALSE, sample = NULL, file_ca
   # operation on a DelayedMatrix: the names are the cells' and features')
   a <- SummarizedExperiment::assay(x, input$assay, withDimnames = FALSE)
   names <- list(colnames(x), rownames(x))
-  name <- if (is.character(input$assay)) input$assay else
-    SummarizedExperiment::assayNames(x)[input$assay]
-  what <- sprintf("the assay %s", if (length(name) == 1L && !is.na(name) && nzchar(name))
-    paste0("\"", name, "\"") else input$assay)
+  what <- assay_label(x, input$assay)
   type <- tryCatch(DelayedArray::type(a), error = function(e) typeof(a))
   if (!(type %in% c("double", "integer", "logical")) || (is.matrix(a) && !is.numeric(a))) {
     stop_arg(sprintf("%s of `x` must hold numbers, not values of type %s.", what, type))
   }
-  sf <- if (input$normalize == "log1p_size_factors") se_size_factors(x)
+  sf <- if (is.null(normalization) && input$normalize == "log1p_size_factors") se_size_factors(x)
   if (is_delayed(a)) {
     seed <- tenx_seed(a, transposed = FALSE)
     if (!is.null(seed)) {
@@ -287,11 +388,8 @@ se_rows <- function(x, input, with_normalization = FALSE, sample = NULL, file_ca
     }
     src$names <- names
     keep_in_memory(src, file_cache_budget(file_cache))
-    if (!is.null(input$target) && is.null(sf)) {
-      # (predict(): the fit's mean library size, no pass of its own)
-      src$normalize <- list(how = input$normalize, target = input$target, size_factors = NULL)
-    } else {
-      src$normalize <- complete_normalization(input$normalize, sf, function() {
+    src$normalize <- if (!is.null(normalization)) normalization else {
+      complete_normalization(input$normalize, sf, function() {
         source_library_sizes(src, if (!is.null(sample)) {
           list(index = sample_index(n_rows(src), sample$m, sample$seed))
         })
@@ -307,18 +405,76 @@ se_rows <- function(x, input, with_normalization = FALSE, sample = NULL, file_ca
   }
   if (!methods::is(rows, "dgCMatrix") && !is.double(rows)) storage.mode(rows) <- "double"
   dimnames(rows) <- names
-  norm <- complete_normalization(input$normalize, sf, function() Matrix::rowSums(rows))
-  if (!is.null(input$target) && is.null(sf)) norm$target <- input$target
+  norm <- if (!is.null(normalization)) normalization else {
+    complete_normalization(input$normalize, sf, function() Matrix::rowSums(rows))
+  }
   rows <- normalize_rows(rows, norm, what)
   if (with_normalization) list(rows = rows, normalization = norm) else rows
 }
 
+# "the assay \"counts\"" (or its number), for messages.
+assay_label <- function(x, assay) {
+  name <- if (is.character(assay)) assay else SummarizedExperiment::assayNames(x)[assay]
+  sprintf("the assay %s", if (length(name) == 1L && !is.na(name) && nzchar(name))
+    paste0("\"", name, "\"") else assay)
+}
+
 # The size factors of the cells of `x` for "log1p_size_factors": its
 # sizeFactors() when it has them (checked), else NULL (library sizes).
-se_size_factors <- function(x) {
+# `arg`: the argument `x` is, in messages.
+se_size_factors <- function(x, arg = "x") {
   # (where a SingleCellExperiment keeps them, sizeFactors())
   sf <- if (methods::is(x, "SingleCellExperiment")) {
     SummarizedExperiment::colData(x)[["sizeFactor"]]
   }
-  check_size_factors(sf, ncol(x), sprintf("`x` (%s)", describe_se(x)))
+  check_size_factors(sf, ncol(x), sprintf("`%s` (%s)", arg, describe_se(x)))
+}
+
+## New cells (predict()) -----------------------------------------------------
+
+# Is `newdata` cells that predict() takes as the fit took its cells: a
+# SummarizedExperiment, or t() of a TENxMatrix (a 10x file's counts) for a
+# fit of cells from an assay?
+is_new_cells <- function(newdata, input) {
+  is_se(newdata) || (!is.null(input$assay) && !is.null(tenx_seed(newdata, transposed = TRUE)))
+}
+
+# The new cells `x` (is_new_cells()) for predict(): list(rows, prepare).
+# `rows`: the cells of the fit's assay (or reduced dimension) as rows, in
+# memory or a row source read in blocks, normalized as the fit normalized
+# its cells (new_cells_normalization(): each cell by its own library size
+# or size factor and the fit's target, so a cell gets the same numbers
+# alone or in any batch). The library sizes are those over the fit's genes:
+# when `x` has genes the fit did not have, `rows` are the counts as they
+# are and `prepare(rows, first)` gives rows first, first + 1, ... of them
+# with the fit's genes, matched by name, then normalized; otherwise
+# `prepare` is NULL (the genes are matched by name as any rows' columns).
+new_cells <- function(x, object) {
+  input <- object$input
+  if (!is_se(x)) {
+    x <- tenx_cells_se(tenx_seed(x, transposed = TRUE),
+                       if (is.character(input$assay)) input$assay)
+  }
+  input <- se_input_of(x, input)
+  if (!is.null(input$use_reduced_dim) || input$normalize == "none") {
+    return(list(rows = se_rows(x, input), prepare = NULL))
+  }
+  # (the genes, by name, before anything is read)
+  genes <- newdata_columns(rownames(x), nrow(x), object$reducer, "newdata",
+                           features = c("genes (rows)", "gene"))
+  what <- assay_label(x, input$assay)
+  sf <- if (input$normalize == "log1p_size_factors" &&
+            !identical(input$size_factors_from, "library_sizes")) {
+    se_size_factors(x, "newdata")
+  }
+  norm <- new_cells_normalization(input, sf, sprintf("%s, %s", describe_se(x), what))
+  if (is.null(genes) || length(genes) == nrow(x)) {
+    # (the fit's genes, in any order: normalized as read)
+    return(list(rows = se_rows(x, input, normalization = norm), prepare = NULL))
+  }
+  rows <- se_rows(x, utils::modifyList(input, list(normalize = "none")))
+  list(rows = rows, prepare = function(rows, first = 1L) {
+    rows <- check_newdata(rows, object$reducer, "newdata")
+    normalize_rows(rows, norm, what, first)
+  })
 }

@@ -158,10 +158,17 @@ print.summary.kmeans_reduced <- function(x, ...) {
 #' @param object A `kmeans_reduced` object.
 #' @param newdata Rows to assign: a numeric matrix, data frame, sparse
 #'   `Matrix`, `bigmemory::big.matrix` or `DelayedMatrix` (read in blocks)
-#'   with the columns of the data used in the fit (matched by name when both
-#'   have column names); or a `SummarizedExperiment`, whose cells (columns)
-#'   are assigned from the assay (or reduced dimension) and with the
-#'   normalization the fit used.
+#'   with the columns of the data used in the fit, matched by name when both
+#'   have column names (in any order; columns the fit did not have are left
+#'   out), else by position. Such rows are taken as the values the fit
+#'   clustered (normalized already, for a fit of normalized counts). Or new
+#'   cells: a `SummarizedExperiment` (cells as columns), or, for a fit of
+#'   cells from an assay, `t()` of a `TENxMatrix`, whose cells are assigned
+#'   from the assay (or reduced dimension) the fit used, with its genes
+#'   matched by name and its counts normalized as the fit normalized its
+#'   cells: each cell by its own library size (or size factor) and the scale
+#'   the fit recorded, so that a cell gets the same cluster and distances
+#'   alone as in any batch (see [kmeans_reduced.SummarizedExperiment()]).
 #' @param n_threads Number of threads, or `NULL` for [kmreduce_threads()].
 #' @param type `"cluster"` (the default): the cluster of each row.
 #'   `"distances"`: the squared Euclidean distances of each row to the `k`
@@ -195,10 +202,17 @@ predict.kmeans_reduced <- function(object, newdata, n_threads = NULL,
   use_reading_threads(n_threads)  # (a 10x file's chunks decompressed on them)
   k <- if (is.null(object$assignment_centers)) nrow(object$reduced_centers) else
     nrow(object$assignment_centers)
-  # (a SummarizedExperiment: its cells, as the fit took them)
-  if (is_se(newdata)) newdata <- se_rows(newdata, se_input_of(newdata, object$input))
+  # (cells, a SummarizedExperiment's or a 10x file's: the fit's assay, its
+  # genes by name, normalized as the fit normalized its cells)
+  prepare <- NULL
+  if (is_new_cells(newdata, object$input)) {
+    cells <- new_cells(newdata, object)
+    newdata <- cells$rows
+    prepare <- cells$prepare
+  }
   # (rows not in memory: block by block, source_predict())
-  source_predict(as_row_source(newdata), object, n_threads, type, k, function(rows) {
+  source_predict(as_row_source(newdata), object, n_threads, type, k, function(rows, first = 1L) {
+    if (!is.null(prepare)) rows <- prepare(rows, first)
     predict_rows(object, rows, n_threads, type, k)
   })
 }

@@ -92,7 +92,7 @@
 #' @param assay For a `SummarizedExperiment` `x_local` (this rank's cells as
 #'   columns, e.g. `sce[, cells]`): the assay to cluster, chosen as
 #'   [kmeans_reduced()]'s method for it does (`NULL`: `"counts"` with
-#'   a normalization, else `"logcounts"` or the first).
+#'   a normalization, else `"logcounts"`, `"counts"` or the first).
 #' @param normalize `"none"` (cluster the values as they are),
 #'   `"log1p_cp10k"` or `"log1p_cpm"`: counts (finite numbers >= 0, cells as
 #'   rows) normalized cell by cell to

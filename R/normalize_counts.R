@@ -9,32 +9,44 @@
 #   log1p_cpm           target 1e6 (counts per million)
 #   log1p_cp10k         target 1e4 (Seurat's NormalizeData, scanpy's
 #                       normalize_total with target_sum 1e4)
-#   log1p_size_factors  x / size factor: the object's sizeFactors() when it
-#                       has them, else library size / mean library size
-#                       (scuttle's logNormCounts, natural log; s the library
-#                       size and target the mean library size)
+#   log1p_size_factors  scuttle's logNormCounts (natural log): s the
+#                       object's sizeFactors() when it has them, else the
+#                       library size, and target the mean of s over the
+#                       cells fitted, so that x / s * target is x divided
+#                       by size factors centred at 1
+#
+# A fit records what it needs to normalize any new cell alone
+# (normalization_record()): for log1p_size_factors, where s came from and
+# the target; predict() divides a new cell's counts by its own s of the
+# same kind (new_cells_normalization()).
 
 normalize_choices <- function() c("none", "log1p_cpm", "log1p_cp10k", "log1p_size_factors")
 
 # What a SummarizedExperiment's counts get by default.
 default_cell_normalization <- function() "log1p_size_factors"
 
-# In words, for messages.
-describe_normalization <- function(how) {
+# In words, for messages: `from` "sizeFactors" or "library_sizes" for
+# "log1p_size_factors" (where its size factors come from).
+describe_normalization <- function(how, from = NULL) {
   switch(how, none = "the values as they are",
          log1p_cpm = "log1p of counts per million",
          log1p_cp10k = "log1p of counts per 10,000",
-         log1p_size_factors = "log1p of counts divided by size factors, scaled to the mean library size")
+         log1p_size_factors = if (identical(from, "sizeFactors")) {
+           "log1p of counts divided by the size factors of `x` (sizeFactors()) centred at 1, as scuttle's logNormCounts() with the natural log"
+         } else {
+           "log1p of counts divided by the library sizes centred at 1, i.e. scaled to the mean library size, as scuttle's logNormCounts() with the natural log"
+         })
 }
 
 check_normalize <- function(normalize) {
   check_choice(normalize, "normalize", normalize_choices())
 }
 
-# A normalization as applied: list(how, target, size_factors). `target`:
-# the total each cell is scaled to (NULL for "log1p_size_factors" until the
-# mean library size is known: normalize_target()); `size_factors`: NULL
-# (the cells' library sizes) or one per cell (target 1).
+# A normalization as applied: list(how, target, size_factors, from).
+# `target`: the total each cell is scaled to (NULL for "log1p_size_factors"
+# until the mean size factor is known: complete_normalization());
+# `size_factors`: NULL (the cells' library sizes) or one per cell; `from`
+# (for "log1p_size_factors"): "sizeFactors" or "library_sizes".
 as_normalization <- function(norm) {
   if (is.list(norm)) return(norm)
   list(how = norm, target = switch(norm, none = 0, log1p_cpm = 1e6, log1p_cp10k = 1e4, NULL),
@@ -44,18 +56,51 @@ as_normalization <- function(norm) {
 # The normalization `how` of all the cells of an object, complete:
 # `size_factors` (NULL or one per cell) and `library_sizes` (a function
 # giving the cells' library sizes, called only when needed: a pass over the
-# cells of a file) for "log1p_size_factors".
+# cells of a file) for "log1p_size_factors". As scuttle's logNormCounts()
+# (center.size.factors = TRUE), the size factors are centred at 1: the
+# target is their mean, so multiplying them all by a constant changes
+# nothing.
 complete_normalization <- function(how, size_factors = NULL, library_sizes = NULL) {
   norm <- as_normalization(how)
   if (norm$how != "log1p_size_factors") return(norm)
   if (!is.null(size_factors)) {
     norm$size_factors <- size_factors
-    norm$target <- 1
+    norm$target <- mean(size_factors)
+    norm$from <- "sizeFactors"
   } else {
     lib <- library_sizes()
     norm$target <- if (length(lib) && sum(lib) > 0) mean(lib) else 1
+    norm$from <- "library_sizes"
   }
   norm
+}
+
+# The normalization of new cells (predict()) by the fit's record `input`
+# (normalization_record()): the fit's target, and, for
+# "log1p_size_factors", each new cell's own size factor of the kind the fit
+# used: `size_factors` (the new cells' sizeFactors(), or NULL) for a fit on
+# size factors (an error without them), the cells' library sizes for a fit
+# on library sizes (their size factors, if any, are not used). A cell is
+# then normalized the same alone or with any other cells.
+new_cells_normalization <- function(input, size_factors, what) {
+  norm <- as_normalization(input$normalize)
+  if (norm$how != "log1p_size_factors") return(norm)
+  from <- input$size_factors_from
+  target <- input$target
+  # (a fit recorded before the source of its size factors was: a target
+  # only for library sizes, size factors used as they were)
+  if (is.null(from)) from <- if (is.null(target)) "sizeFactors" else "library_sizes"
+  if (is.null(target)) target <- 1
+  if (from == "sizeFactors") {
+    if (is.null(size_factors)) {
+      stop_arg(sprintf(paste0("`newdata` (%s) must have size factors (sizeFactors()): the fit divided ",
+                              "the counts of its cells by their size factors. Give new cells size ",
+                              "factors on the scale of the fitted cells' (their mean there was %s)."),
+                       what, format(target, digits = 6)))
+    }
+    return(list(how = norm$how, target = target, size_factors = size_factors, from = from))
+  }
+  list(how = norm$how, target = target, size_factors = NULL, from = from)
 }
 
 # The checked size factors of an object's cells (sizeFactors()), or NULL.
@@ -85,7 +130,7 @@ normalize_rows <- function(m, norm, what, first = 1L) {
   if (isTRUE(norm$check_only)) return(m)
   lib <- if (is.null(norm$size_factors)) unname(Matrix::rowSums(m)) else
     norm$size_factors[first - 1L + seq_len(nrow(m))]
-  # (all the cells in memory: the mean library size is theirs)
+  # (all the cells in memory: the mean library size, or size factor, is theirs)
   target <- if (!is.null(norm$target)) norm$target else if (sum(lib) > 0) mean(lib) else 1
   lib[lib == 0] <- 1  # (all zero: stays zero)
   # (the same operations, in the same order, as normalize_columns())
@@ -129,12 +174,14 @@ stop_not_counts <- function(how, what, value, cell) {
 }
 
 # What a fit records of its normalization beyond its choice (predict()
-# applies the same to new cells): for "log1p_size_factors" from library
-# sizes, the mean library size of the cells it was fitted to.
+# applies the same to new cells, new_cells_normalization()): for
+# "log1p_size_factors", where the size factors came from ("sizeFactors" or
+# "library_sizes") and the target t, the mean size factor (or library
+# size) of the cells it was fitted to.
 normalization_record <- function(norm) {
   norm <- as_normalization(norm)
-  if (norm$how == "log1p_size_factors" && is.null(norm$size_factors)) {
-    list(target = norm$target)
+  if (norm$how == "log1p_size_factors") {
+    list(size_factors_from = norm$from, target = norm$target)
   } else {
     list()
   }

@@ -306,18 +306,18 @@ source_lloyd <- function(src, centers, iter_max, n_threads, block_rows, shift) {
   cpp_lloyd(to_cpp_source(src, block_rows), centers, iter_max, 0, n_threads, shift)
 }
 
-# predict(): the clusters (or distances) of the rows; `one(rows)` predicts
-# in-memory rows. Default: block by block.
+# predict(): the clusters (or distances) of the rows; `one(rows, first)`
+# predicts in-memory rows (`first`: the number of the first of them).
+# Default: block by block, each block's columns the fit's, matched by name
+# as in memory (newdata_columns()).
 source_predict <- function(src, object, n_threads, type, k, one) UseMethod("source_predict")
 source_predict.row_source <- function(src, object, n_threads, type, k, one) {
-  if (n_cols(src) != object$reducer$n_features) {
-    stop_arg(sprintf("`newdata` must have %d columns (as the data the model was fitted to), not %d.",
-                     object$reducer$n_features, n_cols(src)))
-  }
+  index <- newdata_columns(col_names(src), n_cols(src), object$reducer, "newdata")
   n <- n_rows(src)
   out <- if (type == "cluster") integer(n) else matrix(0, n, k)
   for_source_blocks(src, source_block_rows(src), function(block, rows) {
-    p <- one(block)
+    if (!is.null(index)) block <- block[, index, drop = FALSE]
+    p <- one(block, rows[1L])
     if (type == "cluster") out[rows] <<- p else out[rows, ] <<- p
   })
   if (type == "distances") colnames(out) <- seq_len(k)

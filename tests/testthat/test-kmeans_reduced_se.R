@@ -74,8 +74,8 @@ test_that("bad choices of what to cluster are errors naming the argument", {
   expect_error(kmeans_reduced(sce, 3, use_reduced_dim = "PCA", normalize = "log1p_cpm"),
                "without `assay` and with normalize = \"none\"")
   # the stats::kmeans() names, passed on to the default method, are named in errors
-  expect_error(kmeans_reduced(se, centers = 0), "^`centers` must be a whole number")
-  expect_error(kmeans_reduced(se, 3, nstart = 0), "^`nstart` must be a whole number")
+  expect_error(suppressMessages(kmeans_reduced(se, centers = 0)), "^`centers` must be a whole number")
+  expect_error(suppressMessages(kmeans_reduced(se, 3, nstart = 0)), "^`nstart` must be a whole number")
   # a misspelt argument is not ignored
   expect_error(suppressMessages(kmeans_reduced(se, 3, nstrat = 2)), "has no argument `nstrat`")
   expect_error(kmeans_reduced(sc$logn, 3, nstrat = 2), "has no argument `nstrat`")
@@ -229,4 +229,154 @@ test_that("n_threads above the cores is said once", {
     })
   expect_identical(sum(grepl("is more than the", said)), 1L)
   expect_length(fit$cluster, ncol(se))
+})
+
+test_that("the default assay is the same whether normalize is NULL or \"none\"", {
+  skip_without_bioc("SummarizedExperiment")
+  m <- matrix(1, 4, 3)
+  se <- function(names) {
+    assays <- rep(list(m), length(names))
+    if (!all(names == "")) names(assays) <- names
+    SummarizedExperiment::SummarizedExperiment(assays)
+  }
+  chosen <- function(names, normalize) {
+    unlist(kmreduce:::check_se_input(se(names), NULL, NULL, normalize)[c("assay", "normalize")])
+  }
+  # assays present x normalize NULL / "none" / a normalization of counts:
+  # the assay, and the normalization it gets
+  cases <- list(
+    list(c("spliced", "counts"), c("counts", "log1p_size_factors"), c("counts", "none"),
+         c("counts", "log1p_cp10k")),
+    list(c("counts", "spliced"), c("counts", "log1p_size_factors"), c("counts", "none"),
+         c("counts", "log1p_cp10k")),
+    list(c("counts", "logcounts"), c("logcounts", "none"), c("logcounts", "none"),
+         c("counts", "log1p_cp10k")),
+    list(c("logcounts", "counts"), c("logcounts", "none"), c("logcounts", "none"),
+         c("counts", "log1p_cp10k")),
+    list(c("spliced", "logcounts"), c("logcounts", "none"), c("logcounts", "none"),
+         c("spliced", "log1p_cp10k")),
+    list("counts", c("counts", "log1p_size_factors"), c("counts", "none"),
+         c("counts", "log1p_cp10k")),
+    list("spliced", c("spliced", "none"), c("spliced", "none"), c("spliced", "log1p_cp10k")),
+    list("logcounts", c("logcounts", "none"), c("logcounts", "none"), NULL),
+    list(c("", ""), c("1", "none"), c("1", "none"), c("1", "log1p_cp10k")))
+  for (case in cases) {
+    for (j in 1:3) {
+      normalize <- list(NULL, "none", "log1p_cp10k")[[j]]
+      want <- case[[j + 1L]]
+      if (is.null(want)) {
+        expect_error(chosen(case[[1L]], normalize),
+                     "`normalize = \"log1p_cp10k\"` normalizes counts, but `x` has no assay \"counts\".*give the assay of counts as `assay`")
+      } else {
+        expect_identical(unname(chosen(case[[1L]], normalize)), want,
+                         info = paste(paste(case[[1L]], collapse = "+"), format(normalize)))
+      }
+    }
+  }
+  # the assay of the message: normalize = "none" clusters the counts it named
+  sc <- se_case(seed = 8)
+  two <- SummarizedExperiment::SummarizedExperiment(list(spliced = sc$counts * 2,
+                                                         counts = sc$counts))
+  expect_message(kmeans_reduced(two, 3, method = "sparse_embedding", dims = 10, seed = 1),
+                 "the assay \"counts\" is normalized")
+  raw <- do.call(kmeans_reduced, c(list(two, normalize = "none"), args))
+  expect_identical(raw$input$assay, "counts")
+  expect_identical(unname(raw$cluster), unname(do.call(kmeans_reduced, c(list(sc$rows), args))$cluster))
+})
+
+test_that("method = \"rsvd\" given keeps the defaults for cells", {
+  skip_without_bioc("SingleCellExperiment")
+  rows <- c(500, 300)
+  given <- kmreduce:::cell_defaults(list(method = "rsvd"), TRUE, rows)
+  expect_identical(given, kmreduce:::cell_defaults(list(), TRUE, rows))
+  expect_identical(given$dims, 150L)
+  expect_identical(given$control[c("svd_rows", "eps")], list(svd_rows = 20000, eps = 1))
+  # only what is not given
+  mine <- kmreduce:::cell_defaults(list(method = "rsvd", dims = 7, control = list(eps = 2)), TRUE,
+                                   rows)
+  expect_identical(mine$dims, 7)
+  expect_identical(mine$control, list(eps = 2, svd_rows = 20000))
+  # a fit: the same as the default call, not dims = k of all cells
+  sc <- se_case(seed = 9)
+  sce <- SingleCellExperiment::SingleCellExperiment(list(counts = sc$counts))
+  by_default <- suppressMessages(kmeans_reduced(sce, 3, seed = 2, n_init = 2))
+  named <- suppressMessages(kmeans_reduced(sce, 3, method = "rsvd", seed = 2, n_init = 2))
+  expect_identical(named$dims, 150L)
+  expect_identical(named$cluster, by_default$cluster)
+  expect_identical(named$reduced, by_default$reduced)
+})
+
+test_that("predict() gives a new cell the same cluster and distances alone as in any batch", {
+  skip_without_bioc()
+  s <- sim_counts(200, 406, 3, seed = 11)
+  old <- s$counts[, 1:400]
+  new <- s$counts[, 401:406]
+  # size factors on one scale for all cells (not centred)
+  sf <- withr::with_seed(2, stats::runif(406, 0.5, 2)) * Matrix::colSums(s$counts) / 100
+  sce <- function(a, sf = NULL) {
+    x <- SingleCellExperiment::SingleCellExperiment(list(counts = a))
+    if (!is.null(sf)) SingleCellExperiment::sizeFactors(x) <- sf
+    x
+  }
+  # the new cells in 10x files: each alone, and all in one
+  file_of <- function(m) {
+    f <- tempfile(fileext = ".h5")
+    write_tenx(m, f)
+    tenx_matrix(f)
+  }
+  one_file <- lapply(1:6, function(i) file_of(new[, i, drop = FALSE]))
+  all_file <- file_of(new)
+  ways <- list(size_factors = c("log1p_size_factors", "object"),
+               library_sizes = c("log1p_size_factors", "none"),
+               cp10k = c("log1p_cp10k", "none"), cpm = c("log1p_cpm", "none"))
+  for (way in names(ways)) {
+    how <- ways[[way]][1L]
+    use_sf <- ways[[way]][2L] == "object"
+    fit <- kmeans_reduced(sce(old, if (use_sf) sf[1:400]), 3, normalize = how, seed = 1,
+                          n_init = 2)
+    # the reference: the new cells normalized here by the definition, given
+    # as rows (taken as the values the fit clustered)
+    s_new <- if (use_sf) sf[401:406] else Matrix::colSums(new)
+    t_fit <- switch(how, log1p_cp10k = 1e4, log1p_cpm = 1e6,
+                    mean(if (use_sf) sf[1:400] else Matrix::colSums(old)))
+    rows <- Matrix::t(new)
+    rows@x <- log1p(rows@x / s_new[rows@i + 1L] * t_fit)
+    ref_d <- predict(fit, rows, type = "distances")
+    ref_l <- predict(fit, rows)
+    batch_mem <- sce(new, if (use_sf) sf[401:406])
+    batch_file <- sce(all_file, if (use_sf) sf[401:406])
+    for (batch in list(batch_mem, batch_file)) {
+      expect_identical(unname(predict(fit, batch)), unname(ref_l), info = way)
+      expect_equal(unname(predict(fit, batch, type = "distances")), unname(ref_d),
+                   tolerance = 1e-12, info = way)
+    }
+    d_batch <- predict(fit, batch_mem, type = "distances")
+    for (i in 1:6) {
+      alone <- list(memory = sce(new[, i, drop = FALSE], if (use_sf) sf[400 + i]),
+                    file = sce(one_file[[i]], if (use_sf) sf[400 + i]))
+      for (where in names(alone)) {
+        info <- paste(way, where, "cell", i)
+        expect_identical(unname(predict(fit, alone[[where]])), unname(ref_l[i]), info = info)
+        expect_identical(unname(predict(fit, alone[[where]], type = "distances")[1L, ]),
+                         unname(d_batch[i, ]), info = info)
+      }
+    }
+  }
+  # a fit on size factors needs those of the new cells; a fit on library
+  # sizes does not use them
+  fit_sf <- kmeans_reduced(sce(old, sf[1:400]), 3, normalize = "log1p_size_factors", seed = 1,
+                           n_init = 2)
+  expect_identical(fit_sf$input$size_factors_from, "sizeFactors")
+  expect_equal(fit_sf$input$target, mean(sf[1:400]))
+  expect_error(predict(fit_sf, sce(new)),
+               "`newdata` \\(a SingleCellExperiment, the assay \"counts\"\\) must have size factors \\(sizeFactors\\(\\)\\)")
+  expect_error(predict(fit_sf, t(all_file)), "must have size factors")
+  fit_lib <- suppressMessages(kmeans_reduced(sce(old), 3, seed = 1, n_init = 2))
+  expect_identical(fit_lib$input$size_factors_from, "library_sizes")
+  expect_identical(predict(fit_lib, sce(new, sf[401:406]), type = "distances"),
+                   predict(fit_lib, sce(new), type = "distances"))
+  expect_identical(predict(fit_lib, sce(new, replace(sf[401:406], 2, 0))),
+                   predict(fit_lib, sce(new)))
+  expect_error(predict(fit_sf, sce(new, replace(sf[401:406], 2, 0))),
+               "size factors of `newdata` \\(a SingleCellExperiment\\) \\(sizeFactors\\(\\)\\) must be 6 finite numbers > 0")
 })

@@ -70,8 +70,9 @@ test_that("size factors come from the object when it has them", {
   SingleCellExperiment::sizeFactors(sce) <- sf
   args <- list(k = 3, method = "sparse_embedding", dims = 30, n_init = 2, seed = 4)
   fit <- do.call(kmeans_reduced, c(list(sce, normalize = "log1p_size_factors"), args))
+  # (centred at 1, as scuttle's logNormCounts() centres them)
   rows <- nc$rows
-  rows@x <- log1p(rows@x / sf[rows@i + 1L])
+  rows@x <- log1p(rows@x / (sf / mean(sf))[rows@i + 1L])
   ref <- do.call(kmeans_reduced, c(list(rows), args))
   expect_identical(unname(fit$cluster), unname(ref$cluster))
   expect_equal(fit$tot.withinss, ref$tot.withinss, tolerance = 1e-12)
@@ -92,4 +93,49 @@ test_that("predict() applies the fit's mean library size to new cells", {
   # a subset of the cells: the same labels (the fit's mean library size,
   # not the subset's)
   expect_identical(predict(fit, se[, 1:40]), fit$cluster[1:40])
+})
+
+test_that("log1p_size_factors is scuttle's logNormCounts() times log(2), in memory and from files", {
+  skip_without_bioc(c("rhdf5", "HDF5Array", "DelayedArray", "SingleCellExperiment", "scuttle"))
+  nc <- norm_case(seed = 5)
+  # (scuttle refuses a cell without counts when the size factors are its
+  # library sizes)
+  counts <- nc$counts[, Matrix::colSums(nc$counts) > 0]
+  f <- tempfile(fileext = ".h5")
+  write_tenx(counts, f)
+  h5 <- HDF5Array::writeHDF5Array(as.matrix(counts), tempfile(fileext = ".h5"), "counts")
+  assays <- list(sparse = counts, dense = as.matrix(counts),
+                 delayed = DelayedArray::DelayedArray(counts), hdf5 = h5, tenx = tenx_matrix(f))
+  sce <- function(a, sf) {
+    x <- SingleCellExperiment::SingleCellExperiment(list(counts = a))
+    if (!is.null(sf)) SingleCellExperiment::sizeFactors(x) <- sf
+    x
+  }
+  args <- list(k = 3, method = "sparse_embedding", dims = 30, n_init = 2, seed = 4, n_threads = 1)
+  # the size factors of the object (not centred: the library sizes), or none
+  for (sf in list(Matrix::colSums(counts), NULL)) {
+    ref <- t(as.matrix(SingleCellExperiment::logcounts(scuttle::logNormCounts(sce(counts, sf))))) *
+      log(2)
+    for (name in names(assays)) {
+      x <- sce(assays[[name]], sf)
+      expect_message(fit <- do.call(kmeans_reduced, c(list(x, control = list(block_rows = 37L)),
+                                                      args)),
+                     if (is.null(sf)) "divided by the library sizes centred at 1" else
+                       "divided by the size factors of `x` \\(sizeFactors\\(\\)\\) centred at 1")
+      # the fit's statistics are those of scuttle's values
+      expect_equal(fit$totss, sum(scale(ref, scale = FALSE)^2), tolerance = 1e-10, info = name)
+      means <- rowsum(ref, fit$cluster) / as.vector(table(fit$cluster))
+      expect_equal(unname(fit$centers), unname(means), tolerance = 1e-10, info = name)
+    }
+    # the values themselves, cell by cell
+    expect_equal(as.matrix(kmreduce:::se_rows(sce(counts, sf),
+                                              list(assay = "counts", normalize = "log1p_size_factors"))),
+                 ref, tolerance = 1e-12, ignore_attr = TRUE)
+  }
+  # multiplying the size factors by a constant changes nothing
+  a <- kmreduce:::se_rows(sce(counts, Matrix::colSums(counts)),
+                          list(assay = "counts", normalize = "log1p_size_factors"))
+  b <- kmreduce:::se_rows(sce(counts, Matrix::colSums(counts) / 1e4),
+                          list(assay = "counts", normalize = "log1p_size_factors"))
+  expect_equal(a, b, tolerance = 1e-14)
 })

@@ -23,7 +23,8 @@ fit_file_in_child <- function(f) {
   run_child(
     c("rhdf5::h5errorHandling('normal')",
       sprintf("m <- HDF5Array::TENxMatrix(%s, 'mm10')", deparse(f))),
-    "kmeans_reduced(t(m), 3, method = 'sparse_embedding', dims = 10, seed = 1, n_threads = 2)")
+    paste("kmeans_reduced(t(m), 3, normalize = 'none', method = 'sparse_embedding', dims = 10,",
+          "seed = 1, n_threads = 2)"))
 }
 
 fit_args <- list(k = 3, method = "sparse_embedding", dims = 100, n_init = 3, seed = 7,
@@ -49,15 +50,105 @@ test_that("a TENxMatrix assay gives the labels and statistics of the data in mem
   expect_lt(fit$tot.withinss, 1.02 * km$tot.withinss)
 })
 
-test_that("t(TENxMatrix) as x clusters the cells: the counts as rows", {
+test_that("t(TENxMatrix) with normalize = \"none\" clusters the counts as rows", {
   skip_without_bioc()
   tc <- tenx_case(seed = 2)
   counts_rows <- Matrix::t(tc$counts)
   ref <- do.call(kmeans_reduced, c(list(counts_rows), fit_args))
-  fit <- do.call(kmeans_reduced, c(list(t(tenx_matrix(tc$file)),
+  fit <- do.call(kmeans_reduced, c(list(t(tenx_matrix(tc$file)), normalize = "none",
                                         control = list(block_rows = 200L)), fit_args))
   expect_identical(unname(fit$cluster), unname(ref$cluster))
   expect_equal(fit$tot.withinss, ref$tot.withinss, tolerance = 1e-10)
+})
+
+test_that("t(TENxMatrix) as x is clustered as single cells: normalized, principal components", {
+  skip_without_bioc()
+  tc <- tenx_case(n_genes = 400, n_cells = 2000, n_types = 5, seed = 31)
+  x <- t(tenx_matrix(tc$file))
+  expect_message(fit <- kmeans_reduced(x, 5, seed = 1, n_threads = 2),
+                 paste0("the counts of the 10x file '.*' \\(t\\(\\) of a TENxMatrix\\) are normalized ",
+                        "with normalize = \"log1p_size_factors\".*normalize = \"none\""))
+  expect_identical(fit$method, "rsvd")
+  expect_identical(fit$dims, 150L)
+  expect_identical(fit$call[[1L]], as.name("kmeans_reduced"))
+  # the known cell types, as from the file in a SingleCellExperiment
+  expect_gt(adjusted_rand_index(fit$cluster, tc$type), 0.95)
+  sce <- SingleCellExperiment::SingleCellExperiment(list(counts = tenx_matrix(tc$file)))
+  ref <- suppressMessages(kmeans_reduced(sce, 5, seed = 1, n_threads = 2))
+  expect_identical(unname(fit$cluster), unname(ref$cluster))
+  expect_equal(fit$tot.withinss, ref$tot.withinss)
+  # predict(): the file's cells normalized as the fit's
+  expect_identical(unname(predict(fit, x)), unname(fit$cluster))
+  expect_identical(unname(predict(fit, sce)), unname(fit$cluster))
+  # normalize = "none": the counts as they are, as rows in memory
+  raw <- kmeans_reduced(x, 5, normalize = "none", seed = 1, n_threads = 2)
+  expect_identical(unname(raw$cluster),
+                   unname(kmeans_reduced(Matrix::t(tc$counts), 5, method = "rsvd", dims = 150,
+                                         seed = 1, n_threads = 2,
+                                         control = list(svd_rows = 20000, eps = 1))$cluster))
+  # any other DelayedMatrix: its rows as they are; normalize is an error
+  h5 <- HDF5Array::writeHDF5Array(as.matrix(tc$rows[1:60, ]), tempfile(fileext = ".h5"), "x")
+  expect_error(kmeans_reduced(h5, 2, normalize = "log1p_cpm"),
+               "`normalize` applies to counts: .*`x` \\(a HDF5Matrix\\) is clustered as it is")
+  fit_h5 <- kmeans_reduced(h5, 2, seed = 1)
+  expect_identical(unname(fit_h5$cluster),
+                   unname(kmeans_reduced(as.matrix(tc$rows[1:60, ]), 2, seed = 1,
+                                         method = "sign")$cluster))
+  expect_identical(fit_h5$call, quote(kmeans_reduced(x = h5, k = 2, seed = 1)))
+})
+
+test_that("predict() matches genes by name on every source: genes permuted, genes added", {
+  skip_without_bioc(c("rhdf5", "HDF5Array", "DelayedArray", "SingleCellExperiment"))
+  tc <- tenx_case(n_genes = 300, n_cells = 300, seed = 21)
+  counts <- tc$counts
+  sce <- function(a) SingleCellExperiment::SingleCellExperiment(list(counts = a))
+  fit <- suppressMessages(kmeans_reduced(sce(counts), 3, seed = 1, n_init = 2))
+  # the reference: the cells in memory, genes in the fit's order
+  ref_l <- predict(fit, sce(counts))
+  ref_d <- predict(fit, sce(counts), type = "distances")
+  expect_identical(ref_l, fit$cluster)
+  # a fit of the counts as rows (no normalization)
+  fit_rows <- kmeans_reduced(Matrix::t(counts), 3, method = "sparse_embedding", dims = 30,
+                             seed = 1, n_init = 2)
+  ref_rows <- predict(fit_rows, Matrix::t(counts), type = "distances")
+  perm <- withr::with_seed(3, sample(nrow(counts)))
+  added <- methods::as(matrix(withr::with_seed(4, stats::rpois(5 * ncol(counts), 3)), 5,
+                              dimnames = list(sprintf("new%d", 1:5), colnames(counts))),
+                       "CsparseMatrix")
+  variants <- list(permuted = counts[perm, ],
+                   added = rbind(counts, added)[c(301:302, perm, 303:305), ])
+  for (v in names(variants)) {
+    m <- variants[[v]]
+    f <- tempfile(fileext = ".h5")
+    write_tenx(m, f)
+    h5 <- HDF5Array::writeHDF5Array(as.matrix(m), tempfile(fileext = ".h5"), "counts",
+                                    with.dimnames = TRUE)
+    assays <- list(sparse = m, dense = as.matrix(m), delayed = DelayedArray::DelayedArray(m),
+                   hdf5 = h5, tenx = tenx_matrix(f))
+    for (a in names(assays)) {
+      info <- paste(v, a)
+      expect_identical(unname(predict(fit, sce(assays[[a]]))), unname(ref_l), info = info)
+      expect_equal(unname(predict(fit, sce(assays[[a]]), type = "distances")), unname(ref_d),
+                   tolerance = 1e-12, info = info)
+    }
+    # t() of the file: its cells, normalized as the fit's
+    expect_equal(unname(predict(fit, t(assays$tenx), type = "distances")), unname(ref_d),
+                 tolerance = 1e-12, info = v)
+    # rows read in blocks, for a fit of rows: the same columns by name
+    rows <- list(sparse = Matrix::t(m), delayed = t(DelayedArray::DelayedArray(m)), hdf5 = t(h5),
+                 tenx = t(assays$tenx))
+    for (r in names(rows)) {
+      expect_equal(unname(predict(fit_rows, rows[[r]], type = "distances")), unname(ref_rows),
+                   tolerance = 1e-12, info = paste(v, r, "as rows"))
+    }
+  }
+  # a gene of the fit missing: an error naming it
+  f <- tempfile(fileext = ".h5")
+  write_tenx(counts[-7, ], f)
+  expect_error(predict(fit, sce(tenx_matrix(f))),
+               "`newdata` must have the genes \\(rows\\) of the data the model was fitted to; missing: 'gene7'")
+  expect_error(predict(fit_rows, t(tenx_matrix(f))),
+               "`newdata` must have the columns of the data the model was fitted to; missing: 'gene7'")
 })
 
 test_that("every source of the same normalized cells gives the same labels", {
@@ -444,7 +535,10 @@ test_that("every block method, refine and dims = \"auto\" give the labels of the
   for (m in c("sign", "gaussian", "srht", "fjlt", "leverage", "rsvd")) {
     a <- kmeans_reduced(sce, 3, normalize = "log1p_cpm", method = m, dims = 20, n_init = 2,
                         seed = 1, refine = 1)
-    b <- kmeans_reduced(tc$rows, 3, method = m, dims = 20, n_init = 2, seed = 1, refine = 1)
+    # (method "rsvd" on cells: the cells' settings of the randomized SVD)
+    ctl <- if (m == "rsvd") list(svd_rows = 20000, eps = 1) else list()
+    b <- kmeans_reduced(tc$rows, 3, method = m, dims = 20, n_init = 2, seed = 1, refine = 1,
+                        control = ctl)
     expect_identical(unname(a$cluster), unname(b$cluster), info = m)
     expect_equal(a$tot.withinss, b$tot.withinss, tolerance = 1e-10, info = m)
   }
@@ -460,7 +554,9 @@ test_that("the reduced cells of a 10x file live outside R's heap and act as any 
   tc <- tenx_case(300, 500, 3, seed = 13)
   sce <- SingleCellExperiment::SingleCellExperiment(list(counts = tenx_matrix(tc$file)))
   a <- kmeans_reduced(sce, 3, normalize = "log1p_cpm", method = "rsvd", dims = 10, seed = 1)
-  b <- kmeans_reduced(tc$rows, 3, method = "rsvd", dims = 10, seed = 1)
+  # (method "rsvd" on cells: the cells' settings of the randomized SVD)
+  b <- kmeans_reduced(tc$rows, 3, method = "rsvd", dims = 10, seed = 1,
+                      control = list(svd_rows = 20000, eps = 1))
   expect_identical(unname(a$cluster), unname(b$cluster))
   expect_equal(unname(a$reduced), unname(b$reduced), tolerance = 1e-10)
   expect_identical(dim(a$reduced), c(500L, 10L))
@@ -562,7 +658,7 @@ test_that("a square file keeps its names the right way round, as rows or as an a
   rows <- Matrix::t(s$counts)
   args <- list(k = 3, method = "sparse_embedding", dims = 40, n_init = 2, seed = 3)
   ref <- do.call(kmeans_reduced, c(list(rows), args))
-  fit <- do.call(kmeans_reduced, c(list(t(m)), args))
+  fit <- do.call(kmeans_reduced, c(list(t(m), normalize = "none"), args))
   expect_identical(fit$cluster, ref$cluster)
   expect_identical(names(fit$cluster), colnames(s$counts))
   expect_identical(colnames(fit$centers), rownames(s$counts))
@@ -592,7 +688,8 @@ test_that("a gene stored twice for one cell is an error naming the file, the cel
     sce <- SingleCellExperiment::SingleCellExperiment(list(counts = m))
     expect_error(do.call(kmeans_reduced, c(list(sce, normalize = norm), fit_args)), msg)
   }
-  expect_error(do.call(kmeans_reduced, c(list(t(m), control = list(block_rows = 5L)), fit_args)),
+  expect_error(do.call(kmeans_reduced, c(list(t(m), normalize = "none",
+                                              control = list(block_rows = 5L)), fit_args)),
                msg)
   # (in a child process too: no crash)
   res <- fit_file_in_child(f)
@@ -635,19 +732,20 @@ test_that("k above the distinct cells of a file is the error of the data in memo
   msg <- "`k` must be a whole number in \\[1, 4\\] \\(the number of distinct rows of `x`\\), not 5\\."
   expect_error(kmeans_reduced(Matrix::t(counts), 5, method = "sparse_embedding", dims = 5,
                               seed = 1), msg)
-  expect_error(kmeans_reduced(t(tenx_matrix(f)), 5, method = "sparse_embedding", dims = 5,
-                              seed = 1), msg)
+  expect_error(kmeans_reduced(t(tenx_matrix(f)), 5, normalize = "none",
+                              method = "sparse_embedding", dims = 5, seed = 1), msg)
   sce <- SingleCellExperiment::SingleCellExperiment(list(counts = tenx_matrix(f)))
   expect_error(kmeans_reduced(sce, 5, normalize = "none", dims = 5, seed = 1, control = list(block_rows = 7L)), msg)
   # an all-zero file at k = 2
   zero <- Matrix::Matrix(0, 30, 20, sparse = TRUE)
   f0 <- tempfile(fileext = ".h5")
   suppressWarnings(write_tenx(zero, f0))  # (HDF5: chunks of an empty dataset)
-  expect_error(kmeans_reduced(t(tenx_matrix(f0)), 2, method = "sparse_embedding", dims = 5,
-                              seed = 1),
+  expect_error(kmeans_reduced(t(tenx_matrix(f0)), 2, normalize = "none",
+                              method = "sparse_embedding", dims = 5, seed = 1),
                "`k` must be a whole number in \\[1, 1\\] \\(the number of distinct rows of `x`\\), not 2\\.")
   # at k = 4 the fit has no empty cluster
-  fit <- kmeans_reduced(t(tenx_matrix(f)), 4, method = "sparse_embedding", dims = 5, seed = 1)
+  fit <- kmeans_reduced(t(tenx_matrix(f)), 4, normalize = "none", method = "sparse_embedding",
+                        dims = 5, seed = 1)
   expect_true(all(fit$size > 0))
 })
 

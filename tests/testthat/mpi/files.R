@@ -12,7 +12,8 @@ k <- 3L
 se <- SummarizedExperiment::SummarizedExperiment(list(counts = m))
 run <- function(label, normalize, method, dims = 8, ..., local = t(tenx(file))[cells, ]) {
   single <- if (normalize == "none") {
-    kmeans_reduced(t(m), k, method = method, dims = dims, n_init = 2, seed = 7, ...)
+    kmeans_reduced(t(m), k, method = method, dims = dims, n_init = 2, seed = 7,
+                   normalize = "none", ...)
   } else {
     kmeans_reduced(se, k, method = method, dims = dims, n_init = 2, seed = 7,
                    normalize = normalize, ...)
@@ -39,7 +40,8 @@ run("sign", "log1p_cpm", "sign")
 run("refine", "log1p_cpm", "sparse_embedding", refine = 1)
 run("blocks", "log1p_cpm", "sign", control = list(block_rows = 37), refine = 2)
 run("gaussian/none", "none", "gaussian")
-run("rsvd", "log1p_cpm", "rsvd", dims = 3)
+# (the settings of "rsvd" for cells, given to the distributed rows too)
+run("rsvd", "log1p_cpm", "rsvd", dims = 3, control = list(svd_rows = Inf, eps = 1))
 run("leverage", "log1p_cpm", "leverage", dims = 40)
 run("auto", "log1p_cpm", "sparse_embedding", dims = "auto")
 run("sce", "log1p_cpm", "sign", refine = 1, local = se[, cells])
