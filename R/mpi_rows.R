@@ -55,9 +55,8 @@
 #' rank a range of consecutive cells of the transposed `TENxMatrix`:
 #' that range is read straight from the file (as by [kmeans_reduced()]'s
 #' `SummarizedExperiment` method), in blocks of whole
-#' cells kept sparse, never through DelayedArray, and `normalize =
-#' "log1p_cp10k"` normalizes the counts of each cell as they are read (as
-#' [kmeans_reduced()]'s `SummarizedExperiment` method does). Any other
+#' cells kept sparse, never through DelayedArray, and its counts are
+#' normalized cell by cell as they are read. Any other
 #' `DelayedMatrix` (an `HDF5Matrix`, cells not consecutive, a delayed
 #' operation) is read through DelayedArray, and a `big.matrix` (e.g. one
 #' `bigmemory::sub.big.matrix()` of a file-backed matrix per rank) through
@@ -67,18 +66,28 @@
 #' same way, its cells (columns) clustered, with `assay` and `normalize` as in
 #' [kmeans_reduced()]'s method for it.
 #'
+#' @section Cells:
+#' The cells of a `SummarizedExperiment` (`sce[, cells]`) or of a 10x file
+#' (`t(tenx)[cells, ]`) are clustered as [kmeans_reduced()] clusters the
+#' cells of the whole object in one process: their counts normalized by
+#' default (`"log1p_size_factors"`, the size factors or library sizes
+#' centred over the cells of ALL the ranks: one allgather of one number per
+#' cell; a message on rank 0 says so), and, unless `method` is given, reduced
+#' to 150 principal components computed from 20000 cells drawn at random
+#' over all the ranks (see [kmeans_reduced.SummarizedExperiment()]). The fit
+#' records the normalization, so [predict()] treats new cells as one
+#' process's fit does. With the same `seed` the labels of all ranks stacked
+#' in rank order are those of one process on all the cells, for example
+#' `kmeans_reduced(sce, k, seed = 1)` on a `SingleCellExperiment` whose
+#' `"counts"` assay is the `TENxMatrix`, or `kmeans_reduced(t(tenx), k, seed =
+#' 1)`, and the centres and statistics equal it to rounding.
+#'
 #' The expression giving `x_local` is evaluated inside `mpi_rows()`, so an
 #' error there on one rank (a missing or unreadable file, a range out of
 #' bounds) stops every rank with that rank's message. An error while a block
 #' is read later in the fit (a file changed or damaged during the fit) stops
 #' that rank alone with its message: the script it runs exits, and `mpirun`
 #' then ends the whole job.
-#'
-#' With the same `seed` the labels of all ranks stacked in rank order are
-#' those of one process on the whole file (for example
-#' `kmeans_reduced(sce, k, normalize = "log1p_cpm")` on a
-#' `SingleCellExperiment` whose `"counts"` assay is the `TENxMatrix`), and the
-#' centres and statistics equal it to rounding.
 #'
 #' @param x_local This rank's rows: a numeric matrix or `dgCMatrix` (the
 #'   same class, number of columns and column names on every rank; at least
@@ -93,17 +102,17 @@
 #'   columns, e.g. `sce[, cells]`): the assay to cluster, chosen as
 #'   [kmeans_reduced()]'s method for it does (`NULL`: `"counts"` with
 #'   a normalization, else `"logcounts"`, `"counts"` or the first).
-#' @param normalize `"none"` (cluster the values as they are),
-#'   `"log1p_cp10k"` or `"log1p_cpm"`: counts (finite numbers >= 0, cells as
-#'   rows) normalized cell by cell to
-#'   \eqn{\log(1 + t x / s)}{log(1 + t x / s)}, `s` the cell's library size
-#'   and `t` 10^4 or 10^6, as the `SummarizedExperiment` method of
-#'   [kmeans_reduced()] does; without a second matrix when the rows are read
-#'   in blocks. The same on every rank. (`"log1p_size_factors"` needs the
-#'   mean library size of all cells, which no rank has: not available here.)
+#' @param normalize `NULL` (the default: for cells, the default of
+#'   [kmeans_reduced.SummarizedExperiment()], `"log1p_size_factors"` for
+#'   counts; `"none"` for other rows), `"none"` (cluster the values as they
+#'   are), or a normalization of counts (finite numbers >= 0, cells as rows):
+#'   `"log1p_size_factors"`, `"log1p_cp10k"` or `"log1p_cpm"`, as
+#'   [kmeans_reduced.SummarizedExperiment()] applies them (see "Cells"); without
+#'   a second matrix when the rows are read in blocks. The same on every rank.
 #' @return An object of class `kmreduce_mpi`: `x` (the local rows, or the
 #'   reader of rows read in blocks), `rank`, `size`, `n` (rows of the whole
-#'   matrix), `offset` (rows on lower ranks) and `n_local`.
+#'   matrix), `offset` (rows on lower ranks), `n_local`, `d` (columns) and
+#'   `cells` (for cells: what the fit records of them, else `NULL`).
 #' @seealso `vignettes/articles/scale.Rmd` in the package sources: a job
 #'   script for a cluster, the communication volumes and a scaling model.
 #' @examples
@@ -118,13 +127,13 @@
 #' # the cells of a 10x file: each rank reads its own range of cells
 #' tenx <- HDF5Array::TENxMatrix("atlas.h5", "mm10")
 #' cells <- get.jid(ncol(tenx))  # this rank's consecutive cells
-#' x <- mpi_rows(t(tenx)[cells, ], normalize = "log1p_cpm")
+#' x <- mpi_rows(t(tenx)[cells, ])  # counts normalized, as in one process
 #' fit <- kmeans_reduced(x, k = 30, seed = 1)
 #' comm.print(table(fit$cluster))
 #' finalize()
 #' }
 #' @export
-mpi_rows <- function(x_local, normalize = "none", assay = NULL) {
+mpi_rows <- function(x_local, normalize = NULL, assay = NULL) {
   if (!requireNamespace("pbdMPI", quietly = TRUE)) {
     stop_arg("mpi_rows() needs the pbdMPI package (and MPI); install it, then run the script with mpirun.")
   }
@@ -134,24 +143,24 @@ mpi_rows <- function(x_local, normalize = "none", assay = NULL) {
   # (x_local is evaluated here: an error in the expression that gives it,
   # e.g. a missing file, is caught too.)
   failed <- mpi_try(TRUE, {
-    normalize <- check_normalize(normalize)
-    if (normalize == "log1p_size_factors") {
-      stop_arg("`normalize = \"log1p_size_factors\"` is not available for MPI rows (each rank holds only its own cells); use \"log1p_cp10k\" or \"log1p_cpm\".")
-    }
-    x_local <- mpi_local_rows(x_local, normalize, assay)
+    if (!is.null(normalize)) normalize <- check_normalize(normalize)
+    local <- mpi_local_rows(x_local, normalize, assay)
+    x_local <- local$rows
   })
   rank <- pbdMPI::comm.rank()
   size <- pbdMPI::comm.size()
   mine <- if (is.null(failed)) {
+    # (`normalize` as resolved, and where the size factors come from)
+    common <- list(normalize = local$how, assay = assay, from = local$from)
     if (inherits(x_local, "row_source")) {
-      list(n = n_rows(x_local), d = n_cols(x_local), sparse = sparse_rows(x_local),
-           names = col_names(x_local), maxabs = 0, blocks = TRUE, normalize = normalize,
-           assay = assay)
+      c(list(n = n_rows(x_local), d = n_cols(x_local), sparse = sparse_rows(x_local),
+             names = col_names(x_local), maxabs = 0, blocks = TRUE), common)
     } else {
-      list(n = nrow(x_local), d = ncol(x_local), sparse = methods::is(x_local, "dgCMatrix"),
-           names = colnames(x_local),
-           maxabs = scan_values_cpp(if (methods::is(x_local, "dgCMatrix")) x_local@x else x_local)$maxabs,
-           blocks = FALSE, normalize = normalize, assay = assay)
+      c(list(n = nrow(x_local), d = ncol(x_local), sparse = methods::is(x_local, "dgCMatrix"),
+             names = colnames(x_local),
+             maxabs = if (local$how == "none") scan_values_cpp(
+               if (methods::is(x_local, "dgCMatrix")) x_local@x else x_local)$maxabs else 0,
+             blocks = FALSE), common)
     }
   }
   info <- pbdMPI::allgather(list(failed = failed, info = mine))
@@ -169,11 +178,16 @@ mpi_rows <- function(x_local, normalize = "none", assay = NULL) {
                      which(blocks_all != blocks_all[1L])[1L] - 1L,
                      if (blocks_all[1L]) "rows in memory" else "rows read in blocks"))
   }
-  for (arg in c("normalize", "assay")) {
+  for (arg in c("normalize", "assay", "from")) {
     vals <- lapply(info, function(a) a$info[[arg]])
     differ <- !vapply(vals, identical, TRUE, vals[[1L]])
     if (any(differ)) {
       r <- which(differ)[1L]
+      if (arg == "from") {
+        stop_arg(sprintf(paste0("`x_local` must have size factors (sizeFactors()) on every rank or on ",
+                                "none for normalize = \"log1p_size_factors\"; rank 0 %s and rank %d %s."),
+                         mpi_has_size_factors(vals[[1L]]), r - 1L, mpi_has_size_factors(vals[[r]])))
+      }
       stop_arg(sprintf("`%s` must be the same on every rank; it is %s on rank 0 and %s on rank %d.",
                        arg, describe(vals[[1L]]), describe(vals[[r]]), r - 1L))
     }
@@ -194,19 +208,73 @@ mpi_rows <- function(x_local, normalize = "none", assay = NULL) {
     stop_arg(sprintf(paste0("`x_local` must have the same column names on every rank (or none), ",
                             "in the same order; rank 0 and rank %d differ."), which(differ)[1L] - 1L))
   }
+  # (counts normalized by size factors centred over the cells of all the
+  # ranks: those of one process on all the cells)
+  norm <- if (local$how == "log1p_size_factors") {
+    mpi_size_factors(local, unlist(pbdMPI::allgather(local$scale)))
+  } else {
+    as_normalization(local$how)
+  }
+  if (local$how != "none") {
+    failed <- mpi_try(TRUE, x_local <- mpi_normalize_rows(x_local, norm))
+    mpi_agree(NULL, failed, "mpi_rows()", NULL)
+  }
+  if (rank == 0L && !is.null(local$message)) message(local$message(norm))
   # (the smallest accepted values: of all the ranks' rows together; rows
   # read in blocks are checked as each block is read)
-  if (!blocks_all[1L]) check_small_values(max(vapply(info, `[[`, 0, "maxabs")), "x_local")
+  if (!blocks_all[1L]) {
+    maxabs <- if (local$how == "none") max(vapply(info, `[[`, 0, "maxabs")) else
+      pbdMPI::allreduce(scan_values_cpp(if (methods::is(x_local, "dgCMatrix")) x_local@x else
+                                          x_local)$maxabs, op = "max")
+    check_small_values(maxabs, "x_local")
+  }
   n_all <- vapply(info, `[[`, 0, "n")
   structure(list(x = x_local, rank = rank, size = size, n = sum(n_all),
-                 offset = sum(n_all[seq_len(rank)]), n_local = if (blocks_all[1L]) n_rows(x_local) else nrow(x_local)),
+                 offset = sum(n_all[seq_len(rank)]),
+                 n_local = if (blocks_all[1L]) n_rows(x_local) else nrow(x_local),
+                 d = d_all[1L],
+                 # (cells: what the fit records for predict(), and the
+                 # defaults of kmeans_reduced() for cells)
+                 cells = if (!is.null(local$input)) list(input = local$input, normalization = norm)),
             class = "kmreduce_mpi")
 }
 
-# This rank's rows, checked (on this rank alone): rows in memory as
-# check_data() gives them (normalized), or, for a DelayedMatrix or a
-# big.matrix, the row source that reads them in blocks: a range of a 10x
-# file's cells (`t(tenx)[cells, ]`) straight from the file (source_tenx).
+mpi_has_size_factors <- function(from) {
+  if (identical(from, "sizeFactors")) "has them" else "has none"
+}
+
+# The normalization "log1p_size_factors" of this rank's cells: their size
+# factors (or library sizes, `local$scale`), centred by the mean over the
+# cells of all the ranks (`all`, in rank order: the mean of one process).
+mpi_size_factors <- function(local, all) {
+  norm <- complete_normalization("log1p_size_factors",
+                                 if (local$from == "sizeFactors") all,
+                                 function() all)
+  if (local$from == "sizeFactors") norm$size_factors <- local$scale
+  norm
+}
+
+# This rank's rows normalized by `norm`: in memory, now; rows read in
+# blocks, as each block is read.
+mpi_normalize_rows <- function(rows, norm) {
+  if (inherits(rows, "row_source")) {
+    rows$normalize <- norm
+    return(rows)
+  }
+  normalize_rows(rows, norm, "`x_local`")
+}
+
+# This rank's rows, checked (on this rank alone): list(rows, how, scale,
+# from, input, message). `rows`: in memory as check_data() gives them, or,
+# for a DelayedMatrix or a big.matrix, the row source that reads them in
+# blocks (a range of a 10x file's cells, `t(tenx)[cells, ]`, straight from
+# the file: source_tenx); not yet normalized. `how`: the normalization
+# (`normalize`, or the default for counts of cells); for
+# "log1p_size_factors", `scale` holds the cells' size factors (`from`
+# "sizeFactors") or library sizes (`from` "library_sizes", one pass over
+# rows read in blocks), centred over all the ranks by mpi_rows(). Cells (an
+# assay of a SummarizedExperiment, or a 10x file's) have `input`, what the
+# fit records of them, and `message`, the default normalization's.
 mpi_local_rows <- function(x, normalize, assay = NULL) {
   if (is_se(x)) return(mpi_local_se(x, normalize, assay))
   if (!is.null(assay)) {
@@ -216,19 +284,32 @@ mpi_local_rows <- function(x, normalize, assay = NULL) {
   if (is_delayed(x)) {
     window <- tenx_window(x, transposed = TRUE)
     seed <- if (is.null(window)) tenx_seed(x, transposed = TRUE)
+    tenx <- if (!is.null(window)) window$seed else seed
+    # (a 10x file holds counts of cells: clustered as cells, its counts
+    # normalized by default)
+    how <- if (!is.null(normalize)) normalize else if (!is.null(tenx)) default_cell_normalization() else "none"
     src <- if (!is.null(window)) {
-      new_source_tenx(x, window$seed, cells_first = TRUE, normalize, window = window)
+      new_source_tenx(x, window$seed, cells_first = TRUE, how, window = window)
     } else if (!is.null(seed)) {
-      new_source_tenx(x, seed, cells_first = TRUE, normalize)
+      new_source_tenx(x, seed, cells_first = TRUE, how)
     } else {
-      new_source_delayed(x, normalize = normalize, what = sprintf("a %s", class(x)[1L]))
+      new_source_delayed(x, normalize = how, what = sprintf("a %s", class(x)[1L]))
     }
     if (n_rows(src) == 0L || n_cols(src) == 0L) {
       stop_arg(sprintf("`x_local` must have at least one row and one column, not %d x %d.",
                        n_rows(src), n_cols(src)))
     }
-    return(src)
+    out <- mpi_local_counts(src, how, NULL)
+    if (!is.null(tenx)) {
+      out$input <- list(assay = "counts", use_reduced_dim = NULL, normalize = how)
+      if (is.null(normalize)) {
+        out$message <- normalization_message(
+          sprintf("the counts of the 10x file '%s' (t() of a TENxMatrix) are", tenx@filepath), how)
+      }
+    }
+    return(out)
   }
+  if (is.null(normalize)) normalize <- "none"
   if (is_big(x)) {
     if (normalize != "none") {
       stop_arg("`normalize` must be \"none\" for a big.matrix `x_local` (normalize the counts as they are written).")
@@ -237,15 +318,31 @@ mpi_local_rows <- function(x, normalize, assay = NULL) {
       stop_arg(sprintf("`x_local` must have at least one row and one column, not %d x %d.",
                        nrow(x), ncol(x)))
     }
-    return(new_source_big(x))
+    return(list(rows = new_source_big(x), how = "none"))
   }
   x <- check_data(x, "x_local", small = FALSE)
-  normalize_rows(x, normalize, "`x_local`")
+  mpi_local_counts(x, normalize, NULL)
 }
 
+# Rows of counts (in memory or a row source) with the normalization `how`:
+# for "log1p_size_factors" their size factors `sf` or their library sizes.
+mpi_local_counts <- function(rows, how, sf) {
+  out <- list(rows = rows, how = how)
+  if (how != "log1p_size_factors") return(out)
+  out$from <- if (is.null(sf)) "library_sizes" else "sizeFactors"
+  out$scale <- if (!is.null(sf)) sf else if (inherits(rows, "row_source")) {
+    source_library_sizes(rows)
+  } else {
+    # (the counts checked first, as normalize_rows() does)
+    normalize_rows(rows, list(how = how, check_only = TRUE), "`x_local`")
+    unname(Matrix::rowSums(rows))
+  }
+  out
+}
 #' @rdname mpi_rows
 #' @param x A `kmreduce_mpi` object.
-#' @param ... Ignored.
+#' @param ... For `print()`, ignored; for `kmeans_reduced()`, its arguments
+#'   (see [kmeans_reduced()]).
 #' @export
 print.kmreduce_mpi <- function(x, ...) {
   blocks <- inherits(x$x, "row_source")
@@ -257,27 +354,65 @@ print.kmreduce_mpi <- function(x, ...) {
   invisible(x)
 }
 
-# The cells (columns) of a SummarizedExperiment as this rank's rows: its
-# assay chosen as kmeans_reduced() does; a TENxMatrix assay of a range of
-# the file's cells (`sce[, cells]`) read straight from the file.
+# The cells (columns) of a SummarizedExperiment as this rank's rows
+# (mpi_local_rows()): its assay chosen as kmeans_reduced() does, with its
+# default normalization; a TENxMatrix assay of a range of the file's cells
+# (`sce[, cells]`) read straight from the file.
 mpi_local_se <- function(x, normalize, assay) {
   input <- check_se_input(x, assay, NULL, normalize)
+  how <- input$normalize
+  sf <- if (how == "log1p_size_factors") se_size_factors(x)
   a <- SummarizedExperiment::assay(x, input$assay, withDimnames = FALSE)
   window <- tenx_window(a, transposed = FALSE)
+  # (the rows as they are: normalized once the ranks agree, mpi_rows())
+  plain <- input
+  plain$normalize <- "none"
   rows <- if (!is.null(window)) {
-    src <- new_source_tenx(a, window$seed, cells_first = FALSE, normalize, window = window)
+    src <- new_source_tenx(a, window$seed, cells_first = FALSE, how, window = window)
     src$names <- list(colnames(x), rownames(x))
     src
+  } else if (is_delayed(a)) {
+    se_rows(x, input, normalization = as_normalization(how))
   } else {
-    se_rows(x, input)
+    se_rows(x, plain)
   }
   if (inherits(rows, "row_source")) {
     if (n_rows(rows) == 0L || n_cols(rows) == 0L) {
       stop_arg(sprintf("`x_local` must have at least one cell and one feature, not %d x %d.",
                        n_cols(rows), n_rows(rows)))
     }
-    return(rows)
+  } else {
+    rows <- check_data(rows, "x_local", small = FALSE)
   }
-  # (in memory: cells as rows, normalized)
-  check_data(rows, "x_local", small = FALSE)
+  out <- mpi_local_counts(rows, how, sf)
+  out$input <- input
+  if (is.null(normalize) && how != "none") {
+    out$message <- normalization_message(sprintf("the assay \"%s\" is", input$assay), how)
+  }
+  out
+}
+
+# The message of the default normalization of cells: `subject` (what is
+# normalized, with its verb), the normalization `how`; a function of the
+# normalization as applied.
+normalization_message <- function(subject, how) {
+  function(norm) {
+    sprintf(paste0("kmeans_reduced(): %s normalized with normalize = \"%s\" (%s); ",
+                   "give normalize = \"none\" to cluster the values as they are."),
+            subject, how, describe_normalization(how, norm$from))
+  }
+}
+
+#' @rdname mpi_rows
+#' @param k The number of clusters (see [kmeans_reduced()]).
+#' @export
+kmeans_reduced.kmreduce_mpi <- function(x, k, ...) {
+  call <- match.call()
+  call[[1L]] <- as.name("kmeans_reduced")
+  # (cells: the defaults of one process for cells, cell_defaults())
+  args <- if (is.null(x$cells)) list(...) else cell_defaults(list(...), TRUE, c(x$n, x$d))
+  fit <- do.call(kmeans_reduced.default, c(list(quote(x)), if (!missing(k)) list(quote(k)), args))
+  if (!is.null(x$cells)) fit$input <- c(x$cells$input, normalization_record(x$cells$normalization))
+  fit$call <- call
+  fit
 }

@@ -49,7 +49,8 @@ test_that("kmeans_reduced() on 2 MPI ranks equals one process on the stacked row
   res <- readRDS(out)
   # every method the registry runs on MPI, then sparse rows and refine
   mpi_methods <- kmreduce:::registered_methods(source = c("source_mpi", "row_source"))
-  expect_named(res, c(mpi_methods, "sparse/sparse_embedding", "sparse/none", "refine",
+  expect_named(res, c(mpi_methods, "sparse/sparse_embedding", "sparse/none",
+                      "rsvd/rank-deficient", "refine",
                       "n_reductions", "k-means||", "single", "single/gaussian", "awkward/none",
                       "awkward/refine", "sketch/none", "sketch/sign", "sketch/k-means||",
                       "svd_rows"))
@@ -164,7 +165,8 @@ test_that("2 MPI ranks, each reading its own cells of a 10x file, equal one proc
   write_tenx(sim_counts(n_genes = 200, n_cells = 600, n_types = 3, seed = 3)$counts, file)
   res <- run_mpi_file_job("files.R", file)
   tenx <- c("sparse_embedding", "sign", "refine", "blocks", "gaussian/none", "rsvd", "leverage",
-            "auto", "sce", "sketch", "svd_rows")
+            "auto", "sce", "sketch", "svd_rows", "default/tenx", "default/sce",
+            "default/sizeFactors")
   expect_named(res, c(tenx, "memory", "delayed",
                       if (nzchar(system.file(package = "bigmemory"))) "big"))
   for (m in names(res)) {
@@ -183,6 +185,12 @@ test_that("2 MPI ranks, each reading its own cells of a 10x file, equal one proc
     expect_true(r$names, info = m)
   }
   expect_true(res$auto$auto)
+  # the default call: the defaults for cells, and the normalization recorded
+  # as one process records it
+  for (m in c("default/tenx", "default/sce", "default/sizeFactors")) {
+    expect_true(res[[m]]$defaults, info = m)
+    expect_true(res[[m]]$input, info = m)
+  }
 })
 
 test_that("a missing file or a bad cell range on one MPI rank stops every rank with the same error", {

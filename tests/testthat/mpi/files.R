@@ -49,6 +49,28 @@ run("sce", "log1p_cpm", "sign", refine = 1, local = se[, cells])
 # cells, both drawn across the ranks as one process draws them
 run("sketch", "log1p_cpm", "sign", control = list(sketch_rows = 100))
 run("svd_rows", "log1p_cpm", "rsvd", dims = 3, control = list(svd_rows = 200))
+# The default call, as one process clusters the cells of the whole file or
+# of the SummarizedExperiment: counts normalized by size factors centred
+# over all the ranks' cells (library sizes, or the object's sizeFactors()),
+# then the principal components of a sample of the cells (drawn over all
+# the ranks: svd_rows below the cells) or of all of them.
+run_default <- function(label, single, x, ...) {
+  one <- suppressMessages(kmeans_reduced(single, k, seed = 7, ...))
+  fit <- kmeans_reduced(suppressMessages(mpi_rows(x)), k, seed = 7, ...)
+  results[[label]] <<- c(compare_fits(fit, one, cells), list(
+    source = class(kmreduce:::as_row_source(mpi_rows(x))$local)[1L],
+    names = identical(names(fit$cluster), names(one$cluster)[cells]),
+    print = paste(utils::capture.output(print(mpi_rows(x))), collapse = "\n"),
+    refused = tryCatch(kmeans_objective(mpi_rows(x), fit$cluster), error = conditionMessage),
+    defaults = identical(fit$method, "rsvd") && identical(fit$dims, one$dims) &&
+      identical(one$method, "rsvd"),
+    input = identical(fit$input, one$input)))
+}
+run_default("default/tenx", t(m), t(tenx(file))[cells, ])
+run_default("default/sce", se, se[, cells], control = list(svd_rows = 300))
+sce <- SingleCellExperiment::SingleCellExperiment(list(counts = m))
+SingleCellExperiment::sizeFactors(sce) <- 3 * Matrix::colSums(methods::as(m, "dgCMatrix")) + 1
+run_default("default/sizeFactors", sce, sce[, cells])
 # not a range of a 10x file: in memory, read through DelayedArray, or bigmemory
 run("memory", "log1p_cpm", "sparse_embedding", refine = 1,
     local = methods::as(t(tenx(file))[cells, ], "dgCMatrix"))

@@ -23,6 +23,10 @@ for (m in kmreduce:::registered_methods(source = c("source_mpi", "row_source")))
 }
 run("sparse/sparse_embedding", xs, xs[rows, ], "sparse_embedding")
 run("sparse/none", xs, xs[rows, ], "none")
+# more test vectors than the rank of the centred rows (zero columns): the
+# distributed basis by TSQR, where Cholesky QR fails
+zx <- cbind(x[, 1:6], matrix(0, n, 6))
+run("rsvd/rank-deficient", zx, zx[rows, ], "rsvd", dims = 10)
 run("refine", x, x[rows, ], "sign", refine = 3)
 run("n_reductions", x, x[rows, ], "gaussian", n_reductions = 3)
 run("k-means||", x, x[rows, ], "none", control = list(seeding = "k-means||"))

@@ -180,7 +180,36 @@ void blocks_crossprod(const Source& src, const Combine& combine, index_t n, cons
   }
 }
 
-// Orthonormal basis of the columns of y (n x l, this process's rows).
+// Orthonormal basis of the columns of y (n x l, this process's rows) by a
+// tall-skinny QR across processes (TSQR): each process's Householder QR,
+// Y_p = Q_p R_p, then the QR of the processes' R_p stacked in process order
+// (every process gets them: one sum), S = Q_s R; this process's rows of the
+// basis are Q_p times its block of Q_s. Householder reflections keep the
+// basis orthonormal when Y is rank-deficient (few columns, or many zero
+// columns), where Cholesky QR fails.
+template <class Combine>
+arma::mat tsqr_basis(const arma::mat& y, const Combine& combine) {
+  const arma::uword n = y.n_rows, l = y.n_cols;
+  const arma::uword np = static_cast<arma::uword>(combine.size());
+  const arma::uword me = static_cast<arma::uword>(combine.rank());
+  arma::mat qp(n, l, arma::fill::zeros), rp(l, l, arma::fill::zeros);
+  if (n > 0) {
+    arma::mat q, r;
+    if (!arma::qr_econ(q, r, y)) throw std::runtime_error("QR (LAPACK) failed");
+    qp.cols(0, q.n_cols - 1) = q;  // (fewer rows than l: Q_p is n x n)
+    rp.rows(0, r.n_rows - 1) = r;
+  }
+  arma::mat stacked(np * l, l, arma::fill::zeros);
+  stacked.rows(me * l, me * l + l - 1) = rp;
+  combine.sum(stacked.memptr(), static_cast<index_t>(stacked.n_elem));
+  arma::mat qs, r;
+  if (!arma::qr_econ(qs, r, stacked)) throw std::runtime_error("QR (LAPACK) failed");
+  return qp * qs.rows(me * l, me * l + l - 1);
+}
+
+// Orthonormal basis of the columns of y (n x l, this process's rows):
+// Cholesky QR twice across processes (one sum of the l x l Gram matrix
+// each), or TSQR (tsqr_basis()) where the basis is rank-deficient.
 template <class Combine>
 arma::mat combined_basis(const arma::mat& y, const Combine& combine) {
   if (combine.size() == 1) return orthonormal_basis(y);
@@ -190,10 +219,8 @@ arma::mat combined_basis(const arma::mat& y, const Combine& combine) {
     combine.sum(g.memptr(), static_cast<index_t>(g.n_elem));
     g = 0.5 * (g + g.t());
     arma::mat r;
-    if (!arma::chol(r, g))
-      throw std::runtime_error(
-          "the distributed randomized SVD met a rank-deficient basis (Cholesky QR failed): "
-          "use a projection method");
+    // (the same on every process: the Gram matrix is their sum)
+    if (!arma::chol(r, g)) return tsqr_basis(y, combine);
     q = q * arma::inv(arma::trimatu(r));
   }
   return q;
