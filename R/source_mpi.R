@@ -125,8 +125,14 @@ reduce_source.source_mpi <- function(src, reducer, n_threads, block_rows, limit)
   list(reducer = reducer, reduced = raw - rep(reducer$shift, each = nrow(raw)))
 }
 
-# (each rank sees only its own reduced rows)
-reduced_collapsed.source_mpi <- function(src, reduced, k) FALSE
+# (as one process on the stacked reduced rows: a rank with k distinct rows
+# answers for all; otherwise the union of every rank's distinct rows, fewer
+# than k each)
+reduced_collapsed.source_mpi <- function(src, reduced, k) {
+  if (k <= 1L) return(FALSE)
+  if (mpi_sum(as.numeric(has_distinct_rows_cpp(reduced, k))) > 0) return(FALSE)
+  !has_distinct_rows_cpp(do.call(rbind, pbdMPI::allgather(unique(as.matrix(reduced)))), k)
+}
 
 # No messages per replicate on every rank, no value limit (each rank would
 # stop alone); from given centres (dims = "auto": Lloyd from the best

@@ -51,8 +51,8 @@ test_that("kmeans_reduced() on 2 MPI ranks equals one process on the stacked row
   mpi_methods <- kmreduce:::registered_methods(source = c("source_mpi", "row_source"))
   expect_named(res, c(mpi_methods, "sparse/sparse_embedding", "sparse/none",
                       "rsvd/rank-deficient", "refine",
-                      "n_reductions", "k-means||", "single", "single/gaussian", "awkward/none",
-                      "awkward/refine", "sketch/none", "sketch/sign", "sketch/k-means||",
+                      "n_reductions", "k-means||", "single", "single/gaussian", "collapsed",
+                      "awkward/none", "awkward/refine", "sketch/none", "sketch/sign", "sketch/k-means||",
                       "svd_rows"))
   for (m in names(res)) {
     expect_fit_of_one_process(res[[m]], m)
@@ -65,6 +65,10 @@ test_that("kmeans_reduced() on 2 MPI ranks equals one process on the stacked row
               "awkward/refine", "sketch/none", "sketch/sign", "sketch/k-means||", "svd_rows")) {
     expect_true(res[[m]]$identical_labels, info = m)
   }
+  # a reduction that merged rows: found across the ranks, refined
+  expect_match(res$collapsed$warned, "fewer than k = 4 distinct rows")
+  expect_gte(res$collapsed$refine, 1)
+  expect_true(res$collapsed$identical_labels)
   # above the sketches' size, with the default control: the replicates ran on
   # the sketches of one process, with its passes
   for (m in c("sketch/none", "sketch/sign", "sketch/k-means||")) {

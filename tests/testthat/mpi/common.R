@@ -24,6 +24,9 @@ case <- function(label, expr) {
   results[[label]] <<- unlist(allgather(msg))
 }
 
+# A difference relative to a reference value (0 where both are 0).
+relative <- function(diff, ref) if (diff == 0) 0 else diff / abs(ref)
+
 # A distributed fit against one process's fit of all the rows (`rows`:
 # this rank's).
 compare_fits <- function(fit, single, rows) {
@@ -33,9 +36,9 @@ compare_fits <- function(fit, single, rows) {
   list(
     identical_labels = identical(all_cluster, unname(single$cluster)),
     same_partition = all(rowSums(table(all_cluster, single$cluster) > 0) == 1L),
-    centers = max(abs(fit$centers - single$centers)) / max(abs(single$centers)),
-    objective = abs(fit$tot.withinss - single$tot.withinss) / single$tot.withinss,
-    totss = abs(fit$totss - single$totss) / single$totss,
+    centers = relative(max(abs(fit$centers - single$centers)), max(abs(single$centers))),
+    objective = relative(abs(fit$tot.withinss - single$tot.withinss), single$tot.withinss),
+    totss = relative(abs(fit$totss - single$totss), single$totss),
     size = identical(fit$size, single$size),
     ranks_agree = spread == 0,
     local_rows = length(fit$cluster) == length(rows))

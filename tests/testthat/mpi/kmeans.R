@@ -32,6 +32,23 @@ run("n_reductions", x, x[rows, ], "gaussian", n_reductions = 3)
 run("k-means||", x, x[rows, ], "none", control = list(seeding = "k-means||"))
 run("single", x, x[rows, ], "none", control = list(precision = "single"))
 run("single/gaussian", x, x[rows, ], "gaussian", control = list(precision = "single"))
+# A reduction that merges rows into fewer than k distinct ones: every rank
+# finds it (the union of their distinct rows), warns, and refines, as one
+# process does
+xc <- cbind(rep(c(0, 1), each = 10), rep(c(0, 1), 10))
+rc <- if (rank == 0L) 1:9 else 10:20
+warned <- ""
+fit <- withCallingHandlers(
+  kmeans_reduced(mpi_rows(xc[rc, ]), 4, method = "leverage", dims = 1, seed = 1,
+                 control = list(sampling = "top")),
+  warning = function(w) {
+    warned <<- conditionMessage(w)
+    invokeRestart("muffleWarning")
+  })
+single <- suppressWarnings(kmeans_reduced(xc, 4, method = "leverage", dims = 1, seed = 1,
+                                          control = list(sampling = "top")))
+results[["collapsed"]] <- c(compare_fits(fit, single, rc), refine = fit$refine,
+                           warned = warned)
 # Awkward data (few distinct values, many clusters): Lloyd empties clusters
 # and re-seeds them, on the reduced rows and when refining.
 set.seed(3)
