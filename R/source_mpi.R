@@ -68,9 +68,7 @@ check_source_method.source_mpi <- function(src, method, control) {
 # and every rank gets all of them in rank order (= row order).
 sample_rows.source_mpi <- function(src, m, seed, block_rows = NULL) {
   index <- sample_index(n_rows(src), m, seed)
-  first <- src$mpi$offset
-  mine <- index[index > first & index <= first + n_local_rows(src)] - first
-  failed <- mpi_try(TRUE, part <- local_rows_at(src, mine, block_rows))
+  failed <- mpi_try(TRUE, part <- local_rows_at(src, held_rows(src, index), block_rows))
   mpi_agree(src$mpi, failed, "kmeans_reduced()", NULL)
   list(rows = bind_blocks(pbdMPI::allgather(part)), index = index)
 }
@@ -102,10 +100,14 @@ fit_fields.source_mpi <- function(src) {
 # gathered in rank order, shift_rows())
 none_shift.source_mpi <- function(src) {
   if (!is.matrix(src$data)) return(NULL)
-  index <- shift_rows(n_rows(src))
-  first <- src$mpi$offset
-  mine <- index[index > first & index <= first + n_local_rows(src)] - first
+  mine <- held_rows(src, shift_rows(n_rows(src)))
   shift_of_rows(do.call(rbind, pbdMPI::allgather(src$data[mine, , drop = FALSE])))
+}
+
+# The rows of `index` (global, increasing) this rank holds, as local rows.
+held_rows <- function(src, index) {
+  first <- src$mpi$offset
+  index[index > first & index <= first + n_local_rows(src)] - first
 }
 
 source_apply_reducer.source_mpi <- function(src, reducer, n_threads, block_rows, limit,
