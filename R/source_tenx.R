@@ -442,10 +442,11 @@ kept_sample.source_tenx <- function(src, index) {
 }
 
 # The error for a block whose layout is wrong (`msg`, from data/cells.hpp:
-# "gene index G ... at cell C", G from 0, C the file's cell from 1): names
-# the file, the cell (and its barcode) and the gene (and its name) where the
-# source knows them.
-stop_tenx_layout <- function(src, msg) {
+# "gene index G ... at cell C", G from 0, C the file's cell from 1, or
+# another fault of the block): names the file, the cell (and its barcode)
+# and the gene (and its name) where the source knows them. `why`: what
+# follows, after a colon.
+stop_tenx_layout <- function(src, msg, why = NULL) {
   m <- regmatches(msg, regexec("gene index ([0-9]+) .*at cell ([0-9]+)$|at cell ([0-9]+)$", msg))[[1L]]
   name_of <- function(names, i) {
     if (length(names) >= i && !is.na(i) && i >= 1 && !is.na(names[i])) sprintf(" \"%s\"", names[i])
@@ -464,7 +465,12 @@ stop_tenx_layout <- function(src, msg) {
                                                sub("^ ", ", ", name_of(src$names[[2L]], gene))), msg)
     }
   }
-  stop_arg(sprintf("The 10x file '%s' has a %s.", src$file, msg))
+  # ("a gene index ...", "a count ..."; any other fault of the block as
+  # read, e.g. its offsets, said as it is)
+  said <- if (grepl("^(gene index|count) ", msg)) paste("has a", msg) else
+    paste("gave a block that cannot be used:", msg)
+  stop_arg(sprintf("The 10x file '%s' %s%s.", src$file, said,
+                   if (is.null(why)) "" else paste0(": ", why)))
 }
 
 # Cells first..last as stored: list(first, last, x = values, i = gene

@@ -910,3 +910,13 @@ test_that("a fit through the own 10x reader is the fit through rhdf5, bit for bi
   expect_identical(own$tot.withinss, rhdf5_fit$tot.withinss)
   expect_gt(adjusted_rand_index(own$cluster, tc$type), 0.9)
 })
+
+test_that("a fault of a block as read is said in a sentence naming the file", {
+  src <- list(file = "a.h5", names = list(c("AAA-1", "CCC-1"), c("g1", "g2")))
+  expect_error(kmreduce:::stop_tenx_layout(src, "the offsets must end within the values and gene indices"),
+               "^The 10x file 'a.h5' gave a block that cannot be used: the offsets must end within the values and gene indices\\.$")
+  expect_error(kmreduce:::stop_tenx_layout(src, "a block of cells has bad value offsets"),
+               "^The 10x file 'a.h5' gave a block that cannot be used: a block of cells has bad value offsets\\.$")
+  expect_error(kmreduce:::stop_tenx_layout(src, "gene index 1 stored twice at cell 2"),
+               "^The 10x file 'a.h5' has a gene index 1 \\(gene 2, \"g2\"\\) stored twice at cell 2 \\(\"CCC-1\"\\)\\.$")
+})
