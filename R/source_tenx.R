@@ -10,7 +10,8 @@
 # or t(TENxMatrix) given as `x`.
 #
 # The file is checked when the source is made (datasets, their types and
-# shapes, `indptr` from 0 to the number of values, never decreasing) and
+# shapes, `indptr` whole numbers from 0 to the number of values, never
+# decreasing) and
 # before each block (size and time of change as when the fit began: a file
 # changed during the fit is an error, not a mixed result); each block's
 # gene indices are checked before the C++ core reads them.
@@ -115,7 +116,8 @@ file_stamp <- function(file) {
   c(size = as.numeric(info$size), mtime = as.numeric(info$mtime))
 }
 
-# The checked layout of a 10x group: its indptr (n_cells + 1 doubles), with
+# The checked layout of a 10x group: its indptr (n_cells + 1 doubles, whole
+# numbers from 0 up to the number of stored values, never decreasing), with
 # the type of its values as attribute "value_type".
 read_tenx_layout <- function(file, group, n_cells, n_genes) {
   bad <- function(fmt, ...) stop_arg(sprintf(paste0("The 10x file '%s' (group \"%s\") ", fmt),
@@ -133,8 +135,9 @@ read_tenx_layout <- function(file, group, n_cells, n_genes) {
     }
   }
   len <- function(name) as.numeric(here$dim[here$name == name])
-  if (!identical(len("data"), len("indices"))) {
-    bad("has `data` of length %s but `indices` of length %s.", format(len("data")),
+  nnz <- len("data")
+  if (!identical(nnz, len("indices"))) {
+    bad("has `data` of length %s but `indices` of length %s.", format(nnz),
         format(len("indices")))
   }
   if (len("indptr") != n_cells + 1) {
@@ -144,10 +147,10 @@ read_tenx_layout <- function(file, group, n_cells, n_genes) {
   indptr <- tryCatch(as.numeric(rhdf5::h5read(file, paste0(g, "/indptr"),
                                               bit64conversion = "double")),
                      error = function(e) bad("`indptr` cannot be read: %s", conditionMessage(e)))
-  if (anyNA(indptr) || indptr[1L] != 0 || indptr[length(indptr)] != len("data") ||
-      is.unsorted(indptr)) {
-    bad("has an `indptr` that does not run from 0 up to the %s stored values.",
-        format(len("data")))
+  wrong <- tenx_indptr_problem(indptr, nnz)
+  if (!is.null(wrong)) {
+    bad("has an `indptr` that does not run from 0 up to the %s stored values: %s.",
+        format(nnz), wrong)
   }
   # (the type rhdf5 reads the values as)
   attr(indptr, "value_type") <- if (grepl("INTEGER", here$dclass[here$name == "data"])) {
@@ -156,6 +159,32 @@ read_tenx_layout <- function(file, group, n_cells, n_genes) {
     "double"
   }
   indptr
+}
+
+# What is wrong with the offsets `indptr` of a file of `nnz` stored values
+# (entry j + 1 the end of cell j's values): NULL when they are whole
+# numbers from 0 to nnz, never decreasing, else the first fault, naming the
+# entry and its cell. Fractional offsets would be truncated by the readers,
+# so a fit would read other values than the file's cells hold.
+tenx_indptr_problem <- function(indptr, nnz) {
+  entry <- function(j) {
+    sprintf("entry %s (%s) is %s", format(j),
+            if (j == 1L) "the start of cell 1" else sprintf("the end of cell %s", format(j - 1)),
+            format(indptr[j], digits = 15))
+  }
+  na <- which(is.na(indptr))
+  if (length(na)) return(sprintf("%s", entry(na[1L])))
+  frac <- which(indptr != floor(indptr) | is.infinite(indptr))
+  if (length(frac)) return(sprintf("%s, not a whole number", entry(frac[1L])))
+  if (indptr[1L] != 0) return(sprintf("%s, not 0", entry(1L)))
+  down <- which(diff(indptr) < 0)
+  if (length(down)) {
+    return(sprintf("%s, below entry %s (%s)", entry(down[1L] + 1L), format(down[1L]),
+                   format(indptr[down[1L]], digits = 15)))
+  }
+  last <- length(indptr)
+  if (indptr[last] != nnz) return(sprintf("%s, not %s", entry(last), format(nnz)))
+  NULL
 }
 
 read_block.source_tenx <- function(src, first, last) tenx_block(src, first, last, NULL)

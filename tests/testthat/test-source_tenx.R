@@ -911,6 +911,46 @@ test_that("a fit through the own 10x reader is the fit through rhdf5, bit for bi
   expect_gt(adjusted_rand_index(own$cluster, tc$type), 0.9)
 })
 
+## Layouts other writers give: the root group, wide integers, offsets as doubles
+
+test_that("offsets stored as doubles must be whole, from 0 up, never decreasing: one error, whatever the blocks", {
+  skip_without_bioc()
+  s <- sim_counts(50, 60, 2, seed = 34)
+  p <- as.numeric(s$counts@p)
+  nnz <- length(s$counts@x)
+  edit <- function(at, value) replace(p, at, value)
+  cases <- list(
+    list(p = edit(31, p[31] + 0.5), msg = "entry 31 \\(the end of cell 30\\) is [0-9]+\\.5, not a whole number"),
+    list(p = edit(2, p[2] + 1e-9), msg = "entry 2 \\(the end of cell 1\\) is [0-9.]+, not a whole number"),
+    list(p = edit(20, p[23]), msg = "entry 21 \\(the end of cell 20\\) is [0-9]+, below entry 20 \\([0-9]+\\)"),
+    # (HDF5Array's TENxMatrix() refuses these two: the file changed after it)
+    list(p = edit(1, 2), msg = "entry 1 \\(the start of cell 1\\) is 2, not 0", later = TRUE),
+    list(p = edit(61, nnz - 1), msg = sprintf("entry 61 \\(the end of cell 60\\) is %d, not %d", nnz - 1, nnz),
+         later = TRUE),
+    list(p = edit(5, NaN), msg = "entry 5 \\(the end of cell 4\\) is NaN"),
+    list(p = edit(9, Inf), msg = "entry 9 \\(the end of cell 8\\) is Inf, not a whole number")
+  )
+  for (cs in cases) {
+    f <- tempfile(fileext = ".h5")
+    write_tenx(s$counts, f, indptr = if (isTRUE(cs$later)) p else cs$p, indptr_type = "H5T_IEEE_F64LE")
+    m <- suppressWarnings(tenx_matrix(f))  # (HDF5Array's own warning for Inf)
+    if (isTRUE(cs$later)) {
+      rhdf5::h5write(cs$p, f, "mm10/indptr")
+      rhdf5::h5closeAll()
+    }
+    msg <- paste0("^The 10x file '.*' \\(group \"/?mm10\"\\) has an `indptr` that does not run ",
+                  sprintf("from 0 up to the %d stored values: ", nnz), cs$msg, "\\.$")
+    expect_error(kmreduce:::read_tenx_layout(f, "mm10", 60, 50), msg)
+    sce <- SingleCellExperiment::SingleCellExperiment(list(counts = m))
+    for (block in c(7L, 30L, 31L, 60L)) {
+      expect_error(suppressMessages(kmeans_reduced(sce, 2, seed = 1,
+                                                   control = list(block_rows = block))), msg)
+      expect_error(kmeans_reduced(t(m), 2, method = "sparse_embedding", dims = 5, seed = 1,
+                                  control = list(block_rows = block)), msg)
+    }
+  }
+})
+
 test_that("a fault of a block as read is said in a sentence naming the file", {
   src <- list(file = "a.h5", names = list(c("AAA-1", "CCC-1"), c("g1", "g2")))
   expect_error(kmreduce:::stop_tenx_layout(src, "the offsets must end within the values and gene indices"),
