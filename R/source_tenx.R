@@ -9,9 +9,9 @@
 # cells as rows: the columns of a SummarizedExperiment's TENxMatrix assay,
 # or t(TENxMatrix) given as `x`.
 #
-# The file is checked when the source is made (datasets, their types and
-# shapes, `indptr` whole numbers from 0 to the number of values, never
-# decreasing) and
+# The file is checked when the source is made (datasets, in a named group
+# or in the root group, their types and shapes, `indptr` whole numbers from 0
+# to the number of values, never decreasing) and
 # before each block (size and time of change as when the fit began: a file
 # changed during the fit is an error, not a mixed result); each block's
 # gene indices are checked before the C++ core reads them.
@@ -116,6 +116,15 @@ file_stamp <- function(file) {
   c(size = as.numeric(info$size), mtime = as.numeric(info$mtime))
 }
 
+# The path of the dataset `name` of the 10x group `group` (as a
+# TENxMatrix's seed gives it: "mm10", "/mm10", or "/" for the root group,
+# whose datasets are "/data", "/indices", ...).
+tenx_dataset <- function(group, name) paste0(tenx_group_path(group), "/", name)
+
+# The group as HDF5 names it without a trailing slash: "/mm10", or "" for
+# the root group.
+tenx_group_path <- function(group) sub("/+$", "", paste0("/", sub("^/+", "", group)))
+
 # The checked layout of a 10x group: its indptr (n_cells + 1 doubles, whole
 # numbers from 0 up to the number of stored values, never decreasing), with
 # the type of its values as attribute "value_type".
@@ -125,8 +134,8 @@ read_tenx_layout <- function(file, group, n_cells, n_genes) {
   if (!file.exists(file)) bad("does not exist.")
   listing <- tryCatch(rhdf5::h5ls(file, recursive = TRUE, datasetinfo = TRUE),
                       error = function(e) bad("cannot be read as HDF5: %s", conditionMessage(e)))
-  g <- sub("/$", "", paste0("/", sub("^/", "", group)))
-  here <- listing[listing$group == g, , drop = FALSE]
+  g <- tenx_group_path(group)
+  here <- listing[listing$group == (if (nzchar(g)) g else "/"), , drop = FALSE]
   for (name in c("data", "indices", "indptr")) {
     row <- here[here$name == name, , drop = FALSE]
     if (nrow(row) != 1L || row$otype != "H5I_DATASET") bad("has no dataset `%s`.", name)
@@ -144,7 +153,7 @@ read_tenx_layout <- function(file, group, n_cells, n_genes) {
     bad("has `indptr` of length %s, not %s (one more than its %s cells).",
         format(len("indptr")), format(n_cells + 1), format(n_cells))
   }
-  indptr <- tryCatch(as.numeric(rhdf5::h5read(file, paste0(g, "/indptr"),
+  indptr <- tryCatch(as.numeric(rhdf5::h5read(file, tenx_dataset(group, "indptr"),
                                               bit64conversion = "double")),
                      error = function(e) bad("`indptr` cannot be read: %s", conditionMessage(e)))
   wrong <- tenx_indptr_problem(indptr, nnz)
@@ -544,9 +553,9 @@ read_cells <- function(src, first, last) {
       src$ahead$buffers[pair] <- list(bufs)
       holding_memory(src)
     }
-    x <- tryCatch(h5_read_into(src$file, paste0(src$group, "/data"), from, count, bufs$x),
+    x <- tryCatch(h5_read_into(src$file, tenx_dataset(src$group, "data"), from, count, bufs$x),
                   error = failed)
-    i <- tryCatch(h5_read_into(src$file, paste0(src$group, "/indices"), from, count, bufs$i,
+    i <- tryCatch(h5_read_into(src$file, tenx_dataset(src$group, "indices"), from, count, bufs$i,
                                bit64conversion = "int"), error = failed)
   }
   got <- length(x) >= count && length(i) >= count

@@ -913,6 +913,34 @@ test_that("a fit through the own 10x reader is the fit through rhdf5, bit for bi
 
 ## Layouts other writers give: the root group, wide integers, offsets as doubles
 
+test_that("a 10x layout in the root group is read on every path, by either reader", {
+  skip_without_bioc()
+  s <- sim_counts(120, 300, 3, seed = 31)
+  f <- tempfile(fileext = ".h5")
+  write_tenx(s$counts, f, group = "/")
+  rows <- Matrix::t(s$counts)
+  args <- list(k = 3, method = "sparse_embedding", dims = 20, n_init = 2, seed = 5,
+               control = list(block_rows = 70L))
+  ref <- do.call(kmeans_reduced, c(list(rows), args))
+  m <- tenx_matrix(f, "/")
+  sce <- SingleCellExperiment::SingleCellExperiment(list(counts = m))
+  in_memory <- function(cells) unname(as.matrix(rows[cells, ]))
+  for (own in tenx_readers()) with_own_reader(own, {
+    fit <- do.call(kmeans_reduced, c(list(t(m)), args))
+    expect_identical(fit$cluster, ref$cluster)
+    fit_se <- do.call(kmeans_reduced, c(list(sce, normalize = "none"), args))
+    expect_identical(fit_se$cluster, ref$cluster)
+    expect_identical(unname(predict(fit_se, sce)), unname(ref$cluster))
+    # an MPI rank's range of the cells, as x and as an assay
+    x <- kmreduce:::mpi_local_rows(t(m)[101:230, ], "none")
+    expect_s3_class(x, "source_tenx")
+    expect_identical(unname(as.matrix(kmreduce:::read_block(x, 1L, 130L))), in_memory(101:230))
+    y <- kmreduce:::mpi_local_se(sce[, 101:230], "none", NULL)
+    expect_s3_class(y, "source_tenx")
+    expect_identical(unname(as.matrix(kmreduce:::read_block(y, 1L, 130L))), in_memory(101:230))
+  })
+})
+
 test_that("offsets stored as doubles must be whole, from 0 up, never decreasing: one error, whatever the blocks", {
   skip_without_bioc()
   s <- sim_counts(50, 60, 2, seed = 34)
