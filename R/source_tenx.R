@@ -63,12 +63,14 @@ new_source_tenx <- function(x, seed, cells_first, normalize = "none", what = NUL
   if (is.null(window)) {
     src$indptr <- read_tenx_layout(file, group, n_cells = src$n_row, n_genes = src$n_col)
     src$value_type <- attr(src$indptr, "value_type")
+    src$int64 <- attr(src$indptr, "int64")
   } else {
     # (the window's indptr: offsets into the whole file's data and indices;
     # cell numbers in messages are the file's)
     all <- read_tenx_layout(file, group, n_cells = seed@dim[2L], n_genes = src$n_col)
     src$indptr <- all[window$first:(window$last + 1L)]
     src$value_type <- attr(all, "value_type")
+    src$int64 <- attr(all, "int64")
     src$cell0 <- window$first - 1L
   }
   src$sparse <- TRUE
@@ -125,14 +127,31 @@ tenx_dataset <- function(group, name) paste0(tenx_group_path(group), "/", name)
 # the root group.
 tenx_group_path <- function(group) sub("/+$", "", paste0("/", sub("^/+", "", group)))
 
+# How the stored values of HDF5 type `dtype` (h5ls()'s name, e.g.
+# "H5T_STD_I32LE") are read: list(type = "integer" or "double", int64 =
+# whether they are 64-bit integers). R's integers hold signed integers of up
+# to 32 bits and unsigned ones of up to 16; wider ones (unsigned 32-bit,
+# 64-bit) are read as doubles, as HDF5Array reads 64-bit counts: exactly up
+# to 2^53 (read_cells() stops at a count beyond). Floats are doubles.
+tenx_value_type <- function(dclass, dtype) {
+  if (!grepl("INTEGER", dclass)) return(list(type = "double", int64 = FALSE))
+  m <- regmatches(dtype, regexec("^H5T_STD_([IU])(8|16|32|64)(LE|BE)$", dtype))[[1L]]
+  # (an integer type of another name: as doubles, every value checked)
+  if (length(m) == 0L) return(list(type = "double", int64 = TRUE))
+  bits <- as.integer(m[3L])
+  fits <- if (m[2L] == "I") bits <= 32L else bits <= 16L
+  list(type = if (fits) "integer" else "double", int64 = bits == 64L)
+}
+
 # The checked layout of a 10x group: its indptr (n_cells + 1 doubles, whole
 # numbers from 0 up to the number of stored values, never decreasing), with
-# the type of its values as attribute "value_type".
+# the type its values are read as (tenx_value_type()) as attribute
+# "value_type" and whether they are 64-bit integers as "int64".
 read_tenx_layout <- function(file, group, n_cells, n_genes) {
   bad <- function(fmt, ...) stop_arg(sprintf(paste0("The 10x file '%s' (group \"%s\") ", fmt),
                                              file, group, ...))
   if (!file.exists(file)) bad("does not exist.")
-  listing <- tryCatch(rhdf5::h5ls(file, recursive = TRUE, datasetinfo = TRUE),
+  listing <- tryCatch(rhdf5::h5ls(file, recursive = TRUE, all = TRUE, datasetinfo = TRUE),
                       error = function(e) bad("cannot be read as HDF5: %s", conditionMessage(e)))
   g <- tenx_group_path(group)
   here <- listing[listing$group == (if (nzchar(g)) g else "/"), , drop = FALSE]
@@ -161,12 +180,10 @@ read_tenx_layout <- function(file, group, n_cells, n_genes) {
     bad("has an `indptr` that does not run from 0 up to the %s stored values: %s.",
         format(nnz), wrong)
   }
-  # (the type rhdf5 reads the values as)
-  attr(indptr, "value_type") <- if (grepl("INTEGER", here$dclass[here$name == "data"])) {
-    "integer"
-  } else {
-    "double"
-  }
+  data <- here[here$name == "data", , drop = FALSE]
+  type <- tenx_value_type(data$dclass, data$dtype)
+  attr(indptr, "value_type") <- type$type
+  attr(indptr, "int64") <- type$int64
   indptr
 }
 
@@ -553,8 +570,14 @@ read_cells <- function(src, first, last) {
       src$ahead$buffers[pair] <- list(bufs)
       holding_memory(src)
     }
-    x <- tryCatch(h5_read_into(src$file, tenx_dataset(src$group, "data"), from, count, bufs$x),
-                  error = failed)
+    # (values wider than R's integers as doubles, as the buffer is: rhdf5's
+    # warning that 64-bit integers beyond 2^53 lose digits is the error below)
+    x <- tryCatch(withCallingHandlers(
+      h5_read_into(src$file, tenx_dataset(src$group, "data"), from, count, bufs$x,
+                   bit64conversion = if (src$value_type == "double") "double" else "int"),
+      warning = function(w) {
+        if (grepl("precision lost", conditionMessage(w))) invokeRestart("muffleWarning")
+      }), error = failed)
     i <- tryCatch(h5_read_into(src$file, tenx_dataset(src$group, "indices"), from, count, bufs$i,
                                bit64conversion = "int"), error = failed)
   }
@@ -565,6 +588,7 @@ read_cells <- function(src, first, last) {
                      format(count)))
   }
   out <- list(first = first, last = last, x = x, i = i, ptr = src$indptr[first:(last + 1L)] - from)
+  if (isTRUE(src$int64)) check_exact_counts(src, out, c0)
   if (!keep) {
     src$ahead$pair <- pair
   } else {
@@ -576,6 +600,19 @@ read_cells <- function(src, first, last) {
     if (last == n_rows(src)) src$cache$keep <- FALSE
   }
   out
+}
+
+# Counts stored as 64-bit integers are read as doubles, which hold every
+# whole number only up to 2^53: a larger one (2^53 + 1 reads as 2^53) is an
+# error naming the cell, never a count changed silently. `raw`: the block
+# as read_cells() gives it; c0: the file's number of the source's cell 0.
+check_exact_counts <- function(src, raw, c0) {
+  count <- raw$ptr[length(raw$ptr)]
+  at <- first_beyond_cpp(raw$x, count, 2^53)
+  if (at == 0) return(invisible(NULL))
+  cell <- c0 + raw$first - 1 + findInterval(at - 1, raw$ptr)
+  stop_tenx_layout(src, sprintf("count of 2^53 or more at cell %s", format(cell)),
+                   "stored as a 64-bit integer, which R's doubles cannot hold exactly")
 }
 
 # A pair of vectors for read_cells(): values of the file's type and gene

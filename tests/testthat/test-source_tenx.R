@@ -829,7 +829,10 @@ test_that("the package's own 10x reader gives rhdf5's values, on 1 and 2 threads
     list(value = small, type = "H5T_STD_U16LE", out = "integer", level = 9L),
     list(value = small, type = "H5T_STD_I32LE", out = "integer", level = 0L),  # chunks, no filter
     list(value = small + 0.25, type = "H5T_IEEE_F32LE", out = "double"),
-    list(value = small / 3, type = "H5T_IEEE_F64LE", out = "double", chunk = 3001L)
+    list(value = small / 3, type = "H5T_IEEE_F64LE", out = "double", chunk = 3001L),
+    # (wider than R's integers: as doubles, exactly below 2^53)
+    list(value = small + 2^52, type = "H5T_STD_I64LE", out = "double"),
+    list(value = small + 2^31, type = "H5T_STD_U32LE", out = "double")
   )
   ranges <- list(c(0, n), c(0, 1), c(3999, 2), c(4000, 4000), c(1234, 90000), c(n - 1, 1),
                  c(5, 0))
@@ -859,6 +862,16 @@ test_that("the own 10x reader leaves to rhdf5 what it does not read as rhdf5 wou
   for (f in c(contiguous, big, na)) {
     expect_false(kmreduce:::tenx_hdf5_read_cpp(f, "/d", 0, 10, b, 2L))
   }
+  # a 64-bit integer of magnitude 2^53 or more into a double (2^53 + 1 would
+  # read as 2^53: rhdf5 reads them, and read_cells() says what cannot be held)
+  d <- kmreduce:::read_buffer_new("double", 10)
+  for (v in c(2^53, -2^53, 2^60)) {
+    expect_false(kmreduce:::tenx_hdf5_read_cpp(write_dataset(c(1:9, v), "H5T_STD_I64LE"), "/d", 0,
+                                               10, d, 2L))
+  }
+  expect_true(kmreduce:::tenx_hdf5_read_cpp(write_dataset(c(1:9, 2^53 - 1), "H5T_STD_I64LE"),
+                                            "/d", 0, 10, d, 2L))
+  expect_identical(unclass(d)[], c(1:9, 2^53 - 1))
   # a file or dataset HDF5 cannot open; a range past the end
   expect_false(kmreduce:::tenx_hdf5_read_cpp(tempfile(), "/d", 0, 10, b, 2L))
   expect_false(kmreduce:::tenx_hdf5_read_cpp(na, "/nothing", 0, 10, b, 2L))
@@ -939,6 +952,68 @@ test_that("a 10x layout in the root group is read on every path, by either reade
     expect_s3_class(y, "source_tenx")
     expect_identical(unname(as.matrix(kmreduce:::read_block(y, 1L, 130L))), in_memory(101:230))
   })
+})
+
+test_that("counts wider than R's integers are read exactly, as doubles", {
+  skip_without_bioc()
+  s <- sim_counts(60, 200, 2, seed = 32)
+  counts <- s$counts
+  counts@x[1] <- 2^31 + 1                    # (cell 1: beyond R's integers)
+  counts@x[counts@p[150] + 1L] <- 3e9        # (cell 150, within unsigned 32-bit integers)
+  wide <- counts
+  wide@x[wide@p[120] + 1L] <- 2^53 - 1       # (cell 120: the largest exact in a double)
+  args <- list(k = 2, method = "sparse_embedding", dims = 10, seed = 2,
+               control = list(block_rows = 64L))
+  cpm <- function(r) {
+    lib <- Matrix::rowSums(r)
+    r@x <- log1p(r@x / lib[r@i + 1L] * 1e6)
+    r
+  }
+  cases <- list(list(type = "H5T_STD_I64LE", counts = wide),
+                list(type = "H5T_STD_U64LE", counts = wide),
+                list(type = "H5T_STD_U32LE", counts = counts))
+  for (cs in cases) {
+    f <- tempfile(fileext = ".h5")
+    write_tenx(cs$counts, f, value_type = cs$type)
+    m <- tenx_matrix(f)
+    rows <- Matrix::t(cs$counts)
+    # HDF5Array reads 64-bit counts as these doubles (and unsigned 32-bit ones
+    # as R integers, those beyond them clamped, which the file reads exactly)
+    if (cs$type != "H5T_STD_U32LE") expect_identical(methods::as(m, "dgCMatrix")@x, cs$counts@x)
+    ref <- do.call(kmeans_reduced, c(list(rows), args))
+    sce <- SingleCellExperiment::SingleCellExperiment(list(counts = m))
+    for (own in tenx_readers()) with_own_reader(own, {
+      src <- kmreduce:::new_source_tenx(t(m), m@seed, cells_first = TRUE)
+      expect_identical(unname(as.matrix(kmreduce:::read_block(src, 1L, 200L))),
+                       unname(as.matrix(rows)), info = cs$type)
+      fit <- do.call(kmeans_reduced, c(list(t(m)), args))
+      expect_identical(fit$cluster, ref$cluster, info = cs$type)
+      expect_equal(fit$centers, ref$centers, info = cs$type)
+      fit_se <- do.call(kmeans_reduced, c(list(sce, normalize = "log1p_cpm"), args))
+      expect_identical(unname(fit_se$cluster),
+                       unname(do.call(kmeans_reduced, c(list(cpm(rows)), args))$cluster),
+                       info = cs$type)
+    })
+  }
+})
+
+test_that("a 64-bit count of 2^53 or more is an error naming the cell, by either reader", {
+  skip_without_bioc()
+  s <- sim_counts(40, 90, 2, seed = 33)
+  for (big in c(2^53, 2^60, -2^60)) {
+    counts <- s$counts
+    counts@x[counts@p[77] + 2L] <- big
+    f <- tempfile(fileext = ".h5")
+    write_tenx(counts, f, value_type = "H5T_STD_I64LE")
+    m <- tenx_matrix(f)
+    for (own in tenx_readers()) with_own_reader(own, {
+      expect_error(kmeans_reduced(t(m), 2, method = "sparse_embedding", dims = 5, seed = 1,
+                                  control = list(block_rows = 40L)),
+                   paste0("^The 10x file '.*' has a count of 2\\^53 or more at cell 77 ",
+                          "\\(\"cell77-1\"\\): stored as a 64-bit integer, which R's doubles cannot ",
+                          "hold exactly\\.$"))
+    })
+  }
 })
 
 test_that("offsets stored as doubles must be whole, from 0 up, never decreasing: one error, whatever the blocks", {
