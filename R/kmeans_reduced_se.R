@@ -272,7 +272,13 @@ se_rows <- function(x, input, with_normalization = FALSE, sample = NULL, file_ca
     SummarizedExperiment::assayNames(x)[input$assay]
   what <- sprintf("the assay %s", if (length(name) == 1L && !is.na(name) && nzchar(name))
     paste0("\"", name, "\"") else input$assay)
-  type <- tryCatch(DelayedArray::type(a), error = function(e) typeof(a))
+  # (the files behind a DelayedMatrix first: a removed or damaged one is
+  # named, not reported as a type)
+  check_delayed_files(a)
+  type <- tryCatch(DelayedArray::type(a), error = function(e) {
+    if (!is_delayed(a)) return(typeof(a))
+    stop_arg(sprintf("%s of `x` could not be read: %s", what, conditionMessage(e)))
+  })
   if (!(type %in% c("double", "integer", "logical")) || (is.matrix(a) && !is.numeric(a))) {
     stop_arg(sprintf("%s of `x` must hold numbers, not values of type %s.", what, type))
   }

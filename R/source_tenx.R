@@ -127,6 +127,22 @@ tenx_dataset <- function(group, name) paste0(tenx_group_path(group), "/", name)
 # the root group.
 tenx_group_path <- function(group) sub("/+$", "", paste0("/", sub("^/+", "", group)))
 
+# The error for a file that is missing or that HDF5 cannot open: `label`
+# names it ("The 10x file 'F' (group \"G\")"). Nothing when it opens.
+check_h5_file <- function(file, label) {
+  if (!file.exists(file)) stop_arg(sprintf("%s does not exist.", label))
+  # (rhdf5 may answer FALSE instead of an error, after HDF5Array has
+  # changed its error handling)
+  fid <- tryCatch(suppressMessages(rhdf5::H5Fopen(file, flags = "H5F_ACC_RDONLY")),
+                  error = function(e) e)
+  if (methods::is(fid, "H5IdComponent")) {
+    rhdf5::H5Fclose(fid)
+    return(invisible(NULL))
+  }
+  stop_arg(sprintf("%s cannot be read as HDF5 (truncated, damaged or not an HDF5 file): %s", label,
+                   if (inherits(fid, "error")) conditionMessage(fid) else "HDF5 cannot open it."))
+}
+
 # How the stored values of HDF5 type `dtype` (h5ls()'s name, e.g.
 # "H5T_STD_I32LE") are read: list(type = "integer" or "double", int64 =
 # whether they are 64-bit integers). R's integers hold signed integers of up
@@ -148,9 +164,9 @@ tenx_value_type <- function(dclass, dtype) {
 # the type its values are read as (tenx_value_type()) as attribute
 # "value_type" and whether they are 64-bit integers as "int64".
 read_tenx_layout <- function(file, group, n_cells, n_genes) {
-  bad <- function(fmt, ...) stop_arg(sprintf(paste0("The 10x file '%s' (group \"%s\") ", fmt),
-                                             file, group, ...))
-  if (!file.exists(file)) bad("does not exist.")
+  label <- sprintf("The 10x file '%s' (group \"%s\")", file, group)
+  bad <- function(fmt, ...) stop_arg(sprintf(paste0(label, " ", fmt), ...))
+  check_h5_file(file, label)
   listing <- tryCatch(rhdf5::h5ls(file, recursive = TRUE, all = TRUE, datasetinfo = TRUE),
                       error = function(e) bad("cannot be read as HDF5: %s", conditionMessage(e)))
   g <- tenx_group_path(group)
