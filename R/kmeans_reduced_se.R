@@ -14,7 +14,10 @@
 #' `TENxMatrix` assay (a 10x Genomics HDF5 file) is read straight from its
 #' file in blocks of whole cells kept sparse: by the package's own reader,
 #' which decompresses the file on the `n_threads` threads, where it was
-#' installed with HDF5 (1.10.3 or later) and zlib, else with rhdf5. So an atlas of a
+#' installed with HDF5 (1.10.3 or later) and zlib, else with rhdf5 (its
+#' datasets in a named group or in the file's root group; counts stored as
+#' integers wider than R's, such as 64-bit ones, are read as doubles, which
+#' hold them exactly below 2^53). So an atlas of a
 #' million cells is clustered in the memory of its reduced data (cells x
 #' `dims`) plus one block. The projections read each block once; with
 #' `refine` the statistics and Lloyd's iterations on the original rows read
