@@ -594,8 +594,15 @@ read_cells <- function(src, first, last) {
       warning = function(w) {
         if (grepl("precision lost", conditionMessage(w))) invokeRestart("muffleWarning")
       }), error = failed)
-    i <- tryCatch(h5_read_into(src$file, tenx_dataset(src$group, "indices"), from, count, bufs$i,
-                               bit64conversion = "int"), error = failed)
+    # (a 64-bit gene index beyond R's integers reads as NA, which the
+    # conversion refuses, naming the file and the cell: rhdf5's warning of
+    # the overflow is that error)
+    i <- tryCatch(withCallingHandlers(
+      h5_read_into(src$file, tenx_dataset(src$group, "indices"), from, count, bufs$i,
+                   bit64conversion = "int"),
+      warning = function(w) {
+        if (grepl("integer overflow", conditionMessage(w))) invokeRestart("muffleWarning")
+      }), error = failed)
   }
   got <- length(x) >= count && length(i) >= count
   if (!got || !is.numeric(x) || !is.integer(i)) {

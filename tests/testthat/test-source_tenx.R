@@ -167,6 +167,28 @@ test_that("gene indices outside the genes are an error, not a crash (child proce
   expect_match(res$status, "^error: The 10x file '.*' has a gene index outside 0..399 at cell [0-9]+ \\(\"cell[0-9]+-1\"\\)\\.$")
 })
 
+test_that("a 64-bit gene index beyond R's integers is the error naming the cell, without rhdf5's warning", {
+  skip_without_bioc()
+  s <- sim_counts(30, 50, 2, seed = 35)
+  f <- tempfile(fileext = ".h5")
+  write_tenx(s$counts, f)
+  i <- as.numeric(s$counts@i)
+  i[s$counts@p[33] + 1L] <- 2^33 + 5  # (a gene index of cell 33)
+  rewrite_indices(f, i)
+  m <- tenx_matrix(f)
+  for (own in tenx_readers()) with_own_reader(own, {
+    warned <- character(0)
+    err <- tryCatch(withCallingHandlers(
+      kmeans_reduced(t(m), 2, method = "sparse_embedding", dims = 5, seed = 1),
+      warning = function(w) {
+        warned <<- c(warned, conditionMessage(w))
+        invokeRestart("muffleWarning")
+      }), error = conditionMessage)
+    expect_match(err, "^The 10x file '.*' has a gene index outside 0\\.\\.29 at cell 33 \\(\"cell33-1\"\\)\\.$")
+    expect_identical(warned, character(0))
+  })
+})
+
 test_that("NA or negative counts with normalize are an error naming the cell", {
   skip_without_bioc()
   tc <- tenx_case(seed = 9)
