@@ -21,6 +21,10 @@ read_buffer_any_na <- function(buffer) {
     .Call(`_kmreduce_read_buffer_any_na`, buffer)
 }
 
+first_beyond_cpp <- function(v, count, limit) {
+    .Call(`_kmreduce_first_beyond_cpp`, v, count, limit)
+}
+
 read_buffer_release <- function(buffer) {
     invisible(.Call(`_kmreduce_read_buffer_release`, buffer))
 }

@@ -14,7 +14,10 @@
 #' `TENxMatrix` assay (a 10x Genomics HDF5 file) is read straight from its
 #' file in blocks of whole cells kept sparse: by the package's own reader,
 #' which decompresses the file on the `n_threads` threads, where it was
-#' installed with HDF5 (1.10.3 or later) and zlib, else with rhdf5. So an atlas of a
+#' installed with HDF5 (1.10.3 or later) and zlib, else with rhdf5 (its
+#' datasets in a named group or in the file's root group; counts stored as
+#' integers wider than R's, such as 64-bit ones, are read as doubles, which
+#' hold them exactly below 2^53). So an atlas of a
 #' million cells is clustered in the memory of its reduced data (cells x
 #' `dims`) plus one block. The projections read each block once; with
 #' `refine` the statistics and Lloyd's iterations on the original rows read
@@ -373,7 +376,13 @@ se_rows <- function(x, input, with_normalization = FALSE, sample = NULL, file_ca
   a <- SummarizedExperiment::assay(x, input$assay, withDimnames = FALSE)
   names <- list(colnames(x), rownames(x))
   what <- assay_label(x, input$assay)
-  type <- tryCatch(DelayedArray::type(a), error = function(e) typeof(a))
+  # (the files behind a DelayedMatrix first: a removed or damaged one is
+  # named, not reported as a type)
+  check_delayed_files(a)
+  type <- tryCatch(DelayedArray::type(a), error = function(e) {
+    if (!is_delayed(a)) return(typeof(a))
+    stop_arg(sprintf("%s of `x` could not be read: %s", what, conditionMessage(e)))
+  })
   if (!(type %in% c("double", "integer", "logical")) || (is.matrix(a) && !is.numeric(a))) {
     stop_arg(sprintf("%s of `x` must hold numbers, not values of type %s.", what, type))
   }

@@ -17,6 +17,7 @@
 
 new_source_delayed <- function(x, by_columns = FALSE, normalize = "none", what = NULL,
                                class = NULL) {
+  check_delayed_files(x)
   dims <- dim(x)
   dn <- dimnames(x)
   if (is.null(dn)) dn <- list(NULL, NULL)
@@ -43,6 +44,38 @@ new_source_delayed_rows <- function(x) {
 
 is_delayed <- function(x) isS4(x) && methods::is(x, "DelayedMatrix")
 
+# The HDF5 files behind the seeds of the DelayedArray `x` (an HDF5Matrix, a
+# TENxMatrix, ... under any delayed operations), checked before anything
+# reads them: a file removed, or one HDF5 cannot open (truncated,
+# overwritten), is an error naming it and the dataset or group, as a 10x
+# file is named by read_tenx_layout(), instead of what fails first
+# (DelayedArray::type(), dimnames(), a block's realization).
+check_delayed_files <- function(x) {
+  if (!is_delayed(x)) return(invisible(NULL))
+  for (s in DelayedArray::seedApply(x, identity)) {
+    label <- h5_seed_label(s)
+    if (!is.null(label)) check_h5_file(s@filepath, label)
+  }
+  invisible(NULL)
+}
+
+# How errors name the file of an HDF5Array seed ("The 10x file 'F' (group
+# \"G\")"), or NULL for a seed of another kind or a file that is not local
+# (a URL).
+h5_seed_label <- function(s) {
+  file <- if (methods::.hasSlot(s, "filepath")) s@filepath
+  if (!is.character(file) || length(file) != 1L || is.na(file) || grepl("^[A-Za-z0-9+.-]+://", file)) {
+    return(NULL)
+  }
+  if (methods::is(s, "TENxMatrixSeed")) {
+    sprintf("The 10x file '%s' (group \"%s\")", file, s@group)
+  } else if (methods::is(s, "H5SparseMatrixSeed")) {
+    sprintf("The HDF5 file '%s' (group \"%s\")", file, s@group)
+  } else if (methods::is(s, "HDF5ArraySeed")) {
+    sprintf("The HDF5 file '%s' (dataset \"%s\")", file, s@name)
+  }
+}
+
 is_sparse_matrix <- function(x) {
   if (methods::is(x, "sparseMatrix")) return(TRUE)
   isS4(x) && methods::is(x, "DelayedArray") && requireNamespace("DelayedArray", quietly = TRUE) &&
@@ -58,8 +91,16 @@ none_shift.source_delayed <- function(src) NULL
 
 read_block.source_delayed <- function(src, first, last) {
   cells <- first:last
-  block <- if (src$by_columns) src$data[, cells, drop = FALSE] else src$data[cells, , drop = FALSE]
-  block <- if (src$sparse) sparse_block(block) else as.matrix(block)
+  # (a failure to read, e.g. a file removed or damaged since the source was
+  # made, names the source, and the file when it is the cause)
+  block <- tryCatch({
+    block <- if (src$by_columns) src$data[, cells, drop = FALSE] else src$data[cells, , drop = FALSE]
+    if (src$sparse) sparse_block(block) else as.matrix(block)
+  }, error = function(e) {
+    check_delayed_files(src$data)
+    stop_arg(sprintf("%s could not be read (%s %d..%d): %s", describe_source(src),
+                     if (src$by_columns) "columns" else "rows", first, last, conditionMessage(e)))
+  })
   if (src$by_columns) block <- Matrix::t(block)
   finish_block(src, block, first, last)
 }

@@ -9,8 +9,9 @@
 # cells as rows: the columns of a SummarizedExperiment's TENxMatrix assay,
 # or t(TENxMatrix) given as `x`.
 #
-# The file is checked when the source is made (datasets, their types and
-# shapes, `indptr` from 0 to the number of values, never decreasing) and
+# The file is checked when the source is made (datasets, in a named group
+# or in the root group, their types and shapes, `indptr` whole numbers from 0
+# to the number of values, never decreasing) and
 # before each block (size and time of change as when the fit began: a file
 # changed during the fit is an error, not a mixed result); each block's
 # gene indices are checked before the C++ core reads them.
@@ -62,12 +63,14 @@ new_source_tenx <- function(x, seed, cells_first, normalize = "none", what = NUL
   if (is.null(window)) {
     src$indptr <- read_tenx_layout(file, group, n_cells = src$n_row, n_genes = src$n_col)
     src$value_type <- attr(src$indptr, "value_type")
+    src$int64 <- attr(src$indptr, "int64")
   } else {
     # (the window's indptr: offsets into the whole file's data and indices;
     # cell numbers in messages are the file's)
     all <- read_tenx_layout(file, group, n_cells = seed@dim[2L], n_genes = src$n_col)
     src$indptr <- all[window$first:(window$last + 1L)]
     src$value_type <- attr(all, "value_type")
+    src$int64 <- attr(all, "int64")
     src$cell0 <- window$first - 1L
   }
   src$sparse <- TRUE
@@ -115,16 +118,59 @@ file_stamp <- function(file) {
   c(size = as.numeric(info$size), mtime = as.numeric(info$mtime))
 }
 
-# The checked layout of a 10x group: its indptr (n_cells + 1 doubles), with
-# the type of its values as attribute "value_type".
+# The path of the dataset `name` of the 10x group `group` (as a
+# TENxMatrix's seed gives it: "mm10", "/mm10", or "/" for the root group,
+# whose datasets are "/data", "/indices", ...).
+tenx_dataset <- function(group, name) paste0(tenx_group_path(group), "/", name)
+
+# The group as HDF5 names it without a trailing slash: "/mm10", or "" for
+# the root group.
+tenx_group_path <- function(group) sub("/+$", "", paste0("/", sub("^/+", "", group)))
+
+# The error for a file that is missing or that HDF5 cannot open: `label`
+# names it ("The 10x file 'F' (group \"G\")"). Nothing when it opens.
+check_h5_file <- function(file, label) {
+  if (!file.exists(file)) stop_arg(sprintf("%s does not exist.", label))
+  # (rhdf5 may answer FALSE instead of an error, after HDF5Array has
+  # changed its error handling)
+  fid <- tryCatch(suppressMessages(rhdf5::H5Fopen(file, flags = "H5F_ACC_RDONLY")),
+                  error = function(e) e)
+  if (methods::is(fid, "H5IdComponent")) {
+    rhdf5::H5Fclose(fid)
+    return(invisible(NULL))
+  }
+  stop_arg(sprintf("%s cannot be read as HDF5 (truncated, damaged or not an HDF5 file): %s", label,
+                   if (inherits(fid, "error")) conditionMessage(fid) else "HDF5 cannot open it."))
+}
+
+# How the stored values of HDF5 type `dtype` (h5ls()'s name, e.g.
+# "H5T_STD_I32LE") are read: list(type = "integer" or "double", int64 =
+# whether they are 64-bit integers). R's integers hold signed integers of up
+# to 32 bits and unsigned ones of up to 16; wider ones (unsigned 32-bit,
+# 64-bit) are read as doubles, as HDF5Array reads 64-bit counts: exactly up
+# to 2^53 (read_cells() stops at a count beyond). Floats are doubles.
+tenx_value_type <- function(dclass, dtype) {
+  if (!grepl("INTEGER", dclass)) return(list(type = "double", int64 = FALSE))
+  m <- regmatches(dtype, regexec("^H5T_STD_([IU])(8|16|32|64)(LE|BE)$", dtype))[[1L]]
+  # (an integer type of another name: as doubles, every value checked)
+  if (length(m) == 0L) return(list(type = "double", int64 = TRUE))
+  bits <- as.integer(m[3L])
+  fits <- if (m[2L] == "I") bits <= 32L else bits <= 16L
+  list(type = if (fits) "integer" else "double", int64 = bits == 64L)
+}
+
+# The checked layout of a 10x group: its indptr (n_cells + 1 doubles, whole
+# numbers from 0 up to the number of stored values, never decreasing), with
+# the type its values are read as (tenx_value_type()) as attribute
+# "value_type" and whether they are 64-bit integers as "int64".
 read_tenx_layout <- function(file, group, n_cells, n_genes) {
-  bad <- function(fmt, ...) stop_arg(sprintf(paste0("The 10x file '%s' (group \"%s\") ", fmt),
-                                             file, group, ...))
-  if (!file.exists(file)) bad("does not exist.")
-  listing <- tryCatch(rhdf5::h5ls(file, recursive = TRUE, datasetinfo = TRUE),
+  label <- sprintf("The 10x file '%s' (group \"%s\")", file, group)
+  bad <- function(fmt, ...) stop_arg(sprintf(paste0(label, " ", fmt), ...))
+  check_h5_file(file, label)
+  listing <- tryCatch(rhdf5::h5ls(file, recursive = TRUE, all = TRUE, datasetinfo = TRUE),
                       error = function(e) bad("cannot be read as HDF5: %s", conditionMessage(e)))
-  g <- sub("/$", "", paste0("/", sub("^/", "", group)))
-  here <- listing[listing$group == g, , drop = FALSE]
+  g <- tenx_group_path(group)
+  here <- listing[listing$group == (if (nzchar(g)) g else "/"), , drop = FALSE]
   for (name in c("data", "indices", "indptr")) {
     row <- here[here$name == name, , drop = FALSE]
     if (nrow(row) != 1L || row$otype != "H5I_DATASET") bad("has no dataset `%s`.", name)
@@ -133,29 +179,54 @@ read_tenx_layout <- function(file, group, n_cells, n_genes) {
     }
   }
   len <- function(name) as.numeric(here$dim[here$name == name])
-  if (!identical(len("data"), len("indices"))) {
-    bad("has `data` of length %s but `indices` of length %s.", format(len("data")),
+  nnz <- len("data")
+  if (!identical(nnz, len("indices"))) {
+    bad("has `data` of length %s but `indices` of length %s.", format(nnz),
         format(len("indices")))
   }
   if (len("indptr") != n_cells + 1) {
     bad("has `indptr` of length %s, not %s (one more than its %s cells).",
         format(len("indptr")), format(n_cells + 1), format(n_cells))
   }
-  indptr <- tryCatch(as.numeric(rhdf5::h5read(file, paste0(g, "/indptr"),
+  indptr <- tryCatch(as.numeric(rhdf5::h5read(file, tenx_dataset(group, "indptr"),
                                               bit64conversion = "double")),
                      error = function(e) bad("`indptr` cannot be read: %s", conditionMessage(e)))
-  if (anyNA(indptr) || indptr[1L] != 0 || indptr[length(indptr)] != len("data") ||
-      is.unsorted(indptr)) {
-    bad("has an `indptr` that does not run from 0 up to the %s stored values.",
-        format(len("data")))
+  wrong <- tenx_indptr_problem(indptr, nnz)
+  if (!is.null(wrong)) {
+    bad("has an `indptr` that does not run from 0 up to the %s stored values: %s.",
+        format(nnz), wrong)
   }
-  # (the type rhdf5 reads the values as)
-  attr(indptr, "value_type") <- if (grepl("INTEGER", here$dclass[here$name == "data"])) {
-    "integer"
-  } else {
-    "double"
-  }
+  data <- here[here$name == "data", , drop = FALSE]
+  type <- tenx_value_type(data$dclass, data$dtype)
+  attr(indptr, "value_type") <- type$type
+  attr(indptr, "int64") <- type$int64
   indptr
+}
+
+# What is wrong with the offsets `indptr` of a file of `nnz` stored values
+# (entry j + 1 the end of cell j's values): NULL when they are whole
+# numbers from 0 to nnz, never decreasing, else the first fault, naming the
+# entry and its cell. Fractional offsets would be truncated by the readers,
+# so a fit would read other values than the file's cells hold.
+tenx_indptr_problem <- function(indptr, nnz) {
+  entry <- function(j) {
+    sprintf("entry %s (%s) is %s", format(j),
+            if (j == 1L) "the start of cell 1" else sprintf("the end of cell %s", format(j - 1)),
+            format(indptr[j], digits = 15))
+  }
+  na <- which(is.na(indptr))
+  if (length(na)) return(sprintf("%s", entry(na[1L])))
+  frac <- which(indptr != floor(indptr) | is.infinite(indptr))
+  if (length(frac)) return(sprintf("%s, not a whole number", entry(frac[1L])))
+  if (indptr[1L] != 0) return(sprintf("%s, not 0", entry(1L)))
+  down <- which(diff(indptr) < 0)
+  if (length(down)) {
+    return(sprintf("%s, below entry %s (%s)", entry(down[1L] + 1L), format(down[1L]),
+                   format(indptr[down[1L]], digits = 15)))
+  }
+  last <- length(indptr)
+  if (indptr[last] != nnz) return(sprintf("%s, not %s", entry(last), format(nnz)))
+  NULL
 }
 
 read_block.source_tenx <- function(src, first, last) tenx_block(src, first, last, NULL)
@@ -442,10 +513,11 @@ kept_sample.source_tenx <- function(src, index) {
 }
 
 # The error for a block whose layout is wrong (`msg`, from data/cells.hpp:
-# "gene index G ... at cell C", G from 0, C the file's cell from 1): names
-# the file, the cell (and its barcode) and the gene (and its name) where the
-# source knows them.
-stop_tenx_layout <- function(src, msg) {
+# "gene index G ... at cell C", G from 0, C the file's cell from 1, or
+# another fault of the block): names the file, the cell (and its barcode)
+# and the gene (and its name) where the source knows them. `why`: what
+# follows, after a colon.
+stop_tenx_layout <- function(src, msg, why = NULL) {
   m <- regmatches(msg, regexec("gene index ([0-9]+) .*at cell ([0-9]+)$|at cell ([0-9]+)$", msg))[[1L]]
   name_of <- function(names, i) {
     if (length(names) >= i && !is.na(i) && i >= 1 && !is.na(names[i])) sprintf(" \"%s\"", names[i])
@@ -464,7 +536,12 @@ stop_tenx_layout <- function(src, msg) {
                                                sub("^ ", ", ", name_of(src$names[[2L]], gene))), msg)
     }
   }
-  stop_arg(sprintf("The 10x file '%s' has a %s.", src$file, msg))
+  # ("a gene index ...", "a count ..."; any other fault of the block as
+  # read, e.g. its offsets, said as it is)
+  said <- if (grepl("^(gene index|count) ", msg)) paste("has a", msg) else
+    paste("gave a block that cannot be used:", msg)
+  stop_arg(sprintf("The 10x file '%s' %s%s.", src$file, said,
+                   if (is.null(why)) "" else paste0(": ", why)))
 }
 
 # Cells first..last as stored: list(first, last, x = values, i = gene
@@ -509,10 +586,23 @@ read_cells <- function(src, first, last) {
       src$ahead$buffers[pair] <- list(bufs)
       holding_memory(src)
     }
-    x <- tryCatch(h5_read_into(src$file, paste0(src$group, "/data"), from, count, bufs$x),
-                  error = failed)
-    i <- tryCatch(h5_read_into(src$file, paste0(src$group, "/indices"), from, count, bufs$i,
-                               bit64conversion = "int"), error = failed)
+    # (values wider than R's integers as doubles, as the buffer is: rhdf5's
+    # warning that 64-bit integers beyond 2^53 lose digits is the error below)
+    x <- tryCatch(withCallingHandlers(
+      h5_read_into(src$file, tenx_dataset(src$group, "data"), from, count, bufs$x,
+                   bit64conversion = if (src$value_type == "double") "double" else "int"),
+      warning = function(w) {
+        if (grepl("precision lost", conditionMessage(w))) invokeRestart("muffleWarning")
+      }), error = failed)
+    # (a 64-bit gene index beyond R's integers reads as NA, which the
+    # conversion refuses, naming the file and the cell: rhdf5's warning of
+    # the overflow is that error)
+    i <- tryCatch(withCallingHandlers(
+      h5_read_into(src$file, tenx_dataset(src$group, "indices"), from, count, bufs$i,
+                   bit64conversion = "int"),
+      warning = function(w) {
+        if (grepl("integer overflow", conditionMessage(w))) invokeRestart("muffleWarning")
+      }), error = failed)
   }
   got <- length(x) >= count && length(i) >= count
   if (!got || !is.numeric(x) || !is.integer(i)) {
@@ -521,6 +611,7 @@ read_cells <- function(src, first, last) {
                      format(count)))
   }
   out <- list(first = first, last = last, x = x, i = i, ptr = src$indptr[first:(last + 1L)] - from)
+  if (isTRUE(src$int64)) check_exact_counts(src, out, c0)
   if (!keep) {
     src$ahead$pair <- pair
   } else {
@@ -532,6 +623,19 @@ read_cells <- function(src, first, last) {
     if (last == n_rows(src)) src$cache$keep <- FALSE
   }
   out
+}
+
+# Counts stored as 64-bit integers are read as doubles, which hold every
+# whole number only up to 2^53: a larger one (2^53 + 1 reads as 2^53) is an
+# error naming the cell, never a count changed silently. `raw`: the block
+# as read_cells() gives it; c0: the file's number of the source's cell 0.
+check_exact_counts <- function(src, raw, c0) {
+  count <- raw$ptr[length(raw$ptr)]
+  at <- first_beyond_cpp(raw$x, count, 2^53)
+  if (at == 0) return(invisible(NULL))
+  cell <- c0 + raw$first - 1 + findInterval(at - 1, raw$ptr)
+  stop_tenx_layout(src, sprintf("count of 2^53 or more at cell %s", format(cell)),
+                   "stored as a 64-bit integer, which R's doubles cannot hold exactly")
 }
 
 # A pair of vectors for read_cells(): values of the file's type and gene

@@ -70,6 +70,19 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// first_beyond_cpp
+double first_beyond_cpp(SEXP v, double count, double limit);
+RcppExport SEXP _kmreduce_first_beyond_cpp(SEXP vSEXP, SEXP countSEXP, SEXP limitSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type v(vSEXP);
+    Rcpp::traits::input_parameter< double >::type count(countSEXP);
+    Rcpp::traits::input_parameter< double >::type limit(limitSEXP);
+    rcpp_result_gen = Rcpp::wrap(first_beyond_cpp(v, count, limit));
+    return rcpp_result_gen;
+END_RCPP
+}
 // read_buffer_release
 void read_buffer_release(SEXP buffer);
 RcppExport SEXP _kmreduce_read_buffer_release(SEXP bufferSEXP) {
@@ -883,6 +896,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_matrix_outside_heap_cpp", (DL_FUNC) &_kmreduce_matrix_outside_heap_cpp, 2},
     {"_kmreduce_read_buffer_live_cpp", (DL_FUNC) &_kmreduce_read_buffer_live_cpp, 1},
     {"_kmreduce_read_buffer_any_na", (DL_FUNC) &_kmreduce_read_buffer_any_na, 1},
+    {"_kmreduce_first_beyond_cpp", (DL_FUNC) &_kmreduce_first_beyond_cpp, 3},
     {"_kmreduce_read_buffer_release", (DL_FUNC) &_kmreduce_read_buffer_release, 1},
     {"_kmreduce_cells_pool_release", (DL_FUNC) &_kmreduce_cells_pool_release, 1},
     {"_kmreduce_cells_pool_new", (DL_FUNC) &_kmreduce_cells_pool_new, 0},

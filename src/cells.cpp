@@ -438,6 +438,21 @@ bool read_buffer_any_na(SEXP buffer) {
   return std::any_of(v, v + n, [](double u) { return std::isnan(u); });
 }
 
+// The position (from 1) of the first of the first `count` values of the
+// double vector `v` (a read buffer or not) whose magnitude is `limit` or
+// more, or 0: a scan without R's temporary vectors of the block's length.
+// [[Rcpp::export]]
+double first_beyond_cpp(SEXP v, double count, double limit) {
+  if (TYPEOF(v) != REALSXP) throw std::invalid_argument("first_beyond_cpp(): a double vector");
+  if (!(count >= 0) || count > static_cast<double>(Rf_xlength(v)))
+    throw std::invalid_argument("first_beyond_cpp(): `count` within the vector");
+  const double* p = REAL(v);
+  const R_xlen_t n = static_cast<R_xlen_t>(count);
+  for (R_xlen_t t = 0; t < n; ++t)
+    if (std::fabs(p[t]) >= limit) return static_cast<double>(t + 1);
+  return 0.0;
+}
+
 // Frees a read buffer's memory (once no conversion reads it): its length is
 // 0 from now on.
 // [[Rcpp::export]]

@@ -9,26 +9,32 @@ skip_without_bioc <- function(pkgs = c("rhdf5", "HDF5Array", "SingleCellExperime
   }
 }
 
-write_tenx <- function(m, file, group = "mm10", index_type = "H5T_STD_I64LE") {
+# `group`: "/" writes the datasets in the root group ("/data", ...);
+# `value_type`: the HDF5 type of the counts; `indptr`: the offsets to store
+# instead of m@p (as doubles when `indptr_type` is a float type).
+write_tenx <- function(m, file, group = "mm10", index_type = "H5T_STD_I64LE",
+                       value_type = "H5T_STD_I32LE", indptr = NULL,
+                       indptr_type = "H5T_STD_I64LE") {
   m <- methods::as(m, "CsparseMatrix")
   rhdf5::h5createFile(file)
-  rhdf5::h5createGroup(file, group)
-  nnz <- length(m@x)
+  root <- group %in% c("", "/")
+  if (!root) rhdf5::h5createGroup(file, group)
+  path <- function(name) if (root) paste0("/", name) else paste0(group, "/", name)
   ds <- function(name, value, type) {
-    rhdf5::h5createDataset(file, paste0(group, "/", name), dims = length(value),
+    rhdf5::h5createDataset(file, path(name), dims = length(value),
                            H5type = type, chunk = max(1L, min(length(value), 4096L)),
                            level = 4)
-    rhdf5::h5write(value, file, paste0(group, "/", name))
+    rhdf5::h5write(value, file, path(name))
   }
-  ds("data", as.integer(m@x), "H5T_STD_I32LE")
+  ds("data", if (value_type == "H5T_STD_I32LE") as.integer(m@x) else as.double(m@x), value_type)
   ds("indices", as.numeric(m@i), index_type)
-  ds("indptr", as.numeric(m@p), "H5T_STD_I64LE")
-  rhdf5::h5write(as.integer(dim(m)), file, paste0(group, "/shape"))
+  ds("indptr", if (is.null(indptr)) as.numeric(m@p) else indptr, indptr_type)
+  rhdf5::h5write(as.integer(dim(m)), file, path("shape"))
   cells <- if (is.null(colnames(m))) sprintf("cell%d-1", seq_len(ncol(m))) else colnames(m)
   genes <- if (is.null(rownames(m))) sprintf("gene%d", seq_len(nrow(m))) else rownames(m)
-  rhdf5::h5write(cells, file, paste0(group, "/barcodes"))
-  rhdf5::h5write(genes, file, paste0(group, "/genes"))
-  rhdf5::h5write(genes, file, paste0(group, "/gene_names"))
+  rhdf5::h5write(cells, file, path("barcodes"))
+  rhdf5::h5write(genes, file, path("genes"))
+  rhdf5::h5write(genes, file, path("gene_names"))
   rhdf5::h5closeAll()
   invisible(file)
 }
@@ -60,6 +66,21 @@ sim_counts <- function(n_genes = 300, n_cells = 600, n_types = 3, seed = 1) {
 tenx_matrix <- function(file, group = "mm10") {
   rhdf5::h5errorHandling("normal")
   HDF5Array::TENxMatrix(file, group)
+}
+
+# `code` run with the package's own 10x reader on (own = TRUE, where it was
+# built with HDF5) or off (every block read by rhdf5).
+with_own_reader <- function(own, code) {
+  held <- kmreduce:::held
+  old <- held$own_hdf5_reader
+  assign("own_hdf5_reader", own, envir = held)
+  on.exit(assign("own_hdf5_reader", old, envir = held))
+  code
+}
+
+# The readers available: rhdf5, and the own reader where it was built.
+tenx_readers <- function() {
+  c(rhdf5 = FALSE, if (kmreduce:::tenx_hdf5_available_cpp()) c(own = TRUE))
 }
 
 # Skips where the package was built without HDF5 (src/tenx_hdf5.cpp).

@@ -380,3 +380,42 @@ test_that("predict() gives a new cell the same cluster and distances alone as in
   expect_error(predict(fit_sf, sce(new, replace(sf[401:406], 2, 0))),
                "size factors of `newdata` \\(a SingleCellExperiment\\) \\(sizeFactors\\(\\)\\) must be 6 finite numbers > 0")
 })
+
+test_that("an assay whose HDF5 file was removed or damaged is an error naming the file", {
+  skip_without_bioc(c("rhdf5", "HDF5Array", "DelayedArray", "SingleCellExperiment"))
+  s <- sim_counts(40, 50, 2, seed = 9)
+  sce_of <- function(a) SingleCellExperiment::SingleCellExperiment(list(counts = a))
+  quote_re <- function(s) gsub("([][.\\\\()^$*+?{}|])", "\\\\\\1", s, perl = TRUE)
+  fit_of <- function(x) kmeans_reduced(x, 2, normalize = "none", seed = 1)
+  # a TENxMatrix: as an assay, as t(x) and for predict() the same message
+  f <- tempfile(fileext = ".h5")
+  write_tenx(s$counts, f)
+  m <- tenx_matrix(f)
+  sce <- sce_of(m)
+  fit <- fit_of(sce)
+  file.remove(f)
+  gone <- sprintf("^The 10x file '%s' \\(group \"/mm10\"\\) does not exist\\.$", quote_re(f))
+  expect_error(fit_of(sce), gone)
+  expect_error(kmeans_reduced(t(m), 2, seed = 1), gone)
+  expect_error(predict(fit, sce), gone)
+  # truncated: HDF5 cannot open it
+  write_tenx(s$counts, f)
+  con <- file(f, "r+b")
+  seek(con, 200, rw = "write")
+  truncate(con)
+  close(con)
+  expect_error(fit_of(sce), sprintf("^The 10x file '%s' \\(group \"/mm10\"\\) cannot be read as HDF5",
+                                    quote_re(f)))
+  # an HDF5Matrix, before and during the fit (removed once its source is made)
+  h <- HDF5Array::writeHDF5Array(as.matrix(s$counts), tempfile(fileext = ".h5"), "counts")
+  hfile <- h@seed@filepath
+  hsce <- sce_of(h)
+  logged <- sce_of(log1p(h))  # (a delayed operation on it)
+  src <- kmreduce:::se_rows(hsce, kmreduce:::check_se_input(hsce, NULL, NULL, "none"))
+  file.remove(hfile)
+  gone <- sprintf("^The HDF5 file '%s' \\(dataset \"/counts\"\\) does not exist\\.$", quote_re(hfile))
+  expect_error(fit_of(hsce), gone)
+  expect_error(fit_of(logged), gone)
+  expect_error(kmeans_reduced(t(h), 2, seed = 1), gone)
+  expect_error(kmeans_reduced(src, 2, seed = 1), gone)
+})

@@ -258,6 +258,28 @@ test_that("gene indices outside the genes are an error, not a crash (child proce
   expect_match(res$status, "^error: The 10x file '.*' has a gene index outside 0..399 at cell [0-9]+ \\(\"cell[0-9]+-1\"\\)\\.$")
 })
 
+test_that("a 64-bit gene index beyond R's integers is the error naming the cell, without rhdf5's warning", {
+  skip_without_bioc()
+  s <- sim_counts(30, 50, 2, seed = 35)
+  f <- tempfile(fileext = ".h5")
+  write_tenx(s$counts, f)
+  i <- as.numeric(s$counts@i)
+  i[s$counts@p[33] + 1L] <- 2^33 + 5  # (a gene index of cell 33)
+  rewrite_indices(f, i)
+  m <- tenx_matrix(f)
+  for (own in tenx_readers()) with_own_reader(own, {
+    warned <- character(0)
+    err <- tryCatch(withCallingHandlers(
+      kmeans_reduced(t(m), 2, method = "sparse_embedding", dims = 5, seed = 1),
+      warning = function(w) {
+        warned <<- c(warned, conditionMessage(w))
+        invokeRestart("muffleWarning")
+      }), error = conditionMessage)
+    expect_match(err, "^The 10x file '.*' has a gene index outside 0\\.\\.29 at cell 33 \\(\"cell33-1\"\\)\\.$")
+    expect_identical(warned, character(0))
+  })
+})
+
 test_that("NA or negative counts with normalize are an error naming the cell", {
   skip_without_bioc()
   tc <- tenx_case(seed = 9)
@@ -927,7 +949,10 @@ test_that("the package's own 10x reader gives rhdf5's values, on 1 and 2 threads
     list(value = small, type = "H5T_STD_U16LE", out = "integer", level = 9L),
     list(value = small, type = "H5T_STD_I32LE", out = "integer", level = 0L),  # chunks, no filter
     list(value = small + 0.25, type = "H5T_IEEE_F32LE", out = "double"),
-    list(value = small / 3, type = "H5T_IEEE_F64LE", out = "double", chunk = 3001L)
+    list(value = small / 3, type = "H5T_IEEE_F64LE", out = "double", chunk = 3001L),
+    # (wider than R's integers: as doubles, exactly below 2^53)
+    list(value = small + 2^52, type = "H5T_STD_I64LE", out = "double"),
+    list(value = small + 2^31, type = "H5T_STD_U32LE", out = "double")
   )
   ranges <- list(c(0, n), c(0, 1), c(3999, 2), c(4000, 4000), c(1234, 90000), c(n - 1, 1),
                  c(5, 0))
@@ -957,6 +982,16 @@ test_that("the own 10x reader leaves to rhdf5 what it does not read as rhdf5 wou
   for (f in c(contiguous, big, na)) {
     expect_false(kmreduce:::tenx_hdf5_read_cpp(f, "/d", 0, 10, b, 2L))
   }
+  # a 64-bit integer of magnitude 2^53 or more into a double (2^53 + 1 would
+  # read as 2^53: rhdf5 reads them, and read_cells() says what cannot be held)
+  d <- kmreduce:::read_buffer_new("double", 10)
+  for (v in c(2^53, -2^53, 2^60)) {
+    expect_false(kmreduce:::tenx_hdf5_read_cpp(write_dataset(c(1:9, v), "H5T_STD_I64LE"), "/d", 0,
+                                               10, d, 2L))
+  }
+  expect_true(kmreduce:::tenx_hdf5_read_cpp(write_dataset(c(1:9, 2^53 - 1), "H5T_STD_I64LE"),
+                                            "/d", 0, 10, d, 2L))
+  expect_identical(unclass(d)[], c(1:9, 2^53 - 1))
   # a file or dataset HDF5 cannot open; a range past the end
   expect_false(kmreduce:::tenx_hdf5_read_cpp(tempfile(), "/d", 0, 10, b, 2L))
   expect_false(kmreduce:::tenx_hdf5_read_cpp(na, "/nothing", 0, 10, b, 2L))
@@ -1007,4 +1042,144 @@ test_that("a fit through the own 10x reader is the fit through rhdf5, bit for bi
   expect_identical(own$centers, rhdf5_fit$centers)
   expect_identical(own$tot.withinss, rhdf5_fit$tot.withinss)
   expect_gt(adjusted_rand_index(own$cluster, tc$type), 0.9)
+})
+
+## Layouts other writers give: the root group, wide integers, offsets as doubles
+
+test_that("a 10x layout in the root group is read on every path, by either reader", {
+  skip_without_bioc()
+  s <- sim_counts(120, 300, 3, seed = 31)
+  f <- tempfile(fileext = ".h5")
+  write_tenx(s$counts, f, group = "/")
+  rows <- Matrix::t(s$counts)
+  args <- list(k = 3, method = "sparse_embedding", dims = 20, n_init = 2, seed = 5,
+               control = list(block_rows = 70L))
+  ref <- do.call(kmeans_reduced, c(list(rows), args))
+  m <- tenx_matrix(f, "/")
+  sce <- SingleCellExperiment::SingleCellExperiment(list(counts = m))
+  in_memory <- function(cells) unname(as.matrix(rows[cells, ]))
+  for (own in tenx_readers()) with_own_reader(own, {
+    fit <- do.call(kmeans_reduced, c(list(t(m)), args))
+    expect_identical(fit$cluster, ref$cluster)
+    fit_se <- do.call(kmeans_reduced, c(list(sce, normalize = "none"), args))
+    expect_identical(fit_se$cluster, ref$cluster)
+    expect_identical(unname(predict(fit_se, sce)), unname(ref$cluster))
+    # an MPI rank's range of the cells, as x and as an assay
+    x <- kmreduce:::mpi_local_rows(t(m)[101:230, ], "none")
+    expect_s3_class(x, "source_tenx")
+    expect_identical(unname(as.matrix(kmreduce:::read_block(x, 1L, 130L))), in_memory(101:230))
+    y <- kmreduce:::mpi_local_se(sce[, 101:230], "none", NULL)
+    expect_s3_class(y, "source_tenx")
+    expect_identical(unname(as.matrix(kmreduce:::read_block(y, 1L, 130L))), in_memory(101:230))
+  })
+})
+
+test_that("counts wider than R's integers are read exactly, as doubles", {
+  skip_without_bioc()
+  s <- sim_counts(60, 200, 2, seed = 32)
+  counts <- s$counts
+  counts@x[1] <- 2^31 + 1                    # (cell 1: beyond R's integers)
+  counts@x[counts@p[150] + 1L] <- 3e9        # (cell 150, within unsigned 32-bit integers)
+  wide <- counts
+  wide@x[wide@p[120] + 1L] <- 2^53 - 1       # (cell 120: the largest exact in a double)
+  args <- list(k = 2, method = "sparse_embedding", dims = 10, seed = 2,
+               control = list(block_rows = 64L))
+  cpm <- function(r) {
+    lib <- Matrix::rowSums(r)
+    r@x <- log1p(r@x / lib[r@i + 1L] * 1e6)
+    r
+  }
+  cases <- list(list(type = "H5T_STD_I64LE", counts = wide),
+                list(type = "H5T_STD_U64LE", counts = wide),
+                list(type = "H5T_STD_U32LE", counts = counts))
+  for (cs in cases) {
+    f <- tempfile(fileext = ".h5")
+    write_tenx(cs$counts, f, value_type = cs$type)
+    m <- tenx_matrix(f)
+    rows <- Matrix::t(cs$counts)
+    # HDF5Array reads 64-bit counts as these doubles (and unsigned 32-bit ones
+    # as R integers, those beyond them clamped, which the file reads exactly)
+    if (cs$type != "H5T_STD_U32LE") expect_identical(methods::as(m, "dgCMatrix")@x, cs$counts@x)
+    ref <- do.call(kmeans_reduced, c(list(rows), args))
+    sce <- SingleCellExperiment::SingleCellExperiment(list(counts = m))
+    for (own in tenx_readers()) with_own_reader(own, {
+      src <- kmreduce:::new_source_tenx(t(m), m@seed, cells_first = TRUE)
+      expect_identical(unname(as.matrix(kmreduce:::read_block(src, 1L, 200L))),
+                       unname(as.matrix(rows)), info = cs$type)
+      fit <- do.call(kmeans_reduced, c(list(t(m)), args))
+      expect_identical(fit$cluster, ref$cluster, info = cs$type)
+      expect_equal(fit$centers, ref$centers, info = cs$type)
+      fit_se <- do.call(kmeans_reduced, c(list(sce, normalize = "log1p_cpm"), args))
+      expect_identical(unname(fit_se$cluster),
+                       unname(do.call(kmeans_reduced, c(list(cpm(rows)), args))$cluster),
+                       info = cs$type)
+    })
+  }
+})
+
+test_that("a 64-bit count of 2^53 or more is an error naming the cell, by either reader", {
+  skip_without_bioc()
+  s <- sim_counts(40, 90, 2, seed = 33)
+  for (big in c(2^53, 2^60, -2^60)) {
+    counts <- s$counts
+    counts@x[counts@p[77] + 2L] <- big
+    f <- tempfile(fileext = ".h5")
+    write_tenx(counts, f, value_type = "H5T_STD_I64LE")
+    m <- tenx_matrix(f)
+    for (own in tenx_readers()) with_own_reader(own, {
+      expect_error(kmeans_reduced(t(m), 2, method = "sparse_embedding", dims = 5, seed = 1,
+                                  control = list(block_rows = 40L)),
+                   paste0("^The 10x file '.*' has a count of 2\\^53 or more at cell 77 ",
+                          "\\(\"cell77-1\"\\): stored as a 64-bit integer, which R's doubles cannot ",
+                          "hold exactly\\.$"))
+    })
+  }
+})
+
+test_that("offsets stored as doubles must be whole, from 0 up, never decreasing: one error, whatever the blocks", {
+  skip_without_bioc()
+  s <- sim_counts(50, 60, 2, seed = 34)
+  p <- as.numeric(s$counts@p)
+  nnz <- length(s$counts@x)
+  edit <- function(at, value) replace(p, at, value)
+  cases <- list(
+    list(p = edit(31, p[31] + 0.5), msg = "entry 31 \\(the end of cell 30\\) is [0-9]+\\.5, not a whole number"),
+    list(p = edit(2, p[2] + 1e-9), msg = "entry 2 \\(the end of cell 1\\) is [0-9.]+, not a whole number"),
+    list(p = edit(20, p[23]), msg = "entry 21 \\(the end of cell 20\\) is [0-9]+, below entry 20 \\([0-9]+\\)"),
+    # (HDF5Array's TENxMatrix() refuses these two: the file changed after it)
+    list(p = edit(1, 2), msg = "entry 1 \\(the start of cell 1\\) is 2, not 0", later = TRUE),
+    list(p = edit(61, nnz - 1), msg = sprintf("entry 61 \\(the end of cell 60\\) is %d, not %d", nnz - 1, nnz),
+         later = TRUE),
+    list(p = edit(5, NaN), msg = "entry 5 \\(the end of cell 4\\) is NaN"),
+    list(p = edit(9, Inf), msg = "entry 9 \\(the end of cell 8\\) is Inf, not a whole number")
+  )
+  for (cs in cases) {
+    f <- tempfile(fileext = ".h5")
+    write_tenx(s$counts, f, indptr = if (isTRUE(cs$later)) p else cs$p, indptr_type = "H5T_IEEE_F64LE")
+    m <- suppressWarnings(tenx_matrix(f))  # (HDF5Array's own warning for Inf)
+    if (isTRUE(cs$later)) {
+      rhdf5::h5write(cs$p, f, "mm10/indptr")
+      rhdf5::h5closeAll()
+    }
+    msg <- paste0("^The 10x file '.*' \\(group \"/?mm10\"\\) has an `indptr` that does not run ",
+                  sprintf("from 0 up to the %d stored values: ", nnz), cs$msg, "\\.$")
+    expect_error(kmreduce:::read_tenx_layout(f, "mm10", 60, 50), msg)
+    sce <- SingleCellExperiment::SingleCellExperiment(list(counts = m))
+    for (block in c(7L, 30L, 31L, 60L)) {
+      expect_error(suppressMessages(kmeans_reduced(sce, 2, seed = 1,
+                                                   control = list(block_rows = block))), msg)
+      expect_error(kmeans_reduced(t(m), 2, method = "sparse_embedding", dims = 5, seed = 1,
+                                  control = list(block_rows = block)), msg)
+    }
+  }
+})
+
+test_that("a fault of a block as read is said in a sentence naming the file", {
+  src <- list(file = "a.h5", names = list(c("AAA-1", "CCC-1"), c("g1", "g2")))
+  expect_error(kmreduce:::stop_tenx_layout(src, "the offsets must end within the values and gene indices"),
+               "^The 10x file 'a.h5' gave a block that cannot be used: the offsets must end within the values and gene indices\\.$")
+  expect_error(kmreduce:::stop_tenx_layout(src, "a block of cells has bad value offsets"),
+               "^The 10x file 'a.h5' gave a block that cannot be used: a block of cells has bad value offsets\\.$")
+  expect_error(kmreduce:::stop_tenx_layout(src, "gene index 1 stored twice at cell 2"),
+               "^The 10x file 'a.h5' has a gene index 1 \\(gene 2, \"g2\"\\) stored twice at cell 2 \\(\"CCC-1\"\\)\\.$")
 })

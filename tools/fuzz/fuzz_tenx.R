@@ -16,6 +16,15 @@
 #             a NaN, Inf or negative value (with normalize = "log1p_cpm" the
 #             error "needs counts ... has V at cell C"; without, NaN and Inf
 #             a clean error naming the file, a negative value valid)
+#   wide      a few counts beyond R's integers, below 2^53 (2^31 + 1, 3e9,
+#             2^40 + 7, 2^53 - 1), stored as 64-bit (or unsigned 32-bit)
+#             integers (valid: read exactly, as doubles)
+#   beyond    a count of 2^53 or more stored as a 64-bit integer (an error
+#             naming the file and the cell: a double cannot hold it exactly)
+#   frac      `indptr` stored as doubles with a fractional offset
+#   down      `indptr` decreasing at one cell
+#             (both the error of the layout check naming the file, the group
+#             and the first wrong entry, whatever the blocks)
 #
 # and clustered by one way in: t(TENxMatrix) as x ("tenx_t"), a
 # SingleCellExperiment with the TENxMatrix as its counts ("sce_tenx"), a
@@ -24,7 +33,8 @@
 # SummarizedExperiment paths that are not a file, a DelayedArray of the
 # sparse cells as rows ("delayed_sparse"), a SingleCellExperiment whose
 # counts are a DelayedArray ("sce_delayed") or a dgCMatrix ("sce_memory");
-# with a random k (1 to beyond the distinct cells), method
+# The file's datasets are in a named group or in the root group ("/").
+# With a random k (1 to beyond the distinct cells), method
 # (sparse_embedding, sign, gaussian, rsvd), dims, block_rows, n_init, 1 or
 # 2 threads, and normalize ("none" or "log1p_cpm", SingleCellExperiment
 # ways only). (The layout corruptions need a file: the other ways get the
@@ -38,7 +48,11 @@
 #                that D, the very message of the cells in memory; k > n:
 #                "[1, n] (the number of rows of `x`..."
 #   fit_error    k <= D: a fit, not an error
-#   no_empty     all(fit$size > 0), every label used
+#   no_empty     all(fit$size > 0), every label used (for `wide` counts,
+#                whose squared distances can lose the differences of small
+#                counts, only when the same cells in memory have no empty
+#                cluster either; otherwise counted apart, not a violation of
+#                the readers)
 #   means        fit$centers are the means of their cells
 #   names        names(fit$cluster) the barcodes, colnames(fit$centers) the
 #                gene names
@@ -46,7 +60,9 @@
 #                (dgCMatrix, normalized in R; for the dense DelayedArray the
 #                dense matrix), same arguments and seed
 #   predict      predict(fit, cells in memory) == fit$cluster (and, for the
-#                SingleCellExperiment ways, predict(fit, sce))
+#                SingleCellExperiment ways, predict(fit, sce)); for `wide`
+#                counts, only when the fit of the cells in memory is its own
+#                predict() (otherwise counted apart)
 #
 # and of an invalid case:
 #
@@ -80,24 +96,28 @@ progress <- a[4]; out <- a[5]; dir <- a[6]
 # A 10x file as Cell Ranger 2 writes it (tests/testthat/helper-hdf5.R,
 # write_tenx()), from the stored vectors themselves (so they can be
 # corrupted) and with the value type chosen.
-write_tenx_raw <- function(file, group, x, i, p, dims, barcodes, genes, value_type, index_type) {
+# group "/": the datasets in the root group.
+write_tenx_raw <- function(file, group, x, i, p, dims, barcodes, genes, value_type, index_type,
+                           indptr_type = "H5T_STD_I64LE") {
   rhdf5::h5createFile(file)
-  rhdf5::h5createGroup(file, group)
+  root <- group == "/"
+  if (!root) rhdf5::h5createGroup(file, group)
+  path <- function(name) if (root) paste0("/", name) else paste0(group, "/", name)
   ds <- function(name, value, type) {
-    rhdf5::h5createDataset(file, paste0(group, "/", name), dims = length(value), H5type = type,
+    rhdf5::h5createDataset(file, path(name), dims = length(value), H5type = type,
                            chunk = max(1L, min(length(value), 4096L)), level = 4)
-    rhdf5::h5write(value, file, paste0(group, "/", name))
+    rhdf5::h5write(value, file, path(name))
   }
   # (an empty dataset: HDF5 warns about its chunks)
   suppressWarnings({
-    ds("data", if (grepl("IEEE", value_type)) as.double(x) else x, value_type)
+    ds("data", if (value_type != "H5T_STD_I32LE") as.double(x) else x, value_type)
     ds("indices", as.numeric(i), index_type)
-    ds("indptr", as.numeric(p), "H5T_STD_I64LE")
+    ds("indptr", as.numeric(p), indptr_type)
   })
-  rhdf5::h5write(as.integer(dims), file, paste0(group, "/shape"))
-  rhdf5::h5write(barcodes, file, paste0(group, "/barcodes"))
-  rhdf5::h5write(genes, file, paste0(group, "/genes"))
-  rhdf5::h5write(genes, file, paste0(group, "/gene_names"))
+  rhdf5::h5write(as.integer(dims), file, path("shape"))
+  rhdf5::h5write(barcodes, file, path("barcodes"))
+  rhdf5::h5write(genes, file, path("genes"))
+  rhdf5::h5write(genes, file, path("gene_names"))
   rhdf5::h5closeAll()
 }
 # (helper-hdf5.R, tenx_matrix(): rhdf5 2.42 with HDF5Array 1.26 leaves its
@@ -179,6 +199,37 @@ corrupt <- function(kind, st, m, index_type, value_type) {
       st$x[pos] <- st$x[o]
     }
     info$cells <- length(cells)
+  } else if (kind %in% c("wide", "beyond")) {
+    cands <- cells_with(m, 1L)
+    cells <- if (kind == "beyond") one_of(cands) else
+      cands[sample.int(length(cands), min(length(cands), sample(1:3, 1L)))]
+    big <- if (kind == "beyond") {
+      c(2^53, 2^60, 2^62, if (grepl("_U64", value_type)) c(2^63, 2^64 - 2^11))
+    } else {
+      c(2^31 + 1, 3e9, if (grepl("64", value_type)) c(2^40 + 7, 2^53 - 1))
+    }
+    for (cell in cells) {
+      pos <- m@p[cell] + sample(diff(m@p)[cell], 1L)
+      st$x[pos] <- big[sample.int(length(big), 1L)]
+      m@x[pos] <- st$x[pos]
+    }
+    info$cell <- if (kind == "beyond") cells else NULL
+    info$cells <- if (kind == "wide") length(cells) else NULL
+    info$value <- if (kind == "beyond") m@x[pos] else NULL
+  } else if (kind %in% c("frac", "down")) {
+    # entry j (2..n) of indptr, the end of cell j - 1
+    j <- one_of(2:ncol(m))
+    p <- as.numeric(st$p)
+    if (kind == "frac") {
+      p[j] <- p[j] + sample(c(0.5, 0.25, 1e-6), 1L)
+      info$entry <- j
+    } else {
+      p[j] <- p[j + 1L] + sample(1:3, 1L)  # (entry j + 1 below entry j)
+      info$entry <- j + 1L
+    }
+    st$p <- p
+    info$indptr <- p
+    info$cell <- NULL
   } else {
     cell <- one_of(cells_with(m, 1L))
     pos <- m@p[cell] + sample(diff(m@p)[cell], 1L)
@@ -215,16 +266,26 @@ one_case <- function(case) {
   file_way <- way %in% c("tenx_t", "sce_tenx")
   sce_way <- grepl("^sce", way)
   normalize <- if (sce_way && runif(1) < 0.5) "log1p_cpm" else "none"
-  kinds <- c("none", if (file_way) c("dup", "outside", "unsorted"), "nan", "inf", "neg")
+  kinds <- c("none", if (file_way) c("dup", "outside", "unsorted", "beyond", "frac", "down"),
+             "nan", "inf", "neg", "wide")
   kind <- if (runif(1) < 0.45) sample(setdiff(kinds, "none"), 1L) else "none"
+  if (kind %in% c("frac", "down") && ncol(m) < 2L) kind <- "none"
   if (kind == "dup" && !length(cells_with(m, 2L))) kind <- "none"
   if (kind == "unsorted" && !length(cells_with(m, 2L))) kind <- "none"
-  if (kind %in% c("outside", "nan", "inf", "neg") && !length(cells_with(m, 1L))) kind <- "none"
+  if (kind %in% c("outside", "nan", "inf", "neg", "wide", "beyond") &&
+      !length(cells_with(m, 1L))) {
+    kind <- "none"
+  }
   value_type <- if (kind %in% c("nan", "inf")) sample(c("H5T_IEEE_F64LE", "H5T_IEEE_F32LE"), 1L) else
     if (kind == "neg") sample(c("H5T_IEEE_F64LE", "H5T_IEEE_F32LE", "H5T_STD_I32LE"), 1L) else
-      sample(c("H5T_STD_I32LE", "H5T_STD_U32LE", "H5T_STD_I64LE", "H5T_IEEE_F64LE", "H5T_IEEE_F32LE"), 1L)
+      if (kind == "wide") sample(c("H5T_STD_I64LE", "H5T_STD_U64LE", "H5T_STD_U32LE"), 1L) else
+        if (kind == "beyond") sample(c("H5T_STD_I64LE", "H5T_STD_U64LE"), 1L) else
+          sample(c("H5T_STD_I32LE", "H5T_STD_U32LE", "H5T_STD_I64LE", "H5T_STD_U64LE",
+                   "H5T_IEEE_F64LE", "H5T_IEEE_F32LE"), 1L)
   index_type <- sample(c("H5T_STD_I32LE", "H5T_STD_I64LE", "H5T_STD_U32LE", "H5T_STD_U64LE"), 1L)
-  group <- sample(c("mm10", "hg19", "GRCh38"), 1L)
+  indptr_type <- if (kind == "frac") "H5T_IEEE_F64LE" else
+    sample(c("H5T_STD_I64LE", "H5T_STD_I64LE", "H5T_STD_I32LE", "H5T_STD_U64LE", "H5T_IEEE_F64LE"), 1L)
+  group <- sample(c("mm10", "hg19", "GRCh38", "/"), 1L, prob = c(0.25, 0.2, 0.2, 0.35))
   st <- list(x = m@x, i = m@i, p = m@p)
   info <- list(kind = "none")
   if (kind != "none") {
@@ -232,7 +293,7 @@ one_case <- function(case) {
     st <- cr$st; m <- cr$m; info <- cr$info
   }
   # what is clustered, and its distinct cells
-  valid <- kind %in% c("none", "unsorted") || (kind == "neg" && normalize == "none")
+  valid <- kind %in% c("none", "unsorted", "wide") || (kind == "neg" && normalize == "none")
   rows <- as_rows(m, normalize)
   distinct <- if (valid) nrow(unique(as.matrix(rows))) else NA_integer_
   k_top <- if (valid) distinct else max(1L, nrow(unique(as.matrix(as_rows(g$m, normalize)))) - 1L)
@@ -252,12 +313,14 @@ one_case <- function(case) {
                           if (method == "rsvd") list(svd_rows = 20000, eps = 1)))
   where <- if (!is.null(info[["cell"]])) sprintf(" at cell %d", info[["cell"]]) else
     if (!is.null(info[["cells"]])) sprintf(" (%d cells)", info[["cells"]]) else ""
-  what <- sprintf(paste0("case %d: %d genes x %d cells%s (%s%s), %s, %s %s, %s%s, normalize %s, ",
+  if (!is.null(info[["entry"]])) where <- sprintf(" at indptr entry %d", info[["entry"]])
+  what <- sprintf(paste0("case %d: %d genes x %d cells%s (%s%s), %s, group %s, %s %s indptr %s, %s%s, normalize %s, ",
                          "k=%d (D=%s) %s dims=%d n_init=%d threads=%d block_rows=%s"),
                   case, n_genes, n_cells, if (g$square) " square" else "",
                   if (g$few) "few profiles" else "types",
                   if (g$zeros) sprintf(", %d zero cells", g$zeros) else "",
-                  way, sub("H5T_(STD|IEEE)_", "", value_type), sub("H5T_STD_", "", index_type),
+                  way, group, sub("H5T_(STD|IEEE)_", "", value_type), sub("H5T_STD_", "", index_type),
+                  sub("H5T_(STD|IEEE)_", "", indptr_type),
                   if (kind == "none") "no corruption" else kind, where,
                   normalize, k, format(distinct), method, dims, cfg$n_init, cfg$n_threads,
                   format(block_rows))
@@ -267,7 +330,7 @@ one_case <- function(case) {
     file <- file.path(dir, sprintf("case-%d-%d.h5", seed, case))
     unlink(file)
     write_tenx_raw(file, group, st$x, st$i, st$p, dim(m), colnames(m), rownames(m),
-                   value_type, index_type)
+                   value_type, index_type, indptr_type)
   }
   on.exit(if (!is.null(file)) unlink(file), add = TRUE)
   x <- switch(way,
@@ -278,10 +341,10 @@ one_case <- function(case) {
     memory = as_rows(m, "none"),
     sce_delayed = SingleCellExperiment(list(counts = DelayedArray(m))),
     sce_memory = SingleCellExperiment(list(counts = m)))
-  shown_file <- if (file_way) {
-    s <- if (way == "tenx_t") x@seed@seed else SummarizedExperiment::assay(x, withDimnames = FALSE)@seed
-    s@filepath
+  tenx_seed <- if (file_way) {
+    if (way == "tenx_t") x@seed@seed else SummarizedExperiment::assay(x, withDimnames = FALSE)@seed
   }
+  shown_file <- if (file_way) tenx_seed@filepath
   warned <- character(0)
   fit_with <- function(data, extra = list()) {
     withCallingHandlers(
@@ -301,6 +364,8 @@ one_case <- function(case) {
   bad <- character(0)
   add <- function(name, detail) bad[[name]] <<- detail
   mem_diff <- NA
+  wide_empty <- FALSE
+  wide_predict <- FALSE
   if (!valid) {
     cell <- info[["cell"]]
     bc <- colnames(m)[cell]
@@ -309,6 +374,18 @@ one_case <- function(case) {
                     shown_file, info$gene, info$gene + 1L, rownames(m)[info$gene + 1L], cell, bc),
       outside = sprintf("The 10x file \'%s\' has a gene index outside 0..%d at cell %d (\\"%s\\").",
                         shown_file, n_genes - 1L, cell, bc),
+      beyond = sprintf(paste0("The 10x file \'%s\' has a count of 2^53 or more at cell %d (\\"%s\\"): ",
+                              "stored as a 64-bit integer, which R\'s doubles cannot hold exactly."),
+                       shown_file, cell, bc),
+      frac = ,
+      down = {
+        j <- info$entry
+        p <- info$indptr
+        sprintf("The 10x file \'%s\' (group \\"%s\\") has an `indptr` that does not run from 0 up to the %d stored values: entry %d (the end of cell %d) is %s, %s.",
+                shown_file, tenx_seed@group, length(st$x), j, j - 1L, format(p[j], digits = 15),
+                if (kind == "frac") "not a whole number" else
+                  sprintf("below entry %d (%s)", j - 1L, format(p[j - 1L], digits = 15)))
+      },
       NULL)
     if (kind %in% c("nan", "inf", "neg") && normalize == "log1p_cpm") {
       want <- sprintf("`normalize = \\"log1p_cpm\\"` needs counts (finite numbers >= 0) but the assay \\"counts\\"%s has %s at cell %d.",
@@ -348,7 +425,11 @@ one_case <- function(case) {
       add("fit_error", msg)
     } else {
       if (any(fit$size == 0) || length(unique(fit$cluster)) != length(fit$size)) {
-        add("no_empty", sprintf("sizes %s", paste(fit$size, collapse = " ")))
+        if (kind == "wide" && !inherits(ref, "error") && any(ref$size == 0)) {
+          wide_empty <- TRUE
+        } else {
+          add("no_empty", sprintf("sizes %s", paste(fit$size, collapse = " ")))
+        }
       }
       used <- sort(unique(fit$cluster))
       dense <- as.matrix(rows)
@@ -373,7 +454,15 @@ one_case <- function(case) {
         mem_diff <- inherits(sp, "error") || !identical(unname(sp$cluster), unname(fit$cluster))
       }
       p <- tryCatch(predict(fit, rows), error = function(e) paste("error:", conditionMessage(e)))
-      if (!identical(unname(p), unname(fit$cluster))) {
+      # (wide counts: apart when the fit of the cells in memory is not its
+      # own predict() either)
+      wide_apart <- function() {
+        kind == "wide" && !inherits(ref, "error") &&
+          !identical(unname(predict(ref, rows)), unname(ref$cluster))
+      }
+      if (!identical(unname(p), unname(fit$cluster)) && !is.character(p) && wide_apart()) {
+        wide_predict <- TRUE
+      } else if (!identical(unname(p), unname(fit$cluster))) {
         add("predict", sprintf("predict(fit, cells in memory): %s",
                                if (is.character(p)) p else sprintf("%d labels differ", sum(p != fit$cluster))))
       }
@@ -387,7 +476,8 @@ one_case <- function(case) {
     }
   }
   list(case = case, what = what, way = way, kind = kind, valid = valid, outcome = outcome,
-       message = substr(msg, 1, 300), bad = bad, warned = warned, dense_sparse_differ = mem_diff)
+       message = substr(msg, 1, 300), bad = bad, warned = warned, dense_sparse_differ = mem_diff,
+       wide_empty = wide_empty, wide_predict = wide_predict)
 }
 
 res <- list()
@@ -424,6 +514,10 @@ cat(sprintf("valid cases %d (k above the distinct cells: %d), invalid %d; fits w
             sum(!valid), sum(vapply(all, function(r) length(r$warned) > 0L, TRUE))))
 cat(sprintf("dense DelayedArray labels other than the sparse cells' in memory: %d of %d fits\n",
             sum(dsd), sum(way == "delayed" & valid & outcome == "result")))
+cat(sprintf(paste0("fits of wide counts with an empty cluster, as in memory: %d; whose predict() ",
+                   "differs from their labels, as in memory: %d\n"),
+            sum(vapply(all, function(r) isTRUE(r$wide_empty), TRUE)),
+            sum(vapply(all, function(r) isTRUE(r$wide_predict), TRUE))))
 cat("ways in:", paste(names(table(way)), table(way), sep = " ", collapse = ", "), "\n")
 cat("corruptions:", paste(names(table(kind)), table(kind), sep = " ", collapse = ", "), "\n")
 warnings_seen <- table(sub("\n.*", "", unlist(lapply(all, function(r) unique(r$warned)))))

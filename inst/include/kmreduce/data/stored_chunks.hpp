@@ -78,7 +78,9 @@ inline std::int64_t load_integer(const unsigned char* p, const StoredType& t, bo
 
 // n values at src into dest; false when one has no exact counterpart: an
 // integer outside R's integers (whose smallest is its NA), a 64-bit integer
-// beyond 2^53 into a double, a float into an integer.
+// of magnitude 2^53 or more into a double (2^53 + 1 would read as 2^53: the
+// caller cannot tell them apart, and reads those values another way), a
+// float into an integer.
 inline bool convert_values(const unsigned char* src, std::size_t n, const StoredType& t,
                            int* dest) {
   if (t.is_float) return false;
@@ -101,7 +103,7 @@ inline bool convert_values(const unsigned char* src, std::size_t n, const Stored
       dest[j] = t.size == 4 ? static_cast<double>(load_bytes<float>(p)) : load_bytes<double>(p);
     } else {
       const std::int64_t v = load_integer(p, t, over);
-      fits = fits && v <= exact && v >= -exact;
+      fits = fits && v < exact && v > -exact;
       dest[j] = static_cast<double>(v);
     }
   }
