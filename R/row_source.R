@@ -320,7 +320,12 @@ source_predict.row_source <- function(src, object, n_threads, type, k, one) {
     p <- one(block, rows[1L])
     if (type == "cluster") out[rows] <<- p else out[rows, ] <<- p
   })
-  if (type == "distances") colnames(out) <- seq_len(k)
+  # (named by the rows, as predict() names rows in memory)
+  if (type == "distances") {
+    dimnames(out) <- list(row_names(src), seq_len(k))
+  } else {
+    names(out) <- row_names(src)
+  }
   out
 }
 

@@ -419,3 +419,19 @@ test_that("an assay whose HDF5 file was removed or damaged is an error naming th
   expect_error(kmeans_reduced(t(h), 2, seed = 1), gone)
   expect_error(kmeans_reduced(src, 2, seed = 1), gone)
 })
+
+test_that("predict() names the cells it reads in blocks, as it names cells in memory", {
+  skip_without_bioc(c("rhdf5", "HDF5Array", "DelayedArray", "SingleCellExperiment"))
+  s <- sim_counts(60, 80, 2, seed = 12)
+  f <- tempfile(fileext = ".h5")
+  write_tenx(s$counts, f)
+  on_file <- SingleCellExperiment::SingleCellExperiment(list(counts = tenx_matrix(f)))
+  in_memory <- SingleCellExperiment::SingleCellExperiment(list(counts = s$counts))
+  fit <- suppressMessages(kmeans_reduced(in_memory, 2, seed = 1))
+  for (type in c("cluster", "distances")) {
+    from_file <- predict(fit, on_file, type = type)
+    expect_identical(from_file, predict(fit, in_memory, type = type), info = type)
+    expect_identical(if (type == "cluster") names(from_file) else rownames(from_file),
+                     colnames(s$counts), info = type)
+  }
+})
