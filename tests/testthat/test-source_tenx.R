@@ -270,7 +270,7 @@ test_that("a 64-bit gene index beyond R's integers is the error naming the cell,
   for (own in tenx_readers()) with_own_reader(own, {
     warned <- character(0)
     err <- tryCatch(withCallingHandlers(
-      kmeans_reduced(t(m), 2, method = "sparse_embedding", dims = 5, seed = 1),
+      kmeans_reduced(t(m), 2, normalize = "none", method = "sparse_embedding", dims = 5, seed = 1),
       warning = function(w) {
         warned <<- c(warned, conditionMessage(w))
         invokeRestart("muffleWarning")
@@ -1059,16 +1059,16 @@ test_that("a 10x layout in the root group is read on every path, by either reade
   sce <- SingleCellExperiment::SingleCellExperiment(list(counts = m))
   in_memory <- function(cells) unname(as.matrix(rows[cells, ]))
   for (own in tenx_readers()) with_own_reader(own, {
-    fit <- do.call(kmeans_reduced, c(list(t(m)), args))
+    fit <- do.call(kmeans_reduced, c(list(t(m), normalize = "none"), args))
     expect_identical(fit$cluster, ref$cluster)
     fit_se <- do.call(kmeans_reduced, c(list(sce, normalize = "none"), args))
     expect_identical(fit_se$cluster, ref$cluster)
     expect_identical(unname(predict(fit_se, sce)), unname(ref$cluster))
     # an MPI rank's range of the cells, as x and as an assay
-    x <- kmreduce:::mpi_local_rows(t(m)[101:230, ], "none")
+    x <- kmreduce:::mpi_local_rows(t(m)[101:230, ], "none")$rows
     expect_s3_class(x, "source_tenx")
     expect_identical(unname(as.matrix(kmreduce:::read_block(x, 1L, 130L))), in_memory(101:230))
-    y <- kmreduce:::mpi_local_se(sce[, 101:230], "none", NULL)
+    y <- kmreduce:::mpi_local_se(sce[, 101:230], "none", NULL)$rows
     expect_s3_class(y, "source_tenx")
     expect_identical(unname(as.matrix(kmreduce:::read_block(y, 1L, 130L))), in_memory(101:230))
   })
@@ -1106,7 +1106,7 @@ test_that("counts wider than R's integers are read exactly, as doubles", {
       src <- kmreduce:::new_source_tenx(t(m), m@seed, cells_first = TRUE)
       expect_identical(unname(as.matrix(kmreduce:::read_block(src, 1L, 200L))),
                        unname(as.matrix(rows)), info = cs$type)
-      fit <- do.call(kmeans_reduced, c(list(t(m)), args))
+      fit <- do.call(kmeans_reduced, c(list(t(m), normalize = "none"), args))
       expect_identical(fit$cluster, ref$cluster, info = cs$type)
       expect_equal(fit$centers, ref$centers, info = cs$type)
       fit_se <- do.call(kmeans_reduced, c(list(sce, normalize = "log1p_cpm"), args))
@@ -1127,7 +1127,7 @@ test_that("a 64-bit count of 2^53 or more is an error naming the cell, by either
     write_tenx(counts, f, value_type = "H5T_STD_I64LE")
     m <- tenx_matrix(f)
     for (own in tenx_readers()) with_own_reader(own, {
-      expect_error(kmeans_reduced(t(m), 2, method = "sparse_embedding", dims = 5, seed = 1,
+      expect_error(kmeans_reduced(t(m), 2, normalize = "none", method = "sparse_embedding", dims = 5, seed = 1,
                                   control = list(block_rows = 40L)),
                    paste0("^The 10x file '.*' has a count of 2\\^53 or more at cell 77 ",
                           "\\(\"cell77-1\"\\): stored as a 64-bit integer, which R's doubles cannot ",
@@ -1168,7 +1168,7 @@ test_that("offsets stored as doubles must be whole, from 0 up, never decreasing:
     for (block in c(7L, 30L, 31L, 60L)) {
       expect_error(suppressMessages(kmeans_reduced(sce, 2, seed = 1,
                                                    control = list(block_rows = block))), msg)
-      expect_error(kmeans_reduced(t(m), 2, method = "sparse_embedding", dims = 5, seed = 1,
+      expect_error(kmeans_reduced(t(m), 2, normalize = "none", method = "sparse_embedding", dims = 5, seed = 1,
                                   control = list(block_rows = block)), msg)
     }
   }
