@@ -113,6 +113,9 @@ fmt_pct <- function(a, b) {
   if (v == 0) "the same to 0.1 %" else sprintf("%+.1f %%", v)
 }
 
+read_load <- function() tryCatch(paste(strsplit(readLines("/proc/loadavg"), " ")[[1]][1:3], collapse = ", "),
+                                 error = function(e) "unknown")
+load_start <- read_load()
 sets <- list(fashion(), mixture())
 if (quick) sets <- lapply(sets, function(s) { s$x <- s$x[1:3000, ]; s })
 res <- lapply(sets, run_dataset)
@@ -138,15 +141,14 @@ if (!length(commit)) commit <- "unknown"
 if (length(git("status", "--porcelain", "--", "R", "src", "inst", "DESCRIPTION"))) {
   commit <- paste(commit, "with uncommitted changes to the package")
 }
-load <- tryCatch(strsplit(readLines("/proc/loadavg"), " ")[[1]][1:3], error = function(e) rep("?", 3))
 block <- c(
   sprintf(paste0("%s, commit %s, `OMP_NUM_THREADS=%d OPENBLAS_NUM_THREADS=%d R_LIBS=.Rlib ",
                  "Rscript bench/speed/speed.R %d %d`: %s; %d threads (`n_threads` of kmreduce, ",
-                 "OpenMP and OpenBLAS threads of the others); %s; load average at the end %s. ",
+                 "OpenMP and OpenBLAS threads of the others); %s; load average (1, 5, 15 min) %s at the start, %s at the end. ",
                  "Seconds are the best of %d runs, all in one run of the script; the objective ",
                  "is `tot.withinss` on the original data, `k = 10`."),
           format(Sys.Date()), commit[1], threads, threads, threads, reps, machine_info(), threads,
-          sk, paste(load, collapse = ", "), reps),
+          sk, load_start, read_load(), reps),
   "",
   row("call", names(res)),
   row(rep("---", 1L), rep("---", length(res))),
