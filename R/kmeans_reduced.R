@@ -38,9 +38,9 @@
 #'   iteration is a pass over the original data).
 #' * Prefer `method = "rsvd"` to `"svd"`: the exact SVD of a large matrix
 #'   takes much longer.
-#' * On very many rows, run the starts on smaller samples of the rows with
-#'   `control = list(sketch_rows = m)` (the default `"auto"` samples
-#'   `max(2000, 100 k)` rows from `10` times that many rows up), or use
+#' * On very many rows, run the starts on smaller samples of `m` rows with
+#'   `control = list(sketch_rows = m)` (by default, `"auto"`, samples of
+#'   `max(2000, 100 k)` rows once there are ten times as many rows), or use
 #'   mini-batch k-means: `algorithm = "minibatch"`.
 #' * At large `k`, seed by `control = list(seeding = "k-means||")` (the
 #'   default from `nrow(x) * k >= 10^6`), and compute the distances in
@@ -57,8 +57,8 @@
 #'   = 0)` keeps no counts in memory between passes.
 #' * Spread the rows over MPI processes: [mpi_rows()].
 #' * Prefer `method = "rsvd"` to `"svd"`, whose exact SVD needs a dense copy
-#'   of the data, and `control = list(residual = "frobenius")` to CSSP's
-#'   spectral residual (a Gram matrix of the columns).
+#'   of the data; for CSSP keep the default `control$residual =
+#'   "frobenius"` (`"spectral"` needs a Gram matrix of the columns).
 #' * Cluster a sample of the rows, then assign the others with
 #'   [predict()] (which reads a `big.matrix` or a `DelayedMatrix` in
 #'   blocks).
