@@ -2,11 +2,20 @@
 
 reduction_methods <- function() c("auto", names(method_registry()))
 
-check_method <- function(method) {
+# `kmeans_call`: the method of kmeans_reduced(), whose third argument is
+# where stats::kmeans() has `iter.max` (and fourth, `dims`, its `nstart`): a
+# number there is most likely a kmeans() call written positionally, and the
+# error says how to write it.
+check_method <- function(method, kmeans_call = FALSE) {
   ok <- reduction_methods()
   if (!is.character(method) || length(method) != 1L || is.na(method) || !(method %in% ok)) {
-    stop_arg(sprintf("`method` must be one of %s, not %s.",
-                     paste0("\"", ok, "\"", collapse = ", "), describe(method)))
+    hint <- if (kmeans_call && is.numeric(method)) {
+      paste0(" The third argument of kmeans_reduced() is `method`, where stats::kmeans() has",
+             " `iter.max` (and the fourth `dims`, where it has `nstart`): name them here,",
+             " e.g. kmeans_reduced(x, 3, iter.max = 20, nstart = 5).")
+    } else ""
+    stop_arg(sprintf("`method` must be one of %s, not %s.%s",
+                     paste0("\"", ok, "\"", collapse = ", "), describe(method), hint))
   }
   method
 }

@@ -27,8 +27,8 @@ control_options <- function() {
   c(list(
     tol = fraction(1e-6,
       r"-(Lloyd stops when an iteration lowers the objective by less than
-      this fraction (`0`: only when no label changes). Mini-batch k-means:
-      see the section above.)-"),
+      this fraction (`0`: only when no label changes). Mini-batch k-means
+      reads it otherwise: see the section "Mini-batch k-means".)-"),
     keep_reduced = param(check_flag, TRUE,
       r"-(Keep the reduced data in the fit (`fit$reduced`, used
       by [plot()]; never kept for `method = "none"`).)-"),
@@ -94,7 +94,10 @@ control_options <- function() {
       over the rows than `polish_work` times the replicates' Lloyd
       iterations (default 2; the best replicate is always polished). Lower
       values save time where the polish gains little; `Inf` polishes until
-      the lowest result is confirmed, whatever it costs.)-"),
+      the lowest result is confirmed, whatever it costs. It has no effect
+      on reduced rows (every `method` but `"none"`, where `polish_starts =
+      "auto"` is 2), when `nrow(x) * k <= 10^4` (every replicate is
+      polished), or with `polish_starts` given as a number.)-"),
     sketch_rows = param(check_sketch_rows, "auto",
       r"-(Where the replicates run: `"auto"` (the default), a
       whole number `m`, or `Inf` (every replicate on all rows). With

@@ -410,6 +410,7 @@ plot.kmreduce_kpath <- function(x, which = c("objective", "silhouette", "gap", "
 }
 
 #' @rdname k_path
+#' @usage \method{autoplot}{kmreduce_kpath}(object, ...)
 #' @exportS3Method ggplot2::autoplot
 autoplot.kmreduce_kpath <- function(object, ...) {
   if (!requireNamespace("ggplot2", quietly = TRUE)) {

@@ -24,6 +24,51 @@
 #' `SingleCellExperiment`, and `t()` of a 10x `TENxMatrix` (the cells of a
 #' 10x file as rows), which that page describes too.
 #'
+#' @section When it is slow or runs out of memory:
+#' Each remedy below is an argument or an option of `control`
+#' ([kmeans_control()]); `verbose = TRUE` shows which stage takes the time.
+#'
+#' When it is slow:
+#' * Use every core: `n_threads` (or `options(kmreduce.threads = )`) is the
+#'   number of threads; the result does not depend on it.
+#' * Run fewer starts: `n_init = 3` or `1` instead of 10 (a single start has
+#'   no polish), or keep the starts and drop their polish with
+#'   `control = list(polish = "none")`.
+#' * Reduce wide data more: `dims` below its default `10 k` makes every
+#'   k-means pass cheaper; `method = "none"` on wide data clusters every
+#'   column and is the slowest choice, and sparse data are reduced fastest by
+#'   `method = "sparse_embedding"` (the default there).
+#' * Give `dims` a number rather than `"auto"` (which costs about two fits
+#'   at the largest size it tries), and keep `n_reductions = 1` and
+#'   `refine = 0` (each reduction is a fit of its own; each `refine`
+#'   iteration is a pass over the original data).
+#' * Prefer `method = "rsvd"` to `"svd"`: the exact SVD of a large matrix
+#'   takes much longer.
+#' * On very many rows, run the starts on smaller samples of `m` rows with
+#'   `control = list(sketch_rows = m)` (by default, `"auto"`, samples of
+#'   `max(2000, 100 k)` rows once there are ten times as many rows), or use
+#'   mini-batch k-means: `algorithm = "minibatch"`.
+#' * At large `k`, seed by `control = list(seeding = "k-means||")` (the
+#'   default from `nrow(x) * k >= 10^6`), and compute the distances in
+#'   single precision with `control = list(precision = "single")`.
+#'
+#' When it runs out of memory (each step that cannot get its memory stops
+#' first, with an error that says how much it needs):
+#' * Use fewer dimensions: the reduced data take `8 * nrow(x) * dims` bytes;
+#'   `control = list(keep_reduced = FALSE)` does not keep them in the fit.
+#' * Keep the data out of memory: a file-backed `bigmemory::big.matrix`, an
+#'   `HDF5Matrix` or any `DelayedMatrix`, or a 10x HDF5 file through a
+#'   `SingleCellExperiment`, is read in blocks (`control$block_rows` rows at
+#'   a time for a `big.matrix`). For a 10x file, `control = list(file_cache
+#'   = 0)` keeps no counts in memory between passes.
+#' * Spread the rows over MPI processes: [mpi_rows()].
+#' * Prefer `method = "rsvd"` to `"svd"`, whose exact SVD needs a dense copy
+#'   of the data; for CSSP keep the default `control$residual =
+#'   "frobenius"` (`"spectral"` needs a Gram matrix of the columns).
+#' * Cluster a sample of the rows, then assign the others with
+#'   [predict()] (which reads a `big.matrix` or a `DelayedMatrix` in
+#'   blocks).
+#'
 #' @param x Data, one row per observation: a numeric matrix (a vector is one
 #'   column), a data frame of numeric columns, a sparse `Matrix` (kept
 #'   sparse), a file-backed `bigmemory::big.matrix` or a Bioconductor
@@ -115,8 +160,20 @@
 #'   progress line in an interactive session once a fit has run for a few
 #'   seconds (not in knitr, not with `verbose`). It never changes the result.
 #' @param centers,nstart,iter.max The names of [stats::kmeans()] for `k`,
-#'   `n_init` and `iter_max`, so that a call to `kmeans()` runs unchanged.
-#'   Give one name or the other, not both.
+#'   `n_init` and `iter_max`. Give one name or the other, not both. With
+#'   these, a call to `kmeans()` runs as `kmeans_reduced()` when its
+#'   arguments after `centers` are named: `kmeans(x, 3, iter.max = 20,
+#'   nstart = 5, algorithm = "Lloyd", trace = FALSE)` becomes
+#'   `kmeans_reduced(x, 3, iter.max = 20, nstart = 5, algorithm = "Lloyd",
+#'   trace = FALSE)`. Positional arguments do not carry over: the third and
+#'   fourth arguments here are `method` and `dims`, where `kmeans()` has
+#'   `iter.max` and `nstart`, so `kmeans(x, 3, 20)` is
+#'   `kmeans_reduced(x, 3, iter.max = 20)` (a number given as `method` is an
+#'   error that says so). What a call leaves out takes this function's
+#'   defaults, not those of `kmeans()`: 10 starts (`n_init`) of at most 100
+#'   iterations (`iter_max`), the package's pipeline for `algorithm = NULL`,
+#'   and a reduction of data wider than `10 k` columns (`method = "auto"`;
+#'   `method = "none"` clusters every column, as `kmeans()` does).
 #' @return An object of class `c("kmeans_reduced", "kmeans")`: a list with
 #'   the components of [stats::kmeans()], all in the original feature space,
 #'   \item{cluster}{integer vector of the cluster (1 to `k`) of each row.}
@@ -185,7 +242,7 @@
 #' fit
 #' table(fit$cluster, fashion_mnist$label)
 #'
-#' # a call to stats::kmeans() runs unchanged
+#' # a call to stats::kmeans() with its arguments after `centers` named
 #' x2 <- x[1:500, ]
 #' fl <- kmeans_reduced(x2, centers = x2[1:4, ], algorithm = "Lloyd",
 #'                      iter.max = 20)
@@ -245,7 +302,7 @@ kmeans_reduced.default <- function(x, k, method = "auto", dims = NULL, n_init = 
   check_memory(64 * as.numeric(n_local_rows(src)),
                sprintf("Clustering the %s rows of `x`", format(n_local_rows(src))),
                "Cluster a sample of the rows, then assign the rest with predict().")
-  method <- check_method(method)
+  method <- check_method(method, kmeans_call = TRUE)
   centers0 <- NULL
   if (inherits(k, "Matrix")) k <- as.matrix(k)  # sparse initial centres
   if (is.matrix(k) || is.data.frame(k)) {

@@ -55,8 +55,10 @@ print.kmeans_reduced <- function(x, max_cols = 6L, ...) {
 #' @param ... Ignored, or for `summary()` passed to [optimality_bound()].
 #' @return An object of class `summary.kmeans_reduced`: a list with `method`,
 #'   `dims`, `n_features`, `k`, `size`, `tot.withinss`, `normalized_objective`
-#'   (`tot.withinss / ||A||_F^2`, as reported in the papers), `between_total`
-#'   (`betweenss / totss`), `iter`, `ifault`, `seed`, `timing` and, for
+#'   (`tot.withinss / ||A||_F^2`, as reported in the papers: the objective
+#'   over the sum of squares of the data themselves, about zero rather than
+#'   about their mean, so it is not `1 - between_total` unless the columns
+#'   have mean zero), `between_total` (`betweenss / totss`), `iter`, `ifault`, `seed`, `timing` and, for
 #'   feature selection, `features` (selected features with the number of
 #'   times each was drawn and its scale factor) and, when `x` is given,
 #'   `bound` (a `kmreduce_bound`), and `dims_auto` (the steps of
@@ -121,7 +123,10 @@ print.summary.kmeans_reduced <- function(x, ...) {
   cat(sprintf("  clusters:    %d, sizes %s\n", x$k, paste(x$size, collapse = ", ")))
   cat(sprintf("  objective:   %s (tot.withinss on the original data)\n",
               format(x$tot.withinss, digits = 6)))
-  cat(sprintf("  normalized:  %.6f (objective / ||A||_F^2)\n", x$normalized_objective))
+  # (the papers' normalization: over the sum of squares of the data about
+  # zero, not about their mean; so not 1 - between/total)
+  cat(sprintf("  normalized:  %.6f (objective / ||A||_F^2, the sum of squares of the uncentred data, as in the papers)\n",
+              x$normalized_objective))
   cat(sprintf("  between/total: %.4f\n", x$between_total))
   if (minibatch) {
     cat(sprintf("  mini-batch:  %d batches%s\n", x$iter,

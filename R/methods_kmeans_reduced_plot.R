@@ -12,7 +12,7 @@
 #' `"cssp"`), draws the score of every feature (leverage score, or the
 #' sampling probability of CSSP) with the selected features highlighted and
 #' the highest-scoring of them labelled by name, as Figure 1 of Boutsidis,
-#' Mahoney and Drineas (2009). Base graphics; see [autoplot.kmeans_reduced()]
+#' Mahoney and Drineas (2009). Base graphics; see [autoplot()][autoplot.kmeans_reduced]
 #' for ggplot2.
 #'
 #' Cluster colours come from [cluster_colours()]: distinct for any `k`
@@ -239,6 +239,9 @@ feature_scores_plot <- function(x, n_labels, main, ...) {
 #' autoplot(fit, labels = fashion_mnist$label)
 #' autoplot(fit, which = "centers", image_dim = c(28, 28))
 #' autoplot(fit, which = "scores")
+#' @usage
+#' \method{autoplot}{kmeans_reduced}(object, which = c("clusters", "centers", "scores"),
+#'   data = NULL, labels = NULL, image_dim = NULL, byrow = TRUE, n_labels = 10L, ...)
 #' @exportS3Method ggplot2::autoplot
 autoplot.kmeans_reduced <- function(object, which = c("clusters", "centers", "scores"),
                                     data = NULL, labels = NULL, image_dim = NULL,

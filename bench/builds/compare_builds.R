@@ -1,4 +1,4 @@
-# Two builds of kmreduce side by side in one run: the cases of bench/speed/speed.R
+# Two builds of kmreduce side by side in one run: the cases of bench/speed/n_init.R
 # (20000 x 2000 mixture, k = 10, n_init = 1: none, sign and sparse_embedding
 # with dims 100, randomized_svd k = 10) at 1 and 2 threads, quiet machine.
 # Each timing runs in a fresh Rscript with one build's library first on the

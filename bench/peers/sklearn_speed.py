@@ -1,4 +1,4 @@
-"""scikit-learn side of bench/speed/speed.R: reads the matrix written by R and prints
+"""scikit-learn side of bench/speed/n_init.R: reads the matrix written by R and prints
 one line per run: name n_init seconds objective (objective on the ORIGINAL
 data). Arguments: path n d k n_inits(comma-separated) [nosvd] [reps=R] [seeds=S]
 (seeds: also the mean objective of SparseRandomProjection(100) + KMeans over

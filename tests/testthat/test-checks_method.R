@@ -19,3 +19,23 @@ test_that("bad method, dims, counts, seed and control are refused", {
   expect_error(kmeans_reduced(m$x, 2, control = list(tol = -1)), "`control\\$tol` must be a number in \\[0, 1\\), not -1")
   expect_error(kmeans_reduced(m$x, 2, control = list(keep_reduced = NA)), "`control\\$keep_reduced` must be TRUE or FALSE")
 })
+
+test_that("a kmeans() call written positionally gets an error that says how to name it", {
+  # kmeans(x, 3, 20) runs (iter.max = 20); here the third argument is
+  # `method`, and the error says that iter.max and nstart must be named.
+  expect_error(kmeans_reduced(m$x, 2, 20),
+               "`method` must be one of .*not 20\\. The third argument of kmeans_reduced\\(\\) is `method`, where stats::kmeans\\(\\) has `iter.max`.*kmeans_reduced\\(x, 3, iter.max = 20, nstart = 5\\)")
+  expect_error(kmeans_reduced(m$x, 2, 20, 5), "`method` must be one of .*not 20\\. The third argument")
+  # (a misspelt method name keeps the plain message)
+  expect_error(kmeans_reduced(m$x, 2, "pca"), "`method` must be one of .*not \"pca\"\\.$")
+  # The calls the help says carry over run, with kmeans()'s names, and give
+  # kmeans()'s partition from the same centres.
+  c0 <- m$x[c(1, 30), ]
+  ref <- stats::kmeans(m$x, c0, iter.max = 20, algorithm = "Lloyd")
+  fit <- kmeans_reduced(m$x, c0, iter.max = 20, algorithm = "Lloyd", trace = FALSE)
+  expect_equal(fit$tot.withinss, ref$tot.withinss)
+  expect_identical(as.vector(fit$cluster), as.vector(ref$cluster))
+  ref <- withr::with_seed(1, stats::kmeans(m$x, 2, iter.max = 20, nstart = 5))
+  fit <- kmeans_reduced(m$x, 2, iter.max = 20, nstart = 5, seed = 1)
+  expect_equal(fit$tot.withinss, ref$tot.withinss, tolerance = 1e-8)
+})

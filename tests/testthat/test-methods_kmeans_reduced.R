@@ -46,7 +46,9 @@ test_that("print() and summary() report the fit", {
   expect_equal(sum(s$features$times), 20L)
   expect_true(all(s$features$name %in% colnames(m$x)))
   expect_output(print(s), "selected features: [0-9]+ distinct of 20 draws")
-  expect_output(print(s), "normalized:")
+  # (the line says what it is normalized by: the uncentred sum of squares,
+  # sum(x^2) above, not totss)
+  expect_output(print(s), "normalized: +[0-9.]+ \\(objective / \\|\\|A\\|\\|_F\\^2, the sum of squares of the uncentred data")
   expect_output(print(fit$reducer), "leverage-score feature selection, 30 features -> 20 dimensions")
 })
 

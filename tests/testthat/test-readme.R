@@ -18,3 +18,104 @@ test_that("README.md shows what the example in README.Rmd prints now", {
   expect_identical(readLines(out, encoding = "UTF-8"), readLines(md, encoding = "UTF-8"),
                    info = "README.md is out of date: run `make readme` and commit it")
 })
+
+# The README's figures come from bench/RESULTS.md: its "How it compares"
+# section is the block that bench/speed/speed.R wrote there (README.Rmd
+# copies it), and every time, ratio, memory or percentage elsewhere in the
+# README is a figure of RESULTS.md at the README's precision. Only in the
+# source tree (the built package has neither bench/ nor the README).
+
+# Numbers with their unit: a number or a range ("2.5-2.9 times"), then
+# "x" (attached: "5.2x", not the "x" of "20000 x 2000" nor a "10x HDF5
+# file") or "times" (a
+# ratio), "s", "ms", "min"/"minutes", "GB", "MB" or "%".
+figures_with_units <- function(text) {
+  num <- "[0-9]+(?:\\.[0-9]+)?"
+  re <- sprintf("(?<![0-9A-Za-z.])(%s)(?:\\s*(?:-|to)\\s*(%s))?(x(?![A-Za-z0-9])(?!\\s+(?:HDF5|Genomics|files?|reader))|\\s*(?:times|ms|s|minutes|min|GB|MB)(?![A-Za-z])|\\s*%%)",
+                num, num)
+  m <- regmatches(text, gregexpr(re, text, perl = TRUE))[[1]]
+  if (!length(m)) return(data.frame(value = character(), unit = character()))
+  parts <- regmatches(m, regexec(re, m, perl = TRUE))
+  unit_of <- function(u) {
+    u <- trimws(u)
+    if (u %in% c("x", "times")) "ratio" else if (u %in% c("min", "minutes")) "min" else u
+  }
+  do.call(rbind, lapply(parts, function(p) {
+    values <- c(p[2], if (nzchar(p[3])) p[3])
+    data.frame(value = values, unit = unit_of(p[4]), stringsAsFactors = FALSE)
+  }))
+}
+
+# A figure of the README is in RESULTS.md when a figure there with the same
+# unit, rounded to the README's decimals, is the README's.
+figure_in_results <- function(value, unit, results) {
+  decimals <- if (grepl(".", value, fixed = TRUE)) nchar(sub(".*\\.", "", value)) else 0L
+  candidates <- as.numeric(results$value[results$unit == unit])
+  any(abs(round(candidates, decimals) - as.numeric(value)) < 10^-(decimals + 6))
+}
+
+# The README by "## " section; what comes before the first is "".
+readme_sections <- function(lines) {
+  starts <- c(1L, grep("^## ", lines))
+  ends <- c(starts[-1L] - 1L, length(lines))
+  keep <- ends >= starts
+  stats::setNames(Map(function(a, b) lines[a:b], starts[keep], ends[keep]),
+                  c("", sub("^## ", "", lines[starts[-1L]]))[keep])
+}
+
+test_that("every figure of the README is in bench/RESULTS.md", {
+  md <- testthat::test_path("..", "..", "README.md")
+  results_file <- testthat::test_path("..", "..", "bench", "RESULTS.md")
+  skip_if_not(file.exists(md) && file.exists(results_file),
+              "README.md and bench/RESULTS.md are not beside the tests")
+  readme <- readLines(md, encoding = "UTF-8")
+  results <- readLines(results_file, encoding = "UTF-8")
+  sections <- readme_sections(readme)
+  compare <- sections[["How it compares"]]
+  expect_false(is.null(compare), info = "README.md has a section \"How it compares\"")
+
+  # Every table row of the section is a line of RESULTS.md, and every
+  # number of the section (the prose around the block too) is in it.
+  rows <- grep("^\\|", compare, value = TRUE)
+  expect_gt(length(rows), 0L)
+  expect_identical(setdiff(rows, results), character(0))
+  token <- "(?<![0-9A-Za-z.])[0-9]+(?:\\.[0-9]+)*(?:e[+-]?[0-9]+)?"
+  tokens <- function(x) unique(unlist(regmatches(x, gregexpr(token, x, perl = TRUE))))
+  expect_identical(setdiff(tokens(compare), tokens(results)), character(0))
+
+  # The comparison is the block of bench/speed/speed.R's latest run, as it
+  # stands in RESULTS.md: every line of it, in order.
+  from <- which(results == "<!-- speed.R begin -->")
+  to <- which(results == "<!-- speed.R end -->")
+  expect_length(from, 1L)
+  expect_length(to, 1L)
+  if (length(from) == 1L && length(to) == 1L) {
+    block <- results[seq.int(from + 1L, to - 1L)]
+    block <- block[nzchar(block)]
+    expect_gt(length(block), 5L)
+    shown <- compare[nzchar(compare)]
+    at <- match(block[1L], shown)
+    expect_false(is.na(at), info = "the README shows speed.R's block")
+    expect_identical(shown[at + seq_along(block) - 1L], block,
+                     info = "the README's comparison is speed.R's block in bench/RESULTS.md, as it is: run `make readme`")
+  }
+
+  # Elsewhere: every time, ratio, memory size and percentage.
+  in_results <- figures_with_units(paste(results, collapse = "\n"))
+  rest <- figures_with_units(paste(unlist(sections[names(sections) != "How it compares"]),
+                                   collapse = "\n"))
+  found <- mapply(figure_in_results, rest$value, rest$unit, MoreArgs = list(results = in_results))
+  expect_identical(paste(rest$value, rest$unit)[!found], character(0))
+})
+
+test_that("the figures of a text are found with their units", {
+  f <- figures_with_units("0.80 in 14-15 s, 2.5-2.9 times its read, 5.2x faster, 20000 x 2000 rows, 2.4 GB, 1.9 % above, 10 starts, a 10x HDF5 file")
+  expect_identical(f$value, c("14", "15", "2.5", "2.9", "5.2", "2.4", "1.9"))
+  expect_identical(f$unit, c("s", "s", "ratio", "ratio", "ratio", "GB", "%"))
+  r <- figures_with_units("| 5.15 s | 15.0 s | **2.91x** | 2.42 GB |")
+  expect_true(figure_in_results("15", "s", r))
+  expect_true(figure_in_results("2.9", "ratio", r))
+  expect_true(figure_in_results("2.4", "GB", r))
+  expect_false(figure_in_results("2.4", "s", r))
+  expect_false(figure_in_results("3.5", "ratio", r))
+})

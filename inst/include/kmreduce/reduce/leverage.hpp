@@ -1,5 +1,5 @@
 // kmreduce: leverage-score feature selection, Algorithm 1 of Boutsidis,
-// Zouzias, Mahoney & Drineas (2014) (Boutsidis, Mahoney & Drineas 2009):
+// Zouzias, Mahoney & Drineas (2015) (Boutsidis, Mahoney & Drineas 2009):
 // p_i = ||(V_k)_(i)||^2 / k from the top-k right singular vectors, then dims
 // i.i.d. draws with replacement, column i_t rescaled by 1/sqrt(dims p_{i_t})
 // (Definition 5, RandomizedSampling).

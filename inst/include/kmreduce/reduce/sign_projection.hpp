@@ -1,5 +1,5 @@
 // kmreduce: the random sign matrix of Algorithm 2 of Boutsidis, Zouzias,
-// Mahoney & Drineas (2014): R is d x dims with entries +-1/sqrt(dims), each
+// Mahoney & Drineas (2015): R is d x dims with entries +-1/sqrt(dims), each
 // sign an independent fair bit. R is defined by (seed, dims) alone: the bits of
 // feature i are the words counter_hash(key, i * W + w), w < W = ceil(dims/64),
 // bit b of word w giving column 64 w + b (bit set = negative). Any block of R
