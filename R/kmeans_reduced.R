@@ -483,12 +483,9 @@ finish_fit <- function(best, src, refine, n_threads, control, verbose, seed, cal
   if (best$collapsed) refine <- max(refine, 1L)
   if (refine > 0L) {
     # Lloyd on the original data from the reduced solution's centres, with
-    # the rows minus their grand mean (dense rows; see fit_reducer()).
+    # the rows minus a point among them (dense rows; see fit_reducer()).
     t0 <- elapsed()
-    if (!sparse_rows(src)) {
-      size <- if (is.null(st$weight)) st$size else st$weight
-      assignment_shift <- unname(colSums(st$centers * size) / sum(size))
-    }
+    if (!sparse_rows(src)) assignment_shift <- centres_median(st)
     rk <- source_lloyd(src, start_centres(st), refine, n_threads, control$block_rows,
                        assignment_shift)
     st <- source_stats(src, rk$cluster, k, n_threads, control$block_rows)
@@ -552,16 +549,30 @@ finish_fit <- function(best, src, refine, n_threads, control, verbose, seed, cal
 }
 
 # Lloyd's start from a partition's statistics: its means, and for an empty
-# cluster (rows merged by a reduction) the grand mean instead of the
-# statistics' 0, which sits wherever the origin is; Lloyd then re-seeds it
-# with the farthest row, whatever the data's offset.
+# cluster (rows merged by a reduction) a point among the rows
+# (centres_median()) instead of the statistics' 0, which sits wherever the
+# origin is; Lloyd then re-seeds it with the farthest row, whatever the
+# data's offset.
 start_centres <- function(st) {
   start <- st$centers
   empty <- st$size == 0
-  if (any(empty)) {
-    start[empty, ] <- rep(colSums(st$centers * st$size) / sum(st$size), each = sum(empty))
-  }
+  if (any(empty)) start[empty, ] <- rep(centres_median(st), each = sum(empty))
   start
+}
+
+# A point among the rows of a partition (its statistics `st`), the shift of
+# the rows in refine's distances: in each column the weighted lower median
+# of the centres, weighted by the clusters' sizes (their sums of weights
+# when weighted). Not the grand mean, which one row far from the others
+# moves away from all of them (they would lose the digits the shift is
+# for); the order of the rows does not matter.
+centres_median <- function(st) {
+  size <- as.numeric(if (is.null(st$weight)) st$size else st$weight)
+  half <- sum(size) / 2
+  unname(apply(st$centers, 2L, function(v) {
+    o <- order(v)
+    v[o][which(cumsum(size[o]) >= half)[1L]]
+  }))
 }
 
 elapsed <- function() proc.time()[["elapsed"]]

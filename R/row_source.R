@@ -146,7 +146,7 @@ reduce_rows <- function(src, reducer, block_rows, n_threads) UseMethod("reduce_r
 reduce_rows.row_source <- function(src, reducer, block_rows, n_threads) {
   out <- NULL
   for_source_blocks(src, block_rows, function(block, rows) {
-    r <- map_rows(reducer, block, n_threads, 0, NULL)
+    r <- map_rows(reducer, block, n_threads, 0)
     if (is.null(out)) {
       out <<- matrix(0, n_rows(src), ncol(r), dimnames = list(NULL, colnames(r)))
     }
@@ -239,15 +239,15 @@ sample_rows.row_source <- function(src, m, seed, block_rows = NULL) {
 
 # The shift of method "none": the rows minus it in Lloyd's distances
 # (fit_reducer()); NULL: none.
-none_shift <- function(src) UseMethod("none_shift")
-none_shift.row_source <- function(src) NULL
+none_shift <- function(src, n_threads = 1L) UseMethod("none_shift")
+none_shift.row_source <- function(src, n_threads = 1L) NULL
 
 # Step 4: the rows mapped by the reducer (apply_reducer()).
-source_apply_reducer <- function(src, reducer, n_threads, block_rows, limit, weights) {
+source_apply_reducer <- function(src, reducer, n_threads, block_rows, limit) {
   UseMethod("source_apply_reducer")
 }
-source_apply_reducer.row_source <- function(src, reducer, n_threads, block_rows, limit, weights) {
-  stream_reduce(reducer, src, source_block_rows(src, block_rows), n_threads, weights)
+source_apply_reducer.row_source <- function(src, reducer, n_threads, block_rows, limit) {
+  stream_reduce(reducer, src, source_block_rows(src, block_rows), n_threads)
 }
 
 # Step 4 for the fit: the reduced rows, centred by the column means of all
@@ -258,7 +258,7 @@ reduce_source <- function(src, reducer, n_threads, block_rows, limit) {
 reduce_source.row_source <- function(src, reducer, n_threads, block_rows, limit) {
   # ("none": the rows themselves, which are in memory where "none" runs)
   if (reducer$method == "none") return(list(reducer = reducer, reduced = src$data))
-  reduce_training(reducer, src, n_threads, block_rows, limit, src$weights)
+  reduce_training(reducer, src, n_threads, block_rows, limit)
 }
 
 # Does a reduction leave fewer than k distinct reduced rows?

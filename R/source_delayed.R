@@ -54,7 +54,7 @@ n_cols.source_delayed <- function(src) src$n_col
 dim_names.source_delayed <- function(src) list(src$names[[1L]], src$names[[2L]])
 describe_source.source_delayed <- function(src) src$what
 sparse_rows.source_delayed <- function(src) src$sparse
-none_shift.source_delayed <- function(src) NULL
+none_shift.source_delayed <- function(src, n_threads = 1L) NULL
 
 read_block.source_delayed <- function(src, first, last) {
   cells <- first:last
