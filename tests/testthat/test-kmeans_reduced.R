@@ -703,3 +703,12 @@ test_that("wide data with fewer rows than dims: the same partition in any units"
   r <- reduce_dims(withr::with_seed(1, matrix(rnorm(12 * 40), 12)), "svd", dims = 12)
   expect_identical(unname(r$rotation[, 12]), rep(0, 40))
 })
+
+test_that("a partition with an empty cluster is an error, never a fit", {
+  # (Lloyd and mini-batch k-means re-seed empty clusters and a merging
+  # reduction is refined on the original rows: one left empty means
+  # distances double precision cannot tell apart)
+  expect_error(kmreduce:::check_no_empty(c(3L, 0L, 2L, 0L)),
+               "left 2 of the k = 4 clusters empty.*Rescale or transform `x`")
+  expect_true(kmreduce:::check_no_empty(c(3L, 1L)))
+})

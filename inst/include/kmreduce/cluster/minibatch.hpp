@@ -33,8 +33,9 @@
 // the centres in one batch sum to at most tol times the mean variance of
 // the columns.
 //
-// The labels: every row to its nearest final centre (one parallel pass);
-// the objective is their sum of (weighted) squared distances.
+// The labels: every row to its nearest final centre (one parallel pass; a
+// centre left without rows re-seeded as by Lloyd's final pass); the
+// objective is their sum of (weighted) squared distances.
 //
 // The batch assignment is parallel over fixed blocks of rows and the
 // updates run in a fixed order, so the result does not depend on the
@@ -451,16 +452,23 @@ MinibatchResult minibatch(const Data& a, const double* row_norms, std::vector<do
     stopped = stop.after(step, per_row, moved);
   }
   // 3. the centres as Lloyd returns them on shifted rows (lloyd()'s `grid`),
-  // then every row to its nearest centre
-  if (const double* grid = rows_shift(a))
+  // then every row to its nearest centre; a centre left without rows is
+  // re-seeded as Lloyd's final pass does (the farthest row moved to it, the
+  // others the means of their rows, and the rows assigned again), so no
+  // cluster comes back empty
+  const double* grid = rows_shift(a);
+  auto snap = [&](std::vector<double>& c) {
+    if (grid == nullptr) return;
     for (index_t j = 0; j < d; ++j)
-      for (index_t q = 0; q < k; ++q)
-        centres[q + k * j] = (centres[q + k * j] + grid[j]) - grid[j];
+      for (index_t q = 0; q < k; ++q) c[q + k * j] = (c[q + k * j] + grid[j]) - grid[j];
+  };
+  snap(centres);
   LloydResult& res = out.fit;
   res.label.assign(static_cast<std::size_t>(n), -1);
-  dist.assign(static_cast<std::size_t>(n), 0.0);
-  assign_nearest(a, row_norms, centres.data(), k, res.label.data(), dist.data(), n_threads);
-  res.objective = detail::weighted_total(w, dist);
+  std::vector<index_t> size(static_cast<std::size_t>(k), 0);
+  std::vector<double> wsum;
+  detail::final_assignment(ResidentRows<Data>(a), row_norms, k, n_threads, interrupt,
+                           LocalCombine(), w, snap, res, centres, sums, size, wsum);
   res.centres = std::move(centres);
   res.iter = static_cast<int>(step);
   res.converged = stopped;
