@@ -184,10 +184,22 @@ mpi_rows <- function(x_local, normalize = "none", assay = NULL) {
     stop_arg(sprintf(paste0("`x_local` must have the same column names on every rank (or none), ",
                             "in the same order; rank 0 and rank %d differ."), which(differ)[1L] - 1L))
   }
-  # (the smallest accepted values: of all the ranks' rows together; rows
-  # read in blocks are checked as each block is read)
-  if (!blocks_all[1L]) check_small_values(max(vapply(info, `[[`, 0, "maxabs")), "x_local")
   n_all <- vapply(info, `[[`, 0, "n")
+  # (the smallest and the largest accepted values: of all the ranks' rows
+  # together, whose sums of squares the statistics add up; rows read in
+  # blocks are checked as each block is read)
+  if (!blocks_all[1L]) {
+    top <- max(vapply(info, `[[`, 0, "maxabs"))
+    check_small_values(top, "x_local")
+    limit <- max_abs_value(sum(n_all) * d_all[1L])
+    if (top > limit) {
+      stop_arg(sprintf(paste0("`x_local` has values as large as %s in absolute value; squared ",
+                              "distances and sums of squares over the rows of all ranks would ",
+                              "overflow. Rescale the data (values up to %s are supported for ",
+                              "data of this size)."),
+                       format(top, digits = 3), format(limit, digits = 3)))
+    }
+  }
   structure(list(x = x_local, rank = rank, size = size, n = sum(n_all),
                  offset = sum(n_all[seq_len(rank)]), n_local = if (blocks_all[1L]) n_rows(x_local) else nrow(x_local)),
             class = "kmreduce_mpi")

@@ -151,7 +151,7 @@ finish_block <- function(src, block, first, last, normalized = FALSE) {
     row <- if (sparse) block@i[t] + 1L else (t - 1L) %% nrow(block) + 1L
     sprintf("at %s %s of %s", if (src$by_columns) "column" else "row", format(first - 1L + row),
             describe_source(src))
-  }, small = FALSE)
+  }, as.numeric(src$n_row) * src$n_col, small = FALSE)
   report_progress(src, first, last)
   block
 }
