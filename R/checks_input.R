@@ -254,11 +254,30 @@ check_weights <- function(weights, n, arg = "weights") {
                      if (length(bad) > 1L) "the first: " else "", format(weights[bad[1L]]),
                      bad[1L]))
   }
-  if (!is.finite(sum(weights))) {
-    stop_arg(sprintf("`%s` must be %s whose sum is finite; they sum to more than %s. Rescale them.",
-                     arg, expect, format(.Machine$double.xmax, digits = 3)))
-  }
   weights
+}
+
+# The power of two the core's weights are in, `unit` (the checked
+# `weights` are the core's times unit): 1 when the largest weight is within
+# [2^-64, 2^64] and the smallest at least the smallest normal double (2^-1022).
+# Otherwise sums of weights, weighted sums and sums of squares could
+# overflow, or lose their digits among subnormal numbers, and the core's
+# weights have their largest brought to [1, 4), as far as the smallest stays
+# a normal double (a wider range keeps the smallest normal and the largest
+# as low as that allows; the largest never above 2^1020). An even power, so
+# that the square roots of the weights, which the SVD-based methods take,
+# scale exactly too. Only the ratios of the weights set the partition and
+# the centres, and the scaling is exact; the statistics are those of the
+# core's weights times `unit` (partition_stats(), which refuses statistics
+# that do not fit in a double).
+weights_unit <- function(weights) {
+  if (is.null(weights)) return(1)
+  top <- log2(max(weights))
+  low <- log2(min(weights))
+  keep_low <- low - log2(.Machine$double.xmin)  # (the largest shift down)
+  if (top <= 64 && top >= -64 && keep_low >= 0) return(1)
+  e <- floor(max(min(top, keep_low), top - 1020))
+  2^(e - e %% 2)
 }
 
 # Initial centres given as `k`: a numeric matrix with the columns of `x`.

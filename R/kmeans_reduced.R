@@ -80,8 +80,12 @@
 #'   nearby optimum, and where the choices made by the number of rows
 #'   (`seeding` and `polish_starts` `"auto"`, see [kmeans_control()]) differ
 #'   between the rows and their repetitions: they count rows, so weights
-#'   times a power of two change no bit. Not available for [mpi_rows()]
-#'   data.
+#'   times a power of two change none of them. Only the ratios of the
+#'   weights matter to the partition and the centres: weights of any size
+#'   (1e300 each, or from 1e-300 to 1e300) are taken times a power of two
+#'   where their sums would overflow or lose their digits, and the
+#'   statistics are those of the weights given (an error when one exceeds
+#'   the largest double). Not available for [mpi_rows()] data.
 #' @param algorithm `NULL` (the package's pipeline), or the algorithm of
 #'   [stats::kmeans()] with its meaning there: `"Hartigan-Wong"` (Lloyd,
 #'   then Hartigan's single-point moves, also with one replicate), `"Lloyd"`
@@ -456,7 +460,7 @@ cluster_reduced <- function(src, x, reducer, reduced, k, centers0, n_init, iter_
   }
   # Lloyd ran on x itself and stopped with its centres the cluster means:
   # the statistics need one pass, not two.
-  st <- source_stats(src, km$cluster, k, n_threads, control$block_rows,
+  st <- partition_stats(src, km$cluster, k, n_threads, control$block_rows,
                      if (method == "none" && isTRUE(km$means)) km$centers)
   km$passes <- kmeans_passes(km)
   say(verbose, "  %s", passes_line(km$passes, method))
@@ -488,7 +492,7 @@ finish_fit <- function(best, src, refine, n_threads, control, verbose, seed, cal
     if (!sparse_rows(src)) assignment_shift <- centres_median(st)
     rk <- source_lloyd(src, start_centres(st), refine, n_threads, control$block_rows,
                        assignment_shift)
-    st <- source_stats(src, rk$cluster, k, n_threads, control$block_rows)
+    st <- partition_stats(src, rk$cluster, k, n_threads, control$block_rows)
     km$cluster <- rk$cluster
     objective <- sum(st$withinss)
     assignment_centers <- rk$centers

@@ -186,9 +186,20 @@ fit_fields.row_source <- function(src) NULL
 
 ## The pipeline steps that read rows ----------------------------------------
 
-# Step 3: the reducer of `method` fitted to the rows (fit_reducer()).
+# Step 3: the reducer of `method` fitted to the rows (fit_reducer()). Its
+# singular values and residual are of the weights as given (those of the
+# core's weights times the square root of src$weight_unit, or times it:
+# exact, an even power of two).
 fit_source_reducer <- function(src, method, dims, k, seed, n_threads, control) {
-  fit_reducer(src, method, dims, k, seed, n_threads, control, src$weights)
+  reducer <- fit_reducer(src, method, dims, k, seed, n_threads, control, src$weights)
+  unit <- weight_unit(src)
+  if (unit != 1) {
+    if (!is.null(reducer$singular_values)) {
+      reducer$singular_values <- reducer$singular_values * sqrt(unit)
+    }
+    if (!is.null(reducer$residual)) reducer$residual <- reducer$residual * unit
+  }
+  reducer
 }
 
 # The top right singular vectors of the (centred, weighted) rows, as
@@ -293,6 +304,39 @@ source_stats <- function(src, cluster, k, n_threads, block_rows, means = NULL) {
 }
 source_stats.row_source <- function(src, cluster, k, n_threads, block_rows, means = NULL) {
   cpp_stats(to_cpp_source(src, block_rows), cluster, k, n_threads, means)
+}
+
+# Step 6 as the fit reports it: the statistics in the units of the weights
+# as given, those of the core's weights times src$weight_unit (a power of
+# two: exact). Statistics that do not fit in a double are an error, never
+# Inf or NaN.
+partition_stats <- function(src, cluster, k, n_threads, block_rows, means = NULL) {
+  st <- source_stats(src, cluster, k, n_threads, block_rows, means)
+  unit <- weight_unit(src)
+  if (unit != 1) {
+    for (f in c("withinss", "totss", "sumsq", "weight")) st[[f]] <- st[[f]] * unit
+  }
+  check_stats_finite(st, !is.null(src$weights))
+  st
+}
+
+# The power of two the core's weights are in (set_weights()).
+weight_unit <- function(src) if (is.null(src$weight_unit)) 1 else src$weight_unit
+
+check_stats_finite <- function(st, weighted) {
+  sums <- c(totss = st$totss, tot.withinss = sum(st$withinss), sumsq = st$sumsq,
+            weight = sum(st$weight))
+  bad <- names(sums)[!is.finite(sums)]
+  if (length(bad) == 0L && all(is.finite(st$centers))) return(invisible(st))
+  what <- if (length(bad) > 0L) sprintf("`%s`", bad[1L]) else "the centres"
+  if (weighted) {
+    stop_arg(sprintf(paste0("`weights` are too large for the statistics of this fit: %s would ",
+                            "exceed the largest double (%s). Divide the weights by a common ",
+                            "factor: the partition depends on their ratios alone."),
+                     what, format(.Machine$double.xmax, digits = 3)))
+  }
+  stop_arg(sprintf("`x` is too large for the statistics of this fit: %s would exceed the largest double (%s). Rescale `x`.",
+                   what, format(.Machine$double.xmax, digits = 3)))
 }
 
 # Step 8 (refine): Lloyd on the original rows from given centres, rows
