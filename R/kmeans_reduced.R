@@ -100,10 +100,12 @@
 #'   of `max(3 batch_size, 3 k)` rows, the best kept (or the given centres),
 #'   then batches of `control$batch_size` rows, each row moving its nearest
 #'   centre with learning rate one over the centre's count (its rows, or
-#'   their weights, so far), and centres with few rows reassigned (see
-#'   `reassignment_ratio` in [kmeans_control()]). It stops after `iter_max`
+#'   their weights, so far), and centres with few rows reassigned, each
+#'   to split the cluster of a random row (see `reassignment_ratio` in
+#'   [kmeans_control()]). It stops after `iter_max`
 #'   passes over the rows or earlier (see [kmeans_control()]); every row
-#'   then goes to its nearest centre, and `iter` is the number of batches
+#'   then goes to its nearest centre (a centre left without rows is
+#'   re-seeded, as Lloyd re-seeds one), and `iter` is the number of batches
 #'   run. No polish follows. Not for [mpi_rows()] data, [k_path()] or
 #'   `dims = "auto"`.
 #' @param trace As `trace` of [stats::kmeans()]: `TRUE` (or 1) prints one

@@ -254,6 +254,25 @@ test_that("no cluster comes back empty: the final pass re-seeds a centre left wi
   }
 })
 
+test_that("a reassigned centre splits a cluster: no cluster of one row in many dimensions", {
+  # 5 groups in 150 dimensions, k = 30: a centre put on a random row (as
+  # scikit-learn does) is farther from every other row than their centres
+  # are, so it kept that row alone: 7 of 8 seeds ended with a cluster of 1
+  # row. Moved 1 % of the way from the row's centre toward the row, it takes
+  # about half of that cluster.
+  skip_on_cran()
+  x <- withr::with_seed(1, {
+    centres <- matrix(rnorm(5 * 150, sd = 0.5), 5, 150)
+    centres[sample(5, 8000, TRUE), ] + matrix(rnorm(8000 * 150), 8000, 150)
+  })
+  ref <- kmeans_reduced(x, 30, method = "none", seed = 1)
+  for (s in 1:8) {
+    fit <- suppressWarnings(kmeans_reduced(x, 30, method = "none", seed = s, algorithm = "minibatch"))
+    expect_gte(min(fit$size), 10L, label = s)
+    expect_lt(fit$tot.withinss, ref$tot.withinss * 1.01, label = s)
+  }
+})
+
 test_that("edge cases run without a crash (child process)", {
   skip_on_cran()
   res <- run_child(
