@@ -14,9 +14,10 @@
 #' signs (dense `x`) or a sparse embedding (sparse `x`). [reduction_methods]
 #' describes each method, its guarantee, and how out-of-core and MPI data
 #' are read; [kmeans_control()] the seeding, the polish and every tuning
-#' option. Every step works on centred data, so data far from the origin
-#' lose no digits. With a given `seed` the result is the same, bit for bit,
-#' whatever `n_threads`.
+#' option. Every step works on rows shifted to sit around the origin, so
+#' data far from the origin lose no digits, and one row far from all the
+#' others ends in a cluster of its own (see [reduction_methods]). With a
+#' given `seed` the result is the same, bit for bit, whatever `n_threads`.
 #'
 #' @param x Data, one row per observation: a numeric matrix (a vector is one
 #'   column), a data frame of numeric columns, a sparse `Matrix` (kept
@@ -149,7 +150,8 @@
 #'   \item{reducer}{the fitted reduction (class `"kmreduce_reducer"`), which
 #'     [predict()] applies to new rows.}
 #'   \item{reduced_centers}{`k x dims` centres in the reduced space.}
-#'   \item{reduced}{the reduced data (centred), or `NULL`.}
+#'   \item{reduced}{the reduced data minus the reducer's `shift` (rows
+#'     around the origin), or `NULL`.}
 #'   \item{sumsq}{\eqn{\|A\|_F^2}{||A||_F^2}, the sum of squares of `x`.}
 #'   \item{n_reductions, objectives}{the number of reductions and the
 #'     objective (on the original data) of each.}
