@@ -505,7 +505,7 @@ finish_fit <- function(best, src, refine, n_threads, control, verbose, seed, cal
     say(verbose, "refined with %d Lloyd iterations on the original data in %.3f s: objective %.7g -> %.7g",
         rk$iter, elapsed() - t0, best$objective, objective)
   }
-  check_no_empty(st$size)
+  check_no_empty(st$size, src)
   cluster <- km$cluster
   # (only when there are names: setting none would copy the labels)
   if (!is.null(row_names(src))) names(cluster) <- row_names(src)
@@ -557,21 +557,34 @@ finish_fit <- function(best, src, refine, n_threads, control, verbose, seed, cal
   ), class = c("kmeans_reduced", "kmeans"))
 }
 
-# A fit never comes back with an empty cluster: Lloyd and mini-batch
-# k-means re-seed theirs (lloyd.hpp, update_centres(): from distances
-# summed term by term where the norms' differences lost every digit), and a
-# reduction that merged rows is refined on the original rows, which have k
-# distinct ones (check_source_k()). One still empty means distances that
-# double precision cannot tell apart: an error, not a partition with fewer
-# clusters than asked.
-check_no_empty <- function(size) {
+# A fit never comes back with an empty cluster silently: Lloyd and
+# mini-batch k-means re-seed theirs (lloyd.hpp, update_centres(): from
+# distances summed term by term where the norms' differences lost every
+# digit), and a reduction that merged rows is refined on the original rows.
+# So an empty cluster means fewer distinct rows than centres (possible with
+# centres given: a warning, as stats::kmeans() gives for Lloyd), or
+# distances double precision cannot tell apart: an error, not a partition
+# with fewer clusters than asked. `src`: the rows (their distinct rows are
+# counted only then).
+check_no_empty <- function(size, src) {
   empty <- sum(size == 0)
   if (empty == 0L) return(invisible(TRUE))
+  k <- length(size)
+  distinct <- tryCatch({
+    check_source_k(src, k)
+    TRUE
+  }, error = function(e) FALSE)
+  if (!distinct) {
+    warning(sprintf(paste0("`x` has fewer distinct rows than the k = %d centres: %d cluster%s ",
+                           "left empty."), k, empty, if (empty > 1L) "s are" else " is"),
+            call. = FALSE)
+    return(invisible(FALSE))
+  }
   stop_arg(sprintf(paste0("The fit left %d of the k = %d clusters empty: the distances between ",
                           "the rows of `x` lost their digits in double precision (rows very far ",
                           "apart beside rows very close together). Rescale or transform `x` (for ",
                           "example with a logarithm), or leave out the rows far from the others."),
-                   empty, length(size)))
+                   empty, k))
 }
 
 # Lloyd's start from a partition's statistics: its means, and for an empty
