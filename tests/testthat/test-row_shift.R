@@ -148,3 +148,23 @@ test_that("one far row: sparse, big.matrix and DelayedArray rows give the in-mem
     }
   }
 })
+
+test_that("one far row: float products (precision \"single\", k-means|| rounds) give way to double", {
+  # The float tiles are scaled by a power of two set by the largest value:
+  # with one row at 1e30 the other rows' products vanished below float's
+  # range, and the search saw distances of 0 (6.5 % above the double fit).
+  for (far in c(1e30, 1e100)) {
+    x <- far_rows(4000, 8, far)
+    double <- kmeans_reduced(x, 64, seed = 1)
+    single <- kmeans_reduced(x, 64, seed = 1, control = list(precision = "single"))
+    expect_identical(single$cluster, double$cluster, label = far)
+    expect_identical(single$tot.withinss, double$tot.withinss, label = far)
+  }
+  # k-means|| takes float products from k = 64 on: the same seeds whatever
+  # the far row's magnitude
+  fits <- lapply(c(1e30, 1e100), function(far) {
+    kmeans_reduced(far_rows(4000, 8, far), 64, seed = 1, control = list(seeding = "k-means||"))
+  })
+  expect_identical(fits[[2]]$cluster, fits[[1]]$cluster)
+  expect_true(all(fits[[1]]$size > 0))
+})
