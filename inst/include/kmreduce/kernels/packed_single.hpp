@@ -346,7 +346,10 @@ struct PackedRowsF {
         top[i] = std::max(top[i], x);
       }
     }
-    std::nth_element(top.begin(), top.begin() + (m - 1) / 2, top.end());
+    // (NaN after every number: an order whatever the values, which are
+    // checked after this, values.finite)
+    std::nth_element(top.begin(), top.begin() + (m - 1) / 2, top.end(),
+                     [](double u, double w) { return u < w || (w != w && u == u); });
     return top[(m - 1) / 2];
   }
 
