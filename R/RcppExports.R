@@ -185,8 +185,8 @@ sign_matrix_cpp <- function(d, dims, seed) {
     .Call(`_kmreduce_sign_matrix_cpp`, d, dims, seed)
 }
 
-project_cpp <- function(x, options, shift = NULL, weights = NULL) {
-    .Call(`_kmreduce_project_cpp`, x, options, shift, weights)
+project_cpp <- function(x, options, shift = NULL) {
+    .Call(`_kmreduce_project_cpp`, x, options, shift)
 }
 
 fjlt_parts_cpp <- function(d, dims, seed, density, n = 1, stored = 1) {
@@ -205,12 +205,12 @@ derive_seed_cpp <- function(seed, r) {
     .Call(`_kmreduce_derive_seed_cpp`, seed, r)
 }
 
-multiply_cpp <- function(x, b, n_threads, shift = NULL, weights = NULL) {
-    .Call(`_kmreduce_multiply_cpp`, x, b, n_threads, shift, weights)
+multiply_cpp <- function(x, b, n_threads, shift = NULL) {
+    .Call(`_kmreduce_multiply_cpp`, x, b, n_threads, shift)
 }
 
-gather_columns_cpp <- function(x, index, scale, n_threads, shift = NULL, weights = NULL) {
-    .Call(`_kmreduce_gather_columns_cpp`, x, index, scale, n_threads, shift, weights)
+gather_columns_cpp <- function(x, index, scale, n_threads, shift = NULL) {
+    .Call(`_kmreduce_gather_columns_cpp`, x, index, scale, n_threads, shift)
 }
 
 leverage_sample_cpp <- function(scores, dims, seed) {
@@ -223,6 +223,14 @@ subtract_row_in_place_cpp <- function(x, row) {
 
 set_attr_in_place_cpp <- function(x, name, value) {
     invisible(.Call(`_kmreduce_set_attr_in_place_cpp`, x, name, value))
+}
+
+robust_shift_cpp <- function(x, n_threads = 1L) {
+    .Call(`_kmreduce_robust_shift_cpp`, x, n_threads)
+}
+
+shift_candidates_cpp <- function(x, n_threads = 1L) {
+    .Call(`_kmreduce_shift_candidates_cpp`, x, n_threads)
 }
 
 column_means_cpp <- function(x, n_threads, weights = NULL) {

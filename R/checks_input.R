@@ -147,27 +147,35 @@ data_frame_matrix <- function(x, arg) {
   out
 }
 
-# A sparse x whose columns sit far from zero against their spread (sum of
-# n mean_j^2 over the total sum of squares above 1e6: six digits of the
-# distances ||x||^2 + ||c||^2 - 2 x.c lost; sparse rows are not shifted) is
-# nearly all nonzeros (a column of mean m and standard deviation s has at
-# most a fraction s^2 / m^2 of zeros), so it is clustered as the dense
-# matrix it is, where rows are shifted by their means; when that copy does
-# not fit, the error says so.
+# A sparse x whose rows sit far from zero against their spread is
+# clustered as the dense matrix it is, where rows are shifted to sit around
+# the origin (sparse rows are not: their distances ||x||^2 + ||c||^2 - 2 x.c
+# would lose their digits). Far: over at most 256 rows spread over x, the
+# median squared norm above 1e6 times the median squared distance to the
+# columns' medians (six digits lost); medians, so that a few rows far from
+# the others neither hide nor fake it. Only columns nonzero in more than
+# half the rows can have a median away from zero (O(d) to rule out, and the
+# only ones made dense in the sample); when the dense copy does not fit, the
+# error says so.
 dense_if_far_from_zero <- function(x, arg = "x") {
   if (!methods::is(x, "dgCMatrix")) return(x)
-  # (so it takes a column with fewer than n / (1e6 + 1) zeros: O(d) to rule out)
   n <- nrow(x)
-  if (!any(diff(x@p) > n - n / (1e6 + 1))) return(x)
-  st <- cluster_stats_cpp(x, rep.int(1L, n), 1L, 1L)
-  ratio <- nrow(x) * sum(st$centers^2) / st$totss
-  if (!(st$totss > 0) || ratio <= 1e6) return(x)
+  if (!any(diff(x@p) > n / 2)) return(x)
+  s <- x[unique(round(seq(1, n, length.out = min(n, 256)))), , drop = FALSE]
+  norms <- Matrix::rowSums(s^2)
+  full <- which(diff(s@p) > nrow(s) / 2)
+  if (length(full) == 0L) return(x)
+  sf <- as.matrix(s[, full, drop = FALSE])
+  spread <- norms - rowSums(sf^2) + rowSums((sf - rep(robust_shift_cpp(sf), each = nrow(sf)))^2)
+  ratio <- stats::median(norms) / stats::median(spread)
+  if (!isTRUE(ratio > 1e6)) return(x)
   check_memory(8 * as.numeric(nrow(x)) * ncol(x),
-               sprintf(paste0("`%s` is sparse, but its columns sit far from zero against their ",
-                              "spread (mean^2 / variance about %.2g), where sparse rows lose the ",
-                              "digits of their distances; clustering it as the dense matrix it is"),
+               sprintf(paste0("`%s` is sparse, but its rows sit far from zero against their ",
+                              "spread (squared norms about %.2g times their squared distances), ",
+                              "where sparse rows lose the digits of their distances; clustering ",
+                              "it as the dense matrix it is"),
                        arg, ratio),
-               "Subtract the column means (or a value near them) from the columns far from zero.")
+               "Subtract the column medians (or a value near them) from the columns far from zero.")
   out <- as.matrix(x)
   storage.mode(out) <- "double"
   out
@@ -246,11 +254,30 @@ check_weights <- function(weights, n, arg = "weights") {
                      if (length(bad) > 1L) "the first: " else "", format(weights[bad[1L]]),
                      bad[1L]))
   }
-  if (!is.finite(sum(weights))) {
-    stop_arg(sprintf("`%s` must be %s whose sum is finite; they sum to more than %s. Rescale them.",
-                     arg, expect, format(.Machine$double.xmax, digits = 3)))
-  }
   weights
+}
+
+# The power of two the core's weights are in, `unit` (the checked
+# `weights` are the core's times unit): 1 when the largest weight is within
+# [2^-64, 2^64] and the smallest at least the smallest normal double (2^-1022).
+# Otherwise sums of weights, weighted sums and sums of squares could
+# overflow, or lose their digits among subnormal numbers, and the core's
+# weights have their largest brought to [1, 4), as far as the smallest stays
+# a normal double (a wider range keeps the smallest normal and the largest
+# as low as that allows; the largest never above 2^1020). An even power, so
+# that the square roots of the weights, which the SVD-based methods take,
+# scale exactly too. Only the ratios of the weights set the partition and
+# the centres, and the scaling is exact; the statistics are those of the
+# core's weights times `unit` (partition_stats(), which refuses statistics
+# that do not fit in a double).
+weights_unit <- function(weights) {
+  if (is.null(weights)) return(1)
+  top <- log2(max(weights))
+  low <- log2(min(weights))
+  keep_low <- low - log2(.Machine$double.xmin)  # (the largest shift down)
+  if (top <= 64 && top >= -64 && keep_low >= 0) return(1)
+  e <- floor(max(min(top, keep_low), top - 1020))
+  2^(e - e %% 2)
 }
 
 # Initial centres given as `k`: a numeric matrix with the columns of `x`.

@@ -58,10 +58,16 @@ check_source_centers.row_source <- function(src, centers, arg = "k") {
 }
 
 # What kmeans_reduced()'s options need of the source: the observation
-# weights (checked, one per row) and control$algorithm.
+# weights (checked, one per row) and control$algorithm. The source holds the
+# weights the core uses, the given ones over src$weight_unit (a power of
+# two, weights_unit(): 1 unless their sums would leave double precision).
 set_weights <- function(src, weights, control) UseMethod("set_weights")
 set_weights.row_source <- function(src, weights, control) {
-  if (!is.null(weights)) src$weights <- check_weights(weights, n_rows(src))
+  if (is.null(weights)) return(src)
+  weights <- check_weights(weights, n_rows(src))
+  unit <- weights_unit(weights)
+  src$weights <- if (unit == 1) weights else weights / unit
+  src$weight_unit <- unit
   src
 }
 

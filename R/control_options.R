@@ -150,9 +150,12 @@ control_options <- function() {
         number, default 1024, as scikit-learn.)-"),
       reassignment_ratio = fraction(0.01,
         r"-(Mini-batch k-means: centres whose count of rows
-        is below this fraction of the largest count are moved to random rows of
-        the batch (a number in `[0, 1)`, default 0.01 as scikit-learn; `0`
-        turns reassignment off).)-")))
+        is below this fraction of the largest count are reassigned, each next to
+        the nearest centre of a random row of the batch, 1 % of the way toward
+        the row, so that it takes about half that cluster (a number in `[0, 1)`,
+        default 0.01 as scikit-learn; `0` turns reassignment off). scikit-learn
+        puts such a centre on the row itself, where in many dimensions it keeps
+        that row alone.)-")))
 }
 
 # The formals of kmeans_control(): every option with its default.

@@ -154,14 +154,15 @@ k_path <- function(x, k = 1:10, method = "auto", dims = NULL, n_init = 10L, B = 
                                                   control),
                           n_threads, control$block_rows, 0)
   t_reduce <- elapsed() - t0
-  # The rows k-means sees (centred): the reduced rows, or x minus its means
-  # (a sparse x made dense), in a frame scaled by a power of two (exact):
+  # The rows k-means sees (around the origin): the reduced rows, or x minus
+  # the reducer's shift (a sparse x made dense, minus a point among its rows,
+  # robust_shift_cpp()), in a frame scaled by a power of two (exact):
   # the reference sets drawn there and their sums of squares stay finite
   # however large or small the data, and the silhouettes do not change.
   space <- if (method == "none") {
     xd <- as.matrix(x)
     storage.mode(xd) <- "double"
-    sweep(xd, 2L, if (is.null(fitted$reducer$shift)) colMeans(xd) else fitted$reducer$shift)
+    sweep(xd, 2L, if (is.null(fitted$reducer$shift)) robust_shift_cpp(xd, n_threads) else fitted$reducer$shift)
   } else {
     fitted$reduced
   }
@@ -213,7 +214,7 @@ k_path <- function(x, k = 1:10, method = "auto", dims = NULL, n_init = 10L, B = 
   # replicates, seeding and polish).
   e_logw <- gap_se <- rep(NA_real_, length(k))
   if (B > 0L) {
-    pc <- space %*% svd(space, nu = 0L)$v
+    pc <- space %*% svd(sweep(space, 2L, colMeans(space)), nu = 0L)$v
     lo <- apply(pc, 2L, min)
     hi <- apply(pc, 2L, max)
     rm(pc)

@@ -32,9 +32,8 @@ kmeans_objective <- function(x, cluster, normalize = FALSE, block_rows = NULL,
   if (!is.logical(normalize) || length(normalize) != 1L || is.na(normalize)) {
     stop_arg(sprintf("`normalize` must be TRUE or FALSE, not %s.", describe(normalize)))
   }
-  weights <- check_weights(weights, nrow(x))
-  st <- source_stats(as_row_source(x, weights), as.integer(cluster), nlevels(cluster), 1L,
-                     block_rows)
+  src <- set_weights(as_row_source(x), weights, NULL)
+  st <- partition_stats(src, as.integer(cluster), nlevels(cluster), 1L, block_rows)
   obj <- sum(st$withinss)
   if (normalize) obj / st$sumsq else obj
 }

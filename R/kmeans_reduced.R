@@ -14,9 +14,10 @@
 #' signs (dense `x`) or a sparse embedding (sparse `x`). [reduction_methods]
 #' describes each method, its guarantee, and how out-of-core and MPI data
 #' are read; [kmeans_control()] the seeding, the polish and every tuning
-#' option. Every step works on centred data, so data far from the origin
-#' lose no digits. With a given `seed` the result is the same, bit for bit,
-#' whatever `n_threads`.
+#' option. Every step works on rows shifted to sit around the origin, so
+#' data far from the origin lose no digits, and one row far from all the
+#' others ends in a cluster of its own (see [reduction_methods]). With a
+#' given `seed` the result is the same, bit for bit, whatever `n_threads`.
 #'
 #' Single cells are clustered by [kmeans_reduced.SummarizedExperiment()],
 #' with the defaults of single-cell analysis (counts normalized, cells
@@ -131,8 +132,12 @@
 #'   nearby optimum, and where the choices made by the number of rows
 #'   (`seeding` and `polish_starts` `"auto"`, see [kmeans_control()]) differ
 #'   between the rows and their repetitions: they count rows, so weights
-#'   times a power of two change no bit. Not available for [mpi_rows()]
-#'   data.
+#'   times a power of two change none of them. Only the ratios of the
+#'   weights matter to the partition and the centres: weights of any size
+#'   (1e300 each, or from 1e-300 to 1e300) are taken times a power of two
+#'   where their sums would overflow or lose their digits, and the
+#'   statistics are those of the weights given (an error when one exceeds
+#'   the largest double). Not available for [mpi_rows()] data.
 #' @param algorithm `NULL` (the package's pipeline), or the algorithm of
 #'   [stats::kmeans()] with its meaning there: `"Hartigan-Wong"` (Lloyd,
 #'   then Hartigan's single-point moves, also with one replicate), `"Lloyd"`
@@ -147,10 +152,12 @@
 #'   of `max(3 batch_size, 3 k)` rows, the best kept (or the given centres),
 #'   then batches of `control$batch_size` rows, each row moving its nearest
 #'   centre with learning rate one over the centre's count (its rows, or
-#'   their weights, so far), and centres with few rows reassigned (see
-#'   `reassignment_ratio` in [kmeans_control()]). It stops after `iter_max`
+#'   their weights, so far), and centres with few rows reassigned, each
+#'   to split the cluster of a random row (see `reassignment_ratio` in
+#'   [kmeans_control()]). It stops after `iter_max`
 #'   passes over the rows or earlier (see [kmeans_control()]); every row
-#'   then goes to its nearest centre, and `iter` is the number of batches
+#'   then goes to its nearest centre (a centre left without rows is
+#'   re-seeded, as Lloyd re-seeds one), and `iter` is the number of batches
 #'   run. No polish follows. Not for [mpi_rows()] data, [k_path()] or
 #'   `dims = "auto"`.
 #' @param trace As `trace` of [stats::kmeans()]: `TRUE` (or 1) prints one
@@ -206,7 +213,8 @@
 #'   \item{reducer}{the fitted reduction (class `"kmreduce_reducer"`), which
 #'     [predict()] applies to new rows.}
 #'   \item{reduced_centers}{`k x dims` centres in the reduced space.}
-#'   \item{reduced}{the reduced data (centred), or `NULL`.}
+#'   \item{reduced}{the reduced data minus the reducer's `shift` (rows
+#'     around the origin), or `NULL`.}
 #'   \item{sumsq}{\eqn{\|A\|_F^2}{||A||_F^2}, the sum of squares of `x`.}
 #'   \item{n_reductions, objectives}{the number of reductions and the
 #'     objective (on the original data) of each.}
@@ -519,7 +527,7 @@ cluster_reduced <- function(src, x, reducer, reduced, k, centers0, n_init, iter_
   }
   # Lloyd ran on x itself and stopped with its centres the cluster means:
   # the statistics need one pass, not two.
-  st <- source_stats(src, km$cluster, k, n_threads, control$block_rows,
+  st <- partition_stats(src, km$cluster, k, n_threads, control$block_rows,
                      if (method == "none" && isTRUE(km$means)) km$centers)
   km$passes <- kmeans_passes(km)
   say(verbose, "  %s", passes_line(km$passes, method))
@@ -546,15 +554,12 @@ finish_fit <- function(best, src, refine, n_threads, control, verbose, seed, cal
   if (best$collapsed) refine <- max(refine, 1L)
   if (refine > 0L) {
     # Lloyd on the original data from the reduced solution's centres, with
-    # the rows minus their grand mean (dense rows; see fit_reducer()).
+    # the rows minus a point among them (dense rows; see fit_reducer()).
     t0 <- elapsed()
-    if (!sparse_rows(src)) {
-      size <- if (is.null(st$weight)) st$size else st$weight
-      assignment_shift <- unname(colSums(st$centers * size) / sum(size))
-    }
+    if (!sparse_rows(src)) assignment_shift <- centres_median(st)
     rk <- source_lloyd(src, start_centres(st), refine, n_threads, control$block_rows,
                        assignment_shift)
-    st <- source_stats(src, rk$cluster, k, n_threads, control$block_rows)
+    st <- partition_stats(src, rk$cluster, k, n_threads, control$block_rows)
     km$cluster <- rk$cluster
     objective <- sum(st$withinss)
     assignment_centers <- rk$centers
@@ -563,6 +568,7 @@ finish_fit <- function(best, src, refine, n_threads, control, verbose, seed, cal
     say(verbose, "refined with %d Lloyd iterations on the original data in %.3f s: objective %.7g -> %.7g",
         rk$iter, elapsed() - t0, best$objective, objective)
   }
+  check_no_empty(st$size, src)
   cluster <- km$cluster
   # (only when there are names: setting none would copy the labels)
   if (!is.null(row_names(src))) names(cluster) <- row_names(src)
@@ -614,17 +620,61 @@ finish_fit <- function(best, src, refine, n_threads, control, verbose, seed, cal
   ), class = c("kmeans_reduced", "kmeans"))
 }
 
+# A fit never comes back with an empty cluster silently: Lloyd and
+# mini-batch k-means re-seed theirs (lloyd.hpp, update_centres(): from
+# distances summed term by term where the norms' differences lost every
+# digit), and a reduction that merged rows is refined on the original rows.
+# So an empty cluster means fewer distinct rows than centres (possible with
+# centres given: a warning, as stats::kmeans() gives for Lloyd), or
+# distances double precision cannot tell apart: an error, not a partition
+# with fewer clusters than asked. `src`: the rows (their distinct rows are
+# counted only then).
+check_no_empty <- function(size, src) {
+  empty <- sum(size == 0)
+  if (empty == 0L) return(invisible(TRUE))
+  k <- length(size)
+  distinct <- tryCatch({
+    check_source_k(src, k)
+    TRUE
+  }, error = function(e) FALSE)
+  if (!distinct) {
+    warning(sprintf(paste0("`x` has fewer distinct rows than the k = %d centres: %d cluster%s ",
+                           "left empty."), k, empty, if (empty > 1L) "s are" else " is"),
+            call. = FALSE)
+    return(invisible(FALSE))
+  }
+  stop_arg(sprintf(paste0("The fit left %d of the k = %d clusters empty: the distances between ",
+                          "the rows of `x` lost their digits in double precision (rows very far ",
+                          "apart beside rows very close together). Rescale or transform `x` (for ",
+                          "example with a logarithm), or leave out the rows far from the others."),
+                   empty, k))
+}
+
 # Lloyd's start from a partition's statistics: its means, and for an empty
-# cluster (rows merged by a reduction) the grand mean instead of the
-# statistics' 0, which sits wherever the origin is; Lloyd then re-seeds it
-# with the farthest row, whatever the data's offset.
+# cluster (rows merged by a reduction) a point among the rows
+# (centres_median()) instead of the statistics' 0, which sits wherever the
+# origin is; Lloyd then re-seeds it with the farthest row, whatever the
+# data's offset.
 start_centres <- function(st) {
   start <- st$centers
   empty <- st$size == 0
-  if (any(empty)) {
-    start[empty, ] <- rep(colSums(st$centers * st$size) / sum(st$size), each = sum(empty))
-  }
+  if (any(empty)) start[empty, ] <- rep(centres_median(st), each = sum(empty))
   start
+}
+
+# A point among the rows of a partition (its statistics `st`), the shift of
+# the rows in refine's distances: in each column the weighted lower median
+# of the centres, weighted by the clusters' sizes (their sums of weights
+# when weighted). Not the grand mean, which one row far from the others
+# moves away from all of them (they would lose the digits the shift is
+# for); the order of the rows does not matter.
+centres_median <- function(st) {
+  size <- as.numeric(if (is.null(st$weight)) st$size else st$weight)
+  half <- sum(size) / 2
+  unname(apply(st$centers, 2L, function(v) {
+    o <- order(v)
+    v[o][which(cumsum(size[o]) >= half)[1L]]
+  }))
 }
 
 elapsed <- function() proc.time()[["elapsed"]]

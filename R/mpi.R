@@ -13,6 +13,25 @@ mpi_info <- function(x) {
   list(allreduce = mpi_sum, rank = x$rank, size = x$size, offset = x$offset, n = x$n)
 }
 
+# The shift of `rows` (this rank's rows, in memory) that one process would
+# take from the rows of all ranks stacked (robust_shift_cpp(): the medians
+# of the 256 rows whose values hash lowest): each rank puts its own lowest
+# (shift_candidates_cpp()) with their hashes and global rows in its 256
+# slots, one allreduce gathers them (adding zeros is exact), and every rank
+# takes the medians of the same 256 lowest of all.
+mpi_robust_shift <- function(rows, x, n_threads = 1L) {
+  slots <- 256L  # (kShiftSample of row_shift.hpp)
+  cand <- shift_candidates_cpp(rows, n_threads)
+  all <- matrix(0, x$size * slots, 4L + ncol(rows))
+  at <- x$rank * slots + seq_along(cand$row)
+  all[at, 1:4] <- cbind(cand$hi, cand$lo, x$offset + cand$row, 1)
+  all[at, -(1:4)] <- rows[cand$row, , drop = FALSE]
+  all <- matrix(mpi_sum(all), nrow(all))
+  all <- all[all[, 4L] == 1, , drop = FALSE]
+  keep <- order(all[, 1L], all[, 2L], all[, 3L])[seq_len(min(nrow(all), slots))]
+  robust_shift_cpp(all[keep, -(1:4), drop = FALSE])
+}
+
 # Evaluates `expr` (the argument checks of a collective call, in the
 # caller's frame); on MPI ranks an error is caught and its message returned
 # for mpi_agree(), elsewhere it is raised at once. NULL: no error.

@@ -220,15 +220,25 @@ mpi_rows <- function(x_local, normalize = NULL, assay = NULL) {
     mpi_agree(NULL, failed, "mpi_rows()", NULL)
   }
   if (rank == 0L && !is.null(local$message)) message(local$message(norm))
-  # (the smallest accepted values: of all the ranks' rows together; rows
-  # read in blocks are checked as each block is read)
+  n_all <- vapply(info, `[[`, 0, "n")
+  # (the smallest and the largest accepted values: of all the ranks' rows
+  # together, whose sums of squares the statistics add up; rows read in
+  # blocks are checked as each block is read)
   if (!blocks_all[1L]) {
-    maxabs <- if (local$how == "none") max(vapply(info, `[[`, 0, "maxabs")) else
+    # (normalized rows: their values now, of all the ranks)
+    top <- if (local$how == "none") max(vapply(info, `[[`, 0, "maxabs")) else
       pbdMPI::allreduce(scan_values_cpp(if (methods::is(x_local, "dgCMatrix")) x_local@x else
                                           x_local)$maxabs, op = "max")
-    check_small_values(maxabs, "x_local")
+    check_small_values(top, "x_local")
+    limit <- max_abs_value(sum(n_all) * d_all[1L])
+    if (top > limit) {
+      stop_arg(sprintf(paste0("`x_local` has values as large as %s in absolute value; squared ",
+                              "distances and sums of squares over the rows of all ranks would ",
+                              "overflow. Rescale the data (values up to %s are supported for ",
+                              "data of this size)."),
+                       format(top, digits = 3), format(limit, digits = 3)))
+    }
   }
-  n_all <- vapply(info, `[[`, 0, "n")
   structure(list(x = x_local, rank = rank, size = size, n = sum(n_all),
                  offset = sum(n_all[seq_len(rank)]),
                  n_local = if (blocks_all[1L]) n_rows(x_local) else nrow(x_local),

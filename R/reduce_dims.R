@@ -7,9 +7,10 @@
 #'
 #' The reduced data are the map of the papers, `C = A R` (or the selected
 #' columns, or `A V`), not centred; the singular vectors of the SVD-based
-#' methods are those of the centred data, as in [kmeans_reduced()] (see its
-#' section Data far from the origin), whose reducer also subtracts the column
-#' means of `C` (its `shift`).
+#' methods are those of the centred data, as in [kmeans_reduced()] (see the
+#' section Data far from the origin of [reduction_methods]), whose reducer
+#' also subtracts a point among the rows of `C` (its `shift`, the medians of
+#' a sample of them).
 #'
 #' @inheritParams kmeans_reduced
 #' @param method Reduction method (see [reduction_methods]); `"auto"` is

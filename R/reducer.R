@@ -5,11 +5,13 @@
 #
 # Translation: k-means is translation invariant, but its distances are
 # computed as ||x||^2 + ||c||^2 - 2 x.c, which loses every digit on data far
-# from the origin. So the reduced rows are centred: a reducer holds `shift`,
-# the column means of its reduced training rows (reduce_training()), and
-# subtracts it from every row it maps. The SVD-based methods decompose the
+# from the origin. So the reduced rows are shifted to sit around the origin:
+# a reducer holds `shift`, a point among its reduced training rows (in each
+# column the median of a sample of them, robust_shift_cpp(); a mean would be
+# moved away from every row by one far row), and subtracts it from every
+# row it maps (reduce_training()). The SVD-based methods decompose the
 # centred data (principal components), and "none" runs Lloyd on the rows
-# minus their column means (`shift`, in the original space; dense data).
+# minus such a point (`shift`, in the original space; dense data).
 
 # (`src`: the row source of the training rows)
 new_reducer <- function(method, dims, seed, src, ...) {
@@ -115,10 +117,10 @@ family_fit <- function(family) {
   function(src, method, dims, k, seed, ...) new_reducer(method, dims, seed, src)
 }
 
-fit_none <- function(src, method, dims, k, seed, ...) {
-  # Lloyd on the rows minus a point near them (dense rows; the zeros of
+fit_none <- function(src, method, dims, k, seed, n_threads = 1L, ...) {
+  # Lloyd on the rows minus a point among them (dense rows; the zeros of
   # sparse rows stay zeros): none_shift().
-  new_reducer("none", n_cols(src), seed, src, shift = none_shift(src))
+  new_reducer("none", n_cols(src), seed, src, shift = none_shift(src, n_threads))
 }
 
 fit_fjlt <- function(src, method, dims, k, seed, n_threads, control, ...) {
@@ -255,31 +257,41 @@ rotation_reducer <- function(src, method, dims, sv, seed) {
 }
 
 # The rows of x mapped by the reducer, minus reducer$shift: NULL (reducers
-# of older versions), none; numeric(0), the column means of these rows,
+# of older versions), none; numeric(0), robust_shift_cpp() of these rows,
 # returned as attribute "shift" (see reduce_training()).
 # limit > 0: the sparse embedding of dense x also checks the values of x
-# (see check_data(values = FALSE)). `weights` (one per row): the fitted
-# shift is the weighted column means.
-apply_reducer <- function(reducer, x, n_threads = 1L, block_rows = NULL, limit = 0,
-                          weights = NULL) {
+# (see check_data(values = FALSE)).
+apply_reducer <- function(reducer, x, n_threads = 1L, block_rows = NULL, limit = 0) {
   method <- reducer$method
   if (method == "none") return(x)
   src <- as_row_source(x)
   method_info(method)$memory(n_local_rows(src), reducer)
-  source_apply_reducer(src, reducer, n_threads, block_rows, limit, weights)
+  source_apply_reducer(src, reducer, n_threads, block_rows, limit)
 }
 
 # apply_reducer() of rows in memory (a matrix or dgCMatrix x): the apply of
-# the method's registry entry.
-map_rows <- function(reducer, x, n_threads, limit, weights) {
+# the method's registry entry, minus the shift (fitted here when
+# reducer$shift is numeric(0)).
+map_rows <- function(reducer, x, n_threads, limit) {
   method <- reducer$method
   info <- method_info(method)
-  out <- info$apply(reducer, x, n_threads, limit, reducer$shift, weights)
+  fit_shift <- length(reducer$shift) == 0L && !is.null(reducer$shift)
+  out <- info$apply(reducer, x, n_threads, limit, if (!fit_shift) reducer$shift)
   if (isTRUE(attr(out, "invalid"))) check_values_later(x)
   attr(out, "invalid") <- NULL
   # One dimnames<- (not colnames<- then rownames<-): no second copy.
   dimnames(out) <- list(rownames(x), reduced_names(reducer))
+  if (fit_shift) shift_in_place(out, n_threads)
   out
+}
+
+# Subtracts robust_shift_cpp() of `out`, a matrix its caller made and alone
+# holds, from its rows in place, and records it as attribute "shift".
+shift_in_place <- function(out, n_threads = 1L) {
+  shift <- robust_shift_cpp(out, n_threads)
+  subtract_row_in_place_cpp(out, shift)
+  set_attr_in_place_cpp(out, "shift", shift)
+  invisible(out)
 }
 
 # The names of the reduced columns: the selected features' names, or the
@@ -298,18 +310,17 @@ reduced_names <- function(reducer) {
 # multiply by their rotation.
 family_apply <- function(family) {
   switch(family,
-    projection = function(reducer, x, n_threads, limit, shift, weights) {
+    projection = function(reducer, x, n_threads, limit, shift) {
       info <- method_info(reducer$method)
       project_cpp(x, reduce_options(info$cpp, reducer$dims, reducer$seed, n_threads, limit,
                                     info$options(reducer, x)),
-                  shift, weights)
+                  shift)
     },
-    selection = function(reducer, x, n_threads, limit, shift, weights) {
-      gather_columns_cpp(x, reducer$features$index, reducer$features$scale, n_threads, shift,
-                         weights)
+    selection = function(reducer, x, n_threads, limit, shift) {
+      gather_columns_cpp(x, reducer$features$index, reducer$features$scale, n_threads, shift)
     },
-    extraction = function(reducer, x, n_threads, limit, shift, weights) {
-      multiply_cpp(x, reducer$rotation, n_threads, shift, weights)
+    extraction = function(reducer, x, n_threads, limit, shift) {
+      multiply_cpp(x, reducer$rotation, n_threads, shift)
     },
     NULL)
 }
@@ -321,15 +332,13 @@ reduce_options <- function(method, dims, seed, n_threads = 1L, limit = 0, more =
   c(list(method = method, dims = dims, seed = seed, n_threads = n_threads, limit = limit), more)
 }
 
-# Applies a reducer just fitted to its training rows and fits its shift:
-# the column means of the reduced rows, subtracted, so that k-means sees
-# centred rows however far x sits from the origin. list(reducer, reduced).
-# With observation `weights`, the weighted column means.
-reduce_training <- function(reducer, x, n_threads = 1L, block_rows = NULL, limit = 0,
-                            weights = NULL) {
+# Applies a reducer just fitted to its training rows and fits its shift
+# (robust_shift_cpp() of the reduced rows), subtracted, so that k-means sees
+# rows around the origin however far x sits from it. list(reducer, reduced).
+reduce_training <- function(reducer, x, n_threads = 1L, block_rows = NULL, limit = 0) {
   if (reducer$method == "none") return(list(reducer = reducer, reduced = x))
   reducer$shift <- numeric(0)
-  reduced <- apply_reducer(reducer, x, n_threads, block_rows, limit, weights)
+  reduced <- apply_reducer(reducer, x, n_threads, block_rows, limit)
   reducer$shift <- attr(reduced, "shift")
   # (in place: `reduced` is new, made by apply_reducer() for this call)
   set_attr_in_place_cpp(reduced, "shift", NULL)
@@ -338,21 +347,16 @@ reduce_training <- function(reducer, x, n_threads = 1L, block_rows = NULL, limit
 
 # As apply_reducer() for the row source `src`, read in blocks: each block
 # reduced on its own (the same numbers as in memory: the kernels work row by
-# row). With reducer$shift = numeric(0), the column means of all the reduced
-# rows are subtracted and returned as attribute "shift".
-stream_reduce <- function(reducer, src, block_rows, n_threads, weights = NULL) {
+# row). With reducer$shift = numeric(0), robust_shift_cpp() of all the
+# reduced rows is subtracted and returned as attribute "shift".
+stream_reduce <- function(reducer, src, block_rows, n_threads) {
   fit_shift <- length(reducer$shift) == 0L && !is.null(reducer$shift)
   if (fit_shift) reducer$shift <- NULL
   out <- reduce_rows(src, reducer, block_rows, n_threads)
-  # Named and centred in place: `out` is new, this pass's alone (R's own
+  # Named and shifted in place: `out` is new, this pass's alone (R's own
   # assignments would copy all the reduced rows once more, as the frames
   # that made them still hold them).
   set_attr_in_place_cpp(out, "dimnames", list(row_names(src), colnames(out)))
-  if (fit_shift) {
-    # (the column means of apply_shift(), src/reduce.cpp)
-    shift <- column_means_cpp(out, 1L, weights)
-    subtract_row_in_place_cpp(out, shift)
-    set_attr_in_place_cpp(out, "shift", shift)
-  }
+  if (fit_shift) shift_in_place(out, n_threads)
   out
 }

@@ -113,17 +113,29 @@
 #' \eqn{\|x\|^2 + \|c\|^2 - 2 x^T c}{||x||^2 + ||c||^2 - 2 x.c} (the fast
 #' way) lose every significant digit when the data are far from the origin
 #' (coordinates in metres, raw intensities, timestamps). So every step works
-#' on centred data: the reduced rows are centred (the reducer's `shift`, the
-#' column means of the reduced training rows, is subtracted from every row it
-#' maps, in `predict()` too); the SVD-based methods (`"leverage"`, `"cssp"`,
-#' `"svd"`, `"rsvd"`) decompose the centred data (each column minus its
-#' mean: principal components; for sparse `x` through products, without
-#' densifying); `"none"` and `refine` run Lloyd on the rows minus their
-#' column means (dense `x`). Adding `1e12` to unit-scale data gives the same
+#' on rows shifted to sit around the origin: the reduced rows minus the
+#' reducer's `shift` (subtracted from every row it maps, in `predict()` too);
+#' `"none"` and `refine` run Lloyd on the rows minus a shift of their own
+#' (dense `x`). A shift is a point among the rows: in each column the median
+#' of at most 256 rows, chosen by their values (so the same whatever the
+#' order of the rows), or, for `refine`, of the centres weighted by their
+#' clusters' sizes. Not a mean, which one row far from the others (at `1e12`
+#' among rows near 0) would move away from all of them, losing the digits
+#' the shift is for; such a row ends in a cluster of its own and the others
+#' are clustered as without it. The SVD-based methods (`"leverage"`,
+#' `"cssp"`, `"svd"`, `"rsvd"`) decompose the centred data (each column
+#' minus its mean: principal components; for sparse `x` through products,
+#' without densifying). Adding `1e12` to unit-scale data gives the same
 #' partition. The centres and statistics are reported in the original
-#' coordinates. Sparse `x` is not shifted (its zeros stay zeros); a sparse `x`
-#' whose columns sit far from zero against their spread (then nearly all its
-#' entries are nonzero) is clustered as a dense matrix.
+#' coordinates. Sparse `x` is not shifted (its zeros stay zeros); a sparse
+#' `x` whose rows sit far from zero against their spread (then nearly all
+#' its entries are nonzero) is clustered as a dense matrix. Values are
+#' limited to those whose sums of squares over all the rows stay finite
+#' doubles (about `1e151` for `1e6` values); larger ones are an error, not
+#' `Inf`. Rows far from each other at several scales at once (groups
+#' `1e12` apart, each with structure of its own at unit scale) are beyond
+#' what one shift can serve: the groups are told apart, but the distances
+#' within the groups away from the shift lose their digits.
 #'
 #' The exact SVD (`"svd"`, `control$svd = "exact"`) gives the top singular
 #' vectors to working precision ([svd()]'s to rounding). When their number

@@ -29,8 +29,8 @@
 #   fit      function(x, method, dims, k, seed, n_threads, control, weights):
 #            the reducer (new_reducer()); projections: by default none to
 #            learn (family_fit())
-#   apply    function(reducer, x, n_threads, limit, shift, weights): the
-#            mapped rows minus `shift` (see apply_reducer()); by default the
+#   apply    function(reducer, x, n_threads, limit, shift): the mapped
+#            rows minus `shift` (NULL: none; see apply_reducer()); by default the
 #            family's (family_apply(): project_cpp() for projections, the
 #            gather of the selected columns, the product with the rotation)
 #   cpp      projections: the name of its policy in the core's list

@@ -146,7 +146,7 @@ reduce_rows <- function(src, reducer, block_rows, n_threads) UseMethod("reduce_r
 reduce_rows.row_source <- function(src, reducer, block_rows, n_threads) {
   out <- NULL
   for_source_blocks(src, block_rows, function(block, rows) {
-    r <- map_rows(reducer, block, n_threads, 0, NULL)
+    r <- map_rows(reducer, block, n_threads, 0)
     if (is.null(out)) {
       out <<- matrix(0, n_rows(src), ncol(r), dimnames = list(NULL, colnames(r)))
     }
@@ -186,9 +186,20 @@ fit_fields.row_source <- function(src) NULL
 
 ## The pipeline steps that read rows ----------------------------------------
 
-# Step 3: the reducer of `method` fitted to the rows (fit_reducer()).
+# Step 3: the reducer of `method` fitted to the rows (fit_reducer()). Its
+# singular values and residual are of the weights as given (those of the
+# core's weights times the square root of src$weight_unit, or times it:
+# exact, an even power of two).
 fit_source_reducer <- function(src, method, dims, k, seed, n_threads, control) {
-  fit_reducer(src, method, dims, k, seed, n_threads, control, src$weights)
+  reducer <- fit_reducer(src, method, dims, k, seed, n_threads, control, src$weights)
+  unit <- weight_unit(src)
+  if (unit != 1) {
+    if (!is.null(reducer$singular_values)) {
+      reducer$singular_values <- reducer$singular_values * sqrt(unit)
+    }
+    if (!is.null(reducer$residual)) reducer$residual <- reducer$residual * unit
+  }
+  reducer
 }
 
 # The top right singular vectors of the (centred, weighted) rows, as
@@ -244,15 +255,15 @@ rows_at <- function(src, index, block_rows = NULL) {
 
 # The shift of method "none": the rows minus it in Lloyd's distances
 # (fit_reducer()); NULL: none.
-none_shift <- function(src) UseMethod("none_shift")
-none_shift.row_source <- function(src) NULL
+none_shift <- function(src, n_threads = 1L) UseMethod("none_shift")
+none_shift.row_source <- function(src, n_threads = 1L) NULL
 
 # Step 4: the rows mapped by the reducer (apply_reducer()).
-source_apply_reducer <- function(src, reducer, n_threads, block_rows, limit, weights) {
+source_apply_reducer <- function(src, reducer, n_threads, block_rows, limit) {
   UseMethod("source_apply_reducer")
 }
-source_apply_reducer.row_source <- function(src, reducer, n_threads, block_rows, limit, weights) {
-  stream_reduce(reducer, src, source_block_rows(src, block_rows), n_threads, weights)
+source_apply_reducer.row_source <- function(src, reducer, n_threads, block_rows, limit) {
+  stream_reduce(reducer, src, source_block_rows(src, block_rows), n_threads)
 }
 
 # Step 4 for the fit: the reduced rows, centred by the column means of all
@@ -263,7 +274,7 @@ reduce_source <- function(src, reducer, n_threads, block_rows, limit) {
 reduce_source.row_source <- function(src, reducer, n_threads, block_rows, limit) {
   # ("none": the rows themselves, which are in memory where "none" runs)
   if (reducer$method == "none") return(list(reducer = reducer, reduced = src$data))
-  reduce_training(reducer, src, n_threads, block_rows, limit, src$weights)
+  reduce_training(reducer, src, n_threads, block_rows, limit)
 }
 
 # Does a reduction leave fewer than k distinct reduced rows?
@@ -298,6 +309,39 @@ source_stats <- function(src, cluster, k, n_threads, block_rows, means = NULL) {
 }
 source_stats.row_source <- function(src, cluster, k, n_threads, block_rows, means = NULL) {
   cpp_stats(to_cpp_source(src, block_rows), cluster, k, n_threads, means)
+}
+
+# Step 6 as the fit reports it: the statistics in the units of the weights
+# as given, those of the core's weights times src$weight_unit (a power of
+# two: exact). Statistics that do not fit in a double are an error, never
+# Inf or NaN.
+partition_stats <- function(src, cluster, k, n_threads, block_rows, means = NULL) {
+  st <- source_stats(src, cluster, k, n_threads, block_rows, means)
+  unit <- weight_unit(src)
+  if (unit != 1) {
+    for (f in c("withinss", "totss", "sumsq", "weight")) st[[f]] <- st[[f]] * unit
+  }
+  check_stats_finite(st, !is.null(src$weights))
+  st
+}
+
+# The power of two the core's weights are in (set_weights()).
+weight_unit <- function(src) if (is.null(src$weight_unit)) 1 else src$weight_unit
+
+check_stats_finite <- function(st, weighted) {
+  sums <- c(totss = st$totss, tot.withinss = sum(st$withinss), sumsq = st$sumsq,
+            weight = sum(st$weight))
+  bad <- names(sums)[!is.finite(sums)]
+  if (length(bad) == 0L && all(is.finite(st$centers))) return(invisible(st))
+  what <- if (length(bad) > 0L) sprintf("`%s`", bad[1L]) else "the centres"
+  if (weighted) {
+    stop_arg(sprintf(paste0("`weights` are too large for the statistics of this fit: %s would ",
+                            "exceed the largest double (%s). Divide the weights by a common ",
+                            "factor: the partition depends on their ratios alone."),
+                     what, format(.Machine$double.xmax, digits = 3)))
+  }
+  stop_arg(sprintf("`x` is too large for the statistics of this fit: %s would exceed the largest double (%s). Rescale `x`.",
+                   what, format(.Machine$double.xmax, digits = 3)))
 }
 
 # Step 8 (refine): Lloyd on the original rows from given centres, rows

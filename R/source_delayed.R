@@ -87,7 +87,7 @@ n_cols.source_delayed <- function(src) src$n_col
 dim_names.source_delayed <- function(src) list(src$names[[1L]], src$names[[2L]])
 describe_source.source_delayed <- function(src) src$what
 sparse_rows.source_delayed <- function(src) src$sparse
-none_shift.source_delayed <- function(src) NULL
+none_shift.source_delayed <- function(src, n_threads = 1L) NULL
 
 read_block.source_delayed <- function(src, first, last) {
   cells <- first:last
@@ -192,7 +192,7 @@ finish_block <- function(src, block, first, last, normalized = FALSE) {
     row <- if (sparse) block@i[t] + 1L else (t - 1L) %% nrow(block) + 1L
     sprintf("at %s %s of %s", if (src$by_columns) "column" else "row", format(first - 1L + row),
             describe_source(src))
-  }, small = FALSE)
+  }, as.numeric(src$n_row) * src$n_col, small = FALSE)
   report_progress(src, first, last)
   block
 }

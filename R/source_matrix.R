@@ -75,23 +75,17 @@ source_rsvd.source_matrix <- function(src, k, oversample, power_iters, seed, n_t
            n_threads, if (center) column_means(src$data, n_threads))
 }
 
-# Lloyd on the rows minus their column means, estimated from at most 256
-# rows spread over x (shift_rows()): any point near the data does, and a
-# full pass (or a large sample) would cost as much as a Lloyd iteration.
-none_shift.source_matrix <- function(src) {
+# Lloyd on the rows minus a point among them (robust_shift_cpp(): in each
+# column the median of at most 256 rows chosen by their content); not their
+# mean, which one far row moves away from all the others.
+none_shift.source_matrix <- function(src, n_threads = 1L) {
   x <- src$data
   if (!is.matrix(x)) return(NULL)
-  shift_of_rows(x[shift_rows(nrow(x)), , drop = FALSE])
+  robust_shift_cpp(x, n_threads)
 }
 
-# The rows of n the shift of "none" is estimated from (the same on every
-# source: MPI ranks gather them), and the shift they give.
-shift_rows <- function(n) unique(round(seq(1, n, length.out = min(n, 256))))
-shift_of_rows <- function(rows) column_means(rows)
-
-source_apply_reducer.source_matrix <- function(src, reducer, n_threads, block_rows, limit,
-                                               weights) {
-  map_rows(reducer, src$data, n_threads, limit, weights)
+source_apply_reducer.source_matrix <- function(src, reducer, n_threads, block_rows, limit) {
+  map_rows(reducer, src$data, n_threads, limit)
 }
 
 # (Lloyd's means only for dense unweighted rows)

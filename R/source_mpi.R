@@ -96,12 +96,9 @@ fit_fields.source_mpi <- function(src) {
   list(mpi = unclass(src$mpi)[c("rank", "size", "n", "offset")])
 }
 
-# (the shift of one process on the stacked rows: the same global rows,
-# gathered in rank order, shift_rows())
-none_shift.source_mpi <- function(src) {
-  if (!is.matrix(src$data)) return(NULL)
-  mine <- held_rows(src, shift_rows(n_rows(src)))
-  shift_of_rows(do.call(rbind, pbdMPI::allgather(src$data[mine, , drop = FALSE])))
+# (robust_shift_cpp() of all the ranks' rows, mpi_robust_shift())
+none_shift.source_mpi <- function(src, n_threads = 1L) {
+  if (is.matrix(src$data)) mpi_robust_shift(src$data, src$mpi, n_threads)
 }
 
 # The rows of `index` (global, increasing) this rank holds, as local rows.
@@ -110,20 +107,19 @@ held_rows <- function(src, index) {
   index[index > first & index <= first + n_local_rows(src)] - first
 }
 
-source_apply_reducer.source_mpi <- function(src, reducer, n_threads, block_rows, limit,
-                                            weights) {
-  map_rows(reducer, src$data, n_threads, limit, weights)
+source_apply_reducer.source_mpi <- function(src, reducer, n_threads, block_rows, limit) {
+  map_rows(reducer, src$data, n_threads, limit)
 }
 
-# The reduced rows, centred by the column means of all the ranks' rows (one
-# rank: its own).
+# The reduced rows minus the shift of all the ranks' reduced rows
+# (mpi_robust_shift(); one rank: its own).
 reduce_source.source_mpi <- function(src, reducer, n_threads, block_rows, limit) {
   if (reducer$method == "none" || src$mpi$size == 1L) return(NextMethod())
   # (the local step may fail on one rank only, e.g. for memory: the ranks
   # agree before the collective sum)
   failed <- mpi_try(TRUE, raw <- apply_reducer(reducer, src$data, n_threads))
   mpi_agree(src$mpi, failed, "kmeans_reduced()", NULL)
-  reducer$shift <- mpi_sum(colSums(raw)) / n_rows(src)
+  reducer$shift <- mpi_robust_shift(raw, src$mpi, n_threads)
   list(reducer = reducer, reduced = raw - rep(reducer$shift, each = nrow(raw)))
 }
 

@@ -11,7 +11,7 @@
 #
 #   reduction   projections: each rank reduces its blocks with the shared
 #               seed (no communication; the numbers of one process), then
-#               one allreduce of the reduced column sums for the centring;
+#               one allreduce of a sample of the reduced rows for the shift;
 #               leverage / rsvd: the randomized SVD with the products taken
 #               block by block and summed over the ranks (rsvd.hpp)
 #   k-means     on the reduced rows, in memory (as source_mpi)
@@ -37,7 +37,7 @@ describe_source.source_mpi_blocks <- function(src) {
   sprintf("distributed rows (on rank %d: %s)", src$mpi$rank, describe_source(src$local))
 }
 sparse_rows.source_mpi_blocks <- function(src) sparse_rows(src$local)
-none_shift.source_mpi_blocks <- function(src) NULL
+none_shift.source_mpi_blocks <- function(src, n_threads = 1L) NULL
 set_progress.source_mpi_blocks <- function(src, on) {
   src$local <- set_progress(src$local, on)
   src
@@ -71,13 +71,12 @@ check_source_method.source_mpi_blocks <- function(src, method, control) {
   check_exact_svd(method, control, describe_source(src))
 }
 
-source_apply_reducer.source_mpi_blocks <- function(src, reducer, n_threads, block_rows, limit,
-                                                   weights) {
+source_apply_reducer.source_mpi_blocks <- function(src, reducer, n_threads, block_rows, limit) {
   stream_reduce(reducer, src$local, source_block_rows(src$local, block_rows), n_threads)
 }
 
-# The reduced rows, centred by the column means of all the ranks' reduced
-# rows.
+# The reduced rows minus the shift of all the ranks' reduced rows
+# (mpi_robust_shift()).
 reduce_source.source_mpi_blocks <- function(src, reducer, n_threads, block_rows, limit) {
   # (one rank: the numbers of one process)
   if (src$mpi$size == 1L) return(reduce_source(src$local, reducer, n_threads, block_rows, limit))
@@ -90,7 +89,7 @@ reduce_source.source_mpi_blocks <- function(src, reducer, n_threads, block_rows,
                          n_threads)
   })
   mpi_agree(src$mpi, failed, "kmeans_reduced()", NULL)
-  reducer$shift <- mpi_sum(colSums(raw)) / n_rows(src)
+  reducer$shift <- mpi_robust_shift(raw, src$mpi, n_threads)
   for_row_blocks_index(nrow(raw), source_block_rows(src$local, block_rows), function(rows) {
     raw[rows, ] <<- raw[rows, , drop = FALSE] - rep(reducer$shift, each = length(rows))
   })

@@ -9,4 +9,4 @@ describe_source.source_sparse <- function(src) "a sparse Matrix"
 
 # (no shift of the rows in Lloyd's distances: they would become dense)
 sparse_rows.source_sparse <- function(src) TRUE
-none_shift.source_sparse <- function(src) NULL
+none_shift.source_sparse <- function(src, n_threads = 1L) NULL

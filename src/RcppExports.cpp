@@ -595,16 +595,15 @@ BEGIN_RCPP
 END_RCPP
 }
 // project_cpp
-Rcpp::NumericMatrix project_cpp(SEXP x, Rcpp::List options, Rcpp::Nullable<Rcpp::NumericVector> shift, Rcpp::Nullable<Rcpp::NumericVector> weights);
-RcppExport SEXP _kmreduce_project_cpp(SEXP xSEXP, SEXP optionsSEXP, SEXP shiftSEXP, SEXP weightsSEXP) {
+Rcpp::NumericMatrix project_cpp(SEXP x, Rcpp::List options, Rcpp::Nullable<Rcpp::NumericVector> shift);
+RcppExport SEXP _kmreduce_project_cpp(SEXP xSEXP, SEXP optionsSEXP, SEXP shiftSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type options(optionsSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
-    rcpp_result_gen = Rcpp::wrap(project_cpp(x, options, shift, weights));
+    rcpp_result_gen = Rcpp::wrap(project_cpp(x, options, shift));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -657,8 +656,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // multiply_cpp
-Rcpp::NumericMatrix multiply_cpp(SEXP x, Rcpp::NumericMatrix b, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift, Rcpp::Nullable<Rcpp::NumericVector> weights);
-RcppExport SEXP _kmreduce_multiply_cpp(SEXP xSEXP, SEXP bSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP, SEXP weightsSEXP) {
+Rcpp::NumericMatrix multiply_cpp(SEXP x, Rcpp::NumericMatrix b, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
+RcppExport SEXP _kmreduce_multiply_cpp(SEXP xSEXP, SEXP bSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -666,14 +665,13 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type b(bSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
-    rcpp_result_gen = Rcpp::wrap(multiply_cpp(x, b, n_threads, shift, weights));
+    rcpp_result_gen = Rcpp::wrap(multiply_cpp(x, b, n_threads, shift));
     return rcpp_result_gen;
 END_RCPP
 }
 // gather_columns_cpp
-Rcpp::NumericMatrix gather_columns_cpp(SEXP x, Rcpp::IntegerVector index, Rcpp::NumericVector scale, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift, Rcpp::Nullable<Rcpp::NumericVector> weights);
-RcppExport SEXP _kmreduce_gather_columns_cpp(SEXP xSEXP, SEXP indexSEXP, SEXP scaleSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP, SEXP weightsSEXP) {
+Rcpp::NumericMatrix gather_columns_cpp(SEXP x, Rcpp::IntegerVector index, Rcpp::NumericVector scale, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
+RcppExport SEXP _kmreduce_gather_columns_cpp(SEXP xSEXP, SEXP indexSEXP, SEXP scaleSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -682,8 +680,7 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type scale(scaleSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
-    rcpp_result_gen = Rcpp::wrap(gather_columns_cpp(x, index, scale, n_threads, shift, weights));
+    rcpp_result_gen = Rcpp::wrap(gather_columns_cpp(x, index, scale, n_threads, shift));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -721,6 +718,30 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< SEXP >::type value(valueSEXP);
     set_attr_in_place_cpp(x, name, value);
     return R_NilValue;
+END_RCPP
+}
+// robust_shift_cpp
+Rcpp::NumericVector robust_shift_cpp(Rcpp::NumericMatrix x, int n_threads);
+RcppExport SEXP _kmreduce_robust_shift_cpp(SEXP xSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(robust_shift_cpp(x, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// shift_candidates_cpp
+Rcpp::List shift_candidates_cpp(Rcpp::NumericMatrix x, int n_threads);
+RcppExport SEXP _kmreduce_shift_candidates_cpp(SEXP xSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(shift_candidates_cpp(x, n_threads));
+    return rcpp_result_gen;
 END_RCPP
 }
 // column_means_cpp
@@ -937,16 +958,18 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_set_trace_cpp", (DL_FUNC) &_kmreduce_set_trace_cpp, 4},
     {"_kmreduce_clear_trace_cpp", (DL_FUNC) &_kmreduce_clear_trace_cpp, 0},
     {"_kmreduce_sign_matrix_cpp", (DL_FUNC) &_kmreduce_sign_matrix_cpp, 3},
-    {"_kmreduce_project_cpp", (DL_FUNC) &_kmreduce_project_cpp, 4},
+    {"_kmreduce_project_cpp", (DL_FUNC) &_kmreduce_project_cpp, 3},
     {"_kmreduce_fjlt_parts_cpp", (DL_FUNC) &_kmreduce_fjlt_parts_cpp, 6},
     {"_kmreduce_projections_cpp", (DL_FUNC) &_kmreduce_projections_cpp, 0},
     {"_kmreduce_simd_level_cpp", (DL_FUNC) &_kmreduce_simd_level_cpp, 0},
     {"_kmreduce_derive_seed_cpp", (DL_FUNC) &_kmreduce_derive_seed_cpp, 2},
-    {"_kmreduce_multiply_cpp", (DL_FUNC) &_kmreduce_multiply_cpp, 5},
-    {"_kmreduce_gather_columns_cpp", (DL_FUNC) &_kmreduce_gather_columns_cpp, 6},
+    {"_kmreduce_multiply_cpp", (DL_FUNC) &_kmreduce_multiply_cpp, 4},
+    {"_kmreduce_gather_columns_cpp", (DL_FUNC) &_kmreduce_gather_columns_cpp, 5},
     {"_kmreduce_leverage_sample_cpp", (DL_FUNC) &_kmreduce_leverage_sample_cpp, 3},
     {"_kmreduce_subtract_row_in_place_cpp", (DL_FUNC) &_kmreduce_subtract_row_in_place_cpp, 2},
     {"_kmreduce_set_attr_in_place_cpp", (DL_FUNC) &_kmreduce_set_attr_in_place_cpp, 3},
+    {"_kmreduce_robust_shift_cpp", (DL_FUNC) &_kmreduce_robust_shift_cpp, 2},
+    {"_kmreduce_shift_candidates_cpp", (DL_FUNC) &_kmreduce_shift_candidates_cpp, 2},
     {"_kmreduce_column_means_cpp", (DL_FUNC) &_kmreduce_column_means_cpp, 3},
     {"_kmreduce_tenx_hdf5_available_cpp", (DL_FUNC) &_kmreduce_tenx_hdf5_available_cpp, 0},
     {"_kmreduce_tenx_hdf5_read_cpp", (DL_FUNC) &_kmreduce_tenx_hdf5_read_cpp, 6},

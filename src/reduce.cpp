@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include <kmreduce/data/row_shift.hpp>
 #include <kmreduce/kernels/products.hpp>
 #include <kmreduce/reduce/leverage.hpp>
 #include <kmreduce/reduce/projections.hpp>
@@ -19,34 +20,15 @@ Rcpp::NumericMatrix sign_matrix_cpp(double d, double dims, double seed) {
 }
 
 namespace {
-// The reduced rows minus a shift, so that they are centred however far the
-// data sit from the origin (k-means on them computes ||x||^2 + ||c||^2 -
-// 2 x.c): `shift` NULL: none; a vector of ncol(out) values: that one (a
-// fitted reducer applied to any rows); an empty vector: the column means of
-// `out`, subtracted and returned as attribute "shift" (fitting).
-// With observation `weights` (one per row) the fitted means are weighted.
-void apply_shift(Rcpp::NumericMatrix& out,
-                 const Rcpp::Nullable<Rcpp::NumericVector>& shift,
-                 const Rcpp::Nullable<Rcpp::NumericVector>& weights = R_NilValue) {
+// The reduced rows minus `shift`, so that they sit around the origin
+// however far the data do (k-means on them computes ||x||^2 + ||c||^2 -
+// 2 x.c): NULL, none; else a vector of ncol(out) values (fitted by
+// robust_shift_cpp() of the training rows, R/reducer.R::map_rows()).
+void apply_shift(Rcpp::NumericMatrix& out, const Rcpp::Nullable<Rcpp::NumericVector>& shift) {
   if (shift.isNull()) return;
-  const Rcpp::NumericVector given(shift.get());
+  const Rcpp::NumericVector s(shift.get());
   const kmreduce::index_t n = out.nrow(), m = out.ncol();
-  Rcpp::NumericVector s(m);
-  if (given.size() == 0 && weights.isNotNull()) {
-    const Rcpp::NumericVector w(weights.get());
-    if (w.size() != n) throw std::invalid_argument("weights must have one value per row");
-    if (n > 0 && m > 0)
-      kmreduce::weighted_column_means(kmreduce::DenseMatrix(&out[0], n, m), &w[0], &s[0], 1);
-    out.attr("shift") = s;
-  } else if (given.size() == 0) {
-    if (n > 0 && m > 0)
-      kmreduce::column_means(kmreduce::DenseMatrix(&out[0], n, m), &s[0], 1);
-    out.attr("shift") = s;
-  } else if (given.size() == m) {
-    s = given;
-  } else {
-    throw std::invalid_argument("shift must have one value per reduced column");
-  }
+  if (s.size() != m) throw std::invalid_argument("shift must have one value per reduced column");
   if (n > 0 && m > 0) kmreduce::subtract_row(&out[0], n, &s[0], m);
 }
 }  // namespace
@@ -84,8 +66,7 @@ ReduceOptions reduce_options(const Rcpp::List& o) {
 // not finite or exceeds limit in magnitude.
 // [[Rcpp::export]]
 Rcpp::NumericMatrix project_cpp(SEXP x, Rcpp::List options,
-                                Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
-                                Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
+                                Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
   const ReduceOptions o = reduce_options(options);
   Rcpp::NumericMatrix out;
   bool invalid = false;
@@ -95,7 +76,7 @@ Rcpp::NumericMatrix project_cpp(SEXP x, Rcpp::List options,
     return 0;
   });
   if (o.call.limit > 0) out.attr("invalid") = invalid;
-  if (!invalid) apply_shift(out, shift, weights);
+  if (!invalid) apply_shift(out, shift);
   return out;
 }
 
@@ -144,8 +125,7 @@ double derive_seed_cpp(double seed, int r) {
 // [[Rcpp::export]]
 Rcpp::NumericMatrix multiply_cpp(SEXP x, Rcpp::NumericMatrix b,
                                  int n_threads,
-                                 Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
-                                 Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
+                                 Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
   Rcpp::NumericMatrix out;
   glue::with_matrix(x, [&](const auto& a) {
     if (a.d != b.nrow()) throw std::invalid_argument("non-conformable product");
@@ -153,7 +133,7 @@ Rcpp::NumericMatrix multiply_cpp(SEXP x, Rcpp::NumericMatrix b,
     kmreduce::multiply(a, &b[0], b.ncol(), &out[0], n_threads);
     return 0;
   });
-  apply_shift(out, shift, weights);
+  apply_shift(out, shift);
   return out;
 }
 
@@ -161,8 +141,7 @@ Rcpp::NumericMatrix multiply_cpp(SEXP x, Rcpp::NumericMatrix b,
 Rcpp::NumericMatrix gather_columns_cpp(SEXP x, Rcpp::IntegerVector index,
                                        Rcpp::NumericVector scale,
                                        int n_threads,
-                                       Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue,
-                                       Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
+                                       Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
   std::vector<kmreduce::index_t> idx(index.size());
   for (R_xlen_t t = 0; t < index.size(); ++t) idx[t] = index[t] - 1;
   const std::vector<double> sc(scale.begin(), scale.end());
@@ -174,7 +153,7 @@ Rcpp::NumericMatrix gather_columns_cpp(SEXP x, Rcpp::IntegerVector index,
     kmreduce::gather_columns(a, idx, sc, &out[0], n_threads);
     return 0;
   });
-  apply_shift(out, shift, weights);
+  apply_shift(out, shift);
   return out;
 }
 
@@ -207,6 +186,35 @@ void subtract_row_in_place_cpp(SEXP x, Rcpp::NumericVector row) {
 // [[Rcpp::export]]
 void set_attr_in_place_cpp(SEXP x, std::string name, SEXP value) {
   Rf_setAttrib(x, Rf_install(name.c_str()), value);
+}
+
+// robust_shift() of a dense matrix (data/row_shift.hpp): in each column the
+// lower median of the rows of shift_sample().
+// [[Rcpp::export]]
+Rcpp::NumericVector robust_shift_cpp(Rcpp::NumericMatrix x, int n_threads = 1) {
+  Rcpp::NumericVector out(x.ncol());
+  if (x.nrow() > 0 && x.ncol() > 0)
+    kmreduce::robust_shift(kmreduce::DenseMatrix(&x[0], x.nrow(), x.ncol()), &out[0], n_threads);
+  return out;
+}
+
+// The rows of x whose values hash lowest (lowest_row_hashes(): at most 256),
+// 1-based, with their 64-bit hashes as two exact doubles (the high and the
+// low 32 bits): the candidates of this MPI rank for the shift of the rows of
+// all ranks (R/mpi.R::mpi_robust_shift()).
+// [[Rcpp::export]]
+Rcpp::List shift_candidates_cpp(Rcpp::NumericMatrix x, int n_threads = 1) {
+  std::vector<kmreduce::RowHash> h;
+  if (x.nrow() > 0 && x.ncol() > 0)
+    h = kmreduce::lowest_row_hashes(kmreduce::DenseMatrix(&x[0], x.nrow(), x.ncol()), n_threads);
+  Rcpp::NumericVector row(h.size()), hi(h.size()), lo(h.size());
+  for (std::size_t t = 0; t < h.size(); ++t) {
+    row[t] = static_cast<double>(h[t].second + 1);
+    hi[t] = static_cast<double>(h[t].first >> 32);
+    lo[t] = static_cast<double>(h[t].first & 0xFFFFFFFFULL);
+  }
+  return Rcpp::List::create(Rcpp::Named("row") = row, Rcpp::Named("hi") = hi,
+                            Rcpp::Named("lo") = lo);
 }
 
 // Column means of a dense matrix, threaded; with `weights` (one per row),

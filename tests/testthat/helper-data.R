@@ -19,6 +19,11 @@ objective_r <- function(x, cluster) {
   }, numeric(1)))
 }
 
+# The lower median of each column (the reducers' shift of at most 256 rows).
+lower_medians <- function(m) {
+  unname(apply(m, 2L, function(v) sort(v)[(length(v) + 1L) %/% 2L]))
+}
+
 # Same partition up to relabelling.
 same_partition <- function(a, b) {
   tab <- table(a, b)

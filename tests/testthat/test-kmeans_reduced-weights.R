@@ -307,7 +307,9 @@ test_that("bad weights are refused by name, saying what was expected and given",
   expect_error(fit(rep(TRUE, 30)), "`weights` must be a numeric vector .*not a logical vector")
   expect_error(fit(matrix(1, 30, 2)), "`weights` must be a numeric vector .*not a double matrix")
   expect_error(fit(list(1)), "`weights` must be a numeric vector .*not a list")
-  expect_error(fit(c(1e308, 1e308, rep(1, 28))), "`weights`.*sum is finite")
+  # (weights whose statistics do not fit in a double)
+  expect_error(fit(c(1e308, 1e308, rep(1, 28))),
+               "`weights` are too large for the statistics of this fit: `totss` would exceed")
   expect_error(kmeans_objective(x, rep(1:2, 15), weights = rep(0, 30)), "`weights`.*zero or negative")
   # whole numbers stored as integers are fine
   expect_s3_class(fit(rep(2L, 30)), "kmeans_reduced")
@@ -337,4 +339,71 @@ test_that("weighted centres are the weighted means, far from the origin and for 
     expect_equal(f1$tot.withinss, sum(w * rowSums((x - means[f1$cluster, ])^2)),
                  tolerance = 1e-9, info = k)
   }
+})
+
+test_that("weights of any magnitude give the fit of the same ratios, statistics scaled exactly", {
+  # Weights are relative: the core takes them times a power of two where
+  # their sums could overflow or fall among subnormal numbers (2^-1070:
+  # w x lost its digits, the centres with them); the partition and the
+  # centres are those of the same ratios, the statistics those of the
+  # weights given.
+  m <- make_mixture(n = 300, d = 4, k = 3, sd = 1, sep = 5, seed = 41)
+  w <- withr::with_seed(42, runif(300, 0.5, 2))
+  for (case in list(list(scale = 2^-1070, x = m$x, tol = 1e-3),
+                    list(scale = 2^1000, x = m$x * 1e-4, tol = 1e-14),
+                    list(scale = 2^300, x = m$x, tol = 1e-14))) {
+    label <- format(case$scale)
+    fit <- function(v) kmeans_reduced(case$x, 3, weights = v, seed = 2, n_init = 2)
+    given <- w * case$scale
+    ref <- fit(given / case$scale)  # (the ratios of the weights given: exact)
+    big <- fit(given)
+    expect_identical(big$cluster, ref$cluster, label = label)
+    expect_identical(big$centers, ref$centers, label = label)
+    for (f in c("totss", "tot.withinss", "betweenss")) {
+      expect_true(is.finite(big[[f]]), label = paste(label, f))
+      expect_equal(big[[f]], ref[[f]] * case$scale, tolerance = case$tol, label = paste(label, f))
+    }
+    expect_equal(big$weight, ref$weight * case$scale, tolerance = case$tol, label = label)
+    # the weighted objective of the same partition, from kmeans_objective()
+    expect_equal(kmeans_objective(case$x, big$cluster, weights = given),
+                 big$tot.withinss, tolerance = case$tol, label = label)
+  }
+  # the SVD of the weighted rows: singular values of the weights given
+  r1 <- kmeans_reduced(m$x, 3, method = "svd", weights = w, seed = 2)
+  r2 <- kmeans_reduced(m$x, 3, method = "svd", weights = w * 2^600, seed = 2)
+  expect_identical(r2$cluster, r1$cluster)
+  expect_equal(r2$reducer$singular_values, r1$reducer$singular_values * 2^300, tolerance = 1e-12)
+})
+
+test_that("equal weights of any size give the partition of the rows, or a clear error", {
+  # 1e306 each: refused for a sum the checks computed; 1e303: infinite
+  # centres, totss Inf and betweenss NaN (an ARI of 0.79 against the
+  # unweighted fit on 30000 rows). Now the partition of the rows, with the
+  # statistics times the weight, or an error when those exceed a double.
+  m <- make_mixture(n = 3000, d = 5, k = 4, sd = 1, sep = 6, seed = 43)
+  one <- kmeans_reduced(m$x, 4, weights = rep(1, 3000), seed = 3)
+  for (w in c(1e300, 1e-300, 1e-310)) {
+    f <- kmeans_reduced(m$x, 4, weights = rep(w, 3000), seed = 3)
+    expect_identical(adjusted_rand_index(f$cluster, one$cluster), 1, label = w)
+    # (each row's centre: the labels may differ)
+    expect_equal(unname(f$centers[f$cluster, ]), unname(one$centers[one$cluster, ]),
+                 tolerance = 1e-12, label = w)
+    expect_equal(f$totss, one$totss * w, tolerance = if (w < 1e-307) 1e-3 else 1e-12, label = w)
+    expect_true(is.finite(f$betweenss), label = w)
+  }
+  for (w in c(1e303, 1e306)) {
+    expect_error(kmeans_reduced(m$x, 4, weights = rep(w, 3000), seed = 3),
+                 "`weights` are too large for the statistics of this fit: `totss` would exceed the largest double",
+                 label = w)
+  }
+  expect_error(kmeans_objective(m$x, one$cluster, weights = rep(1e306, 3000)),
+               "`weights` are too large for the statistics")
+  # a range of 600 orders of magnitude: a weighted Lloyd fixed point
+  wide <- 10^withr::with_seed(44, runif(3000, -300, 300))
+  f <- kmeans_reduced(m$x, 4, weights = wide, seed = 3, control = list(tol = 0))
+  means <- rowsum(m$x * (wide / max(wide)), f$cluster) / as.vector(rowsum(wide / max(wide), f$cluster))
+  expect_equal(unname(f$centers), unname(means), tolerance = 1e-10)
+  d2 <- vapply(1:4, function(q) rowSums(sweep(m$x, 2, means[q, ])^2), numeric(3000))
+  expect_identical(unname(f$cluster), max.col(-d2, ties.method = "first"))
+  expect_true(is.finite(f$totss) && is.finite(f$tot.withinss))
 })

@@ -703,3 +703,19 @@ test_that("wide data with fewer rows than dims: the same partition in any units"
   r <- reduce_dims(withr::with_seed(1, matrix(rnorm(12 * 40), 12)), "svd", dims = 12)
   expect_identical(unname(r$rotation[, 12]), rep(0, 40))
 })
+
+test_that("a partition with an empty cluster is an error, or a warning with fewer distinct rows than centres", {
+  # (Lloyd and mini-batch k-means re-seed empty clusters and a merging
+  # reduction is refined on the original rows: one left empty means
+  # distances double precision cannot tell apart, or more centres given
+  # than distinct rows)
+  x <- make_mixture(n = 30, d = 2)$x
+  src <- kmreduce:::as_row_source(x)
+  expect_error(kmreduce:::check_no_empty(c(3L, 0L, 2L, 0L), src),
+               "left 2 of the k = 4 clusters empty.*Rescale or transform `x`")
+  expect_true(kmreduce:::check_no_empty(c(3L, 1L), src))
+  y <- x[rep(1:2, 15), ]
+  expect_warning(fit <- kmeans_reduced(y, y[1:3, ], method = "none"),
+                 "`x` has fewer distinct rows than the k = 3 centres: 1 cluster is left empty")
+  expect_identical(sort(unname(fit$size)), c(0L, 15L, 15L))
+})

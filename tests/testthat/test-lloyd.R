@@ -115,3 +115,18 @@ test_that("control$precision = \"single\" on data of any scale, sparse rows and 
   expect_error(kmeans_reduced(m$x, 4, control = list(precision = "half")),
                "`control\\$precision` must be one of \"double\", \"single\", not \"half\"")
 })
+
+test_that("an empty cluster is re-seeded even where the distances from the norms lost every digit", {
+  # Rows far from the shift of their distances ||x||^2 + ||c||^2 - 2 x.c:
+  # every distance to a centre came out 0 once clamped, so no row seemed
+  # farther than 0 from its centre, and re-seeding left clusters empty. The
+  # distances summed term by term find the farthest row.
+  set.seed(3)
+  x <- matrix(rnorm(3000 * 8), 3000, 8)
+  centres <- rbind(x[1:31, ], rep(1e13, 8))  # the last one gets no row
+  for (shift in c(1e9, 1e12)) {
+    fit <- kmreduce:::lloyd_cpp(kmreduce:::cpp_source(rows = x), centres,
+                                kmreduce:::lloyd_cpp_options(50L, 0, 1L), rep(shift, 8))
+    expect_identical(sum(tabulate(fit$cluster, 32L) == 0L), 0L, label = shift)
+  }
+})

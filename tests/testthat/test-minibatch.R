@@ -218,15 +218,59 @@ test_that("bad batch_size and reassignment_ratio are refused by name", {
 
 test_that("reassignment moves a centre that gets no rows", {
   # one start far from every row: without reassignment it never gets a row
+  # in the batches (the final pass then re-seeds it, so that no cluster
+  # comes back empty); with it, it is moved to a row of a batch
   mix <- make_mixture(n = 3000, d = 5, k = 2, sd = 0.5, sep = 10)
   start <- rbind(mix$x[1, ], rep(1e3, 5))
-  f0 <- kmeans_reduced(mix$x, start, method = "none", algorithm = "minibatch", seed = 1,
-                       control = list(batch_size = 200, reassignment_ratio = 0))
-  f1 <- kmeans_reduced(mix$x, start, method = "none", algorithm = "minibatch", seed = 1,
-                       control = list(batch_size = 200))
-  expect_identical(sort(f0$size), c(0L, 3000L))
-  expect_true(all(f1$size > 0))
-  expect_lt(f1$tot.withinss, f0$tot.withinss)
+  fit <- function(ratio) {
+    out <- utils::capture.output(
+      f <- kmeans_reduced(mix$x, start, method = "none", algorithm = "minibatch", seed = 1,
+                          trace = 1, control = list(batch_size = 200, reassignment_ratio = ratio)))
+    moved <- as.numeric(sub(".* ([0-9]+) centres reassigned.*", "\\1",
+                            grep("centres reassigned", out, value = TRUE)))
+    list(fit = f, reassigned = max(c(0, moved)))
+  }
+  f0 <- fit(0)
+  f1 <- fit(0.01)
+  expect_identical(f0$reassigned, 0)
+  expect_gte(f1$reassigned, 1)
+  for (f in list(f0$fit, f1$fit)) {
+    expect_true(all(f$size > 0))
+    expect_identical(adjusted_rand_index(f$cluster, mix$truth), 1)
+  }
+})
+
+test_that("no cluster comes back empty: the final pass re-seeds a centre left without rows", {
+  # 12 points, 100 copies each, k = 12: two centres on the same point left
+  # one of them without rows after the final assignment (seed 24 of these).
+  p <- withr::with_seed(1, matrix(rnorm(12 * 3, sd = 5), 12, 3))
+  truth <- withr::with_seed(1, sample(rep(1:12, each = 100)))
+  x <- p[truth, ]
+  for (s in 1:40) {
+    fit <- suppressWarnings(kmeans_reduced(x, 12, algorithm = "minibatch", seed = s,
+                                           control = list(batch_size = 64)))
+    expect_true(all(fit$size > 0), label = s)
+    expect_identical(adjusted_rand_index(fit$cluster, truth), 1, label = s)
+  }
+})
+
+test_that("a reassigned centre splits a cluster: no cluster of one row in many dimensions", {
+  # 5 groups in 150 dimensions, k = 30: a centre put on a random row (as
+  # scikit-learn does) is farther from every other row than their centres
+  # are, so it kept that row alone: 7 of 8 seeds ended with a cluster of 1
+  # row. Moved 1 % of the way from the row's centre toward the row, it takes
+  # about half of that cluster.
+  skip_on_cran()
+  x <- withr::with_seed(1, {
+    centres <- matrix(rnorm(5 * 150, sd = 0.5), 5, 150)
+    centres[sample(5, 8000, TRUE), ] + matrix(rnorm(8000 * 150), 8000, 150)
+  })
+  ref <- kmeans_reduced(x, 30, method = "none", seed = 1)
+  for (s in 1:8) {
+    fit <- suppressWarnings(kmeans_reduced(x, 30, method = "none", seed = s, algorithm = "minibatch"))
+    expect_gte(min(fit$size), 10L, label = s)
+    expect_lt(fit$tot.withinss, ref$tot.withinss * 1.01, label = s)
+  }
 })
 
 test_that("edge cases run without a crash (child process)", {

@@ -52,17 +52,22 @@ test_that("kmeans_reduced() on 2 MPI ranks equals one process on the stacked row
   expect_named(res, c(mpi_methods, "sparse/sparse_embedding", "sparse/none",
                       "rsvd/rank-deficient", "refine",
                       "n_reductions", "k-means||", "single", "single/gaussian", "collapsed",
-                      "awkward/none", "awkward/refine", "sketch/none", "sketch/sign", "sketch/k-means||",
-                      "svd_rows"))
+                      "far/none", "far/sign", "awkward/none", "awkward/refine", "sketch/none",
+                      "sketch/sign", "sketch/k-means||", "svd_rows"))
   for (m in names(res)) {
     expect_fit_of_one_process(res[[m]], m)
+  }
+  for (m in c("far/none", "far/sign")) {
+    expect_identical(res[[m]]$empty, 0L, info = m)
+    expect_lt(res[[m]]$order, 1e-12)
   }
   # Projections and the original rows: the very same labels (single precision
   # too: each rank scales its rows by its own power of two, which changes no
   # rounding).
   for (m in c("none", kmreduce:::registered_methods("projection", c("source_mpi", "row_source")), "sparse/none",
-              "n_reductions", "k-means||", "single", "single/gaussian", "awkward/none",
-              "awkward/refine", "sketch/none", "sketch/sign", "sketch/k-means||", "svd_rows")) {
+              "n_reductions", "k-means||", "single", "single/gaussian", "far/none", "far/sign",
+              "awkward/none", "awkward/refine", "sketch/none", "sketch/sign", "sketch/k-means||",
+              "svd_rows")) {
     expect_true(res[[m]]$identical_labels, info = m)
   }
   # a reduction that merged rows: found across the ranks, refined

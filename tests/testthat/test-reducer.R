@@ -8,12 +8,12 @@ test_that("leverage scores equal rowSums(svd(x_c)$v[, 1:k]^2) / k of the centred
   expect_equal(sum(fit$reducer$scores), 1, tolerance = 1e-12)
   expect_equal(fit$reducer$singular_values, svd(xc)$d[1:3], tolerance = 1e-10)
   # the reduced data are the sampled columns rescaled by 1/sqrt(dims p_i),
-  # minus their means (the reducer's shift)
+  # minus their medians (the reducer's shift; at most 256 rows: all of them)
   f <- fit$reducer$features
   expect_equal(f$scale, 1 / sqrt(40 * ref[f$index]), tolerance = 1e-8)
   raw <- m$x[, f$index] %*% diag(f$scale)
-  expect_equal(fit$reducer$shift, unname(colMeans(raw)), tolerance = 1e-12)
-  expect_equal(unname(fit$reduced), unname(scale(raw, scale = FALSE)), tolerance = 1e-12,
+  expect_equal(fit$reducer$shift, lower_medians(raw), tolerance = 1e-12)
+  expect_equal(unname(fit$reduced), unname(sweep(raw, 2L, lower_medians(raw))), tolerance = 1e-12,
                ignore_attr = TRUE)
   expect_identical(f$name, colnames(m$x)[f$index])
 })
@@ -31,7 +31,10 @@ test_that("svd reduction is A V_k with the exact right singular vectors", {
   fit <- kmeans_reduced(m$x, 3, method = "svd", seed = 1)
   xc <- scale(m$x, scale = FALSE)  # the principal components of x
   v <- svd(xc)$v[, 1:3]
-  expect_equal(abs(unname(fit$reduced)), abs(unname(xc %*% v)), tolerance = 1e-8)
+  # (x V minus the reducer's shift, the medians of its columns)
+  mapped <- fit$reduced + rep(fit$reducer$shift, each = 80)
+  expect_equal(fit$reducer$shift, lower_medians(mapped))
+  expect_equal(abs(unname(mapped)), abs(unname(m$x %*% v)), tolerance = 1e-8)
   fit5 <- kmeans_reduced(m$x, 3, method = "svd", dims = 5, seed = 1)
   expect_identical(ncol(fit5$reduced), 5L)
 })
@@ -45,10 +48,10 @@ test_that("sign projection is x times a +-1/sqrt(dims) matrix defined by the see
   expect_false(identical(s, kmreduce:::sign_matrix_cpp(140, 130, 10)))
   # column j does not depend on dims beyond the 64-bit word layout of a row
   fit <- kmeans_reduced(m$x, 2, method = "sign", dims = 130, seed = 9)
-  # (centred: minus the column means, the reducer's shift)
-  expect_equal(unname(fit$reduced), unname(scale(m$x %*% s, scale = FALSE)), tolerance = 1e-12,
-               ignore_attr = TRUE)
-  expect_equal(fit$reducer$shift, colMeans(m$x %*% s), tolerance = 1e-12)
+  # (minus the column medians, the reducer's shift)
+  expect_equal(unname(fit$reduced), unname(sweep(m$x %*% s, 2L, lower_medians(m$x %*% s))),
+               tolerance = 1e-12, ignore_attr = TRUE)
+  expect_equal(fit$reducer$shift, lower_medians(m$x %*% s), tolerance = 1e-12)
   expect_equal(unname(reduce_dims(m$x, "sign", dims = 130, seed = 9)$reduced), m$x %*% s,
                tolerance = 1e-12)
   sp <- Matrix::Matrix(m$x * (abs(m$x) > 5), sparse = TRUE)

@@ -34,6 +34,18 @@ test_that("a DelayedMatrix with NA is an error naming it, found while reading", 
                "`x` must contain only finite numbers; found 1 non-finite value \\(NA/NaN at row 33 of a DelayedMatrix\\)")
 })
 
+test_that("values too large for the sums of squares of all the rows: the error of the matrix in memory", {
+  # Each block was held to the limit of a block of one value (6.7e153), not
+  # to that of all the rows: 100 rows at 1e153 gave totss Inf.
+  skip_without_bioc("DelayedArray")
+  x <- withr::with_seed(8, matrix(rnorm(3000 * 8), 3000, 8))
+  x[1:100, ] <- 1e153
+  msg <- "`x` has values as large as 1e\\+153 in absolute value.*values up to 4.33e\\+151 are supported"
+  expect_error(kmeans_reduced(x, 3, seed = 1), msg)
+  expect_error(kmeans_reduced(DelayedArray::DelayedArray(x), 3, seed = 1,
+                              control = list(block_rows = 500)), msg)
+})
+
 test_that("the one-pass statistics of sparse blocks equal those in memory, with weights", {
   skip_without_bioc("DelayedArray")
   x <- withr::with_seed(4, Matrix::rsparsematrix(300, 40, 0.1))

@@ -49,6 +49,22 @@ single <- suppressWarnings(kmeans_reduced(xc, 4, method = "leverage", dims = 1, 
                                           control = list(sampling = "top")))
 results[["collapsed"]] <- c(compare_fits(fit, single, rc), refine = fit$refine,
                            warned = warned)
+# One row far from the others (1e12, on rank 1): the shifts of the rows
+# ("none") and of the reduced rows are medians over the rows of all ranks,
+# those of one process; no cluster empty, and the fit of one process with
+# the far row first (another order) reaches the same objective.
+xf <- x
+xf[200, ] <- 1e12
+for (m in c("none", "sign")) {
+  single <- kmeans_reduced(xf, k, method = m, dims = 8, n_init = 2, seed = 7)
+  fit <- kmeans_reduced(mpi_rows(xf[rows, ]), k, method = m, dims = 8, n_init = 2, seed = 7)
+  moved <- kmeans_reduced(xf[c(200L, seq_len(n)[-200L]), ], k, method = m, dims = 8, n_init = 2,
+                          seed = 7)
+  r <- compare_fits(fit, single, rows)
+  r$empty <- sum(fit$size == 0L)
+  r$order <- abs(moved$tot.withinss - single$tot.withinss) / single$tot.withinss
+  results[[paste0("far/", m)]] <- r
+}
 # Awkward data (few distinct values, many clusters): Lloyd empties clusters
 # and re-seeds them, on the reduced rows and when refining.
 set.seed(3)

@@ -505,7 +505,9 @@ constexpr index_t kSingleRoundsFromK = 64;
 namespace detail {
 // The candidates of k-means|| (parallel_candidates()) on the rows as they
 // are; on dense packed rows with k >= kSingleRoundsFromK, from their float
-// tiles (the same rows, minus the same shift).
+// tiles (the same rows, minus the same shift), unless the typical rows'
+// products vanish in float (PackedRowsF::holds_bulk(): a few rows far from
+// all the others).
 template <class Data, class Combine>
 ParallelCandidates seeding_candidates(const Data& a, const double* row_norms, index_t k, Rng& rng,
                                       int n_threads, const KmeansParallelOptions& opt,
@@ -523,6 +525,9 @@ ParallelCandidates seeding_candidates(const PackedRows& a, const double* row_nor
     return parallel_candidates(a, row_norms, k, rng, n_threads, opt, interrupt, combine, trace,
                                weight);
   const PackedRowsF f(a.src, n_threads, a.shift, keep_single_copy(a.n, a.d));
+  if (!f.holds_bulk())
+    return parallel_candidates(a, row_norms, k, rng, n_threads, opt, interrupt, combine, trace,
+                               weight);
   return parallel_candidates(f, f.norms.data(), k, rng, n_threads, opt, interrupt, combine,
                              trace, weight);
 }

@@ -327,13 +327,61 @@ index_t source_assign_bounded(const Source& src, const double* row_norms,
   return changes;
 }
 
+namespace detail {
+// The squared distance of each row to its centre summed term by term,
+// sum_j (x_j - c_j)^2, into dist (rows of clusters with more than one row;
+// the others 0): what re-seeding reads when ||x||^2 + ||c||^2 - 2 x.c,
+// clamped at 0, left no row at a positive distance although some are (a
+// few rows so far from the others that the distances between these lose
+// every digit). One pass, in row order; only then.
+template <class Source>
+void exact_distances(const Source& src, const double* centres, index_t k, const int* label,
+                     const std::vector<index_t>& count, double* dist) {
+  const index_t d = src.d();
+  std::vector<double> x(static_cast<std::size_t>(d));
+  src.visit([&](const auto& rows, index_t r0) {
+    for (index_t r = 0; r < rows.n; ++r) {
+      const int q = label[r0 + r];
+      double s = 0.0;
+      if (count[q] > 1) {
+        get_row(rows, r, x.data());
+        for (index_t j = 0; j < d; ++j) {
+          const double e = x[j] - centres[q + k * j];
+          s += e * e;
+        }
+      }
+      dist[r0 + r] = s;
+    }
+  });
+}
+
+// The row farthest from its centre (min_dist) among clusters with more than
+// one row, at a positive distance; -1 when none (its distance in *far_d).
+inline index_t farthest_row(index_t n, const int* label, const double* min_dist,
+                            const std::vector<index_t>& count, double* far_d) {
+  index_t far = -1;
+  *far_d = 0.0;
+  for (index_t r = 0; r < n; ++r) {
+    if (count[label[r]] > 1 && min_dist[r] > *far_d) {
+      *far_d = min_dist[r];
+      far = r;
+    }
+  }
+  return far;
+}
+}  // namespace detail
+
 // Centres = means of their rows (sums and count as update_sums leaves them).
 // An empty cluster takes the row farthest from its centre among clusters
 // with more than one row; sums and count follow. Only a row at a positive
 // distance qualifies: when every row sits on its centre (the data have fewer
 // distinct rows than k) the cluster stays empty, keeping its centre, rather
 // than taking a duplicate row that the next assignment hands back (Lloyd
-// would cycle). Returns the rows moved to re-seed a cluster.
+// would cycle). Where no row is at a positive distance in min_dist (the
+// rows' distances computed from their norms), the distances are summed
+// term by term first (detail::exact_distances()), so a cluster stays empty
+// only when every row truly sits on its centre. Returns the rows moved to
+// re-seed a cluster.
 // With rows on several processes (Combine), sums and count are global; the
 // farthest row is the farthest of all (the first in global row order on
 // ties, as on one process), and every process applies the same move.
@@ -350,15 +398,15 @@ std::vector<index_t> update_centres(const Source& src, index_t k, int* label,
   const index_t d = src.d();
   std::vector<double> row(d);
   std::vector<index_t> reseeded;
+  bool exact = false;
   for (index_t q = 0; q < k; ++q) {
     if (count[q] > 0) continue;
-    index_t far = -1;
     double far_d = 0.0;
-    for (index_t r = 0; r < src.n(); ++r) {
-      if (count[label[r]] > 1 && min_dist[r] > far_d) {
-        far_d = min_dist[r];
-        far = r;
-      }
+    index_t far = detail::farthest_row(src.n(), label, min_dist, count, &far_d);
+    if (far < 0 && !exact) {
+      detail::exact_distances(src, centres, k, label, count, min_dist);
+      exact = true;
+      far = detail::farthest_row(src.n(), label, min_dist, count, &far_d);
     }
     int old = -1;
     if (combine.size() == 1) {

@@ -18,12 +18,22 @@
 // Sculley's per-row updates with learning rate 1 / v_q: the same centre.
 // v_q starts at 0 (the first batch puts a centre at the mean of its rows).
 //
-// Reassignment (scikit-learn's rule): every time 10 k rows have been drawn
-// since the last reassignment (or while some v_q is 0), the centres with
-// v_q < reassignment_ratio * max v go to distinct random rows of the current
-// batch (at most half the batch: the centres with the smallest v first),
-// drawn from the stream (seed, kStreamMinibatchReassign); their v_q become
-// the smallest v of the other centres.
+// Reassignment (scikit-learn's rule for when and which): every time 10 k
+// rows have been drawn since the last reassignment (or while some v_q is
+// 0), the centres with v_q < reassignment_ratio * max v are reassigned,
+// each to one of distinct random rows of the current batch (at most half
+// the batch: the centres with the smallest v first), drawn from the stream
+// (seed, kStreamMinibatchReassign); their v_q become the smallest v of the
+// other centres. Where it goes differs: scikit-learn puts the centre on the
+// row itself, which in many dimensions is far from every other row (the
+// squared distances between rows are twice those to their mean), so the
+// centre keeps that row alone and ends as a cluster of one row (clusters of
+// 1 to 5 cells on single-cell data, 20 clusters of 5 types on 150
+// principal components). Here it goes 1 % of the way from the row's
+// nearest centre toward the row (kSplitStep): it takes about half that
+// centre's rows, on the row's side, in any dimension (a split of its
+// cluster), and the two move apart with the next batches. A row whose
+// nearest centre is itself being reassigned gives the row, as before.
 //
 // Stopping (scikit-learn's criteria): after iter_max passes over the rows
 // (iter_max n / batch_size batches), or earlier when the exponentially
@@ -33,8 +43,9 @@
 // the centres in one batch sum to at most tol times the mean variance of
 // the columns.
 //
-// The labels: every row to its nearest final centre (one parallel pass);
-// the objective is their sum of (weighted) squared distances.
+// The labels: every row to its nearest final centre (one parallel pass; a
+// centre left without rows re-seeded as by Lloyd's final pass); the
+// objective is their sum of (weighted) squared distances.
 //
 // The batch assignment is parallel over fixed blocks of rows and the
 // updates run in a fixed order, so the result does not depend on the
@@ -208,6 +219,11 @@ struct MinibatchResult {
 };
 
 namespace detail {
+// How far a reassigned centre goes from the nearest centre of its row
+// toward the row (see the reassignment above): the new boundary passes at
+// half of this, so about half that centre's rows change side.
+constexpr double kSplitStep = 0.01;
+
 // The batch's weights (null without weights), copied into `wb`.
 inline const double* batch_weights(const double* w, const std::vector<index_t>& idx,
                                    std::vector<double>& wb) {
@@ -290,13 +306,14 @@ void batch_update(const Batch& g, const std::vector<int>& label, const double* w
   }
 }
 
-// scikit-learn's reassignment: the centres whose count is below `ratio`
-// times the largest (at most half the batch, those with the smallest
-// counts) move to distinct random rows of the batch, in draw order, and
+// The reassignment: the centres whose count is below `ratio` times the
+// largest (at most half the batch, those with the smallest counts) move
+// toward distinct random rows of the batch, in draw order, kSplitStep of
+// the way from the row's nearest centre (`label`, the batch's labels), and
 // their counts become the smallest of the others. Returns how many moved.
 template <class Batch>
-index_t reassign_centres(const Batch& g, double ratio, index_t k, Rng& rng,
-                         std::vector<double>& count, std::vector<double>& centres) {
+index_t reassign_centres(const Batch& g, const std::vector<int>& label, double ratio, index_t k,
+                         Rng& rng, std::vector<double>& count, std::vector<double>& centres) {
   const index_t b = g.n, d = g.d;
   const double top = *std::max_element(count.begin(), count.end());
   std::vector<char> to(static_cast<std::size_t>(k), 0);
@@ -331,8 +348,17 @@ index_t reassign_centres(const Batch& g, double ratio, index_t k, Rng& rng,
   index_t i = 0;
   for (index_t q = 0; q < k; ++q) {
     if (!to[q]) continue;
-    get_row(g, pick[i++], row.data());
-    for (index_t j = 0; j < d; ++j) centres[q + k * j] = row[j];
+    const index_t r = pick[i++];
+    get_row(g, r, row.data());
+    const int p = label[r];
+    if (p == static_cast<int>(q) || to[p]) {
+      for (index_t j = 0; j < d; ++j) centres[q + k * j] = row[j];
+    } else {
+      for (index_t j = 0; j < d; ++j) {
+        const double c = centres[p + k * j];
+        centres[q + k * j] = c + kSplitStep * (row[j] - c);
+      }
+    }
     count[q] = low;
   }
   return n_to;
@@ -433,8 +459,8 @@ MinibatchResult minibatch(const Data& a, const double* row_norms, std::vector<do
       const bool any_empty = std::find(count.begin(), count.end(), 0.0) != count.end();
       if (mb.reassignment_ratio > 0.0 && (any_empty || since_reassign >= 10 * k)) {
         since_reassign = 0;
-        out.reassigned +=
-            detail::reassign_centres(g, mb.reassignment_ratio, k, reassign_rng, count, centres);
+        out.reassigned += detail::reassign_centres(g, label, mb.reassignment_ratio, k,
+                                                   reassign_rng, count, centres);
       }
       if (tol > 0.0)
         for (std::size_t t = 0; t < centres.size(); ++t)
@@ -451,16 +477,23 @@ MinibatchResult minibatch(const Data& a, const double* row_norms, std::vector<do
     stopped = stop.after(step, per_row, moved);
   }
   // 3. the centres as Lloyd returns them on shifted rows (lloyd()'s `grid`),
-  // then every row to its nearest centre
-  if (const double* grid = rows_shift(a))
+  // then every row to its nearest centre; a centre left without rows is
+  // re-seeded as Lloyd's final pass does (the farthest row moved to it, the
+  // others the means of their rows, and the rows assigned again), so no
+  // cluster comes back empty
+  const double* grid = rows_shift(a);
+  auto snap = [&](std::vector<double>& c) {
+    if (grid == nullptr) return;
     for (index_t j = 0; j < d; ++j)
-      for (index_t q = 0; q < k; ++q)
-        centres[q + k * j] = (centres[q + k * j] + grid[j]) - grid[j];
+      for (index_t q = 0; q < k; ++q) c[q + k * j] = (c[q + k * j] + grid[j]) - grid[j];
+  };
+  snap(centres);
   LloydResult& res = out.fit;
   res.label.assign(static_cast<std::size_t>(n), -1);
-  dist.assign(static_cast<std::size_t>(n), 0.0);
-  assign_nearest(a, row_norms, centres.data(), k, res.label.data(), dist.data(), n_threads);
-  res.objective = detail::weighted_total(w, dist);
+  std::vector<index_t> size(static_cast<std::size_t>(k), 0);
+  std::vector<double> wsum;
+  detail::final_assignment(ResidentRows<Data>(a), row_norms, k, n_threads, interrupt,
+                           LocalCombine(), w, snap, res, centres, sums, size, wsum);
   res.centres = std::move(centres);
   res.iter = static_cast<int>(step);
   res.converged = stopped;

@@ -22,20 +22,32 @@ inline void weighted_sums(const PackedRowsF& a, const int* label, const double* 
 // then Lloyd in double from the centres found, and the centres put back in
 // the original coordinates (unshift_result()). `accept` sees the values of
 // the data first (finite? largest |value|?); when it returns false nothing
-// is computed and the result is empty.
+// is computed and the result is empty. Rows whose typical products vanish in
+// float (a few rows far from all the others: PackedRowsF::holds_bulk()) are
+// clustered in double throughout, as with precision "double".
 template <class Combine, class Accept>
 KmeansResult kmeans_single(const DenseMatrix& a, const double* shift, const KmeansOptions& opt,
                            const InterruptCheck& interrupt, const Combine& combine,
                            Accept&& accept) {
   KmeansResult out;
   int iter = 0;
+  bool in_float = true;
   {
     const PackedRowsF rows(a, opt.n_threads, shift, keep_single_copy(a.n, a.d));
     if (!accept(rows.values)) return out;
-    out = kmeans(rows, opt, interrupt, combine);
-    iter = out.best.iter;
+    in_float = rows.holds_bulk();
+    if (in_float) {
+      out = kmeans(rows, opt, interrupt, combine);
+      iter = out.best.iter;
+    }
   }  // (the float tiles are freed here)
   const PackedRows rows(a, opt.n_threads, shift, false);
+  if (!in_float) {
+    out = kmeans(rows, opt, interrupt, combine);
+    unshift_result(ResidentRows<PackedRows>(rows), shift, opt.k, out.best, opt.n_threads,
+                   combine, opt.weights);
+    return out;
+  }
   LloydResult fin = lloyd(ResidentRows<PackedRows>(rows), rows.norms.data(),
                           std::move(out.best.centres), opt.k, opt.iter_max, opt.tol,
                           opt.n_threads, interrupt, nullptr, combine, shift, opt.weights);

@@ -15,7 +15,12 @@
 // brings the largest |value| below 1 (and the centres by their own), so that
 // data of any scale a double holds keep float's 24 bits relative to the
 // largest value instead of overflowing or vanishing; the products are scaled
-// back exactly.
+// back exactly. A few rows far from all the others (one at 1e30 among rows
+// near 0) set that power alone: the other rows' products, about (1e-30)^2
+// of the largest, then vanish below float's range, and the search sees
+// distances of zero. holds_bulk() says whether the typical row's products
+// stay within float's range with their 24 bits; where they do not, the
+// callers search in double instead (kmeans_single(), the k-means|| rounds).
 #ifndef KMREDUCE_PACKED_SINGLE_HPP
 #define KMREDUCE_PACKED_SINGLE_HPP
 
@@ -280,6 +285,8 @@ struct PackedRowsF {
   index_t n, d, tiles;
   bool stored;
   int exponent;     // tiles hold (x - shift) * 2^-exponent, rounded to float
+  double typical = 0.0;  // the median over up to 256 rows spread over them of
+                         // the largest |x - shift| of a row
   detail::HugeBuffer<float> v;
   std::vector<double> norms;  // squared norms of the rows minus the shift (double)
   ValueSummary values;        // of the original values
@@ -301,6 +308,7 @@ struct PackedRowsF {
       if (shift != nullptr) smax = std::max(smax, std::fabs(shift[j]));
     }
     exponent = values.finite ? detail::scale_exponent(values.maxabs + smax) : 0;
+    typical = typical_magnitude();
     // Norms (in double, of the values as the rows minus the shift) and, when
     // kept, the tiles: 16 tiles (one row block) at a time.
     const index_t per_block = kRowBlock / T;
@@ -317,6 +325,32 @@ struct PackedRowsF {
       if (stored)
         for (index_t t = t0; t < t1; ++t) pack_tile(t, v.get() + t * d * T);
     }, static_cast<double>(n) * d);
+  }
+
+  // Whether the typical row, scaled, is at least 2^-48: its products with
+  // centres of its size, about 2^-96 at least, keep float's 24 bits above
+  // its smallest normal number (2^-126).
+  bool holds_bulk() const {
+    return !(typical > 0.0) || std::ldexp(typical, -exponent) >= std::ldexp(1.0, -48);
+  }
+
+  // (typical: the rows i (n - 1) / (m - 1), rounded, m = min(n, 256))
+  double typical_magnitude() const {
+    const index_t m = std::min<index_t>(n, 256);
+    if (m == 0) return 0.0;
+    std::vector<double> top(static_cast<std::size_t>(m), 0.0);
+    for (index_t i = 0; i < m; ++i) {
+      const index_t r = m == 1 ? 0 : (i * (n - 1) + (m - 1) / 2) / (m - 1);
+      for (index_t j = 0; j < d; ++j) {
+        const double x = std::fabs(src.x[r + src.n * j] - (shift != nullptr ? shift[j] : 0.0));
+        top[i] = std::max(top[i], x);
+      }
+    }
+    // (NaN after every number: an order whatever the values, which are
+    // checked after this, values.finite)
+    std::nth_element(top.begin(), top.begin() + (m - 1) / 2, top.end(),
+                     [](double u, double w) { return u < w || (w != w && u == u); });
+    return top[(m - 1) / 2];
   }
 
   // Tile t, scaled and rounded (zero-padded when it is the last, partial one).
