@@ -96,7 +96,7 @@ check_memory <- function(bytes, what, advice, entries = 0) {
 # "auto" is a tenth of the memory available now, none when that is not
 # known: on a 24 GB machine a file of 300000 cells, 1 GB of counts, is kept
 # whole, and of one of 1.3 million, 5.9 GB, the first blocks, about 40 % of
-# them; that fit's peak stays under 6 GB: bench/RESULTS.md, "Single-cell
+# them; that fit's peak stays under 6 GB: bench/HISTORY.md, "Single-cell
 # default: the file cache's first blocks").
 file_cache_budget <- function(file_cache) {
   if (!identical(file_cache, "auto")) return(file_cache)

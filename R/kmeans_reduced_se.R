@@ -256,7 +256,7 @@ cell_sample_plan <- function(args, n) {
 }
 
 # The principal components of cells by default, and the number of cells
-# they are computed from (chosen from the measurements in bench/RESULTS.md,
+# they are computed from (chosen from the measurements in bench/HISTORY.md,
 # "Single-cell defaults: normalization, reduction, a sample of cells" and
 # "Single-cell default: the stored cells, and 150 components").
 cell_pca_dims <- function() 150L

@@ -73,7 +73,8 @@ seeding_name <- function(control, k, n) {
 # hold under a third of them) and there are several replicates (a single
 # one costs less on all rows than three sketches and their lifts). Chosen
 # from bench/speed/sketch_size.R and bench/quality/sketch_quality.R; their
-# figures are in bench/RESULTS.md ("Replicates on a sketch").
+# figures are in bench/RESULTS.md (under each script), the design's in
+# bench/HISTORY.md ("Replicates on a sketch").
 sketch_rows_for <- function(control, k, n, n_init = 2L) {
   m <- control$sketch_rows
   if (identical(m, "auto")) {

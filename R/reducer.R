@@ -38,8 +38,8 @@ oversample_for <- function(k, eps) as.integer(min(ceiling(k / eps + 1), 2^30))
 # 1/3 (not the 10 of scikit-learn's rule of 4 or 7), more iterations did not
 # lower the k-means objective of "leverage" on gene expression, digits,
 # faces and Fashion-MNIST (the exact SVD did no better than none), and one
-# lowered "rsvd"'s worst cases (bench/quality/leverage_power.R; bench/RESULTS.md,
-# "Leverage scores: power iterations and columns").
+# lowered "rsvd"'s worst cases (bench/quality/leverage_power.R; its figures
+# in bench/RESULTS.md, quality/).
 power_iters_for <- function(power_iters, k, oversample, n, d) {
   if (!identical(power_iters, "auto")) return(as.integer(power_iters))
   if (k + oversample >= min(n, d)) 0L else 1L

@@ -51,7 +51,7 @@ builtin_methods <- function() {
   ten_k <- function(k, d) min(d, 10 * k)
   # (leverage-score sampling draws with replacement: 30 k draws came much
   # closer than 10 k to k-means on all features, at the same cost of its
-  # SVD; bench/RESULTS.md, "Leverage scores: power iterations and columns")
+  # SVD; bench/RESULTS.md, quality/, `leverage_power.R`)
   thirty_k <- function(k, d) min(d, 30 * k)
   rank_k <- function(k, d) k
   unbounded <- function(n, d) Inf
