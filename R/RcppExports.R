@@ -161,8 +161,12 @@ kmeans_seedings_cpp <- function() {
     .Call(`_kmreduce_kmeans_seedings_cpp`)
 }
 
-kmeans_options_cpp <- function() {
-    .Call(`_kmreduce_kmeans_options_cpp`)
+kmeans_option_table_cpp <- function() {
+    .Call(`_kmreduce_kmeans_option_table_cpp`)
+}
+
+kmeans_resolved_cpp <- function(options, n_rows) {
+    .Call(`_kmreduce_kmeans_resolved_cpp`, options, n_rows)
 }
 
 silhouette_cpp <- function(x, cluster, k, n_threads) {

@@ -38,35 +38,3 @@ check_control <- function(control, defaults = control_defaults(), prefix = "cont
   for (p in names(params)) out[p] <- list(params[[p]]$check(out[[p]], nm(p)))
   out
 }
-
-# control$polish_starts: "auto" or a whole number in [1, 1e6].
-check_polish_starts <- function(v, arg) check_auto_whole(v, arg, 1, 1e6)
-
-# control$polish_work: a number >= 0 (Inf: no bound).
-check_polish_work <- function(v, arg) {
-  if (!is.numeric(v) || length(v) != 1L || is.na(v) || v < 0) {
-    stop_arg(sprintf("`%s` must be a number >= 0 (Inf: no bound), not %s.", arg, describe(v)))
-  }
-  as.double(v)
-}
-
-# control$sketch_rows: "auto", a whole number >= 0 or Inf.
-check_sketch_rows <- function(v, arg) {
-  if (identical(v, "auto")) return(v)
-  if (!is.numeric(v) || length(v) != 1L || is.na(v) || v < 0 ||
-      (is.finite(v) && v != round(v))) {
-    stop_arg(sprintf("`%s` must be \"auto\", a whole number >= 0 or Inf (all rows), not %s.",
-                     arg, describe(v)))
-  }
-  as.double(v)
-}
-
-# control$file_cache: "auto" or a number of bytes >= 0.
-check_file_cache <- function(v, arg) {
-  if (identical(v, "auto")) return(v)
-  if (!is.numeric(v) || length(v) != 1L || is.na(v) || v < 0) {
-    stop_arg(sprintf("`%s` must be \"auto\" or a number of bytes >= 0, not %s.", arg,
-                     describe(v)))
-  }
-  as.double(v)
-}

@@ -34,8 +34,8 @@ cpp_kmeans <- function(cpp, k, n_init, iter_max, tol, seed, n_threads, verbose, 
 # Lloyd from given centres; with `settings` (kmeans_settings()), what its
 # `algorithm` runs from them (MacQueen's updates, or Hartigan's moves after
 # Lloyd: on rows in memory on one process).
-cpp_lloyd <- function(cpp, centers, iter_max, tol, n_threads, shift, settings = NULL) {
-  lloyd_cpp(cpp, centers, lloyd_cpp_options(iter_max, tol, n_threads, settings), shift)
+cpp_lloyd <- function(cpp, centers, iter_max, tol, n_threads, shift, settings = NULL, seed = 0) {
+  lloyd_cpp(cpp, centers, lloyd_cpp_options(iter_max, tol, n_threads, settings, seed), shift)
 }
 
 # The statistics of a partition (centres, withinss, totss, sumsq); `means`:

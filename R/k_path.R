@@ -226,7 +226,7 @@ k_path <- function(x, k = 1:10, method = "auto", dims = NULL, n_init = 10L, B = 
       for (i in seq_along(k)) {
         km <- source_kmeans(ref_src, ref, k[i], NULL, n_init_reference, iter_max, control$tol,
                             seed_b, n_threads, FALSE, 0, NULL,
-                            kmeans_settings(control, k[i], n_init_reference, method, n))
+                            kmeans_settings(control, method))
         logw_star[b, i] <- log_w(ref, km$cluster, k[i])
         tick(length(k) * b + i)
       }

@@ -129,8 +129,8 @@
 #' @export
 kmeans_control <- function() {
   # (the arguments, every option with its default, are those of
-  # control_options(): R/zzz.R sets the formals from control_formals() once
-  # every file is read)
+  # control_options(): .onLoad() sets the formals from control_formals(),
+  # R/zzz.R)
   given <- mget(names(formals(kmeans_control)), environment())
   structure(check_control(given, prefix = ""), class = "kmreduce_control")
 }

@@ -495,6 +495,7 @@ cluster_reduced <- function(src, x, reducer, reduced, k, centers0, n_init, iter_
   method <- reducer$method
   # "none": Lloyd on the rows minus their column means (dense x).
   shift <- if (method == "none") reducer$shift
+  settings <- kmeans_settings(control, method)
   # (on distributed rows each rank sees only its own reduced rows)
   collapsed <- method != "none" && reduced_collapsed(src, reduced, k)
   if (collapsed) warn_collapsed(ncol(reduced), k)
@@ -502,13 +503,12 @@ cluster_reduced <- function(src, x, reducer, reduced, k, centers0, n_init, iter_
       if (identical(control$algorithm, "minibatch")) "mini-batch k-means" else "k-means",
       format(n_rows(src)), ncol(reduced), k,
       if (is.null(centers0)) sprintf(", %d %s replicate%s", n_init,
-                                     seeding_name(control, k, n_rows(src)),
+                                     kmeans_resolved(k, n_init, n_rows(src), settings)$seeding,
                                      if (n_init == 1L) "" else "s") else
         " from the given centres")
   start <- if (!is.null(centers0)) as.matrix(apply_reducer(reducer, centers0, n_threads))
   km <- source_kmeans(src, reduced, k, start, n_init, iter_max, control$tol, seed,
-                      n_threads, verbose, limit, shift,
-                      kmeans_settings(control, k, n_init, method, as.numeric(n_rows(src)), seed))
+                      n_threads, verbose, limit, shift, settings)
   if (isTRUE(km$invalid)) check_values_later(x)
   if (!is.null(km$sketch)) {
     say(verbose, paste0("  the replicates ran on a sketch of %s of the rows (best objective there %.7g); ",

@@ -242,7 +242,7 @@ cell_defaults <- function(args, assay, size) {
 # sums the library sizes, before kmeans_reduced() checks the rest.
 cell_file_cache <- function(args) {
   given <- if (is.list(args$control)) args$control$file_cache
-  if (is.null(given)) "auto" else check_file_cache(given, "control$file_cache")
+  if (is.null(given)) "auto" else option_check(option_table()$file_cache)(given, "control$file_cache")
 }
 
 # The sample of cells of the randomized SVD (`control$svd_rows` of

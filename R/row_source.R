@@ -299,7 +299,7 @@ source_kmeans.row_source <- function(src, reduced, k, centers0, n_init, iter_max
   }
   # (from given centres: Lloyd; with `algorithm`, MacQueen's updates, or
   # Hartigan's moves after Lloyd)
-  cpp_lloyd(rows, centers0, iter_max, tol, n_threads, shift, settings)
+  cpp_lloyd(rows, centers0, iter_max, tol, n_threads, shift, settings, seed)
 }
 
 # Step 6: the statistics of a partition on the original rows; `means`:

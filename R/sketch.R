@@ -1,6 +1,6 @@
 # The replicates on a sketch of the rows (control$sketch_rows; the sketch
 # itself is inst/include/kmreduce/cluster/sketch.hpp, its use kmeans.hpp;
-# its size as run is sketch_rows_for(), R/kmeans_settings.R): the passes
+# its size as run is resolve_options() of kmeans_options.hpp): the passes
 # over the rows by stage that the fit reports.
 
 # The passes of k-means over the clustered rows by stage (C++: sketch,

@@ -519,13 +519,25 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// kmeans_options_cpp
-Rcpp::List kmeans_options_cpp();
-RcppExport SEXP _kmreduce_kmeans_options_cpp() {
+// kmeans_option_table_cpp
+Rcpp::List kmeans_option_table_cpp();
+RcppExport SEXP _kmreduce_kmeans_option_table_cpp() {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
-    rcpp_result_gen = Rcpp::wrap(kmeans_options_cpp());
+    rcpp_result_gen = Rcpp::wrap(kmeans_option_table_cpp());
+    return rcpp_result_gen;
+END_RCPP
+}
+// kmeans_resolved_cpp
+Rcpp::List kmeans_resolved_cpp(Rcpp::List options, double n_rows);
+RcppExport SEXP _kmreduce_kmeans_resolved_cpp(SEXP optionsSEXP, SEXP n_rowsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type options(optionsSEXP);
+    Rcpp::traits::input_parameter< double >::type n_rows(n_rowsSEXP);
+    rcpp_result_gen = Rcpp::wrap(kmeans_resolved_cpp(options, n_rows));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -952,7 +964,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_kmeans_cpp", (DL_FUNC) &_kmreduce_kmeans_cpp, 3},
     {"_kmreduce_lloyd_cpp", (DL_FUNC) &_kmreduce_lloyd_cpp, 4},
     {"_kmreduce_kmeans_seedings_cpp", (DL_FUNC) &_kmreduce_kmeans_seedings_cpp, 0},
-    {"_kmreduce_kmeans_options_cpp", (DL_FUNC) &_kmreduce_kmeans_options_cpp, 0},
+    {"_kmreduce_kmeans_option_table_cpp", (DL_FUNC) &_kmreduce_kmeans_option_table_cpp, 0},
+    {"_kmreduce_kmeans_resolved_cpp", (DL_FUNC) &_kmreduce_kmeans_resolved_cpp, 2},
     {"_kmreduce_silhouette_cpp", (DL_FUNC) &_kmreduce_silhouette_cpp, 4},
     {"_kmreduce_uniform_box_cpp", (DL_FUNC) &_kmreduce_uniform_box_cpp, 6},
     {"_kmreduce_set_trace_cpp", (DL_FUNC) &_kmreduce_set_trace_cpp, 4},

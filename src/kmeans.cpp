@@ -97,8 +97,6 @@ Rcpp::List lloyd_from_rows(SEXP x, const Rcpp::NumericMatrix& centers, KmeansCal
                            const Rcpp::Nullable<Rcpp::NumericVector>& shift,
                            const Combine& combine, const double* weights) {
   kmreduce::KmeansOptions& opt = call.opt;
-  opt.k = centers.nrow();
-  opt.n_init = 1;
   opt.weights = weights;
   const bool hartigan = opt.polish != kmreduce::Polish::None;
   if ((opt.online || hartigan || opt.minibatch) && combine.size() > 1)
@@ -151,6 +149,19 @@ Rcpp::List kmeans_list(const kmreduce::KmeansResult& res, int k, int d) {
   return out;
 }
 
+// The options of Lloyd from `k` given centres (`options` as kmeans_cpp()'s):
+// one run, no seeding; the polish is `centres_polish` (Hartigan's moves after
+// Lloyd, as stats::kmeans(algorithm = "Hartigan-Wong")), not `polish`.
+KmeansCall from_centres_options(const Rcpp::List& options, const glue::SourceSpec& spec,
+                                int k) {
+  KmeansCall call = kmeans_options(options, spec.combine().total_rows(spec.n()));
+  call.opt.k = k;
+  call.opt.n_init = 1;
+  call.opt.polish = call.control.centres_polish == "hartigan" ? kmreduce::Polish::Hartigan
+                                                              : kmreduce::Polish::None;
+  return call;
+}
+
 // Lloyd from given centres on rows read block by block (glue::SourceSpec),
 // the sums of every iteration combined over the MPI ranks if any (Lloyd
 // only: `options` without algorithm and polish).
@@ -159,10 +170,8 @@ Rcpp::List lloyd_blocks(const glue::SourceSpec& spec, const Rcpp::NumericMatrix&
                         const Rcpp::Nullable<Rcpp::NumericVector>& shift) {
   const int d = static_cast<int>(spec.d());
   if (centers.ncol() != d) throw std::invalid_argument("centres need d columns");
-  KmeansCall call = kmeans_options(options);
+  KmeansCall call = from_centres_options(options, spec, centers.nrow());
   kmreduce::KmeansOptions& opt = call.opt;
-  opt.k = centers.nrow();
-  opt.n_init = 1;
   const int n_threads = opt.n_threads;
   opt.weights = spec.weights();
   Rcpp::NumericVector keep;
@@ -192,7 +201,7 @@ Rcpp::List kmeans_cpp(SEXP source, Rcpp::List options,
                       Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
   const glue::SourceSpec spec(source);
   if (!spec.in_memory()) throw std::invalid_argument("k-means replicates need rows in memory");
-  KmeansCall call = kmeans_options(options);
+  KmeansCall call = kmeans_options(options, spec.combine().total_rows(spec.n()));
   kmreduce::KmeansOptions& opt = call.opt;
   opt.weights = spec.weights();
   if (call.verbose) {
@@ -224,8 +233,8 @@ Rcpp::List lloyd_cpp(SEXP source, Rcpp::NumericMatrix centers, Rcpp::List option
                      Rcpp::Nullable<Rcpp::NumericVector> shift = R_NilValue) {
   const glue::SourceSpec spec(source);
   if (!spec.in_memory()) return lloyd_blocks(spec, centers, options, shift);
-  return lloyd_from_rows(spec.rows(), centers, kmeans_options(options), shift, spec.combine(),
-                         spec.weights());
+  return lloyd_from_rows(spec.rows(), centers, from_centres_options(options, spec, centers.nrow()),
+                         shift, spec.combine(), spec.weights());
 }
 
 // The names of the core's seedings (seeding.hpp), those control$seeding
@@ -233,25 +242,47 @@ Rcpp::List lloyd_cpp(SEXP source, Rcpp::NumericMatrix centers, Rcpp::List option
 // [[Rcpp::export]]
 Rcpp::CharacterVector kmeans_seedings_cpp() { return Rcpp::wrap(kmreduce::seeding_names()); }
 
-// The names kmeans_options() reads (kmeans_glue.h), and the defaults the
-// core keeps for a name not given, of the options R's control_options() also
-// declares with a default of its own (no "auto"): the tests check that R
-// sends these names and that the defaults agree.
+// The table of options (kmeans_options.def), one element per option: its
+// name, kind, default (R code), bounds, whether "auto" or NULL is accepted,
+// choices, scope and help. R builds kmeans_control(), its checks and
+// ?kmeans_control from it (R/control_options.R).
 // [[Rcpp::export]]
-Rcpp::List kmeans_options_cpp() {
-  KmeansCall call;
+Rcpp::List kmeans_option_table_cpp() {
+  Rcpp::List out;
   Rcpp::CharacterVector names;
-  for (const auto& set : kmeans_option_setters(call)) names.push_back(set.first);
+  for (const kmreduce::OptionSpec& o : kmreduce::kmeans_option_specs()) {
+    names.push_back(o.name);
+    static const char* kinds[] = {"flag", "whole", "number", "choice"};
+    static const char* scopes[] = {"control", "r_only", "call"};
+    out.push_back(Rcpp::List::create(
+        Rcpp::Named("name") = o.name, Rcpp::Named("kind") = kinds[static_cast<int>(o.kind)],
+        Rcpp::Named("value") = o.value, Rcpp::Named("lower") = o.lower,
+        Rcpp::Named("upper") = o.upper,
+        Rcpp::Named("auto") = (o.flags & kmreduce::kAuto) != 0,
+        Rcpp::Named("null") = (o.flags & kmreduce::kNull) != 0,
+        Rcpp::Named("open_lower") = (o.flags & kmreduce::kOpenLower) != 0,
+        Rcpp::Named("open_upper") = (o.flags & kmreduce::kOpenUpper) != 0,
+        Rcpp::Named("choices") = Rcpp::wrap(kmreduce::option_choices(o)),
+        Rcpp::Named("scope") = scopes[static_cast<int>(o.scope)], Rcpp::Named("help") = o.help));
+  }
+  out.names() = names;
+  return out;
+}
+
+// The options `options` (as kmeans_cpp()'s) resolved for `n_rows` rows
+// (resolve_options()): what a fit runs with, for messages and tests.
+// [[Rcpp::export]]
+Rcpp::List kmeans_resolved_cpp(Rcpp::List options, double n_rows) {
+  const KmeansCall call = kmeans_options(options, static_cast<kmreduce::index_t>(n_rows));
   const kmreduce::KmeansOptions& o = call.opt;
+  const char* polish[] = {"none", "hartigan", "split_merge"};
   return Rcpp::List::create(
-      Rcpp::Named("names") = names,
-      Rcpp::Named("defaults") = Rcpp::List::create(
-          Rcpp::Named("precision") = call.single ? "single" : "double",
-          Rcpp::Named("oversampling") = o.parallel.oversampling,
-          Rcpp::Named("rounds") = o.parallel.rounds,
-          Rcpp::Named("polish_work") = o.polish_work,
-          Rcpp::Named("tries") = o.split.tries,
-          Rcpp::Named("split_rounds") = o.split.rounds,
-          Rcpp::Named("batch_size") = static_cast<double>(o.batches.batch_size),
-          Rcpp::Named("reassignment_ratio") = o.batches.reassignment_ratio));
+      Rcpp::Named("seeding") = o.seeding, Rcpp::Named("local_search") = o.local_search,
+      Rcpp::Named("polish") = polish[static_cast<int>(o.polish)],
+      Rcpp::Named("polish_starts") = o.polish_starts == kmreduce::kPolishStartsAuto
+                                         ? Rcpp::RObject(Rcpp::wrap("auto"))
+                                         : Rcpp::RObject(Rcpp::wrap(o.polish_starts)),
+      Rcpp::Named("polish_work") = o.polish_work,
+      Rcpp::Named("sketch_rows") = static_cast<double>(o.sketch_rows),
+      Rcpp::Named("precision") = call.single ? "single" : "double");
 }

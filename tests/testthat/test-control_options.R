@@ -1,6 +1,7 @@
-# The options of `control`, each declared once (R/control_options.R): the
-# arguments of kmeans_control(), its help, check_control() and the C++
-# options all come from that table.
+# The options of `control`, each declared once for R and C++ (the core's
+# table, kmeans_options.def, read by R/control_options.R): the arguments of
+# kmeans_control(), its help, check_control() and the C++ options all come
+# from that table.
 
 test_that("every option is declared with its default, its check and its help", {
   opts <- kmreduce:::control_options()
@@ -27,14 +28,16 @@ test_that("every option is declared with its default, its check and its help", {
 test_that("kmeans_control()'s arguments are the table's options with their defaults", {
   expect_identical(as.list(formals(kmeans_control)), kmreduce:::control_formals())
   expect_identical(names(formals(kmeans_control)), names(kmreduce:::control_options()))
-  # (the usage of ?kmeans_control as it was written by hand before the table)
+  # (the table's options of kmeans_control() in its order, then the
+  # methods' options)
+  table <- kmreduce:::kmeans_option_table_cpp()
+  mine <- names(Filter(function(o) o$scope != "call", table))
   expect_identical(names(formals(kmeans_control)),
-                   c("tol", "keep_reduced", "block_rows", "precision", "seeding",
-                     "oversampling", "rounds", "local_search", "polish", "polish_starts",
-                     "polish_work", "sketch_rows", "file_cache", "tries", "split_rounds",
-                     "svd", "eps", "power_iters", "svd_rows", "scores", "sampling", "c",
-                     "repeats", "residual", "qr", "fjlt_density", "dims_tol", "batch_size",
-                     "reassignment_ratio"))
+                   c(mine, names(kmreduce:::builtin_params())))
+  expect_identical(mine, c("tol", "keep_reduced", "block_rows", "precision", "seeding",
+                           "oversampling", "rounds", "local_search", "polish", "polish_starts",
+                           "polish_work", "sketch_rows", "file_cache", "tries", "split_rounds",
+                           "dims_tol", "batch_size", "reassignment_ratio"))
   expect_identical(kmreduce:::control_defaults(), kmreduce:::control_formals())
   expect_identical(unclass(kmeans_control()), kmreduce:::control_formals())
 })
@@ -52,24 +55,45 @@ test_that("the arguments of ?kmeans_control are the table's help (make document 
   expect_setequal(unlist(strsplit(generated, ",")), names(formals(kmeans_control)))
 })
 
-test_that("the names R sends to the C++ k-means are those its parser reads, and the defaults agree", {
-  cpp <- kmreduce:::kmeans_options_cpp()
+test_that("R and the core read one table: the same names, defaults and bounds", {
+  table <- kmreduce:::kmeans_option_table_cpp()
+  expect_identical(names(table), unname(vapply(table, `[[`, "", "name")))
+  defaults <- kmreduce:::control_formals()
+  opts <- kmreduce:::control_options()
+  n <- 1e4
+  for (o in table) {
+    label <- o$name
+    # every option of kmeans_control() is a row; its default is the row's
+    if (o$scope != "call") {
+      expect_identical(defaults[[o$name]],
+                       kmreduce:::option_check(o)(eval(str2lang(o$value)), o$name), label = label)
+      expect_identical(gsub("\n[ ]+", "\n", o$help), opts[[o$name]]$help, label = label)
+    }
+    # R's check and the core's validator accept and refuse the same values
+    probes <- list(NULL, "auto", "x", TRUE, NA, c(1, 2), Inf, -Inf, 0.5, 1.5, o$lower, o$upper,
+                   o$lower - 1, o$upper + 1, o$lower + 0.5, o$choices[1])
+    check <- kmreduce:::option_check(o)
+    for (v in probes) {
+      r_ok <- !inherits(tryCatch(check(v, "x"), error = function(e) e), "error")
+      cpp_ok <- !inherits(tryCatch(kmreduce:::kmeans_resolved_cpp(stats::setNames(list(v), o$name), n),
+                                   error = function(e) e), "error")
+      expect_identical(r_ok, cpp_ok, label = sprintf("%s = %s", label, deparse(v)))
+    }
+  }
+  # the seedings the table offers are the core's
+  expect_setequal(setdiff(table$seeding$choices, "auto"), kmreduce:::kmeans_seedings_cpp())
+  # R sends every option the core reads from kmeans_control(), and the names
+  # of the calls, all in the table
   control <- kmreduce:::check_control(list(sketch_rows = 100))
   mb <- kmreduce:::algorithm_control(control, "minibatch")
-  sent <- c(names(kmreduce:::kmeans_cpp_options(4L, 3L, settings = kmreduce:::kmeans_settings(
-              control, 4L, 3L, n = 1e4))),
-            names(kmreduce:::kmeans_cpp_options(4L, 3L, settings = kmreduce:::kmeans_settings(
-              mb, 4L, 3L, n = 1e4, seed = 1))),
-            names(kmreduce:::lloyd_cpp_options(10L, settings = kmreduce:::kmeans_settings(
-              mb, 4L, 1L, seed = 1))))
-  expect_identical(setdiff(sent, cpp$names), character())
+  sent <- c(names(kmreduce:::kmeans_cpp_options(4L, 3L, settings = kmreduce:::kmeans_settings(control))),
+            names(kmreduce:::lloyd_cpp_options(10L, settings = kmreduce:::kmeans_settings(mb))))
+  expect_identical(setdiff(sent, names(table)), character())
+  expect_identical(setdiff(names(Filter(function(o) o$scope == "control", table)), sent),
+                   character())
   # (split_confirm: a tolerance of the core that R does not set)
-  expect_identical(setdiff(cpp$names, sent), "split_confirm")
-  # a name R does not send keeps the core's default: the same as R's
-  defaults <- kmreduce:::control_formals()
-  for (p in names(cpp$defaults)) {
-    expect_equal(cpp$defaults[[p]], defaults[[p]], label = p)
-  }
+  expect_identical(setdiff(names(Filter(function(o) o$scope == "call", table)), sent),
+                   "split_confirm")
 })
 
 test_that("check_control() checks each option by its declaration, messages unchanged", {
@@ -79,7 +103,7 @@ test_that("check_control() checks each option by its declaration, messages uncha
   expect_error(kmreduce:::check_control(list(polish_starts = 0)),
                "^`control\\$polish_starts` must be \"auto\" or a whole number in \\[1, 1e\\+06\\], not 0\\.$")
   expect_error(kmreduce:::check_control(list(sketch_rows = 1.5)),
-               "^`control\\$sketch_rows` must be \"auto\", a whole number >= 0 or Inf \\(all rows\\), not 1\\.5\\.$")
-  expect_identical(kmreduce:::check_control(list(sketch_rows = 10L))$sketch_rows, 10)
+               "^`control\\$sketch_rows` must be \"auto\" or a whole number in \\[0, Inf\\], not 1\\.5\\.$")
+  expect_identical(kmreduce:::check_control(list(sketch_rows = 10))$sketch_rows, 10L)
   expect_identical(kmreduce:::check_control(list(block_rows = 100))$block_rows, 100L)
 })

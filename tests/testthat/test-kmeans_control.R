@@ -19,9 +19,9 @@ test_that("kmeans_control() refuses bad values by their argument name", {
   expect_error(kmeans_control(keep_reduced = NA), "`keep_reduced` must be TRUE or FALSE, not NA")
   expect_error(kmeans_control(polish_starts = "all"), "`polish_starts` must be \"auto\" or a whole number")
   expect_error(kmeans_control(polish_work = -1),
-               "`polish_work` must be a number >= 0 \\(Inf: no bound\\), not -1")
-  expect_error(kmeans_control(polish_work = NA), "`polish_work` must be a number >= 0")
-  expect_error(kmeans_control(polish_work = "all"), "`polish_work` must be a number >= 0")
+               "`polish_work` must be a number in \\[0, Inf\\], not -1")
+  expect_error(kmeans_control(polish_work = NA), "`polish_work` must be a number in")
+  expect_error(kmeans_control(polish_work = "all"), "`polish_work` must be a number in")
   expect_identical(kmeans_control(polish_work = Inf)$polish_work, Inf)
   expect_identical(kmeans_control(polish_work = 1L)$polish_work, 1)
   expect_error(kmeans_control(fjlt_density = 2), "`fjlt_density` must be NULL or a number in \\(0, 1\\]")
@@ -57,10 +57,12 @@ test_that("print() lists every option and marks those changed", {
 })
 
 test_that("seeding = \"auto\" is k-means|| from n k = 1e6 up, greedy k-means++ below", {
-  expect_identical(kmreduce:::seeding_name(kmeans_control(), 10, 99999), "k-means++")
-  expect_identical(kmreduce:::seeding_name(kmeans_control(), 10, 1e5), "k-means||")
-  expect_identical(kmreduce:::seeding_name(kmeans_control(seeding = "k-means++"), 10, 1e7),
-                   "k-means++")
+  seeding <- function(control, k, n) {
+    kmreduce:::kmeans_resolved(k, 3L, n, kmreduce:::kmeans_settings(control))$seeding
+  }
+  expect_identical(seeding(kmeans_control(), 10, 99999), "k-means++")
+  expect_identical(seeding(kmeans_control(), 10, 1e5), "k-means||")
+  expect_identical(seeding(kmeans_control(seeding = "k-means++"), 10, 1e7), "k-means++")
   x <- matrix(withr::with_seed(1, rnorm(1e5 * 2)), ncol = 2)
   # (structureless data: Lloyd may stop at iter_max, which warns)
   msg <- capture.output(type = "message", {
@@ -82,9 +84,9 @@ test_that("file_cache is \"auto\" or a number of bytes", {
   expect_identical(kmeans_control()$file_cache, "auto")
   expect_identical(kmeans_control(file_cache = 2^30)$file_cache, 2^30)
   expect_error(kmeans_control(file_cache = -1),
-               "`file_cache` must be \"auto\" or a number of bytes >= 0, not -1")
+               "`file_cache` must be \"auto\" or a number in \\[0, Inf\\], not -1")
   expect_error(kmeans_reduced(matrix(rnorm(40), 20), 2, control = list(file_cache = "all")),
-               "`control\\$file_cache` must be \"auto\" or a number of bytes >= 0")
+               "`control\\$file_cache` must be \"auto\" or a number in \\[0, Inf\\]")
   # "auto": a tenth of the memory available, none when that is unknown
   expect_identical(kmreduce:::file_cache_budget(123), 123)
   avail <- kmreduce:::available_memory()

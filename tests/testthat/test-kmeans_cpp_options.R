@@ -1,5 +1,6 @@
 # The options of the C++ k-means cross as one named list (R/kmeans_cpp_options.R
-# builds it, kmeans_options() in src/kmeans_glue.h parses it).
+# builds it; the core's table of options checks it, kmeans_options() in
+# src/kmeans_glue.h).
 
 test_that("no C++ entry point takes more than 8 arguments", {
   ns <- asNamespace("kmreduce")
@@ -16,11 +17,15 @@ test_that("no C++ entry point takes more than 8 arguments", {
 test_that("kmeans_cpp_options() gives the list the C++ side takes, with names instead of codes", {
   control <- kmreduce:::check_control(NULL)
   opt <- kmreduce:::kmeans_cpp_options(4L, 3L, 50L, 1e-6, 7, 1L,
-                                       kmreduce:::kmeans_settings(control, 4L, 3L, n = 200))
-  expect_identical(opt$seeding, "k-means++")
-  expect_type(opt$polish, "character")
-  expect_identical(opt$polish, "split_merge")
-  expect_false("centres_polish" %in% names(opt))
+                                       kmreduce:::kmeans_settings(control))
+  # ("auto" crosses as it is: the core chooses for the rows at hand)
+  expect_identical(opt$seeding, "auto")
+  expect_identical(opt$polish, "auto")
+  resolved <- kmreduce:::kmeans_resolved_cpp(opt, 200)
+  expect_identical(resolved$seeding, "k-means++")
+  expect_identical(resolved$polish, "split_merge")
+  expect_identical(resolved$polish_starts, 3L)  # (every replicate: n k <= 10^4)
+  expect_identical(resolved$local_search, 2L)
   set.seed(1)
   x <- matrix(rnorm(200 * 3), 200)
   fit <- kmreduce:::kmeans_cpp(x, opt)
@@ -44,19 +49,23 @@ test_that("an unknown option, a wrong type or an unknown name is an error naming
   expect_error(run(seeding = 1L), "option `seeding` must be one string")
   expect_error(run(seeding = "kmeans++"),
                sprintf("option `seeding` must be one of %s, not \"kmeans++\"",
-                       paste0("\"", kmreduce:::kmeans_seedings_cpp(), "\"", collapse = ", ")),
+                       paste0("\"", c("auto", kmreduce:::kmeans_seedings_cpp()), "\"",
+                              collapse = ", ")),
                fixed = TRUE)
   expect_error(run(polish = 2L), "option `polish` must be one string")
   expect_error(run(polish = "split-merge"), "option `polish` must be one of")
   expect_error(run(algorithm = "hartigan"), "option `algorithm` must be one of \"lloyd\", \"macqueen\"")
   expect_error(run(precision = "half"), "option `precision`")
-  expect_error(run(polish_starts = "all"), "option `polish_starts` must be one of \"auto\"")
-  expect_error(run(polish_starts = 0L), "option `polish_starts` must be a whole number >= 1")
-  expect_error(run(k = "2"), "option `k` must be one number")
-  expect_error(run(k = 2.5), "option `k` must be a whole number >= 1")
-  expect_error(run(n_init = c(1L, 2L)), "option `n_init` must be one number")
-  expect_error(run(tol = -1), "option `tol` must be >= 0$")
-  expect_error(run(oversampling = 0), "option `oversampling` must be > 0$")
+  expect_error(run(polish_starts = "all"),
+               "option `polish_starts` must be \"auto\" or a whole number in [1, 1000000]", fixed = TRUE)
+  expect_error(run(polish_starts = 0L),
+               "option `polish_starts` must be \"auto\" or a whole number in [1, 1000000]", fixed = TRUE)
+  expect_error(run(k = "2"), "option `k` must be a whole number in [1, 2147483647]", fixed = TRUE)
+  expect_error(run(k = 2.5), "option `k` must be a whole number in [1, 2147483647]", fixed = TRUE)
+  expect_error(run(n_init = c(1L, 2L)), "option `n_init` must be a whole number in")
+  expect_error(run(tol = -1), "option `tol` must be a number in [0, 1)", fixed = TRUE)
+  expect_error(run(oversampling = 0), "option `oversampling` must be a number in (0, 1000000)",
+               fixed = TRUE)
   expect_error(run(verbose = NA), "option `verbose` must be TRUE or FALSE")
   expect_error(kmreduce:::kmeans_cpp(x, list(2L)), "named list")
   expect_error(kmreduce:::lloyd_cpp(x, x[1:2, ], list(iter_max = 10L, update = "lloyd")),
@@ -67,14 +76,20 @@ test_that("an unknown option, a wrong type or an unknown name is an error naming
 
 test_that("lloyd_cpp_options(): Hartigan's moves from given centres only for algorithm = \"Hartigan-Wong\"", {
   control <- kmreduce:::check_control(NULL)
-  expect_identical(kmreduce:::lloyd_cpp_options(10L)$polish, "none")
+  expect_null(kmreduce:::lloyd_cpp_options(10L)$centres_polish)
   hw <- kmreduce:::algorithm_control(control, "Hartigan-Wong")
-  expect_identical(kmreduce:::lloyd_cpp_options(10L, 0, 1L, kmreduce:::kmeans_settings(hw, 3L, 1L))$polish,
+  expect_identical(kmreduce:::lloyd_cpp_options(10L, 0, 1L, kmreduce:::kmeans_settings(hw))$centres_polish,
                    "hartigan")
   user <- modifyList(control, list(polish = "hartigan"))
-  expect_identical(kmreduce:::lloyd_cpp_options(10L, 0, 1L, kmreduce:::kmeans_settings(user, 3L, 1L))$polish,
+  expect_identical(kmreduce:::lloyd_cpp_options(10L, 0, 1L, kmreduce:::kmeans_settings(user))$centres_polish,
                    "none")
   mq <- kmreduce:::algorithm_control(control, "MacQueen")
-  expect_identical(kmreduce:::lloyd_cpp_options(10L, 0, 1L, kmreduce:::kmeans_settings(mq, 3L, 1L))$algorithm,
+  expect_identical(kmreduce:::lloyd_cpp_options(10L, 0, 1L, kmreduce:::kmeans_settings(mq))$algorithm,
                    "macqueen")
+  # from given centres the polish is Hartigan's moves or none, whatever `polish`
+  x <- matrix(withr::with_seed(3, rnorm(300)), 100)
+  plain <- kmreduce:::lloyd_cpp(x, x[1:3, ], kmreduce:::lloyd_cpp_options(10L, 0, 1L,
+                                                                        kmreduce:::kmeans_settings(user)))
+  ref <- stats::kmeans(x, x[1:3, ], iter.max = 10, algorithm = "Lloyd")
+  expect_identical(as.vector(plain$cluster), as.vector(ref$cluster))
 })

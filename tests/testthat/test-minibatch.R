@@ -189,10 +189,12 @@ test_that("same seed, same bits whatever n_threads; R's RNG untouched", {
 test_that("seeding \"auto\" is chosen by the size of the seeding sample", {
   ctl <- kmreduce:::algorithm_control(kmreduce:::check_control(NULL), "minibatch")
   # 1e6 rows x 30: k-means|| for the pipeline, but the sample has 3072 rows
-  expect_identical(kmreduce:::kmeans_settings(ctl, 30, 3, "none", 1e6)$seeding, "k-means++")
-  expect_identical(kmreduce:::kmeans_settings(kmreduce:::check_control(NULL), 30, 3, "none", 1e6)$seeding,
-                   "k-means||")
-  expect_identical(kmreduce:::kmeans_settings(ctl, 400, 3, "none", 1e6)$seeding, "k-means||")
+  seeding <- function(control, k) {
+    kmreduce:::kmeans_resolved(k, 3L, 1e6, kmreduce:::kmeans_settings(control))$seeding
+  }
+  expect_identical(seeding(ctl, 30), "k-means++")
+  expect_identical(seeding(kmreduce:::check_control(NULL), 30), "k-means||")
+  expect_identical(seeding(ctl, 400), "k-means||")
 })
 
 test_that("bad batch_size and reassignment_ratio are refused by name", {

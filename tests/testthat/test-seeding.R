@@ -106,7 +106,7 @@ test_that("replicates with local search lower the objective on a noisy wide mixt
     kmeans_reduced(m$x, 10, method = "none", n_init = 1, seed = 3,
                    control = list(local_search = 0))$cluster)
   expect_error(kmeans_reduced(m$x, 10, control = list(local_search = -1)),
-               "`control\\$local_search` must be a whole number in \\[0, 1e\\+06\\], not -1")
+               "`control\\$local_search` must be NULL or a whole number in \\[0, 1e\\+06\\], not -1")
 })
 
 test_that("k-means|| seeding: candidates, weights, costs and the seeds' assignment agree with brute force", {

@@ -15,7 +15,7 @@ sketch_data <- function(n = 6000, d = 12, k = 6, seed = 3, centre_sd = 2.5) {
 # `control` gives, and everything it returns (the objective before the
 # polish, the split/merge tries).
 sketch_kmeans_cpp <- function(ds, s, control) {
-  opt <- kmreduce:::kmeans_settings(kmreduce:::check_control(control), ds$k, 4L, "none", nrow(ds$x))
+  opt <- kmreduce:::kmeans_settings(kmreduce:::check_control(control))
   kmreduce:::cpp_kmeans(ds$x, ds$k, 4L, 100L, 0, s, 1L, FALSE, 0, NULL, opt)
 }
 
@@ -168,17 +168,24 @@ test_that("the sketch is left out where it does not apply", {
   expect_true(f$passes[["replicates"]] > 0)
   # "auto": small data keep the replicates on all rows
   expect_null(kmeans_reduced(ds$x, ds$k, method = "none", n_init = 2, seed = 1)$sketch)
-  expect_equal(kmreduce:::sketch_rows_for(list(sketch_rows = "auto"), 10, 19999), 0)
-  expect_equal(kmreduce:::sketch_rows_for(list(sketch_rows = "auto"), 10, 20000), 2000)
-  expect_equal(kmreduce:::sketch_rows_for(list(sketch_rows = "auto"), 50, 50000), 5000)
-  expect_equal(kmreduce:::sketch_rows_for(list(sketch_rows = Inf), 10, 1e6), 0)
+  rows <- function(sketch_rows, k, n, n_init = 2L) {
+    settings <- kmreduce:::kmeans_settings(kmreduce:::check_control(list(sketch_rows = sketch_rows)))
+    kmreduce:::kmeans_resolved(k, n_init, n, settings)$sketch_rows
+  }
+  expect_equal(rows("auto", 10, 19999), 0)
+  expect_equal(rows("auto", 10, 20000), 2000)
+  expect_equal(rows("auto", 10, 20000, n_init = 1L), 0)
+  expect_equal(rows("auto", 50, 50000), 5000)
+  expect_equal(rows(Inf, 10, 1e6), 0)
+  expect_equal(rows(500, 10, 499), 0)
+  expect_equal(rows(500, 10, 501), 500)
 })
 
 test_that("bad sketch_rows is a clear error naming it", {
   x <- make_mixture()$x
   for (bad in list(-1, 1.5, "all", NA_real_, c(1, 2))) {
     expect_error(kmeans_reduced(x, 3, control = list(sketch_rows = bad)),
-                 "control\\$sketch_rows.*\"auto\", a whole number >= 0 or Inf", class = NULL)
+                 "control\\$sketch_rows` must be \"auto\" or a whole number in \\[0, Inf\\]", class = NULL)
   }
   expect_error(kmeans_control(sketch_rows = -2), "`sketch_rows` must be")
 })

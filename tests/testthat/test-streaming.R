@@ -102,7 +102,7 @@ test_that("big.matrix input is checked and unsupported uses are refused", {
   expect_error(kmeans_reduced(g, 2, method = "leverage", dims = 3, control = list(svd = "exact")),
                "`control\\$svd` = \"exact\" needs the whole matrix")
   expect_error(dims_path(g, 2, verbose = FALSE), "`x` is a big.matrix; only kmeans_reduced\\(\\)")
-  expect_error(kmeans_reduced(g, 2, control = list(block_rows = 0)), "`control\\$block_rows` must be a whole number")
+  expect_error(kmeans_reduced(g, 2, control = list(block_rows = 0)), "`control\\$block_rows` must be NULL or a whole number")
   expect_error(kmeans_objective(g, m$truth, block_rows = -1), "`block_rows` must be a whole number")
   one <- big_copy(matrix(1, 10, 3))
   expect_error(kmeans_reduced(one, 2, dims = 2), "`k` must be a whole number in \\[1, 1\\] \\(the number of distinct rows of `x`\\), not 2")
