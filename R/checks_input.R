@@ -282,16 +282,19 @@ weights_unit <- function(weights) {
 
 # Initial centres given as `k`: a numeric matrix with the columns of `x`.
 # `arg`: the name the user gave them ("k", or "centers" as in stats::kmeans()).
-check_centers <- function(centers, x, arg = "k") {
+check_centers <- function(centers, x, arg = "k") check_centers_dims(centers, nrow(x), ncol(x), arg)
+
+# Initial centres for rows n x d: at most n rows, d columns.
+check_centers_dims <- function(centers, n, d, arg = "k") {
   centers <- check_data(centers, arg, small = FALSE)
   if (methods::is(centers, "dgCMatrix")) centers <- as.matrix(centers)
-  if (ncol(centers) != ncol(x)) {
+  if (ncol(centers) != d) {
     stop_arg(sprintf("`%s` given as a matrix of initial centres must have %d columns (as `x`), not %d.",
-                     arg, ncol(x), ncol(centers)))
+                     arg, d, ncol(centers)))
   }
-  if (nrow(centers) > nrow(x)) {
+  if (nrow(centers) > n) {
     stop_arg(sprintf("`%s` given as a matrix of initial centres must have at most %d rows (the rows of `x`), not %d.",
-                     arg, nrow(x), nrow(centers)))
+                     arg, n, nrow(centers)))
   }
   centers
 }

@@ -72,20 +72,21 @@ mpi_agree <- function(x, failed, what, args) {
   invisible(TRUE)
 }
 
-# The ranks of a collective call, as generics of the row sources: one
-# process (the methods of "row_source") has nothing to agree; source_mpi
-# (R/source_mpi.R) has its ranks agree.
+# The ranks of a collective call: one process has nothing to agree; rows
+# on MPI ranks (R/source_mpi.R) have their ranks agree.
 
 # Runs the argument checks `expr`: on MPI ranks an error is returned for
 # agree_ranks(), elsewhere raised at once (mpi_try()).
-try_checks <- function(src, expr) UseMethod("try_checks")
-try_checks.row_source <- function(src, expr) mpi_try(FALSE, expr)
+try_checks <- function(src, expr) mpi_try(on_ranks(src), expr)
 
 # After the checks: every rank agrees they passed with the same `args` (a
-# function giving the named list); returns the seed every process uses.
-agree_ranks <- function(src, failed, args, seed, seed_arg) UseMethod("agree_ranks")
-agree_ranks.row_source <- function(src, failed, args, seed, seed_arg) seed
+# function giving the named list, mpi_agree()); returns the seed every
+# process uses (on ranks, rank 0's).
+agree_ranks <- function(src, failed, args, seed, seed_arg) {
+  if (!on_ranks(src)) return(seed)
+  mpi_agree(src$mpi, failed, "kmeans_reduced()", if (is.null(failed)) args())
+  mpi_sum(if (src$mpi$rank == 0L) seed else 0)
+}
 
 # Does this process report (verbose, trace)?
-is_lead <- function(src) UseMethod("is_lead")
-is_lead.row_source <- function(src) TRUE
+is_lead <- function(src) !on_ranks(src) || src$mpi$rank == 0L

@@ -78,6 +78,27 @@ new_row_source <- function(data, class, ...) {
   structure(list(data = data, weights = NULL, ...), class = c(class, "row_source"))
 }
 
+## What a source can do -----------------------------------------------------
+#
+# Fields a constructor sets (absent: FALSE or NULL). The plain functions of
+# the pipeline read them instead of dispatching on the class:
+#
+#   in_memory      src$data is the rows, a matrix, data frame or sparse Matrix
+#                  the C++ core reads whole (source_matrix, source_sparse)
+#   sparse         zeros stay zeros (no shift of the rows in Lloyd's distances)
+#   checks_blocks  each block's values are checked as it is read (no pass of
+#                  their own; too few distinct rows show in the reduced rows)
+#   mpi            the MPI ranks (mpi_rows()): each rank holds some rows, in
+#                  src$data, or read in blocks from src$local (a source)
+#   progress       an environment: long reads report their progress
+#   hooks          functions of a source read from a file (source_tenx), each
+#                  called with the source: release (memory outside R's heap),
+#                  keep_in_memory(src, bytes), and the passes it does on the
+#                  rows as stored (R/source_tenx.R)
+
+in_memory <- function(src) isTRUE(src$in_memory)
+on_ranks <- function(src) !is.null(src$mpi)
+
 ## The interface ------------------------------------------------------------
 
 n_rows <- function(src) UseMethod("n_rows")
@@ -92,8 +113,10 @@ describe_source.row_source <- function(src) sprintf("a %s", class(src$data)[1L])
 
 # The rows this process holds (all of them but on MPI ranks): what the
 # memory checks count.
-n_local_rows <- function(src) UseMethod("n_local_rows")
-n_local_rows.row_source <- function(src) n_rows(src)
+n_local_rows <- function(src) {
+  if (!on_ranks(src)) return(n_rows(src))
+  if (!is.null(src$local)) n_rows(src$local) else nrow(src$data)
+}
 
 # Row and column names (NULL: none).
 dim_names <- function(src) UseMethod("dim_names")
@@ -105,14 +128,17 @@ col_names <- function(src) dim_names(src)[[2L]]
 row_names <- function(src) dim_names(src)[[1L]]
 
 # Turns the report of long reads on (verbose fits): each block read says how
-# far the pass is, how fast the rows come and the time left in the pass.
-# Default: nothing to report (rows in memory, or read quickly).
-set_progress <- function(src, on) UseMethod("set_progress")
-set_progress.row_source <- function(src, on) src
+# far the pass is, how fast the rows come and the time left in the pass
+# (sources with src$progress, report_progress(); the others are read
+# quickly, or held in memory).
+set_progress <- function(src, on) {
+  if (!is.null(src$local)) src$local <- set_progress(src$local, on)
+  if (is.environment(src$progress)) src$progress$on <- isTRUE(on)
+  src
+}
 
 # Sparse rows (zeros stay zeros: no shift of the rows in Lloyd's distances).
-sparse_rows <- function(src) UseMethod("sparse_rows")
-sparse_rows.row_source <- function(src) FALSE
+sparse_rows <- function(src) isTRUE(src$sparse)
 
 # The C++ core's row source of blocks: the reader it calls for rows
 # first..last (on R's main thread, between parallel loops), the rows, the
@@ -123,27 +149,36 @@ to_cpp_source.row_source <- function(src, block_rows = NULL) {
              weights = src$weights)
 }
 
-# Rows per block: about 64 MB of doubles unless given (block_rows_for()).
-source_block_rows <- function(src, block_rows = NULL) UseMethod("source_block_rows")
-source_block_rows.row_source <- function(src, block_rows = NULL) {
+# Rows per block unless given: src$block_values values (2^23 unless the
+# source says: 64 MB of doubles) of src$values_per_row each (the columns
+# unless the source says: a sparse source, its stored values).
+source_block_rows <- function(src, block_rows = NULL) {
   n <- n_rows(src)
   if (!is.null(block_rows)) return(as.integer(min(block_rows, n)))
-  as.integer(max(1, min(n, floor(2^26 / (8 * n_cols(src))))))
+  per_row <- if (is.null(src$values_per_row)) n_cols(src) else src$values_per_row
+  budget <- if (is.null(src$block_values)) 2^23 else src$block_values
+  as.integer(max(1, min(n, floor(budget / max(1, per_row)))))
 }
 
 # Rows first..last for a pass that is done with them before it reads its
 # next block (for_source_blocks() and the C++ core's reads): a source may
 # then give a block whose memory it reuses for the block after next
 # (source_tenx). Default: read_block().
-read_block_transient <- function(src, first, last) UseMethod("read_block_transient")
-read_block_transient.row_source <- function(src, first, last) read_block(src, first, last)
+read_block_transient <- function(src, first, last) {
+  f <- src$hooks$read_transient
+  if (is.null(f)) read_block(src, first, last) else f(src, first, last)
+}
 
 # All the rows of the source mapped by the reducer, read in blocks of
 # `block_rows` (stream_reduce()): map_rows() of each block
 # read_block_transient() gives, into one matrix. A source may map the rows as
-# it stores them, without making the blocks (source_tenx).
-reduce_rows <- function(src, reducer, block_rows, n_threads) UseMethod("reduce_rows")
-reduce_rows.row_source <- function(src, reducer, block_rows, n_threads) {
+# it stores them, without making the blocks (its hook reduce_rows, NULL
+# where it does not: source_tenx).
+reduce_rows <- function(src, reducer, block_rows, n_threads) {
+  if (!is.null(src$hooks$reduce_rows)) {
+    out <- src$hooks$reduce_rows(src, reducer, block_rows, n_threads)
+    if (!is.null(out)) return(out)
+  }
   out <- NULL
   for_source_blocks(src, block_rows, function(block, rows) {
     r <- map_rows(reducer, block, n_threads, 0)
@@ -179,9 +214,11 @@ for_source_blocks <- function(src, block_rows, f) {
   invisible(NULL)
 }
 
-# Fields the fit carries for this source.
-fit_fields <- function(src) UseMethod("fit_fields")
-fit_fields.row_source <- function(src) NULL
+# Fields the fit carries for this source (on MPI ranks: which rows this
+# rank held).
+fit_fields <- function(src) {
+  if (on_ranks(src)) list(mpi = unclass(src$mpi)[c("rank", "size", "n", "offset")])
+}
 
 
 ## The pipeline steps that read rows ----------------------------------------
@@ -203,38 +240,43 @@ fit_source_reducer <- function(src, method, dims, k, seed, n_threads, control) {
 }
 
 # The top right singular vectors of the (centred, weighted) rows, as
-# top_right_vectors() takes them: `how` "exact" or "randomized".
+# top_right_vectors() takes them: `how` "exact" or "randomized" (rows not in
+# memory: randomized).
 source_svd <- function(src, k, how, oversample, power_iters, seed, n_threads, block_rows,
                        center, weights) {
-  UseMethod("source_svd")
-}
-source_svd.row_source <- function(src, k, how, oversample, power_iters, seed, n_threads,
-                                  block_rows, center, weights) {
+  if (in_memory(src)) {
+    return(memory_svd(src$data, k, how, oversample, power_iters, seed, n_threads, center,
+                      weights))
+  }
   sv <- source_rsvd(src, k, oversample, power_iters, seed, n_threads, block_rows, center,
                     weights)
   list(d = sv$d, v = sv$v)
 }
 
-# The randomized SVD of the rows (randomized_svd()): d, u and v. Default:
-# its products taken block by block (randomized_svd_blocks() of rsvd.hpp:
-# the same test matrix and steps as in memory, equal to rounding).
+# The randomized SVD of the rows (randomized_svd()): d, u and v. Rows not
+# in memory: its products taken block by block (randomized_svd_blocks() of
+# rsvd.hpp: the same test matrix and steps as in memory, equal to
+# rounding), or on every rank.
 source_rsvd <- function(src, k, oversample, power_iters, seed, n_threads, block_rows, center,
                         weights = NULL) {
-  UseMethod("source_rsvd")
-}
-source_rsvd.row_source <- function(src, k, oversample, power_iters, seed, n_threads, block_rows,
-                                   center, weights = NULL) {
+  if (in_memory(src)) {
+    return(cpp_rsvd(cpp_source(rows = src$data, weights = weights), k, oversample, power_iters,
+                    seed, n_threads, if (center) column_means(src$data, n_threads)))
+  }
   src$weights <- weights
   cpp_rsvd(to_cpp_source(src, block_rows), k, oversample, power_iters, seed, n_threads, center)
 }
 
 # m rows of the source drawn uniformly at random without replacement
 # (from the seed, sample_index(); R's random numbers are not used), in their
-# order: list(rows, index). Default: read in one pass (rows_at()).
-sample_rows <- function(src, m, seed, block_rows = NULL) UseMethod("sample_rows")
-sample_rows.row_source <- function(src, m, seed, block_rows = NULL) {
+# order: list(rows, index). Rows not in memory: read in one pass
+# (rows_at()); on MPI ranks, the same rows of all ranks on every rank
+# (mpi_sample_rows()).
+sample_rows <- function(src, m, seed, block_rows = NULL) {
   index <- sample_index(n_rows(src), m, seed)
-  list(rows = rows_at(src, index, block_rows), index = index)
+  if (on_ranks(src)) return(mpi_sample_rows(src, index, block_rows))
+  rows <- if (in_memory(src)) src$data[index, , drop = FALSE] else rows_at(src, index, block_rows)
+  list(rows = rows, index = index)
 }
 
 # The rows `index` (increasing) of the source, read in one pass (or kept by
@@ -254,44 +296,75 @@ rows_at <- function(src, index, block_rows = NULL) {
 }
 
 # The shift of method "none": the rows minus it in Lloyd's distances
-# (fit_reducer()); NULL: none.
-none_shift <- function(src, n_threads = 1L) UseMethod("none_shift")
-none_shift.row_source <- function(src, n_threads = 1L) NULL
-
-# Step 4: the rows mapped by the reducer (apply_reducer()).
-source_apply_reducer <- function(src, reducer, n_threads, block_rows, limit) {
-  UseMethod("source_apply_reducer")
+# (fit_reducer()); NULL: none. Dense rows in memory (on MPI ranks, those of
+# all ranks: mpi_robust_shift()) minus a point among them
+# (robust_shift_cpp(): in each column the median of at most 256 rows chosen
+# by their content); not their mean, which one far row moves away from all
+# the others. Sparse rows stay zeros; rows read in blocks ("none" runs on
+# their reduction, which is in memory) have none.
+none_shift <- function(src, n_threads = 1L) {
+  if (!is.matrix(src$data) || !is.null(src$local)) return(NULL)
+  if (on_ranks(src)) return(mpi_robust_shift(src$data, src$mpi, n_threads))
+  if (in_memory(src)) robust_shift_cpp(src$data, n_threads)
 }
-source_apply_reducer.row_source <- function(src, reducer, n_threads, block_rows, limit) {
-  stream_reduce(reducer, src, source_block_rows(src, block_rows), n_threads)
+
+# Step 4: the rows mapped by the reducer (apply_reducer()): in memory (on
+# MPI ranks, each rank's rows) at once, else block by block.
+source_apply_reducer <- function(src, reducer, n_threads, block_rows, limit) {
+  if (in_memory(src) || (on_ranks(src) && is.null(src$local))) {
+    return(map_rows(reducer, src$data, n_threads, limit))
+  }
+  blocks <- if (is.null(src$local)) src else src$local
+  stream_reduce(reducer, blocks, source_block_rows(blocks, block_rows), n_threads)
 }
 
 # Step 4 for the fit: the reduced rows, centred by the column means of all
-# the rows; list(reducer, reduced) (reduce_training()).
+# the rows; list(reducer, reduced) (reduce_training()). On several MPI
+# ranks: minus the shift of all the ranks' reduced rows
+# (mpi_reduce_source()).
 reduce_source <- function(src, reducer, n_threads, block_rows, limit) {
-  UseMethod("reduce_source")
-}
-reduce_source.row_source <- function(src, reducer, n_threads, block_rows, limit) {
   # ("none": the rows themselves, which are in memory where "none" runs)
   if (reducer$method == "none") return(list(reducer = reducer, reduced = src$data))
+  if (on_ranks(src)) {
+    if (src$mpi$size > 1L) return(mpi_reduce_source(src, reducer, n_threads, block_rows))
+    # (one rank: the numbers of one process)
+    if (!is.null(src$local)) src <- src$local
+  }
   reduce_training(reducer, src, n_threads, block_rows, limit)
 }
 
-# Does a reduction leave fewer than k distinct reduced rows?
-reduced_collapsed <- function(src, reduced, k) UseMethod("reduced_collapsed")
-reduced_collapsed.row_source <- function(src, reduced, k) {
-  k > 1L && !has_distinct_rows_cpp(reduced, k)
+# Does a reduction leave fewer than k distinct reduced rows? On MPI ranks,
+# as one process on the stacked reduced rows (mpi_collapsed()). Rows whose
+# values are checked as they are read: when it does, either the reduction
+# merged rows (TRUE: a warning, and the fit refined on the original rows)
+# or the rows themselves have fewer than k distinct ones, which is the
+# error of a matrix in memory (the blocks are read until k distinct rows
+# are seen).
+reduced_collapsed <- function(src, reduced, k) {
+  if (k <= 1L) return(FALSE)
+  if (on_ranks(src)) return(mpi_collapsed(reduced, k))
+  if (has_distinct_rows_cpp(reduced, k)) return(FALSE)
+  if (isTRUE(src$checks_blocks)) {
+    has <- big_has_distinct(src, k, source_block_rows(src))
+    if (!has) stop_too_few_distinct(k, attr(has, "distinct"))
+  }
+  TRUE
 }
 
 # Step 5: k-means (n_init replicates of k-means++ and Lloyd) on the reduced
 # rows, which are in memory (on the source's MPI ranks, with its weights),
-# or Lloyd from given centres; `shift` for "none" (see fit_reducer()).
+# or Lloyd from given centres; `shift` for "none" (see fit_reducer()). On
+# MPI ranks: no messages per replicate on every rank, no value limit (each
+# rank would stop alone); from given centres (dims = "auto": Lloyd from the
+# best partition so far, as one process), no Hartigan's moves, which run on
+# one process only.
 source_kmeans <- function(src, reduced, k, centers0, n_init, iter_max, tol, seed, n_threads,
                           verbose, limit, shift, settings) {
-  UseMethod("source_kmeans")
-}
-source_kmeans.row_source <- function(src, reduced, k, centers0, n_init, iter_max, tol, seed,
-                                     n_threads, verbose, limit, shift, settings) {
+  if (on_ranks(src)) {
+    settings$centres_polish <- "none"
+    verbose <- FALSE
+    limit <- 0
+  }
   rows <- cpp_rows_like(src, reduced)
   if (is.null(centers0)) {
     return(cpp_kmeans(rows, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift,
@@ -352,10 +425,13 @@ source_lloyd <- function(src, centers, iter_max, n_threads, block_rows, shift) {
 
 # predict(): the clusters (or distances) of the rows; `one(rows, first)`
 # predicts in-memory rows (`first`: the number of the first of them).
-# Default: block by block, each block's columns the fit's, matched by name
-# as in memory (newdata_columns()).
-source_predict <- function(src, object, n_threads, type, k, one) UseMethod("source_predict")
-source_predict.row_source <- function(src, object, n_threads, type, k, one) {
+# Rows in memory at once (rows on MPI ranks are not read: check_newdata()
+# says only kmeans_reduced() takes them); others block by block, each
+# block's columns the fit's, matched by name as in memory
+# (newdata_columns()).
+source_predict <- function(src, object, n_threads, type, k, one) {
+  if (in_memory(src)) return(one(src$data))
+  if (on_ranks(src)) return(one(src$mpi))
   index <- newdata_columns(col_names(src), n_cols(src), object$reducer, "newdata")
   n <- n_rows(src)
   out <- if (type == "cluster") integer(n) else matrix(0, n, k)
@@ -373,10 +449,14 @@ source_predict.row_source <- function(src, object, n_threads, type, k, one) {
   out
 }
 
-# The rows in memory (augment()): `what` names them in a message.
-rows_in_memory <- function(src, what) UseMethod("rows_in_memory")
-rows_in_memory.row_source <- function(src, what) {
+# The rows in memory (augment()): `what` names them in a message. Rows
+# read in blocks are read whole (in their own type where the source keeps
+# it: its hook all_rows).
+rows_in_memory <- function(src, what) {
+  if (in_memory(src)) return(src$data)
+  if (on_ranks(src)) return(src$mpi)
   check_rows_memory(src, what)
+  if (!is.null(src$hooks$all_rows)) return(src$hooks$all_rows(src))
   read_block(src, 1L, n_rows(src))
 }
 

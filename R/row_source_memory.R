@@ -50,11 +50,15 @@ holding_memory <- function(src) {
   invisible(NULL)
 }
 
-release_source <- function(src) UseMethod("release_source")
-release_source.row_source <- function(src) invisible(NULL)
+release_source <- function(src) {
+  if (!is.null(src$hooks$release)) src$hooks$release(src)
+  invisible(NULL)
+}
 
 # A source read from a file in several passes keeps what it reads in memory
 # when that takes at most `bytes` (file_cache_budget()), and its later
 # passes read from there (source_tenx); elsewhere nothing.
-keep_in_memory <- function(src, bytes) UseMethod("keep_in_memory")
-keep_in_memory.row_source <- function(src, bytes) invisible(src)
+keep_in_memory <- function(src, bytes) {
+  if (!is.null(src$hooks$keep_in_memory)) src$hooks$keep_in_memory(src, bytes)
+  invisible(src)
+}

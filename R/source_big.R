@@ -11,7 +11,12 @@
 #   statistics  two passes (cluster sums, then squared deviations)
 #   refine      Lloyd of lloyd.hpp, one pass per iteration
 
-new_source_big <- function(x) new_row_source(x, "source_big")
+new_source_big <- function(x) {
+  if (!requireNamespace("bigmemory", quietly = TRUE)) {
+    stop_arg("`x` is a big.matrix but the bigmemory package is not installed.")
+  }
+  new_row_source(x, "source_big", hooks = list(all_rows = big_all_rows))
+}
 
 is_big <- function(x) inherits(x, "big.matrix")
 
@@ -22,15 +27,6 @@ read_block.source_big <- function(src, first, last) {
 }
 describe_source.source_big <- function(src) "a big.matrix"
 
-check_rows.source_big <- function(src, arg, big, block_rows, small) {
-  if (big && !requireNamespace("bigmemory", quietly = TRUE)) {
-    stop_arg(sprintf("`%s` is a big.matrix but the bigmemory package is not installed.", arg))
-  }
-  NextMethod()
-}
-
-# (its own type: an integer big.matrix gives integer columns)
-rows_in_memory.source_big <- function(src, what) {
-  check_rows_memory(src, what)
-  src$data[, , drop = FALSE]
-}
+# All the rows in their own type (rows_in_memory(): an integer big.matrix
+# gives integer columns).
+big_all_rows <- function(src) src$data[, , drop = FALSE]

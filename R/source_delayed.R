@@ -25,9 +25,14 @@ new_source_delayed <- function(x, by_columns = FALSE, normalize = "none", what =
     dims <- rev(dims)
     dn <- rev(dn)
   }
+  sparse <- is_sparse_matrix(x)
   new_row_source(x, c(class, "source_delayed"), by_columns = by_columns,
                  normalize = normalize, n_row = as.integer(dims[1L]), n_col = as.integer(dims[2L]),
-                 names = dn, sparse = is_sparse_matrix(x),
+                 names = dn, sparse = sparse, checks_blocks = TRUE,
+                 # (blocks of about 2^24 values; sparse: 2 % of the columns
+                 # stored, single-cell counts; source_block_rows())
+                 block_values = 2^24,
+                 values_per_row = if (sparse) 0.02 * dims[2L] else dims[2L],
                  what = if (is.null(what)) "a DelayedMatrix" else what,
                  progress = new.env(parent = emptyenv()),
                  # (what a pass keeps for a later step: source_library_sizes())
@@ -86,8 +91,6 @@ n_rows.source_delayed <- function(src) src$n_row
 n_cols.source_delayed <- function(src) src$n_col
 dim_names.source_delayed <- function(src) list(src$names[[1L]], src$names[[2L]])
 describe_source.source_delayed <- function(src) src$what
-sparse_rows.source_delayed <- function(src) src$sparse
-none_shift.source_delayed <- function(src, n_threads = 1L) NULL
 
 read_block.source_delayed <- function(src, first, last) {
   cells <- first:last
@@ -110,8 +113,10 @@ read_block.source_delayed <- function(src, first, last) {
 # size factors (its mean library size). `sample`: NULL, or list(index) of
 # cells whose counts the same pass keeps (src$cache$sample), for
 # sample_rows() to normalize instead of reading them again.
-source_library_sizes <- function(src, sample = NULL) UseMethod("source_library_sizes")
-source_library_sizes.source_delayed <- function(src, sample = NULL) {
+# A source with its own pass over the counts as stored has the hook
+# library_sizes (source_tenx).
+source_library_sizes <- function(src, sample = NULL) {
+  if (!is.null(src$hooks$library_sizes)) return(src$hooks$library_sizes(src, sample))
   # (the counts checked, not normalized)
   src$normalize <- list(how = as_normalization(src$normalize)$how, target = 0, check_only = TRUE)
   lib <- numeric(n_rows(src))
@@ -145,10 +150,12 @@ bind_blocks <- function(parts) {
 }
 
 # The rows `index` normalized, when the library-size pass kept them
-# (source_library_sizes()), else NULL; the kept counts are dropped.
-kept_sample <- function(src, index) UseMethod("kept_sample")
-kept_sample.row_source <- function(src, index) NULL
-kept_sample.source_delayed <- function(src, index) {
+# (source_library_sizes()), else NULL; the kept counts are dropped. A
+# source that keeps the counts as stored normalizes them by its hook
+# kept_sample (source_tenx).
+kept_sample <- function(src, index) {
+  if (!is.environment(src$cache)) return(NULL)
+  if (!is.null(src$hooks$kept_sample)) return(src$hooks$kept_sample(src, index))
   kept <- take_kept_sample(src, index)
   if (is.null(kept)) return(NULL)
   rows <- normalize_rows(kept$counts, src$normalize, describe_source(src))
@@ -197,72 +204,9 @@ finish_block <- function(src, block, first, last, normalized = FALSE) {
   block
 }
 
-# Rows per block: about 2^27 bytes of doubles, or, sparse, blocks of about
-# 2^24 stored values at a density of 2 % (single-cell counts).
-source_block_rows.source_delayed <- function(src, block_rows = NULL) {
-  if (!is.null(block_rows)) return(as.integer(min(block_rows, src$n_row)))
-  per_row <- if (src$sparse) 0.02 * src$n_col else src$n_col
-  as.integer(max(1, min(src$n_row, floor(2^24 / max(1, per_row)))))
-}
-
-## Checks: shapes only; the values are checked as each block is read --------
-
-checked_source.source_delayed <- function(src, block_rows, values) {
-  if (src$n_row == 0L || src$n_col == 0L) {
-    stop_arg(sprintf("`x` (%s) must have at least one row and one column, not %d x %d.",
-                     describe_source(src), src$n_row, src$n_col))
-  }
-  src
-}
-
-check_rows.source_delayed <- function(src, arg, big, block_rows, small) {
-  if (!big) NextMethod()
-  src$data
-}
-
-check_source_k.source_delayed <- function(src, k, arg = "k") {
-  if (!is_whole(k) || k < 1 || k > src$n_row) {
-    stop_arg(sprintf("`%s` must be a whole number in [1, %d] (the number of rows of `x`, %s), not %s.",
-                     arg, src$n_row, describe_source(src), describe(k)))
-  }
-  # (too few distinct rows shows in the reduced rows: reduced_collapsed(),
-  # which then counts them, instead of a pass before every fit)
-  as.integer(k)
-}
-
-# Reduced rows with fewer than k distinct ones: either the reduction merged
-# rows (a warning, and the fit refined on the original rows) or the rows
-# themselves have fewer than k distinct ones, which is the error of a
-# matrix in memory (the blocks are read until k distinct rows are seen).
-reduced_collapsed.source_delayed <- function(src, reduced, k) {
-  if (!NextMethod()) return(FALSE)
-  has <- big_has_distinct(src, k, source_block_rows(src))
-  if (!has) stop_too_few_distinct(k, attr(has, "distinct"))
-  TRUE
-}
-
-check_source_centers.source_delayed <- function(src, centers, arg = "k") {
-  centers <- check_data(centers, arg, small = FALSE)
-  if (methods::is(centers, "dgCMatrix")) centers <- as.matrix(centers)
-  if (ncol(centers) != src$n_col || nrow(centers) > src$n_row) {
-    stop_arg(sprintf(paste0("`%s` given as a matrix of initial centres must have %d columns ",
-                            "and at most %d rows (as `x`), not %d x %d."),
-                     arg, src$n_col, src$n_row, nrow(centers), ncol(centers)))
-  }
-  centers
-}
-
-auto_method.source_delayed <- function(src, method, k) {
-  if (method != "auto") return(method)
-  if (src$sparse) "sparse_embedding" else "sign"
-}
+## Too few distinct rows: seen in the reduced rows ---------------------------
 
 ## Progress on long reads ---------------------------------------------------
-
-set_progress.source_delayed <- function(src, on) {
-  src$progress$on <- isTRUE(on)
-  src
-}
 
 report_progress <- function(src, first, last) {
   p <- src$progress

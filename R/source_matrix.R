@@ -3,13 +3,7 @@
 # resident chunk (row_source.hpp::ResidentRows); every step calls the
 # in-memory entry point. R/source_sparse.R, a dgCMatrix, is one of these.
 
-new_source_matrix <- function(x) new_row_source(x, "source_matrix")
-
-# (in memory: the rows indexed)
-sample_rows.source_matrix <- function(src, m, seed, block_rows = NULL) {
-  index <- sample_index(n_rows(src), m, seed)
-  list(rows = src$data[index, , drop = FALSE], index = index)
-}
+new_source_matrix <- function(x) new_row_source(x, "source_matrix", in_memory = TRUE)
 
 read_block.source_matrix <- function(src, first, last) {
   block <- as.matrix(src$data[first:last, , drop = FALSE])
@@ -21,33 +15,9 @@ to_cpp_source.source_matrix <- function(src, block_rows = NULL) {
 }
 describe_source.source_matrix <- function(src) "a matrix"
 
-# (checked by check_data() itself)
-check_rows.source_matrix <- function(src, arg, big, block_rows, small) NULL
-
-check_source_k.source_matrix <- function(src, k, arg = "k") {
-  x <- src$data
-  n_max <- nrow(x)
-  if (!is_whole(k) || k < 1 || k > n_max) {
-    stop_arg(sprintf("`%s` must be a whole number in [1, %d] (the number of rows of `x`), not %s.",
-                     arg, n_max, describe(k)))
-  }
-  if (k > 1 && !has_distinct_rows_cpp(x, k)) {
-    distinct <- distinct_rows_cpp(x)
-    if (k > distinct) stop_too_few_distinct(k, distinct, arg)
-  }
-  as.integer(k)
-}
-
-# (narrow data: "none")
-auto_method.source_matrix <- function(src, method, k) resolve_method(method, src$data, k)
-
-check_source_method.source_matrix <- function(src, method, control) {
-  method_unavailable(src, method, "is not available; use")
-}
-
-source_svd.source_matrix <- function(src, k, how, oversample, power_iters, seed, n_threads,
-                                     block_rows, center, weights) {
-  x <- src$data
+# The top right singular vectors of rows in memory (source_svd()): exact
+# (LAPACK) or randomized.
+memory_svd <- function(x, k, how, oversample, power_iters, seed, n_threads, center, weights) {
   mu <- if (center) column_means(x, n_threads, weights) else NULL
   n <- as.numeric(nrow(x))
   d <- as.numeric(ncol(x))
@@ -69,31 +39,8 @@ source_svd.source_matrix <- function(src, k, how, oversample, power_iters, seed,
   list(d = sv$d, v = sv$v, center = mu)
 }
 
-source_rsvd.source_matrix <- function(src, k, oversample, power_iters, seed, n_threads,
-                                      block_rows, center, weights = NULL) {
-  cpp_rsvd(cpp_source(rows = src$data, weights = weights), k, oversample, power_iters, seed,
-           n_threads, if (center) column_means(src$data, n_threads))
-}
-
-# Lloyd on the rows minus a point among them (robust_shift_cpp(): in each
-# column the median of at most 256 rows chosen by their content); not their
-# mean, which one far row moves away from all the others.
-none_shift.source_matrix <- function(src, n_threads = 1L) {
-  x <- src$data
-  if (!is.matrix(x)) return(NULL)
-  robust_shift_cpp(x, n_threads)
-}
-
-source_apply_reducer.source_matrix <- function(src, reducer, n_threads, block_rows, limit) {
-  map_rows(reducer, src$data, n_threads, limit)
-}
-
 # (Lloyd's means only for dense unweighted rows)
 source_stats.source_matrix <- function(src, cluster, k, n_threads, block_rows, means = NULL) {
   if (!is.null(src$weights) || !is.matrix(src$data)) means <- NULL
   source_stats.row_source(src, cluster, k, n_threads, block_rows, means)
 }
-
-source_predict.source_matrix <- function(src, object, n_threads, type, k, one) one(src$data)
-
-rows_in_memory.source_matrix <- function(src, what) src$data

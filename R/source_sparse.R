@@ -3,10 +3,8 @@
 # dense_if_far_from_zero()). A source_matrix: the C++ entry points take
 # either (glue.h::with_matrix); what differs is that zeros stay zeros.
 
-new_source_sparse <- function(x) new_row_source(x, c("source_sparse", "source_matrix"))
+new_source_sparse <- function(x) {
+  new_row_source(x, c("source_sparse", "source_matrix"), in_memory = TRUE, sparse = TRUE)
+}
 
 describe_source.source_sparse <- function(src) "a sparse Matrix"
-
-# (no shift of the rows in Lloyd's distances: they would become dense)
-sparse_rows.source_sparse <- function(src) TRUE
-none_shift.source_sparse <- function(src, n_threads = 1L) NULL

@@ -74,6 +74,11 @@ new_source_tenx <- function(x, seed, cells_first, normalize = "none", what = NUL
     src$cell0 <- window$first - 1L
   }
   src$sparse <- TRUE
+  # (blocks of about 2^24 stored values, whole cells: the file's own density)
+  src$values_per_row <- max(1, (src$indptr[src$n_row + 1L] - src$indptr[1L]) / src$n_row)
+  src$hooks <- list(release = release_tenx, keep_in_memory = keep_tenx_in_memory,
+                    read_transient = read_tenx_transient, reduce_rows = reduce_tenx_rows,
+                    library_sizes = tenx_library_sizes, kept_sample = tenx_kept_sample)
   # the next block, read while this one is converted (read_block())
   src$ahead <- new.env(parent = emptyenv())
   src
@@ -233,7 +238,7 @@ read_block.source_tenx <- function(src, first, last) tenx_block(src, first, last
 
 # (the block's `i` and `x` view the memory of the source's pool of two
 # blocks, src/cells.cpp: no new R vectors per block)
-read_block_transient.source_tenx <- function(src, first, last) {
+read_tenx_transient <- function(src, first, last) {
   if (is.null(src$ahead$pool)) {
     src$ahead$pool <- cells_pool_new()
     holding_memory(src)
@@ -341,10 +346,10 @@ stop_stored_cells <- function(src, st, e) {
 
 # Extractions (a rotation: "svd", "rsvd") multiply the stored cells, each
 # block's product written straight into the rows of the result; other
-# methods map the converted blocks.
-reduce_rows.source_tenx <- function(src, reducer, block_rows, n_threads) {
+# methods map the converted blocks (NULL: reduce_rows() does).
+reduce_tenx_rows <- function(src, reducer, block_rows, n_threads) {
   if (method_info(reducer$method)$family != "extraction" || is.null(stored_normalization(src))) {
-    return(NextMethod())
+    return(NULL)
   }
   rotation <- cells_multiply_rows_cpp(reducer$rotation)
   # (outside R's heap, src/cells.cpp: R's collector does not count it)
@@ -396,7 +401,7 @@ block_moments.source_tenx <- function(src, first, last, cluster, k, n_threads, w
 # other memory when the fit returns), within `bytes`: all of them when they
 # fit, otherwise the file's first blocks, as many as fit (the later passes
 # then read only the other blocks from the file).
-keep_in_memory.source_tenx <- function(src, bytes) {
+keep_tenx_in_memory <- function(src, bytes) {
   per_value <- if (identical(src$value_type, "integer")) 8 else 12
   # (decided once, before the first pass)
   if (is.null(src$cache$keep)) {
@@ -445,7 +450,7 @@ stop_tenx_block <- function(src, raw, cell1, msg) {
 # The library sizes of the file's cells (source_library_sizes()) from
 # their values as read, each block summed and checked without being
 # converted; the sampled cells' values and gene indices kept as stored.
-source_library_sizes.source_tenx <- function(src, sample = NULL) {
+tenx_library_sizes <- function(src, sample = NULL) {
   lib <- numeric(n_rows(src))
   parts <- list()
   done <- FALSE
@@ -471,7 +476,7 @@ source_library_sizes.source_tenx <- function(src, sample = NULL) {
 
 # The kept cells (source_library_sizes()) as rows, normalized: converted
 # as a block of a pass converts them (cells_to_rows(): the same numbers).
-kept_sample.source_tenx <- function(src, index) {
+tenx_kept_sample <- function(src, index) {
   kept <- take_kept_sample(src, index)
   if (is.null(kept)) return(NULL)
   parts <- kept$stored
@@ -650,8 +655,9 @@ cells_buffers <- function(src, cells, count) {
   list(x = read_buffer_new(src$value_type, longest), i = read_buffer_new("integer", longest))
 }
 
-# Frees the reading vectors and the pool (hold_sources(), R/row_source.R).
-release_source.source_tenx <- function(src) {
+# Frees the reading vectors and the pool (hold_sources(),
+# R/row_source_memory.R).
+release_tenx <- function(src) {
   for (b in src$cache$blocks) {
     if (b$ptr[length(b$ptr)] > 0) {  # (a block without values has no buffers)
       read_buffer_release(b$x)
@@ -715,11 +721,4 @@ h5_read_into <- function(file, name, from, count, buf, ...) {
   memory_space <- rhdf5::H5Screate_simple(count)
   on.exit(rhdf5::H5Sclose(memory_space), add = TRUE, after = FALSE)
   rhdf5::H5Dread(did, file_space, memory_space, buf = buf, ...)
-}
-
-# Blocks of about 2^24 stored values (whole cells): the file's own density.
-source_block_rows.source_tenx <- function(src, block_rows = NULL) {
-  if (!is.null(block_rows)) return(as.integer(min(block_rows, src$n_row)))
-  per_cell <- max(1, (src$indptr[src$n_row + 1L] - src$indptr[1L]) / src$n_row)
-  as.integer(max(1, min(src$n_row, floor(2^24 / per_cell))))
 }

@@ -117,7 +117,10 @@ test_that("a sample of the rows is the same in memory and read in blocks", {
   x <- matrix(as.numeric(1:60), 20, 3)
   src <- kmreduce:::as_row_source(x)
   in_memory <- kmreduce:::sample_rows(src, 7, 3)
-  by_blocks <- kmreduce:::sample_rows.row_source(src, 7, 3, block_rows = 4)
+  # (the same rows as a source read in blocks)
+  blocks <- src
+  blocks$in_memory <- FALSE
+  by_blocks <- kmreduce:::sample_rows(blocks, 7, 3, block_rows = 4)
   expect_identical(in_memory$index, kmreduce:::sample_index(20, 7, 3))
   expect_identical(by_blocks$index, in_memory$index)
   expect_equal(unname(by_blocks$rows), unname(x[in_memory$index, , drop = FALSE]))

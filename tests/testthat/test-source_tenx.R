@@ -798,7 +798,7 @@ test_that("the sample of cells of the default call is kept by the pass that sums
   counts$samples <- 0
   suppressMessages(trace("cells_to_rows_start", count("converted"), print = FALSE, where = ns))
   sample_kept <- NULL
-  suppressMessages(trace("kept_sample.source_tenx", count("samples"), print = FALSE,
+  suppressMessages(trace("tenx_kept_sample", count("samples"), print = FALSE,
                          where = ns,
                          exit = bquote(assign("sample_kept", returnValue(),
                                               envir = .(environment())))))
@@ -806,7 +806,7 @@ test_that("the sample of cells of the default call is kept by the pass that sums
     untrace("h5_read_into", where = ns)
     untrace("read_block.source_tenx", where = ns)
     untrace("cells_to_rows_start", where = ns)
-    untrace("kept_sample.source_tenx", where = ns)
+    untrace("tenx_kept_sample", where = ns)
   }), add = TRUE)
   a <- suppressMessages(kmeans_reduced(file_sce, 3, dims = 10, n_init = 2, seed = 4,
                                        control = c(ctl, file_cache = 0)))
@@ -839,12 +839,13 @@ test_that("the sample of cells of the default call is kept by the pass that sums
   # pass in blocks of 97 cells too, as a larger file's would be several)
   counts$passes <- 0
   counts$values <- 0
-  suppressMessages(trace("source_block_rows.source_tenx",
-                         quote(if (is.null(block_rows)) block_rows <- 97L), print = FALSE,
-                         where = ns))
+  suppressMessages(trace("source_block_rows",
+                         quote(if (is.null(block_rows) && inherits(src, "source_tenx")) {
+                           block_rows <- 97L
+                         }), print = FALSE, where = ns))
   part <- suppressMessages(kmeans_reduced(file_sce, 3, dims = 10, n_init = 2, seed = 4,
                                           control = c(ctl, file_cache = 6 * stored)))
-  suppressMessages(untrace("source_block_rows.source_tenx", where = ns))
+  suppressMessages(untrace("source_block_rows", where = ns))
   expect_identical(counts$passes, 1)
   again <- counts$values - stored
   expect_true(again > 0 && again < 2 * stored && again %% 2 == 0)
