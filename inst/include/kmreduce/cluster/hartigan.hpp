@@ -437,26 +437,32 @@ HartiganResult hartigan(const Data& a, const double* row_norms, index_t k, int* 
   return res;
 }
 
-// Hartigan's moves from a Lloyd result, then Lloyd again from their means,
-// so the result is a fixed point of both and its labels are the
-// nearest-centre labels of its centres, as Lloyd returns them. Returns the
-// moves made (none: `res` unchanged); `sweeps_done`: the sweeps (scans of
-// the rows) it took.
+// Hartigan's moves from a Lloyd result (at most `sweeps` sweeps), then Lloyd
+// again from their means, so the result is a fixed point of both and its
+// labels are the nearest-centre labels of its centres, as Lloyd returns
+// them. `settings`: that Lloyd's call without its centres (LloydCall:
+// iter_max, tol, n_threads, interrupt, weight), whose threads, interrupt
+// and weights the moves use too; the rows' grid is rows_shift(a). Returns
+// the moves made (none: `res` unchanged); `sweeps_done`: the sweeps (scans
+// of the rows) it took.
 template <class Data, class Combine = LocalCombine>
-index_t hartigan_polish(const Data& a, const double* row_norms, index_t k, LloydResult& res,
-                        int iter_max, double tol, int sweeps, int n_threads,
-                        const InterruptCheck& interrupt, const Combine& combine,
-                        const double* weight = nullptr, int* sweeps_done = nullptr) {
+index_t hartigan_polish(const Data& a, const double* row_norms, LloydResult& res, int sweeps,
+                        const LloydCall& settings, const Combine& combine = Combine(),
+                        int* sweeps_done = nullptr) {
+  const index_t k = detail::centre_count(res.centres, a.d);
   if (sweeps_done != nullptr) *sweeps_done = 0;
   if (sweeps <= 0 || k < 2) return 0;
   std::vector<int> label = res.label;
   std::vector<double> means;
-  const HartiganResult h = hartigan(a, row_norms, k, label.data(), means, sweeps, n_threads,
-                                    interrupt, combine, weight);
+  const HartiganResult h = hartigan(a, row_norms, k, label.data(), means, sweeps,
+                                    settings.n_threads, settings.interrupt, combine,
+                                    settings.weight);
   if (sweeps_done != nullptr) *sweeps_done = h.sweeps;
   if (h.moves == 0) return 0;
-  LloydResult again = lloyd(ResidentRows<Data>(a), row_norms, std::move(means), k, iter_max,
-                            tol, n_threads, interrupt, nullptr, combine, rows_shift(a), weight);
+  LloydCall run = settings;
+  run.centres = std::move(means);
+  run.grid = rows_shift(a);
+  LloydResult again = lloyd(ResidentRows<Data>(a), row_norms, std::move(run), combine);
   // Hartigan lowered the objective and Lloyd from its means cannot raise
   // it; only rounding in the objectives' formulas could make it look so.
   if (!(again.objective <= res.objective)) return 0;

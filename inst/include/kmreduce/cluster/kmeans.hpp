@@ -81,6 +81,21 @@ struct KmeansResult {
   std::vector<double> sketch_centres, lifted_centres;
 };
 
+// A Lloyd run (lloyd.hpp; MacQueen's, macqueen.hpp) from `centres` with the
+// options of k-means: iter_max, tol, n_threads and weights (the call sets the
+// rest: its start, the rows' grid).
+inline LloydCall lloyd_call(const KmeansOptions& opt, std::vector<double> centres,
+                            const InterruptCheck& interrupt) {
+  LloydCall call;
+  call.centres = std::move(centres);
+  call.iter_max = opt.iter_max;
+  call.tol = opt.tol;
+  call.n_threads = opt.n_threads;
+  call.interrupt = interrupt;
+  call.weight = opt.weights;
+  return call;
+}
+
 namespace detail {
 
 // The replicates run: the `starts` lowest distinct ones kept (increasing
@@ -148,12 +163,12 @@ Replicates run_replicates(const Data& a, const double* row_norms, const KmeansOp
       local_search(a, row_norms, opt.k, opt.local_search, rng, centres.data(), seeds,
                    opt.n_threads, interrupt, combine, false, opt.weights);
     // Lloyd takes the seeds' assignment over (its arrays become Lloyd's).
-    LloydResult res =
-        opt.online ? macqueen(a, row_norms, std::move(centres), opt.k, opt.iter_max, opt.tol,
-                              opt.n_threads, interrupt, &seeds, rows_shift(a), opt.weights)
-                   : lloyd(ResidentRows<Data>(a), row_norms, std::move(centres), opt.k,
-                           opt.iter_max, opt.tol, opt.n_threads, interrupt, &seeds, combine,
-                           rows_shift(a), opt.weights);
+    LloydCall run = lloyd_call(opt, std::move(centres), interrupt);
+    run.start = &seeds;
+    run.grid = rows_shift(a);
+    LloydResult res = opt.online
+                          ? macqueen(a, row_norms, std::move(run))
+                          : lloyd(ResidentRows<Data>(a), row_norms, std::move(run), combine);
     reps.work += res.iter;
     reps.passes += seeding_passes + res.iter;
     reps.objectives.push_back(res.objective);
@@ -195,6 +210,8 @@ void polish_replicates(const Data& a, const double* row_norms, const KmeansOptio
   if (!polishes(opt)) return;
   const bool confirm = opt.polish_starts == kPolishStartsAuto;
   const double work = reps.work;
+  // (Lloyd after Hartigan's moves: the replicates' settings)
+  const LloydCall settings = lloyd_call(opt, std::vector<double>(), interrupt);
   // (auto) Hartigan's moves from the other distinct replicates: only those
   // within opt.hartigan_gap of the lowest objective (single-row moves gain
   // far less than that; on a replicate further up they are many sweeps of
@@ -210,9 +227,7 @@ void polish_replicates(const Data& a, const double* row_norms, const KmeansOptio
         static_cast<int>(std::min<double>(opt.hartigan_sweeps, std::floor(sweeps_left)));
     if (allowed < 1) return;
     int used = 0;
-    const index_t moves =
-        hartigan_polish(a, row_norms, opt.k, r, opt.iter_max, opt.tol, allowed, opt.n_threads,
-                        interrupt, combine, opt.weights, &used);
+    const index_t moves = hartigan_polish(a, row_norms, r, allowed, settings, combine, &used);
     sweeps_left -= used;
     out.passes.polish += used;
     if (r.objective < out.best.objective * (1.0 - 1e-10)) {
@@ -227,10 +242,9 @@ void polish_replicates(const Data& a, const double* row_norms, const KmeansOptio
   // result kept (the first on ties).
   if (confirm && reps.lowest_hits >= 2) {
     int used = 0;
-    out.hartigan_moves =
-        hartigan_polish(a, row_norms, opt.k, out.best, opt.iter_max, opt.tol,
-                        std::max(1, opt.hartigan_sweeps), opt.n_threads, interrupt, combine,
-                        opt.weights, &used);
+    out.hartigan_moves = hartigan_polish(a, row_norms, out.best,
+                                         std::max(1, opt.hartigan_sweeps), settings, combine,
+                                         &used);
     out.passes.polish += used;
     top[0].second = LloydResult();
     for (std::size_t i = 1; i < top.size(); ++i) hartigan_other(i);
@@ -266,10 +280,8 @@ void polish_replicates(const Data& a, const double* row_norms, const KmeansOptio
       }
     }
     int sweeps = 0;
-    const index_t moves =
-        hartigan_polish(a, row_norms, opt.k, r, opt.iter_max, opt.tol,
-                        std::max(1, opt.hartigan_sweeps), opt.n_threads, interrupt, combine,
-                        opt.weights, &sweeps);
+    const index_t moves = hartigan_polish(a, row_norms, r, std::max(1, opt.hartigan_sweeps),
+                                          settings, combine, &sweeps);
     passes += sm.passes + sweeps;
     out.passes.polish += sm.passes + sweeps;
     out.split_tries += static_cast<int>(sm.trace.size());
@@ -392,9 +404,10 @@ KmeansResult kmeans_sketched(const Data& a, const double* row_norms, const Kmean
     out.passes.lift += 1.0;
     check_interrupt(interrupt);
     const ProgressScope scope(0, 0);
-    LloydResult res = lloyd(ResidentRows<Data>(a), row_norms, on_sketch.best.centres, opt.k,
-                            opt.iter_max, opt.tol, opt.n_threads, interrupt, &lift, combine,
-                            rows_shift(a), opt.weights);
+    LloydCall run = lloyd_call(opt, on_sketch.best.centres, interrupt);
+    run.start = &lift;
+    run.grid = rows_shift(a);
+    LloydResult res = lloyd(ResidentRows<Data>(a), row_norms, std::move(run), combine);
     lifted_all.push_back(std::move(res.first_means));
     out.passes.lloyd += res.iter;
     reps.work += res.iter;
@@ -478,8 +491,7 @@ LloydResult kmeans_from(const Source& src, std::vector<double> centres,
     throw std::invalid_argument("observation weights are not supported on distributed rows");
   std::vector<double> row_norms(src.n());
   source_row_sqnorms(src, row_norms.data(), opt.n_threads);
-  return lloyd(src, row_norms.data(), std::move(centres), opt.k, opt.iter_max, opt.tol,
-               opt.n_threads, interrupt, nullptr, combine, nullptr, opt.weights);
+  return lloyd(src, row_norms.data(), lloyd_call(opt, std::move(centres), interrupt), combine);
 }
 
 // From given centres (k x d, column-major) on rows in memory, as
@@ -499,17 +511,14 @@ LloydResult kmeans_from_rows(const Data& a, std::vector<double> centres,
   const double* row_norms = row_sqnorms_of(a, norm_store, opt.n_threads);
   if (opt.minibatch)  // mini-batch k-means from the centres (minibatch.hpp)
     return minibatch(a, row_norms, std::move(centres), opt, interrupt).fit;
-  LloydResult res =
-      opt.online ? macqueen(a, row_norms, std::move(centres), opt.k, opt.iter_max, opt.tol,
-                            opt.n_threads, interrupt, nullptr, rows_shift(a), opt.weights)
-                 : lloyd(ResidentRows<Data>(a), row_norms, std::move(centres), opt.k,
-                         opt.iter_max, opt.tol, opt.n_threads, interrupt, nullptr,
-                         LocalCombine(), rows_shift(a), opt.weights);
+  LloydCall run = lloyd_call(opt, std::move(centres), interrupt);
+  run.grid = rows_shift(a);
+  LloydResult res = opt.online ? macqueen(a, row_norms, std::move(run))
+                               : lloyd(ResidentRows<Data>(a), row_norms, std::move(run));
   if (opt.polish != Polish::None && opt.k > 1) {
     const ProgressScope scope(0, 1);
-    hartigan_polish(a, row_norms, opt.k, res, opt.iter_max, opt.tol,
-                    std::max(1, opt.hartigan_sweeps), opt.n_threads, interrupt, LocalCombine(),
-                    opt.weights);
+    hartigan_polish(a, row_norms, res, std::max(1, opt.hartigan_sweeps),
+                    lloyd_call(opt, std::vector<double>(), interrupt));
   }
   return res;
 }

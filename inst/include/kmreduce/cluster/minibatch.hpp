@@ -481,19 +481,16 @@ MinibatchResult minibatch(const Data& a, const double* row_norms, std::vector<do
   // re-seeded as Lloyd's final pass does (the farthest row moved to it, the
   // others the means of their rows, and the rows assigned again), so no
   // cluster comes back empty
-  const double* grid = rows_shift(a);
-  auto snap = [&](std::vector<double>& c) {
-    if (grid == nullptr) return;
-    for (index_t j = 0; j < d; ++j)
-      for (index_t q = 0; q < k; ++q) c[q + k * j] = (c[q + k * j] + grid[j]) - grid[j];
-  };
-  snap(centres);
+  LloydCall finish;
+  finish.n_threads = n_threads;
+  finish.interrupt = interrupt;
+  finish.grid = rows_shift(a);
+  finish.weight = w;
+  GridSnap{finish.grid, k, d}(centres);
   LloydResult& res = out.fit;
   res.label.assign(static_cast<std::size_t>(n), -1);
-  std::vector<index_t> size(static_cast<std::size_t>(k), 0);
-  std::vector<double> wsum;
-  detail::final_assignment(ResidentRows<Data>(a), row_norms, k, n_threads, interrupt,
-                           LocalCombine(), w, snap, res, centres, sums, size, wsum);
+  res.objective = detail::final_assignment(ResidentRows<Data>(a), row_norms, finish,
+                                           LocalCombine(), res.label, centres);
   res.centres = std::move(centres);
   res.iter = static_cast<int>(step);
   res.converged = stopped;
