@@ -197,35 +197,25 @@ SplitMergeResult split_merge_start(const Data& a, const double* row_norms,
   return sm;
 }
 
-// The polish of the kept replicates (see the top of this file); `out` gets
-// the lowest result.
+// (auto) Hartigan's moves from the distinct replicates top[from], top[from +
+// 1], ... that the polish did not start from: only from those within
+// opt.hartigan_gap of the lowest objective (single-row moves gain far less
+// than that; on a replicate further up they are many sweeps of a handful of
+// rows each, for a result that is not kept), and together at most
+// `sweeps_left` sweeps (each a scan of the rows). A lower result replaces
+// out.best. `settings`: Lloyd's after the moves (hartigan_polish()).
 template <class Data, class Combine>
-void polish_replicates(const Data& a, const double* row_norms, const KmeansOptions& opt,
-                       const InterruptCheck& interrupt, const Combine& combine,
-                       Replicates& reps, KmeansResult& out) {
+void hartigan_others(const Data& a, const double* row_norms, const KmeansOptions& opt,
+                     const LloydCall& settings, const Combine& combine, std::size_t from,
+                     double sweeps_left, Replicates& reps, KmeansResult& out) {
   auto& top = reps.top;
-  out.before_polish = top.front().second.objective;
-  out.best = std::move(top.front().second);
-  out.best_replicate = top.front().first;
-  if (!polishes(opt)) return;
-  const bool confirm = opt.polish_starts == kPolishStartsAuto;
-  const double work = reps.work;
-  // (Lloyd after Hartigan's moves: the replicates' settings)
-  const LloydCall settings = lloyd_call(opt, std::vector<double>(), interrupt);
-  // (auto) Hartigan's moves from the other distinct replicates: only those
-  // within opt.hartigan_gap of the lowest objective (single-row moves gain
-  // far less than that; on a replicate further up they are many sweeps of
-  // a handful of rows each, for a result that is not kept), and together at
-  // most as many sweeps (each a scan of the rows) as the replicates' Lloyd
-  // iterations.
-  double sweeps_left = work;
-  auto hartigan_other = [&](std::size_t i) {
+  for (std::size_t i = from; i < top.size(); ++i) {
     LloydResult r = std::move(top[i].second);
-    top[i].second = LloydResult();
-    if (!(r.objective <= out.best.objective * (1.0 + opt.hartigan_gap))) return;
+    top[i].second = LloydResult();  // (its memory is not needed any more)
+    if (!(r.objective <= out.best.objective * (1.0 + opt.hartigan_gap))) continue;
     const int allowed =
         static_cast<int>(std::min<double>(opt.hartigan_sweeps, std::floor(sweeps_left)));
-    if (allowed < 1) return;
+    if (allowed < 1) continue;
     int used = 0;
     const index_t moves = hartigan_polish(a, row_norms, r, allowed, settings, combine, &used);
     sweeps_left -= used;
@@ -236,28 +226,26 @@ void polish_replicates(const Data& a, const double* row_norms, const KmeansOptio
       out.split = SplitMergeResult();
       out.hartigan_moves = moves;
     }
-  };
-  // The lowest replicate confirmed by a second one: Hartigan's moves only,
-  // from it and from the other distinct replicates as above, the lowest
-  // result kept (the first on ties).
-  if (confirm && reps.lowest_hits >= 2) {
-    int used = 0;
-    out.hartigan_moves = hartigan_polish(a, row_norms, out.best,
-                                         std::max(1, opt.hartigan_sweeps), settings, combine,
-                                         &used);
-    out.passes.polish += used;
-    top[0].second = LloydResult();
-    for (std::size_t i = 1; i < top.size(); ++i) hartigan_other(i);
-    out.polish_starts = static_cast<int>(top.size());
-    return;
   }
-  double budget = opt.polish_budget < 0.0 ? -1.0 : opt.polish_budget * work;
-  // (auto) The polish's passes over the rows so far, and their bound.
+}
+
+// Split/merge (or nothing) and Hartigan's moves from each kept replicate in
+// turn (out.best holds the first), the lowest result kept in `out` (the
+// first on ties), while the tries' budget (opt.polish_budget times the
+// replicates' Lloyd iterations) lasts; with kPolishStartsAuto, until two
+// starts reach the lowest result or two reach the lowest split/merge result
+// (within opt.split_confirm), and a start after the first only while the
+// polish's passes over the rows are below `passes_max` (< 0: no bound).
+// Returns those passes; out.polish_starts: the starts polished.
+template <class Data, class Combine>
+double polish_starts(const Data& a, const double* row_norms, const KmeansOptions& opt,
+                     const LloydCall& settings, const Combine& combine, double passes_max,
+                     Replicates& reps, KmeansResult& out) {
+  auto& top = reps.top;
+  const bool confirm = opt.polish_starts == kPolishStartsAuto;
+  double budget = opt.polish_budget < 0.0 ? -1.0 : opt.polish_budget * reps.work;
   double passes = 0.0;
-  const double passes_max = confirm && opt.polish_work >= 0.0 ? opt.polish_work * work : -1.0;
-  // Split/merge (or nothing) and Hartigan's moves from each kept replicate;
-  // the lowest result is kept (the first on ties). `reached`: the polished
-  // results that tie with the lowest.
+  // `reached`: the polished results that tie with the lowest;
   // `split_reached`: the split/merge results (before Hartigan's moves) within
   // opt.split_confirm of the lowest of them.
   int reached = 0, split_reached = 0;
@@ -271,7 +259,7 @@ void polish_replicates(const Data& a, const double* row_norms, const KmeansOptio
     const ProgressScope scope(0, static_cast<int>(i) + 1);
     SplitMergeResult sm;
     if (opt.polish == Polish::SplitMerge) {
-      sm = split_merge_start(a, row_norms, opt, i, r, budget, interrupt, combine);
+      sm = split_merge_start(a, row_norms, opt, i, r, budget, settings.interrupt, combine);
       if (r.objective < split_lowest * (1.0 - opt.split_confirm)) {
         split_lowest = r.objective;
         split_reached = 1;
@@ -298,12 +286,50 @@ void polish_replicates(const Data& a, const double* row_norms, const KmeansOptio
     top[i].second = LloydResult();  // its memory is not needed any more
   }
   out.polish_starts = static_cast<int>(polished);
+  return passes;
+}
+
+// The polish of the kept replicates (see the top of this file); `out` gets
+// the lowest result.
+template <class Data, class Combine>
+void polish_replicates(const Data& a, const double* row_norms, const KmeansOptions& opt,
+                       const InterruptCheck& interrupt, const Combine& combine,
+                       Replicates& reps, KmeansResult& out) {
+  auto& top = reps.top;
+  out.before_polish = top.front().second.objective;
+  out.best = std::move(top.front().second);
+  out.best_replicate = top.front().first;
+  if (!polishes(opt)) return;
+  const bool confirm = opt.polish_starts == kPolishStartsAuto;
+  const double work = reps.work;
+  // (Lloyd after Hartigan's moves: the replicates' settings)
+  const LloydCall settings = lloyd_call(opt, std::vector<double>(), interrupt);
+  // The lowest replicate confirmed by a second one: Hartigan's moves only,
+  // from it and from the other distinct replicates near it (sweeps: at most
+  // as many as the replicates' Lloyd iterations), the lowest result kept
+  // (the first on ties).
+  if (confirm && reps.lowest_hits >= 2) {
+    int used = 0;
+    out.hartigan_moves = hartigan_polish(a, row_norms, out.best,
+                                         std::max(1, opt.hartigan_sweeps), settings, combine,
+                                         &used);
+    out.passes.polish += used;
+    top[0].second = LloydResult();
+    hartigan_others(a, row_norms, opt, settings, combine, 1, work, reps, out);
+    out.polish_starts = static_cast<int>(top.size());
+    return;
+  }
+  // (auto) The polish's passes over the rows, and their bound.
+  const double passes_max = confirm && opt.polish_work >= 0.0 ? opt.polish_work * work : -1.0;
+  const double passes =
+      polish_starts(a, row_norms, opt, settings, combine, passes_max, reps, out);
   // (auto) The distinct replicates not polished get Hartigan's moves, as
   // above, within what is left of the work's bound.
-  if (confirm) {
-    if (passes_max >= 0.0) sweeps_left = std::min(sweeps_left, std::max(0.0, passes_max - passes));
-    for (std::size_t i = polished; i < top.size(); ++i) hartigan_other(i);
-  }
+  if (!confirm) return;
+  double sweeps_left = work;
+  if (passes_max >= 0.0) sweeps_left = std::min(sweeps_left, std::max(0.0, passes_max - passes));
+  hartigan_others(a, row_norms, opt, settings, combine,
+                  static_cast<std::size_t>(out.polish_starts), sweeps_left, reps, out);
 }
 
 // The replicates and their polish on all the rows, into `out` (which may
