@@ -391,6 +391,19 @@ struct EarlyStop {
 };
 }  // namespace detail
 
+namespace detail {
+// The options minibatch() checks itself (the R glue checks them first).
+inline void check_minibatch(const KmeansOptions& opt, index_t n) {
+  const MinibatchOptions& mb = opt.batches;
+  if (opt.k < 1 || opt.k > n) throw std::invalid_argument("k must be in [1, number of rows]");
+  if (mb.batch_size < 1) throw std::invalid_argument("batch_size must be at least 1");
+  if (!(mb.reassignment_ratio >= 0.0 && mb.reassignment_ratio <= 1.0))
+    throw std::invalid_argument("reassignment_ratio must be in [0, 1]");
+  if (opt.n_init < 1 || opt.iter_max < 1)
+    throw std::invalid_argument("n_init and iter_max must be positive");
+}
+}  // namespace detail
+
 // Mini-batch k-means on the rows of `a` (their squared norms `row_norms`),
 // with the options of `opt` (k, n_init, iter_max, tol, seed, seeding,
 // n_threads, weights, batches). From `centres` (k x d, column-major) when
@@ -402,12 +415,7 @@ MinibatchResult minibatch(const Data& a, const double* row_norms, std::vector<do
   const index_t n = a.n, d = a.d, k = opt.k;
   const double* w = opt.weights;
   const MinibatchOptions& mb = opt.batches;
-  if (k < 1 || k > n) throw std::invalid_argument("k must be in [1, number of rows]");
-  if (mb.batch_size < 1) throw std::invalid_argument("batch_size must be at least 1");
-  if (!(mb.reassignment_ratio >= 0.0 && mb.reassignment_ratio <= 1.0))
-    throw std::invalid_argument("reassignment_ratio must be in [0, 1]");
-  if (opt.n_init < 1 || opt.iter_max < 1)
-    throw std::invalid_argument("n_init and iter_max must be positive");
+  detail::check_minibatch(opt, n);
   const int n_threads = opt.n_threads;
   const index_t b = minibatch_rows(mb.batch_size, n);
   MinibatchResult out;
