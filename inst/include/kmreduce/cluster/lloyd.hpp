@@ -40,7 +40,7 @@ namespace detail {
 inline index_t centre_count(const std::vector<double>& centres, index_t d) {
   const index_t size = static_cast<index_t>(centres.size());
   if (d < 1 || size < d || size % d != 0)
-    throw std::invalid_argument("Lloyd: the centres must be k x d, k >= 1");
+    throw std::invalid_argument("centres must be k x d, k >= 1");
   return size / d;
 }
 
