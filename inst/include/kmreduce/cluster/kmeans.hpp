@@ -28,7 +28,8 @@
 // rows (its centres and the rows' assignment to them are Lloyd's start
 // there, lift_assignment()), Lloyd runs from it, and the lowest of those is
 // polished.
-// The stages, in order: run_replicates(), polish_replicates().
+// The stages, in order: run_replicates(), polish_replicates() (the confirmed
+// lowest, or polish_starts(); then hartigan_others()).
 #ifndef KMREDUCE_KMEANS_HPP
 #define KMREDUCE_KMEANS_HPP
 

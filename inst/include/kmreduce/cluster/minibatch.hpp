@@ -389,9 +389,7 @@ struct EarlyStop {
     return no_improvement >= patience;
   }
 };
-}  // namespace detail
 
-namespace detail {
 // The options minibatch() checks itself (the R glue checks them first).
 inline void check_minibatch(const KmeansOptions& opt, index_t n) {
   const MinibatchOptions& mb = opt.batches;
