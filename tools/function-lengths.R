@@ -11,12 +11,15 @@
 #      Comments, strings and preprocessor lines are ignored, not macro bodies
 #      (a macro is not a function).
 # Run from the repository root:
-#   Rscript tools/function-lengths.R [N (10)] [LIMIT (100)] [--check]
-# prints the N longest of each language; with --check exits 1 when a
-# function exceeds LIMIT lines.
+#   Rscript tools/function-lengths.R [N (10)] [LIMIT (100)] [--check] [--cpp | --r]
+# prints the N longest of each language (--cpp, --r: of that one only); with
+# --check exits 1 when a function shown exceeds LIMIT lines.
 args <- commandArgs(TRUE)
+flags <- c("--check", "--cpp", "--r")
 check <- "--check" %in% args
-nums <- suppressWarnings(as.integer(args[args != "--check"]))
+langs <- c(R = !("--cpp" %in% args) || "--r" %in% args,
+           `C++` = !("--r" %in% args) || "--cpp" %in% args)
+nums <- suppressWarnings(as.integer(args[!args %in% flags]))
 top <- if (length(nums) >= 1 && !is.na(nums[1])) nums[1] else 10L
 limit <- if (length(nums) >= 2 && !is.na(nums[2])) nums[2] else 100L
 if (!dir.exists("R") || !dir.exists("inst/include/kmreduce"))
@@ -157,11 +160,11 @@ cpp_files <- c(list.files("inst/include/kmreduce", pattern = "\\.(hpp|h)$", recu
                           full.names = TRUE),
                list.files("src", pattern = "\\.(cpp|h)$", recursive = FALSE, full.names = TRUE))
 cpp_files <- setdiff(cpp_files, "src/RcppExports.cpp")  # generated
-tables <- list(R = do.call(rbind, lapply(r_files, r_lengths)),
-               `C++` = do.call(rbind, lapply(cpp_files, cpp_lengths)))
+tables <- list(R = function() do.call(rbind, lapply(r_files, r_lengths)),
+               `C++` = function() do.call(rbind, lapply(cpp_files, cpp_lengths)))
 over <- 0L
-for (lang in names(tables)) {
-  t <- tables[[lang]]
+for (lang in names(tables)[langs]) {
+  t <- tables[[lang]]()
   t <- t[order(-t$lines, t$file, t$line), ]
   n_over <- sum(t$lines > limit)
   over <- over + n_over
