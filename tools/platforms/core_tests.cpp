@@ -376,7 +376,60 @@ void test_kmeans() {
   check(same_partition(rsp.best.label, rsd.best.label, k), "k-means sparse rows = dense rows");
 }
 
-// A naive Lloyd from given centres against kmeans_from (same start).
+// A step policy of the plainest kind (the interface of lloyd_step.hpp): a
+// full assignment pass every iteration, fresh sums at every update, nothing
+// kept between iterations, the objective summed row by row. lloyd() runs it
+// as it runs HamerlyStep: the seam test_lloyd() checks.
+template <class Source, class Combine>
+class PlainStep {
+ public:
+  PlainStep(const Source& src, const double* row_norms, const Combine& combine,
+            const LloydCall& call, index_t k, std::vector<int>& label)
+      : src_(src), row_norms_(row_norms), combine_(combine), k_(k), n_threads_(call.n_threads) {
+    label.assign(static_cast<std::size_t>(src.n()), -1);
+    label_ = &label;
+    dist_.assign(static_cast<std::size_t>(src.n()), 0.0);
+  }
+  index_t assign(const std::vector<double>& centres, std::vector<int>& label) {
+    return source_assign_nearest(src_, row_norms_, centres.data(), k_, label.data(),
+                                 dist_.data(), n_threads_);
+  }
+  std::vector<index_t> update(std::vector<double>& centres, std::vector<int>& label) {
+    sums_.assign(static_cast<std::size_t>(k_ * src_.d()), 0.0);
+    count_.assign(static_cast<std::size_t>(k_), 0);
+    fresh_sums(src_, k_, label.data(), sums_, count_, n_threads_);
+    return update_centres(src_, k_, label.data(), dist_.data(), centres.data(), sums_, count_,
+                          combine_);
+  }
+  void follow(const std::vector<double>&, const std::vector<double>&, const std::vector<int>&,
+              const std::vector<index_t>&) {}
+  double objective(const std::vector<double>& centres) const {
+    std::vector<double> x(static_cast<std::size_t>(src_.d()));
+    double s = 0.0;
+    for (index_t r = 0; r < src_.n(); ++r) {
+      src_.row(r, x.data());
+      for (index_t j = 0; j < src_.d(); ++j) {
+        const double e = x[j] - centres[(*label_)[r] + k_ * j];
+        s += e * e;
+      }
+    }
+    return s;
+  }
+
+ private:
+  const Source& src_;
+  const double* row_norms_;
+  const Combine& combine_;
+  index_t k_;
+  int n_threads_;
+  const std::vector<int>* label_;
+  std::vector<double> dist_, sums_;
+  std::vector<index_t> count_;
+};
+
+// A naive Lloyd from given centres against kmeans_from (same start); the
+// call's defaults against k-means' options; lloyd() with another step
+// policy (PlainStep) against the same naive Lloyd.
 void test_lloyd() {
   const Blobs b(1200, 11, 5, 21);
   const DenseMatrix a = b.dense();
@@ -417,6 +470,28 @@ void test_lloyd() {
   check(err <= 1e-9, fmt("Lloyd from given centres = naive Lloyd (centres, error %g)", err));
   const LloydResult rd = kmeans_from(ResidentRows<DenseMatrix>(a), c0, opt);
   check(rd.label == label, "Lloyd on dense rows = naive Lloyd (labels)");
+  // (one default per option: LloydCall's are KmeansOptions')
+  const LloydCall defaults;
+  const KmeansOptions kdefaults;
+  check(defaults.iter_max == kdefaults.iter_max && defaults.tol == kdefaults.tol &&
+            defaults.n_threads == kdefaults.n_threads && defaults.start == nullptr &&
+            defaults.grid == nullptr && defaults.weight == nullptr,
+        "LloydCall's defaults = KmeansOptions' (iter_max, tol, n_threads; no start, grid, weights)");
+  std::vector<double> norms(a.n);
+  row_sqnorms(a, norms.data(), 1);
+  LloydCall call;
+  call.centres = c0;
+  call.n_threads = 2;
+  const LloydResult rp = lloyd<PlainStep>(ResidentRows<DenseMatrix>(a), norms.data(), call);
+  check(rp.label == label && rp.converged && rp.means,
+        "Lloyd with a plain step policy = naive Lloyd (labels, settled)");
+  err = 0.0;
+  for (std::size_t t = 0; t < c.size(); ++t) err = std::max(err, std::fabs(rp.centres[t] - c[t]));
+  check(err <= 1e-9, fmt("Lloyd with a plain step policy = naive Lloyd (centres, error %g)", err));
+  const double naive = naive_objective(a, label, k);
+  check(std::fabs(rp.objective - naive) <= 1e-9 * naive && rp.iter == rd.iter,
+        fmt("Lloyd with a plain step policy: objective %g (naive %g), iterations as Hamerly's",
+            rp.objective, naive));
 }
 
 // Original-space statistics against naive sums, dense and sparse, with and

@@ -138,76 +138,102 @@ struct HartiganBounds {
 // portable kernel of a plain column-major matrix may differ in the last
 // bits, which can only change whether a row within rounding of the slack is
 // visited: its move is still decided exactly).
+//
+// ScanRule: what the scan decides per row against one set of centres:
+// whether the bounds rule a row out (safe()), and a row's mark and new
+// bounds from its products with the centres (mark()).
+struct ScanRule {
+  template <class Data>
+  ScanRule(const Data& a, const double* norms, const int* labels,
+           const std::vector<double>& centres, const HartiganClusters& clusters)
+      : row_norms(norms),
+        label(labels),
+        cl(clusters),
+        cnorm(centre_sqnorms(centres.data(), cl.k, cl.d)),
+        eps(product_slack(a)),
+        cmax(*std::max_element(cnorm.begin(), cnorm.end())),
+        smallest(*std::min_element(cl.count.begin(), cl.count.end())),
+        jmin_rows(join_factor(smallest)) {}
+
+  const double* row_norms;
+  const int* label;
+  const HartiganClusters& cl;
+  const std::vector<double> cnorm;  // the centres' squared norms
+  const double eps;                 // the products' relative rounding
+  const double cmax;                // the largest of cnorm
+  // the smallest cluster (its join factor is the least; empty: none is safe)
+  const double smallest;
+  const double jmin_rows;  // (its join factor, without weights)
+
+  // (weighted: the factors scale the distances, and their rounding)
+  double slack_of(index_t r, index_t q0) const {
+    return eps * (row_norms[r] + cnorm[q0]) *
+           (cl.weight != nullptr ? std::max(1.0, cl.leave(q0, r)) : 1.0);
+  }
+
+  // Row r is marked when some q != label has join(q) dist(q) < leave
+  // dist(label) + slack, dist as computed (within e of the exact squared
+  // distance). It cannot be when even the least join factor times the
+  // least other distance is not below the most the right side can be.
+  bool safe(index_t r, const HartiganBounds& bd) const {
+    if (!(bd.upper[r] < std::numeric_limits<double>::infinity()) || !(smallest > 0.0))
+      return false;
+    const index_t q0 = label[r];
+    const double e = eps * (row_norms[r] + cmax);
+    const double jmin =
+        cl.weight == nullptr ? jmin_rows : weighted_join_factor(smallest, cl.weight[r]);
+    const double lo = bd.lower[r] * bd.lower[r] - e;
+    const double hi = cl.leave(q0, r) * (bd.upper[r] * bd.upper[r] + e) + slack_of(r, q0);
+    return lo > 0.0 && jmin * lo > hi * (1.0 + 1e-12);
+  }
+
+  // Rows [r0, r1) from their products `cross` (row i, centre q:
+  // cross[i + (r1 - r0) q]): their marks and bounds.
+  void mark(index_t r0, index_t r1, const double* cross, std::vector<char>& marked,
+            HartiganBounds& bd) const {
+    const index_t len = r1 - r0, k = cl.k;
+    for (index_t r = r0; r < r1; ++r) {
+      const int q0 = label[r];
+      const double* cr = cross + (r - r0);
+      auto dist = [&](index_t q) {
+        return std::max(0.0, row_norms[r] - 2.0 * cr[len * q] + cnorm[q]);
+      };
+      const double own = dist(q0);
+      const double out = cl.leave(q0, r) * own;
+      const double slack = slack_of(r, q0);
+      char m = 0;
+      double other = std::numeric_limits<double>::infinity();
+      for (index_t q = 0; q < k; ++q) {
+        if (q == q0) continue;
+        const double dq = dist(q);
+        other = std::min(other, dq);
+        if (m || !(out > 0.0)) continue;
+        const double in = cl.count[q] > 0.0 ? cl.join(q, r) * dq : 0.0;
+        m = in < out + slack;
+      }
+      marked[r] = m;
+      const double e = eps * (row_norms[r] + cmax);
+      bd.upper[r] = std::sqrt(own + e) * (1.0 + 1e-12);
+      bd.lower[r] = std::sqrt(std::max(0.0, other - e)) * (1.0 - 1e-12);
+    }
+  }
+};
+
+// The scan of all rows, by row blocks on the threads.
 template <class Data>
 void hartigan_scan(const Data& a, const double* row_norms, const int* label,
                    const std::vector<double>& centres, const HartiganClusters& cl,
                    int n_threads, std::vector<char>& marked, HartiganBounds& bd) {
   const index_t n = a.n, k = cl.k, d = cl.d;
-  const double* weight = cl.weight;
-  const std::vector<double>& count = cl.count;
-  std::vector<double>& upper = bd.upper;
-  std::vector<double>& lower = bd.lower;
-  const std::vector<double> cnorm = centre_sqnorms(centres.data(), k, d);
+  const ScanRule rule(a, row_norms, label, centres, cl);
   const CentreView cv = prepare_centres(a, centres.data(), k);
-  const double eps = product_slack(a);
-  const double cmax = *std::max_element(cnorm.begin(), cnorm.end());
-  // the smallest cluster (its join factor is the least; empty: none is safe)
-  const double smallest = *std::min_element(count.begin(), count.end());
   bd.scanned = centres;
-  // Row r is marked when some q != label has join(q) dist(q) < leave
-  // dist(label) + slack, dist as computed (within e of the exact squared
-  // distance). It cannot be when even the least join factor times the
-  // least other distance is not below the most the right side can be.
-  auto slack_of = [&](index_t r, index_t q0) {
-    return eps * (row_norms[r] + cnorm[q0]) *
-           (weight != nullptr ? std::max(1.0, cl.leave(q0, r)) : 1.0);
-  };
-  const double jmin_rows = join_factor(smallest);  // (without weights)
-  auto safe = [&](index_t r) {
-    if (!(upper[r] < std::numeric_limits<double>::infinity()) || !(smallest > 0.0))
-      return false;
-    const index_t q0 = label[r];
-    const double e = eps * (row_norms[r] + cmax);
-    const double jmin = weight == nullptr ? jmin_rows : weighted_join_factor(smallest, weight[r]);
-    const double lo = lower[r] * lower[r] - e;
-    const double hi = cl.leave(q0, r) * (upper[r] * upper[r] + e) + slack_of(r, q0);
-    return lo > 0.0 && jmin * lo > hi * (1.0 + 1e-12);
-  };
   struct Scratch {
     std::vector<double> cross;
   };
   constexpr index_t H = kSkipTile / 2;  // rows per half-tile
   parallel_for_scratch<Scratch>(n_blocks(n, kRowBlock), n_threads, [&](index_t b, Scratch& s) {
     const index_t b0 = b * kRowBlock, b1 = std::min(n, b0 + kRowBlock);
-    // Rows [r0, r1) from their products cr (row i, centre q: cr[i + len q]).
-    auto mark = [&](index_t r0, index_t r1, const double* cross) {
-      const index_t len = r1 - r0;
-      for (index_t r = r0; r < r1; ++r) {
-        const int q0 = label[r];
-        const double* cr = cross + (r - r0);
-        auto dist = [&](index_t q) {
-          return std::max(0.0, row_norms[r] - 2.0 * cr[len * q] + cnorm[q]);
-        };
-        const double own = dist(q0);
-        const double out = cl.leave(q0, r) * own;
-        // (weighted: the factors scale the distances, and their rounding)
-        const double slack = slack_of(r, q0);
-        char m = 0;
-        double other = std::numeric_limits<double>::infinity();
-        for (index_t q = 0; q < k; ++q) {
-          if (q == q0) continue;
-          const double dq = dist(q);
-          other = std::min(other, dq);
-          if (m || !(out > 0.0)) continue;
-          const double in = count[q] > 0.0 ? cl.join(q, r) * dq : 0.0;
-          m = in < out + slack;
-        }
-        marked[r] = m;
-        const double e = eps * (row_norms[r] + cmax);
-        upper[r] = std::sqrt(own + e) * (1.0 + 1e-12);
-        lower[r] = std::sqrt(std::max(0.0, other - e)) * (1.0 - 1e-12);
-      }
-    };
     // Tiles of 16 rows in two halves of 8, as Lloyd's assign_bounded():
     // a half whose rows are all safe is not computed; both halves unsafe
     // are one call (a half costs a whole tile off AVX-512). No tile safe:
@@ -217,8 +243,8 @@ void hartigan_scan(const Data& a, const double* row_norms, const int* label,
     for (index_t t0 = b0; t0 < b1; t0 += kSkipTile, ++tiles) {
       const index_t t1 = std::min(b1, t0 + kSkipTile), mid = std::min(t1, t0 + H);
       bool s0 = true, s1 = true;
-      for (index_t r = t0; r < mid && s0; ++r) s0 = safe(r);
-      for (index_t r = mid; r < t1 && s1; ++r) s1 = safe(r);
+      for (index_t r = t0; r < mid && s0; ++r) s0 = rule.safe(r, bd);
+      for (index_t r = mid; r < t1 && s1; ++r) s1 = rule.safe(r, bd);
       safe_half[tiles][0] = s0;
       safe_half[tiles][1] = s1;
       unsafe += !(s0 && s1);
@@ -226,7 +252,7 @@ void hartigan_scan(const Data& a, const double* row_norms, const int* label,
     if (unsafe == tiles) {
       s.cross.resize((b1 - b0) * k);
       cross_block(a, b0, b1, cv, k, s.cross.data());
-      mark(b0, b1, s.cross.data());
+      rule.mark(b0, b1, s.cross.data(), marked, bd);
       return;
     }
     if (unsafe * 4 >= tiles) pack_ahead(a, b0, b1);
@@ -240,7 +266,7 @@ void hartigan_scan(const Data& a, const double* row_norms, const int* label,
       if (s0 && s1) continue;
       const index_t r0 = s0 ? mid : t0, r1 = s1 ? mid : t1;
       cross_block(a, r0, r1, cv, k, s.cross.data());
-      mark(r0, r1, s.cross.data());
+      rule.mark(r0, r1, s.cross.data(), marked, bd);
     }
   }, static_cast<double>(n) * k * d);
 }
@@ -437,26 +463,32 @@ HartiganResult hartigan(const Data& a, const double* row_norms, index_t k, int* 
   return res;
 }
 
-// Hartigan's moves from a Lloyd result, then Lloyd again from their means,
-// so the result is a fixed point of both and its labels are the
-// nearest-centre labels of its centres, as Lloyd returns them. Returns the
-// moves made (none: `res` unchanged); `sweeps_done`: the sweeps (scans of
-// the rows) it took.
+// Hartigan's moves from a Lloyd result (at most `sweeps` sweeps), then Lloyd
+// again from their means, so the result is a fixed point of both and its
+// labels are the nearest-centre labels of its centres, as Lloyd returns
+// them. `settings`: that Lloyd's call without its centres (LloydCall:
+// iter_max, tol, n_threads, interrupt, weight), whose threads, interrupt
+// and weights the moves use too; the rows' grid is rows_shift(a). Returns
+// the moves made (none: `res` unchanged); `sweeps_done`: the sweeps (scans
+// of the rows) it took.
 template <class Data, class Combine = LocalCombine>
-index_t hartigan_polish(const Data& a, const double* row_norms, index_t k, LloydResult& res,
-                        int iter_max, double tol, int sweeps, int n_threads,
-                        const InterruptCheck& interrupt, const Combine& combine,
-                        const double* weight = nullptr, int* sweeps_done = nullptr) {
+index_t hartigan_polish(const Data& a, const double* row_norms, LloydResult& res, int sweeps,
+                        const LloydCall& settings, const Combine& combine = Combine(),
+                        int* sweeps_done = nullptr) {
+  const index_t k = detail::centre_count(res.centres, a.d);
   if (sweeps_done != nullptr) *sweeps_done = 0;
   if (sweeps <= 0 || k < 2) return 0;
   std::vector<int> label = res.label;
   std::vector<double> means;
-  const HartiganResult h = hartigan(a, row_norms, k, label.data(), means, sweeps, n_threads,
-                                    interrupt, combine, weight);
+  const HartiganResult h = hartigan(a, row_norms, k, label.data(), means, sweeps,
+                                    settings.n_threads, settings.interrupt, combine,
+                                    settings.weight);
   if (sweeps_done != nullptr) *sweeps_done = h.sweeps;
   if (h.moves == 0) return 0;
-  LloydResult again = lloyd(ResidentRows<Data>(a), row_norms, std::move(means), k, iter_max,
-                            tol, n_threads, interrupt, nullptr, combine, rows_shift(a), weight);
+  LloydCall run = settings;
+  run.centres = std::move(means);
+  run.grid = rows_shift(a);
+  LloydResult again = lloyd(ResidentRows<Data>(a), row_norms, std::move(run), combine);
   // Hartigan lowered the objective and Lloyd from its means cannot raise
   // it; only rounding in the objectives' formulas could make it look so.
   if (!(again.objective <= res.objective)) return 0;

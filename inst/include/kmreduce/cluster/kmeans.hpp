@@ -28,7 +28,8 @@
 // rows (its centres and the rows' assignment to them are Lloyd's start
 // there, lift_assignment()), Lloyd runs from it, and the lowest of those is
 // polished.
-// The stages, in order: run_replicates(), polish_replicates().
+// The stages, in order: run_replicates(), polish_replicates() (the confirmed
+// lowest, or polish_starts(); then hartigan_others()).
 #ifndef KMREDUCE_KMEANS_HPP
 #define KMREDUCE_KMEANS_HPP
 
@@ -80,6 +81,21 @@ struct KmeansResult {
   double sketch_objective = 0.0;
   std::vector<double> sketch_centres, lifted_centres;
 };
+
+// A Lloyd run (lloyd.hpp; MacQueen's, macqueen.hpp) from `centres` with the
+// options of k-means: iter_max, tol, n_threads and weights (the call sets the
+// rest: its start, the rows' grid).
+inline LloydCall lloyd_call(const KmeansOptions& opt, std::vector<double> centres,
+                            const InterruptCheck& interrupt) {
+  LloydCall call;
+  call.centres = std::move(centres);
+  call.iter_max = opt.iter_max;
+  call.tol = opt.tol;
+  call.n_threads = opt.n_threads;
+  call.interrupt = interrupt;
+  call.weight = opt.weights;
+  return call;
+}
 
 namespace detail {
 
@@ -148,12 +164,12 @@ Replicates run_replicates(const Data& a, const double* row_norms, const KmeansOp
       local_search(a, row_norms, opt.k, opt.local_search, rng, centres.data(), seeds,
                    opt.n_threads, interrupt, combine, false, opt.weights);
     // Lloyd takes the seeds' assignment over (its arrays become Lloyd's).
-    LloydResult res =
-        opt.online ? macqueen(a, row_norms, std::move(centres), opt.k, opt.iter_max, opt.tol,
-                              opt.n_threads, interrupt, &seeds, rows_shift(a), opt.weights)
-                   : lloyd(ResidentRows<Data>(a), row_norms, std::move(centres), opt.k,
-                           opt.iter_max, opt.tol, opt.n_threads, interrupt, &seeds, combine,
-                           rows_shift(a), opt.weights);
+    LloydCall run = lloyd_call(opt, std::move(centres), interrupt);
+    run.start = &seeds;
+    run.grid = rows_shift(a);
+    LloydResult res = opt.online
+                          ? macqueen(a, row_norms, std::move(run))
+                          : lloyd(ResidentRows<Data>(a), row_norms, std::move(run), combine);
     reps.work += res.iter;
     reps.passes += seeding_passes + res.iter;
     reps.objectives.push_back(res.objective);
@@ -182,37 +198,27 @@ SplitMergeResult split_merge_start(const Data& a, const double* row_norms,
   return sm;
 }
 
-// The polish of the kept replicates (see the top of this file); `out` gets
-// the lowest result.
+// (auto) Hartigan's moves from the distinct replicates top[from], top[from +
+// 1], ... that the polish did not start from: only from those within
+// opt.hartigan_gap of the lowest objective (single-row moves gain far less
+// than that; on a replicate further up they are many sweeps of a handful of
+// rows each, for a result that is not kept), and together at most
+// `sweeps_left` sweeps (each a scan of the rows). A lower result replaces
+// out.best. `settings`: Lloyd's after the moves (hartigan_polish()).
 template <class Data, class Combine>
-void polish_replicates(const Data& a, const double* row_norms, const KmeansOptions& opt,
-                       const InterruptCheck& interrupt, const Combine& combine,
-                       Replicates& reps, KmeansResult& out) {
+void hartigan_others(const Data& a, const double* row_norms, const KmeansOptions& opt,
+                     const LloydCall& settings, const Combine& combine, std::size_t from,
+                     double sweeps_left, Replicates& reps, KmeansResult& out) {
   auto& top = reps.top;
-  out.before_polish = top.front().second.objective;
-  out.best = std::move(top.front().second);
-  out.best_replicate = top.front().first;
-  if (!polishes(opt)) return;
-  const bool confirm = opt.polish_starts == kPolishStartsAuto;
-  const double work = reps.work;
-  // (auto) Hartigan's moves from the other distinct replicates: only those
-  // within opt.hartigan_gap of the lowest objective (single-row moves gain
-  // far less than that; on a replicate further up they are many sweeps of
-  // a handful of rows each, for a result that is not kept), and together at
-  // most as many sweeps (each a scan of the rows) as the replicates' Lloyd
-  // iterations.
-  double sweeps_left = work;
-  auto hartigan_other = [&](std::size_t i) {
+  for (std::size_t i = from; i < top.size(); ++i) {
     LloydResult r = std::move(top[i].second);
-    top[i].second = LloydResult();
-    if (!(r.objective <= out.best.objective * (1.0 + opt.hartigan_gap))) return;
+    top[i].second = LloydResult();  // (its memory is not needed any more)
+    if (!(r.objective <= out.best.objective * (1.0 + opt.hartigan_gap))) continue;
     const int allowed =
         static_cast<int>(std::min<double>(opt.hartigan_sweeps, std::floor(sweeps_left)));
-    if (allowed < 1) return;
+    if (allowed < 1) continue;
     int used = 0;
-    const index_t moves =
-        hartigan_polish(a, row_norms, opt.k, r, opt.iter_max, opt.tol, allowed, opt.n_threads,
-                        interrupt, combine, opt.weights, &used);
+    const index_t moves = hartigan_polish(a, row_norms, r, allowed, settings, combine, &used);
     sweeps_left -= used;
     out.passes.polish += used;
     if (r.objective < out.best.objective * (1.0 - 1e-10)) {
@@ -221,29 +227,26 @@ void polish_replicates(const Data& a, const double* row_norms, const KmeansOptio
       out.split = SplitMergeResult();
       out.hartigan_moves = moves;
     }
-  };
-  // The lowest replicate confirmed by a second one: Hartigan's moves only,
-  // from it and from the other distinct replicates as above, the lowest
-  // result kept (the first on ties).
-  if (confirm && reps.lowest_hits >= 2) {
-    int used = 0;
-    out.hartigan_moves =
-        hartigan_polish(a, row_norms, opt.k, out.best, opt.iter_max, opt.tol,
-                        std::max(1, opt.hartigan_sweeps), opt.n_threads, interrupt, combine,
-                        opt.weights, &used);
-    out.passes.polish += used;
-    top[0].second = LloydResult();
-    for (std::size_t i = 1; i < top.size(); ++i) hartigan_other(i);
-    out.polish_starts = static_cast<int>(top.size());
-    return;
   }
-  double budget = opt.polish_budget < 0.0 ? -1.0 : opt.polish_budget * work;
-  // (auto) The polish's passes over the rows so far, and their bound.
+}
+
+// Split/merge (or nothing) and Hartigan's moves from each kept replicate in
+// turn (out.best holds the first), the lowest result kept in `out` (the
+// first on ties), while the tries' budget (opt.polish_budget times the
+// replicates' Lloyd iterations) lasts; with kPolishStartsAuto, until two
+// starts reach the lowest result or two reach the lowest split/merge result
+// (within opt.split_confirm), and a start after the first only while the
+// polish's passes over the rows are below `passes_max` (< 0: no bound).
+// Returns those passes; out.polish_starts: the starts polished.
+template <class Data, class Combine>
+double polish_starts(const Data& a, const double* row_norms, const KmeansOptions& opt,
+                     const LloydCall& settings, const Combine& combine, double passes_max,
+                     Replicates& reps, KmeansResult& out) {
+  auto& top = reps.top;
+  const bool confirm = opt.polish_starts == kPolishStartsAuto;
+  double budget = opt.polish_budget < 0.0 ? -1.0 : opt.polish_budget * reps.work;
   double passes = 0.0;
-  const double passes_max = confirm && opt.polish_work >= 0.0 ? opt.polish_work * work : -1.0;
-  // Split/merge (or nothing) and Hartigan's moves from each kept replicate;
-  // the lowest result is kept (the first on ties). `reached`: the polished
-  // results that tie with the lowest.
+  // `reached`: the polished results that tie with the lowest;
   // `split_reached`: the split/merge results (before Hartigan's moves) within
   // opt.split_confirm of the lowest of them.
   int reached = 0, split_reached = 0;
@@ -257,7 +260,7 @@ void polish_replicates(const Data& a, const double* row_norms, const KmeansOptio
     const ProgressScope scope(0, static_cast<int>(i) + 1);
     SplitMergeResult sm;
     if (opt.polish == Polish::SplitMerge) {
-      sm = split_merge_start(a, row_norms, opt, i, r, budget, interrupt, combine);
+      sm = split_merge_start(a, row_norms, opt, i, r, budget, settings.interrupt, combine);
       if (r.objective < split_lowest * (1.0 - opt.split_confirm)) {
         split_lowest = r.objective;
         split_reached = 1;
@@ -266,10 +269,8 @@ void polish_replicates(const Data& a, const double* row_norms, const KmeansOptio
       }
     }
     int sweeps = 0;
-    const index_t moves =
-        hartigan_polish(a, row_norms, opt.k, r, opt.iter_max, opt.tol,
-                        std::max(1, opt.hartigan_sweeps), opt.n_threads, interrupt, combine,
-                        opt.weights, &sweeps);
+    const index_t moves = hartigan_polish(a, row_norms, r, std::max(1, opt.hartigan_sweeps),
+                                          settings, combine, &sweeps);
     passes += sm.passes + sweeps;
     out.passes.polish += sm.passes + sweeps;
     out.split_tries += static_cast<int>(sm.trace.size());
@@ -286,12 +287,50 @@ void polish_replicates(const Data& a, const double* row_norms, const KmeansOptio
     top[i].second = LloydResult();  // its memory is not needed any more
   }
   out.polish_starts = static_cast<int>(polished);
+  return passes;
+}
+
+// The polish of the kept replicates (see the top of this file); `out` gets
+// the lowest result.
+template <class Data, class Combine>
+void polish_replicates(const Data& a, const double* row_norms, const KmeansOptions& opt,
+                       const InterruptCheck& interrupt, const Combine& combine,
+                       Replicates& reps, KmeansResult& out) {
+  auto& top = reps.top;
+  out.before_polish = top.front().second.objective;
+  out.best = std::move(top.front().second);
+  out.best_replicate = top.front().first;
+  if (!polishes(opt)) return;
+  const bool confirm = opt.polish_starts == kPolishStartsAuto;
+  const double work = reps.work;
+  // (Lloyd after Hartigan's moves: the replicates' settings)
+  const LloydCall settings = lloyd_call(opt, std::vector<double>(), interrupt);
+  // The lowest replicate confirmed by a second one: Hartigan's moves only,
+  // from it and from the other distinct replicates near it (sweeps: at most
+  // as many as the replicates' Lloyd iterations), the lowest result kept
+  // (the first on ties).
+  if (confirm && reps.lowest_hits >= 2) {
+    int used = 0;
+    out.hartigan_moves = hartigan_polish(a, row_norms, out.best,
+                                         std::max(1, opt.hartigan_sweeps), settings, combine,
+                                         &used);
+    out.passes.polish += used;
+    top[0].second = LloydResult();
+    hartigan_others(a, row_norms, opt, settings, combine, 1, work, reps, out);
+    out.polish_starts = static_cast<int>(top.size());
+    return;
+  }
+  // (auto) The polish's passes over the rows, and their bound.
+  const double passes_max = confirm && opt.polish_work >= 0.0 ? opt.polish_work * work : -1.0;
+  const double passes =
+      polish_starts(a, row_norms, opt, settings, combine, passes_max, reps, out);
   // (auto) The distinct replicates not polished get Hartigan's moves, as
   // above, within what is left of the work's bound.
-  if (confirm) {
-    if (passes_max >= 0.0) sweeps_left = std::min(sweeps_left, std::max(0.0, passes_max - passes));
-    for (std::size_t i = polished; i < top.size(); ++i) hartigan_other(i);
-  }
+  if (!confirm) return;
+  double sweeps_left = work;
+  if (passes_max >= 0.0) sweeps_left = std::min(sweeps_left, std::max(0.0, passes_max - passes));
+  hartigan_others(a, row_norms, opt, settings, combine,
+                  static_cast<std::size_t>(out.polish_starts), sweeps_left, reps, out);
 }
 
 // The replicates and their polish on all the rows, into `out` (which may
@@ -392,9 +431,10 @@ KmeansResult kmeans_sketched(const Data& a, const double* row_norms, const Kmean
     out.passes.lift += 1.0;
     check_interrupt(interrupt);
     const ProgressScope scope(0, 0);
-    LloydResult res = lloyd(ResidentRows<Data>(a), row_norms, on_sketch.best.centres, opt.k,
-                            opt.iter_max, opt.tol, opt.n_threads, interrupt, &lift, combine,
-                            rows_shift(a), opt.weights);
+    LloydCall run = lloyd_call(opt, on_sketch.best.centres, interrupt);
+    run.start = &lift;
+    run.grid = rows_shift(a);
+    LloydResult res = lloyd(ResidentRows<Data>(a), row_norms, std::move(run), combine);
     lifted_all.push_back(std::move(res.first_means));
     out.passes.lloyd += res.iter;
     reps.work += res.iter;
@@ -478,8 +518,7 @@ LloydResult kmeans_from(const Source& src, std::vector<double> centres,
     throw std::invalid_argument("observation weights are not supported on distributed rows");
   std::vector<double> row_norms(src.n());
   source_row_sqnorms(src, row_norms.data(), opt.n_threads);
-  return lloyd(src, row_norms.data(), std::move(centres), opt.k, opt.iter_max, opt.tol,
-               opt.n_threads, interrupt, nullptr, combine, nullptr, opt.weights);
+  return lloyd(src, row_norms.data(), lloyd_call(opt, std::move(centres), interrupt), combine);
 }
 
 // From given centres (k x d, column-major) on rows in memory, as
@@ -499,17 +538,14 @@ LloydResult kmeans_from_rows(const Data& a, std::vector<double> centres,
   const double* row_norms = row_sqnorms_of(a, norm_store, opt.n_threads);
   if (opt.minibatch)  // mini-batch k-means from the centres (minibatch.hpp)
     return minibatch(a, row_norms, std::move(centres), opt, interrupt).fit;
-  LloydResult res =
-      opt.online ? macqueen(a, row_norms, std::move(centres), opt.k, opt.iter_max, opt.tol,
-                            opt.n_threads, interrupt, nullptr, rows_shift(a), opt.weights)
-                 : lloyd(ResidentRows<Data>(a), row_norms, std::move(centres), opt.k,
-                         opt.iter_max, opt.tol, opt.n_threads, interrupt, nullptr,
-                         LocalCombine(), rows_shift(a), opt.weights);
+  LloydCall run = lloyd_call(opt, std::move(centres), interrupt);
+  run.grid = rows_shift(a);
+  LloydResult res = opt.online ? macqueen(a, row_norms, std::move(run))
+                               : lloyd(ResidentRows<Data>(a), row_norms, std::move(run));
   if (opt.polish != Polish::None && opt.k > 1) {
     const ProgressScope scope(0, 1);
-    hartigan_polish(a, row_norms, opt.k, res, opt.iter_max, opt.tol,
-                    std::max(1, opt.hartigan_sweeps), opt.n_threads, interrupt, LocalCombine(),
-                    opt.weights);
+    hartigan_polish(a, row_norms, res, std::max(1, opt.hartigan_sweeps),
+                    lloyd_call(opt, std::vector<double>(), interrupt));
   }
   return res;
 }

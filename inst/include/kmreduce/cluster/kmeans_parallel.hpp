@@ -380,8 +380,109 @@ std::vector<double> share_sampled(const Data& a, const std::vector<index_t>& min
   combine.sum(pts.data(), (d + 1) * m);
   return pts;
 }
+
+// Each row block's sum of D (weighted: of w D), into block_total (in the
+// pass that updates D, or in one of its own), and phi, their sum in block
+// order over all processes.
+struct BlockPotential {
+  BlockPotential(index_t n_rows, const double* w)
+      : n(n_rows), nb(n_blocks(n_rows, kRowBlock)), weight(w), block_total(nb) {}
+  index_t n, nb;
+  const double* weight;
+  std::vector<double> block_total;
+  void sum_block(index_t b, const std::vector<double>& dist) {
+    const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock);
+    block_total[b] = weight != nullptr
+                         ? weighted_sum(weight + r0, dist.data() + r0, r1 - r0)
+                         : sum_of_min(dist.data() + r0, dist.data() + r0, r1 - r0);
+  }
+  template <class Combine>
+  double phi(const Combine& combine) const {
+    double phi = 0.0;
+    for (index_t b = 0; b < nb; ++b) phi += block_total[b];
+    return combined_sum(combine, phi);
+  }
+  // (a pass of its own)
+  template <class Combine>
+  double of(const std::vector<double>& dist, int n_threads, const Combine& combine) {
+    parallel_for(nb, n_threads, [&](index_t b, int) { sum_block(b, dist); },
+                 static_cast<double>(n));
+    return phi(combine);
+  }
+};
+
+// The first candidate of k-means||: a row drawn (by its weight), uniformly
+// over the stacked rows of all processes; every row's D is its squared
+// distance to it.
+template <class Data, class Combine>
+void first_candidate(const Data& a, const double* row_norms, Rng& rng, int n_threads,
+                     const Combine& combine, const double* weight, ParallelCandidates& out) {
+  const index_t n = a.n, d = a.d;
+  const index_t first = combine.size() == 1
+                            ? draw_first(rng, n, weight)
+                            : static_cast<index_t>(rng.below(combine.total_rows(n)));
+  std::vector<double> row(d);
+  combined_row(combine, first, n, d, [&](index_t r, double* o) { get_row(a, r, o); },
+               row.data());
+  out.rows.push_back(first);
+  out.values.insert(out.values.end(), row.begin(), row.end());
+  dist2_to_points(a, row_norms, row.data(), 1, out.dist.data(), n_threads);
+  const index_t first_here = local_row(combine, first, n);
+  if (first_here >= 0) out.dist[first_here] = 0.0;
+}
+
+// A round's m sampled rows `pts` (share_sampled()) become candidates base,
+// base + 1, ...: appended to `out`, and every row's D and nearest candidate
+// follow its distance to them, in one pass (the blocks' sums of D into
+// `pot`). The rows sampled here (block_pick, from candidate base + before +
+// first_pick[b] on) are at 0, nearest to themselves unless an earlier
+// candidate equals them.
+template <class Data>
+void add_candidates(const Data& a, const double* row_norms, const std::vector<double>& pts,
+                    index_t m, index_t before,
+                    const std::vector<std::vector<index_t>>& block_pick,
+                    const std::vector<index_t>& first_pick, int n_threads,
+                    ParallelCandidates& out, BlockPotential& pot) {
+  const index_t n = a.n, d = a.d;
+  const int base = static_cast<int>(out.rows.size());
+  for (index_t t = 0; t < m; ++t) {
+    out.rows.push_back(static_cast<index_t>(pts[d * m + t]));
+    for (index_t j = 0; j < d; ++j) out.values.push_back(pts[t + m * j]);
+  }
+  std::vector<double>& dist = out.dist;
+  std::vector<int>& near = out.near;
+  const std::vector<double> cnorm = centre_sqnorms(pts.data(), m, d);
+  const CentreView cv = prepare_centres(a, pts.data(), m);
+  struct Scratch {
+    std::vector<double> buf, best;
+    std::vector<int> which;
+  };
+  parallel_for_scratch<Scratch>(pot.nb, n_threads, [&](index_t b, Scratch& s) {
+    const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock), len = r1 - r0;
+    s.buf.resize(kRowBlock * m);
+    s.best.resize(kRowBlock);
+    s.which.resize(kRowBlock);
+    if (!nearest_block(a, r0, r1, cv, cnorm.data(), m, s.best.data(), nullptr,
+                       s.which.data())) {
+      cross_block(a, r0, r1, cv, m, s.buf.data());
+      two_nearest(s.buf.data(), len, m, cnorm.data(), s.best.data(), nullptr, s.which.data());
+    }
+    take_nearer(row_norms + r0, s.best.data(), s.which.data(), len, base, dist.data() + r0,
+                near.data() + r0);
+    const std::vector<index_t>& pick = block_pick[b];
+    for (index_t t = 0; t < static_cast<index_t>(pick.size()); ++t) {
+      const index_t r = pick[t];
+      if (dist[r] > 0.0) near[r] = base + static_cast<int>(before + first_pick[b] + t);
+      dist[r] = 0.0;
+    }
+    pot.sum_block(b, dist);
+  }, static_cast<double>(n) * m * d);
+}
 }  // namespace detail
 
+// The candidates (ParallelCandidates, above): the first row, then rounds
+// of rows sampled by D, each round's rows shared by all processes and
+// every row's D following them (detail::add_candidates()).
 template <class Data, class Combine = LocalCombine>
 ParallelCandidates parallel_candidates(const Data& a, const double* row_norms, index_t k,
                                        Rng& rng, int n_threads,
@@ -392,56 +493,21 @@ ParallelCandidates parallel_candidates(const Data& a, const double* row_norms, i
                                        const double* weight = nullptr) {
   if (!(opt.oversampling > 0.0) || opt.rounds < 1)
     throw std::invalid_argument("k-means||: oversampling and rounds must be positive");
-  const index_t n = a.n, d = a.d;
-  const index_t n_all = combine.total_rows(n);
-  const int np = combine.size();
-  const index_t nb = n_blocks(n, kRowBlock);
+  const index_t n = a.n;
   const double ell = opt.oversampling * static_cast<double>(k);
   ParallelCandidates out;
   out.dist = rows_array(n, 0.0);
   out.near = rows_array(n, 0);
-  std::vector<double>& dist = out.dist;
-  std::vector<double> block_total(nb);
-  std::vector<int>& near = out.near;
-  // the candidates: rows (global index) and their values, m x d row-major
-  std::vector<index_t>& cand_rows = out.rows;
-  std::vector<double>& cand_vals = out.values;
-  // Block b's sum of D, into block_total (in the pass that updates D, or
-  // one of its own), and phi from those, in block order.
-  auto sum_block = [&](index_t b) {
-    const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock);
-    block_total[b] = weight != nullptr
-                         ? weighted_sum(weight + r0, dist.data() + r0, r1 - r0)
-                         : sum_of_min(dist.data() + r0, dist.data() + r0, r1 - r0);
-  };
-  auto combined_block_sum = [&]() {
-    double phi = 0.0;
-    for (index_t b = 0; b < nb; ++b) phi += block_total[b];
-    return combined_sum(combine, phi);
-  };
-  auto potential = [&]() {
-    parallel_for(nb, n_threads, [&](index_t b, int) { sum_block(b); }, static_cast<double>(n));
-    return combined_block_sum();
-  };
-
-  const index_t first = np == 1 ? draw_first(rng, n, weight)
-                                : static_cast<index_t>(rng.below(n_all));
-  std::vector<double> row(d);
-  combined_row(combine, first, n, d, [&](index_t r, double* o) { get_row(a, r, o); },
-               row.data());
-  cand_rows.push_back(first);
-  cand_vals.insert(cand_vals.end(), row.begin(), row.end());
-  dist2_to_points(a, row_norms, row.data(), 1, dist.data(), n_threads);
-  const index_t first_here = local_row(combine, first, n);
-  if (first_here >= 0) dist[first_here] = 0.0;
-  double phi = potential();
+  detail::BlockPotential pot(n, weight);
+  detail::first_candidate(a, row_norms, rng, n_threads, combine, weight, out);
+  double phi = pot.of(out.dist, n_threads, combine);
   if (trace != nullptr) trace->phi.push_back(phi);
 
-  std::vector<std::vector<index_t>> block_pick(nb);
-  std::vector<index_t> first_pick(nb);  // where each block's picks start in `mine`
+  std::vector<std::vector<index_t>> block_pick(pot.nb);
+  std::vector<index_t> first_pick(pot.nb);  // where each block's picks start in `mine`
   for (int round = 0; round < opt.rounds && phi > 0.0; ++round) {
     const std::uint64_t key = rng.next();
-    const std::vector<index_t> mine = detail::sample_round(dist, weight, n, n_threads, key,
+    const std::vector<index_t> mine = detail::sample_round(out.dist, weight, n, n_threads, key,
                                                            combine.offset(), ell, phi,
                                                            block_pick, first_pick);
     index_t m = 0, before = 0;
@@ -450,45 +516,12 @@ ParallelCandidates parallel_candidates(const Data& a, const double* row_norms, i
       if (trace != nullptr) trace->phi.push_back(phi);
       continue;
     }
-    const int base = static_cast<int>(cand_rows.size());
-    for (index_t t = 0; t < m; ++t) {
-      cand_rows.push_back(static_cast<index_t>(pts[d * m + t]));
-      for (index_t j = 0; j < d; ++j) cand_vals.push_back(pts[t + m * j]);
-    }
-    // The distances of all rows to the new candidates.
-    const std::vector<double> cnorm = centre_sqnorms(pts.data(), m, d);
-    const CentreView cv = prepare_centres(a, pts.data(), m);
-    struct Scratch {
-      std::vector<double> buf, best;
-      std::vector<int> which;
-    };
-    parallel_for_scratch<Scratch>(nb, n_threads, [&](index_t b, Scratch& s) {
-      const index_t r0 = b * kRowBlock, r1 = std::min(n, r0 + kRowBlock), len = r1 - r0;
-      s.buf.resize(kRowBlock * m);
-      s.best.resize(kRowBlock);
-      s.which.resize(kRowBlock);
-      if (!nearest_block(a, r0, r1, cv, cnorm.data(), m, s.best.data(), nullptr,
-                         s.which.data())) {
-        cross_block(a, r0, r1, cv, m, s.buf.data());
-        two_nearest(s.buf.data(), len, m, cnorm.data(), s.best.data(), nullptr, s.which.data());
-      }
-      detail::take_nearer(row_norms + r0, s.best.data(), s.which.data(), len, base,
-                          dist.data() + r0, near.data() + r0);
-      // The block's sampled rows themselves: exactly 0, nearest to
-      // themselves unless an earlier candidate equals them.
-      const std::vector<index_t>& pick = block_pick[b];
-      for (index_t t = 0; t < static_cast<index_t>(pick.size()); ++t) {
-        const index_t r = pick[t];
-        if (dist[r] > 0.0) near[r] = base + static_cast<int>(before + first_pick[b] + t);
-        dist[r] = 0.0;
-      }
-      sum_block(b);
-    }, static_cast<double>(n) * m * d);
-    phi = combined_block_sum();
+    detail::add_candidates(a, row_norms, pts, m, before, block_pick, first_pick, n_threads, out,
+                           pot);
+    phi = pot.phi(combine);
     if (trace != nullptr) trace->phi.push_back(phi);
     check_interrupt(interrupt);
   }
-
   return out;
 }
 

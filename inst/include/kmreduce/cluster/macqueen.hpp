@@ -162,33 +162,30 @@ MacQueenResult macqueen_sweeps(const Data& a, const double* row_norms, index_t k
   return res;
 }
 
-// k-means by MacQueen's updates from the centres (k x d, column-major): the
-// nearest-centre assignment (taken from `start`, the seeds' assignment, when
-// given), the sweeps, then Lloyd from their centres (see above); `grid` and
-// `weight` as for lloyd(). The iterations reported are the sweeps plus
-// Lloyd's; converged when the sweeps and Lloyd converged.
+// k-means by MacQueen's updates from call.centres (k x d, column-major):
+// the nearest-centre assignment (taken from call.start, the seeds'
+// assignment, when given), the sweeps, then Lloyd from their centres (see
+// above) with the same call (LloydCall: iter_max, tol, grid, weight, ...).
+// The iterations reported are the sweeps plus Lloyd's; converged when the
+// sweeps and Lloyd converged.
 template <class Data>
-LloydResult macqueen(const Data& a, const double* row_norms, std::vector<double> centres,
-                     index_t k, int iter_max, double tol, int n_threads,
-                     const InterruptCheck& interrupt = InterruptCheck(),
-                     SeedAssignment* start = nullptr, const double* grid = nullptr,
-                     const double* weight = nullptr) {
-  const index_t n = a.n;
-  if (static_cast<index_t>(centres.size()) != k * a.d)
-    throw std::invalid_argument("macqueen: centres must be k x d");
+LloydResult macqueen(const Data& a, const double* row_norms, LloydCall call) {
+  const index_t n = a.n, k = detail::centre_count(call.centres, a.d);
   std::vector<int> label;
-  if (start != nullptr && static_cast<index_t>(start->label.size()) == n) {
-    label = std::move(start->label);
-    *start = SeedAssignment();
+  if (call.start != nullptr && static_cast<index_t>(call.start->label.size()) == n) {
+    label = std::move(call.start->label);
+    *call.start = SeedAssignment();
   } else {
     label.assign(n, -1);
     std::vector<double> dist(n);
-    assign_nearest(a, row_norms, centres.data(), k, label.data(), dist.data(), n_threads);
+    assign_nearest(a, row_norms, call.centres.data(), k, label.data(), dist.data(),
+                   call.n_threads);
   }
-  const MacQueenResult m = macqueen_sweeps(a, row_norms, k, label.data(), centres, iter_max,
-                                           n_threads, interrupt, weight);
-  LloydResult res = lloyd(ResidentRows<Data>(a), row_norms, std::move(centres), k, iter_max, tol,
-                          n_threads, interrupt, nullptr, LocalCombine(), grid, weight);
+  const MacQueenResult m = macqueen_sweeps(a, row_norms, k, label.data(), call.centres,
+                                           call.iter_max, call.n_threads, call.interrupt,
+                                           call.weight);
+  call.start = nullptr;  // (Lloyd starts from the sweeps' centres)
+  LloydResult res = lloyd(ResidentRows<Data>(a), row_norms, std::move(call));
   res.iter += m.sweeps;
   res.converged = res.converged && m.converged;
   return res;

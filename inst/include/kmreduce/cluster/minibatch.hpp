@@ -389,6 +389,17 @@ struct EarlyStop {
     return no_improvement >= patience;
   }
 };
+
+// The options minibatch() checks itself (the R glue checks them first).
+inline void check_minibatch(const KmeansOptions& opt, index_t n) {
+  const MinibatchOptions& mb = opt.batches;
+  if (opt.k < 1 || opt.k > n) throw std::invalid_argument("k must be in [1, number of rows]");
+  if (mb.batch_size < 1) throw std::invalid_argument("batch_size must be at least 1");
+  if (!(mb.reassignment_ratio >= 0.0 && mb.reassignment_ratio <= 1.0))
+    throw std::invalid_argument("reassignment_ratio must be in [0, 1]");
+  if (opt.n_init < 1 || opt.iter_max < 1)
+    throw std::invalid_argument("n_init and iter_max must be positive");
+}
 }  // namespace detail
 
 // Mini-batch k-means on the rows of `a` (their squared norms `row_norms`),
@@ -402,12 +413,7 @@ MinibatchResult minibatch(const Data& a, const double* row_norms, std::vector<do
   const index_t n = a.n, d = a.d, k = opt.k;
   const double* w = opt.weights;
   const MinibatchOptions& mb = opt.batches;
-  if (k < 1 || k > n) throw std::invalid_argument("k must be in [1, number of rows]");
-  if (mb.batch_size < 1) throw std::invalid_argument("batch_size must be at least 1");
-  if (!(mb.reassignment_ratio >= 0.0 && mb.reassignment_ratio <= 1.0))
-    throw std::invalid_argument("reassignment_ratio must be in [0, 1]");
-  if (opt.n_init < 1 || opt.iter_max < 1)
-    throw std::invalid_argument("n_init and iter_max must be positive");
+  detail::check_minibatch(opt, n);
   const int n_threads = opt.n_threads;
   const index_t b = minibatch_rows(mb.batch_size, n);
   MinibatchResult out;
@@ -481,19 +487,16 @@ MinibatchResult minibatch(const Data& a, const double* row_norms, std::vector<do
   // re-seeded as Lloyd's final pass does (the farthest row moved to it, the
   // others the means of their rows, and the rows assigned again), so no
   // cluster comes back empty
-  const double* grid = rows_shift(a);
-  auto snap = [&](std::vector<double>& c) {
-    if (grid == nullptr) return;
-    for (index_t j = 0; j < d; ++j)
-      for (index_t q = 0; q < k; ++q) c[q + k * j] = (c[q + k * j] + grid[j]) - grid[j];
-  };
-  snap(centres);
+  LloydCall finish;
+  finish.n_threads = n_threads;
+  finish.interrupt = interrupt;
+  finish.grid = rows_shift(a);
+  finish.weight = w;
+  GridSnap{finish.grid, k, d}(centres);
   LloydResult& res = out.fit;
   res.label.assign(static_cast<std::size_t>(n), -1);
-  std::vector<index_t> size(static_cast<std::size_t>(k), 0);
-  std::vector<double> wsum;
-  detail::final_assignment(ResidentRows<Data>(a), row_norms, k, n_threads, interrupt,
-                           LocalCombine(), w, snap, res, centres, sums, size, wsum);
+  res.objective = detail::final_assignment(ResidentRows<Data>(a), row_norms, finish,
+                                           LocalCombine(), res.label, centres);
   res.centres = std::move(centres);
   res.iter = static_cast<int>(step);
   res.converged = stopped;

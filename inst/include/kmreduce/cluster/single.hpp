@@ -48,9 +48,10 @@ KmeansResult kmeans_single(const DenseMatrix& a, const double* shift, const Kmea
                    combine, opt.weights);
     return out;
   }
-  LloydResult fin = lloyd(ResidentRows<PackedRows>(rows), rows.norms.data(),
-                          std::move(out.best.centres), opt.k, opt.iter_max, opt.tol,
-                          opt.n_threads, interrupt, nullptr, combine, shift, opt.weights);
+  LloydCall run = lloyd_call(opt, std::move(out.best.centres), interrupt);
+  run.grid = shift;
+  LloydResult fin = lloyd(ResidentRows<PackedRows>(rows), rows.norms.data(), std::move(run),
+                          combine);
   fin.iter += iter;
   out.best = std::move(fin);
   unshift_result(ResidentRows<PackedRows>(rows), shift, opt.k, out.best, opt.n_threads, combine,

@@ -462,8 +462,15 @@ SplitMergeResult split_merge(const Data& a, const double* row_norms, index_t k, 
   std::vector<double> sums, centres, count, halves, gain, dirs;
   // Lloyd from the given centres, counted against the budget.
   auto run = [&](std::vector<double> start, int iters) {
-    LloydResult r = lloyd(ResidentRows<Data>(a), row_norms, std::move(start), k, iters, opt.tol,
-                          n_threads, interrupt, nullptr, combine, rows_shift(a), weight);
+    LloydCall call;
+    call.centres = std::move(start);
+    call.iter_max = iters;
+    call.tol = opt.tol;
+    call.n_threads = n_threads;
+    call.interrupt = interrupt;
+    call.grid = rows_shift(a);
+    call.weight = weight;
+    LloydResult r = lloyd(ResidentRows<Data>(a), row_norms, std::move(call), combine);
     res.iterations += r.iter;
     res.passes += r.iter;
     return r;
