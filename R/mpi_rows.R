@@ -158,7 +158,7 @@ mpi_rows <- function(x_local, normalize = NULL, assay = NULL) {
     } else {
       c(list(n = nrow(x_local), d = ncol(x_local), sparse = methods::is(x_local, "dgCMatrix"),
              names = colnames(x_local),
-             maxabs = if (local$how == "none") scan_values_cpp(
+             maxabs = if (!normalizes(local$how)) scan_values_cpp(
                if (methods::is(x_local, "dgCMatrix")) x_local@x else x_local)$maxabs else 0,
              blocks = FALSE), common)
     }
@@ -185,8 +185,9 @@ mpi_rows <- function(x_local, normalize = NULL, assay = NULL) {
       r <- which(differ)[1L]
       if (arg == "from") {
         stop_arg(sprintf(paste0("`x_local` must have size factors (sizeFactors()) on every rank or on ",
-                                "none for normalize = \"log1p_size_factors\"; rank 0 %s and rank %d %s."),
-                         mpi_has_size_factors(vals[[1L]]), r - 1L, mpi_has_size_factors(vals[[r]])))
+                                "none for normalize = \"%s\"; rank 0 %s and rank %d %s."),
+                         local$how, mpi_has_size_factors(vals[[1L]]), r - 1L,
+                         mpi_has_size_factors(vals[[r]])))
       }
       stop_arg(sprintf("`%s` must be the same on every rank; it is %s on rank 0 and %s on rank %d.",
                        arg, describe(vals[[1L]]), describe(vals[[r]]), r - 1L))
@@ -210,12 +211,12 @@ mpi_rows <- function(x_local, normalize = NULL, assay = NULL) {
   }
   # (counts normalized by size factors centred over the cells of all the
   # ranks: those of one process on all the cells)
-  norm <- if (local$how == "log1p_size_factors") {
+  norm <- if (needs_cell_scales(local$how)) {
     mpi_size_factors(local, unlist(pbdMPI::allgather(local$scale)))
   } else {
     as_normalization(local$how)
   }
-  if (local$how != "none") {
+  if (normalizes(local$how)) {
     failed <- mpi_try(TRUE, x_local <- mpi_normalize_rows(x_local, norm))
     mpi_agree(NULL, failed, "mpi_rows()", NULL)
   }
@@ -226,7 +227,7 @@ mpi_rows <- function(x_local, normalize = NULL, assay = NULL) {
   # blocks are checked as each block is read)
   if (!blocks_all[1L]) {
     # (normalized rows: their values now, of all the ranks)
-    top <- if (local$how == "none") max(vapply(info, `[[`, 0, "maxabs")) else
+    top <- if (!normalizes(local$how)) max(vapply(info, `[[`, 0, "maxabs")) else
       pbdMPI::allreduce(scan_values_cpp(if (methods::is(x_local, "dgCMatrix")) x_local@x else
                                           x_local)$maxabs, op = "max")
     check_small_values(top, "x_local")
@@ -253,11 +254,12 @@ mpi_has_size_factors <- function(from) {
   if (identical(from, "sizeFactors")) "has them" else "has none"
 }
 
-# The normalization "log1p_size_factors" of this rank's cells: their size
-# factors (or library sizes, `local$scale`), centred by the mean over the
-# cells of all the ranks (`all`, in rank order: the mean of one process).
+# The normalization of this rank's cells by their scales (needs_cell_scales(),
+# e.g. "log1p_size_factors"): their size factors (or library sizes,
+# `local$scale`), a target left to the cells completed over the cells of all
+# the ranks (`all`, in rank order: the mean of one process).
 mpi_size_factors <- function(local, all) {
-  norm <- complete_normalization("log1p_size_factors",
+  norm <- complete_normalization(local$how,
                                  if (local$from == "sizeFactors") all,
                                  function() all)
   if (local$from == "sizeFactors") norm$size_factors <- local$scale
@@ -279,8 +281,9 @@ mpi_normalize_rows <- function(rows, norm) {
 # for a DelayedMatrix or a big.matrix, the row source that reads them in
 # blocks (a range of a 10x file's cells, `t(tenx)[cells, ]`, straight from
 # the file: source_tenx); not yet normalized. `how`: the normalization
-# (`normalize`, or the default for counts of cells); for
-# "log1p_size_factors", `scale` holds the cells' size factors (`from`
+# (`normalize`, or the default for counts of cells); for one by the cells'
+# scales (needs_cell_scales(), e.g. "log1p_size_factors"), `scale` holds the
+# cells' size factors (`from`
 # "sizeFactors") or library sizes (`from` "library_sizes", one pass over
 # rows read in blocks), centred over all the ranks by mpi_rows(). Cells (an
 # assay of a SummarizedExperiment, or a 10x file's) have `input`, what the
@@ -321,7 +324,7 @@ mpi_local_rows <- function(x, normalize, assay = NULL) {
   }
   if (is.null(normalize)) normalize <- "none"
   if (is_big(x)) {
-    if (normalize != "none") {
+    if (normalizes(normalize)) {
       stop_arg("`normalize` must be \"none\" for a big.matrix `x_local` (normalize the counts as they are written).")
     }
     if (nrow(x) == 0L || ncol(x) == 0L) {
@@ -335,10 +338,11 @@ mpi_local_rows <- function(x, normalize, assay = NULL) {
 }
 
 # Rows of counts (in memory or a row source) with the normalization `how`:
-# for "log1p_size_factors" their size factors `sf` or their library sizes.
+# for one by the cells' scales (needs_cell_scales()) their size factors `sf`
+# or their library sizes.
 mpi_local_counts <- function(rows, how, sf) {
   out <- list(rows = rows, how = how)
-  if (how != "log1p_size_factors") return(out)
+  if (!needs_cell_scales(how)) return(out)
   out$from <- if (is.null(sf)) "library_sizes" else "sizeFactors"
   out$scale <- if (!is.null(sf)) sf else if (inherits(rows, "row_source")) {
     source_library_sizes(rows)
@@ -371,7 +375,7 @@ print.kmreduce_mpi <- function(x, ...) {
 mpi_local_se <- function(x, normalize, assay) {
   input <- check_se_input(x, assay, NULL, normalize)
   how <- input$normalize
-  sf <- if (how == "log1p_size_factors") se_size_factors(x)
+  sf <- if (uses_size_factors(how)) se_size_factors(x)
   a <- SummarizedExperiment::assay(x, input$assay, withDimnames = FALSE)
   window <- tenx_window(a, transposed = FALSE)
   # (the rows as they are: normalized once the ranks agree, mpi_rows())
@@ -396,7 +400,7 @@ mpi_local_se <- function(x, normalize, assay) {
   }
   out <- mpi_local_counts(rows, how, sf)
   out$input <- input
-  if (is.null(normalize) && how != "none") {
+  if (is.null(normalize) && normalizes(how)) {
     out$message <- normalization_message(sprintf("the assay \"%s\" is", input$assay), how)
   }
   out
@@ -406,11 +410,7 @@ mpi_local_se <- function(x, normalize, assay) {
 # normalized, with its verb), the normalization `how`; a function of the
 # normalization as applied.
 normalization_message <- function(subject, how) {
-  function(norm) {
-    sprintf(paste0("kmeans_reduced(): %s normalized with normalize = \"%s\" (%s); ",
-                   "give normalize = \"none\" to cluster the values as they are."),
-            subject, how, describe_normalization(how, norm$from))
-  }
+  function(norm) default_normalization_message(subject, how, norm$from)
 }
 
 #' @rdname mpi_rows
