@@ -149,27 +149,62 @@ mpi_rows <- function(x_local, normalize = NULL, assay = NULL) {
   })
   rank <- pbdMPI::comm.rank()
   size <- pbdMPI::comm.size()
-  mine <- if (is.null(failed)) {
-    # (`normalize` as resolved, and where the size factors come from)
-    common <- list(normalize = local$how, assay = assay, from = local$from)
-    if (inherits(x_local, "row_source")) {
-      c(list(n = n_rows(x_local), d = n_cols(x_local), sparse = sparse_rows(x_local),
-             names = col_names(x_local), maxabs = 0, blocks = TRUE), common)
-    } else {
-      c(list(n = nrow(x_local), d = ncol(x_local), sparse = methods::is(x_local, "dgCMatrix"),
-             names = colnames(x_local),
-             maxabs = if (!normalizes(local$how)) scan_values_cpp(
-               if (methods::is(x_local, "dgCMatrix")) x_local@x else x_local)$maxabs else 0,
-             blocks = FALSE), common)
-    }
+  mine <- if (is.null(failed)) mpi_rank_info(x_local, local, assay)
+  # (`local` is read only once every rank has its rows)
+  info <- mpi_agreed_info(pbdMPI::allgather(list(failed = failed, info = mine)), local$how)
+  blocks <- info[[1L]]$blocks
+  # (counts normalized by size factors centred over the cells of all the
+  # ranks: those of one process on all the cells)
+  norm <- if (needs_cell_scales(local$how)) {
+    mpi_size_factors(local, unlist(pbdMPI::allgather(local$scale)))
+  } else {
+    as_normalization(local$how)
   }
-  info <- pbdMPI::allgather(list(failed = failed, info = mine))
-  bad <- which(!vapply(info, function(a) is.null(a$failed), TRUE))
+  if (normalizes(local$how)) {
+    failed <- mpi_try(TRUE, x_local <- mpi_normalize_rows(x_local, norm))
+    mpi_agree(NULL, failed, "mpi_rows()", NULL)
+  }
+  if (rank == 0L && !is.null(local$message)) message(local$message(norm))
+  n_all <- vapply(info, `[[`, 0, "n")
+  # (rows read in blocks are checked as each block is read)
+  if (!blocks) mpi_check_range(x_local, info, local$how, sum(n_all) * info[[1L]]$d)
+  structure(list(x = x_local, rank = rank, size = size, n = sum(n_all),
+                 offset = sum(n_all[seq_len(rank)]),
+                 n_local = if (blocks) n_rows(x_local) else nrow(x_local),
+                 d = info[[1L]]$d,
+                 # (cells: what the fit records for predict(), and the
+                 # defaults of kmeans_reduced() for cells)
+                 cells = if (!is.null(local$input)) list(input = local$input, normalization = norm)),
+            class = "kmreduce_mpi")
+}
+
+# What this rank tells the others of its rows `x_local` (mpi_local_rows():
+# `local`), for mpi_agreed_info().
+mpi_rank_info <- function(x_local, local, assay) {
+  # (`normalize` as resolved, and where the size factors come from)
+  common <- list(normalize = local$how, assay = assay, from = local$from)
+  if (inherits(x_local, "row_source")) {
+    return(c(list(n = n_rows(x_local), d = n_cols(x_local), sparse = sparse_rows(x_local),
+                  names = col_names(x_local), maxabs = 0, blocks = TRUE), common))
+  }
+  c(list(n = nrow(x_local), d = ncol(x_local), sparse = methods::is(x_local, "dgCMatrix"),
+         names = colnames(x_local),
+         maxabs = if (!normalizes(local$how)) scan_values_cpp(
+           if (methods::is(x_local, "dgCMatrix")) x_local@x else x_local)$maxabs else 0,
+         blocks = FALSE), common)
+}
+
+# The ranks' infos (`all`: allgather() of list(failed, info)), checked to
+# agree: the same error on every rank when one failed or when they differ.
+# `how`: the normalization (the same on every rank once they agree).
+mpi_agreed_info <- function(all, how) {
+  bad <- which(!vapply(all, function(a) is.null(a$failed), TRUE))
   if (length(bad) > 0L) {
     stop_arg(sprintf("mpi_rows() stopped on every MPI rank: the rows of rank %d failed the checks: %s",
-                     bad[1L] - 1L, info[[bad[1L]]]$failed))
+                     bad[1L] - 1L, all[[bad[1L]]]$failed))
   }
-  blocks_all <- vapply(info, function(a) a$info$blocks, TRUE)
+  info <- lapply(all, `[[`, "info")
+  blocks_all <- vapply(info, function(a) a$blocks, TRUE)
   if (any(blocks_all != blocks_all[1L])) {
     stop_arg(sprintf(paste0("`x_local` must be in memory on every rank or read in blocks (a ",
                             "DelayedMatrix, a big.matrix) on every rank, not a mix; rank 0 has %s ",
@@ -179,21 +214,20 @@ mpi_rows <- function(x_local, normalize = NULL, assay = NULL) {
                      if (blocks_all[1L]) "rows in memory" else "rows read in blocks"))
   }
   for (arg in c("normalize", "assay", "from")) {
-    vals <- lapply(info, function(a) a$info[[arg]])
+    vals <- lapply(info, function(a) a[[arg]])
     differ <- !vapply(vals, identical, TRUE, vals[[1L]])
     if (any(differ)) {
       r <- which(differ)[1L]
       if (arg == "from") {
         stop_arg(sprintf(paste0("`x_local` must have size factors (sizeFactors()) on every rank or on ",
                                 "none for normalize = \"%s\"; rank 0 %s and rank %d %s."),
-                         local$how, mpi_has_size_factors(vals[[1L]]), r - 1L,
+                         how, mpi_has_size_factors(vals[[1L]]), r - 1L,
                          mpi_has_size_factors(vals[[r]])))
       }
       stop_arg(sprintf("`%s` must be the same on every rank; it is %s on rank 0 and %s on rank %d.",
                        arg, describe(vals[[1L]]), describe(vals[[r]]), r - 1L))
     }
   }
-  info <- lapply(info, `[[`, "info")
   d_all <- vapply(info, `[[`, 0, "d")
   sparse_all <- vapply(info, `[[`, TRUE, "sparse")
   if (any(d_all != d_all[1L])) {
@@ -209,45 +243,27 @@ mpi_rows <- function(x_local, normalize = NULL, assay = NULL) {
     stop_arg(sprintf(paste0("`x_local` must have the same column names on every rank (or none), ",
                             "in the same order; rank 0 and rank %d differ."), which(differ)[1L] - 1L))
   }
-  # (counts normalized by size factors centred over the cells of all the
-  # ranks: those of one process on all the cells)
-  norm <- if (needs_cell_scales(local$how)) {
-    mpi_size_factors(local, unlist(pbdMPI::allgather(local$scale)))
-  } else {
-    as_normalization(local$how)
+  info
+}
+
+# The smallest and the largest accepted values of the rows in memory of all
+# the ranks together (normalized by `how`: their values now), whose sums of
+# squares the statistics add up; `size`: the number of values of all the
+# ranks.
+mpi_check_range <- function(x_local, info, how, size) {
+  top <- if (!normalizes(how)) max(vapply(info, `[[`, 0, "maxabs")) else
+    pbdMPI::allreduce(scan_values_cpp(if (methods::is(x_local, "dgCMatrix")) x_local@x else
+                                        x_local)$maxabs, op = "max")
+  check_small_values(top, "x_local")
+  limit <- max_abs_value(size)
+  if (top > limit) {
+    stop_arg(sprintf(paste0("`x_local` has values as large as %s in absolute value; squared ",
+                            "distances and sums of squares over the rows of all ranks would ",
+                            "overflow. Rescale the data (values up to %s are supported for ",
+                            "data of this size)."),
+                     format(top, digits = 3), format(limit, digits = 3)))
   }
-  if (normalizes(local$how)) {
-    failed <- mpi_try(TRUE, x_local <- mpi_normalize_rows(x_local, norm))
-    mpi_agree(NULL, failed, "mpi_rows()", NULL)
-  }
-  if (rank == 0L && !is.null(local$message)) message(local$message(norm))
-  n_all <- vapply(info, `[[`, 0, "n")
-  # (the smallest and the largest accepted values: of all the ranks' rows
-  # together, whose sums of squares the statistics add up; rows read in
-  # blocks are checked as each block is read)
-  if (!blocks_all[1L]) {
-    # (normalized rows: their values now, of all the ranks)
-    top <- if (!normalizes(local$how)) max(vapply(info, `[[`, 0, "maxabs")) else
-      pbdMPI::allreduce(scan_values_cpp(if (methods::is(x_local, "dgCMatrix")) x_local@x else
-                                          x_local)$maxabs, op = "max")
-    check_small_values(top, "x_local")
-    limit <- max_abs_value(sum(n_all) * d_all[1L])
-    if (top > limit) {
-      stop_arg(sprintf(paste0("`x_local` has values as large as %s in absolute value; squared ",
-                              "distances and sums of squares over the rows of all ranks would ",
-                              "overflow. Rescale the data (values up to %s are supported for ",
-                              "data of this size)."),
-                       format(top, digits = 3), format(limit, digits = 3)))
-    }
-  }
-  structure(list(x = x_local, rank = rank, size = size, n = sum(n_all),
-                 offset = sum(n_all[seq_len(rank)]),
-                 n_local = if (blocks_all[1L]) n_rows(x_local) else nrow(x_local),
-                 d = d_all[1L],
-                 # (cells: what the fit records for predict(), and the
-                 # defaults of kmeans_reduced() for cells)
-                 cells = if (!is.null(local$input)) list(input = local$input, normalization = norm)),
-            class = "kmreduce_mpi")
+  invisible(NULL)
 }
 
 mpi_has_size_factors <- function(from) {
