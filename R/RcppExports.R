@@ -37,16 +37,16 @@ cells_pool_new <- function() {
     .Call(`_kmreduce_cells_pool_new`)
 }
 
-cells_to_rows_start <- function(value, gene, ptr, n_genes, target, size_factors, first_cell, pool) {
-    .Call(`_kmreduce_cells_to_rows_start`, value, gene, ptr, n_genes, target, size_factors, first_cell, pool)
+cells_to_rows_start <- function(value, gene, ptr, n_genes, target, size_factors, first_cell, pool, transform = "log1p_scaled") {
+    .Call(`_kmreduce_cells_to_rows_start`, value, gene, ptr, n_genes, target, size_factors, first_cell, pool, transform)
 }
 
 cells_to_rows_finish <- function(handle) {
     .Call(`_kmreduce_cells_to_rows_finish`, handle)
 }
 
-cells_to_rows_cpp <- function(value, gene, ptr, n_genes, target, size_factors, first_cell) {
-    .Call(`_kmreduce_cells_to_rows_cpp`, value, gene, ptr, n_genes, target, size_factors, first_cell)
+cells_to_rows_cpp <- function(value, gene, ptr, n_genes, target, size_factors, first_cell, transform = "log1p_scaled") {
+    .Call(`_kmreduce_cells_to_rows_cpp`, value, gene, ptr, n_genes, target, size_factors, first_cell, transform)
 }
 
 cells_library_sizes_cpp <- function(value, ptr, first_cell) {
@@ -79,6 +79,18 @@ cells_take_cpp <- function(value, gene, ptr, cells) {
 
 copy_entries_cpp <- function(v, from, n) {
     .Call(`_kmreduce_copy_entries_cpp`, v, from, n)
+}
+
+cell_transforms_cpp <- function() {
+    .Call(`_kmreduce_cell_transforms_cpp`)
+}
+
+first_non_count_cpp <- function(v) {
+    .Call(`_kmreduce_first_non_count_cpp`, v)
+}
+
+normalize_cells_cpp <- function(m, cells_as_rows, transform, target, size_factors, first_cell) {
+    .Call(`_kmreduce_normalize_cells_cpp`, m, cells_as_rows, transform, target, size_factors, first_cell)
 }
 
 sparse_problem_cpp <- function(x) {

@@ -181,14 +181,11 @@ tenx_cells_se <- function(seed, name) {
 cluster_cells <- function(x, k, ..., assay = NULL, use_reduced_dim = NULL, normalize = NULL,
                           subject = NULL) {
   input <- check_se_input(x, assay, use_reduced_dim, normalize)
-  sf <- if (input$normalize == "log1p_size_factors") se_size_factors(x)
-  if (is.null(normalize) && input$normalize != "none") {
+  sf <- if (uses_size_factors(input$normalize)) se_size_factors(x)
+  if (is.null(normalize) && normalizes(input$normalize)) {
     if (is.null(subject)) subject <- sprintf("the assay \"%s\" is", input$assay)
-    message(sprintf(paste0("kmeans_reduced(): %s normalized with normalize = \"%s\" (%s); ",
-                           "give normalize = \"none\" to cluster the values as they are."),
-                    subject, input$normalize,
-                    describe_normalization(input$normalize,
-                                           if (!is.null(sf)) "sizeFactors" else "library_sizes")))
+    message(default_normalization_message(subject, input$normalize,
+                                          if (!is.null(sf)) "sizeFactors" else "library_sizes"))
   }
   args <- cell_defaults(list(...), is.null(input$use_reduced_dim), c(ncol(x), nrow(x)))
   # (the seed drawn here when not given, as kmeans_reduced() would: the
@@ -270,7 +267,7 @@ cell_svd_eps <- function() 1
 check_se_input <- function(x, assay, use_reduced_dim, normalize) {
   if (!is.null(normalize)) normalize <- check_normalize(normalize)
   if (!is.null(use_reduced_dim)) {
-    if (!is.null(assay) || !(is.null(normalize) || normalize == "none")) {
+    if (!is.null(assay) || !(is.null(normalize) || !normalizes(normalize))) {
       stop_arg("`use_reduced_dim` clusters a reduced dimension: give it without `assay` and with normalize = \"none\".")
     }
     if (!methods::is(x, "SingleCellExperiment")) {
@@ -317,7 +314,7 @@ check_se_input <- function(x, assay, use_reduced_dim, normalize) {
 # normalization of counts asks for "counts", else the first assay, which
 # must not be "logcounts" (log-counts are not counts).
 default_assay <- function(have, normalize) {
-  if (is.null(normalize) || normalize == "none") {
+  if (is.null(normalize) || !normalizes(normalize)) {
     return(if ("logcounts" %in% have) "logcounts" else if ("counts" %in% have) "counts" else 1L)
   }
   if ("counts" %in% have) return("counts")
@@ -335,9 +332,10 @@ is_se <- function(x) isS4(x) && methods::is(x, "SummarizedExperiment")
 # (`input`, NULL for a fit to a matrix: the defaults).
 se_input_of <- function(x, input) {
   if (is.null(input)) return(check_se_input(x, NULL, NULL, "none"))
-  # (the fit's normalization: its choice, and the mean library size of its
-  # "log1p_size_factors" without size factors)
-  keep <- input[intersect(names(input), c("size_factors_from", "target"))]
+  # (the fit's normalization: its choice, and what the fit recorded of it,
+  # normalization_record(): e.g. the source of its size factors and its
+  # target)
+  keep <- input[setdiff(names(input), c("assay", "use_reduced_dim", "normalize"))]
   if (is.character(input$assay) &&
       !(input$assay %in% SummarizedExperiment::assayNames(x))) {
     have <- SummarizedExperiment::assayNames(x)
@@ -386,7 +384,7 @@ se_rows <- function(x, input, with_normalization = FALSE, sample = NULL, file_ca
   if (!(type %in% c("double", "integer", "logical")) || (is.matrix(a) && !is.numeric(a))) {
     stop_arg(sprintf("%s of `x` must hold numbers, not values of type %s.", what, type))
   }
-  sf <- if (is.null(normalization) && input$normalize == "log1p_size_factors") se_size_factors(x)
+  sf <- if (is.null(normalization) && uses_size_factors(input$normalize)) se_size_factors(x)
   if (is_delayed(a)) {
     seed <- tenx_seed(a, transposed = FALSE)
     if (!is.null(seed)) {
@@ -428,7 +426,8 @@ assay_label <- function(x, assay) {
     paste0("\"", name, "\"") else assay)
 }
 
-# The size factors of the cells of `x` for "log1p_size_factors": its
+# The size factors of the cells of `x` for a normalization that takes them
+# (uses_size_factors(), e.g. "log1p_size_factors"): its
 # sizeFactors() when it has them (checked), else NULL (library sizes).
 # `arg`: the argument `x` is, in messages.
 se_size_factors <- function(x, arg = "x") {
@@ -465,18 +464,15 @@ new_cells <- function(x, object) {
                        if (is.character(input$assay)) input$assay)
   }
   input <- se_input_of(x, input)
-  if (!is.null(input$use_reduced_dim) || input$normalize == "none") {
+  if (!is.null(input$use_reduced_dim) || !normalizes(input$normalize)) {
     return(list(rows = se_rows(x, input), prepare = NULL))
   }
   # (the genes, by name, before anything is read)
   genes <- newdata_columns(rownames(x), nrow(x), object$reducer, "newdata",
                            features = c("genes (rows)", "gene"))
   what <- assay_label(x, input$assay)
-  sf <- if (input$normalize == "log1p_size_factors" &&
-            !identical(input$size_factors_from, "library_sizes")) {
-    se_size_factors(x, "newdata")
-  }
-  norm <- new_cells_normalization(input, sf, sprintf("%s, %s", describe_se(x), what))
+  norm <- new_cells_normalization(input, function() se_size_factors(x, "newdata"),
+                                  sprintf("%s, %s", describe_se(x), what))
   if (is.null(genes) || length(genes) == nrow(x)) {
     # (the fit's genes, in any order: normalized as read)
     return(list(rows = se_rows(x, input, normalization = norm), prepare = NULL))

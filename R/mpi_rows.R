@@ -149,27 +149,62 @@ mpi_rows <- function(x_local, normalize = NULL, assay = NULL) {
   })
   rank <- pbdMPI::comm.rank()
   size <- pbdMPI::comm.size()
-  mine <- if (is.null(failed)) {
-    # (`normalize` as resolved, and where the size factors come from)
-    common <- list(normalize = local$how, assay = assay, from = local$from)
-    if (inherits(x_local, "row_source")) {
-      c(list(n = n_rows(x_local), d = n_cols(x_local), sparse = sparse_rows(x_local),
-             names = col_names(x_local), maxabs = 0, blocks = TRUE), common)
-    } else {
-      c(list(n = nrow(x_local), d = ncol(x_local), sparse = methods::is(x_local, "dgCMatrix"),
-             names = colnames(x_local),
-             maxabs = if (local$how == "none") scan_values_cpp(
-               if (methods::is(x_local, "dgCMatrix")) x_local@x else x_local)$maxabs else 0,
-             blocks = FALSE), common)
-    }
+  mine <- if (is.null(failed)) mpi_rank_info(x_local, local, assay)
+  # (`local` is read only once every rank has its rows)
+  info <- mpi_agreed_info(pbdMPI::allgather(list(failed = failed, info = mine)), local$how)
+  blocks <- info[[1L]]$blocks
+  # (counts normalized by size factors centred over the cells of all the
+  # ranks: those of one process on all the cells)
+  norm <- if (needs_cell_scales(local$how)) {
+    mpi_size_factors(local, unlist(pbdMPI::allgather(local$scale)))
+  } else {
+    as_normalization(local$how)
   }
-  info <- pbdMPI::allgather(list(failed = failed, info = mine))
-  bad <- which(!vapply(info, function(a) is.null(a$failed), TRUE))
+  if (normalizes(local$how)) {
+    failed <- mpi_try(TRUE, x_local <- mpi_normalize_rows(x_local, norm))
+    mpi_agree(NULL, failed, "mpi_rows()", NULL)
+  }
+  if (rank == 0L && !is.null(local$message)) message(local$message(norm))
+  n_all <- vapply(info, `[[`, 0, "n")
+  # (rows read in blocks are checked as each block is read)
+  if (!blocks) mpi_check_range(x_local, info, local$how, sum(n_all) * info[[1L]]$d)
+  structure(list(x = x_local, rank = rank, size = size, n = sum(n_all),
+                 offset = sum(n_all[seq_len(rank)]),
+                 n_local = if (blocks) n_rows(x_local) else nrow(x_local),
+                 d = info[[1L]]$d,
+                 # (cells: what the fit records for predict(), and the
+                 # defaults of kmeans_reduced() for cells)
+                 cells = if (!is.null(local$input)) list(input = local$input, normalization = norm)),
+            class = "kmreduce_mpi")
+}
+
+# What this rank tells the others of its rows `x_local` (mpi_local_rows():
+# `local`), for mpi_agreed_info().
+mpi_rank_info <- function(x_local, local, assay) {
+  # (`normalize` as resolved, and where the size factors come from)
+  common <- list(normalize = local$how, assay = assay, from = local$from)
+  if (inherits(x_local, "row_source")) {
+    return(c(list(n = n_rows(x_local), d = n_cols(x_local), sparse = sparse_rows(x_local),
+                  names = col_names(x_local), maxabs = 0, blocks = TRUE), common))
+  }
+  c(list(n = nrow(x_local), d = ncol(x_local), sparse = methods::is(x_local, "dgCMatrix"),
+         names = colnames(x_local),
+         maxabs = if (!normalizes(local$how)) scan_values_cpp(
+           if (methods::is(x_local, "dgCMatrix")) x_local@x else x_local)$maxabs else 0,
+         blocks = FALSE), common)
+}
+
+# The ranks' infos (`all`: allgather() of list(failed, info)), checked to
+# agree: the same error on every rank when one failed or when they differ.
+# `how`: the normalization (the same on every rank once they agree).
+mpi_agreed_info <- function(all, how) {
+  bad <- which(!vapply(all, function(a) is.null(a$failed), TRUE))
   if (length(bad) > 0L) {
     stop_arg(sprintf("mpi_rows() stopped on every MPI rank: the rows of rank %d failed the checks: %s",
-                     bad[1L] - 1L, info[[bad[1L]]]$failed))
+                     bad[1L] - 1L, all[[bad[1L]]]$failed))
   }
-  blocks_all <- vapply(info, function(a) a$info$blocks, TRUE)
+  info <- lapply(all, `[[`, "info")
+  blocks_all <- vapply(info, function(a) a$blocks, TRUE)
   if (any(blocks_all != blocks_all[1L])) {
     stop_arg(sprintf(paste0("`x_local` must be in memory on every rank or read in blocks (a ",
                             "DelayedMatrix, a big.matrix) on every rank, not a mix; rank 0 has %s ",
@@ -179,20 +214,20 @@ mpi_rows <- function(x_local, normalize = NULL, assay = NULL) {
                      if (blocks_all[1L]) "rows in memory" else "rows read in blocks"))
   }
   for (arg in c("normalize", "assay", "from")) {
-    vals <- lapply(info, function(a) a$info[[arg]])
+    vals <- lapply(info, function(a) a[[arg]])
     differ <- !vapply(vals, identical, TRUE, vals[[1L]])
     if (any(differ)) {
       r <- which(differ)[1L]
       if (arg == "from") {
         stop_arg(sprintf(paste0("`x_local` must have size factors (sizeFactors()) on every rank or on ",
-                                "none for normalize = \"log1p_size_factors\"; rank 0 %s and rank %d %s."),
-                         mpi_has_size_factors(vals[[1L]]), r - 1L, mpi_has_size_factors(vals[[r]])))
+                                "none for normalize = \"%s\"; rank 0 %s and rank %d %s."),
+                         how, mpi_has_size_factors(vals[[1L]]), r - 1L,
+                         mpi_has_size_factors(vals[[r]])))
       }
       stop_arg(sprintf("`%s` must be the same on every rank; it is %s on rank 0 and %s on rank %d.",
                        arg, describe(vals[[1L]]), describe(vals[[r]]), r - 1L))
     }
   }
-  info <- lapply(info, `[[`, "info")
   d_all <- vapply(info, `[[`, 0, "d")
   sparse_all <- vapply(info, `[[`, TRUE, "sparse")
   if (any(d_all != d_all[1L])) {
@@ -208,56 +243,39 @@ mpi_rows <- function(x_local, normalize = NULL, assay = NULL) {
     stop_arg(sprintf(paste0("`x_local` must have the same column names on every rank (or none), ",
                             "in the same order; rank 0 and rank %d differ."), which(differ)[1L] - 1L))
   }
-  # (counts normalized by size factors centred over the cells of all the
-  # ranks: those of one process on all the cells)
-  norm <- if (local$how == "log1p_size_factors") {
-    mpi_size_factors(local, unlist(pbdMPI::allgather(local$scale)))
-  } else {
-    as_normalization(local$how)
+  info
+}
+
+# The smallest and the largest accepted values of the rows in memory of all
+# the ranks together (normalized by `how`: their values now), whose sums of
+# squares the statistics add up; `size`: the number of values of all the
+# ranks.
+mpi_check_range <- function(x_local, info, how, size) {
+  top <- if (!normalizes(how)) max(vapply(info, `[[`, 0, "maxabs")) else
+    pbdMPI::allreduce(scan_values_cpp(if (methods::is(x_local, "dgCMatrix")) x_local@x else
+                                        x_local)$maxabs, op = "max")
+  check_small_values(top, "x_local")
+  limit <- max_abs_value(size)
+  if (top > limit) {
+    stop_arg(sprintf(paste0("`x_local` has values as large as %s in absolute value; squared ",
+                            "distances and sums of squares over the rows of all ranks would ",
+                            "overflow. Rescale the data (values up to %s are supported for ",
+                            "data of this size)."),
+                     format(top, digits = 3), format(limit, digits = 3)))
   }
-  if (local$how != "none") {
-    failed <- mpi_try(TRUE, x_local <- mpi_normalize_rows(x_local, norm))
-    mpi_agree(NULL, failed, "mpi_rows()", NULL)
-  }
-  if (rank == 0L && !is.null(local$message)) message(local$message(norm))
-  n_all <- vapply(info, `[[`, 0, "n")
-  # (the smallest and the largest accepted values: of all the ranks' rows
-  # together, whose sums of squares the statistics add up; rows read in
-  # blocks are checked as each block is read)
-  if (!blocks_all[1L]) {
-    # (normalized rows: their values now, of all the ranks)
-    top <- if (local$how == "none") max(vapply(info, `[[`, 0, "maxabs")) else
-      pbdMPI::allreduce(scan_values_cpp(if (methods::is(x_local, "dgCMatrix")) x_local@x else
-                                          x_local)$maxabs, op = "max")
-    check_small_values(top, "x_local")
-    limit <- max_abs_value(sum(n_all) * d_all[1L])
-    if (top > limit) {
-      stop_arg(sprintf(paste0("`x_local` has values as large as %s in absolute value; squared ",
-                              "distances and sums of squares over the rows of all ranks would ",
-                              "overflow. Rescale the data (values up to %s are supported for ",
-                              "data of this size)."),
-                       format(top, digits = 3), format(limit, digits = 3)))
-    }
-  }
-  structure(list(x = x_local, rank = rank, size = size, n = sum(n_all),
-                 offset = sum(n_all[seq_len(rank)]),
-                 n_local = if (blocks_all[1L]) n_rows(x_local) else nrow(x_local),
-                 d = d_all[1L],
-                 # (cells: what the fit records for predict(), and the
-                 # defaults of kmeans_reduced() for cells)
-                 cells = if (!is.null(local$input)) list(input = local$input, normalization = norm)),
-            class = "kmreduce_mpi")
+  invisible(NULL)
 }
 
 mpi_has_size_factors <- function(from) {
   if (identical(from, "sizeFactors")) "has them" else "has none"
 }
 
-# The normalization "log1p_size_factors" of this rank's cells: their size
-# factors (or library sizes, `local$scale`), centred by the mean over the
-# cells of all the ranks (`all`, in rank order: the mean of one process).
+# The normalization of this rank's cells by their scales (needs_cell_scales(),
+# e.g. "log1p_size_factors"): their size factors (or library sizes,
+# `local$scale`), a target left to the cells completed over the cells of all
+# the ranks (`all`, in rank order: the mean of one process).
 mpi_size_factors <- function(local, all) {
-  norm <- complete_normalization("log1p_size_factors",
+  norm <- complete_normalization(local$how,
                                  if (local$from == "sizeFactors") all,
                                  function() all)
   if (local$from == "sizeFactors") norm$size_factors <- local$scale
@@ -279,8 +297,9 @@ mpi_normalize_rows <- function(rows, norm) {
 # for a DelayedMatrix or a big.matrix, the row source that reads them in
 # blocks (a range of a 10x file's cells, `t(tenx)[cells, ]`, straight from
 # the file: source_tenx); not yet normalized. `how`: the normalization
-# (`normalize`, or the default for counts of cells); for
-# "log1p_size_factors", `scale` holds the cells' size factors (`from`
+# (`normalize`, or the default for counts of cells); for one by the cells'
+# scales (needs_cell_scales(), e.g. "log1p_size_factors"), `scale` holds the
+# cells' size factors (`from`
 # "sizeFactors") or library sizes (`from` "library_sizes", one pass over
 # rows read in blocks), centred over all the ranks by mpi_rows(). Cells (an
 # assay of a SummarizedExperiment, or a 10x file's) have `input`, what the
@@ -321,7 +340,7 @@ mpi_local_rows <- function(x, normalize, assay = NULL) {
   }
   if (is.null(normalize)) normalize <- "none"
   if (is_big(x)) {
-    if (normalize != "none") {
+    if (normalizes(normalize)) {
       stop_arg("`normalize` must be \"none\" for a big.matrix `x_local` (normalize the counts as they are written).")
     }
     if (nrow(x) == 0L || ncol(x) == 0L) {
@@ -335,10 +354,11 @@ mpi_local_rows <- function(x, normalize, assay = NULL) {
 }
 
 # Rows of counts (in memory or a row source) with the normalization `how`:
-# for "log1p_size_factors" their size factors `sf` or their library sizes.
+# for one by the cells' scales (needs_cell_scales()) their size factors `sf`
+# or their library sizes.
 mpi_local_counts <- function(rows, how, sf) {
   out <- list(rows = rows, how = how)
-  if (how != "log1p_size_factors") return(out)
+  if (!needs_cell_scales(how)) return(out)
   out$from <- if (is.null(sf)) "library_sizes" else "sizeFactors"
   out$scale <- if (!is.null(sf)) sf else if (inherits(rows, "row_source")) {
     source_library_sizes(rows)
@@ -371,7 +391,7 @@ print.kmreduce_mpi <- function(x, ...) {
 mpi_local_se <- function(x, normalize, assay) {
   input <- check_se_input(x, assay, NULL, normalize)
   how <- input$normalize
-  sf <- if (how == "log1p_size_factors") se_size_factors(x)
+  sf <- if (uses_size_factors(how)) se_size_factors(x)
   a <- SummarizedExperiment::assay(x, input$assay, withDimnames = FALSE)
   window <- tenx_window(a, transposed = FALSE)
   # (the rows as they are: normalized once the ranks agree, mpi_rows())
@@ -396,7 +416,7 @@ mpi_local_se <- function(x, normalize, assay) {
   }
   out <- mpi_local_counts(rows, how, sf)
   out$input <- input
-  if (is.null(normalize) && how != "none") {
+  if (is.null(normalize) && normalizes(how)) {
     out$message <- normalization_message(sprintf("the assay \"%s\" is", input$assay), how)
   }
   out
@@ -406,11 +426,7 @@ mpi_local_se <- function(x, normalize, assay) {
 # normalized, with its verb), the normalization `how`; a function of the
 # normalization as applied.
 normalization_message <- function(subject, how) {
-  function(norm) {
-    sprintf(paste0("kmeans_reduced(): %s normalized with normalize = \"%s\" (%s); ",
-                   "give normalize = \"none\" to cluster the values as they are."),
-            subject, how, describe_normalization(how, norm$from))
-  }
+  function(norm) default_normalization_message(subject, how, norm$from)
 }
 
 #' @rdname mpi_rows

@@ -285,11 +285,10 @@ tenx_block <- function(src, first, last, pool) {
 # block and normalize_columns()), started on a thread of its own: what
 # finish_conversion() takes.
 start_conversion <- function(src, raw, pool) {
-  norm <- as_normalization(src$normalize)
-  target <- if (norm$how == "none") 0 else norm$target
-  sf <- if (!is.null(norm$size_factors)) norm$size_factors[raw$first:raw$last]
+  b <- block_normalization(src$normalize, raw$first:raw$last)
   cell1 <- file_cell(src, raw$first)
-  job <- tryCatch(cells_to_rows_start(raw$x, raw$i, raw$ptr, src$n_col, target, sf, cell1, pool),
+  job <- tryCatch(cells_to_rows_start(raw$x, raw$i, raw$ptr, src$n_col, b$target,
+                                      b$size_factors, cell1, pool, b$transform),
                   error = function(e) stop_tenx_block(src, raw, cell1, conditionMessage(e)))
   list(job = job, raw = raw, cell1 = cell1, first = raw$first, last = raw$last, pool = pool)
 }
@@ -307,7 +306,7 @@ finish_conversion <- function(src, work) {
 # that read that layout itself (data/cells.hpp: the product with a
 # reducer's rotation, the moments by cluster), with their normalization:
 # the one list the C++ side takes (src/cells.cpp, with_stored_cells()),
-# list(x, i, ptr, n_genes, target, size_factors, first_cell), plus `raw`
+# list(x, i, ptr, n_genes, transform, target, size_factors, first_cell), plus `raw`
 # for error messages; NULL when the cells are not normalized (the
 # converted block's value checks are then needed). These kernels check the
 # gene indices and counts as the conversion does and give the numbers of
@@ -326,16 +325,17 @@ stored_cells <- function(src, first, last) {
   on.exit(if (!done) clear_cells_buffers(src), add = TRUE)
   raw <- read_cells(src, first, last)
   done <- TRUE
-  list(x = raw$x, i = raw$i, ptr = raw$ptr, n_genes = src$n_col, target = norm$target,
-       size_factors = if (!is.null(norm$size_factors)) norm$size_factors[first:last],
-       first_cell = file_cell(src, first), raw = raw)
+  b <- block_normalization(norm, first:last)
+  list(x = raw$x, i = raw$i, ptr = raw$ptr, n_genes = src$n_col, transform = b$transform,
+       target = b$target, size_factors = b$size_factors, first_cell = file_cell(src, first),
+       raw = raw)
 }
 
 # The source's normalization when the stored-layout kernels can apply it
 # (one with a target: they check the counts as it does), else NULL.
 stored_normalization <- function(src) {
   norm <- as_normalization(src$normalize)
-  if (norm$how == "none" || isTRUE(norm$check_only) || !isTRUE(norm$target > 0)) return(NULL)
+  if (!normalizes(norm$how) || isTRUE(norm$check_only) || !isTRUE(norm$target > 0)) return(NULL)
   norm
 }
 
@@ -501,8 +501,7 @@ tenx_kept_sample <- function(src, index) {
   pool <- cells_pool_new()
   src$ahead$sample_pools <- c(src$ahead$sample_pools, list(pool))
   holding_memory(src)
-  norm <- as_normalization(src$normalize)
-  target <- if (norm$how == "none") 0 else norm$target
+  b <- block_normalization(src$normalize, index)
   failed <- function(e) {
     # (the message names the cell by its number in the file)
     msg <- conditionMessage(e)
@@ -512,7 +511,8 @@ tenx_kept_sample <- function(src, index) {
     }
     stop_tenx_layout(src, msg)
   }
-  job <- tryCatch(cells_to_rows_start(x, i, ptr, src$n_col, target, NULL, 1, pool),
+  job <- tryCatch(cells_to_rows_start(x, i, ptr, src$n_col, b$target, b$size_factors, 1, pool,
+                                      b$transform),
                   error = failed)
   tryCatch(cells_to_rows_finish(job), error = failed)
 }

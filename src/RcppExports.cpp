@@ -114,8 +114,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cells_to_rows_start
-SEXP cells_to_rows_start(SEXP value, SEXP gene, Rcpp::NumericVector ptr, int n_genes, double target, SEXP size_factors, double first_cell, SEXP pool);
-RcppExport SEXP _kmreduce_cells_to_rows_start(SEXP valueSEXP, SEXP geneSEXP, SEXP ptrSEXP, SEXP n_genesSEXP, SEXP targetSEXP, SEXP size_factorsSEXP, SEXP first_cellSEXP, SEXP poolSEXP) {
+SEXP cells_to_rows_start(SEXP value, SEXP gene, Rcpp::NumericVector ptr, int n_genes, double target, SEXP size_factors, double first_cell, SEXP pool, std::string transform);
+RcppExport SEXP _kmreduce_cells_to_rows_start(SEXP valueSEXP, SEXP geneSEXP, SEXP ptrSEXP, SEXP n_genesSEXP, SEXP targetSEXP, SEXP size_factorsSEXP, SEXP first_cellSEXP, SEXP poolSEXP, SEXP transformSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -127,7 +127,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< SEXP >::type size_factors(size_factorsSEXP);
     Rcpp::traits::input_parameter< double >::type first_cell(first_cellSEXP);
     Rcpp::traits::input_parameter< SEXP >::type pool(poolSEXP);
-    rcpp_result_gen = Rcpp::wrap(cells_to_rows_start(value, gene, ptr, n_genes, target, size_factors, first_cell, pool));
+    Rcpp::traits::input_parameter< std::string >::type transform(transformSEXP);
+    rcpp_result_gen = Rcpp::wrap(cells_to_rows_start(value, gene, ptr, n_genes, target, size_factors, first_cell, pool, transform));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -143,8 +144,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cells_to_rows_cpp
-SEXP cells_to_rows_cpp(SEXP value, SEXP gene, Rcpp::NumericVector ptr, int n_genes, double target, SEXP size_factors, double first_cell);
-RcppExport SEXP _kmreduce_cells_to_rows_cpp(SEXP valueSEXP, SEXP geneSEXP, SEXP ptrSEXP, SEXP n_genesSEXP, SEXP targetSEXP, SEXP size_factorsSEXP, SEXP first_cellSEXP) {
+SEXP cells_to_rows_cpp(SEXP value, SEXP gene, Rcpp::NumericVector ptr, int n_genes, double target, SEXP size_factors, double first_cell, std::string transform);
+RcppExport SEXP _kmreduce_cells_to_rows_cpp(SEXP valueSEXP, SEXP geneSEXP, SEXP ptrSEXP, SEXP n_genesSEXP, SEXP targetSEXP, SEXP size_factorsSEXP, SEXP first_cellSEXP, SEXP transformSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -155,7 +156,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type target(targetSEXP);
     Rcpp::traits::input_parameter< SEXP >::type size_factors(size_factorsSEXP);
     Rcpp::traits::input_parameter< double >::type first_cell(first_cellSEXP);
-    rcpp_result_gen = Rcpp::wrap(cells_to_rows_cpp(value, gene, ptr, n_genes, target, size_factors, first_cell));
+    Rcpp::traits::input_parameter< std::string >::type transform(transformSEXP);
+    rcpp_result_gen = Rcpp::wrap(cells_to_rows_cpp(value, gene, ptr, n_genes, target, size_factors, first_cell, transform));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -262,6 +264,43 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type from(fromSEXP);
     Rcpp::traits::input_parameter< double >::type n(nSEXP);
     rcpp_result_gen = Rcpp::wrap(copy_entries_cpp(v, from, n));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cell_transforms_cpp
+Rcpp::CharacterVector cell_transforms_cpp();
+RcppExport SEXP _kmreduce_cell_transforms_cpp() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    rcpp_result_gen = Rcpp::wrap(cell_transforms_cpp());
+    return rcpp_result_gen;
+END_RCPP
+}
+// first_non_count_cpp
+double first_non_count_cpp(SEXP v);
+RcppExport SEXP _kmreduce_first_non_count_cpp(SEXP vSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type v(vSEXP);
+    rcpp_result_gen = Rcpp::wrap(first_non_count_cpp(v));
+    return rcpp_result_gen;
+END_RCPP
+}
+// normalize_cells_cpp
+SEXP normalize_cells_cpp(SEXP m, bool cells_as_rows, std::string transform, double target, SEXP size_factors, double first_cell);
+RcppExport SEXP _kmreduce_normalize_cells_cpp(SEXP mSEXP, SEXP cells_as_rowsSEXP, SEXP transformSEXP, SEXP targetSEXP, SEXP size_factorsSEXP, SEXP first_cellSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type m(mSEXP);
+    Rcpp::traits::input_parameter< bool >::type cells_as_rows(cells_as_rowsSEXP);
+    Rcpp::traits::input_parameter< std::string >::type transform(transformSEXP);
+    Rcpp::traits::input_parameter< double >::type target(targetSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type size_factors(size_factorsSEXP);
+    Rcpp::traits::input_parameter< double >::type first_cell(first_cellSEXP);
+    rcpp_result_gen = Rcpp::wrap(normalize_cells_cpp(m, cells_as_rows, transform, target, size_factors, first_cell));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -933,9 +972,9 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_read_buffer_release", (DL_FUNC) &_kmreduce_read_buffer_release, 1},
     {"_kmreduce_cells_pool_release", (DL_FUNC) &_kmreduce_cells_pool_release, 1},
     {"_kmreduce_cells_pool_new", (DL_FUNC) &_kmreduce_cells_pool_new, 0},
-    {"_kmreduce_cells_to_rows_start", (DL_FUNC) &_kmreduce_cells_to_rows_start, 8},
+    {"_kmreduce_cells_to_rows_start", (DL_FUNC) &_kmreduce_cells_to_rows_start, 9},
     {"_kmreduce_cells_to_rows_finish", (DL_FUNC) &_kmreduce_cells_to_rows_finish, 1},
-    {"_kmreduce_cells_to_rows_cpp", (DL_FUNC) &_kmreduce_cells_to_rows_cpp, 7},
+    {"_kmreduce_cells_to_rows_cpp", (DL_FUNC) &_kmreduce_cells_to_rows_cpp, 8},
     {"_kmreduce_cells_library_sizes_cpp", (DL_FUNC) &_kmreduce_cells_library_sizes_cpp, 3},
     {"_kmreduce_cells_multiply_rows_cpp", (DL_FUNC) &_kmreduce_cells_multiply_rows_cpp, 1},
     {"_kmreduce_cells_multiply_cpp", (DL_FUNC) &_kmreduce_cells_multiply_cpp, 5},
@@ -944,6 +983,9 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_cells_label_moments_cpp", (DL_FUNC) &_kmreduce_cells_label_moments_cpp, 5},
     {"_kmreduce_cells_take_cpp", (DL_FUNC) &_kmreduce_cells_take_cpp, 4},
     {"_kmreduce_copy_entries_cpp", (DL_FUNC) &_kmreduce_copy_entries_cpp, 3},
+    {"_kmreduce_cell_transforms_cpp", (DL_FUNC) &_kmreduce_cell_transforms_cpp, 0},
+    {"_kmreduce_first_non_count_cpp", (DL_FUNC) &_kmreduce_first_non_count_cpp, 1},
+    {"_kmreduce_normalize_cells_cpp", (DL_FUNC) &_kmreduce_normalize_cells_cpp, 6},
     {"_kmreduce_sparse_problem_cpp", (DL_FUNC) &_kmreduce_sparse_problem_cpp, 1},
     {"_kmreduce_has_distinct_rows_cpp", (DL_FUNC) &_kmreduce_has_distinct_rows_cpp, 2},
     {"_kmreduce_distinct_rows_cpp", (DL_FUNC) &_kmreduce_distinct_rows_cpp, 1},

@@ -1,6 +1,9 @@
 // Glue of data/cells.hpp: a block of a 10x file as read by rhdf5 (values
 // integer or double, gene indices integer, offsets double) -> a dgCMatrix of
-// cells as rows, written straight into the R vectors of its slots.
+// cells as rows, written straight into the R vectors of its slots. And the
+// glue of data/normalization.hpp (at the end): the one transform of the
+// normalizations, for cells in memory (normalize_cells_cpp()) and for the
+// blocks of a file (its normalization, block_normalization()).
 //
 // The block's values and gene indices may be the first entries of longer
 // vectors (R reads each block into the same two vectors, so that a pass
@@ -36,6 +39,7 @@
 
 #include <kmreduce/data/block_pool.hpp>
 #include <kmreduce/data/cells.hpp>
+#include <kmreduce/data/normalization.hpp>
 #include <kmreduce/runtime/background.hpp>
 #include <kmreduce/runtime/memory.hpp>
 
@@ -164,20 +168,32 @@ struct CellsJob {
   kmreduce::BackgroundTask task;  // (declared last: joined before the rest is freed)
 };
 
+// The normalization of a block of n_cells cells as R gives it: the name of
+// its transform (data/normalization.hpp), its target (0: none, whatever the
+// transform) and its size factors (NULL or one double per cell), checked.
+kmreduce::CellNormalization block_normalization(const std::string& transform, double target,
+                                                SEXP size_factors, R_xlen_t n_cells) {
+  if (!(target >= 0) || !std::isfinite(target))
+    throw std::invalid_argument("the normalization's target must be a finite number >= 0");
+  if (size_factors != R_NilValue &&
+      (TYPEOF(size_factors) != REALSXP || Rf_xlength(size_factors) != n_cells))
+    throw std::invalid_argument("size factors must be one double per cell");
+  const kmreduce::CellTransform f = kmreduce::cell_transform(transform);
+  if (target == 0 || f == kmreduce::CellTransform::identity) return kmreduce::CellNormalization();
+  return kmreduce::CellNormalization(f, target,
+                                     size_factors == R_NilValue ? nullptr : REAL(size_factors));
+}
+
 // Checks a block as read (values, gene indices, offsets) and its
-// normalization's arguments before any core code reads them: its number of
-// stored values.
+// normalization's arguments (block_normalization()) before any core code
+// reads them: its number of stored values.
 R_xlen_t checked_block(SEXP value, SEXP gene, const Rcpp::NumericVector& ptr, int n_genes,
-                       double target, SEXP size_factors) {
+                       const std::string& transform, double target, SEXP size_factors) {
   if (TYPEOF(gene) != INTSXP) throw std::invalid_argument("gene indices must be integers");
   if (TYPEOF(value) != INTSXP && TYPEOF(value) != REALSXP)
     throw std::invalid_argument("values must be numbers");
   if (ptr.size() < 1) throw std::invalid_argument("no offsets");
-  if (!(target >= 0) || !std::isfinite(target))
-    throw std::invalid_argument("the normalization's target must be a finite number >= 0");
-  if (size_factors != R_NilValue &&
-      (TYPEOF(size_factors) != REALSXP || Rf_xlength(size_factors) != ptr.size() - 1))
-    throw std::invalid_argument("size factors must be one double per cell");
+  block_normalization(transform, target, size_factors, ptr.size() - 1);
   const double last = ptr[ptr.size() - 1];
   if (!(last >= 0) || last > static_cast<double>(Rf_xlength(gene)) ||
       last > static_cast<double>(Rf_xlength(value)))
@@ -188,8 +204,9 @@ R_xlen_t checked_block(SEXP value, SEXP gene, const Rcpp::NumericVector& ptr, in
 
 // Calls f(cells) with the StoredCells (data/cells.hpp) of a block as read,
 // given as one list (stored_cells() in R/source_tenx.R): x (the values,
-// integer or double), i (gene indices), ptr (offsets), n_genes, target,
-// size_factors (NULL or one per cell), first_cell; checked first
+// integer or double), i (gene indices), ptr (offsets), n_genes, its
+// normalization (transform, by default "log1p_scaled"; target; size_factors,
+// NULL or one per cell: block_normalization()), first_cell; checked first
 // (checked_block()).
 template <class F>
 void with_stored_cells(const Rcpp::List& block, F f) {
@@ -203,25 +220,28 @@ void with_stored_cells(const Rcpp::List& block, F f) {
   const int n_genes = Rcpp::as<int>(block["n_genes"]);
   const double target = Rcpp::as<double>(block["target"]);
   const double first_cell = Rcpp::as<double>(block["first_cell"]);
-  checked_block(value, gene, ptr, n_genes, target, size_factors);
+  const std::string transform = block.containsElementNamed("transform") ?
+      Rcpp::as<std::string>(block["transform"]) : std::string("log1p_scaled");
+  checked_block(value, gene, ptr, n_genes, transform, target, size_factors);
   const kmreduce::index_t n_cells = ptr.size() - 1;
-  const double* sf = size_factors == R_NilValue ? nullptr : REAL(size_factors);
+  const kmreduce::CellNormalization norm =
+      block_normalization(transform, target, size_factors, n_cells);
   if (TYPEOF(value) == INTSXP) {
     f(kmreduce::StoredCells<int, int, IntAsDouble>(INTEGER(value), INTEGER(gene), ptr.begin(),
-                                                   n_cells, n_genes, target, sf, first_cell,
+                                                   n_cells, n_genes, norm, first_cell,
                                                    IntAsDouble()));
   } else {
     auto same = [](double v) { return v; };
     f(kmreduce::StoredCells<double, int, decltype(same)>(REAL(value), INTEGER(gene), ptr.begin(),
-                                                         n_cells, n_genes, target, sf,
-                                                         first_cell, same));
+                                                         n_cells, n_genes, norm, first_cell,
+                                                         same));
   }
 }
 
 SEXP cells_job(SEXP value, SEXP gene, const Rcpp::NumericVector& ptr, int n_genes,
-               double target, SEXP size_factors, double first_cell, bool in_thread,
-               SEXP pool_ptr) {
-  const R_xlen_t nnz = checked_block(value, gene, ptr, n_genes, target, size_factors);
+               const std::string& transform, double target, SEXP size_factors,
+               double first_cell, bool in_thread, SEXP pool_ptr) {
+  const R_xlen_t nnz = checked_block(value, gene, ptr, n_genes, transform, target, size_factors);
   const kmreduce::index_t n_cells = ptr.size() - 1;
   Rcpp::IntegerVector p(Rcpp::no_init(n_genes + 1));
   std::unique_ptr<CellsJob> owned(new CellsJob());
@@ -267,17 +287,19 @@ SEXP cells_job(SEXP value, SEXP gene, const Rcpp::NumericVector& ptr, int n_gene
   const int* iv = ints ? INTEGER(value) : nullptr;
   const double* dv = ints ? nullptr : REAL(value);
   const int* g = INTEGER(gene);
-  const double* sf = size_factors == R_NilValue ? nullptr : REAL(size_factors);
+  // (the size factors, if any, kept alive by the job's `keep`)
+  const kmreduce::CellNormalization norm =
+      block_normalization(transform, target, size_factors, n_cells);
   const double* pp = ptr.begin();
   int* po = INTEGER(p);
   auto run = [=]() {
     if (ints) {
       // (NA_integer_ is a negative int: a count < 0 with the
       // normalization; without it, made NA here)
-      kmreduce::cells_to_rows(iv, g, pp, n_cells, n_genes, target, sf, first_cell,
-                              int_as_double, po, io, xo);
+      kmreduce::cells_to_rows(iv, g, pp, n_cells, n_genes, norm, first_cell, int_as_double, po,
+                              io, xo);
     } else {
-      kmreduce::cells_to_rows(dv, g, pp, n_cells, n_genes, target, sf, first_cell,
+      kmreduce::cells_to_rows(dv, g, pp, n_cells, n_genes, norm, first_cell,
                               [](double v) { return v; }, po, io, xo);
     }
   };
@@ -480,14 +502,16 @@ SEXP cells_pool_new() {
 // Starts converting a block on a thread of its own: an external pointer
 // for cells_to_rows_finish(). `pool`: NULL (the dgCMatrix gets vectors of
 // its own) or cells_pool_new() (its slots view the pool's memory).
-// `target`, `size_factors`: the normalization (cells_to_rows(); 0 and NULL:
-// none).
+// `target`, `size_factors`, `transform`: the normalization
+// (block_normalization(); target 0 and NULL: none).
 // [[Rcpp::export]]
 SEXP cells_to_rows_start(SEXP value, SEXP gene, Rcpp::NumericVector ptr, int n_genes,
-                         double target, SEXP size_factors, double first_cell, SEXP pool) {
+                         double target, SEXP size_factors, double first_cell, SEXP pool,
+                         std::string transform = "log1p_scaled") {
   if (pool != R_NilValue && TYPEOF(pool) != EXTPTRSXP)
     throw std::invalid_argument("`pool` must be NULL or a pool of blocks");
-  return cells_job(value, gene, ptr, n_genes, target, size_factors, first_cell, true, pool);
+  return cells_job(value, gene, ptr, n_genes, transform, target, size_factors, first_cell, true,
+                   pool);
 }
 
 // The dgCMatrix of a conversion (waits for it); its error, if it failed.
@@ -518,8 +542,9 @@ SEXP cells_to_rows_finish(SEXP handle) {
 // The same, on R's thread.
 // [[Rcpp::export]]
 SEXP cells_to_rows_cpp(SEXP value, SEXP gene, Rcpp::NumericVector ptr, int n_genes,
-                       double target, SEXP size_factors, double first_cell) {
-  const Rcpp::RObject job = cells_job(value, gene, ptr, n_genes, target, size_factors,
+                       double target, SEXP size_factors, double first_cell,
+                       std::string transform = "log1p_scaled") {
+  const Rcpp::RObject job = cells_job(value, gene, ptr, n_genes, transform, target, size_factors,
                                       first_cell, false, R_NilValue);
   return cells_to_rows_finish(job);
 }
@@ -747,4 +772,75 @@ SEXP copy_entries_cpp(SEXP v, double from, double n) {
     }
   }
   return out;
+}
+
+// The normalization of cells in memory (data/normalization.hpp): rows of a
+// double matrix or a dgCMatrix, or the columns of a dgCMatrix (a block of a
+// 10x file as stored), as R/normalize_counts.R gives them.
+
+namespace {
+// The cells of `m` (its view `a`) normalized by `norm`: a copy of `m` with
+// the normalized values (a double matrix: its cells are its rows).
+SEXP normalized_cells(SEXP m, const kmreduce::DenseMatrix& a, bool,
+                      const kmreduce::CellNormalization& norm, double first_cell) {
+  Rcpp::RObject out(Rf_allocVector(REALSXP, Rf_xlength(m)));
+  DUPLICATE_ATTRIB(out, m);  // (dim, dimnames and any other)
+  kmreduce::normalize_dense_rows(a.x, a.n, a.d, norm, first_cell, REAL(out));
+  return out;
+}
+// (a dgCMatrix: its cells are its rows or its columns; only its `x` is new)
+SEXP normalized_cells(SEXP m, const kmreduce::SparseMatrix& a, bool cells_as_rows,
+                      const kmreduce::CellNormalization& norm, double first_cell) {
+  if (Rf_xlength(R_do_slot(m, Rf_install("x"))) != a.nnz() || a.p[0] != 0)
+    throw std::invalid_argument("malformed dgCMatrix");
+  Rcpp::NumericVector x(Rcpp::no_init(a.nnz()));
+  if (cells_as_rows) {
+    kmreduce::normalize_sparse_rows(a.p, a.i, a.x, a.n, a.d, norm, first_cell, x.begin());
+  } else {
+    kmreduce::normalize_sparse_columns(a.p, a.x, a.d, norm, first_cell, x.begin());
+  }
+  Rcpp::RObject out(Rf_shallow_duplicate(m));
+  R_do_slot_assign(out, Rf_install("x"), x);
+  return out;
+}
+}  // namespace
+
+// The names of the core's transforms of counts, in its order.
+// [[Rcpp::export]]
+Rcpp::CharacterVector cell_transforms_cpp() {
+  return Rcpp::wrap(kmreduce::cell_transform_names());
+}
+
+// The position (from 1) of the first value of the double or integer vector
+// `v` that is not a count (NA, NaN, negative or infinite), or 0: one pass,
+// without R's temporary vectors.
+// [[Rcpp::export]]
+double first_non_count_cpp(SEXP v) {
+  const R_xlen_t n = Rf_xlength(v);
+  if (TYPEOF(v) == INTSXP) {
+    const int* p = INTEGER(v);
+    for (R_xlen_t t = 0; t < n; ++t)
+      if (p[t] == NA_INTEGER || p[t] < 0) return static_cast<double>(t + 1);
+    return 0.0;
+  }
+  if (TYPEOF(v) != REALSXP) throw std::invalid_argument("first_non_count_cpp(): a numeric vector");
+  return static_cast<double>(kmreduce::first_non_count(REAL(v), n) + 1);
+}
+
+// The cells of `m` normalized (a new object of the same class and
+// attributes): its rows (`cells_as_rows`; a double matrix or a dgCMatrix)
+// or its columns (a dgCMatrix), by the transform named `transform` with
+// `target` (0: none) and `size_factors` (NULL or one per cell):
+// block_normalization(). `first_cell`: the number of its first cell (for
+// messages; R checks the counts first).
+// [[Rcpp::export]]
+SEXP normalize_cells_cpp(SEXP m, bool cells_as_rows, std::string transform, double target,
+                         SEXP size_factors, double first_cell) {
+  if (!cells_as_rows && !Rf_inherits(m, "dgCMatrix"))
+    throw std::invalid_argument("cells as columns must be a dgCMatrix");
+  return glue::with_matrix(m, [&](const auto& a) -> SEXP {
+    const kmreduce::CellNormalization norm =
+        block_normalization(transform, target, size_factors, cells_as_rows ? a.n : a.d);
+    return normalized_cells(m, a, cells_as_rows, norm, first_cell);
+  });
 }

@@ -139,3 +139,92 @@ test_that("log1p_size_factors is scuttle's logNormCounts() times log(2), in memo
                           list(assay = "counts", normalize = "log1p_size_factors"))
   expect_equal(a, b, tolerance = 1e-14)
 })
+
+test_that("every normalization is one complete entry of the list, its transform one of the core's", {
+  reg <- kmreduce:::normalization_registry()
+  expect_identical(names(reg), kmreduce:::normalize_choices())
+  expect_identical(names(reg)[1:4], c("none", "log1p_cpm", "log1p_cp10k", "log1p_size_factors"))
+  for (how in names(reg)) {
+    e <- reg[[how]]
+    expect_true(kmreduce:::valid_normalization_entry(e), label = how)
+    for (from in c("sizeFactors", "library_sizes")) {
+      expect_true(is.character(e$describe(from)) && nzchar(e$describe(from)), label = how)
+    }
+  }
+  # the core's list: every transform named by an entry, and only those
+  expect_identical(kmreduce:::cell_transforms_cpp(), c("identity", "log1p_scaled"))
+  expect_setequal(vapply(reg, `[[`, "", "transform"), kmreduce:::cell_transforms_cpp())
+  expect_error(kmreduce:::normalize_cells_cpp(matrix(1, 2, 2), TRUE, "sqrt", 1, NULL, 1),
+               "must be one of \"identity\", \"log1p_scaled\", not \"sqrt\"")
+  # the fits' records and their reading back follow from target and size factors
+  sfs <- kmreduce:::complete_normalization("log1p_size_factors", c(1, 3))
+  expect_identical(kmreduce:::normalization_record(sfs), list(size_factors_from = "sizeFactors",
+                                                              target = 2))
+  expect_identical(kmreduce:::normalization_record(kmreduce:::complete_normalization("log1p_cpm")),
+                   list())
+})
+
+test_that("the core's transform is the formula on every layout, fractional counts and size factors too", {
+  set.seed(3)
+  m <- Matrix::rsparsematrix(30, 12, 0.4, rand.x = function(n) runif(n, 0, 40))
+  m[4, ] <- 0
+  sf <- runif(30, 0.5, 2)
+  lib <- Matrix::rowSums(m)
+  dense <- as.matrix(m)
+  by_lib <- log1p(dense / ifelse(lib == 0, 1, lib) * 1e4)
+  by_sf <- log1p(dense / sf * 7)
+  norm <- list(how = "log1p_size_factors", target = 7, size_factors = sf)
+  expect_equal(kmreduce:::normalize_rows(dense, "log1p_cp10k", "x"), by_lib, tolerance = 1e-15)
+  expect_equal(as.matrix(kmreduce:::normalize_rows(m, "log1p_cp10k", "x")), by_lib,
+               tolerance = 1e-15)
+  expect_equal(as.matrix(Matrix::t(kmreduce:::normalize_columns(Matrix::t(m), "log1p_cp10k", "x"))),
+               by_lib, tolerance = 1e-15)
+  expect_equal(kmreduce:::normalize_rows(dense, norm, "x"), by_sf, tolerance = 1e-15)
+  # a block of the cells: their own size factors
+  expect_equal(kmreduce:::normalize_rows(dense[11:20, ], norm, "x", first = 11L), by_sf[11:20, ],
+               tolerance = 1e-15)
+  expect_equal(as.matrix(kmreduce:::normalize_rows(m[11:20, ], norm, "x", first = 11L)),
+               by_sf[11:20, ], tolerance = 1e-15)
+  # the input is left as it was
+  expect_identical(dense, as.matrix(m))
+})
+
+# A toy normalization, added through its entry alone: log1p of counts per
+# 100 (a fixed target, the core's transform log1p_scaled).
+test_that("a normalization added to the list runs on every reader and in predict()", {
+  skip_without_bioc(c("rhdf5", "HDF5Array", "DelayedArray", "SingleCellExperiment"))
+  entry <- kmreduce:::normalization_entry(function(from = NULL) "log1p of counts per 100",
+                                          "log1p_scaled", target = 100)
+  expect_error(kmreduce:::register_normalization("log1p_cpm", entry),
+               "`name` must be a new normalization name")
+  expect_error(kmreduce:::register_normalization("toy", utils::modifyList(entry, list(transform = "sqrt"))),
+               "`entry` must be a normalization_entry\\(\\)")
+  kmreduce:::register_normalization("log1p_cp100", entry)
+  on.exit(kmreduce:::register_normalization("log1p_cp100", NULL), add = TRUE)
+  expect_true("log1p_cp100" %in% kmreduce:::normalize_choices())
+  nc <- norm_case(seed = 6)
+  # the reference: the formula, by hand
+  lib <- Matrix::colSums(nc$counts)
+  rows <- nc$rows
+  rows@x <- log1p(rows@x / lib[rows@i + 1L] * 100)
+  args <- list(k = 3, method = "sparse_embedding", dims = 30, n_init = 2, seed = 4)
+  ref <- do.call(kmeans_reduced, c(list(rows), args))
+  f <- tempfile(fileext = ".h5")
+  write_tenx(nc$counts, f)
+  se <- function(a) SingleCellExperiment::SingleCellExperiment(list(counts = a))
+  inputs <- list(memory = nc$counts, delayed = DelayedArray::DelayedArray(nc$counts),
+                 tenx = tenx_matrix(f))
+  for (name in names(inputs)) {
+    fit <- do.call(kmeans_reduced, c(list(se(inputs[[name]]), normalize = "log1p_cp100",
+                                          control = list(block_rows = 37L)), args))
+    expect_identical(unname(fit$cluster), unname(ref$cluster), label = name)
+    expect_equal(fit$tot.withinss, ref$tot.withinss, tolerance = 1e-12, label = name)
+    expect_identical(fit$input$normalize, "log1p_cp100")
+    # new cells normalized by the entry, each alone
+    expect_identical(predict(fit, se(nc$counts[, 1:40])), fit$cluster[1:40], label = name)
+  }
+  bad <- nc$counts
+  bad[2, 9] <- -1
+  expect_error(kmeans_reduced(se(bad), 3, normalize = "log1p_cp100"),
+               "`normalize = \"log1p_cp100\"` needs counts .* has -1 at cell 9")
+})

@@ -27,6 +27,7 @@
 #include <kmreduce/reduce/sign_projection.hpp>
 #include <kmreduce/cluster/single.hpp>
 #include <kmreduce/data/cells.hpp>
+#include <kmreduce/data/normalization.hpp>
 #include <kmreduce/runtime/background.hpp>
 #include <kmreduce/reduce/sparse_embedding.hpp>
 #include <kmreduce/reduce/srht.hpp>
@@ -732,12 +733,12 @@ void test_stored_cells() {
   // cell 4's genes in reverse order
   std::reverse(gene.begin() + static_cast<index_t>(ptr[4]), gene.begin() + static_cast<index_t>(ptr[5]));
   std::reverse(value.begin() + static_cast<index_t>(ptr[4]), value.begin() + static_cast<index_t>(ptr[5]));
-  const double target = 1e4;
+  const CellNormalization norm(CellTransform::log1p_scaled, 1e4, nullptr);
   auto as_double = [](int v) { return static_cast<double>(v); };
   const index_t nnz = static_cast<index_t>(gene.size());
   std::vector<int> p(n_genes + 1), i(nnz);
   std::vector<double> x(nnz);
-  cells_to_rows(value.data(), gene.data(), ptr.data(), n_cells, n_genes, target, nullptr, 1.0,
+  cells_to_rows(value.data(), gene.data(), ptr.data(), n_cells, n_genes, norm, 1.0,
                 as_double, p.data(), i.data(), x.data());
   const SparseMatrix rows(p.data(), i.data(), x.data(), n_cells, n_genes);
   std::vector<double> b(n_genes * m);
@@ -745,7 +746,7 @@ void test_stored_cells() {
   std::vector<double> want(n_cells * m);
   multiply(rows, b.data(), m, want.data(), 2);
   const StoredCells<int, int, decltype(as_double)> cells(value.data(), gene.data(), ptr.data(),
-                                                         n_cells, n_genes, target, nullptr, 1.0,
+                                                         n_cells, n_genes, norm, 1.0,
                                                          as_double);
   const std::vector<double> bt = cells_multiply_rows(b.data(), n_genes, m);
   for (int threads : {1, 2}) {
@@ -776,7 +777,7 @@ void test_stored_cells() {
   bad[static_cast<index_t>(ptr[600])] = static_cast<int>(n_genes);
   bad[static_cast<index_t>(ptr[30]) + 1] = bad[static_cast<index_t>(ptr[30])];
   const StoredCells<int, int, decltype(as_double)> broken(value.data(), bad.data(), ptr.data(),
-                                                          n_cells, n_genes, target, nullptr, 1.0,
+                                                          n_cells, n_genes, norm, 1.0,
                                                           as_double);
   std::vector<double> out(n_cells * m);
   std::string msg;
@@ -787,6 +788,102 @@ void test_stored_cells() {
   }
   check(msg.find("stored twice at cell 31") != std::string::npos,
         "stored cells: the first bad cell's error (" + msg + ")");
+}
+
+// The one transform of the normalizations (data/normalization.hpp) in its
+// three layouts and in the conversion of stored cells: log1p(x / s * t), the
+// same numbers for counts whichever way the cells are laid out, size
+// factors used as given, a cell without counts kept zero; a value that is
+// not a count refused, naming its cell; identity copies.
+void test_normalization() {
+  const index_t n_cells = 40, n_genes = 25;
+  std::mt19937_64 gen(7);
+  std::vector<double> dense(n_cells * n_genes, 0.0), sf(n_cells);
+  for (index_t c = 0; c < n_cells; ++c) {
+    sf[c] = 0.5 + static_cast<double>(c % 5) / 4;
+    if (c == 3) continue;  // (no counts)
+    for (index_t g = 0; g < n_genes; ++g)
+      if (gen() % 3 == 0)
+        dense[c + n_cells * g] = static_cast<double>(1 + gen() % (c % 2 ? 90 : 7));
+  }
+  // the same cells as rows (CSC over genes) and as columns (CSC over cells)
+  std::vector<int> rp(1, 0), ri, cp(1, 0), value, gene;
+  std::vector<double> rx, cx, ptr(1, 0.0);
+  for (index_t g = 0; g < n_genes; ++g) {
+    for (index_t c = 0; c < n_cells; ++c)
+      if (dense[c + n_cells * g] != 0) {
+        ri.push_back(static_cast<int>(c));
+        rx.push_back(dense[c + n_cells * g]);
+      }
+    rp.push_back(static_cast<int>(ri.size()));
+  }
+  for (index_t c = 0; c < n_cells; ++c) {
+    for (index_t g = 0; g < n_genes; ++g)
+      if (dense[c + n_cells * g] != 0) {
+        cx.push_back(dense[c + n_cells * g]);
+        value.push_back(static_cast<int>(dense[c + n_cells * g]));
+        gene.push_back(static_cast<int>(g));
+      }
+    cp.push_back(static_cast<int>(cx.size()));
+    ptr.push_back(static_cast<double>(cx.size()));
+  }
+  const index_t nnz = static_cast<index_t>(rx.size());
+  auto as_double = [](int v) { return static_cast<double>(v); };
+  const double* none = nullptr;
+  for (const double* sizes : {none, static_cast<const double*>(sf.data())}) {
+    const CellNormalization norm(cell_transform("log1p_scaled"), 1e4, sizes);
+    std::vector<double> d_out(dense.size()), r_out(nnz), c_out(nnz), x_out(nnz);
+    normalize_dense_rows(dense.data(), n_cells, n_genes, norm, 1.0, d_out.data());
+    normalize_sparse_rows(rp.data(), ri.data(), rx.data(), n_cells, n_genes, norm, 1.0,
+                          r_out.data());
+    normalize_sparse_columns(cp.data(), cx.data(), n_cells, norm, 1.0, c_out.data());
+    std::vector<int> p_out(n_genes + 1), i_out(nnz);
+    cells_to_rows(value.data(), gene.data(), ptr.data(), n_cells, n_genes, norm, 1.0, as_double,
+                  p_out.data(), i_out.data(), x_out.data());
+    bool formula = true, same = p_out == rp && i_out == ri && x_out == r_out;
+    for (index_t g = 0, t = 0; g < n_genes; ++g)
+      for (index_t c = 0; c < n_cells; ++c) {
+        const double v = dense[c + n_cells * g];
+        double lib = 0.0;
+        for (index_t h = 0; h < n_genes; ++h) lib += dense[c + n_cells * h];
+        const double s = sizes != nullptr ? sizes[c] : (lib == 0 ? 1.0 : lib);
+        formula = formula && d_out[c + n_cells * g] == std::log1p(v / s * 1e4);
+        if (v != 0) same = same && d_out[c + n_cells * g] == r_out[t++];
+      }
+    for (index_t c = 0, u = 0; c < n_cells; ++c)
+      for (index_t g = 0; g < n_genes; ++g)
+        if (dense[c + n_cells * g] != 0) same = same && c_out[u++] == d_out[c + n_cells * g];
+    const std::string with = sizes ? ", size factors" : "";
+    check(formula, "normalization: log1p(x / s * t)" + with);
+    check(same, "normalization: the same numbers in every layout" + with);
+    check(d_out[3] == 0 && d_out[3 + n_cells] == 0,
+          "normalization: a cell without counts stays zero");
+  }
+  std::vector<double> copy(nnz);
+  normalize_sparse_rows(rp.data(), ri.data(), rx.data(), n_cells, n_genes, CellNormalization(),
+                        1.0, copy.data());
+  check(copy == rx, "normalization: identity copies the values");
+  std::vector<double> bad = cx;
+  bad[static_cast<std::size_t>(cp[7])] = -2;
+  std::string msg;
+  try {
+    normalize_sparse_columns(cp.data(), bad.data(), n_cells,
+                             CellNormalization(CellTransform::log1p_scaled, 1e6, nullptr), 11.0,
+                             bad.data());
+  } catch (const std::domain_error& e) {
+    msg = e.what();
+  }
+  check(msg == "count < 0 at cell 18", "normalization: a value that is not a count (" + msg + ")");
+  check(first_non_count(bad.data(), nnz) == cp[7] && first_non_count(cx.data(), nnz) == -1,
+        "normalization: the first value that is not a count");
+  msg.clear();
+  try {
+    cell_transform("sqrt");
+  } catch (const std::invalid_argument& e) {
+    msg = e.what();
+  }
+  check(msg.find("\"identity\", \"log1p_scaled\", not \"sqrt\"") != std::string::npos,
+        "normalization: an unknown transform (" + msg + ")");
 }
 
 // Projections: the sign projection (GEMM and mailman, dense and sparse)
@@ -976,6 +1073,7 @@ int main() {
   test_embedding_checks();
   test_block_pool();
   test_stored_cells();
+  test_normalization();
   test_background();
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;

@@ -2,14 +2,13 @@
 // compressed column per cell: its genes' indices and counts, as the 10x
 // Genomics HDF5 layout, i.e. a genes x cells CSC matrix) turned into cells
 // as rows (the CSC matrix of cells x genes the core reads: a dgCMatrix with
-// one row per cell), optionally normalized on the way: x -> log1p(x / s *
+// one row per cell), optionally normalized on the way by the one transform
+// of the normalizations (normalization.hpp: e.g. x -> log1p(x / s *
 // target), s the cell's size factor when given, else the sum of the cell's
-// values in stored order (a cell without counts stays zero), target e.g.
-// 1e6 (counts per million), 1e4, or the mean library size with s the
-// library size (the size factors of scuttle's logNormCounts). The same
-// numbers, in the same order, as R's Matrix::t() of the block and
-// log1p(x / s * target) computed there, in one
-// pass and without the intermediate copies. The gene indices are checked
+// values in stored order; a cell without counts stays zero). The same
+// numbers as Matrix::t() of the block normalized as stored
+// (normalize_sparse_columns()), in one pass and without the intermediate
+// copies. The gene indices are checked
 // (an index outside 0..n_genes-1, or a gene stored twice for one cell,
 // throws, naming the cell and the index), and with the normalization the
 // counts (NaN, Inf or negative throws).
@@ -26,6 +25,7 @@
 #include <memory>
 #include <vector>
 
+#include "normalization.hpp"
 #include "../kernels/products.hpp"
 #include "../runtime/memory.hpp"
 #include "../runtime/parallel.hpp"
@@ -40,18 +40,6 @@ inline index_t stored_values(const double* ptr, index_t n_cells, index_t n_genes
   if (ptr[0] != 0 || nnz_d < 0 || nnz_d > 2147483647.0)
     throw std::invalid_argument("a block of cells has bad value offsets");
   return static_cast<index_t>(nnz_d);
-}
-
-// A stored value checked as a count (a finite number >= 0): `v` itself,
-// else an error naming what it is and cell c of a block whose first cell is
-// `first_cell` in its file (R's messages start from "count").
-inline double checked_count(double v, double first_cell, index_t c) {
-  if (!(v >= 0) || std::isinf(v))
-    throw std::domain_error("count " + std::string(std::isnan(v) ? "NA" : (v > 0 ? "Inf" : "< 0")) +
-                            " at cell " +
-                            std::to_string(static_cast<long long>(first_cell) +
-                                           static_cast<long long>(c)));
-  return v;
 }
 
 namespace detail {
@@ -84,67 +72,23 @@ double checked_cell(const Value* value, const Index* gene, index_t a, index_t b,
   }
   return lib;
 }
-
-// The scale of cell c's counts: its size factor when given, else its
-// library size `lib` (1 for a cell without counts).
-inline double cell_scale(const double* size_factor, index_t c, double lib) {
-  return size_factor != nullptr ? size_factor[c] : (lib == 0.0 ? 1.0 : lib);
-}
 }  // namespace detail
-
-// log1p(v / scale * target) for the values of one cell after another: the
-// small whole counts (1..63, most of a single-cell file's values) computed
-// once per cell and looked up after that. The same expression for the same
-// numbers, so the same results as computing every value, at a few calls of
-// log1p per cell instead of one per value.
-class CellLog1p {
- public:
-  explicit CellLog1p(double target) : target_(target) {
-    std::fill(stamp_, stamp_ + kSmall, std::uint64_t(0));
-  }
-  // Values of the cell `scale` belongs to from now on.
-  void next_cell(double scale) {
-    scale_ = scale;
-    ++cell_;
-  }
-  double operator()(double v) {
-    if (v >= 1.0 && v < static_cast<double>(kSmall)) {
-      const int w = static_cast<int>(v);
-      if (static_cast<double>(w) == v) {
-        if (stamp_[w] != cell_) {
-          table_[w] = std::log1p(v / scale_ * target_);
-          stamp_[w] = cell_;
-        }
-        return table_[w];
-      }
-    }
-    return std::log1p(v / scale_ * target_);
-  }
-
- private:
-  static constexpr int kSmall = 64;
-  double target_, scale_ = 1.0;
-  std::uint64_t cell_ = 0;
-  std::uint64_t stamp_[kSmall];
-  double table_[kSmall];
-};
 
 // `ptr`: n_cells + 1 offsets of the cells' values in `value` and `gene`
 // (from 0). `as_double(value[t])`: the value as a double (a missing value as
 // a NaN). `first_cell`: the number of the block's first cell in its file
-// (1-based, for messages). `target`: 0 (no normalization) or the total
-// each cell is scaled to; `size_factor`: nullptr (the library sizes) or one
-// per cell of the block. Writes the CSC matrix of cells x genes into
-// p_out (n_genes + 1), i_out and x_out (one per stored value), which the
+// (1-based, for messages). `norm`: the normalization (its size factors, if
+// any, one per cell of the block). Writes the CSC matrix of cells x genes
+// into p_out (n_genes + 1), i_out and x_out (one per stored value), which the
 // caller allocates: large blocks scatter their values over all the genes'
 // columns, so callers give memory advised for huge pages (memory.hpp): with
 // 4 KiB pages nearly every store of a large block missed the TLB.
 template <class Value, class Index, class AsDouble>
 void cells_to_rows(const Value* value, const Index* gene, const double* ptr,
-                   index_t n_cells, index_t n_genes, double target,
-                   const double* size_factor, double first_cell, AsDouble as_double,
-                   int* p_out, int* i_out, double* x_out) {
-  const bool normalize = target > 0;
+                   index_t n_cells, index_t n_genes, const CellNormalization& norm,
+                   double first_cell, AsDouble as_double, int* p_out, int* i_out,
+                   double* x_out) {
+  const bool normalize = norm.normalizes();
   const index_t nnz = stored_values(ptr, n_cells, n_genes);
   // the library sizes and the checks, cell by cell, in stored order
   std::vector<double> scale(n_cells, 1.0);
@@ -158,21 +102,21 @@ void cells_to_rows(const Value* value, const Index* gene, const double* ptr,
     const double lib =
         detail::checked_cell(value, gene, a, b, c, n_genes, normalize, first_cell, as_double,
                              last_cell.data(), [&](index_t, index_t g) { ++count[g + 1]; });
-    if (normalize) scale[c] = detail::cell_scale(size_factor, c, lib);
+    if (normalize) scale[c] = norm.scale(c, lib);
   }
   for (index_t g = 0; g < n_genes; ++g) count[g + 1] += count[g];
   for (index_t g = 0; g <= n_genes; ++g) p_out[g] = static_cast<int>(count[g]);
   // (both loops below visit the cells in order)
-  CellLog1p log1p_of(target);
+  CellValues values(norm);
   index_t at_cell = -1;
   auto out_value = [&](index_t t, index_t c) {
     const double v = as_double(value[t]);
     if (!normalize) return v;
     if (c != at_cell) {
       at_cell = c;
-      log1p_of.next_cell(scale[c]);
+      values.next_cell(scale[c]);
     }
-    return log1p_of(v);
+    return values(v);
   };
   // Small blocks: straight into the genes' columns. Large ones in two steps
   // (a radix pass): first into runs of 512 genes each (few places written at
@@ -235,8 +179,8 @@ class StoredCells {
   // One worker's memory: the last cell that stored each gene (for the
   // check of a gene stored twice) and one cell's entries.
   struct Scratch {
-    explicit Scratch(double target = 0.0) : log1p(target) {}
-    CellLog1p log1p;
+    explicit Scratch(const CellNormalization& norm = CellNormalization()) : values(norm) {}
+    CellValues values;
     std::vector<index_t> last_cell;
     std::vector<int> gene;
     std::vector<double> value;
@@ -244,18 +188,18 @@ class StoredCells {
   };
 
   StoredCells(const Value* value, const Index* gene, const double* ptr, index_t n_cells,
-              index_t n_genes, double target, const double* size_factor, double first_cell,
+              index_t n_genes, const CellNormalization& norm, double first_cell,
               AsDouble as_double)
       : value_(value), gene_(gene), ptr_(ptr), n_cells_(n_cells), n_genes_(n_genes),
-        target_(target), size_factor_(size_factor), first_cell_(first_cell),
-        as_double_(as_double), nnz_(stored_values(ptr, n_cells, n_genes)) {}
+        norm_(norm), first_cell_(first_cell), as_double_(as_double),
+        nnz_(stored_values(ptr, n_cells, n_genes)) {}
 
   index_t n_cells() const { return n_cells_; }
   index_t n_genes() const { return n_genes_; }
   index_t nnz() const { return nnz_; }
 
   Scratch scratch() const {
-    Scratch s(target_);
+    Scratch s(norm_);
     s.last_cell.assign(static_cast<std::size_t>(n_genes_), -1);
     return s;
   }
@@ -263,7 +207,7 @@ class StoredCells {
   // Cell c's genes and values into s.gene and s.value (their count
   // returned), in increasing gene order.
   index_t cell(index_t c, Scratch& s) const {
-    const bool normalize = target_ > 0;
+    const bool normalize = norm_.normalizes();
     const index_t a = static_cast<index_t>(ptr_[c]), b = static_cast<index_t>(ptr_[c + 1]);
     if (b < a || b > nnz_) throw std::invalid_argument("a block of cells has bad value offsets");
     const index_t len = b - a;
@@ -279,8 +223,8 @@ class StoredCells {
           s.gene[t - a] = static_cast<int>(g);
         });
     if (normalize) {
-      s.log1p.next_cell(detail::cell_scale(size_factor_, c, lib));
-      for (index_t t = a; t < b; ++t) s.value[t - a] = s.log1p(as_double_(value_[t]));
+      s.values.next_cell(norm_.scale(c, lib));
+      for (index_t t = a; t < b; ++t) s.value[t - a] = s.values(as_double_(value_[t]));
     } else {
       for (index_t t = a; t < b; ++t) s.value[t - a] = as_double_(value_[t]);
     }
@@ -304,8 +248,7 @@ class StoredCells {
   const Index* gene_;
   const double* ptr_;
   index_t n_cells_, n_genes_;
-  double target_;
-  const double* size_factor_;
+  CellNormalization norm_;
   double first_cell_;
   AsDouble as_double_;
   index_t nnz_;
