@@ -373,7 +373,7 @@ static SEXP zeros_outside_heap(bool ints, R_xlen_t n) {
 // into: its memory is outside R's heap (R's collector neither counts nor
 // moves it), freed when the vector is. Not advised for huge pages: a pass
 // reading a 10x file into such memory spent more system time with them
-// (written sequentially, it gains little from them; bench/RESULTS.md,
+// (written sequentially, it gains little from them; bench/HISTORY.md,
 // "Single-cell default from a 10x file: three passes, or one").
 // [[Rcpp::export]]
 SEXP read_buffer_new(std::string type, double n) {

@@ -368,12 +368,12 @@ bool sketch_applies(const Data& a, const KmeansOptions& opt, const Combine& comb
 // Independent sketches put the choice between nearby optima to the rows
 // themselves: on one sketch a cluster of a few rows can be drawn too seldom
 // to tell them apart (bench/quality/sketch_hard_case.R; the figures are in
-// bench/RESULTS.md, "Replicates on a sketch").
+// bench/HISTORY.md, "Replicates on a sketch").
 constexpr int kSketches = 3;
 
 // The rounds of k-means|| for the sketches' rough solution (about 4 k
 // candidates): its distances are most of the sketches' cost, and five
-// rounds drew sketches no better on the hard case above (bench/RESULTS.md).
+// rounds drew sketches no better on the hard case above (bench/HISTORY.md).
 constexpr int kSketchRounds = 2;
 
 // The replicates and their polish on coreset sketches of the rows

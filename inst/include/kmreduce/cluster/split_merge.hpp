@@ -98,7 +98,7 @@ void keep_lowest(std::vector<std::pair<Id, LloydResult>>& list, Id id, LloydResu
 // thread count). Columns go in groups of 8, read together row by row: 8
 // independent chains of adds where one column's chain waits on the last add
 // to the same cluster (rows of one cluster often come in runs), so several
-// times faster than a column at a time (bench/RESULTS.md, "The polish's
+// times faster than a column at a time (bench/HISTORY.md, "The polish's
 // kernels"), with the same additions in the same order.
 inline void weighted_sums(const DenseMatrix& a, const int* label, const double* w, index_t k,
                           double* out, int n_threads, const double* shift = nullptr) {
