@@ -88,12 +88,6 @@ source_apply_reducer.source_matrix <- function(src, reducer, n_threads, block_ro
   map_rows(reducer, src$data, n_threads, limit)
 }
 
-# (Lloyd's means only for dense unweighted rows)
-source_stats.source_matrix <- function(src, cluster, k, n_threads, block_rows, means = NULL) {
-  if (!is.null(src$weights) || !is.matrix(src$data)) means <- NULL
-  source_stats.row_source(src, cluster, k, n_threads, block_rows, means)
-}
-
 source_predict.source_matrix <- function(src, object, n_threads, type, k, one) one(src$data)
 
 rows_in_memory.source_matrix <- function(src, what) src$data

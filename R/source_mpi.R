@@ -143,11 +143,6 @@ source_kmeans.source_mpi <- function(src, reduced, k, centers0, n_init, iter_max
                            verbose = FALSE, limit = 0, shift, settings)
 }
 
-# (no means: each rank holds only its own rows)
-source_stats.source_mpi <- function(src, cluster, k, n_threads, block_rows, means = NULL) {
-  source_stats.row_source(src, cluster, k, n_threads, block_rows)
-}
-
 # (not read here: check_newdata() says only kmeans_reduced() takes them)
 source_predict.source_mpi <- function(src, object, n_threads, type, k, one) one(src$mpi)
 rows_in_memory.source_mpi <- function(src, what) src$mpi
