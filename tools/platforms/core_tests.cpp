@@ -590,6 +590,14 @@ void test_stats_blocks() {
       check(doubled && std::fabs(twin.totss - 2 * ref.totss) <= 1e-10 * ref.totss &&
                 std::fabs(twin.withinss[0] - 2 * ref.withinss[0]) <= 1e-10 * ref.withinss[0],
             "two processes holding the same rows: the statistics twice over" + what);
+      // one pass on two processes (far from the origin: giving way to the
+      // two passes, the same bits as they give)
+      in.one_pass = true;
+      const ClusterStats twin1 = cluster_stats(OneBlock<DenseMatrix>(a), in, TwinCombine());
+      check(twin1.size == twin.size && stats_gap(twin1, twin) <= 1e-9 &&
+                (offset == 0.0 || (twin1.withinss == twin.withinss &&
+                                   twin1.centres == twin.centres && twin1.totss == twin.totss)),
+            "two processes, one pass" + what);
     }
   }
   // labels outside [0, k) are refused, whatever the source

@@ -447,12 +447,14 @@ inline const double* weights_from(const StatsInput& in, index_t r0) {
 }
 
 // The first pass over the blocks of `src`, summed over the processes: the
-// one pass (the blocks as stored) or the first of two.
+// one pass (the blocks as stored) or the first of two. `size`: the labels'
+// counts on this process.
 template <class Source, class Combine>
-LabelMoments first_pass(const Source& src, const StatsInput& in, const ClusterStats& s,
-                        bool one_pass, const Combine& combine) {
+LabelMoments first_pass(const Source& src, const StatsInput& in,
+                        const std::vector<index_t>& size, bool one_pass,
+                        const Combine& combine) {
   LabelMoments m(in.k, src.d(), in.weight != nullptr, one_pass);
-  for (index_t q = 0; q < in.k; ++q) m.rows()[q] = static_cast<double>(s.size[q]);
+  for (index_t q = 0; q < in.k; ++q) m.rows()[q] = static_cast<double>(size[q]);
   if (one_pass) {
     src.visit_stored([&](const auto& a, index_t r0) {
       m.add_block_moments(a, in.label + r0, weights_from(in, r0), in.n_threads);
@@ -480,10 +482,12 @@ ClusterStats cluster_stats(const Source& src, const StatsInput& in,
   ClusterStats s;
   detail::check_labels(in.label, src.n(), in.k, s.size);
   if (combine.size() == 1 && detail::resident_stats(src, in, s)) return s;
+  const std::vector<index_t> local = s.size;  // (the finish sets s.size: all processes')
   std::vector<double> mean;
-  if (in.one_pass && detail::finish_moments(detail::first_pass(src, in, s, true, combine), s, mean))
+  if (in.one_pass &&
+      detail::finish_moments(detail::first_pass(src, in, local, true, combine), s, mean))
     return s;
-  detail::finish_moments(detail::first_pass(src, in, s, false, combine), s, mean);
+  detail::finish_moments(detail::first_pass(src, in, local, false, combine), s, mean);
   LabelDeviations v(in.k);
   src.visit_blocks([&](const auto& a, index_t r0) {
     v.add_rows(a, in.label + r0, detail::weights_from(in, r0), s.centres.data(), mean.data());
