@@ -69,10 +69,6 @@ cells_multiply_wait_cpp <- function(handle) {
     invisible(.Call(`_kmreduce_cells_multiply_wait_cpp`, handle))
 }
 
-cells_label_moments_cpp <- function(cells, cluster, k, n_threads, weights = NULL) {
-    .Call(`_kmreduce_cells_label_moments_cpp`, cells, cluster, k, n_threads, weights)
-}
-
 cells_take_cpp <- function(value, gene, ptr, cells) {
     .Call(`_kmreduce_cells_take_cpp`, value, gene, ptr, cells)
 }
@@ -127,10 +123,6 @@ predict_nearest_cpp <- function(x, centers, n_threads, shift = NULL) {
 
 cluster_stats_cpp <- function(source, cluster, k, n_threads, means = NULL) {
     .Call(`_kmreduce_cluster_stats_cpp`, source, cluster, k, n_threads, means)
-}
-
-label_moments_cpp <- function(x, cluster, k, n_threads, weights = NULL) {
-    .Call(`_kmreduce_label_moments_cpp`, x, cluster, k, n_threads, weights)
 }
 
 top_svd_cpp <- function(x, k, center = NULL, weights = NULL, n_threads = 1L) {

@@ -9,12 +9,15 @@
 # The description of the rows of a source as C++ reads them: in memory
 # (`rows`, a double matrix or a dgCMatrix) or read in blocks of `block_rows`
 # by read(first, last) (`n` rows, `d` columns); `mpi` (mpi_info()) on MPI
-# ranks, `weights` one per row or NULL.
+# ranks, `weights` one per row or NULL. `one_pass`: the rows are costly to
+# read again (a file): the statistics take one pass where it keeps the
+# digits; `cells`: NULL, or list(read, fail) giving a 10x file's cells as
+# stored for that pass (to_cpp_source.source_tenx()).
 cpp_source <- function(rows = NULL, read = NULL, n = NULL, d = NULL, block_rows = NULL,
-                       mpi = NULL, weights = NULL) {
+                       mpi = NULL, weights = NULL, one_pass = FALSE, cells = NULL) {
   list(rows = rows, read = read, n = if (!is.null(n)) as.double(n),
        d = if (!is.null(d)) as.integer(d), block_rows = if (!is.null(block_rows)) as.double(block_rows),
-       mpi = mpi, weights = weights)
+       mpi = mpi, weights = weights, one_pass = one_pass, cells = cells)
 }
 
 # `rows` in memory (the reduced rows of a source) on the MPI ranks and with
@@ -38,15 +41,11 @@ cpp_lloyd <- function(cpp, centers, iter_max, tol, n_threads, shift, settings = 
   lloyd_cpp(cpp, centers, lloyd_cpp_options(iter_max, tol, n_threads, settings, seed), shift)
 }
 
-# The statistics of a partition (centres, withinss, totss, sumsq); `means`:
-# Lloyd's centres when they are the cluster means of dense rows in memory.
+# The statistics of a partition (centres, withinss, size, totss, sumsq;
+# weight with weights), whatever the source; `means`: Lloyd's centres when
+# they are the cluster means of these labels (used by dense rows in memory).
 cpp_stats <- function(cpp, cluster, k, n_threads, means = NULL) {
   cluster_stats_cpp(cpp, cluster, k, n_threads, means)
-}
-
-# The one-pass moments of one block by cluster: list(sums, size, sq).
-cpp_label_moments <- function(block, cluster, k, n_threads, weights = NULL) {
-  label_moments_cpp(block, cluster, k, n_threads, weights)
 }
 
 # Top singular vectors: exact (rows in memory, centred by the column means

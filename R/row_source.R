@@ -190,17 +190,6 @@ reduce_rows <- function(src, reducer, block_rows, n_threads) {
   out
 }
 
-# The one-pass moments by cluster of the rows first..last (labels `cluster`
-# of those rows, weights `w` or NULL): label_moments_cpp() of the block
-# read_block_transient() gives, or of the rows as the source stores them
-# (source_tenx).
-block_moments <- function(src, first, last, cluster, k, n_threads, w) {
-  UseMethod("block_moments")
-}
-block_moments.row_source <- function(src, first, last, cluster, k, n_threads, w) {
-  cpp_label_moments(read_block_transient(src, first, last), cluster, k, n_threads, w)
-}
-
 # Calls f(block, rows) for consecutive blocks of rows of the source (f must
 # not keep the block: see read_block_transient()).
 for_source_blocks <- function(src, block_rows, f) {
@@ -375,21 +364,20 @@ source_kmeans <- function(src, reduced, k, centers0, n_init, iter_max, tol, seed
   cpp_lloyd(rows, centers0, iter_max, tol, n_threads, shift, settings, seed)
 }
 
-# Step 6: the statistics of a partition on the original rows; `means`:
-# Lloyd's centres when they are the cluster means of in-memory dense rows.
-source_stats <- function(src, cluster, k, n_threads, block_rows, means = NULL) {
-  UseMethod("source_stats")
-}
-source_stats.row_source <- function(src, cluster, k, n_threads, block_rows, means = NULL) {
-  cpp_stats(to_cpp_source(src, block_rows), cluster, k, n_threads, means)
-}
-
-# Step 6 as the fit reports it: the statistics in the units of the weights
-# as given, those of the core's weights times src$weight_unit (a power of
-# two: exact). Statistics that do not fit in a double are an error, never
-# Inf or NaN.
+# Step 6: the statistics of a partition on the original rows, whatever the
+# source: one C++ entry (cluster_stats.hpp) reads the rows as its
+# description says (to_cpp_source(): in memory, in blocks, a 10x file's
+# cells as stored, on MPI ranks; in one pass for rows costly to read again,
+# where it keeps the digits); `means`: Lloyd's centres when they are the
+# cluster means of these labels (dense rows in memory on one process then
+# skip the sums; not on MPI ranks, each holding only its own rows). As the
+# fit reports them: in the units of the weights as given, those of the
+# core's weights times src$weight_unit (a power of two: exact). Statistics
+# that do not fit in a double are an error, never Inf or NaN.
 partition_stats <- function(src, cluster, k, n_threads, block_rows, means = NULL) {
-  st <- source_stats(src, cluster, k, n_threads, block_rows, means)
+  cpp <- to_cpp_source(src, block_rows)
+  if (!is.null(cpp$mpi)) means <- NULL
+  st <- cpp_stats(cpp, cluster, k, n_threads, means)
   unit <- weight_unit(src)
   if (unit != 1) {
     for (f in c("withinss", "totss", "sumsq", "weight")) st[[f]] <- st[[f]] * unit

@@ -204,7 +204,15 @@ finish_block <- function(src, block, first, last, normalized = FALSE) {
   block
 }
 
-## Too few distinct rows: seen in the reduced rows ---------------------------
+# The rows read block by block (to_cpp_source.row_source()), costly to read
+# again: the statistics of a partition in one pass over the blocks where it
+# keeps the digits (cluster_stats.hpp; counts and log-counts sit near the
+# origin).
+to_cpp_source.source_delayed <- function(src, block_rows = NULL) {
+  cpp <- NextMethod()
+  cpp$one_pass <- TRUE
+  cpp
+}
 
 ## Progress on long reads ---------------------------------------------------
 
@@ -230,55 +238,4 @@ report_progress <- function(src, first, last) {
                   if (is.null(rate)) "" else paste0(", ", format(round(rate), big.mark = ","), " rows/s"),
                   if (last < src$n_row && !is.null(rate)) sprintf(", about %.0f s left", (src$n_row - last) / rate) else ""))
   invisible(NULL)
-}
-
-## Statistics in one pass ---------------------------------------------------
-
-# The statistics of a partition (source_stats()) in ONE pass over the
-# blocks instead of two: each cluster's sums (k x d), size (or weight) and
-# sum of squared norms S; then withinss = S - |sum|^2 / size and totss
-# likewise. That difference loses digits when a cluster sits far from the
-# origin against its spread (|sum|^2 / size close to S); where it would lose
-# more than `max_loss` of them (S > 10^max_loss * withinss) the two-pass
-# statistics of the default method are computed instead, whose every term is
-# a square. Counts and log-counts sit near the origin: one pass.
-source_stats.source_delayed <- function(src, cluster, k, n_threads, block_rows, means = NULL) {
-  st <- stats_one_pass(src, cluster, k, source_block_rows(src, block_rows), n_threads)
-  if (is.null(st)) return(NextMethod())
-  st
-}
-
-# The one-pass statistics of the rows of `src` (labels `cluster`), or NULL
-# when they would lose digits. `combine`: sums the partial results of the
-# MPI ranks (mpi_sum(); identity: one process), called on the same objects
-# in the same order on every rank.
-stats_one_pass <- function(src, cluster, k, block_rows, n_threads = 1L, combine = identity) {
-  d <- n_cols(src)
-  w <- src$weights
-  sums <- matrix(0, k, d)
-  size <- numeric(k)
-  sq <- numeric(k)
-  for_row_blocks_index(n_rows(src), block_rows, function(rows) {
-    m <- block_moments(src, rows[1L], rows[length(rows)], cluster[rows], k, n_threads,
-                       if (!is.null(w)) w[rows])
-    sums <<- sums + m$sums
-    size <<- size + m$size
-    sq <<- sq + m$sq
-  })
-  sums <- combine(sums)
-  size <- combine(size)
-  sq <- combine(sq)
-  between <- ifelse(size > 0, rowSums(sums^2) / pmax(size, .Machine$double.xmin), 0)
-  withinss <- pmax(0, sq - between)
-  total <- colSums(sums)
-  totss <- max(0, sum(sq) - sum(total^2) / sum(size))
-  max_loss <- 4
-  if (any(sq > 10^max_loss * withinss & sq > 0) || sum(sq) > 10^max_loss * totss) {
-    return(NULL)
-  }
-  centers <- sums / ifelse(size > 0, size, 1)
-  out <- list(centers = centers, withinss = withinss,
-              size = as.integer(combine(tabulate(cluster, k))), totss = totss, sumsq = sum(sq))
-  if (!is.null(w)) out$weight <- size
-  out
 }

@@ -39,8 +39,3 @@ memory_svd <- function(x, k, how, oversample, power_iters, seed, n_threads, cent
   list(d = sv$d, v = sv$v, center = mu)
 }
 
-# (Lloyd's means only for dense unweighted rows)
-source_stats.source_matrix <- function(src, cluster, k, n_threads, block_rows, means = NULL) {
-  if (!is.null(src$weights) || !is.matrix(src$data)) means <- NULL
-  source_stats.row_source(src, cluster, k, n_threads, block_rows, means)
-}

@@ -77,7 +77,3 @@ mpi_collapsed <- function(reduced, k) {
   !has_distinct_rows_cpp(do.call(rbind, pbdMPI::allgather(unique(as.matrix(reduced)))), k)
 }
 
-# (no means: each rank holds only its own rows)
-source_stats.source_mpi <- function(src, cluster, k, n_threads, block_rows, means = NULL) {
-  source_stats.row_source(src, cluster, k, n_threads, block_rows)
-}

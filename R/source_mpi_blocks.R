@@ -17,8 +17,8 @@
 #   k-means     on the reduced rows, in memory (as source_mpi)
 #   statistics  one pass over the blocks (cluster sums, sizes and sums of
 #               squares; one allreduce), or two when one pass would lose
-#               digits (stats.hpp, two allreduces); the choice is made on the
-#               summed values, the same on every rank
+#               digits (cluster_stats.hpp, two allreduces); the choice is
+#               made on the summed values, the same on every rank
 #   refine      Lloyd of lloyd.hpp, one pass over the blocks and one
 #               allreduce per iteration
 #
@@ -37,21 +37,12 @@ describe_source.source_mpi_blocks <- function(src) {
   sprintf("distributed rows (on rank %d: %s)", src$mpi$rank, describe_source(src$local))
 }
 
-# (rows read in blocks: local rows 1..n_local)
+# (rows read in blocks: local rows 1..n_local; the statistics in one pass
+# where it keeps the digits, whatever the local source)
 to_cpp_source.source_mpi_blocks <- function(src, block_rows = NULL) {
   cpp <- to_cpp_source(src$local, block_rows)
   cpp$mpi <- mpi_info(src$mpi)
+  cpp$one_pass <- TRUE
   cpp
 }
 
-# One pass: each cluster's sums, size and sum of squared norms, summed over
-# the blocks and then the ranks (stats_one_pass() of R/source_delayed.R);
-# two passes (C++) where one would lose digits.
-source_stats.source_mpi_blocks <- function(src, cluster, k, n_threads, block_rows,
-                                           means = NULL) {
-  local <- src$local
-  st <- stats_one_pass(local, cluster, k, source_block_rows(local, block_rows), n_threads,
-                       combine = mpi_sum)
-  if (!is.null(st)) return(st)
-  cpp_stats(to_cpp_source(src, block_rows), cluster, k, n_threads)
-}

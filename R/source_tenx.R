@@ -305,7 +305,7 @@ finish_conversion <- function(src, work) {
 # Cells first..last as the file stores them (read_cells()), for the kernels
 # that read that layout itself (data/cells.hpp: the product with a
 # reducer's rotation, the moments by cluster), with their normalization:
-# the one list the C++ side takes (src/cells.cpp, with_stored_cells()),
+# the one list the C++ side takes (src/stored_cells.h, with_stored_cells()),
 # list(x, i, ptr, n_genes, transform, target, size_factors, first_cell), plus `raw`
 # for error messages; NULL when the cells are not normalized (the
 # converted block's value checks are then needed). These kernels check the
@@ -387,13 +387,19 @@ reduce_tenx_rows <- function(src, reducer, block_rows, n_threads) {
   out
 }
 
-block_moments.source_tenx <- function(src, first, last, cluster, k, n_threads, w) {
-  st <- stored_cells(src, first, last)
-  if (is.null(st)) return(NextMethod())
-  m <- tryCatch(cells_label_moments_cpp(st, cluster, k, n_threads, w),
-                error = function(e) stop_stored_cells(src, st, e))
-  report_progress(src, first, last)
-  m
+# The statistics' one pass reads the cells as the file stores them, when
+# their normalization allows (stored_cells()): `cells` of the description
+# (src/sources.h), whose kernel gives the numbers of the converted block.
+to_cpp_source.source_tenx <- function(src, block_rows = NULL) {
+  cpp <- NextMethod()
+  if (!is.null(stored_normalization(src))) {
+    cpp$cells <- list(read = function(first, last) {
+      st <- stored_cells(src, first, last)
+      report_progress(src, first, last)
+      st
+    }, fail = function(st, msg) stop_stored_cells(src, st, simpleError(msg)))
+  }
+  cpp
 }
 
 # The file's stored values and gene indices kept in memory as the first

@@ -225,21 +225,6 @@ BEGIN_RCPP
     return R_NilValue;
 END_RCPP
 }
-// cells_label_moments_cpp
-Rcpp::List cells_label_moments_cpp(Rcpp::List cells, Rcpp::IntegerVector cluster, int k, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> weights);
-RcppExport SEXP _kmreduce_cells_label_moments_cpp(SEXP cellsSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP, SEXP weightsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::List >::type cells(cellsSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cells_label_moments_cpp(cells, cluster, k, n_threads, weights));
-    return rcpp_result_gen;
-END_RCPP
-}
 // cells_take_cpp
 Rcpp::List cells_take_cpp(SEXP value, SEXP gene, Rcpp::NumericVector ptr, Rcpp::IntegerVector cells);
 RcppExport SEXP _kmreduce_cells_take_cpp(SEXP valueSEXP, SEXP geneSEXP, SEXP ptrSEXP, SEXP cellsSEXP) {
@@ -410,21 +395,6 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericMatrix> >::type means(meansSEXP);
     rcpp_result_gen = Rcpp::wrap(cluster_stats_cpp(source, cluster, k, n_threads, means));
-    return rcpp_result_gen;
-END_RCPP
-}
-// label_moments_cpp
-Rcpp::List label_moments_cpp(SEXP x, Rcpp::IntegerVector cluster, int k, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> weights);
-RcppExport SEXP _kmreduce_label_moments_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP, SEXP weightsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
-    rcpp_result_gen = Rcpp::wrap(label_moments_cpp(x, cluster, k, n_threads, weights));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -980,7 +950,6 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_cells_multiply_cpp", (DL_FUNC) &_kmreduce_cells_multiply_cpp, 5},
     {"_kmreduce_cells_multiply_start_cpp", (DL_FUNC) &_kmreduce_cells_multiply_start_cpp, 5},
     {"_kmreduce_cells_multiply_wait_cpp", (DL_FUNC) &_kmreduce_cells_multiply_wait_cpp, 1},
-    {"_kmreduce_cells_label_moments_cpp", (DL_FUNC) &_kmreduce_cells_label_moments_cpp, 5},
     {"_kmreduce_cells_take_cpp", (DL_FUNC) &_kmreduce_cells_take_cpp, 4},
     {"_kmreduce_copy_entries_cpp", (DL_FUNC) &_kmreduce_copy_entries_cpp, 3},
     {"_kmreduce_cell_transforms_cpp", (DL_FUNC) &_kmreduce_cell_transforms_cpp, 0},
@@ -995,7 +964,6 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_centre_distances_cpp", (DL_FUNC) &_kmreduce_centre_distances_cpp, 4},
     {"_kmreduce_predict_nearest_cpp", (DL_FUNC) &_kmreduce_predict_nearest_cpp, 4},
     {"_kmreduce_cluster_stats_cpp", (DL_FUNC) &_kmreduce_cluster_stats_cpp, 5},
-    {"_kmreduce_label_moments_cpp", (DL_FUNC) &_kmreduce_label_moments_cpp, 5},
     {"_kmreduce_top_svd_cpp", (DL_FUNC) &_kmreduce_top_svd_cpp, 5},
     {"_kmreduce_block_lanczos_cpp", (DL_FUNC) &_kmreduce_block_lanczos_cpp, 5},
     {"_kmreduce_cssp_cpp", (DL_FUNC) &_kmreduce_cssp_cpp, 5},

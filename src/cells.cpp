@@ -26,6 +26,7 @@
 // several per block. A view used after its memory was reused is an R error
 // (never other data); duplicating or serializing a view copies its values.
 #include "glue.h"
+#include "stored_cells.h"
 
 #include <R_ext/Altrep.h>
 
@@ -143,14 +144,6 @@ Rboolean buffer_inspect(SEXP, int, int, int, void (*)(SEXP, int, int, int)) {
   return TRUE;
 }
 
-// An integer count as a double, NA_integer_ as NA (NaN): a count that is
-// missing, not a negative one. Made on R's thread (it holds R's NA), used
-// on any.
-struct IntAsDouble {
-  double na = NA_REAL;
-  double operator()(int v) const { return v == NA_INTEGER ? na : static_cast<double>(v); }
-};
-
 SEXP new_view(R_altrep_class_t cls, SEXP pool, int slot, double generation, R_xlen_t n) {
   Rcpp::NumericVector info = Rcpp::NumericVector::create(slot, generation,
                                                          static_cast<double>(n));
@@ -167,76 +160,6 @@ struct CellsJob {
   Rcpp::List keep;  // inputs and outputs (also protected by the external pointer)
   kmreduce::BackgroundTask task;  // (declared last: joined before the rest is freed)
 };
-
-// The normalization of a block of n_cells cells as R gives it: the name of
-// its transform (data/normalization.hpp), its target (0: none, whatever the
-// transform) and its size factors (NULL or one double per cell), checked.
-kmreduce::CellNormalization block_normalization(const std::string& transform, double target,
-                                                SEXP size_factors, R_xlen_t n_cells) {
-  if (!(target >= 0) || !std::isfinite(target))
-    throw std::invalid_argument("the normalization's target must be a finite number >= 0");
-  if (size_factors != R_NilValue &&
-      (TYPEOF(size_factors) != REALSXP || Rf_xlength(size_factors) != n_cells))
-    throw std::invalid_argument("size factors must be one double per cell");
-  const kmreduce::CellTransform f = kmreduce::cell_transform(transform);
-  if (target == 0 || f == kmreduce::CellTransform::identity) return kmreduce::CellNormalization();
-  return kmreduce::CellNormalization(f, target,
-                                     size_factors == R_NilValue ? nullptr : REAL(size_factors));
-}
-
-// Checks a block as read (values, gene indices, offsets) and its
-// normalization's arguments (block_normalization()) before any core code
-// reads them: its number of stored values.
-R_xlen_t checked_block(SEXP value, SEXP gene, const Rcpp::NumericVector& ptr, int n_genes,
-                       const std::string& transform, double target, SEXP size_factors) {
-  if (TYPEOF(gene) != INTSXP) throw std::invalid_argument("gene indices must be integers");
-  if (TYPEOF(value) != INTSXP && TYPEOF(value) != REALSXP)
-    throw std::invalid_argument("values must be numbers");
-  if (ptr.size() < 1) throw std::invalid_argument("no offsets");
-  block_normalization(transform, target, size_factors, ptr.size() - 1);
-  const double last = ptr[ptr.size() - 1];
-  if (!(last >= 0) || last > static_cast<double>(Rf_xlength(gene)) ||
-      last > static_cast<double>(Rf_xlength(value)))
-    throw std::invalid_argument("the offsets must end within the values and gene indices");
-  kmreduce::stored_values(ptr.begin(), ptr.size() - 1, n_genes);
-  return static_cast<R_xlen_t>(last);
-}
-
-// Calls f(cells) with the StoredCells (data/cells.hpp) of a block as read,
-// given as one list (stored_cells() in R/source_tenx.R): x (the values,
-// integer or double), i (gene indices), ptr (offsets), n_genes, its
-// normalization (transform, by default "log1p_scaled"; target; size_factors,
-// NULL or one per cell: block_normalization()), first_cell; checked first
-// (checked_block()).
-template <class F>
-void with_stored_cells(const Rcpp::List& block, F f) {
-  for (const char* name : {"x", "i", "ptr", "n_genes", "target", "size_factors", "first_cell"})
-    if (!block.containsElementNamed(name))
-      throw std::invalid_argument(std::string("a block of stored cells without `") + name + "`");
-  const SEXP value = block["x"], gene = block["i"], size_factors = block["size_factors"];
-  if (TYPEOF(VECTOR_ELT(block, block.findName("ptr"))) != REALSXP)
-    throw std::invalid_argument("offsets must be doubles");
-  const Rcpp::NumericVector ptr = block["ptr"];
-  const int n_genes = Rcpp::as<int>(block["n_genes"]);
-  const double target = Rcpp::as<double>(block["target"]);
-  const double first_cell = Rcpp::as<double>(block["first_cell"]);
-  const std::string transform = block.containsElementNamed("transform") ?
-      Rcpp::as<std::string>(block["transform"]) : std::string("log1p_scaled");
-  checked_block(value, gene, ptr, n_genes, transform, target, size_factors);
-  const kmreduce::index_t n_cells = ptr.size() - 1;
-  const kmreduce::CellNormalization norm =
-      block_normalization(transform, target, size_factors, n_cells);
-  if (TYPEOF(value) == INTSXP) {
-    f(kmreduce::StoredCells<int, int, IntAsDouble>(INTEGER(value), INTEGER(gene), ptr.begin(),
-                                                   n_cells, n_genes, norm, first_cell,
-                                                   IntAsDouble()));
-  } else {
-    auto same = [](double v) { return v; };
-    f(kmreduce::StoredCells<double, int, decltype(same)>(REAL(value), INTEGER(gene), ptr.begin(),
-                                                         n_cells, n_genes, norm, first_cell,
-                                                         same));
-  }
-}
 
 SEXP cells_job(SEXP value, SEXP gene, const Rcpp::NumericVector& ptr, int n_genes,
                const std::string& transform, double target, SEXP size_factors,
@@ -684,34 +607,6 @@ void cells_multiply_wait_cpp(SEXP handle) {
   job->task.join("a product");
   job->reading.clear();
   job->task.rethrow();
-}
-
-// The one-pass moments by cluster of the cells of a block as read
-// (`cells`: with_stored_cells()), normalized as by cells_to_rows_cpp(): what
-// label_moments_cpp() gives for the converted block (cells_label_moments()).
-// `cluster`: one per cell, in 1..k.
-// [[Rcpp::export]]
-Rcpp::List cells_label_moments_cpp(Rcpp::List cells, Rcpp::IntegerVector cluster, int k,
-                                   int n_threads,
-                                   Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
-  if (k < 1) throw std::invalid_argument("k must be at least 1");
-  std::vector<int> label(cluster.size());
-  for (R_xlen_t r = 0; r < cluster.size(); ++r) {
-    if (cluster[r] == NA_INTEGER || cluster[r] < 1 || cluster[r] > k)
-      throw std::invalid_argument("labels must be in 1..k");
-    label[r] = cluster[r] - 1;  // (1- to 0-based)
-  }
-  Rcpp::NumericVector wkeep;
-  const double* w = weights_of(weights, wkeep, static_cast<double>(label.size()));
-  Rcpp::NumericMatrix sums;
-  Rcpp::NumericVector size(k), sq(k);
-  with_stored_cells(cells, [&](const auto& c) {
-    if (cluster.size() != c.n_cells()) throw std::invalid_argument("one label per cell");
-    sums = Rcpp::NumericMatrix(k, static_cast<int>(c.n_genes()));
-    kmreduce::cells_label_moments(c, label.data(), w, k, &sums[0], &size[0], &sq[0], n_threads);
-  });
-  return Rcpp::List::create(Rcpp::Named("sums") = sums, Rcpp::Named("size") = size,
-                            Rcpp::Named("sq") = sq);
 }
 
 // Some cells of a block as read (`cells`: local numbers from 1,

@@ -3,7 +3,11 @@
 #include "glue.h"
 #include "kmeans_glue.h"
 #include "sources.h"
+#include "stored_cells.h"
 
+#include <algorithm>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include <kmreduce/cluster/cluster_stats.hpp>
@@ -37,12 +41,63 @@ Rcpp::IntegerVector predict_nearest_cpp(SEXP x, Rcpp::NumericMatrix centers,
       }));
 }
 
-// The statistics of a partition (centres, withinss, totss, sumsq) of the
-// rows of `source` (glue::SourceSpec: in memory or read block by block, on
-// one process or this MPI rank; collective on MPI ranks). With `means`
-// (k x ncol, the cluster means of these labels, as Lloyd returns them when
-// no label changed in its last step), dense rows in memory take one pass
-// instead of two. With weights, the weighted statistics (`means` unused).
+namespace {
+
+// The rows of a source read in blocks as the statistics take them
+// (cluster_stats.hpp): its blocks, and for the one pass over a 10x file its
+// cells as the file stores them (the description's `cells`: read(first,
+// last) and fail(cells, message)), through the stored-layout kernel
+// (cells_label_moments(), data/cells.hpp); the error of a bad block is the
+// source's own R error (fail()).
+class StatsBlocks {
+ public:
+  StatsBlocks(const glue::RBlockSource& rows, SEXP cells) : rows_(rows), cells_(cells) {}
+  kmreduce::index_t n() const { return rows_.n(); }
+  kmreduce::index_t d() const { return rows_.d(); }
+  template <class F>
+  void visit_blocks(F&& f) const {
+    rows_.visit_blocks(f);
+  }
+  template <class F>
+  void visit_stored(F&& f) const {
+    if (cells_ == R_NilValue) return rows_.visit_blocks(f);
+    const Rcpp::List cells(cells_);
+    const Rcpp::Function read = cells["read"], fail = cells["fail"];
+    const kmreduce::index_t n = rows_.n(), block = rows_.block_rows();
+    for (kmreduce::index_t r0 = 0; r0 < n; r0 += block) {
+      const kmreduce::index_t r1 = std::min(n, r0 + block);
+      const Rcpp::List stored = read(static_cast<double>(r0 + 1), static_cast<double>(r1));
+      std::string error;
+      try {
+        with_stored_cells(stored, [&](const auto& c) {
+          if (c.n_cells() != r1 - r0 || c.n_genes() != rows_.d())
+            throw std::invalid_argument("a block of cells has the wrong shape");
+          f(c, r0);
+        });
+      } catch (const std::exception& e) {
+        error = e.what();
+      }
+      if (!error.empty()) {
+        fail(stored, error);
+        throw std::runtime_error(error);
+      }
+    }
+  }
+
+ private:
+  glue::RBlockSource rows_;
+  SEXP cells_;
+};
+
+}  // namespace
+
+// The statistics of a partition (centres, withinss, totss, sumsq, size;
+// weight with weights) of the rows of `source` (glue::SourceSpec: in memory
+// or read block by block, on one process or this MPI rank: collective on
+// MPI ranks; with `one_pass`, in one pass where it keeps the digits). With
+// `means` (k x ncol, the cluster means of these labels, as Lloyd returns
+// them when no label changed in its last step), dense unweighted rows in
+// memory skip the sums (cluster_stats.hpp).
 // [[Rcpp::export]]
 Rcpp::List cluster_stats_cpp(SEXP source, Rcpp::IntegerVector cluster, int k, int n_threads,
                              Rcpp::Nullable<Rcpp::NumericMatrix> means = R_NilValue) {
@@ -51,51 +106,25 @@ Rcpp::List cluster_stats_cpp(SEXP source, Rcpp::IntegerVector cluster, int k, in
   if (static_cast<kmreduce::index_t>(label.size()) != spec.n())
     throw std::invalid_argument("one label per row");
   const int d = static_cast<int>(spec.d());
-  const double* w = spec.weights();
-  const glue::AnyCombine& combine = spec.combine();
-  if (!spec.in_memory()) {
-    const glue::RBlockSource src = spec.blocks(n_threads);
-    if (w != nullptr)
-      return stats_list(kmreduce::cluster_stats_blocks_weighted(src, label.data(), k, w,
-                                                                n_threads), k, d);
-    return stats_list(kmreduce::cluster_stats_blocks(src, label.data(), k, n_threads, combine),
-                      k, d);
-  }
-  const double* mu = nullptr;
+  kmreduce::StatsInput in;
+  in.label = label.data();
+  in.k = k;
+  in.weight = spec.weights();
+  in.one_pass = spec.one_pass();
+  in.n_threads = n_threads;
   Rcpp::NumericMatrix mm;
   if (means.isNotNull()) {
     mm = Rcpp::NumericMatrix(means.get());
-    mu = &mm[0];
+    if (mm.nrow() != k || mm.ncol() != d) throw std::invalid_argument("means must be k x ncol");
+    in.means = &mm[0];
   }
-  const kmreduce::ClusterStats s = glue::with_matrix(spec.rows(), [&](const auto& a) {
-    if (combine.size() > 1) {
-      using Matrix = std::decay_t<decltype(a)>;
-      return kmreduce::cluster_stats_blocks(kmreduce::OneBlock<Matrix>(a), label.data(), k,
-                                            n_threads, combine);
-    }
-    if (w != nullptr) return kmreduce::cluster_stats_weighted(a, label.data(), k, w, n_threads);
-    return stats_of(a, label.data(), k, mu, n_threads);
+  const glue::AnyCombine& combine = spec.combine();
+  if (!spec.in_memory()) {
+    const StatsBlocks src(spec.blocks(n_threads), spec.cells());
+    return stats_list(kmreduce::cluster_stats(src, in, combine), k, d);
+  }
+  return glue::with_matrix(spec.rows(), [&](const auto& a) {
+    using Matrix = std::decay_t<decltype(a)>;
+    return stats_list(kmreduce::cluster_stats(kmreduce::OneBlock<Matrix>(a), in, combine), k, d);
   });
-  return stats_list(s, k, d);
-}
-
-// The one-pass moments of one block of rows by cluster (label_moments() of
-// cluster_stats.hpp): list(sums = k x d, size = k, sq = k), to be added to
-// the running totals over the blocks.
-// [[Rcpp::export]]
-Rcpp::List label_moments_cpp(SEXP x, Rcpp::IntegerVector cluster, int k, int n_threads,
-                             Rcpp::Nullable<Rcpp::NumericVector> weights = R_NilValue) {
-  const std::vector<int> label = zero_based(cluster);
-  Rcpp::NumericVector wkeep;
-  const double* w = weights_of(weights, wkeep, static_cast<double>(label.size()));
-  Rcpp::NumericVector size(k), sq(k);
-  Rcpp::NumericMatrix sums = glue::with_matrix(x, [&](const auto& a) {
-    if (static_cast<kmreduce::index_t>(label.size()) != a.n)
-      throw std::invalid_argument("one label per row");
-    Rcpp::NumericMatrix s(k, static_cast<int>(a.d));
-    kmreduce::label_moments(a, label.data(), w, k, &s[0], &size[0], &sq[0], n_threads);
-    return s;
-  });
-  return Rcpp::List::create(Rcpp::Named("sums") = sums, Rcpp::Named("size") = size,
-                            Rcpp::Named("sq") = sq);
 }

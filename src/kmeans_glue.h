@@ -48,17 +48,6 @@ inline const double* shift_of(const Rcpp::Nullable<Rcpp::NumericVector>& shift,
   return &keep[0];
 }
 
-inline kmreduce::ClusterStats stats_of(const kmreduce::DenseMatrix& a, const int* label,
-                                int k, const double* means, int n_threads) {
-  if (means != nullptr)
-    return kmreduce::cluster_stats_from_means(a, label, k, means, n_threads);
-  return kmreduce::cluster_stats(a, label, k, n_threads);
-}
-inline kmreduce::ClusterStats stats_of(const kmreduce::SparseMatrix& a, const int* label,
-                                int k, const double*, int n_threads) {
-  return kmreduce::cluster_stats(a, label, k, n_threads);
-}
-
 // The options of k-means and of Lloyd from given centres, from one named R
 // list (R/kmeans_cpp_options.R builds it): each name is an option of the
 // core's table (kmeans_options.def), checked there (an unknown name, a value

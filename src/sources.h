@@ -29,6 +29,7 @@ class RBlockSource {
         n_threads_(n_threads), shift_(shift) {}
   kmreduce::index_t n() const { return n_; }
   kmreduce::index_t d() const { return d_; }
+  kmreduce::index_t block_rows() const { return block_; }
   template <class F>
   void visit(F&& f) const {
     for (kmreduce::index_t r0 = 0; r0 < n_; r0 += block_) {
@@ -138,6 +139,12 @@ class AnyCombine {
 //   mpi         NULL (one process) or list(allreduce, rank, size, offset, n):
 //               the rows of this MPI rank, the sums of all ranks
 //   weights     NULL or one positive weight per row (one process only)
+//   one_pass    TRUE for rows costly to read again (a file): the statistics
+//               in one pass where it keeps the digits (cluster_stats.hpp)
+//   cells       NULL, or list(read, fail) for a 10x file: read(first, last)
+//               gives its cells first..last as stored (stored_cells.h), for
+//               the statistics' one pass; fail(cells, message) raises the
+//               R error of a bad block
 // parsed here once; every step's entry point takes it.
 class SourceSpec {
  public:
@@ -170,6 +177,9 @@ class SourceSpec {
                     static_cast<double>(n_));
     if (w_ != nullptr && combine_.size() > 1)
       throw std::invalid_argument("weights on one process only");
+    if (s.containsElementNamed("one_pass") && !Rf_isNull(s["one_pass"]))
+      one_pass_ = Rcpp::as<bool>(s["one_pass"]);
+    if (s.containsElementNamed("cells")) cells_ = s["cells"];
   }
   bool in_memory() const { return rows_ != R_NilValue; }
   SEXP rows() const { return rows_; }
@@ -178,6 +188,8 @@ class SourceSpec {
   const AnyCombine& combine() const { return combine_; }
   bool distributed() const { return combine_.size() > 1; }
   const double* weights() const { return w_; }
+  bool one_pass() const { return one_pass_; }
+  SEXP cells() const { return cells_; }
   // The rows read in blocks, seen minus `shift` (nullptr: none).
   RBlockSource blocks(int n_threads, const double* shift = nullptr) const {
     return RBlockSource(Rcpp::Function(read_), n_, d_, block_, n_threads, shift);
@@ -190,6 +202,8 @@ class SourceSpec {
   AnyCombine combine_;
   Rcpp::NumericVector weights_;  // (kept alive for w_)
   const double* w_ = nullptr;
+  bool one_pass_ = false;
+  SEXP cells_ = R_NilValue;
 };
 
 }  // namespace glue

@@ -337,6 +337,20 @@ stored <- function(x, i, ptr, n_genes, target, size_factors = NULL, first_cell =
        first_cell = first_cell)
 }
 
+# The statistics of the cells `conv` (a converted block: cells as rows) in
+# one pass, as the source of a 10x file describes its rows: the rows read
+# converted, or, with `cells` (the block as stored), the stored-layout
+# kernel for the one pass (its error: the message).
+one_pass_stats <- function(conv, cluster, k, threads, weights = NULL, cells = NULL) {
+  spec <- kmreduce:::cpp_source(
+    read = function(first, last) conv[first:last, , drop = FALSE], n = nrow(conv),
+    d = ncol(conv), block_rows = nrow(conv), weights = weights, one_pass = TRUE,
+    cells = if (!is.null(cells)) {
+      list(read = function(first, last) cells, fail = function(st, msg) stop(msg))
+    })
+  kmreduce:::cluster_stats_cpp(spec, cluster, k, threads)
+}
+
 test_that("the stored cells' product and moments are those of the converted block, bit for bit", {
   # cells as the file stores them (one column per cell), 1100 cells: tasks
   # of 256 cells on both threads; small whole counts and larger ones; a
@@ -366,10 +380,9 @@ test_that("the stored cells' product and moments are those of the converted bloc
                                                      rows, threads),
                        kmreduce:::multiply_cpp(conv, b, 1L))
       for (wt in list(NULL, w)) {
-        expect_identical(kmreduce:::cells_label_moments_cpp(stored(x, i, ptr, 120L, norm$target,
-                                                                   norm$sf), cluster, 6L, threads,
-                                                            wt),
-                         kmreduce:::label_moments_cpp(conv, cluster, 6L, 1L, wt))
+        expect_identical(one_pass_stats(conv, cluster, 6L, threads, wt,
+                                        stored(x, i, ptr, 120L, norm$target, norm$sf)),
+                         one_pass_stats(conv, cluster, 6L, 1L, wt))
       }
     }
   }
@@ -383,10 +396,12 @@ test_that("the stored cells' product and moments are those of the converted bloc
                "room for the block")
   expect_error(kmreduce:::cells_multiply_cpp(stored(x, i, ptr, 121L, 1e4), rows, 2L),
                "non-conformable")
-  expect_error(kmreduce:::cells_label_moments_cpp(stored(x, i, ptr, 120L, 1e4), cluster[-1],
-                                                  6L, 1L), "one label per cell")
-  expect_error(kmreduce:::cells_label_moments_cpp(stored(x, i, ptr, 120L, 1e4), cluster, 5L,
-                                                  1L), "labels must be in 1..k")
+  conv <- kmreduce:::cells_to_rows_cpp(x, i, ptr, 120L, 1e4, NULL, 1)
+  expect_error(one_pass_stats(conv[-1, ], cluster[-1], 6L, 1L,
+                              cells = stored(x, i, ptr, 120L, 1e4)),
+               "a block of cells has the wrong shape")
+  expect_error(one_pass_stats(conv, cluster, 5L, 1L, cells = stored(x, i, ptr, 120L, 1e4)),
+               "cluster labels must be in \\[0, k\\)")
   expect_error(kmreduce:::cells_multiply_cpp(list(x = x, i = i), rows, 1L), "without `ptr`")
 })
 
@@ -416,9 +431,8 @@ test_that("the stored cells' kernels stop at the first bad cell, as the conversi
       expect_identical(tryCatch(kmreduce:::cells_multiply_cpp(stored(case$x, case$i, ptr, 60L,
                                                                      1e4), rows, threads),
                                 error = conditionMessage), conv)
-      expect_identical(tryCatch(kmreduce:::cells_label_moments_cpp(stored(case$x, case$i, ptr, 60L,
-                                                                          1e4), cluster, 4L,
-                                                                   threads),
+      expect_identical(tryCatch(one_pass_stats(matrix(0, 900, 60), cluster, 4L, threads,
+                                               cells = stored(case$x, case$i, ptr, 60L, 1e4)),
                                 error = conditionMessage), conv)
     }
   }

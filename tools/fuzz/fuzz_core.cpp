@@ -138,8 +138,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       ++count[l];
     }
     for (index_t c : count) check(c > 0);
-    const ClusterStats st = cluster_stats(a, res.best.label.data(), k, threads);
-    const ClusterStats ss = cluster_stats(s, res.best.label.data(), k, threads);
+    StatsInput in;
+    in.label = res.best.label.data();
+    in.k = k;
+    in.n_threads = threads;
+    const ClusterStats st = cluster_stats(OneBlock<DenseMatrix>(a), in);
+    const ClusterStats ss = cluster_stats(OneBlock<SparseMatrix>(s), in);
     // Dense and sparse sum in different orders: equal up to rounding at the
     // scale of the data (values of opposite sign may cancel in a centre).
     double maxabs = 0.0;

@@ -495,6 +495,70 @@ void test_lloyd() {
             rp.objective, naive));
 }
 
+// The statistics of rows in memory on one process (the column kernels).
+template <class Matrix>
+ClusterStats stats_in_memory(const Matrix& a, const std::vector<int>& label, index_t k,
+                             int threads, const double* means = nullptr,
+                             const double* weight = nullptr) {
+  StatsInput in;
+  in.label = label.data();
+  in.k = k;
+  in.means = means;
+  in.weight = weight;
+  in.n_threads = threads;
+  return cluster_stats(OneBlock<Matrix>(a), in);
+}
+
+// Rows of a dense matrix visited in blocks of `rows` (a source read block
+// by block: the accumulator's passes).
+struct DenseBlocks {
+  const DenseMatrix& a;
+  index_t rows;
+  std::vector<std::vector<double>> parts;
+  DenseBlocks(const DenseMatrix& a_, index_t rows_) : a(a_), rows(rows_) {
+    for (index_t r0 = 0; r0 < a.n; r0 += rows) {
+      const index_t r1 = std::min(a.n, r0 + rows);
+      std::vector<double> b((r1 - r0) * a.d);
+      for (index_t j = 0; j < a.d; ++j)
+        for (index_t r = r0; r < r1; ++r) b[(r - r0) + (r1 - r0) * j] = a(r, j);
+      parts.push_back(std::move(b));
+    }
+  }
+  index_t n() const { return a.n; }
+  index_t d() const { return a.d; }
+  template <class F>
+  void visit_blocks(F&& f) const {
+    for (std::size_t b = 0; b < parts.size(); ++b) {
+      const index_t r0 = static_cast<index_t>(b) * rows;
+      f(DenseMatrix(parts[b].data(), std::min(rows, a.n - r0), a.d), r0);
+    }
+  }
+  template <class F>
+  void visit_stored(F&& f) const {
+    visit_blocks(f);
+  }
+};
+
+// Two processes holding the same rows: every sum doubled.
+struct TwinCombine {
+  int rank() const { return 0; }
+  int size() const { return 2; }
+  index_t offset() const { return 0; }
+  index_t total_rows(index_t local_rows) const { return 2 * local_rows; }
+  void sum(double* v, index_t m) const {
+    for (index_t t = 0; t < m; ++t) v[t] *= 2.0;
+  }
+};
+
+double stats_gap(const ClusterStats& a, const ClusterStats& b) {
+  double err = std::fabs(a.totss - b.totss) / b.totss + std::fabs(a.sumsq - b.sumsq) / b.sumsq;
+  for (std::size_t t = 0; t < a.centres.size(); ++t)
+    err = std::max(err, std::fabs(a.centres[t] - b.centres[t]) / (1.0 + std::fabs(b.centres[t])));
+  for (std::size_t q = 0; q < a.withinss.size(); ++q)
+    err = std::max(err, std::fabs(a.withinss[q] - b.withinss[q]) / b.withinss[q]);
+  return a.size == b.size && a.weight.size() == b.weight.size() ? err : 1.0;
+}
+
 // Original-space statistics against naive sums, dense and sparse, with and
 // without the means given.
 void test_stats() {
@@ -523,15 +587,15 @@ void test_stats() {
               std::fabs(s.sumsq - sumsq) <= 1e-10 * sumsq && err <= 1e-10 && size == a.n,
           std::string("cluster statistics (") + what + ") vs naive sums");
   };
-  verify(cluster_stats(a, b.truth.data(), k, 2), "dense");
-  verify(cluster_stats_from_means(a, b.truth.data(), k, means.data(), 2), "dense, means given");
+  verify(stats_in_memory(a, b.truth, k, 2), "dense");
+  verify(stats_in_memory(a, b.truth, k, 2, means.data()), "dense, means given");
   // k <= 16 takes the masked AVX-512 sums; more clusters the other path.
   const index_t k2 = 20;
   std::vector<int> l2(a.n);
   for (index_t r = 0; r < a.n; ++r) l2[r] = static_cast<int>((r * 7) % k2);
   std::vector<double> m2;
   const double o2 = naive_objective(a, l2, k2, &m2);
-  const ClusterStats s2 = cluster_stats(a, l2.data(), k2, 1);
+  const ClusterStats s2 = stats_in_memory(a, l2, k2, 1);
   double w2 = 0.0;
   for (double v : s2.withinss) w2 += v;
   check(std::fabs(w2 - o2) <= 1e-10 * o2, "cluster statistics, k = 20, vs naive sums");
@@ -540,10 +604,9 @@ void test_stats() {
     // the same bits on 1 and 2 threads, with and without the means
     const Blobs big(2503, 9, 5, 7);
     const DenseMatrix ab = big.dense();
-    const ClusterStats one = cluster_stats(ab, big.truth.data(), big.k, 1);
-    const ClusterStats two = cluster_stats(ab, big.truth.data(), big.k, 2);
-    const ClusterStats from = cluster_stats_from_means(ab, big.truth.data(), big.k,
-                                                       one.centres.data(), 2);
+    const ClusterStats one = stats_in_memory(ab, big.truth, big.k, 1);
+    const ClusterStats two = stats_in_memory(ab, big.truth, big.k, 2);
+    const ClusterStats from = stats_in_memory(ab, big.truth, big.k, 2, one.centres.data());
     check(one.withinss == two.withinss && one.totss == two.totss && one.sumsq == two.sumsq &&
               one.centres == two.centres && from.withinss == one.withinss &&
               from.totss == one.totss,
@@ -551,12 +614,79 @@ void test_stats() {
   }
   const Sparse s(b.x, a.n, a.d);
   const DenseMatrix sd(s.dense_values.data(), a.n, a.d);
-  const ClusterStats ss = cluster_stats(s.m, b.truth.data(), k, 2);
-  const ClusterStats sds = cluster_stats(sd, b.truth.data(), k, 2);
+  const ClusterStats ss = stats_in_memory(s.m, b.truth, k, 2);
+  const ClusterStats sds = stats_in_memory(sd, b.truth, k, 2);
   double err = std::fabs(ss.totss - sds.totss) / sds.totss;
   for (std::size_t t = 0; t < ss.centres.size(); ++t)
     err = std::max(err, std::fabs(ss.centres[t] - sds.centres[t]));
   check(err <= 1e-10, fmt("cluster statistics sparse = dense, error %g", err));
+}
+
+// The accumulator (rows in blocks, processes): two passes and one pass equal
+// the column kernels to rounding, with and without weights; one pass gives
+// way to the second where its differences would lose digits; two processes
+// holding the same rows give the statistics of the rows twice over.
+void test_stats_blocks() {
+  for (double offset : {0.0, 1e6}) {
+    const Blobs b(1203, 11, 5, 13, offset);
+    const DenseMatrix a = b.dense();
+    std::vector<double> w(a.n);
+    for (index_t r = 0; r < a.n; ++r) w[r] = 0.5 + static_cast<double>(r % 7) / 4.0;
+    const DenseBlocks blocks(a, 100);
+    for (const double* wp : {static_cast<const double*>(nullptr),
+                             static_cast<const double*>(w.data())}) {
+      const std::string what = fmt(", offset %g", offset) + (wp ? ", weighted" : "");
+      const ClusterStats ref = stats_in_memory(a, b.truth, b.k, 2, nullptr, wp);
+      StatsInput in;
+      in.label = b.truth.data();
+      in.k = b.k;
+      in.weight = wp;
+      in.n_threads = 2;
+      const ClusterStats two = cluster_stats(blocks, in);
+      check(stats_gap(two, ref) <= 1e-10, "statistics in blocks, two passes" + what);
+      in.one_pass = true;
+      const ClusterStats one = cluster_stats(blocks, in);
+      check(stats_gap(one, ref) <= (offset == 0.0 ? 1e-9 : 1e-10),
+            "statistics in blocks, one pass" + what);
+      // far from the origin the differences would lose digits: the two
+      // passes from the start, the same bits
+      check(offset == 0.0 || (one.withinss == two.withinss && one.centres == two.centres &&
+                              one.totss == two.totss && one.sumsq == two.sumsq),
+            "one pass gives way to the two passes" + what);
+      in.n_threads = 1;
+      const ClusterStats one1 = cluster_stats(blocks, in);
+      check(one1.withinss == one.withinss && one1.centres == one.centres &&
+                one1.totss == one.totss,
+            "one pass: the same bits on 1 and 2 threads" + what);
+      if (wp) continue;
+      in.one_pass = false;
+      const ClusterStats twin = cluster_stats(OneBlock<DenseMatrix>(a), in, TwinCombine());
+      bool doubled = twin.centres.size() == ref.centres.size();
+      for (index_t q = 0; q < b.k; ++q) doubled = doubled && twin.size[q] == 2 * ref.size[q];
+      check(doubled && std::fabs(twin.totss - 2 * ref.totss) <= 1e-10 * ref.totss &&
+                std::fabs(twin.withinss[0] - 2 * ref.withinss[0]) <= 1e-10 * ref.withinss[0],
+            "two processes holding the same rows: the statistics twice over" + what);
+      // one pass on two processes (far from the origin: giving way to the
+      // two passes, the same bits as they give)
+      in.one_pass = true;
+      const ClusterStats twin1 = cluster_stats(OneBlock<DenseMatrix>(a), in, TwinCombine());
+      check(twin1.size == twin.size && stats_gap(twin1, twin) <= 1e-9 &&
+                (offset == 0.0 || (twin1.withinss == twin.withinss &&
+                                   twin1.centres == twin.centres && twin1.totss == twin.totss)),
+            "two processes, one pass" + what);
+    }
+  }
+  // labels outside [0, k) are refused, whatever the source
+  const Blobs b(50, 3, 2, 5);
+  std::vector<int> bad = b.truth;
+  bad[7] = 2;
+  std::string msg;
+  try {
+    stats_in_memory(b.dense(), bad, 2, 1);
+  } catch (const std::invalid_argument& e) {
+    msg = e.what();
+  }
+  check(msg == "cluster labels must be in [0, k)", "statistics: labels outside [0, k)");
 }
 
 // Sums by label (cluster_sums, weighted_cluster_sums: masked AVX-512 sums
@@ -1065,6 +1195,7 @@ int main() {
   test_kmeans();
   test_lloyd();
   test_stats();
+  test_stats_blocks();
   test_label_sums();
   test_two_nearest();
   test_nearest_block();

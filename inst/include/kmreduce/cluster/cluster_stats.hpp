@@ -1,20 +1,40 @@
 // kmreduce: the statistics stats::kmeans reports, computed on the ORIGINAL
-// data for a given partition: centres (means), within-cluster sums of squares,
-// sizes, total sum of squares about the grand mean, and ||A||_F^2.
-// Squared differences are summed directly (no ||x||^2 - ||mu||^2 cancellation);
-// for sparse data the zeros of each cluster in a column are counted and add
-// their squared centre (no cancellation either).
+// data for a given partition: centres (means), within-cluster sums of
+// squares, sizes, total sum of squares about the grand mean, and ||A||_F^2;
+// with observation weights their weighted forms and each cluster's weight.
+//
+// One entry, cluster_stats(source, input, combine), over any row source
+// (row_source.hpp: visit_blocks(), visit_stored()):
+//   - rows in memory on one process: the column kernels below, which take
+//     each column's moments and then its squared deviations while it is in
+//     cache (on AVX-512 with k <= 16: the sums, then the deviations by row
+//     blocks; Lloyd's means, when known, stand for the sums);
+//   - otherwise the accumulator of label_moments.hpp: the moments of the
+//     blocks by label, summed over the blocks and the processes, and ONE
+//     finish (detail::finish_moments()): the centres, and either the
+//     statistics as differences of the moments (one pass, for sources that
+//     are costly to read again, where the differences keep the digits) or
+//     the grand mean for a second pass over the squared deviations (two
+//     passes; after a one pass that would lose digits, from the start).
+// Squared differences are summed directly (no ||x||^2 - ||mu||^2
+// cancellation) except in that one pass; for sparse data the zeros of each
+// cluster in a column are counted and add their squared centre (no
+// cancellation either).
 #ifndef KMREDUCE_CLUSTER_STATS_HPP
 #define KMREDUCE_CLUSTER_STATS_HPP
 
 #include <algorithm>
+#include <cfloat>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
-#include "../kernels/matrix.hpp"
-#include "../runtime/memory.hpp"
-#include "../kernels/products.hpp"
 #include "../data/row_source.hpp"
+#include "../kernels/label_sums.hpp"
+#include "../kernels/matrix.hpp"
+#include "../kernels/products.hpp"
+#include "../runtime/memory.hpp"
+#include "label_moments.hpp"
 
 namespace kmreduce {
 
@@ -28,6 +48,21 @@ struct ClusterStats {
                                  // weights (weighted statistics only)
 };
 
+// What the statistics take besides the rows.
+struct StatsInput {
+  const int* label = nullptr;      // one per row of the source, in [0, k)
+  index_t k = 0;
+  const double* weight = nullptr;  // one positive weight per row, or nullptr:
+                                   // every row counts 1 (the weights' policy)
+  const double* means = nullptr;   // k x d: the cluster means of these labels
+                                   // when known (Lloyd's centres when no label
+                                   // changed), or nullptr: dense rows in memory
+                                   // then skip the sums (AVX-512, k <= 16)
+  bool one_pass = false;           // rows costly to read again (a file): one
+                                   // pass where its differences keep the digits
+  int n_threads = 1;
+};
+
 namespace detail {
 inline void check_labels(const int* label, index_t n, index_t k,
                          std::vector<index_t>& size) {
@@ -39,10 +74,13 @@ inline void check_labels(const int* label, index_t n, index_t k,
   }
 }
 
+// ---------------------------------------------------------------------------
+// Rows in memory on one process: column kernels.
+
 // Per-column parts (k x d and d) summed serially over columns: deterministic.
-inline void finish(ClusterStats& s, const std::vector<double>& wpart,
-                   const std::vector<double>& tpart,
-                   const std::vector<double>& spart, index_t k, index_t d) {
+inline void sum_columns(ClusterStats& s, const std::vector<double>& wpart,
+                        const std::vector<double>& tpart, const std::vector<double>& spart,
+                        index_t k, index_t d) {
   s.withinss.assign(k, 0.0);
   for (index_t j = 0; j < d; ++j) {
     for (index_t q = 0; q < k; ++q) s.withinss[q] += wpart[q + k * j];
@@ -53,12 +91,13 @@ inline void finish(ClusterStats& s, const std::vector<double>& wpart,
   for (double& w : s.withinss) w = std::max(0.0, w);
   s.totss = std::max(0.0, s.totss);
 }
+
 // For s.centres the cluster means (k <= 16 on AVX-512): each row's squared
 // distance to its centre and to the column means in one pass by row blocks
 // (row_deviations); withinss are the rows' distances summed in row order, as
 // stats::kmeans does; also totss and ||A||_F^2.
-inline void deviations(const DenseMatrix& a, const int* label, index_t k,
-                       ClusterStats& s, int n_threads) {
+inline void row_block_deviations(const DenseMatrix& a, const int* label, index_t k,
+                                 ClusterStats& s, int n_threads) {
   const index_t n = a.n, d = a.d;
   std::vector<double> mean(d, 0.0), dist = rows_array(n, 0.0);
   for (index_t j = 0; j < d; ++j) {
@@ -72,93 +111,14 @@ inline void deviations(const DenseMatrix& a, const int* label, index_t k,
   for (index_t r = 0; r < n; ++r) s.withinss[label[r]] += dist[r];
 }
 
-// Squared deviations of column j of sparse `a` from the centres `c` (one per
-// cluster) into w (k) and from `mean` into tot: the nonzeros summed
-// directly, the zeros of cluster q (size[q] minus its nonzeros in the
-// column) adding zeros * c_q^2. Every term is non-negative: no cancellation
-// (the form n c^2 + sum((v - c)^2 - c^2) loses every digit when the column
-// sits far from zero). `nz`: scratch for k counts.
-inline void sparse_deviations(const SparseMatrix& a, index_t j, const int* label,
-                              const double* c, index_t k, double mean, const index_t* size,
-                              std::vector<index_t>& nz, double* w, double& tot) {
-  nz.assign(k, 0);
-  std::fill(w, w + k, 0.0);
-  double t = 0.0;
-  for (index_t p = a.p[j]; p < a.p[j + 1]; ++p) {
-    const int q = label[a.i[p]];
-    const double e = a.x[p] - c[q], f = a.x[p] - mean;
-    w[q] += e * e;
-    t += f * f;
-    ++nz[q];
-  }
-  for (index_t q = 0; q < k; ++q) w[q] += static_cast<double>(size[q] - nz[q]) * c[q] * c[q];
-  tot = t + static_cast<double>(a.n - (a.p[j + 1] - a.p[j])) * mean * mean;
-}
-
-// sparse_deviations() with observation weights w (one per row): the
-// nonzeros summed directly, the zeros of cluster q (weight wq[q] less its
-// nonzeros' weights; none when all its rows are nonzeros in the column)
-// adding their weight times c_q^2. Every term is non-negative.
-inline void sparse_deviations_weighted(const SparseMatrix& a, index_t j, const int* label,
-                                       const double* wrow, const double* c, index_t k,
-                                       double mean, const double* wq, double wall,
-                                       const index_t* size, std::vector<index_t>& nz,
-                                       std::vector<double>& nzw, double* w, double& tot) {
-  nz.assign(k, 0);
-  nzw.assign(k, 0.0);
-  std::fill(w, w + k, 0.0);
-  double t = 0.0, tw = 0.0;
-  for (index_t p = a.p[j]; p < a.p[j + 1]; ++p) {
-    const int q = label[a.i[p]];
-    const double wr = wrow[a.i[p]];
-    const double e = a.x[p] - c[q], f = a.x[p] - mean;
-    w[q] += wr * e * e;
-    t += wr * f * f;
-    ++nz[q];
-    nzw[q] += wr;
-    tw += wr;
-  }
-  for (index_t q = 0; q < k; ++q) {
-    if (nz[q] < size[q]) w[q] += std::max(0.0, wq[q] - nzw[q]) * c[q] * c[q];
-  }
-  if (a.p[j + 1] - a.p[j] < a.n) t += std::max(0.0, wall - tw) * mean * mean;
-  tot = t;
-}
-}  // namespace detail
-
-// Dense: column by column (parallel over columns), each column swept twice
-// while it is in cache: cluster sums (four interleaved accumulators, as
-// cluster_sums), sum and sum of squares; then the squared deviations from the
-// centres and from the column mean. On AVX-512 with k <= 16 the masked sums
-// and the deviations by row blocks; on AVX2 (and AVX-512 with k > 16) the
-// same two sweeps four columns at a time (label_stats_columns4).
-inline ClusterStats cluster_stats(const DenseMatrix& a, const int* label,
-                                  index_t k, int n_threads) {
-  ClusterStats s;
+// Dense, portable: column by column (parallel over columns), each column
+// swept twice while it is in cache: cluster sums (four interleaved
+// accumulators, as cluster_sums), sum and sum of squares; then the squared
+// deviations from the centres and from the column mean.
+inline void dense_columns(const DenseMatrix& a, const int* label, index_t k, ClusterStats& s,
+                          int n_threads) {
   const index_t n = a.n, d = a.d;
-  detail::check_labels(label, n, k, s.size);
-  s.centres.assign(k * d, 0.0);
   std::vector<double> wpart(k * d, 0.0), tpart(d, 0.0), spart(d, 0.0);
-  if (label_kernels(k)) {
-    // k <= 16 on AVX-512: the cluster sums column by column (masked vector
-    // adds), then the deviations by row blocks (detail::deviations).
-    label_sums_columns(a.x, n, d, label, k, s.centres.data(), n_threads);
-    for (index_t j = 0; j < d; ++j)
-      for (index_t q = 0; q < k; ++q) {
-        double& c = s.centres[q + k * j];
-        c = s.size[q] > 0 ? c / static_cast<double>(s.size[q]) : 0.0;
-      }
-    detail::deviations(a, label, k, s, n_threads);
-    return s;
-  }
-  if (label_kernels4()) {
-    // AVX2 (and k > 16 on AVX-512): four columns at a time, the rows
-    // transposed in registers (label_stats_columns4).
-    label_stats_columns4(a.x, n, d, label, k, s.size.data(), s.centres.data(), wpart.data(),
-                         tpart.data(), spart.data(), n_threads);
-    detail::finish(s, wpart, tpart, spart, k, d);
-    return s;
-  }
   const double work = 2.0 * static_cast<double>(n) * d;
   parallel_for_scratch<std::vector<double>>(d, n_threads, [&](index_t j, std::vector<double>& acc) {
     acc.resize(4 * k);
@@ -219,31 +179,44 @@ inline ClusterStats cluster_stats(const DenseMatrix& a, const int* label,
     tpart[j] = tot;
     spart[j] = ss;
   }, work);
-  detail::finish(s, wpart, tpart, spart, k, d);
-  return s;
+  sum_columns(s, wpart, tpart, spart, k, d);
 }
 
-// The statistics when the centres are known to be the cluster means of these
-// labels (Lloyd's centres when it stopped because no label changed): one
-// pass over the data instead of two. Elsewhere (k > 16, no AVX-512) the
-// general two sweeps, which recompute the means.
-inline ClusterStats cluster_stats_from_means(const DenseMatrix& a,
-                                            const int* label, index_t k,
-                                            const double* centres,
-                                            int n_threads) {
-  if (!label_kernels(k)) return cluster_stats(a, label, k, n_threads);
-  ClusterStats s;
-  detail::check_labels(label, a.n, k, s.size);
-  s.centres.assign(centres, centres + k * a.d);
-  detail::deviations(a, label, k, s, n_threads);
-  return s;
+// Dense, unweighted. On AVX-512 with k <= 16 the masked sums (or Lloyd's
+// means, given) and the deviations by row blocks; on AVX2 (and AVX-512 with
+// k > 16) the two sweeps four columns at a time (label_stats_columns4);
+// elsewhere dense_columns().
+inline void dense_stats(const DenseMatrix& a, const int* label, index_t k,
+                        const double* means, ClusterStats& s, int n_threads) {
+  const index_t d = a.d;
+  s.centres.assign(k * d, 0.0);
+  if (label_kernels(k)) {
+    if (means != nullptr) {
+      s.centres.assign(means, means + k * d);
+    } else {
+      label_sums_columns(a.x, a.n, d, label, k, s.centres.data(), n_threads);
+      for (index_t j = 0; j < d; ++j)
+        for (index_t q = 0; q < k; ++q) {
+          double& c = s.centres[q + k * j];
+          c = s.size[q] > 0 ? c / static_cast<double>(s.size[q]) : 0.0;
+        }
+    }
+    row_block_deviations(a, label, k, s, n_threads);
+    return;
+  }
+  if (label_kernels4()) {
+    std::vector<double> wpart(k * d, 0.0), tpart(d, 0.0), spart(d, 0.0);
+    label_stats_columns4(a.x, a.n, d, label, k, s.size.data(), s.centres.data(), wpart.data(),
+                         tpart.data(), spart.data(), n_threads);
+    sum_columns(s, wpart, tpart, spart, k, d);
+    return;
+  }
+  dense_columns(a, label, k, s, n_threads);
 }
 
-inline ClusterStats cluster_stats(const SparseMatrix& a, const int* label,
-                                  index_t k, int n_threads) {
-  ClusterStats s;
+inline void sparse_stats(const SparseMatrix& a, const int* label, index_t k, ClusterStats& s,
+                         int n_threads) {
   const index_t n = a.n, d = a.d;
-  detail::check_labels(label, n, k, s.size);
   s.centres.assign(k * d, 0.0);
   cluster_sums(a, label, k, s.centres.data(), n_threads);
   std::vector<double> wpart(k * d, 0.0), tpart(d, 0.0), spart(d, 0.0);
@@ -259,180 +232,18 @@ inline ClusterStats cluster_stats(const SparseMatrix& a, const int* label,
       ss += a.x[t] * a.x[t];
     }
     mean /= static_cast<double>(n);
-    detail::sparse_deviations(a, j, label, c, k, mean, s.size.data(), nz, w, tpart[j]);
+    sparse_deviations(a, j, label, c, k, mean, s.size.data(), nz, w, tpart[j]);
     spart[j] = ss;
   }, 2.0 * static_cast<double>(a.p[d]) + d * k);
-  detail::finish(s, wpart, tpart, spart, k, d);
-  return s;
+  sum_columns(s, wpart, tpart, spart, k, d);
 }
 
-// Streaming (row blocks of a larger matrix): the two passes of
-// cluster_stats over one block each. block_moments adds the block's cluster
-// sums (k x d), sizes and sum of squares; block_deviations adds the squared
-// deviations from given centres (by cluster) and from the column means.
-struct BlockMoments {
-  std::vector<double> sums;    // k x d, column-major
-  std::vector<index_t> size;   // k
-  double sumsq = 0.0;
-};
-
-template <class Matrix>
-BlockMoments block_moments(const Matrix& a, const int* label, index_t k,
-                           int n_threads, bool with_sumsq = true) {
-  BlockMoments m;
-  detail::check_labels(label, a.n, k, m.size);
-  m.sums.assign(k * a.d, 0.0);
-  cluster_sums(a, label, k, m.sums.data(), n_threads);
-  if (with_sumsq)
-    for (double v : column_sqnorms(a)) m.sumsq += v;
-  return m;
-}
-
-// One-pass moments of a block by cluster, with optional row weights w (or
-// nullptr): sums (k x d, column-major) += sum of w_r x_r, size (k) += sum
-// of w_r, sq (k) += sum of w_r ||x_r||^2. Columns in parallel; the squares
-// are summed per column and then over the columns in order (the same for
-// every thread count). Dense or sparse (stored values only) columns.
-namespace detail {
-// Column j's terms into s (k) and q (k).
-inline void label_moments_column(const DenseMatrix& a, index_t j, const int* label,
-                                 const double* w, double* s, double* q) {
-  const double* col = a.x + a.n * j;
-  for (index_t r = 0; r < a.n; ++r) {
-    const int c = label[r];
-    const double x = col[r], wx = w != nullptr ? w[r] * x : x;
-    s[c] += wx;
-    q[c] += wx * x;
-  }
-}
-inline void label_moments_column(const SparseMatrix& a, index_t j, const int* label,
-                                 const double* w, double* s, double* q) {
-  for (index_t t = a.p[j]; t < a.p[j + 1]; ++t) {
-    const index_t r = a.i[t];
-    const int c = label[r];
-    const double x = a.x[t], wx = w != nullptr ? w[r] * x : x;
-    s[c] += wx;
-    q[c] += wx * x;
-  }
-}
-inline double stored_count(const DenseMatrix& a) {
-  return static_cast<double>(a.n) * static_cast<double>(a.d);
-}
-inline double stored_count(const SparseMatrix& a) { return static_cast<double>(a.nnz()); }
-}  // namespace detail
-
-template <class Matrix>
-void label_moments(const Matrix& a, const int* label, const double* w, index_t k,
-                   double* sums, double* size, double* sq, int n_threads) {
-  std::vector<index_t> counts;
-  detail::check_labels(label, a.n, k, counts);
-  for (index_t r = 0; r < a.n; ++r) size[label[r]] += w != nullptr ? w[r] : 1.0;
-  std::vector<double> qpart(static_cast<std::size_t>(k * a.d), 0.0);
-  parallel_for(a.d, n_threads, [&](index_t j, int) {
-    detail::label_moments_column(a, j, label, w, sums + k * j, qpart.data() + k * j);
-  }, 2.0 * detail::stored_count(a));
-  for (index_t j = 0; j < a.d; ++j)
-    for (index_t c = 0; c < k; ++c) sq[c] += qpart[c + k * j];
-}
-
-struct BlockDeviations {
-  std::vector<double> withinss;  // k
-  double totss = 0.0;
-};
-
-inline BlockDeviations block_deviations(const DenseMatrix& a, const int* label,
-                                        const double* centres, index_t k,
-                                        const double* mean) {
-  BlockDeviations out;
-  std::vector<index_t> size;
-  detail::check_labels(label, a.n, k, size);
-  out.withinss.assign(k, 0.0);
-  for (index_t j = 0; j < a.d; ++j) {
-    const double* col = a.x + a.n * j;
-    const double* c = centres + k * j;
-    double t = 0.0;
-    for (index_t r = 0; r < a.n; ++r) {
-      const double e = col[r] - c[label[r]], f = col[r] - mean[j];
-      out.withinss[label[r]] += e * e;
-      t += f * f;
-    }
-    out.totss += t;
-  }
-  return out;
-}
-
-// Sparse: the zeros of a column contribute c^2 to their cluster and mean^2
-// to the total, counted as in cluster_stats.
-inline BlockDeviations block_deviations(const SparseMatrix& a, const int* label,
-                                        const double* centres, index_t k,
-                                        const double* mean) {
-  BlockDeviations out;
-  std::vector<index_t> size, nz;
-  detail::check_labels(label, a.n, k, size);
-  out.withinss.assign(k, 0.0);
-  std::vector<double> w(k);
-  for (index_t j = 0; j < a.d; ++j) {
-    double t = 0.0;
-    detail::sparse_deviations(a, j, label, centres + k * j, k, mean[j], size.data(), nz,
-                              w.data(), t);
-    for (index_t q = 0; q < k; ++q) out.withinss[q] += w[q];
-    out.totss += t;
-  }
-  return out;
-}
-
-// The statistics of a partition of rows read block by block (an
-// out-of-core matrix) or spread over processes (Combine, row_source.hpp):
-// the two passes of cluster_stats with block_moments and block_deviations
-// on each block (src.visit_blocks(f): f(matrix block, first row)), the
-// per-block parts summed, then across processes.
-template <class Source, class Combine = LocalCombine>
-ClusterStats cluster_stats_blocks(const Source& src, const int* label, index_t k,
-                                  int n_threads, const Combine& combine = Combine()) {
-  const index_t d = src.d();
-  std::vector<double> acc(k * d + k + 1, 0.0);  // sums, sizes, sum of squares
-  src.visit_blocks([&](const auto& a, index_t r0) {
-    const BlockMoments m = block_moments(a, label + r0, k, n_threads, true);
-    for (index_t t = 0; t < k * d; ++t) acc[t] += m.sums[t];
-    for (index_t q = 0; q < k; ++q) acc[k * d + q] += static_cast<double>(m.size[q]);
-    acc[k * d + k] += m.sumsq;
-  });
-  combine.sum(acc.data(), static_cast<index_t>(acc.size()));
-  ClusterStats s;
-  s.size.assign(k, 0);
-  s.centres.assign(k * d, 0.0);
-  std::vector<double> mean(d, 0.0);
-  const double n_all = static_cast<double>(combine.total_rows(src.n()));
-  for (index_t q = 0; q < k; ++q) s.size[q] = static_cast<index_t>(acc[k * d + q]);
-  for (index_t j = 0; j < d; ++j) {
-    for (index_t q = 0; q < k; ++q) {
-      const double sum = acc[q + k * j];
-      mean[j] += sum;
-      s.centres[q + k * j] = s.size[q] > 0 ? sum / static_cast<double>(s.size[q]) : sum;
-    }
-    mean[j] /= n_all;
-  }
-  s.sumsq = acc[k * d + k];
-  std::vector<double> dev(k + 1, 0.0);  // withinss, totss
-  src.visit_blocks([&](const auto& a, index_t r0) {
-    const BlockDeviations v = block_deviations(a, label + r0, s.centres.data(), k, mean.data());
-    for (index_t q = 0; q < k; ++q) dev[q] += v.withinss[q];
-    dev[k] += v.totss;
-  });
-  combine.sum(dev.data(), k + 1);
-  s.withinss.assign(dev.begin(), dev.begin() + k);
-  s.totss = dev[k];
-  return s;
-}
-
-// ---------------------------------------------------------------------------
-// Weighted statistics (observation weights w, one positive weight per row):
-// centres are the weighted means, withinss[q] = sum_{r in q} w_r ||x_r - c_q||^2,
-// totss = sum_r w_r ||x_r - m||^2 about the weighted grand mean m, sumsq =
-// sum_r w_r ||x_r||^2; `size` counts rows and `weight` holds each cluster's
-// sum of weights. For whole weights, the statistics of the rows repeated.
-// Column by column (parallel over columns), each column in a fixed order.
-namespace detail {
+// Weighted: centres are the weighted means, withinss[q] = sum_{r in q} w_r
+// ||x_r - c_q||^2, totss = sum_r w_r ||x_r - m||^2 about the weighted grand
+// mean m, sumsq = sum_r w_r ||x_r||^2; `size` counts rows and `weight` holds
+// each cluster's sum of weights. For whole weights, the statistics of the
+// rows repeated. Column by column (parallel over columns), each column in a
+// fixed order.
 inline void label_weight_sums(const int* label, const double* w, index_t n, index_t k,
                               ClusterStats& s, double& total) {
   s.weight.assign(k, 0.0);
@@ -442,15 +253,12 @@ inline void label_weight_sums(const int* label, const double* w, index_t n, inde
     total += w[r];
   }
 }
-}  // namespace detail
 
-inline ClusterStats cluster_stats_weighted(const DenseMatrix& a, const int* label, index_t k,
-                                           const double* w, int n_threads) {
-  ClusterStats s;
+inline void dense_stats_weighted(const DenseMatrix& a, const int* label, index_t k,
+                                 const double* w, ClusterStats& s, int n_threads) {
   const index_t n = a.n, d = a.d;
-  detail::check_labels(label, n, k, s.size);
   double wall = 0.0;
-  detail::label_weight_sums(label, w, n, k, s, wall);
+  label_weight_sums(label, w, n, k, s, wall);
   s.centres.assign(k * d, 0.0);
   std::vector<double> wpart(k * d, 0.0), tpart(d, 0.0), spart(d, 0.0);
   parallel_for_scratch<std::vector<double>>(d, n_threads, [&](index_t j, std::vector<double>& acc) {
@@ -480,19 +288,16 @@ inline ClusterStats cluster_stats_weighted(const DenseMatrix& a, const int* labe
     tpart[j] = tot;
     spart[j] = ss;
   }, 4.0 * static_cast<double>(n) * d);
-  detail::finish(s, wpart, tpart, spart, k, d);
-  return s;
+  sum_columns(s, wpart, tpart, spart, k, d);
 }
 
 // Sparse: the zeros of column j in cluster q contribute their weight times
-// c^2, each term non-negative (detail::sparse_deviations_weighted()).
-inline ClusterStats cluster_stats_weighted(const SparseMatrix& a, const int* label, index_t k,
-                                           const double* w, int n_threads) {
-  ClusterStats s;
+// c^2, each term non-negative (sparse_deviations_weighted()).
+inline void sparse_stats_weighted(const SparseMatrix& a, const int* label, index_t k,
+                                  const double* w, ClusterStats& s, int n_threads) {
   const index_t n = a.n, d = a.d;
-  detail::check_labels(label, n, k, s.size);
   double wall = 0.0;
-  detail::label_weight_sums(label, w, n, k, s, wall);
+  label_weight_sums(label, w, n, k, s, wall);
   s.centres.assign(k * d, 0.0);
   weighted_cluster_sums(a, label, w, k, s.centres.data(), n_threads);
   std::vector<double> wpart(k * d, 0.0), tpart(d, 0.0), spart(d, 0.0);
@@ -512,109 +317,183 @@ inline ClusterStats cluster_stats_weighted(const SparseMatrix& a, const int* lab
     double tot = 0.0;
     std::vector<index_t> nz;
     std::vector<double> nzw;
-    detail::sparse_deviations_weighted(a, j, label, w, c, k, mean, s.weight.data(), wall,
-                                       s.size.data(), nz, nzw, wp, tot);
+    sparse_deviations_weighted(a, j, label, w, c, k, mean, s.weight.data(), wall,
+                               s.size.data(), nz, nzw, wp, tot);
     tpart[j] = tot;
     spart[j] = ss;
   }, 4.0 * static_cast<double>(a.p[d]) + d * k);
-  detail::finish(s, wpart, tpart, spart, k, d);
-  return s;
+  sum_columns(s, wpart, tpart, spart, k, d);
 }
 
-// cluster_stats_blocks() with weights (one per row of the source, global
-// row order): the weighted statistics of rows read block by block.
-namespace detail {
-inline void weighted_deviations(const DenseMatrix& a, const int* label, const double* w,
-                                const double* centres, index_t k, const double* mean,
-                                double* withinss, double& totss) {
-  for (index_t j = 0; j < a.d; ++j) {
-    const double* col = a.x + a.n * j;
-    const double* c = centres + k * j;
-    double t = 0.0;
-    for (index_t r = 0; r < a.n; ++r) {
-      const double e = col[r] - c[label[r]], f = col[r] - mean[j];
-      withinss[label[r]] += w[r] * e * e;
-      t += w[r] * f * f;
-    }
-    totss += t;
+inline void resident_matrix_stats(const DenseMatrix& a, const StatsInput& in, ClusterStats& s) {
+  if (in.weight != nullptr) {
+    dense_stats_weighted(a, in.label, in.k, in.weight, s, in.n_threads);
+  } else {
+    dense_stats(a, in.label, in.k, in.means, s, in.n_threads);
   }
 }
-inline void weighted_deviations(const SparseMatrix& a, const int* label, const double* w,
-                                const double* centres, index_t k, const double* mean,
-                                double* withinss, double& totss) {
-  std::vector<double> wq(k, 0.0), nzw, dev(k);
-  std::vector<index_t> size(k, 0), nz;
-  double wall = 0.0;
-  for (index_t r = 0; r < a.n; ++r) {
-    wq[label[r]] += w[r];
-    ++size[label[r]];
-    wall += w[r];
-  }
-  for (index_t j = 0; j < a.d; ++j) {
-    double t = 0.0;
-    detail::sparse_deviations_weighted(a, j, label, w, centres + k * j, k, mean[j], wq.data(),
-                                       wall, size.data(), nz, nzw, dev.data(), t);
-    for (index_t q = 0; q < k; ++q) withinss[q] += dev[q];
-    totss += t;
+inline void resident_matrix_stats(const SparseMatrix& a, const StatsInput& in, ClusterStats& s) {
+  if (in.weight != nullptr) {
+    sparse_stats_weighted(a, in.label, in.k, in.weight, s, in.n_threads);
+  } else {
+    sparse_stats(a, in.label, in.k, s, in.n_threads);
   }
 }
-inline double weighted_sumsq(const DenseMatrix& a, const double* w) {
-  double s = 0.0;
-  for (index_t j = 0; j < a.d; ++j)
-    for (index_t r = 0; r < a.n; ++r) s += w[r] * a.x[r + a.n * j] * a.x[r + a.n * j];
-  return s;
+
+// The column kernels for rows in memory (s.size: the labels' counts);
+// false for other sources.
+template <class Source>
+bool resident_stats(const Source&, const StatsInput&, ClusterStats&) {
+  return false;
 }
-inline double weighted_sumsq(const SparseMatrix& a, const double* w) {
-  double s = 0.0;
-  for (index_t t = 0; t < a.nnz(); ++t) s += w[a.i[t]] * a.x[t] * a.x[t];
-  return s;
+template <class Matrix>
+bool resident_stats(const OneBlock<Matrix>& src, const StatsInput& in, ClusterStats& s) {
+  resident_matrix_stats(src.matrix(), in, s);
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// The finish of the accumulator.
+
+// A sum in long double to a double, as R's sum() gives it (beyond the
+// largest double: infinite).
+inline double extended_to_double(long double s) {
+  if (s > DBL_MAX) return std::numeric_limits<double>::infinity();
+  if (s < -DBL_MAX) return -std::numeric_limits<double>::infinity();
+  return static_cast<double>(s);
+}
+inline double extended_sum(const double* v, index_t n) {
+  long double s = 0.0L;
+  for (index_t t = 0; t < n; ++t) s += v[t];
+  return extended_to_double(s);
+}
+
+// One pass: withinss[q] = S_q - |sum_q|^2 / weight_q and totss likewise
+// about the grand mean (S: the sums of squares), summed in long double as
+// R's rowSums(), colSums() and sum() summed them when this step was R code
+// (the same numbers), never below zero. True when they keep the digits: the
+// difference loses digits when a cluster sits far from the origin against
+// its spread, and where it would lose more than 4 of them (S > 10^4
+// withinss, or the same for the total) the two passes are taken instead
+// (cluster_stats()). Counts and log-counts sit near the origin: one pass.
+inline bool one_pass_differences(const LabelMoments& m, ClusterStats& s) {
+  const index_t k = m.k(), d = m.d();
+  const double* sums = m.sums();
+  const double* w = m.weight();
+  const double* sq = m.sq();
+  std::vector<long double> norm2(static_cast<std::size_t>(k), 0.0L);
+  for (index_t j = 0; j < d; ++j)
+    for (index_t q = 0; q < k; ++q) norm2[q] += sums[q + k * j] * sums[q + k * j];
+  s.withinss.assign(k, 0.0);
+  for (index_t q = 0; q < k; ++q) {
+    const double between =
+        w[q] > 0 ? static_cast<double>(norm2[q]) / std::max(w[q], DBL_MIN) : 0.0;
+    s.withinss[q] = std::max(0.0, sq[q] - between);
+  }
+  long double total2 = 0.0L;
+  for (index_t j = 0; j < d; ++j) {
+    long double t = 0.0L;
+    for (index_t q = 0; q < k; ++q) t += sums[q + k * j];
+    const double column = static_cast<double>(t);
+    total2 += column * column;
+  }
+  s.totss = std::max(0.0, s.sumsq - extended_to_double(total2) / extended_sum(w, k));
+  constexpr double kMaxLoss = 1e4;  // 4 digits
+  for (index_t q = 0; q < k; ++q)
+    if (sq[q] > kMaxLoss * s.withinss[q] && sq[q] > 0) return false;
+  return !(s.sumsq > kMaxLoss * s.totss);
+}
+
+// The one finish of the moments (summed over blocks and processes): sizes,
+// weights, the centres (each cluster's sums over its weight; an empty
+// cluster's zeros as they are), ||A||_F^2; then with one pass the
+// statistics as differences, true when they keep the digits (done), and
+// with two the grand mean of each column for the second pass (false).
+inline bool finish_moments(const LabelMoments& m, ClusterStats& s, std::vector<double>& mean) {
+  const index_t k = m.k(), d = m.d();
+  const double* sums = m.sums();
+  const double* w = m.weight();
+  for (index_t q = 0; q < k; ++q) s.size[q] = static_cast<index_t>(m.rows()[q]);
+  if (m.weighted()) s.weight.assign(w, w + k);
+  s.centres.assign(k * d, 0.0);
+  for (index_t j = 0; j < d; ++j)
+    for (index_t q = 0; q < k; ++q)
+      s.centres[q + k * j] = w[q] > 0.0 ? sums[q + k * j] / w[q] : sums[q + k * j];
+  if (m.one_pass()) {
+    s.sumsq = extended_sum(m.sq(), k);
+    return one_pass_differences(m, s);
+  }
+  s.sumsq = m.sumsq();
+  double total = 0.0;
+  for (index_t q = 0; q < k; ++q) total += w[q];
+  mean.assign(d, 0.0);
+  for (index_t j = 0; j < d; ++j) {
+    for (index_t q = 0; q < k; ++q) mean[j] += sums[q + k * j];
+    mean[j] /= total;
+  }
+  return false;
+}
+
+// After the second pass: its sums, never below zero (sparse corrections may
+// round there).
+inline void finish_deviations(const LabelDeviations& v, index_t k, ClusterStats& s) {
+  s.withinss.assign(v.withinss(), v.withinss() + k);
+  for (double& x : s.withinss) x = std::max(0.0, x);
+  s.totss = std::max(0.0, v.totss());
+}
+
+inline const double* weights_from(const StatsInput& in, index_t r0) {
+  return in.weight != nullptr ? in.weight + r0 : nullptr;
+}
+
+// The first pass over the blocks of `src`, summed over the processes: the
+// one pass (the blocks as stored) or the first of two. `size`: the labels'
+// counts on this process.
+template <class Source, class Combine>
+LabelMoments first_pass(const Source& src, const StatsInput& in,
+                        const std::vector<index_t>& size, bool one_pass,
+                        const Combine& combine) {
+  LabelMoments m(in.k, src.d(), in.weight != nullptr, one_pass);
+  for (index_t q = 0; q < in.k; ++q) m.rows()[q] = static_cast<double>(size[q]);
+  if (one_pass) {
+    src.visit_stored([&](const auto& a, index_t r0) {
+      m.add_block_moments(a, in.label + r0, weights_from(in, r0), in.n_threads);
+    });
+  } else {
+    src.visit_blocks([&](const auto& a, index_t r0) {
+      m.add_rows(a, in.label + r0, weights_from(in, r0), in.n_threads);
+    });
+  }
+  m.combine(combine);
+  return m;
 }
 }  // namespace detail
 
+// The statistics of the partition `in.label` of the rows of `src`, on this
+// process or, through `combine`, on all of them (collective: every process
+// calls it). Rows in memory on one process: the column kernels. Otherwise
+// the moments of the blocks (src.visit_blocks(f), or with one pass
+// src.visit_stored(f): a 10x file's cells as stored), summed and finished;
+// unless one pass gave the statistics, the two passes from the start (the
+// first pass's sums, then the squared deviations of the blocks).
 template <class Source, class Combine = LocalCombine>
-ClusterStats cluster_stats_blocks_weighted(const Source& src, const int* label, index_t k,
-                                           const double* weight, int n_threads,
-                                           const Combine& combine = Combine()) {
-  const index_t d = src.d();
-  // weighted sums, weights, sizes, weighted sum of squares
-  std::vector<double> acc(k * d + 2 * k + 1, 0.0);
-  src.visit_blocks([&](const auto& a, index_t r0) {
-    std::vector<index_t> size;
-    detail::check_labels(label + r0, a.n, k, size);
-    weighted_cluster_sums(a, label + r0, weight + r0, k, acc.data(), n_threads);
-    for (index_t r = 0; r < a.n; ++r) acc[k * d + label[r0 + r]] += weight[r0 + r];
-    for (index_t q = 0; q < k; ++q) acc[k * d + k + q] += static_cast<double>(size[q]);
-    acc[k * d + 2 * k] += detail::weighted_sumsq(a, weight + r0);
-  });
-  combine.sum(acc.data(), static_cast<index_t>(acc.size()));
+ClusterStats cluster_stats(const Source& src, const StatsInput& in,
+                           const Combine& combine = Combine()) {
   ClusterStats s;
-  s.size.assign(k, 0);
-  s.weight.assign(acc.begin() + k * d, acc.begin() + k * d + k);
-  s.centres.assign(k * d, 0.0);
-  double wall = 0.0;
-  for (index_t q = 0; q < k; ++q) {
-    s.size[q] = static_cast<index_t>(acc[k * d + k + q]);
-    wall += s.weight[q];
-  }
-  std::vector<double> mean(d, 0.0);
-  for (index_t j = 0; j < d; ++j) {
-    for (index_t q = 0; q < k; ++q) {
-      const double sum = acc[q + k * j];
-      mean[j] += sum;
-      s.centres[q + k * j] = s.weight[q] > 0.0 ? sum / s.weight[q] : sum;
-    }
-    mean[j] /= wall;
-  }
-  s.sumsq = acc[k * d + 2 * k];
-  std::vector<double> dev(k + 1, 0.0);  // withinss, totss
+  detail::check_labels(in.label, src.n(), in.k, s.size);
+  if (combine.size() == 1 && detail::resident_stats(src, in, s)) return s;
+  const std::vector<index_t> local = s.size;  // (the finish sets s.size: all processes')
+  std::vector<double> mean;
+  if (in.one_pass &&
+      detail::finish_moments(detail::first_pass(src, in, local, true, combine), s, mean))
+    return s;
+  detail::finish_moments(detail::first_pass(src, in, local, false, combine), s, mean);
+  LabelDeviations v(in.k);
   src.visit_blocks([&](const auto& a, index_t r0) {
-    detail::weighted_deviations(a, label + r0, weight + r0, s.centres.data(), k, mean.data(),
-                                dev.data(), dev[k]);
+    v.add_rows(a, in.label + r0, detail::weights_from(in, r0), s.centres.data(), mean.data());
   });
-  combine.sum(dev.data(), k + 1);
-  s.withinss.assign(dev.begin(), dev.begin() + k);
-  for (double& v : s.withinss) v = std::max(0.0, v);
-  s.totss = std::max(0.0, dev[k]);
+  v.combine(combine);
+  detail::finish_deviations(v, in.k, s);
   return s;
 }
 

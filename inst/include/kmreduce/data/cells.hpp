@@ -381,7 +381,7 @@ void cells_multiply(const Cells& cells, const double* bt, index_t m, double* out
 
 // The one-pass moments of the block's normalized cells N (StoredCells) by
 // cluster, with optional weights w (one per cell, or nullptr), as
-// label_moments() (cluster_stats.hpp) computes them for the converted
+// label_moments() (cluster/label_moments.hpp) computes them for the converted
 // block, with the same numbers: sums (k x n_genes, column-major) += the sum
 // of w_c N_c over each cluster's cells, size (k) += the sum of w_c, and
 // sq (k) += the sum of w_c |N_c|^2, summed per gene and then over the

@@ -90,15 +90,23 @@ void combined_row(const Combine& combine, index_t g, index_t n_local, index_t d,
 
 // The matrix kernels (statistics, products) take the blocks themselves:
 // visit_blocks(f) calls f(block, r0) with each block as a DenseMatrix or
-// SparseMatrix. In memory (or this process's rows) one block.
+// SparseMatrix; visit_stored(f) gives the blocks as the source stores them
+// (a 10x file's cells, data/cells.hpp), for the kernels that read that
+// layout (the statistics' one pass), or as visit_blocks(). In memory (or
+// this process's rows) one block.
 template <class Matrix>
 class OneBlock {
  public:
   explicit OneBlock(const Matrix& a) : a_(a) {}
   index_t n() const { return a_.n; }
   index_t d() const { return a_.d; }
+  const Matrix& matrix() const { return a_; }
   template <class F>
   void visit_blocks(F&& f) const {
+    f(a_, index_t(0));
+  }
+  template <class F>
+  void visit_stored(F&& f) const {
     f(a_, index_t(0));
   }
 
