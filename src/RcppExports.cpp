@@ -12,6 +12,297 @@ Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
+// sparse_problem_cpp
+std::string sparse_problem_cpp(SEXP x);
+RcppExport SEXP _kmreduce_sparse_problem_cpp(SEXP xSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    rcpp_result_gen = Rcpp::wrap(sparse_problem_cpp(x));
+    return rcpp_result_gen;
+END_RCPP
+}
+// has_distinct_rows_cpp
+bool has_distinct_rows_cpp(SEXP x, double k);
+RcppExport SEXP _kmreduce_has_distinct_rows_cpp(SEXP xSEXP, SEXP kSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< double >::type k(kSEXP);
+    rcpp_result_gen = Rcpp::wrap(has_distinct_rows_cpp(x, k));
+    return rcpp_result_gen;
+END_RCPP
+}
+// distinct_rows_cpp
+double distinct_rows_cpp(SEXP x);
+RcppExport SEXP _kmreduce_distinct_rows_cpp(SEXP xSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    rcpp_result_gen = Rcpp::wrap(distinct_rows_cpp(x));
+    return rcpp_result_gen;
+END_RCPP
+}
+// distinct_row_keys_cpp
+Rcpp::CharacterVector distinct_row_keys_cpp(SEXP x);
+RcppExport SEXP _kmreduce_distinct_row_keys_cpp(SEXP xSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    rcpp_result_gen = Rcpp::wrap(distinct_row_keys_cpp(x));
+    return rcpp_result_gen;
+END_RCPP
+}
+// scan_values_cpp
+Rcpp::List scan_values_cpp(SEXP v);
+RcppExport SEXP _kmreduce_scan_values_cpp(SEXP vSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type v(vSEXP);
+    rcpp_result_gen = Rcpp::wrap(scan_values_cpp(v));
+    return rcpp_result_gen;
+END_RCPP
+}
+// address_space_cpp
+Rcpp::NumericVector address_space_cpp();
+RcppExport SEXP _kmreduce_address_space_cpp() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    rcpp_result_gen = Rcpp::wrap(address_space_cpp());
+    return rcpp_result_gen;
+END_RCPP
+}
+// silhouette_cpp
+Rcpp::NumericMatrix silhouette_cpp(Rcpp::NumericMatrix x, Rcpp::IntegerMatrix cluster, Rcpp::IntegerVector k, int n_threads);
+RcppExport SEXP _kmreduce_silhouette_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerMatrix >::type cluster(clusterSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(silhouette_cpp(x, cluster, k, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// uniform_box_cpp
+Rcpp::NumericMatrix uniform_box_cpp(double n, Rcpp::NumericVector lo, Rcpp::NumericVector hi, double seed, double set, int n_threads);
+RcppExport SEXP _kmreduce_uniform_box_cpp(SEXP nSEXP, SEXP loSEXP, SEXP hiSEXP, SEXP seedSEXP, SEXP setSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< double >::type n(nSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type lo(loSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type hi(hiSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< double >::type set(setSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(uniform_box_cpp(n, lo, hi, seed, set, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// top_svd_cpp
+Rcpp::List top_svd_cpp(SEXP x, int k, Rcpp::Nullable<Rcpp::NumericVector> center, Rcpp::Nullable<Rcpp::NumericVector> weights, int n_threads);
+RcppExport SEXP _kmreduce_top_svd_cpp(SEXP xSEXP, SEXP kSEXP, SEXP centerSEXP, SEXP weightsSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type center(centerSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(top_svd_cpp(x, k, center, weights, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// block_lanczos_cpp
+Rcpp::List block_lanczos_cpp(SEXP x, int k, Rcpp::Nullable<Rcpp::NumericVector> center, Rcpp::Nullable<Rcpp::NumericVector> weights, int n_threads);
+RcppExport SEXP _kmreduce_block_lanczos_cpp(SEXP xSEXP, SEXP kSEXP, SEXP centerSEXP, SEXP weightsSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type center(centerSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(block_lanczos_cpp(x, k, center, weights, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cssp_cpp
+Rcpp::List cssp_cpp(SEXP x, Rcpp::NumericMatrix v, Rcpp::List options, Rcpp::Nullable<Rcpp::NumericVector> center, Rcpp::Nullable<Rcpp::NumericVector> weights);
+RcppExport SEXP _kmreduce_cssp_cpp(SEXP xSEXP, SEXP vSEXP, SEXP optionsSEXP, SEXP centerSEXP, SEXP weightsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type v(vSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type options(optionsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type center(centerSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cssp_cpp(x, v, options, center, weights));
+    return rcpp_result_gen;
+END_RCPP
+}
+// strong_rrqr_cpp
+Rcpp::List strong_rrqr_cpp(Rcpp::NumericMatrix m, int k, double f);
+RcppExport SEXP _kmreduce_strong_rrqr_cpp(SEXP mSEXP, SEXP kSEXP, SEXP fSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type m(mSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< double >::type f(fSEXP);
+    rcpp_result_gen = Rcpp::wrap(strong_rrqr_cpp(m, k, f));
+    return rcpp_result_gen;
+END_RCPP
+}
+// gram_cpp
+Rcpp::NumericMatrix gram_cpp(Rcpp::NumericMatrix x, int n_threads);
+RcppExport SEXP _kmreduce_gram_cpp(SEXP xSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(gram_cpp(x, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// sym_eigenvalues_cpp
+Rcpp::NumericVector sym_eigenvalues_cpp(Rcpp::NumericMatrix g);
+RcppExport SEXP _kmreduce_sym_eigenvalues_cpp(SEXP gSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type g(gSEXP);
+    rcpp_result_gen = Rcpp::wrap(sym_eigenvalues_cpp(g));
+    return rcpp_result_gen;
+END_RCPP
+}
+// randomized_svd_cpp
+Rcpp::List randomized_svd_cpp(SEXP source, Rcpp::List options);
+RcppExport SEXP _kmreduce_randomized_svd_cpp(SEXP sourceSEXP, SEXP optionsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type source(sourceSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type options(optionsSEXP);
+    rcpp_result_gen = Rcpp::wrap(randomized_svd_cpp(source, options));
+    return rcpp_result_gen;
+END_RCPP
+}
+// kmeans_cpp
+Rcpp::List kmeans_cpp(SEXP source, Rcpp::List options, Rcpp::Nullable<Rcpp::NumericVector> shift);
+RcppExport SEXP _kmreduce_kmeans_cpp(SEXP sourceSEXP, SEXP optionsSEXP, SEXP shiftSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type source(sourceSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type options(optionsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
+    rcpp_result_gen = Rcpp::wrap(kmeans_cpp(source, options, shift));
+    return rcpp_result_gen;
+END_RCPP
+}
+// lloyd_cpp
+Rcpp::List lloyd_cpp(SEXP source, Rcpp::NumericMatrix centers, Rcpp::List options, Rcpp::Nullable<Rcpp::NumericVector> shift);
+RcppExport SEXP _kmreduce_lloyd_cpp(SEXP sourceSEXP, SEXP centersSEXP, SEXP optionsSEXP, SEXP shiftSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type source(sourceSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type options(optionsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
+    rcpp_result_gen = Rcpp::wrap(lloyd_cpp(source, centers, options, shift));
+    return rcpp_result_gen;
+END_RCPP
+}
+// kmeans_seedings_cpp
+Rcpp::CharacterVector kmeans_seedings_cpp();
+RcppExport SEXP _kmreduce_kmeans_seedings_cpp() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    rcpp_result_gen = Rcpp::wrap(kmeans_seedings_cpp());
+    return rcpp_result_gen;
+END_RCPP
+}
+// kmeans_option_table_cpp
+Rcpp::List kmeans_option_table_cpp();
+RcppExport SEXP _kmreduce_kmeans_option_table_cpp() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    rcpp_result_gen = Rcpp::wrap(kmeans_option_table_cpp());
+    return rcpp_result_gen;
+END_RCPP
+}
+// kmeans_resolved_cpp
+Rcpp::List kmeans_resolved_cpp(Rcpp::List options, double n_rows);
+RcppExport SEXP _kmreduce_kmeans_resolved_cpp(SEXP optionsSEXP, SEXP n_rowsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type options(optionsSEXP);
+    Rcpp::traits::input_parameter< double >::type n_rows(n_rowsSEXP);
+    rcpp_result_gen = Rcpp::wrap(kmeans_resolved_cpp(options, n_rows));
+    return rcpp_result_gen;
+END_RCPP
+}
+// centre_distances_cpp
+Rcpp::NumericMatrix centre_distances_cpp(SEXP x, Rcpp::NumericMatrix centers, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
+RcppExport SEXP _kmreduce_centre_distances_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
+    rcpp_result_gen = Rcpp::wrap(centre_distances_cpp(x, centers, n_threads, shift));
+    return rcpp_result_gen;
+END_RCPP
+}
+// predict_nearest_cpp
+Rcpp::IntegerVector predict_nearest_cpp(SEXP x, Rcpp::NumericMatrix centers, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
+RcppExport SEXP _kmreduce_predict_nearest_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
+    rcpp_result_gen = Rcpp::wrap(predict_nearest_cpp(x, centers, n_threads, shift));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cluster_stats_cpp
+Rcpp::List cluster_stats_cpp(SEXP source, Rcpp::IntegerVector cluster, int k, int n_threads, Rcpp::Nullable<Rcpp::NumericMatrix> means);
+RcppExport SEXP _kmreduce_cluster_stats_cpp(SEXP sourceSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP, SEXP meansSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type source(sourceSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericMatrix> >::type means(meansSEXP);
+    rcpp_result_gen = Rcpp::wrap(cluster_stats_cpp(source, cluster, k, n_threads, means));
+    return rcpp_result_gen;
+END_RCPP
+}
 // read_buffer_new
 SEXP read_buffer_new(std::string type, double n);
 RcppExport SEXP _kmreduce_read_buffer_new(SEXP typeSEXP, SEXP nSEXP) {
@@ -287,319 +578,6 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type first_cell(first_cellSEXP);
     rcpp_result_gen = Rcpp::wrap(normalize_cells_cpp(m, cells_as_rows, transform, target, size_factors, first_cell));
     return rcpp_result_gen;
-END_RCPP
-}
-// sparse_problem_cpp
-std::string sparse_problem_cpp(SEXP x);
-RcppExport SEXP _kmreduce_sparse_problem_cpp(SEXP xSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    rcpp_result_gen = Rcpp::wrap(sparse_problem_cpp(x));
-    return rcpp_result_gen;
-END_RCPP
-}
-// has_distinct_rows_cpp
-bool has_distinct_rows_cpp(SEXP x, double k);
-RcppExport SEXP _kmreduce_has_distinct_rows_cpp(SEXP xSEXP, SEXP kSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< double >::type k(kSEXP);
-    rcpp_result_gen = Rcpp::wrap(has_distinct_rows_cpp(x, k));
-    return rcpp_result_gen;
-END_RCPP
-}
-// distinct_rows_cpp
-double distinct_rows_cpp(SEXP x);
-RcppExport SEXP _kmreduce_distinct_rows_cpp(SEXP xSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    rcpp_result_gen = Rcpp::wrap(distinct_rows_cpp(x));
-    return rcpp_result_gen;
-END_RCPP
-}
-// distinct_row_keys_cpp
-Rcpp::CharacterVector distinct_row_keys_cpp(SEXP x);
-RcppExport SEXP _kmreduce_distinct_row_keys_cpp(SEXP xSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    rcpp_result_gen = Rcpp::wrap(distinct_row_keys_cpp(x));
-    return rcpp_result_gen;
-END_RCPP
-}
-// scan_values_cpp
-Rcpp::List scan_values_cpp(SEXP v);
-RcppExport SEXP _kmreduce_scan_values_cpp(SEXP vSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type v(vSEXP);
-    rcpp_result_gen = Rcpp::wrap(scan_values_cpp(v));
-    return rcpp_result_gen;
-END_RCPP
-}
-// address_space_cpp
-Rcpp::NumericVector address_space_cpp();
-RcppExport SEXP _kmreduce_address_space_cpp() {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    rcpp_result_gen = Rcpp::wrap(address_space_cpp());
-    return rcpp_result_gen;
-END_RCPP
-}
-// centre_distances_cpp
-Rcpp::NumericMatrix centre_distances_cpp(SEXP x, Rcpp::NumericMatrix centers, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
-RcppExport SEXP _kmreduce_centre_distances_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
-    rcpp_result_gen = Rcpp::wrap(centre_distances_cpp(x, centers, n_threads, shift));
-    return rcpp_result_gen;
-END_RCPP
-}
-// predict_nearest_cpp
-Rcpp::IntegerVector predict_nearest_cpp(SEXP x, Rcpp::NumericMatrix centers, int n_threads, Rcpp::Nullable<Rcpp::NumericVector> shift);
-RcppExport SEXP _kmreduce_predict_nearest_cpp(SEXP xSEXP, SEXP centersSEXP, SEXP n_threadsSEXP, SEXP shiftSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
-    rcpp_result_gen = Rcpp::wrap(predict_nearest_cpp(x, centers, n_threads, shift));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cluster_stats_cpp
-Rcpp::List cluster_stats_cpp(SEXP source, Rcpp::IntegerVector cluster, int k, int n_threads, Rcpp::Nullable<Rcpp::NumericMatrix> means);
-RcppExport SEXP _kmreduce_cluster_stats_cpp(SEXP sourceSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP, SEXP meansSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type source(sourceSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type cluster(clusterSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericMatrix> >::type means(meansSEXP);
-    rcpp_result_gen = Rcpp::wrap(cluster_stats_cpp(source, cluster, k, n_threads, means));
-    return rcpp_result_gen;
-END_RCPP
-}
-// top_svd_cpp
-Rcpp::List top_svd_cpp(SEXP x, int k, Rcpp::Nullable<Rcpp::NumericVector> center, Rcpp::Nullable<Rcpp::NumericVector> weights, int n_threads);
-RcppExport SEXP _kmreduce_top_svd_cpp(SEXP xSEXP, SEXP kSEXP, SEXP centerSEXP, SEXP weightsSEXP, SEXP n_threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type center(centerSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(top_svd_cpp(x, k, center, weights, n_threads));
-    return rcpp_result_gen;
-END_RCPP
-}
-// block_lanczos_cpp
-Rcpp::List block_lanczos_cpp(SEXP x, int k, Rcpp::Nullable<Rcpp::NumericVector> center, Rcpp::Nullable<Rcpp::NumericVector> weights, int n_threads);
-RcppExport SEXP _kmreduce_block_lanczos_cpp(SEXP xSEXP, SEXP kSEXP, SEXP centerSEXP, SEXP weightsSEXP, SEXP n_threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type center(centerSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(block_lanczos_cpp(x, k, center, weights, n_threads));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cssp_cpp
-Rcpp::List cssp_cpp(SEXP x, Rcpp::NumericMatrix v, Rcpp::List options, Rcpp::Nullable<Rcpp::NumericVector> center, Rcpp::Nullable<Rcpp::NumericVector> weights);
-RcppExport SEXP _kmreduce_cssp_cpp(SEXP xSEXP, SEXP vSEXP, SEXP optionsSEXP, SEXP centerSEXP, SEXP weightsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type v(vSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type options(optionsSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type center(centerSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type weights(weightsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cssp_cpp(x, v, options, center, weights));
-    return rcpp_result_gen;
-END_RCPP
-}
-// strong_rrqr_cpp
-Rcpp::List strong_rrqr_cpp(Rcpp::NumericMatrix m, int k, double f);
-RcppExport SEXP _kmreduce_strong_rrqr_cpp(SEXP mSEXP, SEXP kSEXP, SEXP fSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type m(mSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< double >::type f(fSEXP);
-    rcpp_result_gen = Rcpp::wrap(strong_rrqr_cpp(m, k, f));
-    return rcpp_result_gen;
-END_RCPP
-}
-// gram_cpp
-Rcpp::NumericMatrix gram_cpp(Rcpp::NumericMatrix x, int n_threads);
-RcppExport SEXP _kmreduce_gram_cpp(SEXP xSEXP, SEXP n_threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(gram_cpp(x, n_threads));
-    return rcpp_result_gen;
-END_RCPP
-}
-// sym_eigenvalues_cpp
-Rcpp::NumericVector sym_eigenvalues_cpp(Rcpp::NumericMatrix g);
-RcppExport SEXP _kmreduce_sym_eigenvalues_cpp(SEXP gSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type g(gSEXP);
-    rcpp_result_gen = Rcpp::wrap(sym_eigenvalues_cpp(g));
-    return rcpp_result_gen;
-END_RCPP
-}
-// randomized_svd_cpp
-Rcpp::List randomized_svd_cpp(SEXP source, Rcpp::List options);
-RcppExport SEXP _kmreduce_randomized_svd_cpp(SEXP sourceSEXP, SEXP optionsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type source(sourceSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type options(optionsSEXP);
-    rcpp_result_gen = Rcpp::wrap(randomized_svd_cpp(source, options));
-    return rcpp_result_gen;
-END_RCPP
-}
-// kmeans_cpp
-Rcpp::List kmeans_cpp(SEXP source, Rcpp::List options, Rcpp::Nullable<Rcpp::NumericVector> shift);
-RcppExport SEXP _kmreduce_kmeans_cpp(SEXP sourceSEXP, SEXP optionsSEXP, SEXP shiftSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type source(sourceSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type options(optionsSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
-    rcpp_result_gen = Rcpp::wrap(kmeans_cpp(source, options, shift));
-    return rcpp_result_gen;
-END_RCPP
-}
-// lloyd_cpp
-Rcpp::List lloyd_cpp(SEXP source, Rcpp::NumericMatrix centers, Rcpp::List options, Rcpp::Nullable<Rcpp::NumericVector> shift);
-RcppExport SEXP _kmreduce_lloyd_cpp(SEXP sourceSEXP, SEXP centersSEXP, SEXP optionsSEXP, SEXP shiftSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type source(sourceSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type options(optionsSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type shift(shiftSEXP);
-    rcpp_result_gen = Rcpp::wrap(lloyd_cpp(source, centers, options, shift));
-    return rcpp_result_gen;
-END_RCPP
-}
-// kmeans_seedings_cpp
-Rcpp::CharacterVector kmeans_seedings_cpp();
-RcppExport SEXP _kmreduce_kmeans_seedings_cpp() {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    rcpp_result_gen = Rcpp::wrap(kmeans_seedings_cpp());
-    return rcpp_result_gen;
-END_RCPP
-}
-// kmeans_option_table_cpp
-Rcpp::List kmeans_option_table_cpp();
-RcppExport SEXP _kmreduce_kmeans_option_table_cpp() {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    rcpp_result_gen = Rcpp::wrap(kmeans_option_table_cpp());
-    return rcpp_result_gen;
-END_RCPP
-}
-// kmeans_resolved_cpp
-Rcpp::List kmeans_resolved_cpp(Rcpp::List options, double n_rows);
-RcppExport SEXP _kmreduce_kmeans_resolved_cpp(SEXP optionsSEXP, SEXP n_rowsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::List >::type options(optionsSEXP);
-    Rcpp::traits::input_parameter< double >::type n_rows(n_rowsSEXP);
-    rcpp_result_gen = Rcpp::wrap(kmeans_resolved_cpp(options, n_rows));
-    return rcpp_result_gen;
-END_RCPP
-}
-// silhouette_cpp
-Rcpp::NumericMatrix silhouette_cpp(Rcpp::NumericMatrix x, Rcpp::IntegerMatrix cluster, Rcpp::IntegerVector k, int n_threads);
-RcppExport SEXP _kmreduce_silhouette_cpp(SEXP xSEXP, SEXP clusterSEXP, SEXP kSEXP, SEXP n_threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerMatrix >::type cluster(clusterSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type k(kSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(silhouette_cpp(x, cluster, k, n_threads));
-    return rcpp_result_gen;
-END_RCPP
-}
-// uniform_box_cpp
-Rcpp::NumericMatrix uniform_box_cpp(double n, Rcpp::NumericVector lo, Rcpp::NumericVector hi, double seed, double set, int n_threads);
-RcppExport SEXP _kmreduce_uniform_box_cpp(SEXP nSEXP, SEXP loSEXP, SEXP hiSEXP, SEXP seedSEXP, SEXP setSEXP, SEXP n_threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< double >::type n(nSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type lo(loSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type hi(hiSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< double >::type set(setSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(uniform_box_cpp(n, lo, hi, seed, set, n_threads));
-    return rcpp_result_gen;
-END_RCPP
-}
-// set_trace_cpp
-void set_trace_cpp(int level, bool line, int n_init, double delay);
-RcppExport SEXP _kmreduce_set_trace_cpp(SEXP levelSEXP, SEXP lineSEXP, SEXP n_initSEXP, SEXP delaySEXP) {
-BEGIN_RCPP
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< int >::type level(levelSEXP);
-    Rcpp::traits::input_parameter< bool >::type line(lineSEXP);
-    Rcpp::traits::input_parameter< int >::type n_init(n_initSEXP);
-    Rcpp::traits::input_parameter< double >::type delay(delaySEXP);
-    set_trace_cpp(level, line, n_init, delay);
-    return R_NilValue;
-END_RCPP
-}
-// clear_trace_cpp
-void clear_trace_cpp();
-RcppExport SEXP _kmreduce_clear_trace_cpp() {
-BEGIN_RCPP
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    clear_trace_cpp();
-    return R_NilValue;
 END_RCPP
 }
 // sign_matrix_cpp
@@ -931,8 +909,53 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// set_trace_cpp
+void set_trace_cpp(int level, bool line, int n_init, double delay);
+RcppExport SEXP _kmreduce_set_trace_cpp(SEXP levelSEXP, SEXP lineSEXP, SEXP n_initSEXP, SEXP delaySEXP) {
+BEGIN_RCPP
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< int >::type level(levelSEXP);
+    Rcpp::traits::input_parameter< bool >::type line(lineSEXP);
+    Rcpp::traits::input_parameter< int >::type n_init(n_initSEXP);
+    Rcpp::traits::input_parameter< double >::type delay(delaySEXP);
+    set_trace_cpp(level, line, n_init, delay);
+    return R_NilValue;
+END_RCPP
+}
+// clear_trace_cpp
+void clear_trace_cpp();
+RcppExport SEXP _kmreduce_clear_trace_cpp() {
+BEGIN_RCPP
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    clear_trace_cpp();
+    return R_NilValue;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
+    {"_kmreduce_sparse_problem_cpp", (DL_FUNC) &_kmreduce_sparse_problem_cpp, 1},
+    {"_kmreduce_has_distinct_rows_cpp", (DL_FUNC) &_kmreduce_has_distinct_rows_cpp, 2},
+    {"_kmreduce_distinct_rows_cpp", (DL_FUNC) &_kmreduce_distinct_rows_cpp, 1},
+    {"_kmreduce_distinct_row_keys_cpp", (DL_FUNC) &_kmreduce_distinct_row_keys_cpp, 1},
+    {"_kmreduce_scan_values_cpp", (DL_FUNC) &_kmreduce_scan_values_cpp, 1},
+    {"_kmreduce_address_space_cpp", (DL_FUNC) &_kmreduce_address_space_cpp, 0},
+    {"_kmreduce_silhouette_cpp", (DL_FUNC) &_kmreduce_silhouette_cpp, 4},
+    {"_kmreduce_uniform_box_cpp", (DL_FUNC) &_kmreduce_uniform_box_cpp, 6},
+    {"_kmreduce_top_svd_cpp", (DL_FUNC) &_kmreduce_top_svd_cpp, 5},
+    {"_kmreduce_block_lanczos_cpp", (DL_FUNC) &_kmreduce_block_lanczos_cpp, 5},
+    {"_kmreduce_cssp_cpp", (DL_FUNC) &_kmreduce_cssp_cpp, 5},
+    {"_kmreduce_strong_rrqr_cpp", (DL_FUNC) &_kmreduce_strong_rrqr_cpp, 3},
+    {"_kmreduce_gram_cpp", (DL_FUNC) &_kmreduce_gram_cpp, 2},
+    {"_kmreduce_sym_eigenvalues_cpp", (DL_FUNC) &_kmreduce_sym_eigenvalues_cpp, 1},
+    {"_kmreduce_randomized_svd_cpp", (DL_FUNC) &_kmreduce_randomized_svd_cpp, 2},
+    {"_kmreduce_kmeans_cpp", (DL_FUNC) &_kmreduce_kmeans_cpp, 3},
+    {"_kmreduce_lloyd_cpp", (DL_FUNC) &_kmreduce_lloyd_cpp, 4},
+    {"_kmreduce_kmeans_seedings_cpp", (DL_FUNC) &_kmreduce_kmeans_seedings_cpp, 0},
+    {"_kmreduce_kmeans_option_table_cpp", (DL_FUNC) &_kmreduce_kmeans_option_table_cpp, 0},
+    {"_kmreduce_kmeans_resolved_cpp", (DL_FUNC) &_kmreduce_kmeans_resolved_cpp, 2},
+    {"_kmreduce_centre_distances_cpp", (DL_FUNC) &_kmreduce_centre_distances_cpp, 4},
+    {"_kmreduce_predict_nearest_cpp", (DL_FUNC) &_kmreduce_predict_nearest_cpp, 4},
+    {"_kmreduce_cluster_stats_cpp", (DL_FUNC) &_kmreduce_cluster_stats_cpp, 5},
     {"_kmreduce_read_buffer_new", (DL_FUNC) &_kmreduce_read_buffer_new, 2},
     {"_kmreduce_read_buffer_concat_cpp", (DL_FUNC) &_kmreduce_read_buffer_concat_cpp, 2},
     {"_kmreduce_matrix_outside_heap_cpp", (DL_FUNC) &_kmreduce_matrix_outside_heap_cpp, 2},
@@ -955,31 +978,6 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_cell_transforms_cpp", (DL_FUNC) &_kmreduce_cell_transforms_cpp, 0},
     {"_kmreduce_first_non_count_cpp", (DL_FUNC) &_kmreduce_first_non_count_cpp, 1},
     {"_kmreduce_normalize_cells_cpp", (DL_FUNC) &_kmreduce_normalize_cells_cpp, 6},
-    {"_kmreduce_sparse_problem_cpp", (DL_FUNC) &_kmreduce_sparse_problem_cpp, 1},
-    {"_kmreduce_has_distinct_rows_cpp", (DL_FUNC) &_kmreduce_has_distinct_rows_cpp, 2},
-    {"_kmreduce_distinct_rows_cpp", (DL_FUNC) &_kmreduce_distinct_rows_cpp, 1},
-    {"_kmreduce_distinct_row_keys_cpp", (DL_FUNC) &_kmreduce_distinct_row_keys_cpp, 1},
-    {"_kmreduce_scan_values_cpp", (DL_FUNC) &_kmreduce_scan_values_cpp, 1},
-    {"_kmreduce_address_space_cpp", (DL_FUNC) &_kmreduce_address_space_cpp, 0},
-    {"_kmreduce_centre_distances_cpp", (DL_FUNC) &_kmreduce_centre_distances_cpp, 4},
-    {"_kmreduce_predict_nearest_cpp", (DL_FUNC) &_kmreduce_predict_nearest_cpp, 4},
-    {"_kmreduce_cluster_stats_cpp", (DL_FUNC) &_kmreduce_cluster_stats_cpp, 5},
-    {"_kmreduce_top_svd_cpp", (DL_FUNC) &_kmreduce_top_svd_cpp, 5},
-    {"_kmreduce_block_lanczos_cpp", (DL_FUNC) &_kmreduce_block_lanczos_cpp, 5},
-    {"_kmreduce_cssp_cpp", (DL_FUNC) &_kmreduce_cssp_cpp, 5},
-    {"_kmreduce_strong_rrqr_cpp", (DL_FUNC) &_kmreduce_strong_rrqr_cpp, 3},
-    {"_kmreduce_gram_cpp", (DL_FUNC) &_kmreduce_gram_cpp, 2},
-    {"_kmreduce_sym_eigenvalues_cpp", (DL_FUNC) &_kmreduce_sym_eigenvalues_cpp, 1},
-    {"_kmreduce_randomized_svd_cpp", (DL_FUNC) &_kmreduce_randomized_svd_cpp, 2},
-    {"_kmreduce_kmeans_cpp", (DL_FUNC) &_kmreduce_kmeans_cpp, 3},
-    {"_kmreduce_lloyd_cpp", (DL_FUNC) &_kmreduce_lloyd_cpp, 4},
-    {"_kmreduce_kmeans_seedings_cpp", (DL_FUNC) &_kmreduce_kmeans_seedings_cpp, 0},
-    {"_kmreduce_kmeans_option_table_cpp", (DL_FUNC) &_kmreduce_kmeans_option_table_cpp, 0},
-    {"_kmreduce_kmeans_resolved_cpp", (DL_FUNC) &_kmreduce_kmeans_resolved_cpp, 2},
-    {"_kmreduce_silhouette_cpp", (DL_FUNC) &_kmreduce_silhouette_cpp, 4},
-    {"_kmreduce_uniform_box_cpp", (DL_FUNC) &_kmreduce_uniform_box_cpp, 6},
-    {"_kmreduce_set_trace_cpp", (DL_FUNC) &_kmreduce_set_trace_cpp, 4},
-    {"_kmreduce_clear_trace_cpp", (DL_FUNC) &_kmreduce_clear_trace_cpp, 0},
     {"_kmreduce_sign_matrix_cpp", (DL_FUNC) &_kmreduce_sign_matrix_cpp, 3},
     {"_kmreduce_project_cpp", (DL_FUNC) &_kmreduce_project_cpp, 3},
     {"_kmreduce_fjlt_parts_cpp", (DL_FUNC) &_kmreduce_fjlt_parts_cpp, 6},
@@ -1005,6 +1003,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_single_products_cpp", (DL_FUNC) &_kmreduce_single_products_cpp, 6},
     {"_kmreduce_minibatch_batches_cpp", (DL_FUNC) &_kmreduce_minibatch_batches_cpp, 4},
     {"_kmreduce_threads_info_cpp", (DL_FUNC) &_kmreduce_threads_info_cpp, 0},
+    {"_kmreduce_set_trace_cpp", (DL_FUNC) &_kmreduce_set_trace_cpp, 4},
+    {"_kmreduce_clear_trace_cpp", (DL_FUNC) &_kmreduce_clear_trace_cpp, 0},
     {NULL, NULL, 0}
 };
 

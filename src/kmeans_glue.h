@@ -1,4 +1,4 @@
-// Helpers shared by the k-means glue files (kmeans.cpp, cluster_stats.cpp,
+// Helpers shared by the k-means glue files (fit_kmeans.cpp, fit_stats.cpp,
 // test_hooks.cpp): R objects to and from the core's types.
 #ifndef KMREDUCE_KMEANS_GLUE_H
 #define KMREDUCE_KMEANS_GLUE_H

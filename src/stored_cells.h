@@ -1,5 +1,5 @@
 // Glue of data/cells.hpp shared by the files that read a block of a 10x
-// file as stored (cells.cpp: conversion and products; cluster_stats.cpp:
+// file as stored (read_cells.cpp: conversion and products; fit_stats.cpp:
 // the statistics' one pass): the block's checks, its normalization
 // (data/normalization.hpp) and its StoredCells view.
 #ifndef KMREDUCE_STORED_CELLS_H

@@ -1,6 +1,6 @@
 // Glue for k-means and Lloyd, for every row source: in memory, block by
 // block (a big.matrix) and on MPI ranks (sources.h). The statistics are in
-// cluster_stats.cpp, the tests' single steps in test_hooks.cpp.
+// fit_stats.cpp, the tests' single steps in test_hooks.cpp.
 #include "glue.h"
 #include "sources.h"
 #include "kmeans_glue.h"
