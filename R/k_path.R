@@ -176,7 +176,7 @@ k_path <- function(x, k = 1:10, method = "auto", dims = NULL, n_init = 10L, B = 
   # rounding only (every cluster's rows equal: the log is undefined).
   zero_w <- 4 * nrow(space) * .Machine$double.eps^2 * sum(space^2)
   log_w <- function(rows, cluster, q) {
-    w <- sum(cluster_stats_cpp(rows, cluster, q, n_threads)$withinss)
+    w <- sum(cpp_stats(rows, cluster, q, n_threads)$withinss)
     if (w > zero_w) log(w) + 2 * log(unit) else NA_real_
   }
 

@@ -10,7 +10,7 @@
 # genes), t the target. Blocks of whole cells give the same numbers however
 # the cells are cut into blocks (library sizes are sums of whole numbers:
 # exact in any order). Zeros stay zeros; a cell without counts stays all
-# zero. ARCHITECTURE.md, "How to add a normalization", is the recipe.
+# zero. ARCHITECTURE.md, "Recipe: add a normalization", is the recipe.
 #
 # An entry (normalization_entry()):
 #   describe      function(from): the normalization in words, for messages;

@@ -88,7 +88,7 @@ optimality_bound <- function(fit, x, method = c("auto", "gram", "krylov"),
   }
   # (other data of the fit's shape would give a meaningless ratio, even < 1:
   # the fit's partition of `x` must have the fit's objective)
-  st <- cluster_stats_cpp(x, as.integer(fit$cluster), k, n_threads)
+  st <- cpp_stats(x, as.integer(fit$cluster), k, n_threads)
   if (!isTRUE(abs(sum(st$withinss) - fit$tot.withinss) <=
               1e-6 * max(sum(st$withinss), fit$tot.withinss) + 1e-300)) {
     stop_arg(sprintf(paste0("`x` must be the data of `fit`: the fit's clusters of `x` have the ",
@@ -106,7 +106,7 @@ optimality_bound <- function(fit, x, method = c("auto", "gram", "krylov"),
 bound_tops <- function(x, m, method, max_gram, power_iters, seed, n_threads) {
   n <- nrow(x)
   d <- ncol(x)
-  st <- cluster_stats_cpp(x, rep.int(1L, n), 1L, n_threads)
+  st <- cpp_stats(x, rep.int(1L, n), 1L, n_threads)
   totss <- st$totss
   mu <- as.numeric(st$centers)
   m <- min(m, n - 1L, d)

@@ -2,7 +2,7 @@
 # needs to know about a method (argument checks, its options in `control`,
 # how it is fitted and applied, printing, the reduced columns' names,
 # dims_path(), the out-of-core and MPI inputs, the docs' method table, the
-# tests). ARCHITECTURE.md, "How to add a reduction method", is the recipe.
+# tests). ARCHITECTURE.md, "Recipe: add a reduction method", is the recipe.
 #
 #   label    name printed by print(), summary() and verbose progress
 #   family   "none"; "projection" (data-oblivious C = A R, R generated from

@@ -237,7 +237,7 @@ tenx_indptr_problem <- function(indptr, nnz) {
 read_block.source_tenx <- function(src, first, last) tenx_block(src, first, last, NULL)
 
 # (the block's `i` and `x` view the memory of the source's pool of two
-# blocks, src/cells.cpp: no new R vectors per block)
+# blocks, src/read_cells.cpp: no new R vectors per block)
 read_tenx_transient <- function(src, first, last) {
   if (is.null(src$ahead$pool)) {
     src$ahead$pool <- cells_pool_new()
@@ -352,7 +352,7 @@ reduce_tenx_rows <- function(src, reducer, block_rows, n_threads) {
     return(NULL)
   }
   rotation <- cells_multiply_rows_cpp(reducer$rotation)
-  # (outside R's heap, src/cells.cpp: R's collector does not count it)
+  # (outside R's heap, src/read_cells.cpp: R's collector does not count it)
   out <- matrix_outside_heap_cpp(n_rows(src), ncol(reducer$rotation))
   set_attr_in_place_cpp(out, "dimnames", list(NULL, reduced_names(reducer)))
   # A block read from the file is multiplied on a thread of its own (with
@@ -492,7 +492,7 @@ tenx_kept_sample <- function(src, index) {
     p[-1L] + (if (b > 1L) ends[b - 1L] else 0)
   })))
   # The sample's values and gene indices, and the cells as rows made of them,
-  # outside R's heap (src/cells.cpp: R's collector neither counts nor runs
+  # outside R's heap (src/read_cells.cpp: R's collector neither counts nor runs
   # for them; a full collection costs about half a second with
   # Bioconductor's packages loaded): the rows in a pool of the source's own,
   # valid until the source's memory is released when the fit returns.
@@ -657,7 +657,7 @@ cells_buffers <- function(src, cells, count) {
   cells <- min(cells, n)
   # (the most values of any `cells` consecutive cells, wherever blocks start)
   longest <- max(src$indptr[(cells + 1L):(n + 1L)] - src$indptr[1L:(n + 1L - cells)], count)
-  # (outside R's heap, src/cells.cpp: R's collector does not count them)
+  # (outside R's heap, src/read_cells.cpp: R's collector does not count them)
   list(x = read_buffer_new(src$value_type, longest), i = read_buffer_new("integer", longest))
 }
 
