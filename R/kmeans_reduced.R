@@ -274,10 +274,8 @@ kmeans_reduced.default <- function(x, k, method = "auto", dims = NULL, n_init = 
   call <- match.call()
   check_dots_empty(..., fun = "kmeans_reduced")
   t_start <- elapsed()
-  # On MPI ranks the checks run on every rank first; the ranks then agree
-  # (mpi_agree()) that all passed with the same arguments before any
-  # collective step, so a user error stops every rank with the same message
-  # instead of leaving the others waiting.
+  # (MPI ranks: every rank checks, then all agree before a collective step,
+  # so a user error stops every rank with one message: agree_ranks())
   src <- as_row_source(x)
   seed_arg <- seed
   failed <- try_checks(src, {
@@ -337,12 +335,7 @@ kmeans_reduced.default <- function(x, k, method = "auto", dims = NULL, n_init = 
   n_threads <- check_n_threads(n_threads)
   use_reading_threads(n_threads)  # (a 10x file's chunks decompressed on them)
   n_reductions <- check_whole(n_reductions, "n_reductions", 1, 1e4)
-  if (auto && identical(control$algorithm, "minibatch")) {
-    stop_arg("`algorithm` \"minibatch\" runs on one reduction of a given size: give `dims` as a number, not \"auto\".")
-  }
-  if (auto && n_reductions > 1L) {
-    stop_arg("`dims = \"auto\"` chooses one reduction: use it with n_reductions = 1.")
-  }
+  if (auto) check_auto_dims(control, n_reductions)
   refine <- check_whole(refine, "refine", 0, 1e6)
   seed <- resolve_seed(seed)
   verbose <- check_flag(verbose, "verbose")
@@ -351,30 +344,67 @@ kmeans_reduced.default <- function(x, k, method = "auto", dims = NULL, n_init = 
   # seed for all, rank 0's)
   seed <- agree_ranks(src, failed, function() {
     c(stats::setNames(list(k, n_init, iter_max), arg[c("k", "n_init", "iter_max")]),
-      list(method = method, dims = dims, n_reductions = n_reductions, refine = refine,
-           seed = if (is.null(seed_arg)) "NULL (drawn on rank 0)" else seed_arg,
-           trace = if (is.null(trace)) "NULL" else trace),
-      stats::setNames(control, paste0("control$", names(control))))
+      agreed_args(method, dims, n_reductions, refine, seed_arg, trace, control))
   }, seed, seed_arg)
   verbose <- verbose && is_lead(src)
   src <- set_progress(src, verbose)
-  # trace: each iteration printed (a level), or by default a progress line
-  # for a long fit in an interactive session (not in knitr, not with verbose)
+  level <- start_trace(src, trace, verbose, if (is.null(centers0)) n_init else 0L)
+  on.exit(if (!is.na(level)) clear_trace_cpp(), add = TRUE)
+
+  if (auto) {
+    return(auto_dims_fit(src, x, method, schedule, k, centers0, n_init, iter_max, seed,
+                         n_threads, control, verbose, refine, call, t_start, arg[["iter_max"]]))
+  }
+  runs <- run_reductions(src, x, method, dims, k, centers0, n_init, iter_max, seed, n_threads,
+                         control, verbose, n_reductions, fused)
+  fit <- finish_fit(runs$best, src, refine, n_threads, control, verbose, seed, call, n_reductions,
+                    runs$objectives, runs$t_reduce, runs$t_cluster, t_start, iter_max,
+                    arg[["iter_max"]])
+  if (isTRUE(level > 0L)) cat("kmreduce: ", passes_line(fit$passes, method), "\n", sep = "")
+  fit
+}
+
+# dims = "auto" chooses one reduction, of a size it finds.
+check_auto_dims <- function(control, n_reductions) {
+  if (identical(control$algorithm, "minibatch")) {
+    stop_arg("`algorithm` \"minibatch\" runs on one reduction of a given size: give `dims` as a number, not \"auto\".")
+  }
+  if (n_reductions > 1L) {
+    stop_arg("`dims = \"auto\"` chooses one reduction: use it with n_reductions = 1.")
+  }
+  invisible(TRUE)
+}
+
+# The arguments every MPI rank must give alike (agree_ranks()), besides k,
+# n_init and iter_max under the names the user gave them.
+agreed_args <- function(method, dims, n_reductions, refine, seed_arg, trace, control) {
+  c(list(method = method, dims = dims, n_reductions = n_reductions, refine = refine,
+         seed = if (is.null(seed_arg)) "NULL (drawn on rank 0)" else seed_arg,
+         trace = if (is.null(trace)) "NULL" else trace),
+    stats::setNames(control, paste0("control$", names(control))))
+}
+
+# trace: each iteration printed (a level), or by default a progress line
+# for a long fit in an interactive session (not in knitr, not with
+# verbose); on MPI ranks only the lead reports. The level set, or NA when
+# nothing reports (no hook to clear).
+start_trace <- function(src, trace, verbose, n_init) {
   level <- if (is.null(trace)) 0L else trace
   line <- is.null(trace) && !verbose && interactive() && !isTRUE(getOption("knitr.in.progress"))
   if (!is_lead(src)) {
     level <- 0L
     line <- FALSE
   }
-  if (level > 0L || line) {
-    set_trace_cpp(level, line, if (is.null(centers0)) n_init else 0L)
-    on.exit(clear_trace_cpp(), add = TRUE)
-  }
+  if (level == 0L && !line) return(NA_integer_)
+  set_trace_cpp(level, line, n_init)
+  level
+}
 
-  if (auto) {
-    return(auto_dims_fit(src, x, method, schedule, k, centers0, n_init, iter_max, seed,
-                         n_threads, control, verbose, refine, call, t_start, arg[["iter_max"]]))
-  }
+# Steps 3-6 for each of the n_reductions reductions (derived seeds after
+# the first), the lowest objective kept: list(best, objectives, t_reduce,
+# t_cluster).
+run_reductions <- function(src, x, method, dims, k, centers0, n_init, iter_max, seed, n_threads,
+                           control, verbose, n_reductions, fused) {
   best <- NULL
   objectives <- numeric(n_reductions)
   t_reduce <- t_cluster <- 0
@@ -399,10 +429,7 @@ kmeans_reduced.default <- function(x, k, method = "auto", dims = NULL, n_init = 
     t_cluster <- t_cluster + run$time
     if (is.null(best) || objectives[r] < best$objective) best <- run
   }
-  fit <- finish_fit(best, src, refine, n_threads, control, verbose, seed, call, n_reductions,
-                    objectives, t_reduce, t_cluster, t_start, iter_max, arg[["iter_max"]])
-  if (level > 0L) cat("kmreduce: ", passes_line(fit$passes, method), "\n", sep = "")
-  fit
+  list(best = best, objectives = objectives, t_reduce = t_reduce, t_cluster = t_cluster)
 }
 
 # dims = "auto": reductions of growing size (the schedule), each clustered
