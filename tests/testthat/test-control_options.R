@@ -107,3 +107,60 @@ test_that("check_control() checks each option by its declaration, messages uncha
   expect_identical(kmreduce:::check_control(list(sketch_rows = 10))$sketch_rows, 10L)
   expect_identical(kmreduce:::check_control(list(block_rows = 100))$block_rows, 100L)
 })
+
+test_that("recipe: an option added in its one declaration reaches the core and R", {
+  skip_on_cran()
+  # C++: a toy row in a temporary copy of the core's table gives the core's
+  # struct its field with the default, and its one validator its bounds
+  cxx <- Sys.which("g++")
+  skip_if(!nzchar(cxx), "no g++ to compile the core")
+  inc <- system.file("include", package = "kmreduce")
+  tmp <- tempfile("options")
+  dir.create(tmp)
+  on.exit(unlink(tmp, recursive = TRUE), add = TRUE)
+  file.copy(file.path(inc, "kmreduce"), tmp, recursive = TRUE)
+  def <- file.path(tmp, "kmreduce", "cluster", "kmeans_options.def")
+  row <- paste0('  X(toy_option, Whole, R"-(3)-", 1, 10, 0, "", Control, ',
+                'R"-(A toy option.)-")')
+  cat(row, "\n", file = def, append = TRUE, sep = "")
+  prog <- file.path(tmp, "toy.cpp")
+  writeLines(c(
+    '#include <cstdio>',
+    '#include "kmreduce/cluster/kmeans_options.hpp"',
+    'int main() {',
+    '  using namespace kmreduce;',
+    '  KmeansControl c;',
+    '  std::printf("default %g\\n", c.toy_option);',
+    '  OptionValue v; v.type = OptionValue::Number; v.number = 11;',
+    '  try { set_option(c, "toy_option", v); } catch (const std::exception& e) {',
+    '    std::printf("error %s\\n", e.what()); }',
+    '  v.number = 7; set_option(c, "toy_option", v);',
+    '  std::printf("set %g\\n", c.toy_option);',
+    '  std::printf("last %s\\n", kmeans_option_specs().back().name);',
+    '  return 0;',
+    '}'), prog)
+  exe <- file.path(tmp, "toy")
+  out <- suppressWarnings(system2(cxx, c("-std=c++14", "-pthread", "-I", shQuote(tmp),
+                                         shQuote(prog), "-o", shQuote(exe)),
+                                  stdout = TRUE, stderr = TRUE))
+  expect_null(attr(out, "status"), label = paste(out, collapse = "\n"))
+  res <- system2(exe, stdout = TRUE)
+  expect_identical(res[1], "default 3")
+  expect_match(res[2], "^error .*`toy_option` must be a whole number in \\[1, 10\\]")
+  expect_identical(res[3:4], c("set 7", "last toy_option"))
+  # R: the same row in the table R reads gives kmeans_control() the
+  # argument with its default, its check and its help
+  env <- environment(kmreduce:::option_table)
+  table <- kmreduce:::option_table()
+  on.exit(env$table <- table, add = TRUE)
+  toy <- table[["tol"]]
+  toy[c("name", "kind", "value", "lower", "upper", "auto", "null", "open_lower", "open_upper",
+        "scope", "help")] <- list("toy_option", "whole", "3", 1, 10, FALSE, FALSE, FALSE, FALSE,
+                                  "control", "A toy option.")
+  env$table <- c(table, list(toy_option = toy))
+  expect_identical(kmreduce:::control_formals()$toy_option, 3L)
+  expect_identical(kmreduce:::check_control(list(toy_option = 7))$toy_option, 7L)
+  expect_error(kmreduce:::check_control(list(toy_option = 11)),
+               "`control\\$toy_option` must be a whole number in \\[1, 10\\], not 11")
+  expect_true(any(grepl("^@param toy_option A toy option", kmreduce:::control_rd_params())))
+})
