@@ -154,11 +154,32 @@ k_path <- function(x, k = 1:10, method = "auto", dims = NULL, n_init = 10L, B = 
                                                   control),
                           n_threads, control$block_rows, 0)
   t_reduce <- elapsed() - t0
-  # The rows k-means sees (around the origin): the reduced rows, or x minus
-  # the reducer's shift (a sparse x made dense, minus a point among its rows,
-  # robust_shift_cpp()), in a frame scaled by a power of two (exact):
-  # the reference sets drawn there and their sums of squares stay finite
-  # however large or small the data, and the silhouettes do not change.
+  space <- path_space(x, method, fitted, n_threads)
+  log_w <- path_log_w(space$rows, space$unit, n_threads)
+
+  steps <- length(k) * (1L + B) + 1L
+  bar <- if (verbose) utils::txtProgressBar(max = steps, style = 3) else NULL
+  tick <- function(i) if (!is.null(bar)) utils::setTxtProgressBar(bar, i)
+  path <- path_fits(src, x, call$x, fitted, k, method, n_init, iter_max, seed, n_threads,
+                    control, t0, t_reduce, space$rows, log_w, tick)
+  sil <- path_silhouettes(space$rows, path$fits, k, silhouette_max, seed, n_threads)
+  gap <- path_gap(space$rows, k, B, seed, n_init_reference, iter_max, control, method,
+                  n_threads, log_w, tick)
+  cert <- path_bound(x, path$fits, k, k_max, bound, seed, n_threads)
+  tick(steps)
+  if (!is.null(bar)) close(bar)
+
+  path_result(x, k, path, sil, gap, cert, method, fitted$reducer$dims, seed, B, n_init,
+              n_init_reference, t_reduce, t_start)
+}
+
+# The rows k-means sees (around the origin): the reduced rows, or x minus
+# the reducer's shift (a sparse x made dense, minus a point among its rows,
+# robust_shift_cpp()), in a frame scaled by a power of two (exact):
+# the reference sets drawn there and their sums of squares stay finite
+# however large or small the data, and the silhouettes do not change.
+# Returns the rows and the scale `unit`.
+path_space <- function(x, method, fitted, n_threads) {
   space <- if (method == "none") {
     xd <- as.matrix(x)
     storage.mode(xd) <- "double"
@@ -169,35 +190,46 @@ k_path <- function(x, k = 1:10, method = "auto", dims = NULL, n_init = 10L, B = 
   storage.mode(space) <- "double"
   top <- max(abs(space))
   unit <- if (top > 0) 2^ceiling(log2(top)) else 1
-  space <- space / unit
-  # W_k (the within sum of squares of `rows`' partition in this frame, on
-  # the original scale of log W): summed directly from the means (Lloyd's
-  # closed form cancels when W_k is far below the total); NA when it is
-  # rounding only (every cluster's rows equal: the log is undefined).
+  list(rows = space / unit, unit = unit)
+}
+
+# log W_k, as a function of the rows, their partition and k: W_k (the within
+# sum of squares of `rows`' partition in the frame of `space`, on the
+# original scale of log W) summed directly from the means (Lloyd's closed
+# form cancels when W_k is far below the total); NA when it is rounding only
+# (every cluster's rows equal: the log is undefined).
+path_log_w <- function(space, unit, n_threads) {
   zero_w <- 4 * nrow(space) * .Machine$double.eps^2 * sum(space^2)
-  log_w <- function(rows, cluster, q) {
+  function(rows, cluster, q) {
     w <- sum(cpp_stats(rows, cluster, q, n_threads)$withinss)
     if (w > zero_w) log(w) + 2 * log(unit) else NA_real_
   }
+}
 
-  steps <- length(k) * (1L + B) + 1L
-  bar <- if (verbose) utils::txtProgressBar(max = steps, style = 3) else NULL
-  tick <- function(i) if (!is.null(bar)) utils::setTxtProgressBar(bar, i)
-  fits <- vector("list", k_max)
+# The kmeans_reduced fit of every k on the one reduction (`fits[[k]]`), and
+# its log W_k.
+path_fits <- function(src, x, x_call, fitted, k, method, n_init, iter_max, seed, n_threads,
+                      control, t0, t_reduce, space, log_w, tick) {
+  fits <- vector("list", max(k))
   logw <- numeric(length(k))
   for (i in seq_along(k)) {
     run <- cluster_reduced(src, x, fitted$reducer, fitted$reduced, k[i], NULL, n_init, iter_max,
                            seed, n_threads, control, FALSE, 0)
     # (the call of kmeans_reduced() that gives this fit for the projections)
-    fit_call <- as.call(list(quote(kmeans_reduced), x = call$x, k = k[i], method = method,
+    fit_call <- as.call(list(quote(kmeans_reduced), x = x_call, k = k[i], method = method,
                              dims = fitted$reducer$dims, n_init = n_init, seed = seed))
     fits[[k[i]]] <- finish_fit(run, src, 0L, n_threads, control, FALSE, seed, fit_call, 1L,
                                run$objective, t_reduce, run$time, t0, iter_max)
     logw[i] <- log_w(space, fits[[k[i]]]$cluster, k[i])
     tick(i)
   }
+  list(fits = fits, logw = logw)
+}
 
-  # Silhouettes: exact, or on a random sample of rows (the same for every k).
+# Mean silhouette width of every k: exact, or on a random sample of rows (the
+# same for every k). Returns the widths (`sil`, NA for k = 1) and the rows used.
+path_silhouettes <- function(space, fits, k, silhouette_max, seed, n_threads) {
+  n <- nrow(space)
   rows <- if (n <= silhouette_max) seq_len(n) else {
     order(uniform_box_cpp(n, 0, 1, seed, 2^32, 1L)[, 1L])[seq_len(silhouette_max)]
   }
@@ -205,39 +237,45 @@ k_path <- function(x, k = 1:10, method = "auto", dims = NULL, n_init = 10L, B = 
   labels <- vapply(k, function(q) unname(fits[[q]]$cluster[rows]), integer(length(rows)))
   widths <- silhouette_cpp(space[rows, , drop = FALSE], matrix(labels, ncol = length(k)), k,
                            n_threads)
-  sil <- ifelse(k == 1L, NA_real_, colMeans(widths))
+  list(sil = ifelse(k == 1L, NA_real_, colMeans(widths)), rows = rows)
+}
 
-  # Gap: B reference sets, uniform in the box of the principal axes of the
-  # centred reduced rows (k-means is invariant to the rotation, so the sets
-  # are clustered in the principal coordinates themselves), each clustered
-  # by the same call as the data (source_kmeans() with the data's
-  # replicates, seeding and polish).
+# Gap: B reference sets, uniform in the box of the principal axes of the
+# centred reduced rows (k-means is invariant to the rotation, so the sets
+# are clustered in the principal coordinates themselves), each clustered
+# by the same call as the data (source_kmeans() with the data's
+# replicates, seeding and polish). Returns log W*_k of every set (`logw_star`,
+# NULL when B = 0), its mean and the gap's standard error (NA when B = 0).
+path_gap <- function(space, k, B, seed, n_init_reference, iter_max, control, method,
+                     n_threads, log_w, tick) {
+  n <- nrow(space)
   e_logw <- gap_se <- rep(NA_real_, length(k))
-  if (B > 0L) {
-    pc <- space %*% svd(sweep(space, 2L, colMeans(space)), nu = 0L)$v
-    lo <- apply(pc, 2L, min)
-    hi <- apply(pc, 2L, max)
-    rm(pc)
-    logw_star <- matrix(NA_real_, B, length(k))
-    for (b in seq_len(B)) {
-      ref <- uniform_box_cpp(n, lo, hi, seed, b - 1, n_threads)
-      ref_src <- as_row_source(ref)
-      seed_b <- derive_seed_cpp(seed, b)
-      for (i in seq_along(k)) {
-        km <- source_kmeans(ref_src, ref, k[i], NULL, n_init_reference, iter_max, control$tol,
-                            seed_b, n_threads, FALSE, 0, NULL,
-                            kmeans_settings(control, method))
-        logw_star[b, i] <- log_w(ref, km$cluster, k[i])
-        tick(length(k) * b + i)
-      }
+  if (B == 0L) return(list(logw_star = NULL, e_logw = e_logw, gap_se = gap_se))
+  pc <- space %*% svd(sweep(space, 2L, colMeans(space)), nu = 0L)$v
+  lo <- apply(pc, 2L, min)
+  hi <- apply(pc, 2L, max)
+  rm(pc)
+  logw_star <- matrix(NA_real_, B, length(k))
+  for (b in seq_len(B)) {
+    ref <- uniform_box_cpp(n, lo, hi, seed, b - 1, n_threads)
+    ref_src <- as_row_source(ref)
+    seed_b <- derive_seed_cpp(seed, b)
+    for (i in seq_along(k)) {
+      km <- source_kmeans(ref_src, ref, k[i], NULL, n_init_reference, iter_max, control$tol,
+                          seed_b, n_threads, FALSE, 0, NULL,
+                          kmeans_settings(control, method))
+      logw_star[b, i] <- log_w(ref, km$cluster, k[i])
+      tick(length(k) * b + i)
     }
-    # (a set with W* = 0 leaves E log W* undefined: NA)
-    e_logw <- colMeans(logw_star)
-    gap_se <- sqrt(1 + 1 / B) * apply(logw_star, 2L, stats::sd)
   }
-  gap <- e_logw - logw
+  # (a set with W* = 0 leaves E log W* undefined: NA)
+  list(logw_star = logw_star, e_logw = colMeans(logw_star),
+       gap_se = sqrt(1 + 1 / B) * apply(logw_star, 2L, stats::sd))
+}
 
-  # Certificate for every k from one spectrum.
+# Certificate for every k from one spectrum: the lower bound and the ratio
+# objective / bound (NA without `bound`).
+path_bound <- function(x, fits, k, k_max, bound, seed, n_threads) {
   lower <- ratio <- rep(NA_real_, length(k))
   if (bound) {
     tb <- bound_tops(x, k_max - 1L, "auto", 5000L, 4L, seed, n_threads)
@@ -247,25 +285,34 @@ k_path <- function(x, k = 1:10, method = "auto", dims = NULL, n_init = 10L, B = 
       ratio[i] <- b$ratio
     }
   }
-  tick(steps)
-  if (!is.null(bar)) close(bar)
+  list(lower = lower, ratio = ratio)
+}
 
+# The kmreduce_kpath object: the table per k, the chosen k, the notes and the
+# fits, from the stages' results.
+path_result <- function(x, k, path, sil, gap, cert, method, dims, seed, B, n_init,
+                        n_init_reference, t_reduce, t_start) {
+  fits <- path$fits
+  logw <- path$logw
+  n <- nrow(x)
   objective <- vapply(k, function(q) fits[[q]]$tot.withinss, numeric(1))
   totss <- fits[[k[1L]]]$totss
+  ratio <- cert$ratio
   # A zero objective is optimal: its ratio to a zero bound is not defined.
-  ratio[objective == 0 & !is.na(lower) & lower == 0] <- NA_real_
+  ratio[objective == 0 & !is.na(cert$lower) & cert$lower == 0] <- NA_real_
+  gap_k <- gap$e_logw - logw
   results <- data.frame(k = k, objective = objective,
                         between_total = if (totss > 0) pmax(0, 1 - objective / totss) else NA_real_,
-                        lower = lower, ratio = ratio, silhouette = sil, logW = logw,
-                        E_logW = e_logw, gap = gap, gap_se = gap_se)
-  notes <- path_notes(k, totss, logw, logw_star = if (B > 0L) logw_star)
+                        lower = cert$lower, ratio = ratio, silhouette = sil$sil, logW = logw,
+                        E_logW = gap$e_logw, gap = gap_k, gap_se = gap$gap_se)
+  notes <- path_notes(k, totss, logw, logw_star = gap$logw_star)
   chosen <- c(
-    gap_firstSEmax = gap_choice(k, gap, gap_se, "firstSEmax"),
-    gap_Tibs2001SEmax = gap_choice(k, gap, gap_se, "Tibs2001SEmax"),
-    silhouette = if (any(!is.na(sil))) k[which.max(sil)] else NA_integer_)
+    gap_firstSEmax = gap_choice(k, gap_k, gap$gap_se, "firstSEmax"),
+    gap_Tibs2001SEmax = gap_choice(k, gap_k, gap$gap_se, "Tibs2001SEmax"),
+    silhouette = if (any(!is.na(sil$sil))) k[which.max(sil$sil)] else NA_integer_)
   structure(list(results = results, chosen = chosen, notes = notes, fits = fits, method = method,
-                 dims = fitted$reducer$dims, seed = seed, B = B, silhouette_n = length(rows),
-                 silhouette_rows = if (length(rows) < n) rows,
+                 dims = dims, seed = seed, B = B, silhouette_n = length(sil$rows),
+                 silhouette_rows = if (length(sil$rows) < n) sil$rows,
                  n = n, d = ncol(x), n_init = n_init, n_init_reference = n_init_reference,
                  timing = c(reduce = t_reduce, total = elapsed() - t_start)),
             class = "kmreduce_kpath")
