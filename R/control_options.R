@@ -21,9 +21,21 @@ option_table <- local({
 
 # Every option of kmeans_control(), in the order of its arguments: the
 # table's options of kmeans_control() (scopes "control" and "r_only"), then
-# the reduction methods' (builtin_params()).
-control_options <- function() {
-  rows <- Filter(function(o) o$scope != "call", option_table())
+# the reduction methods' (builtin_params()). Made once per table (a fit
+# checks its control several times).
+control_options <- local({
+  made <- NULL
+  function() {
+    table <- option_table()
+    if (is.null(made) || !identical(made$table, table)) {
+      made <<- list(table = table, options = table_options(table))
+    }
+    made$options
+  }
+})
+
+table_options <- function(table) {
+  rows <- Filter(function(o) o$scope != "call", table)
   c(lapply(rows, function(o) {
     check <- option_check(o)
     # (the default as its check gives it: whole numbers as integers)

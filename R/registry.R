@@ -232,10 +232,14 @@ method_registry <- function() {
   # (the built-in entries made once per session: method_info() reads the
   # registry at every call)
   if (is.null(registry_env$builtin)) registry_env$builtin <- builtin_methods()
+  # (made again only when a method was registered since)
+  made <- registry_env$made
+  if (!is.null(made) && identical(made$extra, registry_env$extra)) return(made$reg)
   reg <- c(registry_env$builtin, registry_env$extra)
   # Fixed colours: none black, the others method_palette() in registry order.
   colours <- c("black", method_palette(length(reg) - 1L))
   for (i in seq_along(reg)) reg[[i]]$colour <- colours[i]
+  registry_env$made <- list(extra = registry_env$extra, reg = reg)
   reg
 }
 
