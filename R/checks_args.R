@@ -153,3 +153,6 @@ check_density <- function(v, arg) {
   }
   v
 }
+
+# Seconds since an arbitrary start (timings and progress).
+elapsed <- function() proc.time()[["elapsed"]]

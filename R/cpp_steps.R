@@ -1,31 +1,11 @@
 # The C++ entry points of the steps that read rows, each called from here
-# only (by the pipeline's steps, R/row_source.R and R/source_*.R), so a
+# only (by the pipeline's steps, R/source_steps.R and R/source_*.R), so a
 # change of their arguments is made in one place. Each takes the rows as one
-# description, whatever their source: `cpp` is to_cpp_source() of the source
-# (R/row_source.R), or the reduced rows in memory with the source's MPI ranks
-# and weights (cpp_rows_like()); src/sources.h (glue::SourceSpec) reads it.
+# description, whatever their source: `cpp` is to_cpp_source() of the source,
+# or the reduced rows in memory with the source's MPI ranks and weights
+# (cpp_rows_like(); both and cpp_source() in R/row_source.R);
+# src/sources.h (glue::SourceSpec) reads it.
 # `settings`: kmeans_settings().
-
-# The description of the rows of a source as C++ reads them: in memory
-# (`rows`, a double matrix or a dgCMatrix) or read in blocks of `block_rows`
-# by read(first, last) (`n` rows, `d` columns); `mpi` (mpi_info()) on MPI
-# ranks, `weights` one per row or NULL. `one_pass`: the rows are costly to
-# read again (a file): the statistics take one pass where it keeps the
-# digits; `cells`: NULL, or list(read, fail) giving a 10x file's cells as
-# stored for that pass (to_cpp_source.source_tenx()).
-cpp_source <- function(rows = NULL, read = NULL, n = NULL, d = NULL, block_rows = NULL,
-                       mpi = NULL, weights = NULL, one_pass = FALSE, cells = NULL) {
-  list(rows = rows, read = read, n = if (!is.null(n)) as.double(n),
-       d = if (!is.null(d)) as.integer(d), block_rows = if (!is.null(block_rows)) as.double(block_rows),
-       mpi = mpi, weights = weights, one_pass = one_pass, cells = cells)
-}
-
-# `rows` in memory (the reduced rows of a source) on the MPI ranks and with
-# the weights of the source `src`.
-cpp_rows_like <- function(src, rows) {
-  of <- to_cpp_source(src)
-  cpp_source(rows = rows, mpi = of$mpi, weights = of$weights)
-}
 
 # k-means on rows in memory: replicates of the seeding, Lloyd, the polish.
 cpp_kmeans <- function(cpp, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift,
