@@ -280,12 +280,10 @@ weights_unit <- function(weights) {
   2^(e - e %% 2)
 }
 
-# Initial centres given as `k`: a numeric matrix with the columns of `x`.
-# `arg`: the name the user gave them ("k", or "centers" as in stats::kmeans()).
-check_centers <- function(centers, x, arg = "k") check_centers_dims(centers, nrow(x), ncol(x), arg)
-
-# Initial centres for rows n x d: at most n rows, d columns.
-check_centers_dims <- function(centers, n, d, arg = "k") {
+# Initial centres given as `k` for rows n x d: a numeric matrix with d
+# columns and at most n rows. `arg`: the name the user gave them ("k", or
+# "centers" as in stats::kmeans()).
+check_centers <- function(centers, n, d, arg = "k") {
   centers <- check_data(centers, arg, small = FALSE)
   if (methods::is(centers, "dgCMatrix")) centers <- as.matrix(centers)
   if (ncol(centers) != d) {

@@ -86,7 +86,7 @@ check_source_centers <- function(src, centers, arg = "k") {
   if (on_ranks(src)) {
     stop_arg(sprintf("`%s` must be a number of clusters on distributed rows, not initial centres.", arg))
   }
-  check_centers_dims(centers, n_rows(src), n_cols(src), arg)
+  check_centers(centers, n_rows(src), n_cols(src), arg)
 }
 
 # What kmeans_reduced()'s options need of the source: the observation
