@@ -26,6 +26,17 @@ test_that("kmeans_cpp_options() gives the list the C++ side takes, with names in
   expect_identical(resolved$polish, "split_merge")
   expect_identical(resolved$polish_starts, 3L)  # (every replicate: n k <= 10^4)
   expect_identical(resolved$local_search, 2L)
+  # each "auto" on both sides of the size where it switches (the core's
+  # resolve_options()): every replicate polished to n k = 10^4, the
+  # adaptive rule above; k-means|| from n k = 10^6; sketches of
+  # m = max(2000, 100 k) rows from 10 m rows
+  at <- function(n) kmreduce:::kmeans_resolved_cpp(opt, n)
+  expect_identical(at(2500)$polish_starts, 3L)
+  expect_identical(at(2501)$polish_starts, "auto")
+  expect_identical(at(249999)$seeding, "k-means++")
+  expect_identical(at(250000)$seeding, "k-means||")
+  expect_identical(at(19999)$sketch_rows, 0)
+  expect_identical(at(20000)$sketch_rows, 2000)
   set.seed(1)
   x <- matrix(rnorm(200 * 3), 200)
   fit <- kmreduce:::kmeans_cpp(x, opt)
