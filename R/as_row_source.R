@@ -9,6 +9,8 @@
 row_source_types <- function() {
   c(registered_sources$types, list(
     list(is = function(x) inherits(x, "row_source"), new = identity),
+    # (first, the common case: a plain matrix)
+    list(is = function(x) is.matrix(x) && is.null(oldClass(x)), new = new_source_matrix),
     list(is = function(x) inherits(x, "kmreduce_mpi"), new = new_source_mpi),
     list(is = is_big, new = new_source_big),
     list(is = is_delayed, new = new_source_delayed_rows),

@@ -46,84 +46,6 @@ check_small_values <- function(maxabs, arg) {
   invisible(TRUE)
 }
 
-# Data for the algorithms: a double matrix or a dgCMatrix, checked.
-# values = FALSE skips the scan for NA/Inf and huge values of a dense double
-# matrix: the caller has a kernel that checks them on its way (kmeans_cpp(),
-# project_cpp() with `limit`) and calls check_values_later() on failure.
-# vector_column = TRUE: a plain numeric vector is one feature (one column),
-# as stats::kmeans() takes it.
-# small = FALSE: values of any size (rows to assign, initial centres; see
-# check_finite_values()). `src`: the row source of `x` when the caller has
-# it already (as_row_source() once per call).
-check_data <- function(x, arg = "x", big = FALSE, block_rows = NULL, values = TRUE,
-                       vector_column = FALSE, small = TRUE, src = NULL) {
-  if (vector_column && is.numeric(x) && is.null(dim(x)) && is.null(oldClass(x)) &&
-      length(x) > 0L) {
-    x <- matrix(as.double(x), ncol = 1L, dimnames = list(names(x), NULL))
-  }
-  # (rows not in memory check themselves, see check_rows())
-  if (is.null(src) || !identical(src$data, x)) src <- as_row_source(x)
-  checked <- check_rows(src, arg, big, block_rows, small)
-  if (!is.null(checked)) return(checked)
-  if (is.data.frame(x)) {
-    if (ncol(x) == 0L || nrow(x) == 0L) {
-      stop_arg(sprintf("`%s` must have at least one row and one column, not a data frame of %d x %d.",
-                       arg, nrow(x), ncol(x)))
-    }
-    x <- data_frame_matrix(x, arg)
-  } else if (is.matrix(x) && !is.null(oldClass(x)) && !identical(oldClass(x), "matrix")) {
-    x <- matrix(plain_numeric(x, arg, NULL), nrow(x), ncol(x), dimnames = dimnames(x))
-  }
-  if (inherits(x, "Matrix")) {
-    if (!methods::is(x, "dMatrix") && !methods::is(x, "lMatrix") && !methods::is(x, "nMatrix")) {
-      stop_arg(sprintf("`%s` must be a numeric Matrix, not %s.", arg, describe(x)))
-    }
-    if (methods::is(x, "sparseMatrix")) {
-      if (!methods::is(x, "dgCMatrix")) {
-        valid <- tryCatch(methods::validObject(x), error = function(e) conditionMessage(e))
-        if (is.character(valid)) {
-          stop_arg(sprintf("`%s` is not a valid %s: %s", arg, class(x)[1L], valid))
-        }
-        x <- methods::as(methods::as(methods::as(x, "CsparseMatrix"), "generalMatrix"), "dMatrix")
-      }
-    } else {
-      x <- as.matrix(x)
-    }
-  }
-  if (methods::is(x, "dgCMatrix")) {
-    check_sparse_slots(x, arg)
-    if (nrow(x) == 0L || ncol(x) == 0L) {
-      stop_arg(sprintf("`%s` must have at least one row and one column, not %d x %d.",
-                       arg, nrow(x), ncol(x)))
-    }
-    check_finite_values(x@x, arg, function(t) {
-      col <- findInterval(t - 1L, x@p, left.open = FALSE, rightmost.closed = FALSE)
-      sprintf("at row %d, column %d", x@i[t] + 1L, col)
-    }, as.numeric(nrow(x)) * ncol(x), small)
-    return(x)
-  }
-  if (!is.matrix(x) || !(is.numeric(x))) {
-    if (is_se(x)) {
-      stop_arg(sprintf(paste0("`%s` must be a numeric matrix, data frame or dgCMatrix here, not %s. ",
-                              "kmeans_reduced() and predict() take it; elsewhere give the cells as rows in memory, ",
-                              "e.g. t(as.matrix(assay(x, \"logcounts\")))."), arg, describe(x)))
-    }
-    stop_arg(sprintf("`%s` must be a numeric matrix, data frame or dgCMatrix, not %s.",
-                     arg, describe(x)))
-  }
-  if (nrow(x) == 0L || ncol(x) == 0L) {
-    stop_arg(sprintf("`%s` must have at least one row and one column, not %d x %d.",
-                     arg, nrow(x), ncol(x)))
-  }
-  if (!is.double(x)) storage.mode(x) <- "double"
-  if (!values) return(x)
-  n <- nrow(x)
-  check_finite_values(x, arg, function(t) {
-    sprintf("at row %d, column %d", (t - 1L) %% n + 1L, (t - 1L) %/% n + 1L)
-  }, as.numeric(n) * ncol(x), small)
-  x
-}
-
 # A data frame of numeric columns as a double matrix, column by column in
 # linear time (`x[] <- lapply(...)` then as.matrix() is quadratic in the
 # number of columns: minutes for 10^5 columns), with the dimnames
@@ -213,17 +135,6 @@ describe_kind <- function(col) {
   if (is.factor(col)) "a factor" else sprintf("a %s vector", class(col)[1L])
 }
 
-# A kernel found a non-finite or too large value in `x` (checked with
-# values = FALSE): the scan of check_data() finds and reports it.
-check_values_later <- function(x, arg = "x") {
-  check_data(x, arg)
-  stop_arg(sprintf("`%s` has values that cannot be clustered (not finite or too large).", arg))
-}
-
-check_k <- function(k, x) {
-  check_source_k(as_row_source(x), k)
-}
-
 # Observation weights: NULL, or one finite positive number per row of `x`
 # (n rows); returned as a plain double vector.
 check_weights <- function(weights, n, arg = "weights") {
@@ -278,42 +189,6 @@ weights_unit <- function(weights) {
   if (top <= 64 && top >= -64 && keep_low >= 0) return(1)
   e <- floor(max(min(top, keep_low), top - 1020))
   2^(e - e %% 2)
-}
-
-# Initial centres given as `k` for rows n x d: a numeric matrix with d
-# columns and at most n rows. `arg`: the name the user gave them ("k", or
-# "centers" as in stats::kmeans()).
-check_centers <- function(centers, n, d, arg = "k") {
-  centers <- check_data(centers, arg, small = FALSE)
-  if (methods::is(centers, "dgCMatrix")) centers <- as.matrix(centers)
-  if (ncol(centers) != d) {
-    stop_arg(sprintf("`%s` given as a matrix of initial centres must have %d columns (as `x`), not %d.",
-                     arg, d, ncol(centers)))
-  }
-  if (nrow(centers) > n) {
-    stop_arg(sprintf("`%s` given as a matrix of initial centres must have at most %d rows (the rows of `x`), not %d.",
-                     arg, n, nrow(centers)))
-  }
-  centers
-}
-
-# New data for predict()/plot(): checked like `x`, with the columns of the
-# data the model was fitted to (matched by name when both have names).
-check_newdata <- function(newdata, reducer, arg = "newdata") {
-  # A plain numeric vector: one row of the fit's features, or (one feature)
-  # one value per row.
-  if (is.numeric(newdata) && is.null(dim(newdata)) && is.null(oldClass(newdata)) &&
-      length(newdata) > 0L) {
-    newdata <- if (identical(as.numeric(reducer$n_features), 1)) {
-      matrix(as.double(newdata), ncol = 1L, dimnames = list(names(newdata), reducer$feature_names))
-    } else {
-      matrix(as.double(newdata), nrow = 1L, dimnames = list(NULL, names(newdata)))
-    }
-  }
-  newdata <- check_data(newdata, arg, small = FALSE)
-  index <- newdata_columns(colnames(newdata), ncol(newdata), reducer, arg)
-  if (!is.null(index)) newdata <- newdata[, index, drop = FALSE]
-  newdata
 }
 
 # Where the fit's columns are among the `d_new` columns (names `names_new`,
@@ -421,4 +296,13 @@ big_has_distinct <- function(x, k, block_rows) {
     start <- start + block_rows
   }
   structure(FALSE, distinct = length(seen))
+}
+
+is_se <- function(x) isS4(x) && methods::is(x, "SummarizedExperiment")
+
+# The error for k above the number of distinct rows (the same for every
+# source).
+stop_too_few_distinct <- function(k, distinct, arg = "k") {
+  stop_arg(sprintf("`%s` must be a whole number in [1, %d] (the number of distinct rows of `x`), not %s.",
+                   arg, as.integer(distinct), describe(k)))
 }

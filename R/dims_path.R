@@ -219,3 +219,27 @@ plot.kmreduce_path <- function(x, which = c("time", "objective", "accuracy"),
                    bty = "n", cex = 0.8)
   invisible(x)
 }
+
+# Colours of m methods (after "none", which is black): Tableau 10 for the
+# first ten, then the dark colours of Polychrome 36 that cluster_colours()
+# gives 11 to 33 clusters, then its golden-angle hues; every colour
+# different, and a method's colour never changes when methods are added
+# after it.
+method_palette <- function(m) {
+  key <- as.character(m)
+  # (kept: method_info() reads the registry at every call)
+  if (is.null(registry_env$palette[[key]])) {
+    cols <- unique(c(cluster_colours(10L), cluster_colours(33L)))
+    if (m > length(cols)) cols <- unique(c(cols, cluster_colours(m + length(cols))))
+    registry_env$palette[[key]] <- cols[seq_len(m)]
+  }
+  registry_env$palette[[key]]
+}
+
+method_colour <- function(method) {
+  reg <- method_registry()
+  i <- match(method, names(reg))
+  if (anyNA(i)) stop_arg(sprintf("`method` has no colour: %s is not a method.", method[is.na(i)][1L]))
+  # Fixed colours: none black, the others method_palette() in registry order.
+  unname(c("black", method_palette(length(reg) - 1L))[i])
+}

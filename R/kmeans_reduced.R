@@ -294,21 +294,20 @@ kmeans_reduced.default <- function(x, k, method = "auto", dims = NULL, n_init = 
            n_init = if (missing(nstart)) "n_init" else "nstart",
            iter_max = if (missing(iter.max)) "iter_max" else "iter.max")
   control <- check_control(control)
-  control <- algorithm_control(control, check_algorithm(algorithm))
-  trace <- check_trace(trace)
+  args <- check_fit_args(n_init, iter_max, n_threads, n_reductions, refine, seed, verbose,
+                         trace, algorithm, arg)
+  control <- algorithm_control(control, args$algorithm)
+  trace <- args$trace
   # The sparse embedding and k-means on the data itself check the values of
   # a dense matrix while they read it: no pass of its own.
   fused <- is.matrix(x) && is.null(oldClass(x)) && is.double(x) && is.numeric(k) && !is.matrix(k) &&
-    isTRUE(method_info(method)$checks_values)
+    !identical(method, "auto") && isTRUE(method_info(method)$checks_values)
   src <- checked_source(src, control$block_rows, !fused)
-  keep_in_memory(src, file_cache_budget(control$file_cache))
+  # (a 10x file's chunks decompressed on n_threads; its cells kept in memory
+  # within control$file_cache)
+  use_source(src, file_cache_budget(control$file_cache), args$n_threads)
   x <- src$data
   src <- set_weights(src, weights, control)
-  # Labels, norms, distances and bounds: a few numbers per row.
-  check_memory(64 * as.numeric(n_local_rows(src)),
-               sprintf("Clustering the %s rows of `x`", format(n_local_rows(src))),
-               "Cluster a sample of the rows, then assign the rest with predict().")
-  method <- check_method(method, kmeans_call = TRUE)
   centers0 <- NULL
   if (inherits(k, "Matrix")) k <- as.matrix(k)  # sparse initial centres
   if (is.matrix(k) || is.data.frame(k)) {
@@ -317,28 +316,25 @@ kmeans_reduced.default <- function(x, k, method = "auto", dims = NULL, n_init = 
   } else {
     k <- check_source_k(src, k, arg[["k"]])
   }
-  # (narrow data: "none", in memory; blocks and MPI rows keep their default)
-  method <- auto_method(src, method, k)
-  check_source_method(src, method, control)
-  dims <- check_dims(dims, method, k, n_rows(src), n_cols(src), auto = TRUE)
-  auto <- identical(dims, "auto")
-  if (auto) {
-    schedule <- auto_dims_schedule(method, k, n_rows(src), n_cols(src))
-    dims <- max(schedule)
-  }
-  # The reduced rows (for "none" on dense data: the packed copy) and k-means.
-  check_memory(8 * as.numeric(n_local_rows(src)) * (dims + 8),
-               sprintf("k-means on the %s x %s reduced data", format(n_local_rows(src)), format(dims)),
+  chosen <- check_fit_method(src, method, dims, k, control)
+  method <- chosen$method
+  dims <- chosen$dims
+  auto <- !is.null(chosen$schedule)
+  schedule <- chosen$schedule
+  # The reduced rows (for "none" on dense data: the packed copy) and k-means:
+  # labels, norms, distances and bounds, a few numbers per row.
+  n_local <- as.numeric(n_local_rows(src))
+  check_memory(8 * n_local * (dims + 8),
+               sprintf("k-means on the %s x %s reduced data", format(n_local), format(dims)),
                "Use fewer dimensions (`dims`), or cluster a sample of the rows and assign the rest with predict().")
-  n_init <- check_whole(n_init, arg[["n_init"]], 1, 1e6)
-  iter_max <- check_whole(iter_max, arg[["iter_max"]], 1, 1e8)
-  n_threads <- check_n_threads(n_threads)
-  use_reading_threads(n_threads)  # (a 10x file's chunks decompressed on them)
-  n_reductions <- check_whole(n_reductions, "n_reductions", 1, 1e4)
+  n_init <- args$n_init
+  iter_max <- args$iter_max
+  n_threads <- args$n_threads
+  n_reductions <- args$n_reductions
   if (auto) check_auto_dims(control, n_reductions)
-  refine <- check_whole(refine, "refine", 0, 1e6)
-  seed <- resolve_seed(seed)
-  verbose <- check_flag(verbose, "verbose")
+  refine <- args$refine
+  seed <- args$seed
+  verbose <- args$verbose
   })
   # (MPI ranks: every rank passed its checks, with the same arguments; one
   # seed for all, rank 0's)
@@ -416,10 +412,11 @@ run_reductions <- function(src, x, method, dims, k, centers0, n_init, iter_max, 
         method_label(method), dims,
         if (n_reductions > 1L) sprintf(" (reduction %d of %d)", r, n_reductions) else "")
     limit <- if (fused && r == 1L) max_abs_value(as.numeric(nrow(x)) * ncol(x)) else 0
+    # (the reduction's kernel checks the values on its way, or k-means on x)
+    reduce_limit <- if (limit > 0 && method != "none" && method_info(method)$checks_values) limit else 0
     fitted <- reduce_source(src, fit_source_reducer(src, method, dims, k, seed_r, n_threads,
                                                     control),
-                            n_threads, control$block_rows,
-                            if (method != "none" && method_info(method)$checks_values) limit else 0)
+                            n_threads, control$block_rows, reduce_limit)
     t_reduce <- t_reduce + (elapsed() - t0)
     say(verbose, "  done in %.3f s", elapsed() - t0)
     run <- cluster_reduced(src, x, fitted$reducer, fitted$reduced, k, centers0, n_init, iter_max,
@@ -583,7 +580,7 @@ finish_fit <- function(best, src, refine, n_threads, control, verbose, seed, cal
     # Lloyd on the original data from the reduced solution's centres, with
     # the rows minus a point among them (dense rows; see fit_reducer()).
     t0 <- elapsed()
-    if (!sparse_rows(src)) assignment_shift <- centres_median(st)
+    if (!isTRUE(src$sparse)) assignment_shift <- centres_median(st)
     rk <- source_lloyd(src, start_centres(st), refine, n_threads, control$block_rows,
                        assignment_shift)
     st <- partition_stats(src, rk$cluster, k, n_threads, control$block_rows)
@@ -597,10 +594,11 @@ finish_fit <- function(best, src, refine, n_threads, control, verbose, seed, cal
   }
   check_no_empty(st$size, src)
   cluster <- km$cluster
+  names_src <- dim_names(src)
   # (only when there are names: setting none would copy the labels)
-  if (!is.null(row_names(src))) names(cluster) <- row_names(src)
+  if (!is.null(names_src[[1L]])) names(cluster) <- names_src[[1L]]
   centers <- st$centers
-  dimnames(centers) <- list(seq_len(k), col_names(src))
+  dimnames(centers) <- list(seq_len(k), names_src[[2L]])
   reduced_centers <- km$centers
   dimnames(reduced_centers) <- list(seq_len(k), colnames(best$reduced))
   minibatch <- identical(control$algorithm, "minibatch")
@@ -720,4 +718,25 @@ kmeans_alias <- function(ours, theirs, has_ours, has_theirs, our_name, their_nam
 # Progress messages of verbose = TRUE (suppressMessages() silences them).
 say <- function(verbose, fmt, ...) {
   if (verbose) message("kmreduce: ", sprintf(fmt, ...))
+}
+
+# The passes of k-means over the clustered rows by stage (C++: sketch,
+# replicates, lift, lloyd, polish; from given centres Lloyd alone), and the
+# statistics' pass over the original rows.
+kmeans_passes <- function(km) {
+  p <- km$passes
+  if (is.null(p)) p <- c(sketch = 0, replicates = 0, lift = 0, lloyd = km$iter, polish = 0)
+  c(p, statistics = 1)
+}
+
+# One line of the passes by stage, for trace and verbose.
+passes_line <- function(passes, method) {
+  sprintf("passes over the %s rows: %s", if (method == "none") "data's" else "reduced",
+          paste(sprintf("%s %g", names(passes), passes), collapse = ", "))
+}
+
+# Fields the fit carries for this source (on MPI ranks: which rows this
+# rank held).
+fit_fields <- function(src) {
+  if (!is.null(src$mpi)) list(mpi = unclass(src$mpi)[c("rank", "size", "n", "offset")])
 }

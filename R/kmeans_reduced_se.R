@@ -326,8 +326,6 @@ default_assay <- function(have, normalize) {
   1L
 }
 
-is_se <- function(x) isS4(x) && methods::is(x, "SummarizedExperiment")
-
 # What predict() takes of a new SummarizedExperiment: the fit's choice
 # (`input`, NULL for a fit to a matrix: the defaults).
 se_input_of <- function(x, input) {

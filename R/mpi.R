@@ -74,19 +74,3 @@ mpi_agree <- function(x, failed, what, args) {
 
 # The ranks of a collective call: one process has nothing to agree; rows
 # on MPI ranks (R/source_mpi.R) have their ranks agree.
-
-# Runs the argument checks `expr`: on MPI ranks an error is returned for
-# agree_ranks(), elsewhere raised at once (mpi_try()).
-try_checks <- function(src, expr) mpi_try(on_ranks(src), expr)
-
-# After the checks: every rank agrees they passed with the same `args` (a
-# function giving the named list, mpi_agree()); returns the seed every
-# process uses (on ranks, rank 0's).
-agree_ranks <- function(src, failed, args, seed, seed_arg) {
-  if (!on_ranks(src)) return(seed)
-  mpi_agree(src$mpi, failed, "kmeans_reduced()", if (is.null(failed)) args())
-  mpi_sum(if (src$mpi$rank == 0L) seed else 0)
-}
-
-# Does this process report (verbose, trace)?
-is_lead <- function(src) !on_ranks(src) || src$mpi$rank == 0L

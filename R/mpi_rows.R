@@ -184,7 +184,7 @@ mpi_rank_info <- function(x_local, local, assay) {
   # (`normalize` as resolved, and where the size factors come from)
   common <- list(normalize = local$how, assay = assay, from = local$from)
   if (inherits(x_local, "row_source")) {
-    return(c(list(n = n_rows(x_local), d = n_cols(x_local), sparse = sparse_rows(x_local),
+    return(c(list(n = n_rows(x_local), d = n_cols(x_local), sparse = isTRUE(x_local$sparse),
                   names = col_names(x_local), maxabs = 0, blocks = TRUE), common))
   }
   c(list(n = nrow(x_local), d = ncol(x_local), sparse = methods::is(x_local, "dgCMatrix"),

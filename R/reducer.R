@@ -110,13 +110,6 @@ fit_reducer <- function(src, method, dims, k, seed, n_threads, control, weights 
            control = control, weights = weights)
 }
 
-# The fit of a family's methods when their entry gives none: the
-# projections learn nothing (R comes from the seed).
-family_fit <- function(family) {
-  if (family != "projection") return(NULL)
-  function(src, method, dims, k, seed, ...) new_reducer(method, dims, seed, src)
-}
-
 fit_none <- function(src, method, dims, k, seed, n_threads = 1L, ...) {
   # Lloyd on the rows minus a point among them (dense rows; the zeros of
   # sparse rows stay zeros): none_shift().
@@ -260,27 +253,31 @@ rotation_reducer <- function(src, method, dims, sv, seed) {
 # of older versions), none; numeric(0), robust_shift_cpp() of these rows,
 # returned as attribute "shift" (see reduce_training()).
 # limit > 0: the sparse embedding of dense x also checks the values of x
-# (see check_data(values = FALSE)).
+# (see check_data(values = FALSE)). Rows in memory (on MPI ranks, each
+# rank's rows) are mapped at once, else block by block.
 apply_reducer <- function(reducer, x, n_threads = 1L, block_rows = NULL, limit = 0) {
   method <- reducer$method
   if (method == "none") return(x)
-  src <- as_row_source(x)
-  method_info(method)$memory(n_local_rows(src), reducer)
-  source_apply_reducer(src, reducer, n_threads, block_rows, limit)
+  src <- if (inherits(x, "row_source")) x else as_row_source(x)
+  info <- method_info(method)
+  info$memory(n_local_rows(src), reducer)
+  if (isTRUE(src$in_memory) || (!is.null(src$mpi) && is.null(src$local))) {
+    return(map_rows(reducer, src$data, n_threads, limit, info))
+  }
+  blocks <- if (is.null(src$local)) src else src$local
+  stream_reduce(reducer, blocks, source_block_rows(blocks, block_rows), n_threads)
 }
 
 # apply_reducer() of rows in memory (a matrix or dgCMatrix x): the apply of
 # the method's registry entry, minus the shift (fitted here when
-# reducer$shift is numeric(0)).
-map_rows <- function(reducer, x, n_threads, limit) {
-  method <- reducer$method
-  info <- method_info(method)
+# reducer$shift is numeric(0)). `info`: the method's registry entry.
+map_rows <- function(reducer, x, n_threads, limit, info = method_info(reducer$method)) {
   fit_shift <- length(reducer$shift) == 0L && !is.null(reducer$shift)
   out <- info$apply(reducer, x, n_threads, limit, if (!fit_shift) reducer$shift)
   if (isTRUE(attr(out, "invalid"))) check_values_later(x)
   attr(out, "invalid") <- NULL
   # One dimnames<- (not colnames<- then rownames<-): no second copy.
-  dimnames(out) <- list(rownames(x), reduced_names(reducer))
+  dimnames(out) <- list(rownames(x), reduced_names(reducer, info))
   if (fit_shift) shift_in_place(out, n_threads)
   out
 }
@@ -295,41 +292,13 @@ shift_in_place <- function(out, n_threads = 1L) {
 }
 
 # The names of the reduced columns: the selected features' names, or the
-# method's prefix and the dimension's number.
-reduced_names <- function(reducer) {
-  if (method_info(reducer$method)$family == "selection") {
+# method's prefix and the dimension's number (`info`: its registry entry).
+reduced_names <- function(reducer, info = method_info(reducer$method)) {
+  if (info$family == "selection") {
     make.unique(reducer$features$name)
   } else {
-    paste0(column_prefix(reducer$method), seq_len(reducer$dims))
+    paste0(column_prefix(reducer$method, info), seq_len(reducer$dims))
   }
-}
-
-# How a family's methods map rows when their entry gives no `apply`:
-# projections through project_cpp() (src/reduce.cpp dispatches on the
-# entry's `cpp` name), selections gather their columns, extractions
-# multiply by their rotation.
-family_apply <- function(family) {
-  switch(family,
-    projection = function(reducer, x, n_threads, limit, shift) {
-      info <- method_info(reducer$method)
-      project_cpp(x, reduce_options(info$cpp, reducer$dims, reducer$seed, n_threads, limit,
-                                    info$options(reducer, x)),
-                  shift)
-    },
-    selection = function(reducer, x, n_threads, limit, shift) {
-      gather_columns_cpp(x, reducer$features$index, reducer$features$scale, n_threads, shift)
-    },
-    extraction = function(reducer, x, n_threads, limit, shift) {
-      multiply_cpp(x, reducer$rotation, n_threads, shift)
-    },
-    NULL)
-}
-
-# The named list src/reduce.cpp reads into its ReduceOptions (reduce_options()
-# there): the projection's name, dims, seed, threads, `limit` (> 0: check the
-# values of dense x on the way) and the method's own options.
-reduce_options <- function(method, dims, seed, n_threads = 1L, limit = 0, more = list()) {
-  c(list(method = method, dims = dims, seed = seed, n_threads = n_threads, limit = limit), more)
 }
 
 # Applies a reducer just fitted to its training rows and fits its shift
@@ -383,4 +352,76 @@ memory_svd <- function(x, k, how, oversample, power_iters, seed, n_threads, cent
                    n_threads, mu)
   }
   list(d = sv$d, v = sv$v, center = mu)
+}
+
+# The named list src/reduce.cpp reads into its ReduceOptions (reduce_options()
+# there): the projection's name, dims, seed, threads, `limit` (> 0: check the
+# values of dense x on the way) and the method's own options.
+reduce_options <- function(method, dims, seed, n_threads = 1L, limit = 0, more = list()) {
+  c(list(method = method, dims = dims, seed = seed, n_threads = n_threads, limit = limit), more)
+}
+
+# "auto": the mailman kernel for dense data with at least 64 columns.
+sign_algorithm <- function(algorithm, x) {
+  if (algorithm != "auto") return(algorithm)
+  if (!methods::is(x, "dgCMatrix") && ncol(x) >= 64L) "mailman" else "gemm"
+}
+
+# Step 3: the reducer of `method` fitted to the rows (fit_reducer()). Its
+# singular values and residual are of the weights as given (those of the
+# core's weights times the square root of src$weight_unit, or times it:
+# exact, an even power of two).
+fit_source_reducer <- function(src, method, dims, k, seed, n_threads, control) {
+  reducer <- fit_reducer(src, method, dims, k, seed, n_threads, control, src$weights)
+  unit <- weight_unit(src)
+  if (unit != 1) {
+    if (!is.null(reducer$singular_values)) {
+      reducer$singular_values <- reducer$singular_values * sqrt(unit)
+    }
+    if (!is.null(reducer$residual)) reducer$residual <- reducer$residual * unit
+  }
+  reducer
+}
+
+# Step 4 for the fit: the reduced rows, centred by the column means of all
+# the rows; list(reducer, reduced) (reduce_training()). On several MPI
+# ranks: minus the shift of all the ranks' reduced rows
+# (mpi_reduce_source()).
+reduce_source <- function(src, reducer, n_threads, block_rows, limit) {
+  # ("none": the rows themselves, which are in memory where "none" runs)
+  if (reducer$method == "none") return(list(reducer = reducer, reduced = src$data))
+  if (!is.null(src$mpi)) {
+    if (src$mpi$size > 1L) return(mpi_reduce_source(src, reducer, n_threads, block_rows))
+    # (one rank: the numbers of one process)
+    if (!is.null(src$local)) src <- src$local
+  }
+  reduce_training(reducer, src, n_threads, block_rows, limit)
+}
+
+# All the rows of the source mapped by the reducer, read in blocks of
+# `block_rows` (stream_reduce()): map_rows() of each block
+# read_block_transient() gives, into one matrix. A source may map the rows as
+# it stores them, without making the blocks (its hook reduce_rows, NULL
+# where it does not: source_tenx).
+reduce_rows <- function(src, reducer, block_rows, n_threads) {
+  if (!is.null(src$hooks$reduce_rows)) {
+    out <- src$hooks$reduce_rows(src, reducer, block_rows, n_threads,
+                                 method_info(reducer$method)$family, reduced_names(reducer))
+    if (!is.null(out)) return(out)
+  }
+  out <- NULL
+  for_source_blocks(src, block_rows, function(block, rows) {
+    r <- map_rows(reducer, block, n_threads, 0)
+    if (is.null(out)) {
+      out <<- matrix(0, n_rows(src), ncol(r), dimnames = list(NULL, colnames(r)))
+    }
+    out[rows, ] <<- r
+  })
+  out
+}
+
+# Column prefix of the reduced data ("D" for methods without one).
+column_prefix <- function(method, info = method_info(method)) {
+  prefix <- info$prefix
+  if (is.null(prefix)) "D" else prefix
 }

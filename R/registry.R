@@ -45,8 +45,8 @@
 #   score_label  selections: the name of their feature scores (plots)
 #   checks_values  TRUE when its kernel scans the values of dense x on its
 #            way (`limit`), so kmeans_reduced() skips its own pass
-#   colour   its colour in every plot that compares methods (dims_path());
-#            set from the registry order (method_palette())
+# A method's colour in the plots that compare methods follows from its place
+# in the registry (method_colour(), R/dims_path.R).
 builtin_methods <- function() {
   ten_k <- function(k, d) min(d, 10 * k)
   # (leverage-score sampling draws with replacement: 30 k draws came much
@@ -224,6 +224,18 @@ register_method <- function(name, entry) {
                            entry$family %in% c("projection", "selection", "extraction"))) {
     stop_arg("`entry` must be a method_entry() of a projection, selection or extraction with a fit and an apply.")
   }
+  # (its options' defaults pass their own checks unchanged: check_control()
+  # checks only the options a call gives)
+  for (p in names(entry$params)) {
+    o <- entry$params[[p]]
+    checked <- tryCatch(o$check(o$default, p), error = function(e) e)
+    if (!identical(checked, o$default)) {
+      stop_arg(sprintf("`entry` option '%s' has a default its own check %s.", p,
+                       if (inherits(checked, "error")) {
+                         paste("refuses:", conditionMessage(checked))
+                       } else "changes"))
+    }
+  }
   registry_env$extra[[name]] <- entry
   invisible(name)
 }
@@ -236,27 +248,8 @@ method_registry <- function() {
   made <- registry_env$made
   if (!is.null(made) && identical(made$extra, registry_env$extra)) return(made$reg)
   reg <- c(registry_env$builtin, registry_env$extra)
-  # Fixed colours: none black, the others method_palette() in registry order.
-  colours <- c("black", method_palette(length(reg) - 1L))
-  for (i in seq_along(reg)) reg[[i]]$colour <- colours[i]
   registry_env$made <- list(extra = registry_env$extra, reg = reg)
   reg
-}
-
-# Colours of m methods (after "none", which is black): Tableau 10 for the
-# first ten, then the dark colours of Polychrome 36 that cluster_colours()
-# gives 11 to 33 clusters, then its golden-angle hues; every colour
-# different, and a method's colour never changes when methods are added
-# after it.
-method_palette <- function(m) {
-  key <- as.character(m)
-  # (kept: method_info() reads the registry at every call)
-  if (is.null(registry_env$palette[[key]])) {
-    cols <- unique(c(cluster_colours(10L), cluster_colours(33L)))
-    if (m > length(cols)) cols <- unique(c(cols, cluster_colours(m + length(cols))))
-    registry_env$palette[[key]] <- cols[seq_len(m)]
-  }
-  registry_env$palette[[key]]
 }
 
 # Names of the methods of a family and / or a source (all when NULL).
@@ -288,19 +281,9 @@ method_params <- function() {
   params
 }
 
-method_colour <- function(method) {
-  vapply(method, function(m) method_info(m)$colour, character(1), USE.NAMES = FALSE)
-}
-
 method_label <- function(method) {
   info <- method_info(method)
   if (is.null(info)) method else info$label
-}
-
-# Column prefix of the reduced data ("D" for methods without one).
-column_prefix <- function(method) {
-  prefix <- method_info(method)$prefix
-  if (is.null(prefix)) "D" else prefix
 }
 
 # The largest and the default dims of a method for n rows and d columns.
@@ -342,4 +325,171 @@ registry_rd_table <- function() {
     "\\strong{method} \\tab \\strong{what} \\tab \\strong{family} \\tab \\strong{data} \\tab \\strong{options} \\cr",
     paste(rows, collapse = " \\cr\n"),
     "}")
+}
+
+reduction_methods <- function() c("auto", names(method_registry()))
+
+# `kmeans_call`: the method of kmeans_reduced(), whose third argument is
+# where stats::kmeans() has `iter.max` (and fourth, `dims`, its `nstart`): a
+# number there is most likely a kmeans() call written positionally, and the
+# error says how to write it.
+check_method <- function(method, kmeans_call = FALSE) {
+  ok <- reduction_methods()
+  if (!is.character(method) || length(method) != 1L || is.na(method) || !(method %in% ok)) {
+    hint <- if (kmeans_call && is.numeric(method)) {
+      paste0(" The third argument of kmeans_reduced() is `method`, where stats::kmeans() has",
+             " `iter.max` (and the fourth `dims`, where it has `nstart`): name them here,",
+             " e.g. kmeans_reduced(x, 3, iter.max = 20, nstart = 5).")
+    } else ""
+    stop_arg(sprintf("`method` must be one of %s, not %s.%s",
+                     paste0("\"", ok, "\"", collapse = ", "), describe(method), hint))
+  }
+  method
+}
+
+# "auto": k-means on the data themselves for narrow data (with `k` given:
+# at most narrow_columns(k) columns, where the default reduction would keep
+# every column), else the sparse embedding (O(nnz)) for sparse data and
+# signs for dense.
+resolve_method <- function(method, x, k = NULL) {
+  if (method != "auto") return(method)
+  if (!is.null(k) && ncol(x) <= narrow_columns(k)) return("none")
+  if (methods::is(x, "dgCMatrix")) "sparse_embedding" else "sign"
+}
+
+# Data with at most this many columns are clustered as they are by
+# method = "auto": the projections' default `dims` is min(ncol(x), 10 k), so
+# up to 10 k columns a projection would not reduce anything, only add its
+# cost and its distortion (a square random sign matrix is no isometry).
+narrow_columns <- function(k) 10 * k
+
+# The dimensions dims = "auto" tries: from 2k (k for the SVD methods),
+# doubling, to the largest the method allows and at most half of d (beyond,
+# a reduction costs about as much as k-means on the data themselves).
+auto_dims_schedule <- function(method, k, n, d) {
+  upper <- max(1, min(method_dims_upper(method, n, d), floor(d / 2)))
+  start <- if (method_info(method)$family == "extraction") k else 2 * k
+  start <- max(1, min(start, upper))
+  s <- start * 2^(0:60)
+  as.integer(unique(c(s[s < upper], upper)))
+}
+
+# dims for n rows (of all sources) and d columns.
+check_dims <- function(dims, method, k, n, d, auto = FALSE) {
+  if (method == "none") return(as.integer(d))
+  if (identical(dims, "auto")) {
+    if (!auto) stop_arg("`dims = \"auto\"` is for kmeans_reduced(); give a number here.")
+    if (is.null(k)) stop_arg("`dims = \"auto\"` needs `k`.")
+    return("auto")
+  }
+  upper <- method_dims_upper(method, n, d)
+  if (is.null(dims)) {
+    if (is.null(k)) {
+      stop_arg(sprintf("`dims` must be given (a whole number in [1, %s]) when `k` is not.",
+                       format(upper)))
+    }
+    return(method_dims_default(method, k, n, d))
+  }
+  if (is_whole(dims) && dims > d && dims <= .Machine$integer.max &&
+      method_info(method)$family == "projection") {
+    stop_arg(sprintf(paste0("`dims` must be at most the number of features (%s) for method ",
+                            "\"%s\", not %s: a projection to more dimensions than the data have ",
+                            "costs more than clustering the data themselves (method = \"none\")."),
+                     format(d), method, format(dims)))
+  }
+  check_whole(dims, "dims", 1, upper)
+}
+
+# method = "auto" for this source: rows in memory (on MPI ranks, those of
+# each rank) as resolve_method() says (narrow data: "none"); rows read in
+# blocks: a projection of the rows as they are read ("sparse_embedding" for
+# sparse rows).
+auto_method <- function(src, method, k) {
+  if (!is.null(src$local)) return(auto_method(src$local, method, k))
+  if (isTRUE(src$in_memory) || !is.null(src$mpi)) return(resolve_method(method, src$data, k))
+  if (!isTRUE(src$checks_blocks)) return(resolve_method(method, src$data))
+  if (method != "auto") return(method)
+  if (isTRUE(src$sparse)) "sparse_embedding" else "sign"
+}
+
+# Is `method` available for this source (the registry's `sources`)?
+check_source_method <- function(src, method, control) {
+  if (isTRUE(src$in_memory)) return(method_unavailable(src, method, "is not available; use"))
+  if (!is.null(src$local)) {
+    ok <- registered_methods(source = "row_source")
+    if (!(method %in% ok)) {
+      stop_arg(sprintf("`method` \"%s\" is not available on distributed rows read in blocks; use one of %s.",
+                       method, paste0("\"", ok, "\"", collapse = ", ")))
+    }
+  } else if (!is.null(src$mpi)) {
+    method_unavailable(src, method, "is not available on distributed rows; use one of")
+  } else {
+    method_unavailable(src, method, sprintf("needs the whole matrix in memory; %s `x` works with",
+                                            describe_source(src)))
+  }
+  where <- if (!is.null(src$mpi)) describe_source(src) else sprintf("%s `x`", describe_source(src))
+  check_exact_svd(method, control, where)
+}
+
+method_unavailable <- function(src, method, phrase) {
+  ok <- registered_methods(source = class(src))
+  if (!(method %in% ok)) {
+    stop_arg(sprintf("`method` \"%s\" %s %s.", method, phrase,
+                     paste0("\"", ok, "\"", collapse = ", ")))
+  }
+  invisible(TRUE)
+}
+
+check_exact_svd <- function(method, control, where) {
+  if (method == "leverage" && control$svd == "exact") {
+    stop_arg(sprintf("`control$svd` = \"exact\" needs the whole matrix in memory; use \"randomized\" with %s.",
+                     where))
+  }
+  invisible(TRUE)
+}
+
+# The fit of a family's methods when their entry gives none: the
+# projections learn nothing (R comes from the seed).
+family_fit <- function(family) {
+  if (family != "projection") return(NULL)
+  function(src, method, dims, k, seed, ...) new_reducer(method, dims, seed, src)
+}
+
+# How a family's methods map rows when their entry gives no `apply`:
+# projections through project_cpp() (src/reduce.cpp dispatches on the
+# entry's `cpp` name), selections gather their columns, extractions
+# multiply by their rotation.
+family_apply <- function(family) {
+  switch(family,
+    projection = function(reducer, x, n_threads, limit, shift) {
+      info <- method_info(reducer$method)
+      project_cpp(x, reduce_options(info$cpp, reducer$dims, reducer$seed, n_threads, limit,
+                                    info$options(reducer, x)),
+                  shift)
+    },
+    selection = function(reducer, x, n_threads, limit, shift) {
+      gather_columns_cpp(x, reducer$features$index, reducer$features$scale, n_threads, shift)
+    },
+    extraction = function(reducer, x, n_threads, limit, shift) {
+      multiply_cpp(x, reducer$rotation, n_threads, shift)
+    },
+    NULL)
+}
+
+# The method and dims of a kmeans_reduced() fit checked for its source and
+# k: "auto" resolved (narrow data: "none", in memory; blocks and MPI rows
+# keep their default), the source able to run it; dims = "auto" gives its
+# schedule of sizes (NULL otherwise) and dims its largest.
+check_fit_method <- function(src, method, dims, k, control) {
+  method <- auto_method(src, check_method(method, kmeans_call = TRUE), k)
+  check_source_method(src, method, control)
+  n <- n_rows(src)
+  d <- n_cols(src)
+  dims <- check_dims(dims, method, k, n, d, auto = TRUE)
+  schedule <- NULL
+  if (identical(dims, "auto")) {
+    schedule <- auto_dims_schedule(method, k, n, d)
+    dims <- max(schedule)
+  }
+  list(method = method, dims = dims, schedule = schedule)
 }

@@ -50,9 +50,3 @@ sign_project <- function(x, dims, seed = NULL, algorithm = c("auto", "mailman", 
   project_cpp(x, reduce_options("sign", dims, seed, n_threads,
                                 more = list(algorithm = sign_algorithm(algorithm, x))))
 }
-
-# "auto": the mailman kernel for dense data with at least 64 columns.
-sign_algorithm <- function(algorithm, x) {
-  if (algorithm != "auto") return(algorithm)
-  if (!methods::is(x, "dgCMatrix") && ncol(x) >= 64L) "mailman" else "gemm"
-}

@@ -131,47 +131,6 @@ source_library_sizes <- function(src, sample = NULL) {
   lib
 }
 
-# The positions in the block of rows `rows` of the sampled rows that fall
-# in it.
-sample_in_block <- function(sample, rows) {
-  if (is.null(sample)) return(integer(0))
-  index <- sample$index
-  match(index[index >= rows[1L] & index <= rows[length(rows)]], rows)
-}
-
-# Row blocks (all sparse or all dense) bound into one matrix: a dgCMatrix
-# when sparse.
-bind_blocks <- function(parts) {
-  rows <- if (length(parts) == 1L) parts[[1L]] else do.call(rbind, parts)
-  if (methods::is(rows, "sparseMatrix") && !methods::is(rows, "dgCMatrix")) {
-    rows <- methods::as(methods::as(rows, "generalMatrix"), "CsparseMatrix")
-  }
-  rows
-}
-
-# The rows `index` normalized, when the library-size pass kept them
-# (source_library_sizes()), else NULL; the kept counts are dropped. A
-# source that keeps the counts as stored normalizes them by its hook
-# kept_sample (source_tenx).
-kept_sample <- function(src, index) {
-  if (!is.environment(src$cache)) return(NULL)
-  if (!is.null(src$hooks$kept_sample)) return(src$hooks$kept_sample(src, index))
-  kept <- take_kept_sample(src, index)
-  if (is.null(kept)) return(NULL)
-  rows <- normalize_rows(kept$counts, src$normalize, describe_source(src))
-  if (!methods::is(rows, "dgCMatrix") && !is.double(rows)) storage.mode(rows) <- "double"
-  rows
-}
-
-# What source_library_sizes() kept of the rows `index` (dropped from the
-# source: taken once), or NULL when it kept other rows or none.
-take_kept_sample <- function(src, index) {
-  kept <- src$cache$sample
-  if (is.null(kept) || !identical(kept$index, index)) return(NULL)
-  rm("sample", envir = src$cache)
-  kept
-}
-
 # A block of a sparse DelayedMatrix as a dgCMatrix, with its NA and NaN
 # (DelayedArray's own coercion to dgCMatrix drops them, and the value
 # checks must see them): from its non-zero entries.
@@ -180,28 +139,6 @@ sparse_block <- function(block) {
   s <- DelayedArray::extract_sparse_array(block, list(NULL, NULL))
   Matrix::sparseMatrix(i = s@nzindex[, 1L], j = s@nzindex[, 2L], x = as.double(s@nzdata),
                        dims = dim(block), dimnames = dimnames(block))
-}
-
-# A block just read (cells as rows): values checked, normalized (unless
-# done already), progress reported.
-finish_block <- function(src, block, first, last, normalized = FALSE) {
-  if (!methods::is(block, "dgCMatrix") && !is.double(block)) storage.mode(block) <- "double"
-  if (nrow(block) != last - first + 1L || ncol(block) != src$n_col) {
-    stop_arg(sprintf("%s gave a block of %d x %d for rows %d..%d; expected %d x %d.",
-                     describe_source(src), nrow(block), ncol(block), first, last,
-                     last - first + 1L, src$n_col))
-  }
-  if (!normalized || isTRUE(as_normalization(src$normalize)$check_only)) {
-    block <- normalize_rows(block, src$normalize, describe_source(src), first)
-  }
-  sparse <- methods::is(block, "dgCMatrix")
-  check_finite_values(if (sparse) block@x else block, "x", function(t) {
-    row <- if (sparse) block@i[t] + 1L else (t - 1L) %% nrow(block) + 1L
-    sprintf("at %s %s of %s", if (src$by_columns) "column" else "row", format(first - 1L + row),
-            describe_source(src))
-  }, as.numeric(src$n_row) * src$n_col, small = FALSE)
-  report_progress(src, first, last)
-  block
 }
 
 # The rows read block by block (to_cpp_source.row_source()), costly to read
@@ -215,27 +152,3 @@ to_cpp_source.source_delayed <- function(src, block_rows = NULL) {
 }
 
 ## Progress on long reads ---------------------------------------------------
-
-report_progress <- function(src, first, last) {
-  p <- src$progress
-  if (!isTRUE(p$on)) return(invisible(NULL))
-  now <- elapsed()
-  if (first == 1L || is.null(p$start)) {
-    # (the clock starts when the first block is done: the rate is that of
-    # the rows read after it)
-    p$start <- now
-    p$base <- last
-    p$blocks <- 0L
-    p$said <- now
-  }
-  p$blocks <- p$blocks + 1L
-  if (last < src$n_row && now - p$said < 2) return(invisible(NULL))
-  p$said <- now
-  rate <- if (last > p$base) (last - p$base) / max(now - p$start, 1e-9)
-  message(sprintf("kmreduce:   read %d block%s, rows 1..%s of %s (%.0f%%)%s%s",
-                  p$blocks, if (p$blocks > 1L) "s" else "", format(last), format(src$n_row),
-                  100 * last / src$n_row,
-                  if (is.null(rate)) "" else paste0(", ", format(round(rate), big.mark = ","), " rows/s"),
-                  if (last < src$n_row && !is.null(rate)) sprintf(", about %.0f s left", (src$n_row - last) / rate) else ""))
-  invisible(NULL)
-}

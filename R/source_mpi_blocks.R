@@ -27,7 +27,7 @@
 new_source_mpi_blocks <- function(x) {
   src <- new_row_source(x$x$data, c("source_mpi_blocks", "source_mpi"), mpi = x)
   src$local <- x$x
-  src$sparse <- sparse_rows(x$x)
+  src$sparse <- isTRUE(x$x$sparse)
   src
 }
 

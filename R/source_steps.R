@@ -1,51 +1,18 @@
 # The steps of the pipeline that read rows (R/row_source.R: the sources and
 # what they can do): plain functions, each calling its C++ entry point with
 # the source's description (to_cpp_source()), or reading the rows in memory,
-# in blocks or on MPI ranks as the source's fields say.
-
-# All the rows of the source mapped by the reducer, read in blocks of
-# `block_rows` (stream_reduce()): map_rows() of each block
-# read_block_transient() gives, into one matrix. A source may map the rows as
-# it stores them, without making the blocks (its hook reduce_rows, NULL
-# where it does not: source_tenx).
-reduce_rows <- function(src, reducer, block_rows, n_threads) {
-  if (!is.null(src$hooks$reduce_rows)) {
-    out <- src$hooks$reduce_rows(src, reducer, block_rows, n_threads)
-    if (!is.null(out)) return(out)
-  }
-  out <- NULL
-  for_source_blocks(src, block_rows, function(block, rows) {
-    r <- map_rows(reducer, block, n_threads, 0)
-    if (is.null(out)) {
-      out <<- matrix(0, n_rows(src), ncol(r), dimnames = list(NULL, colnames(r)))
-    }
-    out[rows, ] <<- r
-  })
-  out
-}
-
-# Step 3: the reducer of `method` fitted to the rows (fit_reducer()). Its
-# singular values and residual are of the weights as given (those of the
-# core's weights times the square root of src$weight_unit, or times it:
-# exact, an even power of two).
-fit_source_reducer <- function(src, method, dims, k, seed, n_threads, control) {
-  reducer <- fit_reducer(src, method, dims, k, seed, n_threads, control, src$weights)
-  unit <- weight_unit(src)
-  if (unit != 1) {
-    if (!is.null(reducer$singular_values)) {
-      reducer$singular_values <- reducer$singular_values * sqrt(unit)
-    }
-    if (!is.null(reducer$residual)) reducer$residual <- reducer$residual * unit
-  }
-  reducer
-}
+# in blocks or on MPI ranks as the source's fields say (the MPI variants,
+# mpi_*(), at the end). The C++ entry points of k-means, Lloyd, the
+# statistics and the SVDs are called through cpp_kmeans(), cpp_lloyd(),
+# cpp_stats(), cpp_svd() and cpp_rsvd() here only, with the options lists
+# kmeans_cpp_options() and lloyd_cpp_options() build.
 
 # The top right singular vectors of the (centred, weighted) rows, as
 # top_right_vectors() takes them: `how` "exact" or "randomized" (rows not in
 # memory: randomized).
 source_svd <- function(src, k, how, oversample, power_iters, seed, n_threads, block_rows,
                        center, weights) {
-  if (in_memory(src)) {
+  if (isTRUE(src$in_memory)) {
     return(memory_svd(src$data, k, how, oversample, power_iters, seed, n_threads, center,
                       weights))
   }
@@ -60,7 +27,7 @@ source_svd <- function(src, k, how, oversample, power_iters, seed, n_threads, bl
 # rounding), or on every rank.
 source_rsvd <- function(src, k, oversample, power_iters, seed, n_threads, block_rows, center,
                         weights = NULL) {
-  if (in_memory(src)) {
+  if (isTRUE(src$in_memory)) {
     return(cpp_rsvd(cpp_source(rows = src$data, weights = weights), k, oversample, power_iters,
                     seed, n_threads, if (center) column_means(src$data, n_threads)))
   }
@@ -75,8 +42,8 @@ source_rsvd <- function(src, k, oversample, power_iters, seed, n_threads, block_
 # (mpi_sample_rows()).
 sample_rows <- function(src, m, seed, block_rows = NULL) {
   index <- sample_index(n_rows(src), m, seed)
-  if (on_ranks(src)) return(mpi_sample_rows(src, index, block_rows))
-  rows <- if (in_memory(src)) src$data[index, , drop = FALSE] else rows_at(src, index, block_rows)
+  if (!is.null(src$mpi)) return(mpi_sample_rows(src, index, block_rows))
+  rows <- if (isTRUE(src$in_memory)) src$data[index, , drop = FALSE] else rows_at(src, index, block_rows)
   list(rows = rows, index = index)
 }
 
@@ -105,33 +72,8 @@ rows_at <- function(src, index, block_rows = NULL) {
 # their reduction, which is in memory) have none.
 none_shift <- function(src, n_threads = 1L) {
   if (!is.matrix(src$data) || !is.null(src$local)) return(NULL)
-  if (on_ranks(src)) return(mpi_robust_shift(src$data, src$mpi, n_threads))
-  if (in_memory(src)) robust_shift_cpp(src$data, n_threads)
-}
-
-# Step 4: the rows mapped by the reducer (apply_reducer()): in memory (on
-# MPI ranks, each rank's rows) at once, else block by block.
-source_apply_reducer <- function(src, reducer, n_threads, block_rows, limit) {
-  if (in_memory(src) || (on_ranks(src) && is.null(src$local))) {
-    return(map_rows(reducer, src$data, n_threads, limit))
-  }
-  blocks <- if (is.null(src$local)) src else src$local
-  stream_reduce(reducer, blocks, source_block_rows(blocks, block_rows), n_threads)
-}
-
-# Step 4 for the fit: the reduced rows, centred by the column means of all
-# the rows; list(reducer, reduced) (reduce_training()). On several MPI
-# ranks: minus the shift of all the ranks' reduced rows
-# (mpi_reduce_source()).
-reduce_source <- function(src, reducer, n_threads, block_rows, limit) {
-  # ("none": the rows themselves, which are in memory where "none" runs)
-  if (reducer$method == "none") return(list(reducer = reducer, reduced = src$data))
-  if (on_ranks(src)) {
-    if (src$mpi$size > 1L) return(mpi_reduce_source(src, reducer, n_threads, block_rows))
-    # (one rank: the numbers of one process)
-    if (!is.null(src$local)) src <- src$local
-  }
-  reduce_training(reducer, src, n_threads, block_rows, limit)
+  if (!is.null(src$mpi)) return(mpi_robust_shift(src$data, src$mpi, n_threads))
+  if (isTRUE(src$in_memory)) robust_shift_cpp(src$data, n_threads)
 }
 
 # Does a reduction leave fewer than k distinct reduced rows? On MPI ranks,
@@ -143,7 +85,7 @@ reduce_source <- function(src, reducer, n_threads, block_rows, limit) {
 # are seen).
 reduced_collapsed <- function(src, reduced, k) {
   if (k <= 1L) return(FALSE)
-  if (on_ranks(src)) return(mpi_collapsed(reduced, k))
+  if (!is.null(src$mpi)) return(mpi_collapsed(reduced, k))
   if (has_distinct_rows_cpp(reduced, k)) return(FALSE)
   if (isTRUE(src$checks_blocks)) {
     has <- big_has_distinct(src, k, source_block_rows(src))
@@ -161,7 +103,7 @@ reduced_collapsed <- function(src, reduced, k) {
 # one process only.
 source_kmeans <- function(src, reduced, k, centers0, n_init, iter_max, tol, seed, n_threads,
                           verbose, limit, shift, settings) {
-  if (on_ranks(src)) {
+  if (!is.null(src$mpi)) {
     settings$centres_polish <- "none"
     verbose <- FALSE
     limit <- 0
@@ -230,8 +172,8 @@ source_lloyd <- function(src, centers, iter_max, n_threads, block_rows, shift) {
 # block's columns the fit's, matched by name as in memory
 # (newdata_columns()).
 source_predict <- function(src, object, n_threads, type, k, one) {
-  if (in_memory(src)) return(one(src$data))
-  if (on_ranks(src)) return(one(src$mpi))
+  if (isTRUE(src$in_memory)) return(one(src$data))
+  if (!is.null(src$mpi)) return(one(src$mpi))
   index <- newdata_columns(col_names(src), n_cols(src), object$reducer, "newdata")
   n <- n_rows(src)
   out <- if (type == "cluster") integer(n) else matrix(0, n, k)
@@ -253,8 +195,8 @@ source_predict <- function(src, object, n_threads, type, k, one) {
 # read in blocks are read whole (in their own type where the source keeps
 # it: its hook all_rows).
 rows_in_memory <- function(src, what) {
-  if (in_memory(src)) return(src$data)
-  if (on_ranks(src)) return(src$mpi)
+  if (isTRUE(src$in_memory)) return(src$data)
+  if (!is.null(src$mpi)) return(src$mpi)
   check_rows_memory(src, what)
   if (!is.null(src$hooks$all_rows)) return(src$hooks$all_rows(src))
   read_block(src, 1L, n_rows(src))
@@ -267,4 +209,130 @@ check_rows_memory <- function(src, what) {
                        format(n_cols(src)), sub("^an? ", "", describe_source(src)), what),
                sprintf("Use predict(fit, newdata), which reads %s in blocks, for the clusters alone.",
                        describe_source(src)))
+}
+
+# k-means on rows in memory: replicates of the seeding, Lloyd, the polish.
+cpp_kmeans <- function(cpp, k, n_init, iter_max, tol, seed, n_threads, verbose, limit, shift,
+                       settings) {
+  kmeans_cpp(cpp, kmeans_cpp_options(k, n_init, iter_max, tol, seed, n_threads, settings,
+                                     verbose, limit), shift)
+}
+
+# Lloyd from given centres; with `settings` (kmeans_settings()), what its
+# `algorithm` runs from them (MacQueen's updates, or Hartigan's moves after
+# Lloyd: on rows in memory on one process).
+cpp_lloyd <- function(cpp, centers, iter_max, tol, n_threads, shift, settings = NULL, seed = 0) {
+  lloyd_cpp(cpp, centers, lloyd_cpp_options(iter_max, tol, n_threads, settings, seed), shift)
+}
+
+# The statistics of a partition (centres, withinss, size, totss, sumsq;
+# weight with weights), whatever the source; `means`: Lloyd's centres when
+# they are the cluster means of these labels (used by dense rows in memory).
+cpp_stats <- function(cpp, cluster, k, n_threads, means = NULL) {
+  cluster_stats_cpp(cpp, cluster, k, n_threads, means)
+}
+
+# Top singular vectors: exact (rows in memory, centred by the column means
+# `mu`) or randomized (`center`: FALSE, TRUE for the centred rows, or their
+# column means for rows in memory on one process).
+cpp_svd <- function(rows, k, mu, weights, n_threads = 1L) top_svd_cpp(rows, k, mu, weights, n_threads)
+
+cpp_rsvd <- function(cpp, k, oversample, power_iters, seed, n_threads, center) {
+  randomized_svd_cpp(cpp, list(k = as.integer(k), oversample = as.integer(oversample),
+                               power_iters = as.integer(power_iters), seed = as.double(seed),
+                               n_threads = as.integer(n_threads),
+                               center = if (is.null(center)) FALSE else center))
+}
+
+# The options of kmeans_cpp(): n_init replicates, each a seeding then Lloyd
+# (as `settings` says, kmeans_settings(); by default those of
+# kmeans_control()), from the random streams of `seed`; `verbose` prints a
+# line per replicate, `limit` > 0 checks the values of dense rows while they
+# are packed (see kmeans_cpp()).
+kmeans_cpp_options <- function(k, n_init = 1L, iter_max = 100L, tol = 0, seed = 0,
+                               n_threads = 1L, settings,
+                               verbose = FALSE, limit = 0) {
+  call <- list(k = as.integer(k), n_init = as.integer(n_init), iter_max = as.integer(iter_max),
+               tol = as.double(tol), seed = as.double(seed), n_threads = as.integer(n_threads),
+               verbose = isTRUE(verbose), limit = as.double(limit))
+  c(call, settings[setdiff(names(settings), names(call))])
+}
+
+# The options of lloyd_cpp(): Lloyd from given centres, or with `settings`
+# (kmeans_settings()) what stats::kmeans(algorithm = ) runs from them:
+# MacQueen's updates, Hartigan's moves after Lloyd, or mini-batch k-means
+# (its batches and `seed`).
+lloyd_cpp_options <- function(iter_max, tol = 0, n_threads = 1L, settings = NULL, seed = 0) {
+  out <- list(iter_max = as.integer(iter_max), tol = as.double(tol),
+              n_threads = as.integer(n_threads), seed = as.double(seed))
+  if (!is.null(settings)) {
+    out <- c(out, settings[c("algorithm", "centres_polish", "batch_size", "reassignment_ratio")])
+  }
+  out
+}
+
+# What the core runs with for `n` rows (every "auto" chosen): for messages
+# and tests.
+kmeans_resolved <- function(k, n_init, n, settings) {
+  kmeans_resolved_cpp(kmeans_cpp_options(k, n_init, settings = settings), n)
+}
+
+# The sample of one process on the stacked rows (control$svd_rows): the
+# same global rows drawn on every rank (sample_index() of all the rows, a
+# stream that does not depend on the rank), each rank reads those it holds,
+# and every rank gets all of them in rank order (= row order)
+# (sample_rows()).
+mpi_sample_rows <- function(src, index, block_rows) {
+  failed <- mpi_try(TRUE, part <- local_rows_at(src, held_rows(src, index), block_rows))
+  mpi_agree(src$mpi, failed, "kmeans_reduced()", NULL)
+  list(rows = bind_blocks(pbdMPI::allgather(part)), index = index)
+}
+
+# This rank's rows `index` (local, increasing): read in one pass from the
+# rank's source of blocks, or taken from its rows in memory.
+local_rows_at <- function(src, index, block_rows) {
+  if (!is.null(src$local)) return(rows_at(src$local, index, block_rows))
+  rows <- src$data[index, , drop = FALSE]
+  if (!methods::is(rows, "dgCMatrix") && !is.double(rows)) storage.mode(rows) <- "double"
+  rows
+}
+
+# The rows of `index` (global, increasing) this rank holds, as local rows.
+held_rows <- function(src, index) {
+  first <- src$mpi$offset
+  index[index > first & index <= first + n_local_rows(src)] - first
+}
+
+# The reduced rows minus the shift of all the ranks' reduced rows
+# (mpi_robust_shift(); reduce_source() on several ranks): each rank's rows
+# in memory mapped at once, or its rows read in blocks mapped block by
+# block and shifted block by block.
+mpi_reduce_source <- function(src, reducer, n_threads, block_rows) {
+  local <- src$local
+  # (the local step may fail on one rank only, e.g. for memory: the ranks
+  # agree before the collective sum)
+  failed <- mpi_try(TRUE, if (is.null(local)) {
+    raw <- apply_reducer(reducer, src$data, n_threads)
+  } else {
+    method_info(reducer$method)$memory(n_local_rows(src), reducer)
+    reducer$shift <- NULL
+    raw <- stream_reduce(reducer, local, source_block_rows(local, block_rows), n_threads)
+  })
+  mpi_agree(src$mpi, failed, "kmeans_reduced()", NULL)
+  reducer$shift <- mpi_robust_shift(raw, src$mpi, n_threads)
+  if (is.null(local)) {
+    return(list(reducer = reducer, reduced = raw - rep(reducer$shift, each = nrow(raw))))
+  }
+  for_row_blocks_index(nrow(raw), source_block_rows(local, block_rows), function(rows) {
+    raw[rows, ] <<- raw[rows, , drop = FALSE] - rep(reducer$shift, each = length(rows))
+  })
+  list(reducer = reducer, reduced = raw)
+}
+
+# (as one process on the stacked reduced rows: a rank with k distinct rows
+# answers for all; otherwise the union of every rank's distinct rows, fewer
+# than k each; reduced_collapsed())
+mpi_collapsed <- function(reduced, k) {
+  if (mpi_sum(as.numeric(has_distinct_rows_cpp(reduced, k))) > 0) return(FALSE)
+  !has_distinct_rows_cpp(do.call(rbind, pbdMPI::allgather(unique(as.matrix(reduced)))), k)
 }

@@ -347,14 +347,14 @@ stop_stored_cells <- function(src, st, e) {
 # Extractions (a rotation: "svd", "rsvd") multiply the stored cells, each
 # block's product written straight into the rows of the result; other
 # methods map the converted blocks (NULL: reduce_rows() does).
-reduce_tenx_rows <- function(src, reducer, block_rows, n_threads) {
-  if (method_info(reducer$method)$family != "extraction" || is.null(stored_normalization(src))) {
+reduce_tenx_rows <- function(src, reducer, block_rows, n_threads, family, names) {
+  if (family != "extraction" || is.null(stored_normalization(src))) {
     return(NULL)
   }
   rotation <- cells_multiply_rows_cpp(reducer$rotation)
   # (outside R's heap, src/read_cells.cpp: R's collector does not count it)
   out <- matrix_outside_heap_cpp(n_rows(src), ncol(reducer$rotation))
-  set_attr_in_place_cpp(out, "dimnames", list(NULL, reduced_names(reducer)))
+  set_attr_in_place_cpp(out, "dimnames", list(NULL, names))
   # A block read from the file is multiplied on a thread of its own (with
   # n_threads - 1 threads) while R reads the next one (rhdf5 inflates the
   # file's chunks on R's thread); a kept block, on R's thread. The same
@@ -662,7 +662,7 @@ cells_buffers <- function(src, cells, count) {
 }
 
 # Frees the reading vectors and the pool (hold_sources(),
-# R/row_source_memory.R).
+# R/row_source.R).
 release_tenx <- function(src) {
   for (b in src$cache$blocks) {
     if (b$ptr[length(b$ptr)] > 0) {  # (a block without values has no buffers)

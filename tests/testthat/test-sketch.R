@@ -1,4 +1,4 @@
-# The replicates on a sketch of the rows (control$sketch_rows, R/sketch.R;
+# The replicates on a sketch of the rows (control$sketch_rows, kmeans_passes() of R/kmeans_reduced.R;
 # sketch.hpp and kmeans.hpp in the C++ core).
 
 # A mixture large enough for the sketch: overlapping clusters of unequal

@@ -1,5 +1,5 @@
-# The options of the C++ k-means cross as one named list (R/kmeans_cpp_options.R
-# builds it; the core's table of options checks it, kmeans_options() in
+# The options of the C++ k-means cross as one named list (kmeans_cpp_options()
+# of R/source_steps.R builds it; the core's table of options checks it, kmeans_options() in
 # src/kmeans_glue.h).
 
 test_that("no C++ entry point takes more than 8 arguments", {
