@@ -325,6 +325,44 @@ family_apply <- function(family) {
     NULL)
 }
 
+# How reduce_source_cpp() (src/reduce.cpp) maps each block of rows: the
+# kernel of the method's family (family_apply()) with its arguments, or,
+# for a method with an apply of its own, that apply (family "r", called
+# back with each block); `shift` (NULL: none), `names` (the reduced
+# columns). `options(x)` and `invalid(x)`: the ReduceOptions of a
+# projection for the block x, and the error of its values out of range
+# (limit > 0), as map_rows() gives them.
+reducer_spec <- function(reducer, n_threads, limit = 0) {
+  info <- method_info(reducer$method)
+  shift <- if (length(reducer$shift)) reducer$shift
+  family <- if (identical(info$apply, family_apply(info$family), ignore.environment = TRUE)) {
+    info$family
+  } else {
+    "r"
+  }
+  spec <- list(family = family, names = reduced_names(reducer), shift = shift,
+               n_threads = as.integer(n_threads))
+  switch(family,
+    projection = {
+      spec$options <- function(x) {
+        reduce_options(info$cpp, reducer$dims, reducer$seed, n_threads, limit,
+                       info$options(reducer, x))
+      }
+      spec$invalid <- function(x) check_values_later(x)
+    },
+    selection = {
+      spec$index <- reducer$features$index
+      spec$scale <- reducer$features$scale
+    },
+    extraction = spec$rotation <- reducer$rotation,
+    r = spec$apply <- function(x) {
+      out <- info$apply(reducer, x, n_threads, limit, shift)
+      if (isTRUE(attr(out, "invalid"))) check_values_later(x)
+      out
+    })
+  spec
+}
+
 # The named list src/reduce.cpp reads into its ReduceOptions (reduce_options()
 # there): the projection's name, dims, seed, threads, `limit` (> 0: check the
 # values of dense x on the way) and the method's own options.

@@ -4,24 +4,17 @@
 # in blocks or on MPI ranks as the source's fields say.
 
 # All the rows of the source mapped by the reducer, read in blocks of
-# `block_rows` (stream_reduce()): map_rows() of each block
-# read_block_transient() gives, into one matrix. A source may map the rows as
-# it stores them, without making the blocks (its hook reduce_rows, NULL
-# where it does not: source_tenx).
+# `block_rows` (stream_reduce()): one C++ pass over the blocks of its
+# description (reduce_source_cpp(), src/reduce.cpp; each block mapped by
+# the kernels of its apply in memory, the same numbers), into one matrix. A
+# source may map the rows as it stores them, without making the blocks (its
+# hook reduce_rows, NULL where it does not: source_tenx).
 reduce_rows <- function(src, reducer, block_rows, n_threads) {
   if (!is.null(src$hooks$reduce_rows)) {
     out <- src$hooks$reduce_rows(src, reducer, block_rows, n_threads)
     if (!is.null(out)) return(out)
   }
-  out <- NULL
-  for_source_blocks(src, block_rows, function(block, rows) {
-    r <- map_rows(reducer, block, n_threads, 0)
-    if (is.null(out)) {
-      out <<- matrix(0, n_rows(src), ncol(r), dimnames = list(NULL, colnames(r)))
-    }
-    out[rows, ] <<- r
-  })
-  out
+  reduce_source_cpp(to_cpp_source(src, block_rows), reducer_spec(reducer, n_threads))
 }
 
 # Step 3: the reducer of `method` fitted to the rows (fit_reducer()). Its
@@ -80,20 +73,17 @@ sample_rows <- function(src, m, seed, block_rows = NULL) {
   list(rows = rows, index = index)
 }
 
-# The rows `index` (increasing) of the source, read in one pass (or kept by
-# the pass that summed the library sizes: kept_sample()).
+# The rows `index` (increasing) of the source, read in one pass by
+# rows_at_cpp() (src/reduce.cpp: the blocks that hold none are not read),
+# or kept by the pass that summed the library sizes (kept_sample()).
 rows_at <- function(src, index, block_rows = NULL) {
   kept <- kept_sample(src, index)
   if (!is.null(kept)) return(kept)
-  parts <- list()
-  for_row_blocks_index(n_rows(src), source_block_rows(src, block_rows), function(rows) {
-    local <- sample_in_block(list(index = index), rows)
-    if (length(local) == 0L) return()
-    block <- read_block(src, rows[1L], rows[length(rows)])
-    parts[[length(parts) + 1L]] <<- block[local, , drop = FALSE]
-  })
-  if (length(parts) == 0L) return(read_block(src, 1L, 1L)[0L, , drop = FALSE])
-  bind_blocks(parts)
+  if (length(index) == 0L) return(read_block(src, 1L, 1L)[0L, , drop = FALSE])
+  rows_at_cpp(cpp_source(read = function(first, last) read_block(src, first, last),
+                         n = n_rows(src), d = n_cols(src),
+                         block_rows = source_block_rows(src, block_rows)),
+              index)
 }
 
 # The shift of method "none": the rows minus it in Lloyd's distances
