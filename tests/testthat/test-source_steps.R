@@ -89,6 +89,12 @@ test_that("the reduced rows of every source read in blocks are those in memory, 
       }
     }
   }
+  # the progress of long reads is reported as each block is read
+  if (!is.null(sources$delayed)) {
+    loud <- kmreduce:::set_progress(sources$delayed, TRUE)
+    expect_message(kmreduce:::apply_reducer(reducers$sign, loud, 1L, 30L),
+                   "read 3 blocks, rows 1..90 of 90")
+  }
   # every block read once per pass
   src <- fn_source(x)
   kmreduce:::apply_reducer(reducers$sign, src, 1L, 20L)
