@@ -54,9 +54,13 @@ reducers <- list(
   rsvd = kmeans_reduced(x[1:2000, ], 3, method = "rsvd", dims = 10, n_init = 1, seed = 1)$reducer)
 rm(x)
 invisible(gc())
-med <- function(f) {
-  t <- vapply(seq_len(reps), function(i) system.time(f())[["elapsed"]], 0)
-  stats::median(t)
+# The median seconds of f and g, run in turns (a load that comes and goes
+# weighs on both).
+med <- function(f, g) {
+  t <- vapply(seq_len(reps), function(i) {
+    c(system.time(f())[["elapsed"]], system.time(g())[["elapsed"]])
+  }, numeric(2))
+  apply(t, 1L, stats::median)
 }
 cat(sprintf("block loops, %s x %s, median of %d runs, 1 thread (R %s, %s)\n", format(n),
             format(d), reps, getRversion(), format(Sys.time(), "%Y-%m-%d")))
@@ -69,14 +73,14 @@ for (s in names(sources)) {
     a <- old_reduce_rows(src, r, block_rows, 1L)
     b <- ns$reduce_rows(src, r, block_rows, 1L)
     same <- identical(unname(a), unname(b))
-    ta <- med(function() old_reduce_rows(src, r, block_rows, 1L))
-    tb <- med(function() ns$reduce_rows(src, r, block_rows, 1L))
-    cat(sprintf("%-14s %-24s %8.2f %8.2f %6.2f  %s\n", s, paste("reduce", m), ta, tb, tb / ta,
-                same))
+    t <- med(function() old_reduce_rows(src, r, block_rows, 1L),
+             function() ns$reduce_rows(src, r, block_rows, 1L))
+    cat(sprintf("%-14s %-24s %8.2f %8.2f %6.2f  %s\n", s, paste("reduce", m), t[1L], t[2L],
+                t[2L] / t[1L], same))
   }
   index <- ns$sample_index(n, 5000, 1)
   same <- identical(unname(old_rows_at(src, index)), unname(ns$rows_at(src, index)))
-  ta <- med(function() old_rows_at(src, index))
-  tb <- med(function() ns$rows_at(src, index))
-  cat(sprintf("%-14s %-24s %8.2f %8.2f %6.2f  %s\n", s, "rows_at 5000", ta, tb, tb / ta, same))
+  t <- med(function() old_rows_at(src, index), function() ns$rows_at(src, index))
+  cat(sprintf("%-14s %-24s %8.2f %8.2f %6.2f  %s\n", s, "rows_at 5000", t[1L], t[2L],
+              t[2L] / t[1L], same))
 }
