@@ -237,6 +237,18 @@ column_means_cpp <- function(x, n_threads, weights = NULL) {
     .Call(`_kmreduce_column_means_cpp`, x, n_threads, weights)
 }
 
+reduce_source_cpp <- function(source, reducer) {
+    .Call(`_kmreduce_reduce_source_cpp`, source, reducer)
+}
+
+rows_at_cpp <- function(source, index) {
+    .Call(`_kmreduce_rows_at_cpp`, source, index)
+}
+
+library_sizes_cpp <- function(source, index) {
+    .Call(`_kmreduce_library_sizes_cpp`, source, index)
+}
+
 tenx_hdf5_available_cpp <- function() {
     .Call(`_kmreduce_tenx_hdf5_available_cpp`)
 }

@@ -301,6 +301,44 @@ reduced_names <- function(reducer, info = method_info(reducer$method)) {
   }
 }
 
+# How reduce_source_cpp() (src/reduce.cpp) maps each block of rows: the
+# kernel of the method's family (family_apply()) with its arguments, or,
+# for a method with an apply of its own, that apply (family "r", called
+# back with each block); `shift` (NULL: none), `names` (the reduced
+# columns). `options(x)` and `invalid(x)`: the ReduceOptions of a
+# projection for the block x, and the error of its values out of range
+# (limit > 0), as map_rows() gives them.
+reducer_spec <- function(reducer, n_threads, limit = 0) {
+  info <- method_info(reducer$method)
+  shift <- if (length(reducer$shift)) reducer$shift
+  family <- if (identical(info$apply, family_apply(info$family), ignore.environment = TRUE)) {
+    info$family
+  } else {
+    "r"
+  }
+  spec <- list(family = family, names = reduced_names(reducer), shift = shift,
+               n_threads = as.integer(n_threads))
+  switch(family,
+    projection = {
+      spec$options <- function(x) {
+        reduce_options(info$cpp, reducer$dims, reducer$seed, n_threads, limit,
+                       info$options(reducer, x))
+      }
+      spec$invalid <- function(x) check_values_later(x)
+    },
+    selection = {
+      spec$index <- reducer$features$index
+      spec$scale <- reducer$features$scale
+    },
+    extraction = spec$rotation <- reducer$rotation,
+    r = spec$apply <- function(x) {
+      out <- info$apply(reducer, x, n_threads, limit, shift)
+      if (isTRUE(attr(out, "invalid"))) check_values_later(x)
+      out
+    })
+  spec
+}
+
 # Applies a reducer just fitted to its training rows and fits its shift
 # (robust_shift_cpp() of the reduced rows), subtracted, so that k-means sees
 # rows around the origin however far x sits from it. list(reducer, reduced).
@@ -399,25 +437,18 @@ reduce_source <- function(src, reducer, n_threads, block_rows, limit) {
 }
 
 # All the rows of the source mapped by the reducer, read in blocks of
-# `block_rows` (stream_reduce()): map_rows() of each block
-# read_block_transient() gives, into one matrix. A source may map the rows as
-# it stores them, without making the blocks (its hook reduce_rows, NULL
-# where it does not: source_tenx).
+# `block_rows` (stream_reduce()): one C++ pass over the blocks of its
+# description (reduce_source_cpp(), src/reduce.cpp; each block mapped by
+# the kernels of its apply in memory, the same numbers), into one matrix. A
+# source may map the rows as it stores them, without making the blocks (its
+# hook reduce_rows, NULL where it does not: source_tenx).
 reduce_rows <- function(src, reducer, block_rows, n_threads) {
   if (!is.null(src$hooks$reduce_rows)) {
     out <- src$hooks$reduce_rows(src, reducer, block_rows, n_threads,
                                  method_info(reducer$method)$family, reduced_names(reducer))
     if (!is.null(out)) return(out)
   }
-  out <- NULL
-  for_source_blocks(src, block_rows, function(block, rows) {
-    r <- map_rows(reducer, block, n_threads, 0)
-    if (is.null(out)) {
-      out <<- matrix(0, n_rows(src), ncol(r), dimnames = list(NULL, colnames(r)))
-    }
-    out[rows, ] <<- r
-  })
-  out
+  reduce_source_cpp(to_cpp_source(src, block_rows), reducer_spec(reducer, n_threads))
 }
 
 # Column prefix of the reduced data ("D" for methods without one).

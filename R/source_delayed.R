@@ -119,16 +119,13 @@ source_library_sizes <- function(src, sample = NULL) {
   if (!is.null(src$hooks$library_sizes)) return(src$hooks$library_sizes(src, sample))
   # (the counts checked, not normalized)
   src$normalize <- list(how = as_normalization(src$normalize)$how, target = 0, check_only = TRUE)
-  lib <- numeric(n_rows(src))
-  parts <- list()
-  for_row_blocks_index(n_rows(src), source_block_rows(src), function(rows) {
-    block <- read_block(src, rows[1L], rows[length(rows)])
-    lib[rows] <<- Matrix::rowSums(block)
-    local <- sample_in_block(sample, rows)
-    if (length(local)) parts[[length(parts) + 1L]] <<- block[local, , drop = FALSE]
-  })
-  if (!is.null(sample)) src$cache$sample <- list(index = sample$index, counts = bind_blocks(parts))
-  lib
+  # (one C++ pass over the blocks: library_sizes_cpp(), src/reduce.cpp)
+  out <- library_sizes_cpp(cpp_source(read = function(first, last) read_block(src, first, last),
+                                      n = n_rows(src), d = n_cols(src),
+                                      block_rows = source_block_rows(src)),
+                           if (is.null(sample)) numeric(0) else sample$index)
+  if (!is.null(sample)) src$cache$sample <- list(index = sample$index, counts = out$rows)
+  out$sizes
 }
 
 # A block of a sparse DelayedMatrix as a dgCMatrix, with its NA and NaN

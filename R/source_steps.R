@@ -47,20 +47,17 @@ sample_rows <- function(src, m, seed, block_rows = NULL) {
   list(rows = rows, index = index)
 }
 
-# The rows `index` (increasing) of the source, read in one pass (or kept by
-# the pass that summed the library sizes: kept_sample()).
+# The rows `index` (increasing) of the source, read in one pass by
+# rows_at_cpp() (src/reduce.cpp: the blocks that hold none are not read),
+# or kept by the pass that summed the library sizes (kept_sample()).
 rows_at <- function(src, index, block_rows = NULL) {
   kept <- kept_sample(src, index)
   if (!is.null(kept)) return(kept)
-  parts <- list()
-  for_row_blocks_index(n_rows(src), source_block_rows(src, block_rows), function(rows) {
-    local <- sample_in_block(list(index = index), rows)
-    if (length(local) == 0L) return()
-    block <- read_block(src, rows[1L], rows[length(rows)])
-    parts[[length(parts) + 1L]] <<- block[local, , drop = FALSE]
-  })
-  if (length(parts) == 0L) return(read_block(src, 1L, 1L)[0L, , drop = FALSE])
-  bind_blocks(parts)
+  if (length(index) == 0L) return(read_block(src, 1L, 1L)[0L, , drop = FALSE])
+  rows_at_cpp(cpp_source(read = function(first, last) read_block(src, first, last),
+                         n = n_rows(src), d = n_cols(src),
+                         block_rows = source_block_rows(src, block_rows)),
+              index)
 }
 
 # The shift of method "none": the rows minus it in Lloyd's distances

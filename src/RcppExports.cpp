@@ -756,6 +756,42 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// reduce_source_cpp
+Rcpp::NumericMatrix reduce_source_cpp(SEXP source, Rcpp::List reducer);
+RcppExport SEXP _kmreduce_reduce_source_cpp(SEXP sourceSEXP, SEXP reducerSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type source(sourceSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type reducer(reducerSEXP);
+    rcpp_result_gen = Rcpp::wrap(reduce_source_cpp(source, reducer));
+    return rcpp_result_gen;
+END_RCPP
+}
+// rows_at_cpp
+SEXP rows_at_cpp(SEXP source, Rcpp::NumericVector index);
+RcppExport SEXP _kmreduce_rows_at_cpp(SEXP sourceSEXP, SEXP indexSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type source(sourceSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type index(indexSEXP);
+    rcpp_result_gen = Rcpp::wrap(rows_at_cpp(source, index));
+    return rcpp_result_gen;
+END_RCPP
+}
+// library_sizes_cpp
+Rcpp::List library_sizes_cpp(SEXP source, Rcpp::NumericVector index);
+RcppExport SEXP _kmreduce_library_sizes_cpp(SEXP sourceSEXP, SEXP indexSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type source(sourceSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type index(indexSEXP);
+    rcpp_result_gen = Rcpp::wrap(library_sizes_cpp(source, index));
+    return rcpp_result_gen;
+END_RCPP
+}
 // tenx_hdf5_available_cpp
 bool tenx_hdf5_available_cpp();
 RcppExport SEXP _kmreduce_tenx_hdf5_available_cpp() {
@@ -992,6 +1028,9 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kmreduce_robust_shift_cpp", (DL_FUNC) &_kmreduce_robust_shift_cpp, 2},
     {"_kmreduce_shift_candidates_cpp", (DL_FUNC) &_kmreduce_shift_candidates_cpp, 2},
     {"_kmreduce_column_means_cpp", (DL_FUNC) &_kmreduce_column_means_cpp, 3},
+    {"_kmreduce_reduce_source_cpp", (DL_FUNC) &_kmreduce_reduce_source_cpp, 2},
+    {"_kmreduce_rows_at_cpp", (DL_FUNC) &_kmreduce_rows_at_cpp, 2},
+    {"_kmreduce_library_sizes_cpp", (DL_FUNC) &_kmreduce_library_sizes_cpp, 2},
     {"_kmreduce_tenx_hdf5_available_cpp", (DL_FUNC) &_kmreduce_tenx_hdf5_available_cpp, 0},
     {"_kmreduce_tenx_hdf5_read_cpp", (DL_FUNC) &_kmreduce_tenx_hdf5_read_cpp, 6},
     {"_kmreduce_hartigan_cpp", (DL_FUNC) &_kmreduce_hartigan_cpp, 5},

@@ -1,9 +1,12 @@
 // Glue for the reducers: sign projection, products, leverage sampling, SVD.
 #include "glue.h"
+#include "sources.h"
 
 #include <cmath>
 #include <string>
+#include <vector>
 
+#include <kmreduce/data/block_passes.hpp>
 #include <kmreduce/data/row_shift.hpp>
 #include <kmreduce/kernels/products.hpp>
 #include <kmreduce/reduce/leverage.hpp>
@@ -232,4 +235,221 @@ Rcpp::NumericVector column_means_cpp(Rcpp::NumericMatrix x, int n_threads,
   }
   kmreduce::column_means(a, &out[0], n_threads);
   return out;
+}
+
+namespace {
+// One block's reduced rows as the reducer's family maps them, the numbers
+// of its apply on the same rows in memory (R/reducer.R::reducer_spec(): the
+// list that says how): "projection" (project_cpp(): `options(block)`, the
+// ReduceOptions of the block; `invalid(block)`, the R error of values out
+// of range when `limit` > 0), "selection" (gather_columns_cpp(): `index`,
+// 1-based, and `scale`), "extraction" (multiply_cpp(): `rotation`), each
+// minus `shift` (NULL: none); "r" (`apply(block)`, a method's own apply in
+// R, which takes the shift). `names`: the reduced columns.
+class BlockMap {
+ public:
+  BlockMap(const Rcpp::List& spec, kmreduce::index_t d)
+      : spec_(spec), family_(Rcpp::as<std::string>(spec["family"])),
+        names_(Rcpp::as<Rcpp::CharacterVector>(spec["names"])), n_threads_(Rcpp::as<int>(spec["n_threads"])) {
+    m_ = names_.size();
+    if (spec.containsElementNamed("shift") && !Rf_isNull(spec["shift"])) {
+      shift_ = Rcpp::as<std::vector<double>>(spec["shift"]);
+      if (static_cast<kmreduce::index_t>(shift_.size()) != m_)
+        throw std::invalid_argument("shift must have one value per reduced column");
+    }
+    if (family_ == "selection") {
+      const Rcpp::IntegerVector index = Rcpp::as<Rcpp::IntegerVector>(spec["index"]);
+      scale_ = Rcpp::as<std::vector<double>>(spec["scale"]);
+      for (R_xlen_t t = 0; t < index.size(); ++t) {
+        if (index[t] < 1 || index[t] > d) throw std::invalid_argument("column index out of range");
+        index_.push_back(index[t] - 1);
+      }
+      if (static_cast<kmreduce::index_t>(index_.size()) != m_ || scale_.size() != index_.size())
+        throw std::invalid_argument("one index and one scale per reduced column");
+    } else if (family_ == "extraction") {
+      rotation_ = Rcpp::as<Rcpp::NumericMatrix>(spec["rotation"]);
+      if (rotation_.nrow() != d || rotation_.ncol() != m_)
+        throw std::invalid_argument("the rotation must be ncol x (reduced columns)");
+    } else if (family_ != "projection" && family_ != "r") {
+      throw std::invalid_argument("unknown reducer family `" + family_ + "`");
+    }
+  }
+  kmreduce::index_t m() const { return m_; }
+  SEXP names() const { return names_; }
+  // part (a.n x m, zeros) = the rows of `block` (its view `a`) mapped.
+  template <class Matrix>
+  void operator()(SEXP block, const Matrix& a, double* part) const {
+    if (family_ == "r") return call_apply(block, a.n, part);
+    bool invalid = false;
+    if (family_ == "projection") {
+      const ReduceOptions o =
+          reduce_options(call("options", block));
+      if (o.call.dims != m_) throw std::invalid_argument("dims must be the reduced columns");
+      invalid = kmreduce::project(o.method, a, o.call, part) && o.call.limit > 0;
+      if (invalid) {
+        call("invalid", block);
+        throw std::runtime_error("values that cannot be clustered");
+      }
+    } else if (family_ == "selection") {
+      kmreduce::gather_columns(a, index_, scale_, part, n_threads_);
+    } else {
+      kmreduce::multiply(a, &rotation_[0], m_, part, n_threads_);
+    }
+    if (!shift_.empty() && a.n > 0) kmreduce::subtract_row(part, a.n, shift_.data(), m_);
+  }
+
+ private:
+  // The spec's R function `name` called with the block.
+  SEXP call(const char* name, SEXP block) const {
+    const Rcpp::Function f = spec_[name];
+    return f(block);
+  }
+  void call_apply(SEXP block, kmreduce::index_t n, double* part) const {
+    const Rcpp::NumericMatrix r = Rcpp::as<Rcpp::NumericMatrix>(call("apply", block));
+    if (r.nrow() != n || r.ncol() != m_)
+      throw std::invalid_argument("the reducer's apply gave a block of the wrong shape");
+    std::copy(r.begin(), r.end(), part);
+  }
+  Rcpp::List spec_;
+  std::string family_;
+  Rcpp::CharacterVector names_;
+  int n_threads_;
+  kmreduce::index_t m_ = 0;
+  std::vector<double> shift_;
+  std::vector<kmreduce::index_t> index_;
+  std::vector<double> scale_;
+  Rcpp::NumericMatrix rotation_;
+};
+
+// The dimnames of a block (a matrix's attribute, a dgCMatrix's slot).
+SEXP block_dimnames(SEXP b) {
+  return Rf_isS4(b) ? R_do_slot(b, Rf_install("Dimnames")) : Rf_getAttrib(b, R_DimNamesSymbol);
+}
+
+// The rows `index` (1-based, increasing) 0-based, checked.
+std::vector<kmreduce::index_t> row_index(const Rcpp::NumericVector& index, kmreduce::index_t n) {
+  std::vector<kmreduce::index_t> out(index.size());
+  for (R_xlen_t t = 0; t < index.size(); ++t)
+    out[t] = static_cast<kmreduce::index_t>(index[t]) - 1;
+  kmreduce::check_row_index(out, n);
+  return out;
+}
+
+// The rows of a sample taken block by block (kmreduce::TakenRows) and their
+// names, as rbind() of the blocks' rows names them: the rows' names where
+// a block has some, the columns' of the first block that has them.
+class Sample {
+ public:
+  Sample(const std::vector<kmreduce::index_t>& index, kmreduce::index_t d)
+      : index_(index), d_(d), rows_(static_cast<kmreduce::index_t>(index.size()), d),
+        row_names_(index.size()) {}
+  // The sampled rows first..last-1 (positions in index) from the block b
+  // (its view a) of rows r0..
+  template <class Matrix>
+  void take(SEXP b, const Matrix& a, kmreduce::index_t r0, std::size_t first, std::size_t last) {
+    if (last == first) return;
+    local_.assign(index_.begin() + first, index_.begin() + last);
+    for (auto& r : local_) r -= r0;
+    rows_.take(a, local_.data(), static_cast<kmreduce::index_t>(local_.size()),
+                static_cast<kmreduce::index_t>(first));
+    const SEXP dn = block_dimnames(b);
+    if (Rf_isNull(dn)) return;
+    const SEXP rn = VECTOR_ELT(dn, 0), cn = VECTOR_ELT(dn, 1);
+    if (!Rf_isNull(cn) && Rf_isNull(col_names_)) col_names_ = cn;
+    if (Rf_isNull(rn)) return;
+    named_ = true;
+    for (std::size_t t = 0; t < local_.size(); ++t)
+      row_names_[first + t] = STRING_ELT(rn, local_[t]);
+  }
+  // A double matrix, or a dgCMatrix when the blocks were sparse.
+  SEXP result() const {
+    const int m = static_cast<int>(index_.size());
+    const Rcpp::List dn = Rcpp::List::create(named_ ? SEXP(row_names_) : R_NilValue,
+                                             SEXP(col_names_));
+    if (!rows_.sparse()) {
+      const std::vector<double>& x = rows_.dense();
+      Rcpp::NumericMatrix out(m, static_cast<int>(d_));
+      std::copy(x.begin(), x.end(), out.begin());
+      if (named_ || !Rf_isNull(col_names_)) out.attr("dimnames") = dn;
+      return out;
+    }
+    std::vector<int> p, i;
+    std::vector<double> x;
+    rows_.compressed(p, i, x);
+    Rcpp::S4 out("dgCMatrix");
+    out.slot("i") = Rcpp::wrap(i);
+    out.slot("p") = Rcpp::wrap(p);
+    out.slot("x") = Rcpp::wrap(x);
+    out.slot("Dim") = Rcpp::IntegerVector::create(m, static_cast<int>(d_));
+    out.slot("Dimnames") = dn;
+    return out;
+  }
+
+ private:
+  const std::vector<kmreduce::index_t>& index_;
+  kmreduce::index_t d_;
+  kmreduce::TakenRows rows_;
+  std::vector<kmreduce::index_t> local_;
+  Rcpp::CharacterVector row_names_;
+  Rcpp::RObject col_names_;
+  bool named_ = false;
+};
+}  // namespace
+
+// The rows of `source` (glue::SourceSpec: read in blocks, or in memory)
+// mapped by the reducer `reducer` (BlockMap), block by block
+// (kmreduce::map_block_rows(): one block at a time plus the result), with
+// the reduced columns' names: the numbers of the reducer's apply on the
+// same rows in memory, the same bits.
+// [[Rcpp::export]]
+Rcpp::NumericMatrix reduce_source_cpp(SEXP source, Rcpp::List reducer) {
+  const glue::SourceSpec spec(source);
+  const BlockMap map(reducer, spec.d());
+  Rcpp::NumericMatrix out(static_cast<int>(spec.n()), static_cast<int>(map.m()));
+  glue::SpecBlocks blocks(spec);
+  kmreduce::map_block_rows(
+      spec.n(), blocks.block_rows(), map.m(), blocks,
+      [&](const auto& a, double* part) { map(blocks.current(), a, part); }, out.begin(),
+      glue::r_interrupt());
+  out.attr("dimnames") = Rcpp::List::create(R_NilValue, map.names());
+  return out;
+}
+
+// The rows `index` (1-based, increasing, at least one) of `source`, read in
+// one pass (the blocks that hold none are not read): a double matrix, or a
+// dgCMatrix when the blocks are sparse, named as rbind() of the blocks'
+// rows.
+// [[Rcpp::export]]
+SEXP rows_at_cpp(SEXP source, Rcpp::NumericVector index) {
+  const glue::SourceSpec spec(source);
+  const std::vector<kmreduce::index_t> idx = row_index(index, spec.n());
+  Sample sample(idx, spec.d());
+  glue::SpecBlocks blocks(spec);
+  kmreduce::block_pass(spec.n(), blocks.block_rows(), idx, false, blocks,
+                       [&](const auto& a, kmreduce::index_t r0, std::size_t first,
+                           std::size_t last) { sample.take(blocks.current(), a, r0, first, last); },
+                       glue::r_interrupt());
+  return sample.result();
+}
+
+// The library sizes of the rows of `source` (the sum of each row, as
+// Matrix::rowSums() adds them) in one pass over every block, which also
+// keeps the rows `index` (1-based, increasing; empty: none) as rows_at_cpp()
+// gives them: list(sizes, rows), rows NULL without index.
+// [[Rcpp::export]]
+Rcpp::List library_sizes_cpp(SEXP source, Rcpp::NumericVector index) {
+  const glue::SourceSpec spec(source);
+  const std::vector<kmreduce::index_t> idx = row_index(index, spec.n());
+  Sample sample(idx, spec.d());
+  Rcpp::NumericVector sizes(static_cast<R_xlen_t>(spec.n()));
+  glue::SpecBlocks blocks(spec);
+  kmreduce::block_pass(spec.n(), blocks.block_rows(), idx, true, blocks,
+                       [&](const auto& a, kmreduce::index_t r0, std::size_t first,
+                           std::size_t last) {
+                         kmreduce::block_row_sums(a, sizes.begin() + r0);
+                         sample.take(blocks.current(), a, r0, first, last);
+                       },
+                       glue::r_interrupt());
+  return Rcpp::List::create(Rcpp::Named("sizes") = sizes,
+                            Rcpp::Named("rows") = idx.empty() ? R_NilValue : sample.result());
 }

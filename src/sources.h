@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <memory>
 #include <stdexcept>
+#include <string>
 
 #include <kmreduce/kernels/packed.hpp>
 #include <kmreduce/data/row_source.hpp>
@@ -39,6 +40,23 @@ class RBlockSource {
   }
   void row(kmreduce::index_t r, double* out) const {
     with_block(r, r + 1, [&](const auto& rows) { kmreduce::get_row(rows, 0, out); });
+  }
+  // Rows [r0, r1) as read: f(b, a), `b` the R object read (what R's
+  // callbacks take) and `a` its view, DenseMatrix or SparseMatrix
+  // (kmreduce/data/block_passes.hpp reads its blocks through this).
+  template <class F>
+  void read_rows(kmreduce::index_t r0, kmreduce::index_t r1, F&& f) const {
+    const Rcpp::RObject b = read_(static_cast<double>(r0 + 1), static_cast<double>(r1));
+    glue::with_matrix(b, [&](const auto& a) {
+      if (a.n != r1 - r0 || a.d != d_) {
+        throw std::invalid_argument(
+            "the block of rows " + std::to_string(r0 + 1) + ".." + std::to_string(r1) +
+            " read is " + std::to_string(a.n) + " x " + std::to_string(a.d) + ", not " +
+            std::to_string(r1 - r0) + " x " + std::to_string(d_));
+      }
+      f(SEXP(b), a);
+      return 0;
+    });
   }
   // The blocks themselves (DenseMatrix or SparseMatrix), unshifted.
   template <class F>
@@ -204,6 +222,42 @@ class SourceSpec {
   const double* w_ = nullptr;
   bool one_pass_ = false;
   SEXP cells_ = R_NilValue;
+};
+
+// The rows of a description (SourceSpec) as the passes of
+// kmreduce/data/block_passes.hpp read them: read(r0, r1, g) calls g(a) with
+// rows [r0, r1), read in blocks through R (RBlockSource::read_rows()), or
+// the rows in memory as one block; current() is the R object of the block
+// being read (what the R callbacks of a pass take; valid inside g only).
+class SpecBlocks {
+ public:
+  explicit SpecBlocks(const SourceSpec& spec) : spec_(spec) {
+    if (!spec.in_memory()) blocks_.reset(new RBlockSource(spec.blocks(1)));
+  }
+  kmreduce::index_t block_rows() const {
+    return blocks_ ? blocks_->block_rows() : std::max<kmreduce::index_t>(1, spec_.n());
+  }
+  SEXP current() const { return current_; }
+  template <class G>
+  void operator()(kmreduce::index_t r0, kmreduce::index_t r1, G&& g) {
+    if (blocks_) {
+      blocks_->read_rows(r0, r1, [&](SEXP b, const auto& a) {
+        current_ = b;
+        g(a);
+      });
+      return;
+    }
+    current_ = spec_.rows();
+    glue::with_matrix(spec_.rows(), [&](const auto& a) {
+      g(a);
+      return 0;
+    });
+  }
+
+ private:
+  const SourceSpec& spec_;
+  std::unique_ptr<RBlockSource> blocks_;  // (none for rows in memory)
+  SEXP current_ = R_NilValue;
 };
 
 }  // namespace glue

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include <kmreduce/cluster/cluster_stats.hpp>
+#include <kmreduce/data/block_passes.hpp>
 #include <kmreduce/data/block_pool.hpp>
 #include <kmreduce/cluster/kmeans.hpp>
 #include <kmreduce/reduce/mailman.hpp>
@@ -1184,6 +1185,91 @@ void test_background() {
 
 }  // namespace
 
+// The passes over blocks (data/block_passes.hpp): the reduced rows, a sample
+// and the row sums of rows read in blocks of 4 are those of the rows whole,
+// bit for bit, dense and sparse; blocks without a sampled row are not read.
+void test_block_passes() {
+  const index_t n = 23, d = 6, m = 3;
+  std::mt19937_64 gen(11);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<double> x(n * d);
+  for (double& v : x) v = u(gen) < 0 ? 0.0 : u(gen);
+  const DenseMatrix whole(x.data(), n, d);
+  // (rows [r0, r1) as a dense block, and as a column-compressed one)
+  std::vector<double> buf;
+  std::vector<int> sp, si;
+  std::vector<double> sx;
+  int reads = 0;
+  auto read = [&](bool sparse) {
+    return [&, sparse](index_t r0, index_t r1, auto&& g) {
+      ++reads;
+      const index_t b = r1 - r0;
+      buf.assign(b * d, 0.0);
+      for (index_t j = 0; j < d; ++j)
+        for (index_t i = 0; i < b; ++i) buf[i + b * j] = x[(r0 + i) + n * j];
+      if (!sparse) return g(DenseMatrix(buf.data(), b, d));
+      sp.assign(1, 0);
+      si.clear();
+      sx.clear();
+      for (index_t j = 0; j < d; ++j) {
+        for (index_t i = 0; i < b; ++i) {
+          if (buf[i + b * j] == 0) continue;
+          si.push_back(static_cast<int>(i));
+          sx.push_back(buf[i + b * j]);
+        }
+        sp.push_back(static_cast<int>(si.size()));
+      }
+      g(SparseMatrix(sp.data(), si.data(), sx.data(), b, d));
+    };
+  };
+  ProjectionCall c;
+  c.dims = m;
+  c.seed = 5;
+  std::vector<double> sums(n);
+  block_row_sums(whole, sums.data());
+  const std::vector<index_t> index = {1, 2, 9, 22};
+  for (int sparse = 0; sparse < 2; ++sparse) {
+    const std::string what = sparse ? "sparse" : "dense";
+    // (the rows whole, of the same kind)
+    std::vector<double> ref(n * m, 0.0);
+    read(sparse)(0, n, [&](const auto& a) { project("gaussian", a, c, ref.data()); });
+    std::vector<double> out(n * m, -1.0);
+    map_block_rows(n, 4, m, read(sparse), [&](const auto& a, double* part) {
+      project("gaussian", a, c, part);
+    }, out.data());
+    check(out == ref, "block passes (" + what + "): reduced rows of the whole");
+    std::vector<double> s(n);
+    TakenRows taken(static_cast<index_t>(index.size()), d);
+    reads = 0;
+    block_pass(n, 4, index, false, read(sparse), [&](const auto& a, index_t r0, std::size_t first,
+                                                     std::size_t last) {
+      std::vector<index_t> local(index.begin() + first, index.begin() + last);
+      for (index_t& r : local) r -= r0;
+      taken.take(a, local.data(), static_cast<index_t>(local.size()), first);
+      block_row_sums(a, s.data() + r0);
+    });
+    check(reads == 3, "block passes (" + what + "): only the blocks holding sampled rows read");
+    std::vector<double> rows(index.size() * d, 0.0);
+    if (taken.sparse()) {
+      std::vector<int> p, i;
+      std::vector<double> v;
+      taken.compressed(p, i, v);
+      for (index_t j = 0; j < d; ++j)
+        for (int t = p[j]; t < p[j + 1]; ++t) rows[i[t] + index.size() * j] = v[t];
+    } else {
+      rows = taken.dense();
+    }
+    bool same = true;
+    for (std::size_t t = 0; t < index.size(); ++t)
+      for (index_t j = 0; j < d; ++j) same = same && rows[t + index.size() * j] == x[index[t] + n * j];
+    check(same && taken.sparse() == (sparse == 1), "block passes (" + what + "): the sample");
+    std::vector<double> all(n);
+    block_pass(n, 5, {}, true, read(sparse), [&](const auto& a, index_t r0, std::size_t,
+                                                 std::size_t) { block_row_sums(a, all.data() + r0); });
+    check(all == sums, "block passes (" + what + "): row sums of the whole");
+  }
+}
+
 int main() {
   const char* req = std::getenv("KMREDUCE_SIMD");
   std::printf("SIMD level: %s (KMREDUCE_SIMD=%s)\n", simd_level_name(), req ? req : "");
@@ -1206,6 +1292,7 @@ int main() {
   test_stored_cells();
   test_normalization();
   test_background();
+  test_block_passes();
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;
 }
