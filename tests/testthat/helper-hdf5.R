@@ -109,9 +109,10 @@ write_dataset <- function(value, type, chunk = 4000L, level = 4L, shuffle = TRUE
 # cells (raw/X, its genes in raw/var); `obs`: a list of factors, stored as
 # anndata's categorical columns. `value_type`: the HDF5 type of the values;
 # `level`: gzip level, 0 for none (contiguous datasets, as anndata writes
-# without compression). `index`: the name of obs's and var's index dataset.
+# without compression), with chunks of `chunk` values. `index`: the name of
+# obs's and var's index dataset.
 write_h5ad <- function(x, file, format = "csr", layers = list(), raw = NULL, obs = list(),
-                       value_type = "H5T_STD_I32LE", level = 4L, index = "_index") {
+                       value_type = "H5T_STD_I32LE", level = 4L, index = "_index", chunk = 64L) {
   rhdf5::h5createFile(file)
   set_attrs <- function(path, attrs) {
     fid <- rhdf5::H5Fopen(file)
@@ -127,7 +128,7 @@ write_h5ad <- function(x, file, format = "csr", layers = list(), raw = NULL, obs
     dims <- if (is.matrix(value)) dim(value) else length(value)
     if (level > 0) {
       rhdf5::h5createDataset(file, path, dims = dims, H5type = type,
-                             chunk = pmax(1L, pmin(dims, 64L)), level = level)
+                             chunk = pmax(1L, pmin(dims, chunk)), level = level)
     } else {
       rhdf5::h5createDataset(file, path, dims = dims, H5type = type, chunk = NULL, level = 0)
     }
