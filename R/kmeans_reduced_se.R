@@ -31,6 +31,10 @@
 #' `kmeans_reduced(SingleCellExperiment(list(counts = tenx)), k)`. Give
 #' `normalize = "none"` to cluster the counts as they are. Any other
 #' `DelayedMatrix` is clustered by rows, as it is ([kmeans_reduced()]).
+#' The cells of an AnnData `.h5ad` file ([h5ad_rows()], or `t()` of an
+#' `HDF5Array::H5ADMatrix`) are clustered the same way when they hold
+#' counts, and as they are otherwise; a Seurat object by
+#' [kmeans_reduced.Seurat()].
 #'
 #' **What is clustered.** Unless `assay` is given, the assay is
 #' `"logcounts"`, else `"counts"`, else the first assay, whether `normalize`
@@ -453,7 +457,8 @@ se_size_factors <- function(x, arg = "x") {
 # SummarizedExperiment, or t() of a TENxMatrix (a 10x file's counts) for a
 # fit of cells from an assay?
 is_new_cells <- function(newdata, input) {
-  is_se(newdata) || (!is.null(input$assay) && !is.null(file_cells_seed(newdata)))
+  is_se(newdata) || is_seurat(newdata) ||
+    (!is.null(input$assay) && !is.null(file_cells_seed(newdata)))
 }
 
 # The seed of t() of a TENxMatrix or of an H5ADMatrix (h5ad_rows()), else
@@ -475,7 +480,9 @@ file_cells_seed <- function(x) {
 # `prepare` is NULL (the genes are matched by name as any rows' columns).
 new_cells <- function(x, object) {
   input <- object$input
-  if (!is_se(x)) {
+  if (is_seurat(x)) {
+    x <- seurat_new_cells(x, input)
+  } else if (!is_se(x)) {
     x <- tenx_cells_se(file_cells_seed(x), if (is.character(input$assay)) input$assay)
   }
   input <- se_input_of(x, input)
