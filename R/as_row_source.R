@@ -13,6 +13,7 @@ row_source_types <- function() {
     list(is = function(x) is.matrix(x) && is.null(oldClass(x)), new = new_source_matrix),
     list(is = function(x) inherits(x, "kmreduce_mpi"), new = new_source_mpi),
     list(is = is_big, new = new_source_big),
+    list(is = is_h5ad_rows, new = new_source_h5ad_rows),
     list(is = is_delayed, new = new_source_delayed_rows),
     list(is = function(x) isS4(x) && methods::is(x, "sparseMatrix"), new = new_source_sparse),
     list(is = function(x) TRUE, new = new_source_matrix)

@@ -31,6 +31,10 @@
 #' `kmeans_reduced(SingleCellExperiment(list(counts = tenx)), k)`. Give
 #' `normalize = "none"` to cluster the counts as they are. Any other
 #' `DelayedMatrix` is clustered by rows, as it is ([kmeans_reduced()]).
+#' The cells of an AnnData `.h5ad` file ([h5ad_rows()], or `t()` of an
+#' `HDF5Array::H5ADMatrix`) are clustered the same way when they hold
+#' counts, and as they are otherwise; a Seurat object by
+#' [kmeans_reduced.Seurat()].
 #'
 #' **What is clustered.** Unless `assay` is given, the assay is
 #' `"logcounts"`, else `"counts"`, else the first assay, whether `normalize`
@@ -143,11 +147,12 @@ kmeans_reduced.DelayedMatrix <- function(x, k, ..., normalize = NULL) {
   call <- match.call()
   call[[1L]] <- as.name("kmeans_reduced")
   seed <- tenx_seed(x, transposed = TRUE)
-  if (is.null(seed)) {
+  h5ad <- if (is.null(seed)) h5ad_seed(x, transposed = TRUE)
+  if (is.null(seed) && is.null(h5ad)) {
     # (any other DelayedMatrix: its rows, as they are)
     if (!is.null(normalize)) {
-      stop_arg(sprintf(paste0("`normalize` applies to counts: the cells of a SummarizedExperiment, or ",
-                              "t() of a TENxMatrix; `x` (a %s) is clustered as it is."),
+      stop_arg(sprintf(paste0("`normalize` applies to counts: the cells of a SummarizedExperiment, ",
+                              "t() of a TENxMatrix or h5ad_rows(); `x` (a %s) is clustered as it is."),
                        class(x)[1L]))
     }
     fit <- kmeans_reduced.default(x, k, ...)
@@ -156,10 +161,16 @@ kmeans_reduced.DelayedMatrix <- function(x, k, ..., normalize = NULL) {
   }
   # The cells of a 10x file: its counts, clustered as the "counts" assay of
   # a SummarizedExperiment (the file itself, genes x cells, read straight
-  # from the file).
-  fit <- cluster_cells(tenx_cells_se(seed, "counts"), k, ..., normalize = normalize,
-                       subject = sprintf("the counts of the 10x file '%s' (t() of a TENxMatrix) are",
-                                         seed@filepath))
+  # from the file); of an .h5ad file, its assay "counts" when it holds
+  # counts, else "values" (h5ad_cells()).
+  cells <- if (!is.null(seed)) {
+    list(se = tenx_cells_se(seed, "counts"),
+         subject = sprintf("the counts of the 10x file '%s' (t() of a TENxMatrix) are", seed@filepath))
+  } else {
+    how <- h5ad_cells(h5ad, normalize)
+    list(se = tenx_cells_se(h5ad, how$assay), subject = how$subject)
+  }
+  fit <- cluster_cells(cells$se, k, ..., normalize = normalize, subject = cells$subject)
   fit$call <- call
   fit
 }
@@ -385,9 +396,13 @@ se_rows <- function(x, input, with_normalization = FALSE, sample = NULL, file_ca
   sf <- if (is.null(normalization) && uses_size_factors(input$normalize)) se_size_factors(x)
   if (is_delayed(a)) {
     seed <- tenx_seed(a, transposed = FALSE)
+    h5ad <- if (is.null(seed)) h5ad_seed(a, transposed = FALSE)
     if (!is.null(seed)) {
       src <- new_source_tenx(a, seed, cells_first = FALSE, input$normalize,
                              what = sprintf("%s (the 10x file '%s')", what, seed@filepath))
+    } else if (!is.null(h5ad)) {
+      src <- new_source_h5ad(a, h5ad, cells_first = FALSE, input$normalize,
+                             what = sprintf("%s (%s)", what, h5ad_label(h5ad)))
     } else {
       src <- new_source_delayed(a, by_columns = TRUE, normalize = input$normalize, what = what)
     }
@@ -442,7 +457,15 @@ se_size_factors <- function(x, arg = "x") {
 # SummarizedExperiment, or t() of a TENxMatrix (a 10x file's counts) for a
 # fit of cells from an assay?
 is_new_cells <- function(newdata, input) {
-  is_se(newdata) || (!is.null(input$assay) && !is.null(tenx_seed(newdata, transposed = TRUE)))
+  is_se(newdata) || is_seurat(newdata) ||
+    (!is.null(input$assay) && !is.null(file_cells_seed(newdata)))
+}
+
+# The seed of t() of a TENxMatrix or of an H5ADMatrix (h5ad_rows()), else
+# NULL.
+file_cells_seed <- function(x) {
+  seed <- tenx_seed(x, transposed = TRUE)
+  if (is.null(seed)) h5ad_seed(x, transposed = TRUE) else seed
 }
 
 # The new cells `x` (is_new_cells()) for predict(): list(rows, prepare).
@@ -457,9 +480,10 @@ is_new_cells <- function(newdata, input) {
 # `prepare` is NULL (the genes are matched by name as any rows' columns).
 new_cells <- function(x, object) {
   input <- object$input
-  if (!is_se(x)) {
-    x <- tenx_cells_se(tenx_seed(x, transposed = TRUE),
-                       if (is.character(input$assay)) input$assay)
+  if (is_seurat(x)) {
+    x <- seurat_new_cells(x, input)
+  } else if (!is_se(x)) {
+    x <- tenx_cells_se(file_cells_seed(x), if (is.character(input$assay)) input$assay)
   }
   input <- se_input_of(x, input)
   if (!is.null(input$use_reduced_dim) || !normalizes(input$normalize)) {

@@ -111,7 +111,7 @@ augment.kmeans_reduced <- function(x, data = NULL, newdata = NULL, ...) {
     if (is.null(data)) {
       stop_arg("`data` must be given: augment(fit, data = x) adds the clusters to the data of the fit.")
     }
-    n <- if (is_se(data)) ncol(data) else NROW(data)
+    n <- if (is_se(data) || is_seurat(data)) ncol(data) else NROW(data)
     if (n != length(x$cluster)) {
       stop_arg(sprintf("`data` must have the %d %s of the fit, not %d.", length(x$cluster),
                        if (is_se(data)) "cells (columns of a SummarizedExperiment)" else "rows",
@@ -121,6 +121,7 @@ augment.kmeans_reduced <- function(x, data = NULL, newdata = NULL, ...) {
   }
   cluster <- factor(cluster, levels = seq_along(x$size))
   if (is_se(data)) return(augment_se(data, cluster))
+  if (is_seurat(data)) return(as_tidy_frame(augment_seurat(data, cluster)))
   # (rows read in blocks: read into memory, the data frame holds them all)
   data <- rows_in_memory(as_row_source(data), if (is.null(newdata)) "data" else "newdata")
   if (methods::is(data, "Matrix")) return(augment_sparse(data, cluster))

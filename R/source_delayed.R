@@ -72,7 +72,11 @@ h5_seed_label <- function(s) {
   if (!is.character(file) || length(file) != 1L || is.na(file) || grepl("^[A-Za-z0-9+.-]+://", file)) {
     return(NULL)
   }
-  if (methods::is(s, "TENxMatrixSeed")) {
+  if (methods::is(s, "H5ADMatrixSeed")) {
+    sprintf("The .h5ad file '%s' (%s \"%s\")", file,
+            if (methods::.hasSlot(s, "group")) "group" else "dataset",
+            if (methods::.hasSlot(s, "group")) s@group else s@name)
+  } else if (methods::is(s, "TENxMatrixSeed")) {
     sprintf("The 10x file '%s' (group \"%s\")", file, s@group)
   } else if (methods::is(s, "H5SparseMatrixSeed")) {
     sprintf("The HDF5 file '%s' (group \"%s\")", file, s@group)

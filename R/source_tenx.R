@@ -51,23 +51,26 @@ new_source_tenx <- function(x, seed, cells_first, normalize = "none", what = NUL
   group <- seed@group
   # cells as rows: the seed's columns, whichever way x shows them
   if (!is.null(window)) cells_first <- window$cells_first
+  kind <- cells_file_kind(seed)
   if (is.null(what)) {
-    what <- if (is.null(window)) sprintf("the 10x file '%s'", file) else
-      sprintf("the 10x file '%s' (cells %s..%s)", file, format(window$first), format(window$last))
+    what <- if (is.null(window)) sprintf("the %s '%s'", kind, file) else
+      sprintf("the %s '%s' (cells %s..%s)", kind, file, format(window$first), format(window$last))
   }
   src <- new_source_delayed(x, by_columns = !cells_first, normalize = normalize, what = what,
                             class = "source_tenx")
   src$file <- file
   src$group <- group
+  src$kind <- kind
   src$stamp <- file_stamp(file)
   if (is.null(window)) {
-    src$indptr <- read_tenx_layout(file, group, n_cells = src$n_row, n_genes = src$n_col)
+    src$indptr <- read_tenx_layout(file, group, n_cells = src$n_row, n_genes = src$n_col,
+                                   kind = kind)
     src$value_type <- attr(src$indptr, "value_type")
     src$int64 <- attr(src$indptr, "int64")
   } else {
     # (the window's indptr: offsets into the whole file's data and indices;
     # cell numbers in messages are the file's)
-    all <- read_tenx_layout(file, group, n_cells = seed@dim[2L], n_genes = src$n_col)
+    all <- read_tenx_layout(file, group, n_cells = seed@dim[2L], n_genes = src$n_col, kind = kind)
     src$indptr <- all[window$first:(window$last + 1L)]
     src$value_type <- attr(all, "value_type")
     src$int64 <- attr(all, "int64")
@@ -113,9 +116,25 @@ tenx_window <- function(x, transposed) {
 # A file changed during the fit is an error, not a mixed result.
 check_file_stamp <- function(src) {
   if (!identical(file_stamp(src$file), src$stamp)) {
-    stop_arg(sprintf("The 10x file '%s' changed while it was being read (size or time of change); the fit is abandoned.",
-                     src$file))
+    stop_arg(sprintf("%s changed while it was being read (size or time of change); the fit is abandoned.",
+                     file_label(src)))
   }
+}
+
+# What messages call the file of the seed `seed`: a 10x file, or an
+# AnnData file (an H5ADMatrixSeed: h5ad_rows(), R/source_h5ad.R, or
+# HDF5Array::H5ADMatrix()), whose CSR matrices have the 10x layout.
+cells_file_kind <- function(seed) {
+  if (methods::is(seed, "H5ADMatrixSeed")) ".h5ad file" else "10x file"
+}
+
+# "The 10x file 'F'", "The .h5ad file 'F' (matrix \"X\")": the file of the
+# source `src` in messages.
+file_label <- function(src) {
+  kind <- if (is.null(src$kind)) "10x file" else src$kind
+  sprintf("The %s '%s'%s", kind, src$file, if (identical(kind, ".h5ad file")) {
+    sprintf(" (matrix \"%s\")", sub("^/+", "", src$group))
+  } else "")
 }
 
 file_stamp <- function(file) {
@@ -168,8 +187,10 @@ tenx_value_type <- function(dclass, dtype) {
 # numbers from 0 up to the number of stored values, never decreasing), with
 # the type its values are read as (tenx_value_type()) as attribute
 # "value_type" and whether they are 64-bit integers as "int64".
-read_tenx_layout <- function(file, group, n_cells, n_genes) {
-  label <- sprintf("The 10x file '%s' (group \"%s\")", file, group)
+# `kind`: what messages call the file; `major`: what the offsets are of
+# (the cells of a 10x file, the genes of an .h5ad file's CSC matrix).
+read_tenx_layout <- function(file, group, n_cells, n_genes, kind = "10x file", major = "cells") {
+  label <- sprintf("The %s '%s' (group \"%s\")", kind, file, group)
   bad <- function(fmt, ...) stop_arg(sprintf(paste0(label, " ", fmt), ...))
   check_h5_file(file, label)
   listing <- tryCatch(rhdf5::h5ls(file, recursive = TRUE, all = TRUE, datasetinfo = TRUE),
@@ -190,8 +211,8 @@ read_tenx_layout <- function(file, group, n_cells, n_genes) {
         format(len("indices")))
   }
   if (len("indptr") != n_cells + 1) {
-    bad("has `indptr` of length %s, not %s (one more than its %s cells).",
-        format(len("indptr")), format(n_cells + 1), format(n_cells))
+    bad("has `indptr` of length %s, not %s (one more than its %s %s).",
+        format(len("indptr")), format(n_cells + 1), format(n_cells), major)
   }
   indptr <- tryCatch(as.numeric(rhdf5::h5read(file, tenx_dataset(group, "indptr"),
                                               bit64conversion = "double")),
@@ -551,7 +572,7 @@ stop_tenx_layout <- function(src, msg, why = NULL) {
   # read, e.g. its offsets, said as it is)
   said <- if (grepl("^(gene index|count) ", msg)) paste("has a", msg) else
     paste("gave a block that cannot be used:", msg)
-  stop_arg(sprintf("The 10x file '%s' %s%s.", src$file, said,
+  stop_arg(sprintf("%s %s%s.", file_label(src), said,
                    if (is.null(why)) "" else paste0(": ", why)))
 }
 
@@ -569,8 +590,8 @@ read_cells <- function(src, first, last) {
   count <- src$indptr[last + 1L] - from
   c0 <- if (is.null(src$cell0)) 0 else src$cell0  # (cell numbers in messages: the file's)
   failed <- function(e) {
-    stop_arg(sprintf("The 10x file '%s' could not be read (cells %d..%d): %s",
-                     src$file, c0 + first, c0 + last, conditionMessage(e)))
+    stop_arg(sprintf("%s could not be read (cells %d..%d): %s",
+                     file_label(src), c0 + first, c0 + last, conditionMessage(e)))
   }
   # (a block the source keeps, control$file_cache, is read into vectors of
   # its own, outside R's heap: the cache, without a copy)
@@ -617,8 +638,8 @@ read_cells <- function(src, first, last) {
   }
   got <- length(x) >= count && length(i) >= count
   if (!got || !is.numeric(x) || !is.integer(i)) {
-    stop_arg(sprintf("The 10x file '%s' gave %s values and %s gene indices for cells %d..%d; expected %s numbers each.",
-                     src$file, format(length(x)), format(length(i)), c0 + first, c0 + last,
+    stop_arg(sprintf("%s gave %s values and %s gene indices for cells %d..%d; expected %s numbers each.",
+                     file_label(src), format(length(x)), format(length(i)), c0 + first, c0 + last,
                      format(count)))
   }
   out <- list(first = first, last = last, x = x, i = i, ptr = src$indptr[first:(last + 1L)] - from)

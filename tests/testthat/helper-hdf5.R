@@ -101,3 +101,84 @@ write_dataset <- function(value, type, chunk = 4000L, level = 4L, shuffle = TRUE
   rhdf5::h5closeAll()
   f
 }
+
+# A small .h5ad file in the layout anndata writes (R/source_h5ad.R): `x`,
+# cells x genes (a sparse Matrix or a matrix, with dimnames) as `X`, stored
+# "csr", "csc" or "dense"; `layers`: a named list of more matrices of the
+# same cells and genes (layers/<name>); `raw`: NULL or a matrix of the same
+# cells (raw/X, its genes in raw/var); `obs`: a list of factors, stored as
+# anndata's categorical columns. `value_type`: the HDF5 type of the values;
+# `level`: gzip level, 0 for none (contiguous datasets, as anndata writes
+# without compression), with chunks of `chunk` values. `index`: the name of
+# obs's and var's index dataset.
+write_h5ad <- function(x, file, format = "csr", layers = list(), raw = NULL, obs = list(),
+                       value_type = "H5T_STD_I32LE", level = 4L, index = "_index", chunk = 64L) {
+  rhdf5::h5createFile(file)
+  set_attrs <- function(path, attrs) {
+    fid <- rhdf5::H5Fopen(file)
+    on.exit(rhdf5::H5Fclose(fid))
+    obj <- if (path == "/") fid else rhdf5::H5Oopen(fid, path)
+    if (path != "/") on.exit(rhdf5::H5Oclose(obj), add = TRUE, after = FALSE)
+    for (a in names(attrs)) {
+      rhdf5::h5writeAttribute(attrs[[a]], obj, a, asScalar = is.character(attrs[[a]]) &&
+                                length(attrs[[a]]) == 1L)
+    }
+  }
+  ds <- function(path, value, type) {
+    dims <- if (is.matrix(value)) dim(value) else length(value)
+    if (level > 0) {
+      rhdf5::h5createDataset(file, path, dims = dims, H5type = type,
+                             chunk = pmax(1L, pmin(dims, chunk)), level = level)
+    } else {
+      rhdf5::h5createDataset(file, path, dims = dims, H5type = type, chunk = NULL, level = 0)
+    }
+    rhdf5::h5write(value, file, path)
+  }
+  value <- function(v) if (grepl("_STD_", value_type)) as.integer(v) else as.double(v)
+  put_matrix <- function(path, m, fmt) {
+    if (fmt == "dense") {
+      # (rhdf5 writes R's genes x cells as the file's cells x genes)
+      ds(path, t(matrix(value(as.matrix(m)), nrow(m))), value_type)
+      set_attrs(path, list(`encoding-type` = "array", `encoding-version` = "0.2.0"))
+      return(invisible())
+    }
+    s <- methods::as(if (fmt == "csr") Matrix::t(m) else m, "CsparseMatrix")
+    rhdf5::h5createGroup(file, path)
+    ds(paste0(path, "/data"), value(s@x), value_type)
+    ds(paste0(path, "/indices"), as.integer(s@i), "H5T_STD_I32LE")
+    ds(paste0(path, "/indptr"), as.numeric(s@p), "H5T_STD_I64LE")
+    set_attrs(path, list(`encoding-type` = paste0(fmt, "_matrix"), `encoding-version` = "0.1.0",
+                         shape = as.integer(dim(m))))
+  }
+  frame <- function(path, names, columns = list()) {
+    rhdf5::h5createGroup(file, path)
+    rhdf5::h5write(names, file, paste0(path, "/", index))
+    for (col in names(columns)) {
+      f <- columns[[col]]
+      g <- paste0(path, "/", col)
+      rhdf5::h5createGroup(file, g)
+      rhdf5::h5write(levels(f), file, paste0(g, "/categories"))
+      rhdf5::h5write(as.integer(f) - 1L, file, paste0(g, "/codes"))
+      set_attrs(g, list(`encoding-type` = "categorical", `encoding-version` = "0.2.0",
+                        ordered = 0L))
+    }
+    attrs <- list(`encoding-type` = "dataframe", `encoding-version` = "0.2.0", `_index` = index)
+    if (length(columns)) attrs$`column-order` <- names(columns)
+    set_attrs(path, attrs)
+  }
+  set_attrs("/", list(`encoding-type` = "anndata", `encoding-version` = "0.1.0"))
+  put_matrix("/X", x, format)
+  frame("/obs", rownames(x), obs)
+  frame("/var", colnames(x))
+  if (length(layers)) {
+    rhdf5::h5createGroup(file, "/layers")
+    for (l in names(layers)) put_matrix(paste0("/layers/", l), layers[[l]], format)
+  }
+  if (!is.null(raw)) {
+    rhdf5::h5createGroup(file, "/raw")
+    put_matrix("/raw/X", raw, format)
+    frame("/raw/var", colnames(raw))
+  }
+  rhdf5::h5closeAll()
+  invisible(file)
+}
