@@ -19,10 +19,11 @@ APT_TEST="r-cran-testthat r-cran-withr r-cran-knitr r-cran-rmarkdown r-cran-broo
   r-cran-ggplot2 r-cran-tibble r-cran-bigmemory r-cran-cluster r-cran-cli r-cran-glue r-cran-vctrs \
   pandoc openmpi-bin libopenmpi-dev \
   r-bioc-rhdf5 r-bioc-hdf5array r-bioc-delayedarray r-bioc-summarizedexperiment \
-  r-bioc-singlecellexperiment r-bioc-scuttle r-bioc-scater r-cran-pkgdown"
+  r-bioc-singlecellexperiment r-bioc-scuttle r-bioc-scater r-cran-pkgdown r-cran-seuratobject"
 # (the Bioconductor packages, for HDF5 files and SingleCellExperiment input,
 # come from Debian only: their tests are skipped where they are missing;
-# scater draws the single-cell vignette's last plot, skipped without it)
+# scater draws the single-cell vignette's last plot, skipped without it;
+# SeuratObject, for Seurat objects as input, from Debian only too)
 # (pkgdown, for the test that _pkgdown.yml indexes every help topic and
 # vignette: Debian's, about 12 MB with what it adds to the list above; from
 # Debian only, the test is skipped without it)
