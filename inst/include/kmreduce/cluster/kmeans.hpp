@@ -489,7 +489,8 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
   std::vector<double> norm_store;
   const double* row_norms = row_sqnorms_of(a, norm_store, opt.n_threads);
   if (opt.minibatch) {  // mini-batch k-means (minibatch.hpp) instead
-    MinibatchResult mb = minibatch(a, row_norms, std::vector<double>(), opt, interrupt);
+    MinibatchResult mb =
+        minibatch(a, row_norms, std::vector<double>(), opt, interrupt, local_combine(combine));
     KmeansResult out;
     out.best = std::move(mb.fit);
     out.best_replicate = mb.seeding;
@@ -541,7 +542,7 @@ LloydResult kmeans_from_rows(const Data& a, std::vector<double> centres,
   std::vector<double> norm_store;
   const double* row_norms = row_sqnorms_of(a, norm_store, opt.n_threads);
   if (opt.minibatch)  // mini-batch k-means from the centres (minibatch.hpp)
-    return minibatch(a, row_norms, std::move(centres), opt, interrupt).fit;
+    return minibatch(a, row_norms, std::move(centres), opt, interrupt, combine).fit;
   LloydCall run = lloyd_call(opt, std::move(centres), interrupt);
   run.grid = rows_shift(a);
   LloydResult res = opt.online ? macqueen(a, row_norms, std::move(run))
