@@ -109,7 +109,7 @@ Rcpp::List lloyd_from_rows(SEXP x, const Rcpp::NumericMatrix& centers, KmeansCal
         const kmreduce::ResidentRows<std::decay_t<decltype(rows)>> src(rows);
         kmreduce::LloydResult r =
             opt.online || hartigan || opt.minibatch
-                ? kmreduce::kmeans_from_rows(rows, c0, opt, glue::r_interrupt())
+                ? kmreduce::kmeans_from_rows(rows, c0, opt, glue::r_interrupt(), combine)
                 : kmreduce::kmeans_from(src, c0, opt, glue::r_interrupt(), combine);
         kmreduce::unshift_result(src, s, opt.k, r, n_threads, combine, opt.weights);
         return r;

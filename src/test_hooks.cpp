@@ -13,6 +13,7 @@
 // (the reduction glue).
 #include "glue.h"
 #include "kmeans_glue.h"
+#include "sources.h"
 
 #include <algorithm>
 #include <memory>
@@ -21,6 +22,11 @@
 #include <kmreduce/kernels/packed.hpp>
 #include <kmreduce/cluster/single.hpp>
 
+namespace {
+// One process, as the fits' glue gives it (sources.h): the hooks then run
+// the core's instances of the fits (compiled once: Makevars, unit_kmeans.cpp).
+glue::AnyCombine one_process() { return glue::AnyCombine(kmreduce::LocalCombine()); }
+}  // namespace
 
 // Hartigan's moves on dense x from the labels `cluster` (1-based; tests):
 // the new labels, the means, sweeps, moves and the summed exact changes.
@@ -32,8 +38,9 @@ Rcpp::List hartigan_cpp(Rcpp::NumericMatrix x, Rcpp::IntegerVector cluster, int 
   std::vector<int> label = zero_based(cluster);
   std::vector<double> norms(a.n), centres;
   kmreduce::row_sqnorms(a, norms.data(), n_threads);
-  const kmreduce::HartiganResult h = kmreduce::hartigan(
-      a, norms.data(), k, label.data(), centres, sweeps, n_threads, glue::r_interrupt());
+  const kmreduce::HartiganResult h =
+      kmreduce::hartigan(a, norms.data(), k, label.data(), centres, sweeps, n_threads,
+                         glue::r_interrupt(), one_process());
   return Rcpp::List::create(
       Rcpp::Named("cluster") = one_based(label),
       Rcpp::Named("centers") = centres_matrix(centres, k, x.ncol()),
@@ -57,7 +64,7 @@ Rcpp::List local_search_cpp(Rcpp::NumericMatrix x, int k, int steps, double seed
   std::copy(seeds.begin(), seeds.end(), centres.begin());
   const kmreduce::LocalSearchResult res = kmreduce::local_search(
       a, norms.data(), k, steps, rng, &centres[0], assign, n_threads, glue::r_interrupt(),
-      kmreduce::LocalCombine(), true);
+      one_process(), true);
   Rcpp::List trace(res.trace.size());
   for (std::size_t s = 0; s < res.trace.size(); ++s) {
     const kmreduce::LocalSearchStep& st = res.trace[s];
@@ -100,10 +107,10 @@ Rcpp::List kmeans_parallel_cpp(Rcpp::NumericMatrix x, int k, double seed, double
   if (packed) {
     const kmreduce::PackedRows rows(a, n_threads, nullptr, true);
     kmreduce::kmeans_parallel(rows, rows.norms.data(), k, rng, &seeds[0], n_threads, opt,
-                              glue::r_interrupt(), &assign, kmreduce::LocalCombine(), &trace);
+                              glue::r_interrupt(), &assign, one_process(), &trace);
   } else {
     kmreduce::kmeans_parallel(a, norms.data(), k, rng, &seeds[0], n_threads, opt,
-                              glue::r_interrupt(), &assign, kmreduce::LocalCombine(), &trace);
+                              glue::r_interrupt(), &assign, one_process(), &trace);
   }
   Rcpp::NumericVector cand(trace.candidates.size());
   for (std::size_t t = 0; t < trace.candidates.size(); ++t) cand[t] = trace.candidates[t] + 1.0;
@@ -133,8 +140,8 @@ Rcpp::List seeding_cpp(Rcpp::NumericMatrix x, int k, double seed, std::string na
   opt.n_threads = n_threads;
   opt.seeding = name;
   const kmreduce::InterruptCheck interrupt = glue::r_interrupt();
-  const kmreduce::LocalCombine combine;
-  const kmreduce::SeedingCall<kmreduce::DenseMatrix, kmreduce::LocalCombine> call{
+  const glue::AnyCombine combine = one_process();
+  const kmreduce::SeedingCall<kmreduce::DenseMatrix, glue::AnyCombine> call{
       a, norms.data(), opt, interrupt, combine};
   kmreduce::Rng rng(kmreduce::stream_key(glue::as_seed(seed), kmreduce::kStreamKmeansInit, 0));
   Rcpp::NumericMatrix seeds(k, x.ncol());
@@ -162,7 +169,7 @@ Rcpp::List kmeanspp_trace_cpp(Rcpp::NumericMatrix x, int k, double seed, int n_t
   kmreduce::SeedAssignment assign;
   std::vector<kmreduce::KmeansppStep> trace;
   kmreduce::kmeanspp(a, norms.data(), k, rng, &seeds[0], n_threads, glue::r_interrupt(), &assign,
-                     kmreduce::LocalCombine(), &trace);
+                     one_process(), &trace);
   Rcpp::List steps(trace.size());
   for (std::size_t s = 0; s < trace.size(); ++s) {
     Rcpp::NumericVector cand(trace[s].candidates.size());

@@ -421,7 +421,7 @@ KmeansResult kmeans_sketched(const Data& a, const double* row_norms, const Kmean
     if (i > 0) so.seed = stream_key(opt.seed, kStreamSketch, i);
     const DenseMatrix sx(sk.x.get(), sk.m, sk.d);
     on_sketches.push_back(with_row_access(sx, opt.n_threads, [&](const auto& rows) {
-      return kmeans(rows, so, interrupt);
+      return kmeans(rows, so, interrupt, local_combine(combine));
     }));
     const KmeansResult& on_sketch = on_sketches.back();
     // (Lloyd's first step from this assignment: the lifted centres, the
@@ -489,7 +489,8 @@ KmeansResult kmeans(const Data& a, const KmeansOptions& opt,
   std::vector<double> norm_store;
   const double* row_norms = row_sqnorms_of(a, norm_store, opt.n_threads);
   if (opt.minibatch) {  // mini-batch k-means (minibatch.hpp) instead
-    MinibatchResult mb = minibatch(a, row_norms, std::vector<double>(), opt, interrupt);
+    MinibatchResult mb =
+        minibatch(a, row_norms, std::vector<double>(), opt, interrupt, local_combine(combine));
     KmeansResult out;
     out.best = std::move(mb.fit);
     out.best_replicate = mb.seeding;
@@ -526,26 +527,30 @@ LloydResult kmeans_from(const Source& src, std::vector<double> centres,
 // opt.online MacQueen's updates (macqueen.hpp), or with opt.minibatch
 // mini-batch k-means (minibatch.hpp, nothing after it); then with opt.polish
 // Hartigan's moves (hartigan_polish(); split/merge is not run from given
-// centres). Weighted with opt.weights.
-template <class Data>
+// centres). Weighted with opt.weights. One process: `combine` (a Combine of
+// this process alone, e.g. local_combine()) only chooses the instances of
+// Lloyd and Hartigan's moves, so that they are those of kmeans().
+template <class Data, class Combine = LocalCombine>
 LloydResult kmeans_from_rows(const Data& a, std::vector<double> centres,
                              const KmeansOptions& opt,
-                             const InterruptCheck& interrupt = InterruptCheck()) {
+                             const InterruptCheck& interrupt = InterruptCheck(),
+                             const Combine& combine = Combine()) {
+  if (combine.size() > 1) throw std::invalid_argument("kmeans_from_rows(): one process only");
   if (static_cast<index_t>(centres.size()) != opt.k * a.d)
     throw std::invalid_argument("centres must be k x d");
   if (opt.k < 1 || opt.k > a.n) throw std::invalid_argument("k must be in [1, number of rows]");
   std::vector<double> norm_store;
   const double* row_norms = row_sqnorms_of(a, norm_store, opt.n_threads);
   if (opt.minibatch)  // mini-batch k-means from the centres (minibatch.hpp)
-    return minibatch(a, row_norms, std::move(centres), opt, interrupt).fit;
+    return minibatch(a, row_norms, std::move(centres), opt, interrupt, combine).fit;
   LloydCall run = lloyd_call(opt, std::move(centres), interrupt);
   run.grid = rows_shift(a);
   LloydResult res = opt.online ? macqueen(a, row_norms, std::move(run))
-                               : lloyd(ResidentRows<Data>(a), row_norms, std::move(run));
+                               : lloyd(ResidentRows<Data>(a), row_norms, std::move(run), combine);
   if (opt.polish != Polish::None && opt.k > 1) {
     const ProgressScope scope(0, 1);
     hartigan_polish(a, row_norms, res, std::max(1, opt.hartigan_sweeps),
-                    lloyd_call(opt, std::vector<double>(), interrupt));
+                    lloyd_call(opt, std::vector<double>(), interrupt), combine);
   }
   return res;
 }

@@ -236,9 +236,9 @@ inline const double* batch_weights(const double* w, const std::vector<index_t>& 
 // The n_init seedings on one sample of max(3 batch_size, 3 k) rows, the
 // lowest objective there kept: its centres (k x d); each seeding's
 // objective and the one kept go to `out`.
-template <class Data>
+template <class Data, class Combine>
 std::vector<double> seed_on_sample(const Data& a, const KmeansOptions& opt, BatchStore& store,
-                                   const InterruptCheck& interrupt,
+                                   const InterruptCheck& interrupt, const Combine& combine,
                                    std::vector<double>& seeding_objectives, int& kept) {
   const index_t n = a.n, d = a.d, k = opt.k;
   const int n_threads = opt.n_threads;
@@ -254,9 +254,8 @@ std::vector<double> seed_on_sample(const Data& a, const KmeansOptions& opt, Batc
     row_sqnorms(g, norms.data(), n_threads);
     KmeansOptions so = opt;
     so.weights = ws;
-    const LocalCombine combine;
-    const SeedingCall<std::decay_t<decltype(g)>, LocalCombine> call{g, norms.data(), so,
-                                                                    interrupt, combine};
+    const SeedingCall<std::decay_t<decltype(g)>, Combine> call{g, norms.data(), so, interrupt,
+                                                               combine};
     std::vector<double> c(static_cast<std::size_t>(k * d));
     label.assign(static_cast<std::size_t>(m), -1);
     dist.assign(static_cast<std::size_t>(m), 0.0);
@@ -405,11 +404,14 @@ inline void check_minibatch(const KmeansOptions& opt, index_t n) {
 // Mini-batch k-means on the rows of `a` (their squared norms `row_norms`),
 // with the options of `opt` (k, n_init, iter_max, tol, seed, seeding,
 // n_threads, weights, batches). From `centres` (k x d, column-major) when
-// not empty, else seeded on a sample (see above).
-template <class Data>
+// not empty, else seeded on a sample (see above). One process: `combine` (of
+// this process alone) only chooses the instances of the seedings and of the
+// final assignment, so that they are those of kmeans().
+template <class Data, class Combine = LocalCombine>
 MinibatchResult minibatch(const Data& a, const double* row_norms, std::vector<double> centres,
                           const KmeansOptions& opt,
-                          const InterruptCheck& interrupt = InterruptCheck()) {
+                          const InterruptCheck& interrupt = InterruptCheck(),
+                          const Combine& combine = Combine()) {
   const index_t n = a.n, d = a.d, k = opt.k;
   const double* w = opt.weights;
   const MinibatchOptions& mb = opt.batches;
@@ -420,7 +422,7 @@ MinibatchResult minibatch(const Data& a, const double* row_norms, std::vector<do
   detail::BatchStore store;
   // 1. the seeding, on a sample (unless centres are given)
   if (centres.empty())
-    centres = detail::seed_on_sample(a, opt, store, interrupt, out.seeding_objectives,
+    centres = detail::seed_on_sample(a, opt, store, interrupt, combine, out.seeding_objectives,
                                      out.seeding);
   if (static_cast<index_t>(centres.size()) != k * d)
     throw std::invalid_argument("centres must be k x d");
@@ -495,8 +497,8 @@ MinibatchResult minibatch(const Data& a, const double* row_norms, std::vector<do
   GridSnap{finish.grid, k, d}(centres);
   LloydResult& res = out.fit;
   res.label.assign(static_cast<std::size_t>(n), -1);
-  res.objective = detail::final_assignment(ResidentRows<Data>(a), row_norms, finish,
-                                           LocalCombine(), res.label, centres);
+  res.objective = detail::final_assignment(ResidentRows<Data>(a), row_norms, finish, combine,
+                                           res.label, centres);
   res.centres = std::move(centres);
   res.iter = static_cast<int>(step);
   res.converged = stopped;

@@ -17,6 +17,7 @@
 #define KMREDUCE_ROW_SOURCE_HPP
 
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "../kernels/matrix.hpp"
@@ -58,6 +59,22 @@ struct LocalCombine {
   index_t total_rows(index_t local_rows) const { return local_rows; }
   void sum(double* /*v*/, index_t /*m*/) const {}
 };
+
+// A Combine of this process alone (a sketch every process holds whole, see
+// kmeans_sketched()), of the type of `Combine` when that type can be built
+// from a LocalCombine (the glue's, which then holds no process), so that the
+// algorithms are instantiated once for both; a LocalCombine otherwise. Both
+// take exactly the steps of one process.
+template <class Combine,
+          std::enable_if_t<std::is_constructible<Combine, LocalCombine>::value, int> = 0>
+Combine local_combine(const Combine&) {
+  return Combine(LocalCombine());
+}
+template <class Combine,
+          std::enable_if_t<!std::is_constructible<Combine, LocalCombine>::value, int> = 0>
+LocalCombine local_combine(const Combine&) {
+  return LocalCombine();
+}
 
 // The local index of global row g on this process (which holds n_local
 // rows), or -1 when another process holds it.
