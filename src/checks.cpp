@@ -105,7 +105,7 @@ Rcpp::List scan_values_cpp(SEXP v) {
 // The address-space limit of this process (getrlimit(RLIMIT_AS), `ulimit
 // -v`; Inf when there is none) and the address space it uses now (bytes;
 // NA where /proc/self/statm is not available): what an allocation can still
-// get besides the memory the system has (check_memory() in R/checks_memory.R).
+// get besides the memory the system has (check_memory() in R/checks_args.R).
 // [[Rcpp::export]]
 Rcpp::NumericVector address_space_cpp() {
   double limit = R_PosInf, used = NA_REAL;

@@ -189,7 +189,7 @@ Rcpp::List lloyd_blocks(const glue::SourceSpec& spec, const Rcpp::NumericMatrix&
 // k-means on the rows of `source` (glue::SourceSpec: rows in memory, a
 // double matrix or a dgCMatrix, on one process or this MPI rank), with the
 // options of the named list `options` (kmeans_options() in kmeans_glue.h;
-// built by R/kmeans_cpp_options.R). With option limit > 0, the values of
+// built by kmeans_cpp_options(), R/source_steps.R). With option limit > 0, the values of
 // dense rows are checked while they are packed (no pass of their own): if
 // one is not finite or exceeds limit in magnitude, nothing is clustered and
 // list(invalid = TRUE) is returned (R then finds and reports the offending
@@ -245,7 +245,7 @@ Rcpp::CharacterVector kmeans_seedings_cpp() { return Rcpp::wrap(kmreduce::seedin
 // The table of options (kmeans_options.def), one element per option: its
 // name, kind, default (R code), bounds, whether "auto" or NULL is accepted,
 // choices, scope and help. R builds kmeans_control(), its checks and
-// ?kmeans_control from it (R/control_options.R).
+// ?kmeans_control from it (R/kmeans_control.R).
 // [[Rcpp::export]]
 Rcpp::List kmeans_option_table_cpp() {
   Rcpp::List out;

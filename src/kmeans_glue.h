@@ -49,7 +49,7 @@ inline const double* shift_of(const Rcpp::Nullable<Rcpp::NumericVector>& shift,
 }
 
 // The options of k-means and of Lloyd from given centres, from one named R
-// list (R/kmeans_cpp_options.R builds it): each name is an option of the
+// list (kmeans_cpp_options() of R/source_steps.R builds it): each name is an option of the
 // core's table (kmeans_options.def), checked there (an unknown name, a value
 // of the wrong type or out of range is an error naming the option), then
 // resolved for the rows at hand (resolve_options()); what the glue itself

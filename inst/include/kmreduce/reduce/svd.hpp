@@ -9,7 +9,7 @@
 //    whatever the method asked, and its rotations of V cost many times
 //    more) on a dense copy (a sparse matrix is densified for this step
 //    only). It needs the dense copy, a second one inside Armadillo, U, V and
-//    about 7 min(n, d)^2 of workspace (R/checks_memory.R counts them).
+//    about 7 min(n, d)^2 of workspace (check_exact_svd_memory() in R/checks_args.R counts them).
 // No Gram matrix: it squares the condition number (the smaller singular
 // values lose digits) and its eigendecomposition costs O(min(n, d)^3) too.
 #ifndef KMREDUCE_SVD_HPP

@@ -162,7 +162,7 @@ inline ScanResult scan_values(const double* x, index_t n) {
 // sqrt(DBL_MIN) / DBL_EPSILON, about 6.7e-139. Below it, squared
 // differences at the data's own precision (eps max|x|)^2 are subnormal or
 // zero and distances lose their digits (a silent change of partition).
-// The same bound as min_abs_value() in R/checks.R.
+// The same bound as min_abs_value() in R/checks_input.R.
 inline double min_abs_value() { return std::sqrt(DBL_MIN) / DBL_EPSILON; }
 
 // Values a kernel found (limit > 0: the largest magnitude allowed) that
