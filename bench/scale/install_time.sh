@@ -43,7 +43,7 @@ for jobs in ${JOBS:-1 2}; do
   done
 done
 echo "per translation unit (last -j1 run): user s, wall s"
-grep -o '^[0-9.]* [0-9.]* .* -c [A-Za-z_]*\.cpp' "$work/tu.j1" |
+grep -o '^[0-9.]* [0-9.]* .* -c [A-Za-z0-9_]*\.cpp' "$work/tu.j1" |
   awk '{print $1, $2, $NF}' | sort -rn
 echo "stderr of the last run:"
 head -n 20 "$work/err"
