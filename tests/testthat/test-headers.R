@@ -86,3 +86,20 @@ test_that("ARCHITECTURE.md names only files and functions that exist (tools/chec
                                   stdout = TRUE, stderr = TRUE))
   expect_match(out[1], "0 names not found", fixed = TRUE, info = paste(out, collapse = "\n"))
 })
+
+test_that("the structure targets hold: the R files in layers, no function over 100 lines (tools/)", {
+  # (in the source tree only; the default call traced on the installed package)
+  root <- normalizePath(test_path("..", ".."), mustWork = FALSE)
+  scripts <- file.path(root, "tools", c("r-structure.R", "function-lengths.R"))
+  skip_if_not(all(file.exists(scripts)) && dir.exists(file.path(root, "R")), "not in the source tree")
+  skip_if_not_installed("codetools")
+  lib <- dirname(find.package("kmreduce"))
+  run <- function(args) {
+    withr::with_dir(root, suppressWarnings(system2(file.path(R.home("bin"), "Rscript"), args,
+                                                   stdout = TRUE, stderr = TRUE)))
+  }
+  out <- run(c(scripts[1L], "--lib", lib, "--check"))
+  expect_true("all structure targets met" %in% out, info = paste(out, collapse = "\n"))
+  out <- run(c(scripts[2L], "--check"))
+  expect_null(attr(out, "status"), info = paste(out, collapse = "\n"))
+})
