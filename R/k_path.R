@@ -54,9 +54,14 @@
 #'   `clusGap()` on the data, after `"rsvd"`). `"none"` clusters `x`
 #'   itself (a sparse `x` is then made dense for the silhouettes and the
 #'   reference sets).
-#' @param x Data in memory: a numeric matrix (a numeric vector is one
-#'   column), a data frame of numeric columns or a sparse `Matrix`; one row
-#'   per observation, no `NA`, `NaN` or `Inf`.
+#' @param x Data, one row per observation, as [kmeans_reduced()] takes
+#'   them: a numeric matrix (a numeric vector is one column), a data frame of
+#'   numeric columns, a sparse `Matrix`, a file-backed
+#'   `bigmemory::big.matrix` or a `DelayedMatrix` (read in blocks, reduced
+#'   once); no `NA`, `NaN` or `Inf`. The cells of a `SummarizedExperiment`,
+#'   `SingleCellExperiment` or of `t()` of a `TENxMatrix`:
+#'   [k_path.SummarizedExperiment()]. Rows on MPI ranks ([mpi_rows()]) are
+#'   not taken: the path is one process's work.
 #' @param k The numbers of clusters to compare, whole numbers >= 1 (the gap
 #'   rules compare neighbours in increasing `k`, so use consecutive values;
 #'   `k = 1`, where the gap can say "no clusters", has no silhouette). The
@@ -72,7 +77,11 @@
 #'   reference sets in worse local optima than the data, which raises the
 #'   gap: a bias towards more clusters.
 #' @param silhouette_max Largest number of rows for the exact silhouette.
-#' @param bound Compute the optimality certificate.
+#' @param bound Compute the optimality certificate: `NULL` (the default)
+#'   computes it for rows in memory (it needs their spectrum), not for rows
+#'   read in blocks.
+#' @param ... Passed to the methods; the default method takes none beyond
+#'   those named here (a misspelt argument is an error).
 #' @param verbose Show a progress bar.
 #' @return An object of class `kmreduce_kpath`: a list with `results` (one
 #'   row per `k`: `k`, `objective`, `between_total`, `lower` and `ratio` (the
@@ -104,23 +113,88 @@
 #' path$chosen
 #' path$fits[[5]]
 #' @export
-k_path <- function(x, k = 1:10, method = "auto", dims = NULL, n_init = 10L, B = 20L,
-                   n_init_reference = n_init, seed = NULL, silhouette_max = 4000L, bound = TRUE, iter_max = 100L,
-                   n_threads = NULL, control = list(), verbose = interactive()) {
+k_path <- function(x, ...) UseMethod("k_path")
+
+#' @rdname k_path
+#' @export
+k_path.default <- function(x, k = 1:10, method = "auto", dims = NULL, n_init = 10L, B = 20L,
+                           n_init_reference = n_init, seed = NULL, silhouette_max = 4000L,
+                           bound = NULL, iter_max = 100L, n_threads = NULL, control = list(),
+                           verbose = interactive(), ...) {
+  hold_sources()  # (memory sources take outside R's heap: freed on return)
+  on.exit(leave_sources(), add = TRUE)
   call <- match.call()
+  check_dots_empty(..., fun = "k_path")
   t_start <- elapsed()
-  default_k <- missing(k)
   control <- check_control(control)
-  x <- check_data(x, "x", vector_column = TRUE)
+  src <- path_source(x, control)
+  a <- path_args(src, k, missing(k), method, dims, n_init, B, n_init_reference, silhouette_max,
+                 bound, iter_max, n_threads, verbose, control)
+  seed <- resolve_seed(seed)
+  use_source(src, file_cache_budget(control$file_cache), a$n_threads)
+  x <- src$data
+  k <- a$k
+  method <- a$method
+  n_threads <- a$n_threads
+
+  # One reduction for every k.
+  t0 <- elapsed()
+  fitted <- reduce_source(src, fit_source_reducer(src, method, a$dims, max(k), seed, n_threads,
+                                                  control),
+                          n_threads, control$block_rows, 0)
+  t_reduce <- elapsed() - t0
+  space <- path_space(x, method, fitted, n_threads)
+  log_w <- path_log_w(space$rows, space$unit, n_threads)
+
+  steps <- length(k) * (1L + a$B) + 1L
+  bar <- if (a$verbose) utils::txtProgressBar(max = steps, style = 3) else NULL
+  tick <- function(i) if (!is.null(bar)) utils::setTxtProgressBar(bar, i)
+  path <- path_fits(src, x, call$x, fitted, k, method, a$n_init, a$iter_max, seed, n_threads,
+                    control, t0, t_reduce, space$rows, log_w, tick)
+  sil <- path_silhouettes(space$rows, path$fits, k, a$silhouette_max, seed, n_threads)
+  gap <- path_gap(space$rows, k, a$B, seed, a$n_init_reference, a$iter_max, control, method,
+                  n_threads, log_w, tick)
+  cert <- path_bound(x, path$fits, k, max(k), a$bound, seed, n_threads)
+  tick(steps)
+  if (!is.null(bar)) close(bar)
+
+  path_result(src, k, path, sil, gap, cert, method, fitted$reducer$dims, seed, a$B, a$n_init,
+              a$n_init_reference, t_reduce, t_start)
+}
+
+# The row source of k_path()'s `x`: data in memory checked as before
+# (check_data()), rows read in blocks (a big.matrix, a DelayedMatrix, a 10x
+# file's cells) as kmeans_reduced() checks them (checked_source()). Rows on
+# MPI ranks are not taken: the reference sets and silhouettes are one
+# process's work.
+path_source <- function(x, control) {
+  src <- as_row_source(x)
+  if (!is.null(src$mpi)) {
+    stop_arg(paste0("`x` is a set of distributed rows (mpi_rows()); k_path() runs in one process ",
+                    "(its reference sets and silhouettes are one process's work). Run it on one ",
+                    "process: on a sample of the rows, or on a file-backed source (a big.matrix, ",
+                    "a DelayedMatrix or a 10x file) that it reads in blocks."))
+  }
+  if (isTRUE(src$in_memory)) {
+    return(as_row_source(check_data(x, "x", vector_column = TRUE)))
+  }
+  checked_source(src, control$block_rows, TRUE)
+}
+
+# The checked arguments of k_path() for the rows of `src` (`default_k`: k
+# was not given).
+path_args <- function(src, k, default_k, method, dims, n_init, B, n_init_reference,
+                      silhouette_max, bound, iter_max, n_threads, verbose, control) {
   if (!is.numeric(k) || length(k) == 0L || anyNA(k) || any(k < 1) || any(k != round(k)) ||
       anyDuplicated(k)) {
     stop_arg(sprintf("`k` must be distinct whole numbers >= 1, not %s.", describe(k)))
   }
   k <- as.integer(sort(k))
-  if (default_k && max(k) > 1L && !has_distinct_rows_cpp(x, max(k))) {
+  x <- src$data
+  if (default_k && isTRUE(src$in_memory) && max(k) > 1L && !has_distinct_rows_cpp(x, max(k))) {
     k <- k[k <= distinct_rows_cpp(x)]  # the default stops at the distinct rows
   }
-  k_max <- check_k(max(k), x)
+  k_max <- check_source_k(src, max(k))
   method <- check_method(method)
   # "auto": the randomized SVD, the data's top k_max principal axes. The gap
   # statistic compares the data with uniform sets in the box of their
@@ -128,49 +202,28 @@ k_path <- function(x, k = 1:10, method = "auto", dims = NULL, n_init = 10L, B = 
   # flattens the gap at small k on noisy data (a 5000 x 500 mixture of 8:
   # the gap chose 1 after "sign", 8 after "rsvd" as clusGap() on the data).
   if (method == "auto") method <- "rsvd"
-  method <- resolve_method(method, x)
-  n <- nrow(x)
-  dims <- check_dims(dims, method, k_max, n, ncol(x))
-  n_init <- check_whole(n_init, "n_init", 1, 1e6)
+  check_source_method(src, method, control)
+  n <- n_rows(src)
+  dims <- check_dims(dims, method, k_max, n, n_cols(src))
   B <- check_whole(B, "B", 0, 1e4)
   if (B == 1L) {
     stop_arg("`B` must be 0 (no gap statistic) or at least 2 (its standard error needs two reference sets), not 1.")
   }
-  n_init_reference <- check_whole(n_init_reference, "n_init_reference", 1, 1e6)
-  silhouette_max <- check_whole(silhouette_max, "silhouette_max", 2, 1e5)
-  bound <- check_flag(bound, "bound")
-  iter_max <- check_whole(iter_max, "iter_max", 1, 1e8)
-  n_threads <- check_n_threads(n_threads)
-  verbose <- check_flag(verbose, "verbose")
-  seed <- resolve_seed(seed)
+  # (the certificate needs the rows in memory: by default computed there)
+  bound <- if (is.null(bound)) isTRUE(src$in_memory) else check_flag(bound, "bound")
+  if (bound && !isTRUE(src$in_memory)) {
+    stop_arg(sprintf(paste0("`bound = TRUE` needs the rows in memory (its spectrum is that of `x`), ",
+                            "not %s: give bound = FALSE."), describe_source(src)))
+  }
   check_memory(8 * as.numeric(n) * (dims + 8),
                sprintf("k_path() on the %s x %s reduced data", format(n), format(dims)),
                "Use fewer dimensions (`dims`), or a sample of the rows.")
-
-  # One reduction for every k.
-  src <- as_row_source(x)
-  t0 <- elapsed()
-  fitted <- reduce_source(src, fit_source_reducer(src, method, dims, k_max, seed, n_threads,
-                                                  control),
-                          n_threads, control$block_rows, 0)
-  t_reduce <- elapsed() - t0
-  space <- path_space(x, method, fitted, n_threads)
-  log_w <- path_log_w(space$rows, space$unit, n_threads)
-
-  steps <- length(k) * (1L + B) + 1L
-  bar <- if (verbose) utils::txtProgressBar(max = steps, style = 3) else NULL
-  tick <- function(i) if (!is.null(bar)) utils::setTxtProgressBar(bar, i)
-  path <- path_fits(src, x, call$x, fitted, k, method, n_init, iter_max, seed, n_threads,
-                    control, t0, t_reduce, space$rows, log_w, tick)
-  sil <- path_silhouettes(space$rows, path$fits, k, silhouette_max, seed, n_threads)
-  gap <- path_gap(space$rows, k, B, seed, n_init_reference, iter_max, control, method,
-                  n_threads, log_w, tick)
-  cert <- path_bound(x, path$fits, k, k_max, bound, seed, n_threads)
-  tick(steps)
-  if (!is.null(bar)) close(bar)
-
-  path_result(x, k, path, sil, gap, cert, method, fitted$reducer$dims, seed, B, n_init,
-              n_init_reference, t_reduce, t_start)
+  list(k = k, method = method, dims = dims, B = B, bound = bound,
+       n_init = check_whole(n_init, "n_init", 1, 1e6),
+       n_init_reference = check_whole(n_init_reference, "n_init_reference", 1, 1e6),
+       silhouette_max = check_whole(silhouette_max, "silhouette_max", 2, 1e5),
+       iter_max = check_whole(iter_max, "iter_max", 1, 1e8),
+       n_threads = check_n_threads(n_threads), verbose = check_flag(verbose, "verbose"))
 }
 
 # The rows k-means sees (around the origin): the reduced rows, or x minus
@@ -290,11 +343,11 @@ path_bound <- function(x, fits, k, k_max, bound, seed, n_threads) {
 
 # The kmreduce_kpath object: the table per k, the chosen k, the notes and the
 # fits, from the stages' results.
-path_result <- function(x, k, path, sil, gap, cert, method, dims, seed, B, n_init,
+path_result <- function(src, k, path, sil, gap, cert, method, dims, seed, B, n_init,
                         n_init_reference, t_reduce, t_start) {
   fits <- path$fits
   logw <- path$logw
-  n <- nrow(x)
+  n <- n_rows(src)
   objective <- vapply(k, function(q) fits[[q]]$tot.withinss, numeric(1))
   totss <- fits[[k[1L]]]$totss
   ratio <- cert$ratio
@@ -313,7 +366,7 @@ path_result <- function(x, k, path, sil, gap, cert, method, dims, seed, B, n_ini
   structure(list(results = results, chosen = chosen, notes = notes, fits = fits, method = method,
                  dims = dims, seed = seed, B = B, silhouette_n = length(sil$rows),
                  silhouette_rows = if (length(sil$rows) < n) sil$rows,
-                 n = n, d = ncol(x), n_init = n_init, n_init_reference = n_init_reference,
+                 n = n, d = n_cols(src), n_init = n_init, n_init_reference = n_init_reference,
                  timing = c(reduce = t_reduce, total = elapsed() - t_start)),
             class = "kmreduce_kpath")
 }

@@ -144,7 +144,7 @@ test_that("bad arguments are named in the error", {
 })
 
 test_that("the default k starts at 1; sparse x with method \"none\" works", {
-  expect_identical(eval(formals(k_path)$k), 1:10)
+  expect_identical(eval(formals(k_path.default)$k), 1:10)
   m <- separated(3, n_per = 20, d = 4)
   p <- k_path(m$x, B = 2, n_init = 2, seed = 1, bound = FALSE, verbose = FALSE)
   expect_identical(p$results$k, 1:10)
@@ -239,4 +239,41 @@ test_that("the gap does not depend on the data's units, up to the largest accept
     expect_equal(p$results$silhouette, base$results$silhouette, tolerance = 1e-12, label = label)
     expect_identical(p$chosen, base$chosen, label = label)
   }
+})
+
+# The path of rows read in blocks, as the same rows in memory give it: the
+# numbers equal to rounding (the randomized SVD's products taken block by
+# block), the partitions and the chosen k the same.
+expect_same_path <- function(p, ref) {
+  expect_equal(p$results, ref$results, tolerance = 1e-8)
+  expect_identical(p$chosen, ref$chosen)
+  for (q in p$results$k) expect_identical(unname(p$fits[[q]]$cluster), unname(ref$fits[[q]]$cluster))
+}
+
+test_that("a big.matrix and a DelayedMatrix give the path of the same rows in memory", {
+  m <- separated(3, n_per = 40, d = 30, sep = 3)
+  args <- list(k = 1:5, B = 3, seed = 4, n_init = 3, verbose = FALSE, n_threads = 1)
+  ref <- do.call(k_path, c(list(m$x, bound = FALSE), args))
+  skip_if_not_installed("bigmemory")
+  bm <- bigmemory::as.big.matrix(m$x)
+  pb <- do.call(k_path, c(list(bm), args))
+  expect_same_path(pb, ref)
+  expect_true(all(is.na(pb$results$lower)))  # (no certificate by default: rows in blocks)
+  # 1 and 2 threads: the same path
+  expect_identical(do.call(k_path, c(list(bm, n_threads = 2), args[-6]))$results, pb$results)
+  expect_error(k_path(bm, k = 1:3, bound = TRUE, B = 0, verbose = FALSE),
+               "`bound = TRUE` needs the rows in memory .*a big.matrix")
+  expect_error(k_path(bm, k = 1:3, method = "none", B = 0, verbose = FALSE), "`method` \"none\"")
+  skip_without_bioc("DelayedArray")
+  pd <- do.call(k_path, c(list(DelayedArray::DelayedArray(m$x)), args))
+  expect_same_path(pd, ref)
+  expect_error(k_path(DelayedArray::DelayedArray(m$x), normalize = "log1p_cpm"),
+               "`normalize` applies to counts")
+})
+
+test_that("distributed rows and misspelt arguments are refused with a clear error", {
+  x <- matrix(rnorm(40), 20)
+  fake <- structure(list(x = x, n = nrow(x)), class = "kmreduce_mpi")
+  expect_error(k_path(fake, k = 1:2), "`x` is a set of distributed rows \\(mpi_rows\\(\\)\\); k_path\\(\\) runs in one process")
+  expect_error(k_path(x, k = 1:2, nstrat = 3), "k_path\\(\\) has no argument `nstrat`")
 })
