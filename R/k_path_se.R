@@ -71,15 +71,18 @@ k_path.DelayedMatrix <- function(x, k = 1:10, ..., bound = NULL, normalize = NUL
 record_path_input <- function(path, input) {
   path$input <- input
   path$fits <- lapply(path$fits, function(f) if (!is.null(f)) record_input(f, input))
+  if (!is.null(path$fit)) path$fit <- record_input(path$fit, input)
   path
 }
 
 # Each fit's call made that of kmeans_reduced() on the object given to
 # k_path() (`call`, the method's call), not on the rows it made of it.
 path_calls <- function(path, call) {
-  path$fits <- lapply(path$fits, function(f) {
+  named <- function(f) {
     if (!is.null(f) && !is.null(f$call)) f$call$x <- call$x
     f
-  })
+  }
+  path$fits <- lapply(path$fits, named)
+  if (!is.null(path$fit)) path$fit <- named(path$fit)
   path
 }

@@ -277,3 +277,52 @@ test_that("distributed rows and misspelt arguments are refused with a clear erro
   expect_error(k_path(fake, k = 1:2), "`x` is a set of distributed rows \\(mpi_rows\\(\\)\\); k_path\\(\\) runs in one process")
   expect_error(k_path(x, k = 1:2, nstrat = 3), "k_path\\(\\) has no argument `nstrat`")
 })
+
+test_that("on many rows the path runs on a sample: the gap within its standard errors of the exact one", {
+  m <- separated(4, n_per = 1000, d = 20, sep = 1.2, seed = 1)
+  args <- list(m$x, k = 1:7, B = 10, seed = 2, n_init = 3, bound = FALSE, verbose = FALSE,
+               n_threads = 1)
+  exact <- do.call(k_path, c(args, path_rows = Inf))
+  sampled <- do.call(k_path, c(args, path_rows = 800))
+  expect_identical(exact$path_rows, 4000L)
+  expect_null(exact$path_index)
+  expect_identical(sampled$path_rows, 800L)
+  expect_length(sampled$path_index, 800L)
+  # log W_k (of the reduced rows, n / m times the sample's) and the gap:
+  # within three standard errors of their difference
+  se <- sqrt(exact$results$gap_se^2 + sampled$results$gap_se^2)
+  expect_true(all(abs(sampled$results$gap - exact$results$gap) <= 3 * se))
+  expect_true(all(abs(sampled$results$logW - exact$results$logW) <= 0.02))
+  expect_identical(sampled$chosen, exact$chosen)
+  expect_identical(sampled$chosen[["gap_firstSEmax"]], 4L)
+  # only the chosen k is fitted to every row, as kmeans_reduced() fits it
+  expect_identical(which(!vapply(sampled$fits, is.null, logical(1))), 4L)
+  fit <- kmeans_reduced(m$x, 4, method = "rsvd", dims = sampled$dims, seed = 2, n_init = 3,
+                        n_threads = 1)
+  expect_identical(sampled$fit$cluster, fit$cluster)
+  expect_identical(sampled$fit$centers, fit$centers)
+  expect_identical(sampled$fits[[4]]$tot.withinss, exact$fits[[4]]$tot.withinss)
+  expect_output(print(sampled), "on 800 reduced rows drawn at random of 4000 .*fitted to every row: k = 4")
+  # 1 and 2 threads: the same sampled path
+  expect_identical(do.call(k_path, c(args[-8], path_rows = 800, n_threads = 2))$results,
+                   sampled$results)
+})
+
+test_that("the path samples rows only above path_rows (both sides), \"auto\" from 10 m rows", {
+  m <- separated(3, n_per = 100, d = 6, sep = 3)
+  args <- list(m$x, k = 1:4, B = 2, seed = 1, n_init = 2, bound = FALSE, verbose = FALSE,
+               n_threads = 1)
+  all_rows <- do.call(k_path, c(args, path_rows = Inf))
+  at <- do.call(k_path, c(args, path_rows = 300))
+  expect_identical(at$results, all_rows$results)
+  expect_identical(at$path_rows, 300L)
+  below <- do.call(k_path, c(args, path_rows = 299))
+  expect_identical(below$path_rows, 299L)
+  expect_identical(do.call(k_path, args)$results, all_rows$results)  # "auto": 300 < 10 m
+  expect_null(kmreduce:::path_sample(19999, "auto", 20, 1))
+  expect_length(kmreduce:::path_sample(20000, "auto", 20, 1), 2000L)
+  expect_length(kmreduce:::path_sample(50000, "auto", 30, 1), 3000L)
+  expect_null(kmreduce:::path_sample(29999, "auto", 30, 1))
+  expect_error(do.call(k_path, c(args, path_rows = 3)), "`path_rows` must be \"auto\", Inf or a whole number of rows >= 4")
+  expect_error(do.call(k_path, c(args, path_rows = "all")), "`path_rows` must be")
+})

@@ -68,6 +68,17 @@ test_that("a 10x file gives the path of the same cells in memory, for any thread
   p3 <- suppressMessages(do.call(k_path, c(list(sce), args)))
   expect_identical(p3$results, p1$results)
   expect_identical(p3$fits[[3]]$cluster, p1$fits[[3]]$cluster)
+  # on a sample of the reduced cells: the same sample, and the chosen k
+  # fitted to every cell as kmeans_reduced() fits it
+  ps <- suppressMessages(do.call(k_path, c(list(t(tx), path_rows = 200), args)))
+  rs <- do.call(k_path, c(list(sc$logn, path_rows = 200), cell_args, args))
+  expect_identical(ps$path_index, rs$path_index)
+  expect_equal(ps$results, rs$results, tolerance = 1e-8)
+  expect_identical(ps$chosen, rs$chosen)
+  fit <- suppressMessages(kmeans_reduced(t(tx), ps$chosen[["gap_firstSEmax"]], n_init = 3,
+                                         seed = 3, n_threads = 1))
+  expect_identical(ps$fit$cluster, fit$cluster)
+  expect_identical(ps$fit$input, fit$input)
   expect_error(suppressMessages(k_path(t(tx), bound = TRUE, B = 0, verbose = FALSE)),
                "`bound = TRUE` needs the rows in memory")
 })
