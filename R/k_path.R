@@ -109,6 +109,10 @@
 #'   else all of them), a whole number `m` (a sample of `m` rows when there
 #'   are more; at least the largest `k`) or `Inf` (every row). See "Many
 #'   rows" above.
+#' @param trace `TRUE` prints one line per `k` on the data (its objective and
+#'   \eqn{\log W_k}{log W_k}) and one per reference set, with the step and
+#'   the seconds so far (instead of `verbose`'s progress bar); it never
+#'   changes the result.
 #' @param ... Passed to the methods; the default method takes none beyond
 #'   those named here (a misspelt argument is an error).
 #' @param verbose Show a progress bar.
@@ -157,7 +161,7 @@ k_path <- function(x, ...) UseMethod("k_path")
 k_path.default <- function(x, k = 1:10, method = "auto", dims = NULL, n_init = 10L, B = 20L,
                            n_init_reference = n_init, seed = NULL, silhouette_max = 4000L,
                            bound = NULL, iter_max = 100L, n_threads = NULL, control = list(),
-                           verbose = interactive(), path_rows = "auto", ...) {
+                           verbose = interactive(), path_rows = "auto", trace = FALSE, ...) {
   hold_sources()  # (memory sources take outside R's heap: freed on return)
   on.exit(leave_sources(), add = TRUE)
   call <- match.call()
@@ -166,7 +170,7 @@ k_path.default <- function(x, k = 1:10, method = "auto", dims = NULL, n_init = 1
   control <- check_control(control)
   src <- path_source(x, control)
   a <- path_args(src, k, missing(k), method, dims, n_init, B, n_init_reference, silhouette_max,
-                 bound, iter_max, n_threads, verbose, control, path_rows)
+                 bound, iter_max, n_threads, verbose, control, path_rows, trace)
   seed <- resolve_seed(seed)
   use_source(src, file_cache_budget(control$file_cache), a$n_threads)
   x <- src$data
@@ -185,8 +189,8 @@ k_path.default <- function(x, k = 1:10, method = "auto", dims = NULL, n_init = 1
   drawn <- path_sample(n_rows(src), a$path_rows, max(k), seed)
 
   steps <- length(k) * (1L + a$B) + 1L
-  bar <- if (a$verbose) utils::txtProgressBar(max = steps, style = 3) else NULL
-  tick <- function(i) if (!is.null(bar)) utils::setTxtProgressBar(bar, i)
+  bar <- if (a$verbose && !a$trace) utils::txtProgressBar(max = steps, style = 3) else NULL
+  tick <- path_progress(bar, a$trace, steps)
   if (is.null(drawn)) {
     rows <- space$rows
     log_w <- path_log_w(rows, space$unit, n_threads)
@@ -208,7 +212,8 @@ k_path.default <- function(x, k = 1:10, method = "auto", dims = NULL, n_init = 1
     lift <- sort(unique(chosen[!is.na(chosen)]))
     if (length(lift) > 0L) {
       path$fits <- path_fits(src, x, call$x, fitted, lift, method, a$n_init, a$iter_max, seed,
-                             n_threads, control, t0, t_reduce, NULL, NULL, function(i) NULL)$fits
+                             n_threads, control, t0, t_reduce, NULL, NULL,
+                             function(i, text) tick(steps, sub("on the data", "on every row", text)))$fits
     }
   }
   cert <- path_bound(x, path$fits, k, max(k), a$bound, seed, n_threads)
@@ -241,7 +246,8 @@ path_source <- function(x, control) {
 # The checked arguments of k_path() for the rows of `src` (`default_k`: k
 # was not given).
 path_args <- function(src, k, default_k, method, dims, n_init, B, n_init_reference,
-                      silhouette_max, bound, iter_max, n_threads, verbose, control, path_rows) {
+                      silhouette_max, bound, iter_max, n_threads, verbose, control, path_rows,
+                      trace) {
   if (!is.numeric(k) || length(k) == 0L || anyNA(k) || any(k < 1) || any(k != round(k)) ||
       anyDuplicated(k)) {
     stop_arg(sprintf("`k` must be distinct whole numbers >= 1, not %s.", describe(k)))
@@ -281,7 +287,21 @@ path_args <- function(src, k, default_k, method, dims, n_init, B, n_init_referen
        silhouette_max = check_whole(silhouette_max, "silhouette_max", 2, 1e5),
        iter_max = check_whole(iter_max, "iter_max", 1, 1e8),
        n_threads = check_n_threads(n_threads), verbose = check_flag(verbose, "verbose"),
-       path_rows = check_path_rows(path_rows, k_max))
+       path_rows = check_path_rows(path_rows, k_max), trace = check_flag(trace, "trace"))
+}
+
+# The progress of the path, step `i` of `steps` (each k on the data, then
+# each k on each reference set): the progress bar `bar` (NULL: none), and
+# with `trace` the line `text` of a step that has one, with the seconds
+# since the start.
+path_progress <- function(bar, trace, steps) {
+  t0 <- elapsed()
+  function(i, text = NULL) {
+    if (!is.null(bar)) utils::setTxtProgressBar(bar, i)
+    if (trace && !is.null(text)) {
+      cat(sprintf("k_path: %s [step %d of %d, %.1f s]\n", text, i, steps, elapsed() - t0))
+    }
+  }
 }
 
 # `path_rows`: "auto", Inf or a whole number of rows, at least the largest k.
@@ -355,7 +375,8 @@ path_fits <- function(src, x, x_call, fitted, k, method, n_init, iter_max, seed,
     fits[[k[i]]] <- finish_fit(run, src, 0L, n_threads, control, FALSE, seed, fit_call, 1L,
                                run$objective, t_reduce, run$time, t0, iter_max)
     if (!is.null(log_w)) logw[i] <- log_w(space, fits[[k[i]]]$cluster, k[i])
-    tick(i)
+    tick(i, sprintf("k = %d on the data: objective %.7g%s", k[i], fits[[k[i]]]$tot.withinss,
+                    if (!is.null(log_w)) sprintf(", log W_k %.6g", logw[i]) else ""))
   }
   list(fits = fits, logw = logw,
        labels = lapply(k, function(q) fits[[q]]$cluster),
@@ -379,7 +400,8 @@ path_sample_fits <- function(rows, k, method, n_init, iter_max, seed, n_threads,
                         FALSE, 0, NULL, kmeans_settings(control, method))
     labels[[i]] <- km$cluster
     logw[i] <- log_w(rows, km$cluster, k[i])
-    tick(i)
+    tick(i, sprintf("k = %d on the sample of %d rows: log W_k %.6g (estimate)", k[i], nrow(rows),
+                    logw[i]))
   }
   log_total <- log_w(rows, rep.int(1L, nrow(rows)), 1L)
   list(fits = list(), logw = logw, labels = labels,
@@ -425,7 +447,9 @@ path_gap <- function(space, k, B, seed, n_init_reference, iter_max, control, met
                           seed_b, n_threads, FALSE, 0, NULL,
                           kmeans_settings(control, method))
       logw_star[b, i] <- log_w(ref, km$cluster, k[i])
-      tick(length(k) * b + i)
+      tick(length(k) * b + i, if (i == length(k)) {
+        sprintf("reference set %d of %d clustered for k = %s", b, B, paste(range(k), collapse = "..."))
+      })
     }
   }
   # (a set with W* = 0 leaves E log W* undefined: NA)
@@ -595,13 +619,17 @@ print.kmreduce_kpath <- function(x, ...) {
 }
 
 #' @rdname k_path
-#' @param which Panels: any of `"objective"` (the elbow), `"silhouette"`,
-#'   `"gap"` (with its standard errors) and `"certificate"` (objective and
-#'   its proven lower bound).
+#' @param which Panels: any of `"gap"` (the gap statistic with its standard
+#'   errors), `"silhouette"`, `"between_total"` (the share of the total sum
+#'   of squares between clusters), `"objective"` (the elbow) and
+#'   `"certificate"` (objective and its proven lower bound). Panels without a
+#'   defined value on the path are left out. The `k` chosen by the gap
+#'   statistic (`"firstSEmax"`) is marked in each panel, and in the
+#'   silhouette's that of the silhouette.
 #' @export
-plot.kmreduce_kpath <- function(x, which = c("objective", "silhouette", "gap", "certificate"),
+plot.kmreduce_kpath <- function(x, which = c("gap", "silhouette", "between_total", "certificate"),
                                 ...) {
-  ok <- c("objective", "silhouette", "gap", "certificate")
+  ok <- c("gap", "silhouette", "between_total", "objective", "certificate")
   if (!is.character(which) || length(which) == 0L || !all(which %in% ok)) {
     stop_arg(sprintf("`which` must be a subset of %s, not %s.",
                      paste0("\"", ok, "\"", collapse = ", "), describe(which)))
@@ -611,43 +639,49 @@ plot.kmreduce_kpath <- function(x, which = c("objective", "silhouette", "gap", "
   # silhouette, a path without reference sets no gap)
   if (all(is.na(r$silhouette))) which <- setdiff(which, "silhouette")
   if (all(is.na(r$gap) | is.na(r$gap_se))) which <- setdiff(which, "gap")
+  if (all(is.na(r$between_total))) which <- setdiff(which, "between_total")
   if (all(is.na(r$lower))) which <- setdiff(which, "certificate")
   if (length(which) == 0L) {
     stop_arg("nothing to draw: the panels asked for in `which` have no defined value on this path.")
   }
-  old <- graphics::par(mfrow = c(1L, length(which)), mar = c(4.2, 4.2, 2.5, 0.8))
+  old <- graphics::par(mfrow = c(1L, length(which)), mar = c(4.2, 4.2, 3.4, 0.8))
   on.exit(graphics::par(old))
-  col <- cluster_colours(3L)
-  mark <- function(kk) if (!is.na(kk)) graphics::abline(v = kk, lty = 3, col = "grey50")
+  col <- cluster_colours(4L)
+  sampled <- !is.null(x$path_rows) && x$path_rows < x$n
   for (w in which) {
-    switch(w,
-      objective = graphics::plot(r$k, r$objective, type = "b", pch = 19, col = col[1L],
-                                 xlab = "k", ylab = "objective (tot.withinss)",
-                                 main = "Elbow", ...),
-      silhouette = {
-        graphics::plot(r$k, r$silhouette, type = "b", pch = 19, col = col[2L], xlab = "k",
-                       ylab = "mean silhouette width", main = "Silhouette", ...)
-        mark(x$chosen[["silhouette"]])
-      },
-      gap = {
-        yr <- range(c(r$gap - r$gap_se, r$gap + r$gap_se), na.rm = TRUE)
-        graphics::plot(r$k, r$gap, type = "b", pch = 19, col = col[3L], ylim = yr, xlab = "k",
-                       ylab = "gap statistic", main = "Gap (+- 1 s.e.)", ...)
-        bar <- !is.na(r$gap) & !is.na(r$gap_se) & r$gap_se > 0
-        if (any(bar)) {
-          graphics::arrows(r$k[bar], (r$gap - r$gap_se)[bar], r$k[bar], (r$gap + r$gap_se)[bar],
-                           angle = 90, code = 3, length = 0.04, col = col[3L])
-        }
-        mark(x$chosen[["gap_firstSEmax"]])
-      },
-      certificate = {
-        yr <- range(c(0, r$objective, r$lower), na.rm = TRUE)
-        graphics::plot(r$k, r$objective, type = "b", pch = 19, ylim = yr, xlab = "k",
-                       ylab = "objective", main = "Objective and proven lower bound", ...)
-        graphics::lines(r$k, r$lower, type = "b", pch = 1, lty = 2)
-        graphics::legend("topright", c("objective", "lower bound on the optimum"),
-                         lty = c(1, 2), pch = c(19, 1), bty = "n", cex = 0.8)
-      })
+    kk <- x$chosen[[if (w == "silhouette") "silhouette" else "gap_firstSEmax"]]
+    y <- switch(w, gap = r$gap, silhouette = r$silhouette, between_total = r$between_total,
+                r$objective)
+    yr <- switch(w, gap = range(c(r$gap - r$gap_se, r$gap + r$gap_se), na.rm = TRUE),
+                 certificate = range(c(0, r$objective, r$lower), na.rm = TRUE),
+                 range(y, na.rm = TRUE))
+    graphics::plot(r$k, y, type = "b", pch = 19, ylim = yr, xlab = "k",
+                   col = switch(w, gap = col[3L], silhouette = col[2L], between_total = col[4L],
+                                objective = col[1L], "black"),
+                   ylab = switch(w, gap = "gap statistic", silhouette = "mean silhouette width",
+                                 between_total = "betweenss / totss",
+                                 objective = if (sampled) "W_k (estimate, reduced rows)" else
+                                   "objective (tot.withinss)", "objective"),
+                   main = switch(w, gap = "Gap (+- 1 s.e.)", silhouette = "Silhouette",
+                                 between_total = "Between / total", objective = "Elbow",
+                                 "Objective and proven lower bound"), ...)
+    if (w == "gap") {
+      bar <- !is.na(r$gap) & !is.na(r$gap_se) & r$gap_se > 0
+      if (any(bar)) {
+        graphics::arrows(r$k[bar], (r$gap - r$gap_se)[bar], r$k[bar], (r$gap + r$gap_se)[bar],
+                         angle = 90, code = 3, length = 0.04, col = col[3L])
+      }
+    }
+    if (w == "certificate") {
+      graphics::lines(r$k, r$lower, type = "b", pch = 1, lty = 2)
+      graphics::legend("topright", c("objective", "lower bound on the optimum"),
+                       lty = c(1, 2), pch = c(19, 1), bty = "n", cex = 0.8)
+    }
+    if (!is.na(kk)) {
+      graphics::abline(v = kk, lty = 3, col = "grey40")
+      graphics::points(kk, y[r$k == kk], pch = 1, cex = 2, col = "grey20")
+      graphics::mtext(sprintf("chosen k = %d", kk), side = 3, line = 0.2, cex = 0.75)
+    }
   }
   invisible(x)
 }
@@ -663,12 +697,22 @@ autoplot.kmreduce_kpath <- function(object, ...) {
   panel <- function(name, y, se = NA_real_) {
     data.frame(k = r$k, panel = name, value = y, se = se, stringsAsFactors = FALSE)
   }
-  long <- rbind(panel("objective", r$objective), panel("silhouette", r$silhouette),
+  long <- rbind(panel("objective", r$objective), panel("between/total", r$between_total),
+                panel("silhouette", r$silhouette),
                 if (!all(is.na(r$gap))) panel("gap", r$gap, r$gap_se),
                 if (!all(is.na(r$lower))) panel("lower bound", r$lower))
   long <- long[!is.na(long$value), , drop = FALSE]
-  long$panel <- factor(long$panel, levels = c("objective", "lower bound", "silhouette", "gap"))
+  levels <- c("objective", "lower bound", "between/total", "silhouette", "gap")
+  long$panel <- factor(long$panel, levels = levels)
+  # (the k chosen by the gap statistic, and by the silhouette in its panel)
+  chosen <- object$chosen
+  marks <- data.frame(panel = factor(levels, levels = levels),
+                      k = ifelse(levels == "silhouette", chosen[["silhouette"]],
+                                 chosen[["gap_firstSEmax"]]))
+  marks <- marks[!is.na(marks$k) & marks$panel %in% long$panel, , drop = FALSE]
   ggplot2::ggplot(long, ggplot2::aes(x = .data$k, y = .data$value)) +
+    ggplot2::geom_vline(data = marks, ggplot2::aes(xintercept = .data$k), linetype = 3,
+                        colour = "grey40") +
     ggplot2::geom_line() + ggplot2::geom_point() +
     ggplot2::geom_errorbar(data = long[!is.na(long$se), , drop = FALSE],
                            ggplot2::aes(ymin = .data$value - .data$se,
