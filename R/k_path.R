@@ -55,11 +55,12 @@
 #' relative error of \eqn{W_k}{W_k}) is of order
 #' \eqn{\sqrt{v_k / m}}{sqrt(v_k / m)}, \eqn{v_k}{v_k} the squared coefficient
 #' of variation of the rows' squared distances to their centres (about
-#' `2 / dims` for round clusters: a few parts in a thousand here), and it
-#' is about the same at neighbouring `k`, where the rules compare; so the
-#' gap moves by about as much as its own standard error, and a cluster needs
-#' about `m / n` of the rows, some ten rows of the sample, to be seen. Use
-#' `path_rows = Inf` for the exact path on every row.
+#' `2 / dims` for round clusters: a few parts in a thousand for 150 dims and
+#' 4000 rows), and it is about the same at neighbouring `k`, where the rules
+#' compare; so the gap moves by about as much as its own standard error.
+#' A cluster with fewer than about `10 / m` of the rows (ten rows of the
+#' sample) is not seen. Use `path_rows = Inf` for the exact path on every
+#' row.
 #'
 #' The chosen `k`: by the gap statistic with the rules of
 #' [cluster::maxSE()] (`"firstSEmax"`, the default of `clusGap()`, and
