@@ -57,7 +57,9 @@
 #' of variation of the rows' squared distances to their centres (about
 #' `2 / dims` for round clusters: a few parts in a thousand for 150 dims and
 #' 4000 rows), and it is about the same at neighbouring `k`, where the rules
-#' compare; so the gap moves by about as much as its own standard error.
+#' compare; so the gap moves by up to a few of its standard errors, most
+#' where `k` is far from the number of clusters, and a rule's choice by at
+#' most a neighbour where two `k` are within a standard error.
 #' A cluster with fewer than about `10 / m` of the rows (ten rows of the
 #' sample) is not seen. Use `path_rows = Inf` for the exact path on every
 #' row.
