@@ -171,7 +171,7 @@ check_data <- function(x, arg = "x", big = FALSE, block_rows = NULL, values = TR
   if (!is.matrix(x) || !(is.numeric(x))) {
     if (is_se(x)) {
       stop_arg(sprintf(paste0("`%s` must be a numeric matrix, data frame or dgCMatrix here, not %s. ",
-                              "kmeans_reduced() and predict() take it; elsewhere give the cells as rows in memory, ",
+                              "kmeans_reduced(), k_path() and predict() take it; elsewhere give the cells as rows in memory, ",
                               "e.g. t(as.matrix(assay(x, \"logcounts\")))."), arg, describe(x)))
     }
     stop_arg(sprintf("`%s` must be a numeric matrix, data frame or dgCMatrix, not %s.",

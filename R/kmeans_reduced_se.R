@@ -146,33 +146,49 @@ kmeans_reduced.SummarizedExperiment <- function(x, k, ..., assay = NULL, use_red
 kmeans_reduced.DelayedMatrix <- function(x, k, ..., normalize = NULL) {
   call <- match.call()
   call[[1L]] <- as.name("kmeans_reduced")
-  seed <- tenx_seed(x, transposed = TRUE)
-  h5ad <- if (is.null(seed)) h5ad_seed(x, transposed = TRUE)
-  if (is.null(seed) && is.null(h5ad)) {
+  cells <- delayed_cells(x, normalize)
+  if (is.null(cells)) {
     # (any other DelayedMatrix: its rows, as they are)
-    if (!is.null(normalize)) {
-      stop_arg(sprintf(paste0("`normalize` applies to counts: the cells of a SummarizedExperiment, ",
-                              "t() of a TENxMatrix or h5ad_rows(); `x` (a %s) is clustered as it is."),
-                       class(x)[1L]))
-    }
     fit <- kmeans_reduced.default(x, k, ...)
     fit$call <- call
     return(fit)
   }
-  # The cells of a 10x file: its counts, clustered as the "counts" assay of
-  # a SummarizedExperiment (the file itself, genes x cells, read straight
-  # from the file); of an .h5ad file, its assay "counts" when it holds
-  # counts, else "values" (h5ad_cells()).
-  cells <- if (!is.null(seed)) {
-    list(se = tenx_cells_se(seed, "counts"),
-         subject = sprintf("the counts of the 10x file '%s' (t() of a TENxMatrix) are", seed@filepath))
-  } else {
-    how <- h5ad_cells(h5ad, normalize)
-    list(se = tenx_cells_se(h5ad, how$assay), subject = how$subject)
-  }
   fit <- cluster_cells(cells$se, k, ..., normalize = normalize, subject = cells$subject)
   fit$call <- call
   fit
+}
+
+# The cells of a file as a DelayedMatrix (kmeans_reduced(), k_path()):
+# list(se, subject). A 10x file's counts, clustered as the "counts" assay of
+# a SummarizedExperiment (the file itself, genes x cells, read straight
+# from the file); an .h5ad file's assay "counts" when it holds counts, else
+# "values" (h5ad_cells()). NULL for any other DelayedMatrix, whose rows are
+# clustered as they are (then `normalize` is an error).
+delayed_cells <- function(x, normalize) {
+  seed <- tenx_seed(x, transposed = TRUE)
+  if (!is.null(seed)) {
+    return(list(se = tenx_cells_se(seed, "counts"),
+                subject = sprintf("the counts of the 10x file '%s' (t() of a TENxMatrix) are",
+                                  seed@filepath)))
+  }
+  h5ad <- h5ad_seed(x, transposed = TRUE)
+  if (!is.null(h5ad)) {
+    how <- h5ad_cells(h5ad, normalize)
+    return(list(se = tenx_cells_se(h5ad, how$assay), subject = how$subject))
+  }
+  check_rows_not_normalized(normalize, x)
+  NULL
+}
+
+# `normalize` given for a DelayedMatrix that is not a 10x file's cells (its
+# rows are clustered as they are): an error.
+check_rows_not_normalized <- function(normalize, x) {
+  if (!is.null(normalize)) {
+    stop_arg(sprintf(paste0("`normalize` applies to counts: the cells of a SummarizedExperiment, ",
+                            "t() of a TENxMatrix or h5ad_rows(); `x` (a %s) is clustered as it is."),
+                     class(x)[1L]))
+  }
+  invisible(TRUE)
 }
 
 # A SummarizedExperiment whose one assay, `name` (or unnamed: NULL), is the
@@ -188,15 +204,20 @@ tenx_cells_se <- function(seed, name) {
 
 # The fit of the cells of the SummarizedExperiment `x` (its method's
 # arguments); `subject`: what the message on the default normalization
-# says is normalized, with its verb (NULL: the assay).
+# says is normalized, with its verb (NULL: the assay). `fun`: what runs on
+# the cells as rows with `k` and the other arguments (kmeans_reduced()'s
+# default method, or k_path()'s), and `record(result, input)` stores in its
+# result what new cells need (fit$input); `caller` names it in messages.
 cluster_cells <- function(x, k, ..., assay = NULL, use_reduced_dim = NULL, normalize = NULL,
-                          subject = NULL) {
+                          subject = NULL, fun = kmeans_reduced.default, record = record_input,
+                          caller = "kmeans_reduced()") {
   input <- check_se_input(x, assay, use_reduced_dim, normalize)
   sf <- if (uses_size_factors(input$normalize)) se_size_factors(x)
   if (is.null(normalize) && normalizes(input$normalize)) {
     if (is.null(subject)) subject <- sprintf("the assay \"%s\" is", input$assay)
     message(default_normalization_message(subject, input$normalize,
-                                          if (!is.null(sf)) "sizeFactors" else "library_sizes"))
+                                          if (!is.null(sf)) "sizeFactors" else "library_sizes",
+                                          caller))
   }
   args <- cell_defaults(list(...), is.null(input$use_reduced_dim), c(ncol(x), nrow(x)))
   # (the seed drawn here when not given, as kmeans_reduced() would: the
@@ -213,9 +234,13 @@ cluster_cells <- function(x, k, ..., assay = NULL, use_reduced_dim = NULL, norma
                    sample = cell_sample_plan(args, ncol(x)), file_cache = cell_file_cache(args))
   rows <- cells$rows
   # (the rows and k by name: the call holds no copy of the data)
-  fit <- do.call(kmeans_reduced.default,
-                 c(list(quote(rows)), if (!missing(k)) list(quote(k)), args))
-  fit$input <- c(input, normalization_record(cells$normalization))
+  fit <- do.call(fun, c(list(quote(rows)), if (!missing(k)) list(quote(k)), args))
+  record(fit, c(input, normalization_record(cells$normalization)))
+}
+
+# A fit's record of what it clustered (cluster_cells()).
+record_input <- function(fit, input) {
+  fit$input <- input
   fit
 }
 

@@ -142,10 +142,10 @@ describe_normalization <- function(how, from = NULL) normalization_info(how)$des
 # The message on the default normalization of cells: `subject` (what is
 # normalized, with its verb), the normalization `how` and where its scales
 # came from.
-default_normalization_message <- function(subject, how, from) {
-  sprintf(paste0("kmeans_reduced(): %s normalized with normalize = \"%s\" (%s); ",
+default_normalization_message <- function(subject, how, from, caller = "kmeans_reduced()") {
+  sprintf(paste0("%s: %s normalized with normalize = \"%s\" (%s); ",
                  "give normalize = \"none\" to cluster the values as they are."),
-          subject, how, describe_normalization(how, from))
+          caller, subject, how, describe_normalization(how, from))
 }
 
 # A normalization as applied: list(how, target, size_factors, from).

@@ -182,7 +182,8 @@ test_that("distributed rows given where only in-memory data are read: a clear er
   fake <- structure(list(x = x, rank = 0L, size = 1L, n = 20, offset = 0, n_local = 20L),
                     class = "kmreduce_mpi")
   msg <- "`x` is a set of distributed rows \\(mpi_rows\\(\\)\\); only kmeans_reduced\\(\\) takes them"
-  expect_error(k_path(fake, k = 1:2, verbose = FALSE), msg)
+  expect_error(k_path(fake, k = 1:2, verbose = FALSE),
+               "`x` is a set of distributed rows \\(mpi_rows\\(\\)\\); k_path\\(\\) runs in one process")
   expect_error(reduce_dims(fake, "sign", dims = 1), msg)
   expect_error(optimality_bound(kmeans_reduced(x, 2, seed = 1), fake), msg)
   expect_error(randomized_svd(fake, 1), msg)

@@ -124,6 +124,7 @@ test_that("print, summary, plot and autoplot", {
   grDevices::png(f, width = 1000, height = 300)
   expect_invisible(plot(p))
   plot(p, which = "gap")
+  plot(p, which = c("between_total", "objective", "certificate"))
   grDevices::dev.off()
   expect_gt(file.size(f), 1000)
   expect_error(plot(p, which = "elbow"), "`which` must be a subset of")
@@ -144,7 +145,7 @@ test_that("bad arguments are named in the error", {
 })
 
 test_that("the default k starts at 1; sparse x with method \"none\" works", {
-  expect_identical(eval(formals(k_path)$k), 1:10)
+  expect_identical(eval(formals(k_path.default)$k), 1:10)
   m <- separated(3, n_per = 20, d = 4)
   p <- k_path(m$x, B = 2, n_init = 2, seed = 1, bound = FALSE, verbose = FALSE)
   expect_identical(p$results$k, 1:10)
@@ -239,4 +240,103 @@ test_that("the gap does not depend on the data's units, up to the largest accept
     expect_equal(p$results$silhouette, base$results$silhouette, tolerance = 1e-12, label = label)
     expect_identical(p$chosen, base$chosen, label = label)
   }
+})
+
+# The path of rows read in blocks, as the same rows in memory give it: the
+# numbers equal to rounding (the randomized SVD's products taken block by
+# block), the partitions and the chosen k the same.
+expect_same_path <- function(p, ref) {
+  expect_equal(p$results, ref$results, tolerance = 1e-8)
+  expect_identical(p$chosen, ref$chosen)
+  for (q in p$results$k) expect_identical(unname(p$fits[[q]]$cluster), unname(ref$fits[[q]]$cluster))
+}
+
+test_that("a big.matrix and a DelayedMatrix give the path of the same rows in memory", {
+  m <- separated(3, n_per = 40, d = 30, sep = 3)
+  args <- list(k = 1:5, B = 3, seed = 4, n_init = 3, verbose = FALSE, n_threads = 1)
+  ref <- do.call(k_path, c(list(m$x, bound = FALSE), args))
+  skip_if_not_installed("bigmemory")
+  bm <- bigmemory::as.big.matrix(m$x)
+  pb <- do.call(k_path, c(list(bm), args))
+  expect_same_path(pb, ref)
+  expect_true(all(is.na(pb$results$lower)))  # (no certificate by default: rows in blocks)
+  # 1 and 2 threads: the same path
+  expect_identical(do.call(k_path, c(list(bm, n_threads = 2), args[-6]))$results, pb$results)
+  expect_error(k_path(bm, k = 1:3, bound = TRUE, B = 0, verbose = FALSE),
+               "`bound = TRUE` needs the rows in memory .*a big.matrix")
+  expect_error(k_path(bm, k = 1:3, method = "none", B = 0, verbose = FALSE), "`method` \"none\"")
+  skip_without_bioc("DelayedArray")
+  pd <- do.call(k_path, c(list(DelayedArray::DelayedArray(m$x)), args))
+  expect_same_path(pd, ref)
+  expect_error(k_path(DelayedArray::DelayedArray(m$x), normalize = "log1p_cpm"),
+               "`normalize` applies to counts")
+})
+
+test_that("distributed rows and misspelt arguments are refused with a clear error", {
+  x <- matrix(rnorm(40), 20)
+  fake <- structure(list(x = x, n = nrow(x)), class = "kmreduce_mpi")
+  expect_error(k_path(fake, k = 1:2), "`x` is a set of distributed rows \\(mpi_rows\\(\\)\\); k_path\\(\\) runs in one process")
+  expect_error(k_path(x, k = 1:2, nstrat = 3), "k_path\\(\\) has no argument `nstrat`")
+})
+
+test_that("on many rows the path runs on a sample: the gap within its standard errors of the exact one", {
+  m <- separated(4, n_per = 1000, d = 20, sep = 1.2, seed = 1)
+  args <- list(m$x, k = 1:7, B = 10, seed = 2, n_init = 3, bound = FALSE, verbose = FALSE,
+               n_threads = 1)
+  exact <- do.call(k_path, c(args, path_rows = Inf))
+  sampled <- do.call(k_path, c(args, path_rows = 800))
+  expect_identical(exact$path_rows, 4000L)
+  expect_null(exact$path_index)
+  expect_identical(sampled$path_rows, 800L)
+  expect_length(sampled$path_index, 800L)
+  # log W_k (of the reduced rows, n / m times the sample's) and the gap:
+  # within three standard errors of their difference
+  se <- sqrt(exact$results$gap_se^2 + sampled$results$gap_se^2)
+  expect_true(all(abs(sampled$results$gap - exact$results$gap) <= 3 * se))
+  expect_true(all(abs(sampled$results$logW - exact$results$logW) <= 0.02))
+  expect_identical(sampled$chosen, exact$chosen)
+  expect_identical(sampled$chosen[["gap_firstSEmax"]], 4L)
+  # only the chosen k is fitted to every row, as kmeans_reduced() fits it
+  expect_identical(which(!vapply(sampled$fits, is.null, logical(1))), 4L)
+  fit <- kmeans_reduced(m$x, 4, method = "rsvd", dims = sampled$dims, seed = 2, n_init = 3,
+                        n_threads = 1)
+  expect_identical(sampled$fit$cluster, fit$cluster)
+  expect_identical(sampled$fit$centers, fit$centers)
+  expect_identical(sampled$fits[[4]]$tot.withinss, exact$fits[[4]]$tot.withinss)
+  expect_output(print(sampled), "on 800 reduced rows drawn at random of 4000 .*fitted to every row: k = 4")
+  # 1 and 2 threads: the same sampled path
+  expect_identical(do.call(k_path, c(args[-8], path_rows = 800, n_threads = 2))$results,
+                   sampled$results)
+})
+
+test_that("the path samples rows only above path_rows (both sides), \"auto\" from 10 m rows", {
+  m <- separated(3, n_per = 100, d = 6, sep = 3)
+  args <- list(m$x, k = 1:4, B = 2, seed = 1, n_init = 2, bound = FALSE, verbose = FALSE,
+               n_threads = 1)
+  all_rows <- do.call(k_path, c(args, path_rows = Inf))
+  at <- do.call(k_path, c(args, path_rows = 300))
+  expect_identical(at$results, all_rows$results)
+  expect_identical(at$path_rows, 300L)
+  below <- do.call(k_path, c(args, path_rows = 299))
+  expect_identical(below$path_rows, 299L)
+  expect_identical(do.call(k_path, args)$results, all_rows$results)  # "auto": 300 < 10 m
+  expect_null(kmreduce:::path_sample(19999, "auto", 20, 1))
+  expect_length(kmreduce:::path_sample(20000, "auto", 20, 1), 2000L)
+  expect_length(kmreduce:::path_sample(50000, "auto", 30, 1), 3000L)
+  expect_null(kmreduce:::path_sample(29999, "auto", 30, 1))
+  expect_error(do.call(k_path, c(args, path_rows = 3)), "`path_rows` must be \"auto\", Inf or a whole number of rows >= 4")
+  expect_error(do.call(k_path, c(args, path_rows = "all")), "`path_rows` must be")
+})
+
+test_that("trace prints one line per k and per reference set, and changes nothing", {
+  m <- separated(3, n_per = 30, d = 6, sep = 3)
+  args <- list(m$x, k = 1:3, B = 2, seed = 1, n_init = 2, verbose = FALSE, n_threads = 1)
+  out <- capture.output(p <- do.call(k_path, c(args, trace = TRUE)))
+  expect_length(grep("^k_path: k = [1-3] on the data: objective .*, log W_k .*\\[step [1-3] of 10, ", out), 3L)
+  expect_length(grep("^k_path: reference set [12] of 2 clustered for k = 1...3 \\[step (6|9) of 10", out), 2L)
+  expect_identical(p$results, do.call(k_path, args)$results)
+  out <- capture.output(ps <- do.call(k_path, c(args, trace = TRUE, path_rows = 60)))
+  expect_match(out[1L], "k = 1 on the sample of 60 rows: log W_k .* \\(estimate\\)")
+  expect_match(out[length(out)], "k = 3 on every row: objective")
+  expect_error(do.call(k_path, c(args, trace = "yes")), "`trace`")
 })

@@ -112,7 +112,7 @@ test_that("normalize_rows() and normalize_columns() give the same numbers", {
 test_that("functions that take rows in memory say how to give a SummarizedExperiment", {
   skip_without_bioc("SummarizedExperiment")
   se <- SummarizedExperiment::SummarizedExperiment(list(counts = matrix(1:200, 10)))
-  expect_error(k_path(se, 2:3), "kmeans_reduced\\(\\) and predict\\(\\) take it; elsewhere give the cells as rows")
+  expect_error(dims_path(se, 2), "kmeans_reduced\\(\\), k_path\\(\\) and predict\\(\\) take it; elsewhere give the cells as rows")
 })
 
 test_that("the assay is recorded by name: predict() finds it whatever the order of the assays", {

@@ -236,11 +236,15 @@ test_that("a gene index out of range is an error naming the cell, in CSR and CSC
   }
 })
 
-test_that("k_path() names the .h5ad file it does not read in blocks", {
+test_that("k_path() of an .h5ad file's cells is that of the same counts in a SingleCellExperiment", {
   skip_without_h5ad()
   hc <- h5ad_case(n_genes = 60, n_cells = 200, seed = 12)
   f <- tempfile(fileext = ".h5ad")
   write_h5ad(hc$x, f, "csr")
-  expect_error(k_path(h5ad_rows(f), k = 2:3, seed = 1),
-               "`x` is the .h5ad file '.*' \\(matrix \"X\"\\); only kmeans_reduced\\(\\)")
+  expect_message(p <- k_path(h5ad_rows(f), k = 2:4, B = 2, seed = 1, n_threads = 1, verbose = FALSE),
+                 "the counts of the .h5ad file")
+  sce <- SingleCellExperiment::SingleCellExperiment(list(counts = hc$counts))
+  ref <- suppressMessages(k_path(sce, k = 2:4, B = 2, seed = 1, n_threads = 1, verbose = FALSE))
+  expect_identical(as.data.frame(p), as.data.frame(ref))
+  expect_identical(unname(p$fit$cluster), unname(ref$fit$cluster))
 })
