@@ -245,6 +245,8 @@ test_that("k_path() of an .h5ad file's cells is that of the same counts in a Sin
                  "the counts of the .h5ad file")
   sce <- SingleCellExperiment::SingleCellExperiment(list(counts = hc$counts))
   ref <- suppressMessages(k_path(sce, k = 2:4, B = 2, seed = 1, n_threads = 1, verbose = FALSE))
-  expect_identical(as.data.frame(p), as.data.frame(ref))
+  # (the statistics on the original cells summed by blocks of the file or
+  # in memory: equal to rounding)
+  expect_equal(as.data.frame(p), as.data.frame(ref), tolerance = 1e-12)
   expect_identical(unname(p$fit$cluster), unname(ref$fit$cluster))
 })
