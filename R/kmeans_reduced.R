@@ -702,8 +702,6 @@ centres_median <- function(st) {
   }))
 }
 
-elapsed <- function() proc.time()[["elapsed"]]
-
 # `ours`, or the value given under the stats::kmeans() name (`theirs`);
 # both given: an error naming them.
 kmeans_alias <- function(ours, theirs, has_ours, has_theirs, our_name, their_name) {
