@@ -327,7 +327,8 @@ path_sample <- function(n, path_rows, k_max, seed) {
   if (identical(path_rows, Inf)) return(NULL)
   m <- if (identical(path_rows, "auto")) max(2000, 100 * k_max) else path_rows
   if (if (identical(path_rows, "auto")) n < 10 * m else n <= m) return(NULL)
-  sort(order(uniform_box_cpp(n, 0, 1, seed, 2^32 + 13, 1L)[, 1L])[seq_len(m)])
+  # (a stream of its own: not the rows the reduction sampled)
+  sample_index(n, m, seed, stream = 2^32 + 13)
 }
 
 # The rows k-means sees (around the origin): the reduced rows, or x minus

@@ -198,9 +198,10 @@ svd_rows_for <- function(svd_rows, n) {
   if (is.null(svd_rows)) n else min(n, svd_rows)
 }
 
-# The m of n rows sample_rows() draws from `seed`, increasing.
-sample_index <- function(n, m, seed) {
-  sort(order(uniform_box_cpp(n, 0, 1, seed, 2^32 + 7, 1L)[, 1L])[seq_len(m)])
+# The m of n rows sample_rows() draws from `seed`, increasing; `stream`:
+# the random stream of the seed they come from (another for another use).
+sample_index <- function(n, m, seed, stream = 2^32 + 7) {
+  sort(order(uniform_box_cpp(n, 0, 1, seed, stream, 1L)[, 1L])[seq_len(m)])
 }
 
 # The f of the strong rank-revealing QR (Gu and Eisenstat 1996): every

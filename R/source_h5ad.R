@@ -225,7 +225,7 @@ new_source_h5ad <- function(x, seed, cells_first, normalize = "none", what = NUL
 
 # "the .h5ad file 'F' (matrix \"X\")", for messages.
 h5ad_label <- function(seed) {
-  sprintf("the .h5ad file '%s' (matrix \"%s\")", seed@filepath, h5ad_matrix_name(seed))
+  cells_file_label(".h5ad file", seed@filepath, h5ad_matrix_name(seed))
 }
 
 h5ad_matrix_name <- function(seed) {

@@ -132,9 +132,15 @@ cells_file_kind <- function(seed) {
 # source `src` in messages.
 file_label <- function(src) {
   kind <- if (is.null(src$kind)) "10x file" else src$kind
-  sprintf("The %s '%s'%s", kind, src$file, if (identical(kind, ".h5ad file")) {
-    sprintf(" (matrix \"%s\")", sub("^/+", "", src$group))
-  } else "")
+  sub("^the", "The", cells_file_label(kind, src$file, sub("^/+", "", src$group)))
+}
+
+# "the 10x file 'F'", or of an .h5ad file "the .h5ad file 'F' (matrix
+# \"X\")": a file of cells in messages (`matrix`: its group without the
+# leading slash).
+cells_file_label <- function(kind, file, matrix) {
+  sprintf("the %s '%s'%s", kind, file,
+          if (identical(kind, ".h5ad file")) sprintf(" (matrix \"%s\")", matrix) else "")
 }
 
 file_stamp <- function(file) {
